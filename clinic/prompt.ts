@@ -1,0 +1,134 @@
+import { isStepped, stepSpec } from "./registry";
+import type { BranchCode, ClinicState, Registry } from "./types";
+import { branchCodes, escalationReasons, SOFT_INSERTION_LIMIT } from "./types";
+
+/** Prompt template identities; bump the version whenever the wording below changes. */
+export const ROUTER_PROMPT = { id: "clinic.router", version: 1 } as const;
+export const BRANCH_PROMPT = { id: "clinic.branch", version: 1 } as const;
+
+export interface KnowledgeFragment {
+  docId: string;
+  title: string;
+  text: string;
+  score: number;
+}
+
+export interface HistoryMessage {
+  role: "user" | "assistant";
+  text: string;
+}
+
+export type PromptMessage = { role: "system" | "user" | "assistant"; content: string };
+
+const intentHelp: Record<BranchCode, string> = {
+  new_booking: "пациент хочет записаться на приём или продолжает запись (имя, жалоба, время, подтверждение)",
+  price_question: "вопрос о стоимости приёма, анализов, процедур",
+  general_info: "часы работы, адрес, проезд, парковка, какие услуги есть или нет",
+  medical_question: "медицинский вопрос о симптомах, подготовке к анализам, лечении",
+  reschedule: "перенос или отмена уже существующей записи",
+  escalate_human: "просит живого человека, острое состояние, операция, агрессия",
+};
+
+export function routerSystemPrompt(): string {
+  return [
+    "Ты — маршрутизатор чата медицинской клиники. По последней реплике пациента (с учётом истории) определи тему.",
+    "Ответь ровно одним кодом намерения, без пояснений:",
+    ...branchCodes.map((c) => `- ${c} — ${intentHelp[c]}`),
+  ].join("\n");
+}
+
+/** The router sees a short system prompt and the recent history only (seed 003, step 1). */
+export function buildRouterMessages(history: HistoryMessage[], text: string, keep = 6): PromptMessage[] {
+  return [
+    { role: "system", content: routerSystemPrompt() },
+    ...history.slice(-keep).map((m) => ({ role: m.role, content: m.text })),
+    { role: "user", content: text },
+  ];
+}
+
+export function routerHintBlock(decision: BranchCode, active: BranchCode): string {
+  const signal = decision === "escalate_human" ? `[INTENT_CHANGE: escalate_human|<причина>]` : `[INTENT_CHANGE: ${decision}]`;
+  return [
+    "[ПОДСКАЗКА РОУТЕРА]",
+    `Маршрутизатор счёл, что тема — \`${decision}\`.`,
+    `Ты ведёшь сценарий \`${active}\`.`,
+    `Если пациент сменил тему — выдай ${signal}.`,
+    "Если реплика в сценарии — зафиксируй в слот и продолжай.",
+  ].join("\n");
+}
+
+export const HARD_RETURN_PHRASE = "верни пациента к вопросу текущего шага";
+
+export function hardReturnBlock(question: string, count: number): string {
+  return [
+    "[ВОЗВРАТ К СЦЕНАРИЮ]",
+    `Боковых вопросов подряд: ${count}. Ответь на вопрос одной фразой и обязательно ${HARD_RETURN_PHRASE}${question ? `: «${question}»` : ""}.`,
+  ].join("\n");
+}
+
+export function stateBlock(state: ClinicState): string {
+  const lines = ["[СОСТОЯНИЕ ДИАЛОГА]", `Ветка: ${state.activeBranch ?? "—"}`];
+  if (state.step !== null) {
+    lines.push(`Шаг: ${state.step}`);
+    lines.push(`Слоты: ${JSON.stringify(state.slots)}`);
+    lines.push(`Боковых вопросов подряд: ${state.softInsertionCount}`);
+  }
+  return lines.join("\n");
+}
+
+function tailInstructions(reg: Registry, state: ClinicState, branch: BranchCode): string {
+  const signals =
+    `Если сработало условие выхода — вместо ответа выдай только сигнал [INTENT_CHANGE: <код_ветки>] ` +
+    `или [INTENT_CHANGE: escalate_human|<причина>]; причины: ${escalationReasons.filter((r) => r !== "routing_loop").join(", ")}. ` +
+    `Коды веток: ${branchCodes.join(", ")}.`;
+  const spec = stepSpec(reg, branch, state.step);
+  if (isStepped(reg, branch) && spec) {
+    return [
+      "[ФОРМАТ ОТВЕТА]",
+      "Сначала текст для пациента. Затем последней строкой служебный хвост (пациент его не увидит):",
+      'STATE_JSON: {"state_after": "<код шага>", "slots_updated": {…}, "soft_insertion": false}',
+      `state_after — текущий шаг (${spec.code}) или один из допустимых переходов: ${spec.allowed_next.join(", ")}.`,
+      "slots_updated — только новые или изменённые слоты (name, reason, specialist, preferred_time, confirmed, is_child, legal_rep_name, legal_rep_phone).",
+      'soft_insertion: true — если ты ответил на боковой вопрос, не продвинув сценарий (state_after — текущий шаг, slots_updated — {}).',
+      signals,
+    ].join("\n");
+  }
+  if (branch === "escalate_human" && state.escalationReason === null) {
+    return ["[ФОРМАТ ОТВЕТА]", `Ответь пациенту, затем последней строкой: STATE_JSON: {"escalation_reason": "<причина>"}; причины: ${escalationReasons.filter((r) => r !== "routing_loop").join(", ")}.`].join("\n");
+  }
+  return ["[ФОРМАТ ОТВЕТА]", "Ответь пациенту обычным текстом.", signals].join("\n");
+}
+
+export interface BranchPromptInput {
+  registry: Registry;
+  state: ClinicState;
+  /** The router's differing decision when the stepped branch holds the dialogue (sticky). */
+  hint: BranchCode | null;
+  fragments: KnowledgeFragment[];
+}
+
+/** Base prompt + rules + exit conditions + step prompt + state block + hint + hard return + knowledge (seed 003, step 5). */
+export function buildBranchSystemPrompt({ registry, state, hint, fragments }: BranchPromptInput): string {
+  const branch = state.activeBranch;
+  if (branch === null) throw new Error("buildBranchSystemPrompt: no active branch");
+  const cfg = registry.branches[branch];
+  const parts = [cfg.system_prompt];
+  if (cfg.rules.length) parts.push(["[ПРАВИЛА]", ...cfg.rules.map((r) => `- ${r}`)].join("\n"));
+  if (cfg.exit_conditions.length) parts.push(["[УСЛОВИЯ ВЫХОДА]", ...cfg.exit_conditions.map((r) => `- ${r}`)].join("\n"));
+  const spec = stepSpec(registry, branch, state.step);
+  if (spec) {
+    const guards = Object.entries(spec.guards).map(([name, g]) => `- ${name}: ${g.description} (нужны: ${g.required_slots.join(", ")})`);
+    parts.push([`[ШАГ: ${spec.code}${spec.title ? ` — ${spec.title}` : ""}]`, spec.prompt, ...(spec.question ? [`Вопрос шага: ${spec.question}`] : []), ...(guards.length ? ["Защитные условия:", ...guards] : [])].join("\n"));
+  }
+  parts.push(stateBlock(state));
+  if (hint !== null && hint !== branch) parts.push(routerHintBlock(hint, branch));
+  if (spec && state.softInsertionCount >= SOFT_INSERTION_LIMIT) parts.push(hardReturnBlock(spec.question, state.softInsertionCount));
+  if (fragments.length)
+    parts.push(["[БАЗА ЗНАНИЙ]", "Отвечай только по этим фрагментам; если ответа в них нет — так и скажи.", ...fragments.map((f, i) => `(${i + 1}) ${f.title}: ${f.text}`)].join("\n"));
+  parts.push(tailInstructions(registry, state, branch));
+  return parts.join("\n\n");
+}
+
+export function buildBranchMessages(system: string, history: HistoryMessage[], text: string, keep = 12): PromptMessage[] {
+  return [{ role: "system", content: system }, ...history.slice(-keep).map((m) => ({ role: m.role, content: m.text })), { role: "user", content: text }];
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from "node:crypto";
+import type { Sql, Tx } from "../storage/db";
+import { appendRunEvents, finishRun, insertRun, type RunEventRow } from "../storage/runs";
+import type { ErrorCode } from "./errors";
+import type { RunHub } from "./hub";
+
+export interface RunInit {
+  sql: Sql;
+  hub: RunHub;
+  conversationId: string;
+  tenantId: string;
+  kind: string;
+  owner: string;
+  debug: boolean;
+  signal: AbortSignal;
+  /** Emitted events also go here (the SSE writer of the request that started the run). */
+  sink?: (e: RunEventRow) => void;
+}
+
+export interface Outcome {
+  outcome?: string | null;
+  reasonCodes?: string[];
+}
+
+/**
+ * One run: numbered events that stream live and end up stored. Events flush to the
+ * database in the background while the run goes on (so another process can follow it)
+ * and the rest commit with the turn's own transaction.
+ */
+export class Run {
+  readonly id = randomUUID();
+  private seq = 0;
+  private stored = 0;
+  private flushing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private all: RunEventRow[] = [];
+  ended = false;
+
+  private constructor(private readonly init: RunInit) {}
+
+  get conversationId() { return this.init.conversationId; }
+  get tenantId() { return this.init.tenantId; }
+  get kind() { return this.init.kind; }
+  get debug() { return this.init.debug; }
+  get signal() { return this.init.signal; }
+
+  static async start(init: RunInit): Promise<Run> {
+    const run = new Run(init);
+    await insertRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner });
+    init.hub.open(run.id);
+    run.timer = setInterval(() => void run.flush(), 250);
+    run.timer.unref();
+    return run;
+  }
+
+  /** Sends an event now; it is stored by the next flush or the final commit. */
+  emit(event: string, data: unknown): void {
+    if (this.ended) throw new Error(`run ${this.id} already ended; cannot emit ${event}`);
+    this.publish(this.next(event, data));
+  }
+
+  private next(event: string, data: unknown): RunEventRow {
+    const e = { seq: ++this.seq, event, data: data ?? {} };
+    this.all.push(e);
+    return e;
+  }
+
+  private publish(e: RunEventRow) {
+    this.init.sink?.(e);
+    this.init.hub.publish(this.id, e);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing || this.ended) return this.flushing ?? undefined;
+    const pending = this.all.slice(this.stored);
+    if (pending.length === 0) return;
+    this.flushing = (async () => {
+      try {
+        await appendRunEvents(this.init.sql, this.id, pending);
+        await this.init.sql`update runs set heartbeat_at = now() where id = ${this.id}`;
+        this.stored = Math.max(this.stored, pending.at(-1)!.seq);
+      } catch {
+        /* the final commit stores whatever a background flush missed */
+      } finally {
+        this.flushing = null;
+      }
+    })();
+    return this.flushing;
+  }
+
+  private stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /**
+   * Inside the turn's transaction: store the events not yet stored, the closing events
+   * and `done`, and mark the run completed. Returns what to publish once committed —
+   * `final` must not reach a client before the turn it reports is durable.
+   */
+  async complete(tx: Tx, closing: { event: string; data: unknown }[], o: Outcome = {}): Promise<() => void> {
+    this.stop();
+    if (this.flushing) await this.flushing;
+    const tail = [...closing.map((c) => this.next(c.event, c.data)), this.next("done", {})];
+    await appendRunEvents(tx, this.id, this.all.slice(this.stored));
+    await finishRun(tx, this.id, { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] });
+    return () => {
+      this.stored = this.seq;
+      this.ended = true;
+      for (const e of tail) this.publish(e);
+    };
+  }
+
+  /** Ends the run as failed in its own statement pair: `error` then `done`, stored and sent. */
+  async fail(code: ErrorCode, message: string, o: Outcome = {}): Promise<void> {
+    if (this.ended) return;
+    this.stop();
+    if (this.flushing) await this.flushing;
+    const tail = [this.next("error", { code, message }), this.next("done", {})];
+    this.ended = true;
+    try {
+      await this.init.sql.begin(async (tx) => {
+        await appendRunEvents(tx, this.id, this.all.slice(this.stored));
+        await finishRun(tx, this.id, { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] });
+      });
+      this.stored = this.seq;
+    } finally {
+      for (const e of tail) this.publish(e);
+    }
+  }
+
+  /** Events emitted so far (the SSE id of the last one). */
+  get eventCount() {
+    return this.seq;
+  }
+}

@@ -1,0 +1,141 @@
+import { initialTransition, transition, type AnyStateMachine, type EventFrom, type SnapshotFrom } from "xstate";
+import type { Sql, Tx } from "../storage/db";
+import { StaleVersionError } from "../storage/errors";
+import { loadSnapshot, saveSnapshot } from "../storage/snapshots";
+import { AppError } from "./errors";
+import type { Outcome, Run } from "./run";
+
+/** A machine as the driver persists it: its id and version are stored beside every snapshot. */
+export interface MachineSpec<M extends AnyStateMachine = AnyStateMachine> {
+  id: string;
+  version: number;
+  machine: M;
+  /** Upgrades a persisted snapshot written by an older version; absent → such snapshots are refused. */
+  migrate?: (persisted: unknown, fromVersion: number) => unknown;
+}
+
+export interface EffectContext {
+  signal: AbortSignal;
+  run: Run | null;
+}
+
+/** An emitted event the driver must act on; returns the events to feed back (in order). */
+export type EffectHandler = (effect: { type: string; [k: string]: unknown }, ctx: EffectContext) => Promise<unknown[] | unknown | void> | unknown[] | unknown | void;
+
+export interface TurnArgs<M extends AnyStateMachine> {
+  sql: Sql;
+  run: Run | null;
+  spec: MachineSpec<M>;
+  /** Snapshot row key, e.g. the conversation id or an interaction id. */
+  key: string;
+  conversationId: string;
+  input?: unknown;
+  events: EventFrom<M>[];
+  effects?: Record<string, EffectHandler>;
+  /** Extra writes of the same transaction (messages, projections). */
+  commit?: (tx: Tx, snapshot: SnapshotFrom<M>) => Promise<void>;
+  /** Events published only after the commit (e.g. `final`); `done` is added by the run. */
+  closing?: (snapshot: SnapshotFrom<M>) => { event: string; data: unknown }[];
+  outcome?: (snapshot: SnapshotFrom<M>) => Outcome;
+  /** Bound on transitions per turn: a machine that keeps asking for effects is a bug, not a loop to wait out. */
+  maxSteps?: number;
+}
+
+export interface TurnResult<M extends AnyStateMachine> {
+  snapshot: SnapshotFrom<M>;
+  rowVersion: number;
+  steps: number;
+}
+
+/** Restores a stored snapshot, upgrading or refusing one written by another machine version. */
+export async function restore<M extends AnyStateMachine>(sql: Tx, spec: MachineSpec<M>, key: string) {
+  const row = await loadSnapshot(sql, key);
+  if (!row) return null;
+  if (row.machineId !== spec.id) {
+    throw new AppError("internal", `State ${key} belongs to machine ${row.machineId}, not ${spec.id}.`);
+  }
+  let persisted = row.snapshot;
+  if (row.machineVersion !== spec.version) {
+    if (row.machineVersion > spec.version || !spec.migrate) {
+      throw new AppError(
+        "conflict",
+        `Состояние диалога записано версией ${row.machineVersion} машины ${spec.id}, а сервер работает с версией ${spec.version} и не умеет её перенести.`,
+        { reason: "snapshot_version", stored: row.machineVersion, current: spec.version },
+      );
+    }
+    persisted = spec.migrate(persisted, row.machineVersion);
+  }
+  const snapshot = spec.machine.resolveState(persisted as never) as SnapshotFrom<M>;
+  return { snapshot, rowVersion: row.rowVersion };
+}
+
+function emitted(actions: { type: string; params?: unknown }[]): { type: string; [k: string]: unknown }[] {
+  return actions.filter((a) => a.type === "xstate.emit").map((a) => (a.params as { event: { type: string } }).event);
+}
+
+/**
+ * The one path of every turn: load → pure transition → run the effects the machine asked
+ * for → feed results back → one transaction (snapshot with version check, the caller's
+ * writes, the run's events). Nothing is written if any step fails.
+ */
+export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promise<TurnResult<M>> {
+  const loaded = await restore(a.sql, a.spec, a.key);
+  const signal = a.run?.signal ?? new AbortController().signal;
+  let snapshot: SnapshotFrom<M>;
+  const queue: unknown[] = [];
+  let pending: { type: string; [k: string]: unknown }[] = [];
+  if (loaded) snapshot = loaded.snapshot;
+  else {
+    const [s, actions] = initialTransition(a.spec.machine, a.input as never);
+    snapshot = s as SnapshotFrom<M>;
+    pending = emitted(actions as never);
+  }
+  queue.push(...a.events);
+  const max = a.maxSteps ?? 64;
+  let steps = 0;
+  for (;;) {
+    // Effects first: their results are the machine's next events, ahead of later input.
+    const results: unknown[] = [];
+    for (const effect of pending) {
+      const handler = a.effects?.[effect.type];
+      if (!handler) throw new AppError("internal", `machine ${a.spec.id} emitted ${effect.type} and nothing handles it`);
+      if (signal.aborted) throw new AppError("internal", "client went away");
+      const out = await handler(effect, { signal, run: a.run });
+      if (out !== undefined) results.push(...(Array.isArray(out) ? out : [out]));
+    }
+    pending = [];
+    queue.unshift(...results);
+    const event = queue.shift();
+    if (event === undefined) break;
+    if (++steps > max) throw new AppError("internal", `machine ${a.spec.id} did not settle within ${max} steps`);
+    const [s, actions] = transition(a.spec.machine, snapshot, event as never);
+    snapshot = s as SnapshotFrom<M>;
+    pending.push(...emitted(actions as never));
+  }
+  if (signal.aborted) throw new AppError("internal", "client went away");
+
+  const persisted = a.spec.machine.getPersistedSnapshot(snapshot);
+  try {
+    let publish: (() => void) | null = null;
+    const rowVersion = await a.sql.begin(async (tx) => {
+      const v = await saveSnapshot(tx, {
+        key: a.key,
+        conversationId: a.conversationId,
+        machineId: a.spec.id,
+        machineVersion: a.spec.version,
+        snapshot: persisted,
+        expectedRowVersion: loaded?.rowVersion ?? null,
+      });
+      await a.commit?.(tx, snapshot);
+      if (a.run) publish = await a.run.complete(tx, a.closing?.(snapshot) ?? [], a.outcome?.(snapshot));
+      return v;
+    });
+    (publish as (() => void) | null)?.();
+    return { snapshot, rowVersion, steps };
+  } catch (e) {
+    if (e instanceof StaleVersionError) {
+      throw new AppError("conflict", "Диалог уже изменён другим запросом; обновите состояние и повторите.", { key: a.key });
+    }
+    throw e;
+  }
+}

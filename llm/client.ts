@@ -1,0 +1,29 @@
+import { createOfflineLlm } from "./offline";
+import { createOpenAiLlm } from "./openai-client";
+import type { Llm, Role } from "./types";
+
+export * from "./types";
+export { OFFLINE_LABEL, registerOfflineResponder } from "./offline";
+
+export interface LlmConfig {
+  baseURL?: string;
+  apiKey?: string;
+  model?: string;
+  roleModels?: Partial<Record<Role, string | undefined>>;
+  timeoutMs?: number;
+  retryDelayMs?: number;
+}
+
+/** The configured endpoint, or the offline provider when there is none. */
+export function createLlm(c: LlmConfig, log: (line: string) => void = () => {}): Llm {
+  if (!c.baseURL && !c.apiKey) return createOfflineLlm(log);
+  return createOpenAiLlm({
+    // A local server (Ollama, llama.cpp) needs no key; the SDK insists on one.
+    baseURL: c.baseURL ?? "https://api.openai.com/v1",
+    apiKey: c.apiKey ?? "not-needed",
+    model: c.model,
+    roleModels: c.roleModels,
+    timeoutMs: c.timeoutMs,
+    retryDelayMs: c.retryDelayMs,
+  });
+}

@@ -1,0 +1,45 @@
+import type { z } from "zod";
+
+export const roles = ["router", "branch", "planner", "reranker", "classifier", "answer"] as const;
+export type Role = (typeof roles)[number];
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface CallMeta {
+  role: Role;
+  model: string;
+  attempts: number;
+  durationMs: number;
+  promptChars: number;
+  offline: boolean;
+}
+
+export interface LlmError {
+  /** model_unavailable: the endpoint failed (after the one retry); invalid_output: it answered, but not in the asked shape. */
+  code: "model_unavailable" | "invalid_output" | "cancelled";
+  message: string;
+}
+
+export type LlmResult<T> = ({ ok: true; value: T } | { ok: false; error: LlmError }) & { meta: CallMeta };
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Called once per attempt, e.g. to count model calls per role. */
+  onAttempt?: (role: Role) => void;
+}
+
+export interface StreamOptions extends CallOptions {
+  onDelta: (delta: string) => void;
+}
+
+export interface Llm {
+  /** True when no endpoint is configured and the deterministic offline provider answers. */
+  readonly offline: boolean;
+  modelFor(role: Role): string;
+  complete(role: Role, messages: ChatMessage[], opts?: CallOptions): Promise<LlmResult<string>>;
+  stream(role: Role, messages: ChatMessage[], opts: StreamOptions): Promise<LlmResult<string>>;
+  structured<S extends z.ZodType>(role: Role, messages: ChatMessage[], schema: S, name: string, opts?: CallOptions): Promise<LlmResult<z.infer<S>>>;
+}

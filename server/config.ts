@@ -1,0 +1,79 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const roles = ["ROUTER", "BRANCH", "PLANNER", "RERANKER", "CLASSIFIER", "ANSWER"] as const;
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("127.0.0.1"),
+  DATABASE_URL: z.string().optional(),
+  DATA_DIR: z.string().default("./.data"),
+  OPENAI_BASE_URL: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().optional(),
+  LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  DOCS_DIR: z.string().optional(),
+  AI_DEBUG: z.enum(["true", "false", "1", "0", ""]).default("false").transform((v) => v === "true" || v === "1"),
+  DEBUG_DIR: z.string().optional(),
+  API_TOKENS: z.string().optional(),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  llm: { baseURL?: string; apiKey?: string; model?: string; roleModels: Record<string, string | undefined>; timeoutMs: number };
+  docsDir?: string;
+  aiDebug: boolean;
+  debugDir: string;
+  /** token → tenant; null = open (only allowed on loopback). */
+  tokens: Map<string, string> | null;
+  bodyLimitBytes: number;
+}
+
+/** Reads `.env` (if present) without overriding the real environment. */
+export function loadDotEnv(path = resolve(".env")): void {
+  if (!existsSync(path)) return;
+  for (const line of readFileSync(path, "utf8").split(/\r?\n/)) {
+    const m = line.match(/^\s*([A-Z0-9_]+)\s*=\s*(.*?)\s*$/);
+    if (!m || line.trimStart().startsWith("#")) continue;
+    const [, key, raw] = m as unknown as [string, string, string];
+    if (process.env[key] === undefined) process.env[key] = raw.replace(/^(['"])(.*)\1$/, "$2");
+  }
+}
+
+export function parseTokens(spec: string | undefined): Map<string, string> | null {
+  if (!spec || !spec.trim()) return null;
+  const map = new Map<string, string>();
+  for (const item of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const i = item.indexOf(":");
+    if (i > 0) map.set(item.slice(i + 1), item.slice(0, i));
+    else map.set(item, "default");
+  }
+  return map;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid configuration: ${msg}`);
+  }
+  const e = parsed.data;
+  const roleModels = Object.fromEntries(roles.map((r) => [r.toLowerCase(), env[`LLM_MODEL_${r}`] || undefined]));
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL || undefined,
+    dataDir: e.DATA_DIR,
+    llm: { baseURL: e.OPENAI_BASE_URL || undefined, apiKey: e.OPENAI_API_KEY || undefined, model: e.LLM_MODEL, roleModels, timeoutMs: e.LLM_TIMEOUT_MS },
+    docsDir: e.DOCS_DIR,
+    aiDebug: e.AI_DEBUG,
+    debugDir: e.DEBUG_DIR ?? (e.DATA_DIR.startsWith("memory://") ? "./.data/debug" : resolve(e.DATA_DIR, "debug")),
+    tokens: parseTokens(e.API_TOKENS),
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+  };
+}

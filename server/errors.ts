@@ -1,0 +1,49 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { z } from "zod";
+import { AppError, errorStatus, type ErrorCode } from "../driver/errors";
+import { StaleVersionError } from "../storage/errors";
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+/** The one mapping from anything thrown inside to the contract's error shape (CONTRACT §6). */
+export function toAppError(e: unknown): AppError {
+  if (e instanceof AppError) return e;
+  if (e instanceof StaleVersionError) return new AppError("conflict", "Данные уже изменены другим запросом; обновите и повторите.");
+  if (e instanceof z.ZodError) return new AppError("invalid_request", describeZod(e), e.issues);
+  if (e instanceof HTTPException) {
+    const code: ErrorCode = e.status === 413 ? "payload_too_large" : e.status === 401 ? "unauthorized" : e.status === 404 ? "not_found" : e.status < 500 ? "invalid_request" : "internal";
+    return new AppError(code, e.message || code);
+  }
+  return new AppError("internal", "Внутренняя ошибка сервера. Запрос не выполнен, данные не изменены.");
+}
+
+export function describeZod(e: z.ZodError): string {
+  return e.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+}
+
+export function errorResponse(c: Context, e: unknown): Response {
+  const err = toAppError(e);
+  if (err.code === "internal") console.error("internal error:", e);
+  const body: ErrorBody = { error: { code: err.code, message: err.message, ...(err.details !== undefined && err.code !== "internal" ? { details: err.details } : {}) } };
+  return c.json(body, errorStatus[err.code] as never);
+}
+
+/** Parses a JSON body against a schema; a missing or malformed body is `invalid_request`. */
+export async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
+  let raw: unknown;
+  const text = await c.req.text();
+  if (text.trim() === "") raw = {};
+  else {
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new AppError("invalid_request", "Тело запроса должно быть JSON.");
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error), parsed.error.issues);
+  return parsed.data;
+}

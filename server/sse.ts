@@ -1,0 +1,104 @@
+import type { Context } from "hono";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import { Run, type Outcome } from "../driver/run";
+import type { RunEventRow } from "../storage/runs";
+import type { Deps } from "./deps";
+import { toAppError } from "./errors";
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Writes run events in order without making the producer wait: a slow client delays
+ * only its own socket. Each event is `event:`, `id:` and one line of JSON.
+ */
+export class SseWriter {
+  private chain: Promise<void> = Promise.resolve();
+  private closed = false;
+  private heartbeat: NodeJS.Timeout;
+
+  constructor(private readonly stream: SSEStreamingApi) {
+    this.heartbeat = setInterval(() => this.comment("keep-alive"), HEARTBEAT_MS);
+    this.heartbeat.unref();
+    stream.onAbort(() => this.close());
+  }
+
+  send(e: RunEventRow): void {
+    if (this.closed) return;
+    const data = JSON.stringify(e.data ?? {});
+    this.chain = this.chain.then(() => (this.closed ? undefined : this.stream.writeSSE({ event: e.event, id: String(e.seq), data }))).catch(() => this.close());
+  }
+
+  comment(text: string): void {
+    if (this.closed) return;
+    this.chain = this.chain.then(() => (this.closed ? undefined : this.stream.write(`: ${text}\n\n`).then(() => undefined))).catch(() => this.close());
+  }
+
+  get isClosed() {
+    return this.closed;
+  }
+
+  async drain(): Promise<void> {
+    await this.chain;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearInterval(this.heartbeat);
+  }
+}
+
+export interface StreamRunOptions {
+  conversationId: string;
+  tenantId: string;
+  kind: string;
+  /** How run_started names the conversation (`conversationId`, or `threadId` for the clinic). */
+  idField?: "conversationId" | "threadId";
+  /** When true, `work` emits run_started itself (e.g. with an interactionId it has to find first). */
+  deferStart?: boolean;
+  debug?: boolean;
+  work: (run: Run, writer: SseWriter) => Promise<void>;
+  /** Called when `work` finishes without completing the run through the driver. */
+  outcome?: Outcome;
+}
+
+/** Runs one streamed turn: run_started … (error) … done, always ending with `done`. */
+export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response {
+  c.header("cache-control", "no-cache, no-transform");
+  c.header("x-accel-buffering", "no");
+  return streamSSE(c, async (stream) => {
+    const writer = new SseWriter(stream);
+    const abort = new AbortController();
+    stream.onAbort(() => abort.abort());
+    let run: Run;
+    try {
+      run = await Run.start({
+        sql: deps.db.sql,
+        hub: deps.hub,
+        conversationId: o.conversationId,
+        tenantId: o.tenantId,
+        kind: o.kind,
+        owner: deps.instanceId,
+        debug: o.debug ?? deps.config.aiDebug,
+        signal: abort.signal,
+        sink: (e) => writer.send(e),
+      });
+    } catch (e) {
+      const err = toAppError(e);
+      writer.send({ seq: 1, event: "error", data: { code: err.code, message: err.message } });
+      writer.send({ seq: 2, event: "done", data: {} });
+      await writer.drain();
+      return;
+    }
+    try {
+      if (!o.deferStart) run.emit("run_started", { runId: run.id, [o.idField ?? "conversationId"]: o.conversationId });
+      await o.work(run, writer);
+      if (!run.ended) await deps.db.sql.begin(async (tx) => run.complete(tx, [], o.outcome)).then((publish) => publish());
+    } catch (e) {
+      const err = abort.signal.aborted ? toAppError(null) : toAppError(e);
+      if (err.code === "internal" && !abort.signal.aborted) console.error(`run ${run.id} failed:`, e);
+      await run.fail(abort.signal.aborted ? "internal" : err.code, abort.signal.aborted ? "Клиент отключился; ход не сохранён." : err.message).catch((fe) => console.error("could not record run failure", fe));
+    }
+    await writer.drain();
+    writer.close();
+  });
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from "node:crypto";
+import { serve, type ServerType } from "@hono/node-server";
+import { RunHub } from "../driver/hub";
+import { createLlm } from "../llm/client";
+import { openDatabase, type Database } from "../storage/db";
+import { failAbandonedRuns, touchRuns } from "../storage/runs";
+import { createApp } from "./app";
+import { isLoopback } from "./auth";
+import type { Config } from "./config";
+import type { Deps } from "./deps";
+import { STALE_RUN_MS } from "./routes/runs";
+
+export interface Started {
+  deps: Deps;
+  server: ServerType;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Builds the dependencies and listens; used by main and by tests that need a real server. */
+export interface StartOptions {
+  /** Use this database instead of opening one (tests share one per file); it is not closed on stop. */
+  db?: Database;
+  /** Extra route registrations (tests mount small machines this way). */
+  extend?: (app: ReturnType<typeof createApp>, deps: Deps) => void;
+}
+
+export async function startServer(config: Config, log: (line: string) => void = (l) => console.log(l), opts: StartOptions = {}): Promise<Started> {
+  if (!config.tokens && !isLoopback(config.host)) {
+    throw new Error(`API_TOKENS is not set: the API is open, so it may only listen on loopback (HOST=${config.host}). Set API_TOKENS or HOST=127.0.0.1.`);
+  }
+  const db = opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
+  const instanceId = randomUUID();
+  // Embedded: one process owns the database, so any run still "running" died with the last one.
+  const closed = await failAbandonedRuns(db.sql, db.backend === "pglite" ? { staleAfterMs: 0 } : { staleAfterMs: STALE_RUN_MS, exceptOwner: instanceId });
+  if (closed.length) log(`closed ${closed.length} run(s) abandoned by a stopped process`);
+  const llm = createLlm({ ...config.llm, roleModels: config.llm.roleModels }, log);
+  const hub = new RunHub();
+  const deps: Deps = { db, llm, config, hub, instanceId, log };
+  const app = createApp(deps);
+  opts.extend?.(app, deps);
+  const heartbeat = setInterval(() => void touchRuns(db.sql, hub.liveIds()).catch(() => {}), 5_000);
+  heartbeat.unref();
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  });
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : config.port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  return {
+    deps,
+    server,
+    url,
+    async stop() {
+      clearInterval(heartbeat);
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      if (!opts.db) await db.close();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { randomUUID } from "node:crypto";
+import type { Tx } from "./db";
+
+export type ConversationKind = "workbench" | "clinic" | "evidence" | "test";
+
+export interface Conversation {
+  id: string;
+  tenantId: string;
+  kind: ConversationKind;
+  createdAt: Date;
+}
+
+export async function createConversation(sql: Tx, tenantId: string, kind: ConversationKind, id: string = randomUUID()): Promise<Conversation> {
+  const [row] = await sql<{ id: string; tenant_id: string; kind: ConversationKind; created_at: Date }[]>`
+    insert into conversations (id, tenant_id, kind) values (${id}, ${tenantId}, ${kind})
+    returning id, tenant_id, kind, created_at`;
+  return { id: row!.id, tenantId: row!.tenant_id, kind: row!.kind, createdAt: row!.created_at };
+}
+
+/** Tenant-scoped lookup: another tenant's conversation is indistinguishable from a missing one. */
+export async function findConversation(sql: Tx, tenantId: string, id: string, kind?: ConversationKind): Promise<Conversation | null> {
+  const rows = await sql<{ id: string; tenant_id: string; kind: ConversationKind; created_at: Date }[]>`
+    select id, tenant_id, kind, created_at from conversations
+    where id = ${id} and tenant_id = ${tenantId} ${kind ? sql`and kind = ${kind}` : sql``}`;
+  const r = rows[0];
+  return r ? { id: r.id, tenantId: r.tenant_id, kind: r.kind, createdAt: r.created_at } : null;
+}

@@ -1,0 +1,90 @@
+import postgres from "postgres";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { runMigrations } from "./migrate";
+
+export type Sql = postgres.Sql;
+/** A transaction handle; repositories accept either this or the pool (`Sql`). */
+export type Tx = postgres.TransactionSql | postgres.Sql;
+
+export interface Database {
+  sql: Sql;
+  backend: "postgres" | "pglite";
+  /** Where the embedded database lives (`memory://` for a throw-away one); undefined on a server. */
+  dataDir?: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  url?: string;
+  dataDir?: string;
+  migrate?: boolean;
+  /** Pool size on a real server; PGlite is always one connection. */
+  max?: number;
+}
+
+// Numeric, bigint and jsonb come back as JS values; silence NOTICEs (e.g. "already exists").
+const common = { onnotice: () => {}, types: { bigint: postgres.BigInt } } as const;
+
+export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {
+  const db = opts.url ? openServer(opts.url, opts.max ?? 10) : await openEmbedded(opts.dataDir ?? "./.data");
+  if (opts.migrate !== false) {
+    try {
+      await runMigrations(db.sql);
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+  }
+  return db;
+}
+
+function openServer(url: string, max: number): Database {
+  const sql = postgres(url, { ...common, max, connection: { application_name: "dialogue-statecharts" } });
+  return { sql, backend: "postgres", close: () => sql.end({ timeout: 5 }) };
+}
+
+/**
+ * PGlite behind pglite-socket so the whole code base has one SQL path (postgres.js).
+ * Measured: only a single client connection is safe — a larger pool hangs, and
+ * connections would share one backend session anyway.
+ */
+async function openEmbedded(dataDir: string): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
+  const memory = dataDir === "memory://" || dataDir.startsWith("memory://");
+  let pgDir: string | undefined;
+  if (!memory) {
+    pgDir = resolve(dataDir, "pgdata");
+    mkdirSync(pgDir, { recursive: true });
+  }
+  const pglite = memory ? await PGlite.create() : await PGlite.create({ dataDir: pgDir });
+  const sockDir = mkdtempSync(join(tmpdir(), "pglite-sock-"));
+  const socketPath = join(sockDir, ".s.PGSQL.5432");
+  const server = new PGLiteSocketServer({ db: pglite, path: socketPath, maxConnections: 4 });
+  await server.start();
+  const sql = postgres({
+    ...common,
+    path: socketPath,
+    username: "postgres",
+    database: "postgres",
+    max: 1,
+    // Statement caching works over the socket and saves a parse per query.
+    prepare: true,
+  });
+  let closed = false;
+  return {
+    sql,
+    backend: "pglite",
+    dataDir,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await sql.end({ timeout: 2 }).catch(() => {});
+      await server.stop().catch(() => {});
+      await pglite.close().catch(() => {});
+      rmSync(sockDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Sql } from "./db";
+
+export const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "migrations");
+
+export interface MigrationFile {
+  id: number;
+  name: string;
+  sha256: string;
+  body: string;
+}
+
+export function readMigrations(dir = migrationsDir): MigrationFile[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{6}_[\w-]+\.sql$/.test(f))
+    .sort()
+    .map((name) => {
+      const body = readFileSync(join(dir, name), "utf8");
+      return { id: Number(name.slice(0, 6)), name, body, sha256: createHash("sha256").update(body).digest("hex") };
+    });
+}
+
+export class MigrationChangedError extends Error {
+  constructor(readonly file: string) {
+    super(
+      `Migration ${file} was already applied to this database but its file has changed since. ` +
+        `Migrations are append-only: restore the original file and put the change in a new numbered migration.`,
+    );
+  }
+}
+
+/**
+ * Applies numbered migrations in order, each in its own transaction, and records
+ * their checksum. An advisory lock keeps two processes starting together from racing.
+ */
+export async function runMigrations(sql: Sql, dir = migrationsDir): Promise<string[]> {
+  const files = readMigrations(dir);
+  const applied: string[] = [];
+  await sql.reserve().then(async (conn) => {
+    try {
+      await conn`select pg_advisory_lock(7262001)`;
+      await conn`create table if not exists schema_migrations (
+        id integer primary key, name text not null, sha256 text not null, applied_at timestamptz not null default now())`;
+      const done = new Map((await conn<{ id: number; name: string; sha256: string }[]>`select id, name, sha256 from schema_migrations`).map((r) => [r.id, r]));
+      for (const f of files) {
+        const prior = done.get(f.id);
+        if (prior) {
+          if (prior.sha256 !== f.sha256) throw new MigrationChangedError(f.name);
+          continue;
+        }
+        await conn.unsafe("begin");
+        try {
+          await conn.unsafe(f.body);
+          await conn`insert into schema_migrations (id, name, sha256) values (${f.id}, ${f.name}, ${f.sha256})`;
+          await conn.unsafe("commit");
+        } catch (e) {
+          await conn.unsafe("rollback");
+          throw new Error(`Migration ${f.name} failed: ${(e as Error).message}`);
+        }
+        applied.push(f.name);
+      }
+    } finally {
+      await conn`select pg_advisory_unlock(7262001)`.catch(() => {});
+      conn.release();
+    }
+  });
+  return applied;
+}

@@ -1,0 +1,85 @@
+import type { Tx } from "./db";
+
+export type RunStatus = "running" | "completed" | "failed";
+
+export interface RunRow {
+  id: string;
+  conversationId: string;
+  tenantId: string;
+  kind: string;
+  status: RunStatus;
+  outcome: string | null;
+  reasonCodes: string[];
+  errorCode: string | null;
+  owner: string;
+  heartbeatAt: Date;
+}
+
+export interface RunEventRow {
+  seq: number;
+  event: string;
+  data: unknown;
+}
+
+export async function insertRun(sql: Tx, r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string }): Promise<void> {
+  await sql`insert into runs (id, conversation_id, tenant_id, kind, status, owner)
+            values (${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner})`;
+}
+
+export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
+  const rows = await sql<{ id: string; conversation_id: string; tenant_id: string; kind: string; status: RunStatus; outcome: string | null; reason_codes: string[]; error_code: string | null; owner: string; heartbeat_at: Date }[]>`
+    select id, conversation_id, tenant_id, kind, status, outcome, reason_codes, error_code, owner, heartbeat_at from runs where id = ${id}`;
+  const r = rows[0];
+  return r
+    ? { id: r.id, conversationId: r.conversation_id, tenantId: r.tenant_id, kind: r.kind, status: r.status, outcome: r.outcome, reasonCodes: r.reason_codes, errorCode: r.error_code, owner: r.owner, heartbeatAt: r.heartbeat_at }
+    : null;
+}
+
+/** One statement for any number of events, so a turn's commit stays a fixed number of statements. */
+export async function appendRunEvents(tx: Tx, runId: string, events: RunEventRow[]): Promise<void> {
+  if (events.length === 0) return;
+  const payload = events.map((e) => ({ seq: e.seq, event: e.event, data: e.data ?? {} }));
+  await tx`insert into run_events (run_id, seq, event, data)
+           select ${runId}, e.seq, e.event, e.data
+           from jsonb_to_recordset(${tx.json(payload as never)}) as e(seq integer, event text, data jsonb)
+           on conflict (run_id, seq) do nothing`;
+}
+
+export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): Promise<RunEventRow[]> {
+  return sql<RunEventRow[]>`select seq, event, data from run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`;
+}
+
+export async function finishRun(tx: Tx, runId: string, r: { status: Exclude<RunStatus, "running">; outcome?: string | null; reasonCodes?: string[]; errorCode?: string | null }): Promise<void> {
+  await tx`update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
+             error_code = ${r.errorCode ?? null}, finished_at = now()
+           where id = ${runId} and status = 'running'`;
+}
+
+export async function touchRuns(sql: Tx, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`update runs set heartbeat_at = now() where id = any(${ids}) and status = 'running'`;
+}
+
+/**
+ * Runs whose process died mid-turn: still 'running' but owned by a dead owner (or silent for
+ * too long). They are closed as failed with a stored `error` + `done`, so a client resuming
+ * with Last-Event-ID sees how the run ended. Returns the ids it closed.
+ */
+export async function failAbandonedRuns(sql: Tx, opts: { staleAfterMs: number; exceptOwner?: string; ownerIs?: string }): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    update runs set status = 'failed', error_code = 'internal', finished_at = now()
+    where status = 'running'
+      and (${opts.ownerIs ?? null}::text is null or owner = ${opts.ownerIs ?? null})
+      and (${opts.exceptOwner ?? null}::text is null or owner <> ${opts.exceptOwner ?? null})
+      and heartbeat_at < now() - make_interval(secs => ${opts.staleAfterMs / 1000})
+    returning id`;
+  for (const { id } of rows) {
+    const [last] = await sql<{ seq: number | null }[]>`select max(seq) as seq from run_events where run_id = ${id}`;
+    const seq = last?.seq ?? 0;
+    await appendRunEvents(sql, id, [
+      { seq: seq + 1, event: "error", data: { code: "internal", message: "Обработка сообщения прервалась: сервер был перезапущен. Отправьте сообщение ещё раз." } },
+      { seq: seq + 2, event: "done", data: {} },
+    ]);
+  }
+  return rows.map((r) => r.id);
+}

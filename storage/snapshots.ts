@@ -1,0 +1,50 @@
+import type { Tx } from "./db";
+import { StaleVersionError } from "./errors";
+
+export interface SnapshotRow {
+  key: string;
+  conversationId: string;
+  machineId: string;
+  machineVersion: number;
+  rowVersion: number;
+  snapshot: unknown;
+}
+
+export async function loadSnapshot(sql: Tx, key: string): Promise<SnapshotRow | null> {
+  const rows = await sql<{ key: string; conversation_id: string; machine_id: string; machine_version: number; row_version: number; snapshot: unknown }[]>`
+    select key, conversation_id, machine_id, machine_version, row_version, snapshot from machine_snapshots where key = ${key}`;
+  const r = rows[0];
+  return r
+    ? { key: r.key, conversationId: r.conversation_id, machineId: r.machine_id, machineVersion: r.machine_version, rowVersion: r.row_version, snapshot: r.snapshot }
+    : null;
+}
+
+export interface SnapshotWrite {
+  key: string;
+  conversationId: string;
+  machineId: string;
+  machineVersion: number;
+  snapshot: unknown;
+  /** The row version that was read; null when the snapshot did not exist yet. */
+  expectedRowVersion: number | null;
+}
+
+/**
+ * Writes a snapshot only if nobody else has since the caller read it: one statement,
+ * no read-modify-write round trip. Throws StaleVersionError when the check fails.
+ */
+export async function saveSnapshot(tx: Tx, w: SnapshotWrite): Promise<number> {
+  const snapshot = tx.json(w.snapshot as never);
+  const rows =
+    w.expectedRowVersion === null
+      ? await tx<{ row_version: number }[]>`
+          insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
+          values (${w.key}, ${w.conversationId}, ${w.machineId}, ${w.machineVersion}, 1, ${snapshot})
+          on conflict (key) do nothing returning row_version`
+      : await tx<{ row_version: number }[]>`
+          update machine_snapshots set snapshot = ${snapshot}, machine_version = ${w.machineVersion},
+            row_version = row_version + 1, updated_at = now()
+          where key = ${w.key} and row_version = ${w.expectedRowVersion} returning row_version`;
+  if (!rows[0]) throw new StaleVersionError(`snapshot ${w.key}`, w.expectedRowVersion);
+  return rows[0].row_version;
+}

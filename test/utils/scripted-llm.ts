@@ -1,0 +1,114 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+
+/**
+ * A scripted OpenAI-compatible server on loopback, used through the real `openai` client.
+ * Replies are queued per role; the role is read from the request's `model` (`test-<role>`
+ * or the role name itself). An unscripted call answers empty (`{}` when a schema was asked).
+ */
+export type ScriptStep =
+  | string
+  | {
+      content?: string;
+      status?: number;
+      delayMs?: number;
+      chunkDelayMs?: number;
+      /** Close the connection after this many characters of a streamed reply. */
+      truncateAfter?: number;
+      /** Drop the TCP connection without answering. */
+      hangUp?: boolean;
+    };
+
+export interface RecordedCall {
+  role: string;
+  model: string;
+  stream: boolean;
+  body: Record<string, unknown>;
+  messages: { role: string; content: string }[];
+}
+
+export interface ScriptedLlm {
+  baseURL: string;
+  calls: RecordedCall[];
+  script(role: string, ...steps: ScriptStep[]): void;
+  reset(): void;
+  count(role?: string): number;
+  close(): Promise<void>;
+}
+
+const roleOf = (model: string) => model.replace(/^(test|eval)-/, "");
+
+function chunk(model: string, delta: object, finish: string | null = null) {
+  return { id: "chatcmpl-test", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let body = "";
+  for await (const c of req) body += c;
+  return body;
+}
+
+export async function startScriptedLlm(): Promise<ScriptedLlm> {
+  const queues = new Map<string, ScriptStep[]>();
+  const calls: RecordedCall[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    if (!req.url?.endsWith("/chat/completions")) {
+      res.writeHead(404, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ error: { message: "only chat/completions is scripted" } }));
+    }
+    const body = JSON.parse(raw) as Record<string, unknown> & { model: string; stream?: boolean; messages: RecordedCall["messages"]; response_format?: unknown };
+    const role = roleOf(body.model);
+    calls.push({ role, model: body.model, stream: !!body.stream, body, messages: body.messages });
+    const step: ScriptStep = queues.get(role)?.shift() ?? { content: body.response_format ? "{}" : "" };
+    const s = typeof step === "string" ? { content: step } : step;
+    if (s.delayMs) await new Promise((r) => setTimeout(r, s.delayMs));
+    if (s.hangUp) return req.socket.destroy();
+    if (s.status) {
+      res.writeHead(s.status, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ error: { message: `scripted ${s.status}`, type: "server_error" } }));
+    }
+    const content = s.content ?? "";
+    if (body.stream) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      const send = (o: object) => res.write(`data: ${JSON.stringify(o)}\n\n`);
+      send(chunk(body.model, { role: "assistant", content: "" }));
+      let sent = 0;
+      for (const piece of content.match(/[\s\S]{1,8}/g) ?? []) {
+        if (s.truncateAfter !== undefined && sent >= s.truncateAfter) return req.socket.destroy();
+        send(chunk(body.model, { content: piece }));
+        sent += piece.length;
+        if (s.chunkDelayMs) await new Promise((r) => setTimeout(r, s.chunkDelayMs));
+      }
+      send(chunk(body.model, {}, "stop"));
+      res.write("data: [DONE]\n\n");
+      return res.end();
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ id: "chatcmpl-test", object: "chat.completion", created: Math.floor(Date.now() / 1000), model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : 0;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    calls,
+    script(role, ...steps) {
+      queues.set(role, [...(queues.get(role) ?? []), ...steps]);
+    },
+    reset() {
+      queues.clear();
+      calls.length = 0;
+    },
+    count(role) {
+      return role ? calls.filter((c) => c.role === role).length : calls.length;
+    },
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/** The LLM config that points every role at the scripted server (`test-<role>` models). */
+export function scriptedLlmConfig(s: ScriptedLlm) {
+  const roles = ["router", "branch", "planner", "reranker", "classifier", "answer"];
+  return { baseURL: s.baseURL, apiKey: "test-key", model: "test-answer", roleModels: Object.fromEntries(roles.map((r) => [r, `test-${r}`])), timeoutMs: 5_000, retryDelayMs: 10 };
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Each file shares one database; PGlite takes seconds to boot, so give hooks room.
+    hookTimeout: 60_000,
+    testTimeout: 30_000,
+    pool: "forks",
+    // Two cores: more workers only contend for them and for the one PostgreSQL server.
+    maxWorkers: 2,
+    fileParallelism: true,
+  },
+});

@@ -1,0 +1,229 @@
+// Stage 03 (deterministic part): clauses → tasks with dependsOn. The only semantic rule of v0.6.0
+// is the folder scope: "композиции в папке «Продажи»" becomes find_entity(Folder) and a child task
+// restricted to that folder (nested folders included).
+import { splitClauses, tokenizeClause, type Token } from "./clause";
+import { commandOf, DEMONSTRATIVES, EDGE_PREPOSITIONS, FILLERS, looksPlural, PREVIOUS_RE, PRONOUNS, QUESTION_WORDS, typeOf, type CommandKind } from "./lexicon";
+import type { Normalized } from "./normalize";
+import { IDENTITY_RE, UUID_RE } from "./text";
+import type { Intent, Plan, SourceMode, Task } from "./types";
+
+export interface ParsedPlan {
+  plan: Plan;
+  /** 0..1; below PLANNER_CONFIDENCE the planner gate opens. */
+  confidence: number;
+  clauses: number;
+  implicitIntent: boolean;
+  historyReference: boolean;
+  /** Clauses whose tasks depend on an earlier clause of the same message. */
+  linkedTasks: boolean;
+}
+
+interface ClauseParse {
+  intent: Intent;
+  sourceMode: SourceMode;
+  entityType?: string;
+  mentions: string[];
+  folderName?: string;
+  historyRef?: string;
+  implicit: boolean;
+  confidence: number;
+}
+
+const FOLDER_PREPS = new Set(["в", "во", "из", "внутри"]);
+const STOP_AFTER_NAME = new Set(["и", "а", "или", "затем", "потом", "где", "которые", "который", "которая"]);
+
+export function parseClause(text: string): ClauseParse {
+  const tokens = tokenizeClause(text);
+  const used = new Set<number>();
+  let command: CommandKind | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.kind !== "word") continue;
+    const k = commandOf(t.f);
+    if (!k || (t.f === "где" && i !== 0)) continue;
+    command ??= k === "inspect" && tokens[i + 1]?.f === "список" ? "list" : k;
+    used.add(i);
+    if (tokens[i + 1]?.f === "список") used.add(i + 1);
+  }
+
+  const folderName = takeFolderScope(tokens, used, command);
+
+  let entityType: string | undefined;
+  let plural = false;
+  tokens.forEach((t, i) => {
+    if (used.has(i) || t.kind !== "word") return;
+    const ty = typeOf(t.f);
+    // "в какой папке она лежит" asks about an attribute, it does not name a folder target
+    if (ty === "Folder" && ["какой", "какую", "каких"].includes(tokens[i - 1]?.f ?? "")) {
+      used.add(i);
+      return;
+    }
+    if (ty && entityType === undefined) {
+      entityType = ty;
+      plural = looksPlural(t.f);
+      used.add(i);
+    }
+  });
+
+  let historyRef: string | undefined;
+  tokens.forEach((t, i) => {
+    if (used.has(i) || t.kind !== "word") return;
+    if (PRONOUNS[t.f] !== undefined || PREVIOUS_RE.test(t.f)) {
+      historyRef ??= t.raw;
+      used.add(i);
+    } else if (DEMONSTRATIVES.has(t.f) && typeOf(tokens[i + 1]?.f ?? "")) {
+      historyRef ??= `${t.raw} ${tokens[i + 1]!.raw}`;
+      used.add(i);
+    }
+  });
+
+  const quotes = tokens.filter((t, i) => t.kind === "quote" && !used.has(i)).map((t) => t.raw);
+  const identities = tokens
+    .filter((t, i) => t.kind === "word" && !used.has(i) && (isIdentity(t.raw)))
+    .map((t) => t.raw);
+  let mentions = [...quotes, ...identities];
+  if (mentions.length === 0) {
+    const residual = residualMention(tokens, used);
+    if (residual) mentions = [residual];
+  }
+  const question = tokens.some((t) => t.kind === "word" && QUESTION_WORDS.has(t.f)) || text.trim().endsWith("?");
+  const hasTarget = mentions.length > 0 || !!historyRef;
+  const identityLike = identities.length > 0;
+  const longResidual = quotes.length === 0 && !identityLike && (mentions[0]?.split(" ").length ?? 0) > 4;
+
+  const base = { entityType, mentions, folderName, historyRef };
+  const withType = (p: Omit<ClauseParse, "entityType" | "mentions" | "folderName" | "historyRef">): ClauseParse => ({ ...base, ...p });
+
+  switch (command) {
+    case "mutate":
+      return withType({ intent: "unsupported", sourceMode: "none", implicit: false, confidence: 0.95 });
+    case "list":
+      return withType({ intent: "list_entities", sourceMode: "domain", implicit: false, confidence: entityType || folderName ? 0.95 : 0.6 });
+    case "find":
+      if (!mentions.length && !historyRef && (plural || folderName))
+        return withType({ intent: "list_entities", sourceMode: "domain", implicit: false, confidence: 0.85 });
+      return withType({ intent: "find_entity", sourceMode: "domain", implicit: false, confidence: hasTarget ? (longResidual ? 0.55 : 0.95) : 0.4 });
+    case "inspect":
+      if (!mentions.length && !historyRef && (plural || folderName))
+        return withType({ intent: "list_entities", sourceMode: "domain", implicit: false, confidence: 0.85 });
+      return withType({ intent: "inspect_entity", sourceMode: "domain", implicit: false, confidence: hasTarget ? (longResidual ? 0.55 : 0.95) : 0.4 });
+    case "explain":
+      if (quotes.length || identityLike || (entityType && mentions.length) || historyRef)
+        return withType({ intent: "inspect_entity", sourceMode: "mixed", implicit: false, confidence: 0.85 });
+      return { intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit: false, confidence: 0.9 };
+    default: {
+      if (identityLike && !question) return withType({ intent: "inspect_entity", sourceMode: "domain", implicit: false, confidence: 0.9 });
+      if (entityType && plural && !mentions.length && (question || folderName))
+        return withType({ intent: "list_entities", sourceMode: "domain", implicit: true, confidence: 0.75 });
+      if (historyRef) return withType({ intent: "inspect_entity", sourceMode: "conversation", implicit: true, confidence: 0.5 });
+      if ((quotes.length || identityLike) && question)
+        return withType({ intent: "inspect_entity", sourceMode: "mixed", implicit: true, confidence: 0.5 });
+      if (question) return { intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit: true, confidence: 0.5 };
+      return { intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit: true, confidence: 0.3 };
+    }
+  }
+}
+
+function isIdentity(raw: string): boolean {
+  return new RegExp(`^(?:${IDENTITY_RE.source})$`, "iu").test(raw) || new RegExp(`^${UUID_RE.source}$`, "i").test(raw);
+}
+
+/** "в папке «Продажи»", "из папки Архив", or (list intents) "содержимое папки «Продажи»". */
+function takeFolderScope(tokens: Token[], used: Set<number>, command: CommandKind | undefined): string | undefined {
+  for (let i = 0; i < tokens.length - 1; i++) {
+    const t = tokens[i]!;
+    const next = tokens[i + 1]!;
+    const prepPhrase = t.kind === "word" && FOLDER_PREPS.has(t.f) && typeOf(next.f) === "Folder";
+    const genitive = command === "list" && t.kind === "word" && typeOf(t.f) === "Folder" && /и$/.test(t.f) && tokens[i - 1]?.f === "содержимое";
+    const at = prepPhrase ? i + 2 : genitive ? i + 1 : -1;
+    if (at < 0) continue;
+    const name = takeName(tokens, at);
+    if (!name) continue;
+    for (let k = prepPhrase ? i : i - 1; k < at + name.count; k++) used.add(k);
+    return name.text;
+  }
+  return undefined;
+}
+
+function takeName(tokens: Token[], at: number): { text: string; count: number } | undefined {
+  const first = tokens[at];
+  if (!first) return undefined;
+  if (first.kind === "quote") return { text: first.raw, count: 1 };
+  const parts: string[] = [];
+  for (let k = at; k < tokens.length && parts.length < 3; k++) {
+    const t = tokens[k]!;
+    if (t.kind !== "word" || STOP_AFTER_NAME.has(t.f) || commandOf(t.f) || typeOf(t.f)) break;
+    parts.push(t.raw);
+  }
+  return parts.length ? { text: parts.join(" "), count: parts.length } : undefined;
+}
+
+/** An unquoted name: the words left after commands, types, references and fillers. */
+function residualMention(tokens: Token[], used: Set<number>): string | undefined {
+  const words = tokens
+    .map((t, i) => ({ t, i }))
+    .filter(({ t, i }) => !used.has(i) && t.kind === "word" && !FILLERS.has(t.f) && !QUESTION_WORDS.has(t.f));
+  while (words.length && EDGE_PREPOSITIONS.has(words[0]!.t.f)) words.shift();
+  while (words.length && EDGE_PREPOSITIONS.has(words.at(-1)!.t.f)) words.pop();
+  const text = words.map(({ t }) => t.raw).join(" ").trim();
+  return text || undefined;
+}
+
+export const PLANNER_CONFIDENCE = 0.7;
+
+/** The deterministic plan for a normalized request. */
+export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan {
+  const { clauses } = splitClauses(norm.text);
+  const tasks: Task[] = [];
+  let confidence = 1;
+  let implicitIntent = false;
+  let historyReference = false;
+  let linkedTasks = false;
+  let prevTarget: Task | undefined;
+  const nextId = () => `task-${tasks.length + 1}`;
+
+  for (const clause of clauses.length ? clauses : [norm.text]) {
+    const p = parseClause(clause);
+    confidence = Math.min(confidence, p.confidence);
+    implicitIntent ||= p.implicit;
+    let folderTask: Task | undefined;
+    if (p.folderName) {
+      folderTask = { id: nextId(), intent: "find_entity", sourceMode: "domain", entityType: "Folder", mentions: [p.folderName], dependsOn: [] };
+      tasks.push(folderTask);
+    }
+    const task: Task = { id: nextId(), intent: p.intent, sourceMode: p.sourceMode, mentions: p.mentions, dependsOn: [] };
+    if (p.entityType) task.entityType = p.entityType;
+    if (folderTask) {
+      task.dependsOn.push(folderTask.id);
+      task.folderScope = folderTask.id;
+    }
+    if (p.historyRef && p.mentions.length === 0) {
+      if (prevTarget) {
+        // an antecedent in this very message: depend on it instead of on the conversation
+        task.refersTo = prevTarget.id;
+        task.dependsOn.push(prevTarget.id);
+        task.mentions = [...prevTarget.mentions];
+        task.entityType ??= prevTarget.entityType;
+        if (task.sourceMode === "conversation") task.sourceMode = "domain";
+        linkedTasks = true;
+      } else {
+        historyReference = true;
+        task.sourceMode = task.intent === "unsupported" ? "none" : "conversation";
+        task.mentions = [p.historyRef];
+      }
+    } else if (p.historyRef) {
+      historyReference ||= !prevTarget;
+    }
+    tasks.push(task);
+    if (task.intent !== "explain_documentation" && task.intent !== "unsupported") prevTarget = task;
+  }
+  if (clauses.length > 1) linkedTasks = true;
+  return {
+    plan: { planVersion, plannedBy: "deterministic", tasks },
+    confidence,
+    clauses: Math.max(1, clauses.length),
+    implicitIntent,
+    historyReference,
+    linkedTasks,
+  };
+}
