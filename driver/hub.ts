@@ -48,6 +48,10 @@ export class RunHub {
     };
   }
 
+  followers(id: string): number {
+    return this.listeners.get(id)?.size ?? 0;
+  }
+
   liveIds(): string[] {
     return [...this.live.values()].filter((r) => !r.ended).map((r) => r.id);
   }

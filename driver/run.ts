@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Sql, Tx } from "../storage/db";
-import { appendRunEvents, finishRun, insertRun, type RunEventRow } from "../storage/runs";
+import { appendRunEvents, finishRun, heartbeatRun, insertRun, type RunEventRow } from "../storage/runs";
 import type { ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
 
@@ -12,7 +12,8 @@ export interface RunInit {
   kind: string;
   owner: string;
   debug: boolean;
-  signal: AbortSignal;
+  /** After the client leaves, how long the run goes on waiting for a follower before it stops. */
+  detachGraceMs?: number;
   /** Emitted events also go here (the SSE writer of the request that started the run). */
   sink?: (e: RunEventRow) => void;
 }
@@ -34,6 +35,8 @@ export class Run {
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private all: RunEventRow[] = [];
+  private abort = new AbortController();
+  private detachedAt: number | null = null;
   ended = false;
 
   private constructor(private readonly init: RunInit) {}
@@ -42,13 +45,14 @@ export class Run {
   get tenantId() { return this.init.tenantId; }
   get kind() { return this.init.kind; }
   get debug() { return this.init.debug; }
-  get signal() { return this.init.signal; }
+  /** Aborted when nobody is listening any more: the client left and no follower came within the grace period. */
+  get signal() { return this.abort.signal; }
 
   static async start(init: RunInit): Promise<Run> {
     const run = new Run(init);
     await insertRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner });
     init.hub.open(run.id);
-    run.timer = setInterval(() => void run.flush(), 250);
+    run.timer = setInterval(() => void run.tick(), 250);
     run.timer.unref();
     return run;
   }
@@ -68,6 +72,25 @@ export class Run {
   private publish(e: RunEventRow) {
     this.init.sink?.(e);
     this.init.hub.publish(this.id, e);
+  }
+
+  /**
+   * The client that started the run went away. A client may reconnect with Last-Event-ID
+   * (here or on another process), so the run goes on for a grace period and for as long
+   * as someone follows it; otherwise its work stops.
+   */
+  detach(): void {
+    if (this.ended || this.detachedAt !== null) return;
+    this.detachedAt = Date.now();
+    if ((this.init.detachGraceMs ?? 0) <= 0) this.abort.abort();
+  }
+
+  private async tick(): Promise<void> {
+    await this.flush();
+    if (this.detachedAt === null || this.ended || this.abort.signal.aborted) return;
+    if (this.init.hub.followers(this.id) > 0) return;
+    const followed = await heartbeatRun(this.init.sql, this.id, 1_000).catch(() => false);
+    if (!followed && Date.now() - this.detachedAt >= (this.init.detachGraceMs ?? 0)) this.abort.abort();
   }
 
   private async flush(): Promise<void> {

@@ -91,18 +91,27 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
       return attempt(role, messages, opts, async (signal) => {
         const s = await client.chat.completions.create({ model: modelFor(role), messages, stream: true }, { signal });
         let text = "";
+        let finished = false;
         try {
           for await (const chunk of s) {
-            const d = chunk.choices[0]?.delta?.content;
+            const choice = chunk.choices[0];
+            const d = choice?.delta?.content;
             if (d) {
               text += d;
               opts.onDelta(d);
             }
+            if (choice?.finish_reason) finished = true;
           }
         } catch (e) {
           // Tokens already reached the client: a retry would duplicate them, so a broken stream after the first delta is final.
-          if (text) throw new StreamStarted(describe(e));
+          if (text && !signal?.aborted) throw new StreamStarted(describe(e));
           throw e;
+        }
+        if (signal?.aborted) throw new Error("cancelled");
+        // A stream that just stops, without a finish_reason, was cut: not an answer.
+        if (!finished) {
+          if (text) throw new StreamStarted("the stream ended without finish_reason");
+          throw new TypeError("the stream ended before any content");
         }
         return text;
       });

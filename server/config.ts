@@ -18,6 +18,7 @@ const envSchema = z.object({
   DEBUG_DIR: z.string().optional(),
   API_TOKENS: z.string().optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
+  RUN_DETACH_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
 });
 
 export interface Config {
@@ -32,6 +33,8 @@ export interface Config {
   /** token → tenant; null = open (only allowed on loopback). */
   tokens: Map<string, string> | null;
   bodyLimitBytes: number;
+  /** How long a run whose client left keeps going, waiting for a Last-Event-ID follower. */
+  detachGraceMs: number;
 }
 
 /** Reads `.env` (if present) without overriding the real environment. */
@@ -75,5 +78,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     debugDir: e.DEBUG_DIR ?? (e.DATA_DIR.startsWith("memory://") ? "./.data/debug" : resolve(e.DATA_DIR, "debug")),
     tokens: parseTokens(e.API_TOKENS),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    detachGraceMs: e.RUN_DETACH_GRACE_MS,
   };
 }

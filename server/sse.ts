@@ -67,8 +67,6 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
   c.header("x-accel-buffering", "no");
   return streamSSE(c, async (stream) => {
     const writer = new SseWriter(stream);
-    const abort = new AbortController();
-    stream.onAbort(() => abort.abort());
     let run: Run;
     try {
       run = await Run.start({
@@ -79,7 +77,7 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
         kind: o.kind,
         owner: deps.instanceId,
         debug: o.debug ?? deps.config.aiDebug,
-        signal: abort.signal,
+        detachGraceMs: deps.config.detachGraceMs,
         sink: (e) => writer.send(e),
       });
     } catch (e) {
@@ -89,14 +87,18 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
       await writer.drain();
       return;
     }
+    stream.onAbort(() => run.detach());
     try {
       if (!o.deferStart) run.emit("run_started", { runId: run.id, [o.idField ?? "conversationId"]: o.conversationId });
       await o.work(run, writer);
       if (!run.ended) await deps.db.sql.begin(async (tx) => run.complete(tx, [], o.outcome)).then((publish) => publish());
     } catch (e) {
-      const err = abort.signal.aborted ? toAppError(null) : toAppError(e);
-      if (err.code === "internal" && !abort.signal.aborted) console.error(`run ${run.id} failed:`, e);
-      await run.fail(abort.signal.aborted ? "internal" : err.code, abort.signal.aborted ? "Клиент отключился; ход не сохранён." : err.message).catch((fe) => console.error("could not record run failure", fe));
+      const gone = run.signal.aborted;
+      const err = toAppError(e);
+      if (err.code === "internal" && !gone) console.error(`run ${run.id} failed:`, e);
+      await run
+        .fail(gone ? "internal" : err.code, gone ? "Клиент отключился; ход не сохранён — отправьте сообщение ещё раз." : err.message)
+        .catch((fe) => console.error("could not record run failure", fe));
     }
     await writer.drain();
     writer.close();

@@ -55,6 +55,19 @@ export async function finishRun(tx: Tx, runId: string, r: { status: Exclude<RunS
            where id = ${runId} and status = 'running'`;
 }
 
+/** A follower marks the run as watched, so its owner keeps working after the original client left. */
+export async function markFollowed(sql: Tx, id: string): Promise<void> {
+  await sql`update runs set followed_at = now() where id = ${id} and status = 'running'`;
+}
+
+/** Heartbeat of a live run; tells its owner whether someone followed it recently. */
+export async function heartbeatRun(sql: Tx, id: string, followedWithinMs: number): Promise<boolean> {
+  const rows = await sql<{ followed: boolean }[]>`
+    update runs set heartbeat_at = now() where id = ${id}
+    returning coalesce(followed_at > now() - make_interval(secs => ${followedWithinMs / 1000}), false) as followed`;
+  return rows[0]?.followed ?? false;
+}
+
 export async function touchRuns(sql: Tx, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await sql`update runs set heartbeat_at = now() where id = any(${ids}) and status = 'running'`;

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { AppError } from "../../driver/errors";
-import { failAbandonedRuns, getRun, listRunEvents, type RunEventRow } from "../../storage/runs";
+import { failAbandonedRuns, getRun, listRunEvents, markFollowed, type RunEventRow } from "../../storage/runs";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { SseWriter } from "../sse";
@@ -53,6 +53,7 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
         });
       } else {
         while (!finished && !writer.isClosed) {
+          await markFollowed(deps.db.sql, runId);
           for (const e of await listRunEvents(deps.db.sql, runId, last)) if (!deliver(e)) break;
           if (finished) break;
           const now = await getRun(deps.db.sql, runId);

@@ -43,6 +43,8 @@ create table runs (
   error_code      text,
   owner           text not null,
   heartbeat_at    timestamptz not null default now(),
+  -- Last time a follower (GET /v1/runs/{id}/events) read this run: keeps a detached run alive.
+  followed_at     timestamptz,
   created_at      timestamptz not null default now(),
   finished_at     timestamptz
 );

@@ -74,7 +74,10 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       send(chunk(body.model, { role: "assistant", content: "" }));
       let sent = 0;
       for (const piece of content.match(/[\s\S]{1,8}/g) ?? []) {
-        if (s.truncateAfter !== undefined && sent >= s.truncateAfter) return req.socket.destroy();
+        if (s.truncateAfter !== undefined && sent >= s.truncateAfter) {
+          await new Promise((r) => setTimeout(r, 20)); // let the partial reply reach the client first
+          return req.socket.destroy();
+        }
         send(chunk(body.model, { content: piece }));
         sent += piece.length;
         if (s.chunkDelayMs) await new Promise((r) => setTimeout(r, s.chunkDelayMs));

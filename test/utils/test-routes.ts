@@ -1,0 +1,59 @@
+import type { Hono } from "hono";
+import { z } from "zod";
+import { AppError } from "../../driver/errors";
+import { runTurn } from "../../driver/turn";
+import type { AuthEnv } from "../../server/auth";
+import type { Deps } from "../../server/deps";
+import { readJson } from "../../server/errors";
+import { streamRun } from "../../server/sse";
+import { createConversation, findConversation } from "../../storage/conversations";
+import { appendMessages, listMessages } from "../../storage/messages";
+import { counterSpec } from "./counter-machine";
+
+/**
+ * A minimal dialogue served the way the real systems are: SSE turn through the driver,
+ * the answer streamed by the ANSWER role. Foundation tests exercise the gateway with it.
+ */
+export function registerTestRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+  app.post("/v1/test/conversations", async (c) => {
+    const conv = await createConversation(deps.db.sql, c.get("tenantId"), "test");
+    return c.json({ conversationId: conv.id }, 201);
+  });
+  app.get("/v1/test/conversations/:id", async (c) => {
+    const conv = await findConversation(deps.db.sql, c.get("tenantId"), c.req.param("id"), "test");
+    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+    return c.json({ conversationId: conv.id, messages: await listMessages(deps.db.sql, conv.id) });
+  });
+  app.post("/v1/test/conversations/:id/messages", async (c) => {
+    const body = await readJson(c, z.object({ text: z.string().min(1).max(10_000), debug: z.boolean().optional() }));
+    const conv = await findConversation(deps.db.sql, c.get("tenantId"), c.req.param("id"), "test");
+    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+    return streamRun(c, deps, {
+      conversationId: conv.id,
+      tenantId: conv.tenantId,
+      kind: "test",
+      debug: body.debug,
+      work: async (run) => {
+        await runTurn({
+          sql: deps.db.sql,
+          run,
+          spec: counterSpec,
+          key: conv.id,
+          conversationId: conv.id,
+          events: [{ type: "user.message", text: body.text }],
+          effects: {
+            "effect.model": async (e) => {
+              const r = await deps.llm.stream("answer", [{ role: "user", content: String(e.prompt) }], { signal: run.signal, onDelta: (delta) => run.emit("token", { delta }) });
+              if (!r.ok) throw new AppError(r.error.code === "cancelled" ? "internal" : "model_unavailable", "Модель временно недоступна.");
+              return { type: "model.replied", text: r.value };
+            },
+          },
+          commit: async (tx, s) => {
+            await appendMessages(tx, conv.id, [{ role: "user", text: body.text }, { role: "assistant", text: s.context.last ?? "" }], run.id);
+          },
+          closing: (s) => [{ event: "final", data: { answer: s.context.last, turns: s.context.turns } }],
+        });
+      },
+    });
+  });
+}

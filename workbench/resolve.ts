@@ -1,0 +1,187 @@
+// Stage 06 core: candidates for one mention, by signals in falling reliability. Each signal is
+// named in the candidate's `signals`; the weaker ones (stem, transliteration, typo) score lower and
+// a tie between two candidates stays `ambiguous` — the resolver never guesses.
+import { osaDistance, deletes1, typoAllowance } from "./distance";
+import { SUPPORTED_TYPES } from "./lexicon";
+import type { ResolverIndex } from "./resolve-index";
+import { stem } from "./stem";
+import { fold, words } from "./text";
+import { hasCyrillic, hasLatin, skeletonWord } from "./translit";
+import type { ResolutionStatus, ScoredCandidate } from "./types";
+
+export const SCORES = {
+  identity: 1,
+  display_name_exact: 0.95,
+  tokens_equal: 0.88,
+  stem: 0.75,
+  transliteration: 0.7,
+  typo: 0.65,
+  tokensPartial: (coverage: number) => 0.6 + 0.2 * coverage,
+  weakPartial: (coverage: number) => 0.42 + 0.1 * coverage,
+  content_mention_alone: 0.2,
+  content_mention_bonus: 0.05,
+} as const;
+
+/** Below this no candidate is a name-level match: the mention is not found (suggestions only). */
+export const FOUND_THRESHOLD = 0.5;
+/** Two candidates closer than this are "close": the case is ambiguous, not a guess. */
+export const CLOSE_MARGIN = 0.1;
+export const MAX_CANDIDATES = 5;
+
+export interface MentionQuery {
+  mention: string;
+  entityType?: string;
+  /** Restrict to these document indexes (folder scope). */
+  scope?: Set<number>;
+}
+
+export interface MentionResult {
+  status: ResolutionStatus;
+  candidates: ScoredCandidate[];
+  resolvedIdentity?: string;
+  resolvedBy?: "exact" | "signal";
+}
+
+type Acc = Map<number, { score: number; signals: string[] }>;
+
+function add(acc: Acc, i: number, score: number, signal: string): void {
+  const cur = acc.get(i);
+  if (!cur) acc.set(i, { score, signals: [signal] });
+  else {
+    if (!cur.signals.includes(signal)) cur.signals.push(signal);
+    if (score > cur.score) cur.score = score;
+  }
+}
+
+/** Docs whose words cover every slot: each slot is a set of acceptable words. */
+function intersectSlots(slots: ReadonlyArray<ReadonlySet<string>>, postings: Map<string, number[]>): number[] {
+  let result: Set<number> | null = null;
+  // Smallest slot first keeps the intersection cheap on big workspaces.
+  const lists = slots
+    .map((alts) => {
+      const u = new Set<number>();
+      for (const a of alts) for (const i of postings.get(a) ?? []) u.add(i);
+      return u;
+    })
+    .sort((a, b) => a.size - b.size);
+  for (const u of lists) {
+    if (result === null) result = u;
+    else {
+      const next = new Set<number>();
+      for (const i of result) if (u.has(i)) next.add(i);
+      result = next;
+    }
+    if (result.size === 0) break;
+  }
+  return result ? [...result] : [];
+}
+
+/** Vocabulary words within the typo allowance of `w` (distance 1 via deletes, 2 by a bounded scan). */
+export function typoAlternatives(idx: ResolverIndex, w: string): string[] {
+  const allow = typoAllowance(w.length);
+  if (allow === 0) return [];
+  const found = new Set<string>();
+  const keys = [w, ...deletes1(w)];
+  for (const k of keys) {
+    for (const v of idx.deletes.get(k) ?? []) if (v !== w) found.add(v); // deletion or substitution
+    if (k !== w && idx.byWord.has(k)) found.add(k); // w carries one extra letter
+  }
+  const out = [...found].filter((v) => osaDistance(v, w, 1) <= 1);
+  if (out.length === 0 && allow >= 2) {
+    for (const v of idx.vocabByFirst.get(w[0]!) ?? []) {
+      if (Math.abs(v.length - w.length) <= 2 && osaDistance(v, w, 2) <= 2) out.push(v);
+    }
+  }
+  return out;
+}
+
+export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
+  const acc: Acc = new Map();
+  const f = fold(mention);
+  const ws = words(f);
+  if (ws.length === 0) return acc;
+
+  const byId = idx.byIdentity.get(f) ?? idx.byIdentity.get(f.replace(/\s+/g, "-"));
+  if (byId !== undefined) add(acc, byId, SCORES.identity, "identity");
+
+  for (const i of idx.byName.get(ws.join(" ")) ?? []) add(acc, i, SCORES.display_name_exact, "display_name_exact");
+  const key = [...ws].sort().join(" ");
+  for (const i of idx.byWordSet.get(key) ?? []) add(acc, i, SCORES.tokens_equal, "tokens");
+  for (const i of intersectSlots(ws.map((w) => new Set([w])), idx.byWord)) {
+    add(acc, i, SCORES.tokensPartial(ws.length / idx.docs[i]!.nameWords.length), "tokens");
+  }
+
+  // Beyond v0.6.0, each a separate, weaker signal.
+  const stems = ws.map(stem);
+  for (const i of idx.byStemSet.get([...stems].sort().join(" ")) ?? []) add(acc, i, SCORES.stem, "stem");
+  for (const i of intersectSlots(stems.map((s) => new Set([s])), idx.byStem)) {
+    add(acc, i, SCORES.weakPartial(ws.length / idx.docs[i]!.nameWords.length), "stem");
+  }
+
+  if (hasLatin(f)) {
+    const sk = ws.map(skeletonWord);
+    const crossScript = (i: number) => hasCyrillic(idx.docs[i]!.nameKey) || !hasLatin(idx.docs[i]!.nameKey);
+    for (const i of idx.bySkeletonSet.get([...sk].sort().join(" ")) ?? []) if (crossScript(i)) add(acc, i, SCORES.transliteration, "transliteration");
+    for (const i of intersectSlots(sk.map((s) => new Set([s])), idx.bySkeleton)) {
+      if (crossScript(i)) add(acc, i, SCORES.weakPartial(ws.length / idx.docs[i]!.nameWords.length), "transliteration");
+    }
+  }
+
+  // Typos: a slot accepts the word itself or any vocabulary word within its allowance.
+  // A word the vocabulary knows is taken as typed; only unknown words get typo alternatives.
+  const slots = ws.map((w) => new Set(idx.byWord.has(w) ? [w] : [w, ...typoAlternatives(idx, w)]));
+  if (slots.some((s) => s.size > 1)) {
+    for (const i of intersectSlots(slots, idx.byWord)) {
+      const d = idx.docs[i]!;
+      const typoUsed = ws.some((w) => !d.nameWords.includes(w));
+      if (!typoUsed) continue;
+      const full = d.nameWords.length === ws.length;
+      add(acc, i, full ? SCORES.typo : SCORES.weakPartial(ws.length / d.nameWords.length), "typo");
+    }
+  }
+
+  // Content mention: weak, additive; alone it is only a suggestion.
+  const contentStems = stems.filter((s) => s.length > 2);
+  if (contentStems.length) {
+    for (const i of intersectSlots(contentStems.map((s) => new Set([s])), idx.byContentStem)) {
+      const cur = acc.get(i);
+      if (cur) add(acc, i, Math.min(0.99, cur.score + SCORES.content_mention_bonus), "content_mention");
+      else add(acc, i, SCORES.content_mention_alone, "content_mention");
+    }
+  }
+  return acc;
+}
+
+export function resolveMention(idx: ResolverIndex, q: MentionQuery): MentionResult {
+  if (q.entityType && !(SUPPORTED_TYPES as readonly string[]).includes(q.entityType)) {
+    return { status: "unsupported_type", candidates: [] };
+  }
+  const acc = collectCandidates(idx, q.mention);
+  let entries = [...acc.entries()].filter(([i]) => (!q.scope || q.scope.has(i)) && (!q.entityType || idx.docs[i]!.doc.documentType === q.entityType));
+  const supported = entries.filter(([i]) => (SUPPORTED_TYPES as readonly string[]).includes(idx.docs[i]!.doc.documentType));
+  if (supported.length === 0 && entries.some(([, v]) => v.score >= FOUND_THRESHOLD)) {
+    return { status: "unsupported_type", candidates: [] };
+  }
+  entries = supported;
+  entries.sort(([ia, a], [ib, b]) => b.score - a.score || idx.docs[ia]!.doc.identity.localeCompare(idx.docs[ib]!.doc.identity));
+  const top = entries[0];
+  const toCandidate = ([i, v]: [number, { score: number; signals: string[] }], k: number): ScoredCandidate => {
+    const d = idx.docs[i]!.doc;
+    const signals = q.entityType && v.signals.includes("identity") ? ["document_type+identity", ...v.signals.filter((s) => s !== "identity")] : v.signals;
+    return { candidateId: `c${k + 1}`, identity: d.identity, displayName: d.displayName, documentType: d.documentType, score: Math.round(v.score * 1000) / 1000, signals };
+  };
+  if (!top || top[1].score < FOUND_THRESHOLD) {
+    return { status: "not_found", candidates: entries.slice(0, MAX_CANDIDATES).map(toCandidate) };
+  }
+  const close = entries.filter(([, v]) => v.score >= top[1].score - CLOSE_MARGIN + 1e-9);
+  if (close.length > 1) {
+    return { status: "ambiguous", candidates: close.slice(0, MAX_CANDIDATES).map(toCandidate) };
+  }
+  const strongest = top[1].signals.some((s) => s === "identity" || s === "display_name_exact");
+  return {
+    status: "resolved",
+    candidates: entries.slice(0, MAX_CANDIDATES).map(toCandidate),
+    resolvedIdentity: idx.docs[top[0]]!.doc.identity,
+    resolvedBy: strongest ? "exact" : "signal",
+  };
+}

@@ -1,0 +1,101 @@
+// Russian Snowball stemmer (Porter's algorithm for Russian), on folded text (ё already → е).
+// Used as a named, weaker resolver signal ("stem") and for documentation ranking — never to turn
+// two different names into one exact match.
+
+const VOWELS = "аеиоуыэюя";
+
+const PERFECTIVE_GERUND_1 = ["вшись", "вши", "в"]; // after а/я
+const PERFECTIVE_GERUND_2 = ["ившись", "ывшись", "ивши", "ывши", "ив", "ыв"];
+const ADJECTIVE = ["ими", "ыми", "его", "ого", "ему", "ому", "ее", "ие", "ые", "ое", "ей", "ий", "ый", "ой", "ем", "им", "ым", "ом", "их", "ых", "ую", "юю", "ая", "яя", "ою", "ею"];
+const PARTICIPLE_1 = ["ем", "нн", "вш", "ющ", "щ"]; // after а/я
+const PARTICIPLE_2 = ["ивш", "ывш", "ующ"];
+const REFLEXIVE = ["ся", "сь"];
+const VERB_1 = ["ете", "йте", "ешь", "нно", "ла", "на", "ли", "ем", "ло", "но", "ет", "ют", "ны", "ть", "й", "л", "н"]; // after а/я
+const VERB_2 = ["ейте", "уйте", "ила", "ыла", "ена", "ите", "или", "ыли", "ило", "ыло", "ено", "ует", "уют", "ены", "ить", "ыть", "ишь", "ей", "уй", "ил", "ыл", "им", "ым", "ен", "ят", "ит", "ыт", "ую", "ю"];
+const NOUN = ["иями", "ями", "ами", "ией", "иям", "ием", "иях", "ев", "ов", "ие", "ье", "еи", "ии", "ей", "ой", "ий", "ям", "ем", "ам", "ом", "ах", "ях", "ию", "ью", "ия", "ья", "а", "е", "и", "й", "о", "у", "ы", "ь", "ю", "я"];
+const DERIVATIONAL = ["ость", "ост"];
+const SUPERLATIVE = ["ейше", "ейш"];
+
+const byLength = (xs: string[]) => [...xs].sort((a, b) => b.length - a.length);
+const PG1 = byLength(PERFECTIVE_GERUND_1), PG2 = byLength(PERFECTIVE_GERUND_2);
+const ADJ = byLength(ADJECTIVE), P1 = byLength(PARTICIPLE_1), P2 = byLength(PARTICIPLE_2);
+const V1 = byLength(VERB_1), V2 = byLength(VERB_2), N = byLength(NOUN), REF = byLength(REFLEXIVE);
+
+function isVowel(c: string | undefined): boolean {
+  return c !== undefined && VOWELS.includes(c);
+}
+
+function regions(w: string): { rv: number; r2: number } {
+  let rv = w.length;
+  for (let i = 0; i < w.length; i++) if (isVowel(w[i])) { rv = i + 1; break; }
+  const after = (from: number) => {
+    for (let i = from; i < w.length - 1; i++) if (isVowel(w[i]) && !isVowel(w[i + 1])) return i + 2;
+    return w.length;
+  };
+  const r1 = after(0);
+  return { rv, r2: after(r1) };
+}
+
+/** Longest ending from `list` inside the region starting at `from`; `afterAYa` requires а/я before it. */
+function strip(w: string, from: number, list: string[], afterAYa = false): string | null {
+  for (const e of list) {
+    if (!w.endsWith(e) || w.length - e.length < from) continue;
+    if (afterAYa) {
+      const prev = w[w.length - e.length - 1];
+      if (prev !== "а" && prev !== "я") continue;
+      if (w.length - e.length - 1 < from) continue;
+    }
+    return w.slice(0, w.length - e.length);
+  }
+  return null;
+}
+
+export function stemWord(input: string): string {
+  const w0 = input.toLowerCase().replace(/ё/g, "е");
+  if (w0.length < 3 || !/^[а-я]+$/.test(w0)) return w0;
+  const { rv, r2 } = regions(w0);
+  let w = w0;
+
+  // Step 1
+  const pg = strip(w, rv, PG1, true) ?? strip(w, rv, PG2);
+  if (pg !== null) w = pg;
+  else {
+    w = strip(w, rv, REF) ?? w;
+    const adj = strip(w, rv, ADJ);
+    if (adj !== null) {
+      w = strip(adj, rv, P1, true) ?? strip(adj, rv, P2) ?? adj;
+    } else {
+      const verb = strip(w, rv, V1, true) ?? strip(w, rv, V2);
+      if (verb !== null) w = verb;
+      else w = strip(w, rv, N) ?? w;
+    }
+  }
+  // Step 2
+  if (w.endsWith("и") && w.length - 1 >= rv) w = w.slice(0, -1);
+  // Step 3
+  const der = strip(w, r2, DERIVATIONAL);
+  if (der !== null) w = der;
+  // Step 4
+  if (w.endsWith("нн") && w.length - 2 >= rv) w = w.slice(0, -1);
+  else {
+    const sup = strip(w, rv, SUPERLATIVE);
+    if (sup !== null) {
+      w = sup;
+      if (w.endsWith("нн")) w = w.slice(0, -1);
+    } else if (w.endsWith("ь") && w.length - 1 >= rv) w = w.slice(0, -1);
+  }
+  return w;
+}
+
+const cache = new Map<string, string>();
+
+/** Memoized: the same words recur across a workspace and across requests. */
+export function stem(word: string): string {
+  let s = cache.get(word);
+  if (s === undefined) {
+    s = stemWord(word);
+    if (cache.size > 200_000) cache.clear();
+    cache.set(word, s);
+  }
+  return s;
+}

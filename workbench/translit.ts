@@ -1,0 +1,71 @@
+// Latin↔Cyrillic transliteration as a shared "skeleton": both scripts are mapped into one lossy
+// alphabet so "Obekt Alfa", "Obyekt Alfa" and "Объект Альфа" meet. Lossy on purpose — it is a
+// named, weaker resolver signal ("transliteration"), never an exact match.
+
+const CYR: Record<string, string> = {
+  а: "a", б: "b", в: "v", г: "g", д: "d", е: "e", ё: "e", ж: "8", з: "z", и: "i", й: "i", к: "k", л: "l",
+  м: "m", н: "n", о: "o", п: "p", р: "r", с: "s", т: "t", у: "u", ф: "f", х: "h", ц: "c", ч: "7", ш: "9",
+  щ: "9", ъ: "", ы: "i", ь: "", э: "e", ю: "iu", я: "ia",
+};
+
+// Order matters: longer digraphs first.
+const LATIN_RULES: Array<[RegExp, string]> = [
+  [/shch|sch/g, "9"],
+  [/ch/g, "7"],
+  [/sh/g, "9"],
+  [/zh/g, "8"],
+  [/kh/g, "h"],
+  [/ts|tz/g, "c"],
+  [/ph/g, "f"],
+  [/ck/g, "k"],
+  [/c(?=[eiy])/g, "c"],
+  [/c/g, "k"],
+  [/x/g, "ks"],
+  [/q/g, "k"],
+  [/w/g, "v"],
+  [/j/g, "i"],
+  [/y/g, "i"],
+];
+
+const SHARED_RULES: Array<[RegExp, string]> = [
+  [/i([aeiou])/g, "$1"], // ya/ia, yu/iu, ye/ie: the glide is spelled inconsistently
+  [/(.)\1+/g, "$1"], // doubled letters
+];
+
+export function hasLatin(s: string): boolean {
+  return /[a-z]/i.test(s);
+}
+
+export function hasCyrillic(s: string): boolean {
+  return /[\u0400-\u04ff]/.test(s);
+}
+
+/** Skeleton of one folded word (either script, or mixed). */
+export function skeletonWord(folded: string): string {
+  let out = "";
+  let latinRun = "";
+  const flush = () => {
+    let s = latinRun;
+    for (const [re, to] of LATIN_RULES) s = s.replace(re, to);
+    out += s;
+    latinRun = "";
+  };
+  for (const ch of folded) {
+    const c = CYR[ch];
+    if (c !== undefined) {
+      flush();
+      out += c;
+    } else if (/[a-z]/.test(ch)) latinRun += ch;
+    else {
+      flush();
+      out += ch;
+    }
+  }
+  flush();
+  for (const [re, to] of SHARED_RULES) out = out.replace(re, to);
+  return out;
+}
+
+export function skeleton(words: readonly string[]): string {
+  return words.map(skeletonWord).join(" ");
+}
