@@ -35,7 +35,9 @@ export interface ParsedBranchOutput {
 
 const STATE_MARKER = /STATE_JSON\s*:?/i;
 const SIGNAL = /[ \t]*\[\s*INTENT_CHANGE\s*:?([^\]]*)\][ \t]*/gi;
-const MARKERS = ["STATE_JSON", "[INTENT_CHANGE"];
+/** Regexes for a marker's beginning at the very end of the buffer. */
+const nested = (word: string) => word.split("").reduceRight((acc, ch) => `${ch.replace(/[[\]]/g, "\\$&")}(?:${acc})?`, "");
+const PARTIALS = [new RegExp(`${nested("STATE_JSON")}$`, "i"), new RegExp(`\\[\\s*(?:${nested("INTENT_CHANGE")})?$`, "i")];
 
 /** Index just past the balanced JSON object starting at `from` (first `{`), or -1. */
 function objectEnd(text: string, from: number): number {
@@ -137,20 +139,13 @@ export function holdIndex(buf: string): number {
       break;
     }
   }
-  // A suffix that is a prefix of a marker ("ST", "[INT", "[ ").
-  const upper = buf.toUpperCase();
-  for (const marker of MARKERS) {
-    for (let len = Math.min(marker.length - 1, upper.length); len > 0; len--) {
-      const tail = upper.slice(upper.length - len);
-      const bare = tail.replace(/^\[\s+/, "[");
-      if (marker.startsWith(bare)) {
-        hold = Math.min(hold, buf.length - len);
-        break;
-      }
-    }
+  // A suffix that is a prefix of a marker ("ST", "[INT", "[ INTENT_CH").
+  for (const partial of PARTIALS) {
+    const m = partial.exec(buf);
+    if (m) hold = Math.min(hold, m.index);
   }
   // Backticks ("```json") and whitespace may open a fenced tail; hold them until the next visible character.
-  const trailing = /(?:`{1,3}[a-z]{0,4})?[\s`]*$/i.exec(buf.slice(0, hold));
+  const trailing = /\s*(?:`{1,3}[a-z]{0,4})?[\s`]*$/i.exec(buf.slice(0, hold));
   if (trailing) hold = Math.min(hold, trailing.index);
   return hold;
 }

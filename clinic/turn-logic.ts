@@ -182,7 +182,10 @@ export function applyBranchOutput(reg: Registry, view: TurnView, text: string, j
   const active = v.state.activeBranch!;
   const signal = parsed.intentChange;
   if (signal.kind === "malformed") v.turn.notes.push(`INTENT_CHANGE not understood: ${signal.raw}`);
-  if (signal.kind === "ok" && signal.intent !== active && !loopLocked(v.state)) {
+  // A branch without exit conditions (escalate_human) has no way out by its own signal.
+  const canExit = reg.branches[active].exit_conditions.length > 0;
+  if (signal.kind === "ok" && !canExit) v.turn.notes.push(`INTENT_CHANGE ignored: ${active} has no exit conditions`);
+  if (signal.kind === "ok" && canExit && signal.intent !== active && !loopLocked(v.state)) {
     if (parsed.visible) v.turn.replyParts.push(parsed.visible);
     v.turn.hint = null;
     v.turn.fragments = [];

@@ -91,7 +91,8 @@ export function createClinicDialogueMachine(registry: Registry) {
           {
             guard: "needsKnowledge",
             target: "retrieving",
-            actions: emit(({ context }) => ({ type: "effect.retrieve", branch: context.state.activeBranch!, query: context.turn!.text }) as const),
+            // A side question is looked up in the knowledge of the topic the router saw, not the booking's.
+            actions: emit(({ context }) => ({ type: "effect.retrieve", branch: context.turn!.hint ?? context.state.activeBranch!, query: context.turn!.text }) as const),
           },
           { target: "calling", actions: "emitBranchCall" },
         ],

@@ -5,6 +5,8 @@ import { bearerAuth, type AuthEnv } from "./auth";
 import type { Deps } from "./deps";
 import { errorResponse } from "./errors";
 import { registerRunRoutes } from "./routes/runs";
+import { registerWorkbenchRoutes } from "./routes/workbench";
+import { registerClinicRoutes } from "./routes/clinic";
 
 export function createApp(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
@@ -21,5 +23,7 @@ export function createApp(deps: Deps): Hono<AuthEnv> {
   app.use("/v1/*", bearerAuth(deps.config.tokens));
   registerRunRoutes(app, deps);
   // Feature routes register below, one line each.
+  registerClinicRoutes(app, deps);
+  registerWorkbenchRoutes(app, deps);
   return app;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { serve, type ServerType } from "@hono/node-server";
 import { RunHub } from "../driver/hub";
-import { createLlm } from "../llm/client";
+import { createLlm, type Llm } from "../llm/client";
 import { openDatabase, type Database } from "../storage/db";
 import { failAbandonedRuns, touchRuns } from "../storage/runs";
 import { createApp } from "./app";
@@ -23,6 +23,8 @@ export interface StartOptions {
   db?: Database;
   /** Extra route registrations (tests mount small machines this way). */
   extend?: (app: ReturnType<typeof createApp>, deps: Deps) => void;
+  /** Use this model client instead of building one from the config (benchmarks inject an in-process model). */
+  llm?: Llm;
 }
 
 export async function startServer(config: Config, log: (line: string) => void = (l) => console.log(l), opts: StartOptions = {}): Promise<Started> {
@@ -34,7 +36,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   // Embedded: one process owns the database, so any run still "running" died with the last one.
   const closed = await failAbandonedRuns(db.sql, db.backend === "pglite" ? { staleAfterMs: 0 } : { staleAfterMs: STALE_RUN_MS, exceptOwner: instanceId });
   if (closed.length) log(`closed ${closed.length} run(s) abandoned by a stopped process`);
-  const llm = createLlm({ ...config.llm, roleModels: config.llm.roleModels }, log);
+  const llm = opts.llm ?? createLlm({ ...config.llm, roleModels: config.llm.roleModels }, log);
   const hub = new RunHub();
   const deps: Deps = { db, llm, config, hub, instanceId, log };
   const app = createApp(deps);

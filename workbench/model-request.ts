@@ -7,6 +7,9 @@ import type { ContextBlock } from "./adequacy";
 import { estimateTokens } from "./text";
 import type { Plan, TaskResolution } from "./types";
 
+/** A context block as the model sees it (distributive Omit keeps the union discriminated). */
+export type ContextItem = ContextBlock extends infer B ? (B extends ContextBlock ? Omit<B, "tokens" | "pinned"> : never) : never;
+
 export interface ConversationMessage {
   role: "user" | "assistant";
   text: string;
@@ -18,7 +21,7 @@ export interface ModelRequest {
     planVersion: number;
     tasks: Array<{ id: string; intent: string; sourceMode: string; entityType?: string; mentions: string[]; dependsOn: string[]; target?: string; status?: string }>;
   };
-  context: Array<Omit<ContextBlock, "tokens" | "pinned">>;
+  context: ContextItem[];
   conversation: ConversationMessage[];
   workspace: { generation: string; snapshotSha256: string };
   clarifications?: Array<{ question: string; answer: string }>;
@@ -64,9 +67,10 @@ export function buildModelRequest(input: {
         };
       }),
     },
-    context: input.blocks.map(({ tokens: _t, ...b }) => {
-      if (b.kind === "entity") { const { pinned: _p, ...rest } = b; return rest; }
-      return b;
+    context: input.blocks.map((b): ContextItem => {
+      if (b.kind === "entity") { const { pinned: _p, tokens: _t, ...rest } = b; return rest; }
+      const { tokens: _t, ...rest } = b;
+      return rest as ContextItem;
     }),
     conversation: [...input.conversation],
     workspace: input.workspace,

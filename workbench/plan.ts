@@ -108,9 +108,11 @@ export function parseClause(text: string): ClauseParse {
         return withType({ intent: "list_entities", sourceMode: "domain", implicit: false, confidence: 0.85 });
       return withType({ intent: "inspect_entity", sourceMode: "domain", implicit: false, confidence: hasTarget ? (longResidual ? 0.55 : 0.95) : 0.4 });
     case "explain":
-      if (quotes.length || identityLike || (entityType && mentions.length) || historyRef)
+      // "объясни композицию «X»" is about a document (mixed); "объясни, как вызвать композицию"
+      // is about the product. An unquoted name after a type noun is left to the planner gate.
+      if (quotes.length || identityLike || historyRef)
         return withType({ intent: "inspect_entity", sourceMode: "mixed", implicit: false, confidence: 0.85 });
-      return { intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit: false, confidence: 0.9 };
+      return { intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit: false, confidence: entityType && mentions.length && !question ? 0.6 : 0.9 };
     default: {
       if (identityLike && !question) return withType({ intent: "inspect_entity", sourceMode: "domain", implicit: false, confidence: 0.9 });
       if (entityType && plural && !mentions.length && (question || folderName))

@@ -99,8 +99,8 @@ function checkSelection(task: Task, idx: ResolverIndex, mention: string): TaskRe
   if (i !== undefined) {
     const d = idx.docs[i]!.doc;
     return {
-      taskId: task.id, mention, status: "resolved", resolvedIdentity: d.identity, resolvedBy: "clarification",
-      candidates: [{ candidateId: sel.candidateId, identity: d.identity, displayName: d.displayName, documentType: d.documentType, score: 1, signals: ["selected"] }],
+      taskId: task.id, mention, status: "resolved", resolvedIdentity: d.identity, resolvedBy: sel.source === "reranker" ? "reranker" : "clarification",
+      candidates: [{ candidateId: sel.candidateId, identity: d.identity, displayName: d.displayName, documentType: d.documentType, score: 1, signals: [sel.source === "reranker" ? "reranker" : "selected"] }],
     };
   }
   // The chosen document is gone: offer what the mention resolves to now, and ask again.

@@ -10,7 +10,9 @@ const CYR: Record<string, string> = {
 
 // Order matters: longer digraphs first.
 const LATIN_RULES: Array<[RegExp, string]> = [
-  [/shch|sch/g, "9"],
+  [/shch/g, "9"],
+  // "sch" is far more often с+ч ("Raschet" = "Расчёт") than щ; "shch" is the usual щ.
+  [/sch/g, "s7"],
   [/ch/g, "7"],
   [/sh/g, "9"],
   [/zh/g, "8"],

@@ -32,6 +32,8 @@ export const SelectionSchema = z.object({
   candidateId: z.string(),
   clarificationId: z.string(),
   planVersion: z.number().int(),
+  /** Who chose: the user (a clarification answer) or the reranker (re-resolved if the workspace changes). */
+  source: z.enum(["user", "reranker"]).default("user"),
 });
 export type Selection = z.infer<typeof SelectionSchema>;
 

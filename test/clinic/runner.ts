@@ -1,5 +1,6 @@
 import { initialTransition, transition } from "xstate";
-import type { KnowledgeFragment } from "../../clinic/prompt";
+import { buildBranchMessages, buildRouterMessages } from "../../clinic/prompt";
+import type { HistoryMessage, KnowledgeFragment, PromptMessage } from "../../clinic/prompt";
 import type { ClinicState, Registry } from "../../clinic/types";
 import { createClinicDialogueMachine } from "../../machines/clinic-dialogue";
 import type { ClinicDialogueMachine, DialogueContext, DialogueEmitted, DialogueEvent } from "../../machines/clinic-dialogue";
@@ -15,6 +16,12 @@ export interface TurnScript {
   branch: Reply[];
   fragments?: KnowledgeFragment[];
 }
+/** Models as functions of the messages they would get (e.g. the offline responders). */
+export interface Responders {
+  router: (messages: PromptMessage[]) => string;
+  branch: (messages: PromptMessage[]) => string;
+  fragments?: KnowledgeFragment[];
+}
 export interface EffectLog {
   type: string;
   system?: string;
@@ -26,6 +33,7 @@ export type TurnResult =
 
 export function createRunner(registry: Registry) {
   const machine: ClinicDialogueMachine = createClinicDialogueMachine(registry);
+  const history: HistoryMessage[] = [];
   let persisted = JSON.stringify(machine.getPersistedSnapshot(initialTransition(machine, {})[0], undefined));
   const restore = (json: string) => {
     const p = JSON.parse(json) as { value: string; context: DialogueContext };
@@ -39,9 +47,12 @@ export function createRunner(registry: Registry) {
     get state(): ClinicState {
       return (JSON.parse(persisted) as { context: DialogueContext }).context.state;
     },
-    turn(text: string, script: TurnScript): TurnResult {
-      const router = [...script.router];
-      const branch = [...script.branch];
+    history,
+    turn(text: string, script: TurnScript | Responders): TurnResult {
+      const scripted = Array.isArray(script.router);
+      const router = scripted ? [...(script as TurnScript).router] : [];
+      const branch = scripted ? [...(script as TurnScript).branch] : [];
+      const fn = scripted ? null : (script as Responders);
       const calls = { router: 0, branch: 0 };
       const effects: EffectLog[] = [];
       let snap = restore(persisted);
@@ -58,12 +69,12 @@ export function createRunner(registry: Registry) {
           effects.push({ type: e.type, ...(e.type === "effect.branch" ? { system: e.system, branch: e.branch } : {}) });
           if (e.type === "effect.router") {
             calls.router++;
-            const r = router.shift() ?? "";
+            const r = fn ? fn.router(buildRouterMessages(history, e.text)) : (router.shift() ?? "");
             if (typeof r !== "string") return { ok: false, persisted, calls };
             queue.push({ type: "router.result", text: r });
           } else if (e.type === "effect.branch") {
             calls.branch++;
-            const r = branch.shift() ?? "";
+            const r = fn ? fn.branch(buildBranchMessages(e.system, history, e.text)) : (branch.shift() ?? "");
             if (typeof r !== "string") return { ok: false, persisted, calls };
             queue.push({ type: "branch.result", text: r });
           } else if (e.type === "effect.retrieve") {
@@ -73,6 +84,7 @@ export function createRunner(registry: Registry) {
       }
       if (!final) throw new Error(`runner: turn ended without final (state ${JSON.stringify(snap.value)})`);
       persisted = JSON.stringify(machine.getPersistedSnapshot(snap, undefined));
+      history.push({ role: "user", text }, { role: "assistant", text: final.reply });
       return { ok: true, reply: final.reply, state: final.state, events: final.events, notes: final.notes, calls, effects, persisted };
     },
   };

@@ -1,0 +1,106 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { openDatabase, type Database } from "../storage/db";
+import { sleep } from "./stats";
+
+/**
+ * The two backends every benchmark runs on: embedded PGlite (file-backed in a temporary
+ * folder, as `npm start` runs it) and a scratch database on the PostgreSQL server, created
+ * for this run and dropped after it.
+ */
+export interface Backend {
+  name: "pglite" | "postgres";
+  db: Database;
+  /** Server only: counters of the scratch database, read from another database. */
+  counters(): Promise<DbCounters | null>;
+  /** Server only: WAL records of this database between two LSNs (pg_walinspect). */
+  wal(from: string, to: string): Promise<WalShare | null>;
+  close(): Promise<void>;
+}
+
+export interface DbCounters {
+  xactCommit: number;
+  lsn: string;
+}
+
+export interface WalShare {
+  bytes: number;
+  commitRecords: number;
+}
+
+export const defaultServerUrl = "postgres://postgres@127.0.0.1:5432/test";
+
+export async function openPglite(): Promise<Backend> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-pglite-"));
+  const db = await openDatabase({ dataDir: dir });
+  return {
+    name: "pglite",
+    db,
+    counters: async () => null,
+    wal: async () => null,
+    async close() {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function openPostgres(serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl, max = 10): Promise<Backend> {
+  const name = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ url: url.toString(), max });
+  // A side connection into the scratch database for pg_walinspect, used only outside measured windows.
+  const side = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  const walinspect = await side`create extension if not exists pg_walinspect`.then(() => true, () => false);
+  const [{ oid } = { oid: 0 }] = await admin<{ oid: number }[]>`select oid::int as oid from pg_database where datname = ${name}`;
+  return {
+    name: "postgres",
+    db,
+    async counters() {
+      // Backends publish their counters when idle (at most once a second in PostgreSQL 15):
+      // wait until two reads agree, so a window's last transactions are counted.
+      let prev = -1;
+      for (let i = 0; i < 12; i++) {
+        const [r] = await admin<{ xact_commit: string }[]>`select xact_commit::text from pg_stat_database where datname = ${name}`;
+        const now = Number(r?.xact_commit ?? 0);
+        if (now === prev) break;
+        prev = now;
+        await sleep(300);
+      }
+      const [l] = await admin<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
+      return { xactCommit: prev, lsn: l!.lsn };
+    },
+    async wal(from, to) {
+      if (!walinspect) return null;
+      const pattern = `%/${oid}/%`;
+      const [r] = await side<{ bytes: string | null; commits: string }[]>`
+        with r as (select xid, resource_manager, record_type, record_length, block_ref from pg_get_wal_records_info(${from}::pg_lsn, ${to}::pg_lsn)),
+             mine as (select distinct xid from r where xid::text <> '0' and block_ref like ${pattern})
+        select sum(record_length) filter (where block_ref like ${pattern} or xid in (select xid from mine))::text as bytes,
+               count(*) filter (where resource_manager = 'Transaction' and record_type like 'COMMIT%' and xid in (select xid from mine))::text as commits
+        from r`;
+      return { bytes: Number(r?.bytes ?? 0), commitRecords: Number(r?.commits ?? 0) };
+    },
+    async close() {
+      await side.end({ timeout: 2 }).catch(() => {});
+      await db.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
+      await admin.end({ timeout: 2 });
+    },
+  };
+}
+
+/** Bytes between two LSNs ("16/B374D848"), cluster-wide: other databases' traffic is included. */
+export function lsnDiff(from: string, to: string): number {
+  const n = (l: string) => {
+    const [hi = "0", lo = "0"] = l.split("/");
+    return BigInt(`0x${hi}`) * 0x100000000n + BigInt(`0x${lo}`);
+  };
+  return Number(n(to) - n(from));
+}

@@ -1,0 +1,76 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { openPglite, openPostgres, type Backend } from "./backends";
+import { goalLine, type Goal } from "./goals";
+import { benchStream } from "./stream";
+import { benchTurn } from "./turn";
+
+/**
+ * `npm run bench [-- --quick] [--only=turn,stream,resolve,prompt] [--backend=pglite,postgres]`
+ * Every figure is printed with its floor measured in the same run; the last lines are one per goal.
+ */
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const pick = (flag: string) => args.find((a) => a.startsWith(`--${flag}=`))?.split("=")[1]?.split(",");
+const only = new Set(pick("only") ?? ["turn", "stream", "resolve", "prompt"]);
+const backends = pick("backend") ?? ["pglite", "postgres"];
+const log = (line: string) => console.log(line);
+
+type Optional = (o: { quick: boolean; log: (l: string) => void }) => Promise<Goal[] | void>;
+
+/** Benchmarks other parts of the project add as they land (bench/resolve.ts, bench/prompt.ts). */
+async function optional(name: string): Promise<Optional | null> {
+  const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+  if (!existsSync(file)) return null;
+  const m = (await import(file)) as Record<string, unknown>;
+  const fn = m[`bench${name[0]!.toUpperCase()}${name.slice(1)}`] ?? m.run ?? m.default;
+  return typeof fn === "function" ? (fn as Optional) : null;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const goals: Goal[] = [];
+  log(`bench${quick ? " --quick" : ""}: node ${process.version}, ${new Date().toISOString()}`);
+  for (const name of backends) {
+    if (!only.has("turn") && !only.has("stream")) break;
+    let backend: Backend;
+    try {
+      backend = name === "pglite" ? await openPglite() : await openPostgres();
+    } catch (e) {
+      log(`\n${name}: not available (${(e as Error).message}); skipped`);
+      continue;
+    }
+    try {
+      if (only.has("turn")) {
+        log("");
+        goals.push(...(await benchTurn(backend, { quick, log })));
+      }
+      if (only.has("stream")) {
+        log("");
+        goals.push(...(await benchStream(backend, { quick, log })));
+      }
+    } finally {
+      await backend.close();
+    }
+  }
+  for (const name of ["resolve", "prompt"]) {
+    if (!only.has(name)) continue;
+    const fn = await optional(name);
+    log("");
+    if (!fn) {
+      log(`${name}: bench/${name}.ts is not there yet; skipped`);
+      continue;
+    }
+    goals.push(...((await fn({ quick, log })) ?? []));
+  }
+  log(`\ngoals (${((performance.now() - started) / 1000).toFixed(1)} s):`);
+  for (const g of goals) log(goalLine(g));
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

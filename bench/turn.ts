@@ -1,0 +1,169 @@
+import type { Backend } from "./backends";
+import { lsnDiff } from "./backends";
+import { createFloorTables, floorTurn, type FloorLane } from "./floor";
+import type { Goal } from "./goals";
+import { directLlm, instantLlm, loopbackLlm, startLoopbackModel } from "./model";
+import { perTurn, SqlCounter, type SqlCounts } from "./sql-count";
+import { bytes, lanes, ms, perSec, ratio, summarize } from "./stats";
+import { checkedTurn, REPLY, startBenchServer, turnScript, type BenchServer } from "./targets";
+
+/**
+ * turn: full HTTP + SSE turns with an instant scripted model against the floor of one bare
+ * transaction per turn, both through the same postgres.js client on the same database.
+ */
+export interface TurnBenchOptions {
+  quick: boolean;
+  log: (line: string) => void;
+}
+
+interface Cost {
+  counts: SqlCounts;
+  turns: number;
+  xactCommit: number | null;
+  walBytes: number | null;
+  walMine: number | null;
+  walCommits: number | null;
+}
+
+const userText = (i: number) => `Здравствуйте, вопрос ${i}: сколько стоит первичный приём и нужно ли что-то взять с собой?`;
+
+async function sequential(n: number, fn: (i: number) => Promise<void>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn(i);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+async function measureCost(backend: Backend, turns: number, fn: (i: number) => Promise<void>): Promise<Cost> {
+  const sql = backend.db.sql;
+  const counter = new SqlCounter();
+  const before = await backend.counters();
+  counter.attach(sql);
+  try {
+    for (let i = 0; i < turns; i++) await fn(i);
+  } finally {
+    counter.detach(sql);
+  }
+  const after = await backend.counters();
+  const wal = before && after ? await backend.wal(before.lsn, after.lsn) : null;
+  return {
+    counts: counter.snapshot(),
+    turns,
+    xactCommit: before && after ? (after.xactCommit - before.xactCommit) / turns : null,
+    walBytes: before && after ? lsnDiff(before.lsn, after.lsn) / turns : null,
+    walMine: wal ? wal.bytes / turns : null,
+    walCommits: wal ? wal.commitRecords / turns : null,
+  };
+}
+
+function describeCost(label: string, c: Cost): string {
+  const p = perTurn(c.counts, c.turns);
+  const f = (x: number | null, d = 1) => (x === null ? "n/a" : x.toFixed(d));
+  return (
+    `  ${label.padEnd(8)} statements ${f(p.statements)} (autocommit reads ${f(p.autocommitReads)}, autocommit writes ${f(p.autocommitWrites)}), ` +
+    `transactions ${f(p.transactions)}, writing commits ${f(p.writingCommits)} (durable ${f(p.writingCommits - p.asyncCommits)}, async ${f(p.asyncCommits)}); ` +
+    `pg_stat_database xact_commit ${f(c.xactCommit)}, WAL commit records ${f(c.walCommits)}, WAL ${c.walMine === null ? "n/a" : bytes(c.walMine)} (cluster-wide ${c.walBytes === null ? "n/a" : bytes(c.walBytes)})`
+  );
+}
+
+export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<Goal[]> {
+  const { log } = o;
+  const sql = backend.db.sql;
+  const seqPerRound = o.quick ? 40 : 100;
+  const rounds = o.quick ? 3 : 4;
+  const windowMs = o.quick ? 1000 : 3000;
+  const costTurns = o.quick ? 30 : 100;
+  await createFloorTables(sql);
+  const loop = await startLoopbackModel(turnScript);
+  const servers: Record<"instant" | "direct" | "loopback", BenchServer> = {
+    instant: await startBenchServer(backend.db, instantLlm(turnScript)),
+    direct: await startBenchServer(backend.db, directLlm(turnScript)),
+    loopback: await startBenchServer(backend.db, loopbackLlm(loop.baseURL)),
+  };
+  const target = servers.instant.target;
+  let lanesMade = 0;
+  const floorLane = (): FloorLane => ({ conversationId: `floor-${++lanesMade}`, seq: 0 });
+  const goals: Goal[] = [];
+  try {
+    log(`turn — ${backend.name}: ${target.name === "clinic" ? "clinic turns (POST /v1/clinic/threads/{id}/messages: router + streamed branch)" : "test dialogue turns (POST /v1/test/conversations/{id}/messages: streamed answer)"}, ${REPLY.split(" ").length} streamed tokens per reply`);
+
+    // Warm-up: JIT, prepared statements, pool connections.
+    const warmConv = await target.create();
+    const warmFloor = floorLane();
+    for (let i = 0; i < (o.quick ? 20 : 50); i++) {
+      await checkedTurn(target, warmConv, userText(i));
+      await floorTurn(sql, warmFloor, userText(i), REPLY);
+    }
+    for (const s of [servers.direct, servers.loopback]) {
+      const c = await s.target.create();
+      for (let i = 0; i < 10; i++) await checkedTurn(s.target, c, userText(i));
+    }
+
+    // What a turn costs the database.
+    const costConv = await target.create();
+    const engineCost = await measureCost(backend, costTurns, (i) => checkedTurn(target, costConv, userText(i)));
+    const costLane = floorLane();
+    const floorCost = await measureCost(backend, costTurns, (i) => floorTurn(sql, costLane, userText(i), REPLY));
+
+    // Sequential latency, floor and engine interleaved by rounds so drift hits both.
+    const lat: Record<"floor" | "instant" | "direct" | "loopback", number[]> = { floor: [], instant: [], direct: [], loopback: [] };
+    for (let r = 0; r < rounds; r++) {
+      const lane = floorLane();
+      lat.floor.push(...(await sequential(seqPerRound, (i) => floorTurn(sql, lane, userText(i), REPLY))));
+      for (const k of ["instant", "direct", "loopback"] as const) {
+        const t = servers[k].target;
+        const id = await t.create();
+        lat[k].push(...(await sequential(seqPerRound, (i) => checkedTurn(t, id, userText(i)))));
+      }
+    }
+    const seq = Object.fromEntries(Object.entries(lat).map(([k, v]) => [k, summarize(v)])) as Record<keyof typeof lat, ReturnType<typeof summarize>>;
+
+    // Throughput with N conversations in flight, each sending its next message when the last turn ended.
+    const tput: Record<string, Record<number, number>> = { floor: {}, instant: {}, direct: {}, loopback: {} };
+    for (const n of [16, 64]) {
+      const floorLanes = Array.from({ length: n }, floorLane);
+      const f = await lanes(n, windowMs, (l) => floorTurn(sql, floorLanes[l]!, userText(l), REPLY));
+      tput.floor![n] = f.latencies.length / (f.elapsedMs / 1000);
+      for (const k of n === 16 ? (["instant", "direct", "loopback"] as const) : (["instant"] as const)) {
+        const t = servers[k].target;
+        const ids = await Promise.all(Array.from({ length: n }, () => t.create()));
+        let i = 0;
+        const e = await lanes(n, windowMs, (l) => checkedTurn(t, ids[l]!, userText(i++)));
+        if (e.errors) log(`  ${k} at ${n} concurrent: ${e.errors} turn(s) failed`);
+        tput[k]![n] = e.latencies.length / (e.elapsedMs / 1000);
+      }
+    }
+
+    const row = (label: string, s: { p50: number; p99: number }, t16: number | undefined, t64: number | undefined) =>
+      `  ${label.padEnd(44)} ${ms(s.p50).padStart(9)} ${ms(s.p99).padStart(9)} ${(t16 === undefined ? "" : perSec(t16)).padStart(10)} ${(t64 === undefined ? "" : perSec(t64)).padStart(10)}`;
+    log(`  ${"".padEnd(44)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"16 conc".padStart(10)} ${"64 conc".padStart(10)}`);
+    log(row("floor: BEGIN, 2 messages, upsert state, COMMIT", seq.floor, tput.floor![16], tput.floor![64]));
+    log(row("engine, instant model (openai client, no socket)", seq.instant, tput.instant![16], tput.instant![64]));
+    log(row("engine, direct model (no client)", seq.direct, tput.direct![16], undefined));
+    log(row("engine, loopback HTTP model server", seq.loopback, tput.loopback![16], undefined));
+    const p50Ratio = seq.instant.p50 / seq.floor.p50;
+    const t16Ratio = tput.instant![16]! / tput.floor![16]!;
+    const t64Ratio = tput.instant![64]! / tput.floor![64]!;
+    log(`  ratios vs floor: p50 ${ratio(p50Ratio)}, p99 ${ratio(seq.instant.p99 / seq.floor.p99)}, throughput 16 conc ${ratio(t16Ratio)}, 64 conc ${ratio(t64Ratio)}`);
+    log(`  model client's share of a sequential turn (p50): openai client in-process ${ms(seq.instant.p50 - seq.direct.p50)}, + loopback HTTP ${ms(seq.loopback.p50 - seq.instant.p50)}`);
+    log(`  per turn (${costTurns} sequential turns):`);
+    log(describeCost("floor", floorCost));
+    log(describeCost("engine", engineCost));
+
+    const durable = (c: Cost) => (c.counts.writingCommits - c.counts.asyncCommits) / c.turns;
+    const onServer = backend.name === "postgres";
+    goals.push(
+      { name: `turn.${backend.name}.p50`, ratio: p50Ratio, goal: "≤ 2.5× floor", ok: p50Ratio <= 2.5, informational: !onServer },
+      { name: `turn.${backend.name}.throughput16`, ratio: t16Ratio, goal: "≥ 0.5× floor", ok: t16Ratio >= 0.5, informational: !onServer },
+      { name: `turn.${backend.name}.throughput64`, ratio: t64Ratio, goal: "≥ 0.5× floor", ok: t64Ratio >= 0.5, informational: !onServer },
+      { name: `turn.${backend.name}.commits`, ratio: durable(engineCost) / durable(floorCost), goal: "1 durable commit per turn (floor: 1)", ok: durable(engineCost) <= 1.0001, informational: !onServer },
+    );
+    return goals;
+  } finally {
+    for (const s of Object.values(servers)) await s.close();
+    await loop.close();
+  }
+}

@@ -1,0 +1,56 @@
+import { buildRegistry } from "../clinic/registry";
+import { seedBookingSteps } from "../clinic/seed-booking-steps";
+import { seedBranches } from "../clinic/seed-branches";
+import type { Registry } from "../clinic/types";
+import type { MachineSpec } from "./turn";
+import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, type ClinicDialogueMachine } from "../machines/clinic-dialogue";
+import { branchCodes } from "../clinic/types";
+import type { Tx } from "../storage/db";
+import { listActiveBranches, listActiveStepGraphs, seedClinicSettings } from "../storage/clinic-branches";
+import { AppError } from "./errors";
+
+export interface LoadedRegistry {
+  registry: Registry;
+  /** e.g. "new_booking@2,…;steps:new_booking@1" — which settings versions this turn used. */
+  versions: string;
+}
+
+function seedRows() {
+  return {
+    branches: Object.values(seedBranches).map(({ code, version: _v, ...config }) => ({ code, config })),
+    graphs: [seedBookingSteps].map(({ branch, version: _v, ...graph }) => ({ branch, graph })),
+  };
+}
+
+/** The tenant's active settings; the seed's version 1 is written on the first request. */
+export async function loadRegistry(sql: Tx, tenantId: string): Promise<LoadedRegistry> {
+  let [branches, graphs] = await Promise.all([listActiveBranches(sql, tenantId), listActiveStepGraphs(sql, tenantId)]);
+  if (branches.length < branchCodes.length) {
+    const seed = seedRows();
+    await seedClinicSettings(sql, tenantId, seed.branches, seed.graphs);
+    [branches, graphs] = await Promise.all([listActiveBranches(sql, tenantId), listActiveStepGraphs(sql, tenantId)]);
+  }
+  try {
+    const registry = buildRegistry(
+      branches.map((b) => ({ ...b.config, code: b.code, version: b.version })),
+      graphs.map((g) => ({ ...g.graph, branch: g.branch, version: g.version })),
+    );
+    const versions = [...branches.map((b) => `${b.code}@${b.version}`), ...graphs.map((g) => `steps:${g.branch}@${g.version}`)].join(",");
+    return { registry, versions };
+  } catch (e) {
+    throw new AppError("internal", `Настройки клиники не прошли проверку: ${(e as Error).message}`);
+  }
+}
+
+const machines = new Map<string, ClinicDialogueMachine>();
+
+/** The dialogue machine generated from these settings; cached per settings version set. */
+export function clinicSpec(tenantId: string, loaded: LoadedRegistry): MachineSpec<ClinicDialogueMachine> {
+  const key = `${tenantId}|${loaded.versions}`;
+  let machine = machines.get(key);
+  if (!machine) {
+    if (machines.size > 256) machines.clear();
+    machines.set(key, (machine = createClinicDialogueMachine(loaded.registry)));
+  }
+  return { id: "clinic-dialogue", version: CLINIC_DIALOGUE_VERSION, machine };
+}

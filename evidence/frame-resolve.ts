@@ -1,0 +1,123 @@
+// Turns an interpretation into this turn's trusted scope: the QueryFrame (original question
+// kept verbatim), what is inherited from ConversationState, which premises are confirmed,
+// inherited or assumed, and whether the turn may proceed. The model only suggests; the rules
+// here decide (an assumption is never promoted to a fact without the user saying so).
+import type { ConversationState, Intent, Premise, PremiseStatus, QueryFrame, TermReading } from "./artifacts";
+import { DEFAULT_READING, INTENT_INFO, READINGS } from "./glossary";
+import type { InterpreterOutput } from "./model-outputs";
+import type { ReasonCode } from "./reason-codes";
+
+export type Gate = "proceed" | "clarify" | "misrouted" | "model_required";
+
+export interface TurnScope {
+  intent: Intent;
+  gate: Gate;
+  reading: TermReading | null;
+  counterparty: { surface: string; entity_id: string | null; premise: PremiseStatus } | null;
+  role: "supplier" | null;
+  /** What resolve_period_or_asof is asked to read; null → the base's working date. */
+  time: { text: string | null; premise: PremiseStatus; source: "user" | "previous_turn" | "default" };
+  premises: Premise[];
+  reasons: ReasonCode[];
+  clarifying_question: string | null;
+}
+
+export interface FrameMeta {
+  requestId: string;
+  conversationId: string;
+  turn: number;
+  text: string;
+  interpretedBy: "llm" | "deterministic";
+}
+
+export function buildFrame(out: InterpreterOutput, m: FrameMeta, state: ConversationState): QueryFrame {
+  return {
+    request_id: m.requestId,
+    conversation_id: m.conversationId,
+    turn_id: m.turn,
+    original_user_question: m.text,
+    context_question: state.pending_question,
+    normalized_question: out.normalized_question,
+    business_intent: out.business_intent,
+    expected_answer_shape: out.expected_answer_shape,
+    domain_candidates: out.domain_candidates,
+    time_scope: out.time_scope,
+    entity_candidates: out.entity_candidates,
+    business_terms: out.business_terms,
+    ambiguities: out.ambiguities,
+    success_criteria: out.success_criteria.length ? out.success_criteria : out.business_intent === "unsupported" ? [] : INTENT_INFO[out.business_intent].criteria,
+    interpreted_by: m.interpretedBy,
+  };
+}
+
+/** A premise carried over keeps "assumed" if it was assumed: inheritance never upgrades it. */
+const carried = (s: PremiseStatus): PremiseStatus => (s === "assumed" ? "assumed" : "inherited");
+
+export function resolveScope(frame: QueryFrame, state: ConversationState): TurnScope {
+  const turn = frame.turn_id;
+  const premises: Premise[] = [];
+  const reasons: ReasonCode[] = [];
+  const intent = frame.business_intent;
+  const base = { intent, reading: null, counterparty: null, role: null, premises, reasons, clarifying_question: null } as const;
+  if (intent === "unsupported") {
+    return { ...base, gate: "misrouted", time: { text: null, premise: "assumed", source: "default" } };
+  }
+
+  // Time: the user's words, else the previous turn's date, else the working date — marked.
+  let time: TurnScope["time"];
+  const said = frame.time_scope.surface ?? frame.time_scope.as_of_date ?? frame.time_scope.explicit_period?.to ?? null;
+  if (said) time = { text: said, premise: "confirmed", source: "user" };
+  else if (state.active_time_scope) time = { text: state.active_time_scope.as_of_date, premise: carried(state.active_time_scope.premise), source: "previous_turn" };
+  else time = { text: null, premise: "assumed", source: "default" };
+  premises.push({ kind: "time_scope", key: "as_of_date", value: time.text ?? "рабочая дата базы", label: "Дата отсечения", status: time.premise, source: time.source === "user" ? "user" : time.source === "previous_turn" ? "previous_turn" : "default", since_turn: time.source === "previous_turn" ? state.active_time_scope!.since_turn : turn });
+  if (time.premise === "assumed") {
+    reasons.push("MISSING_AS_OF_DATE", "ASSUMPTION_APPLIED_EXPLICITLY");
+  }
+
+  // Counterparty: named now, else inherited from the conversation.
+  const named = frame.entity_candidates.find((e) => e.type === "counterparty");
+  const previous = state.active_entities.find((e) => e.type === "counterparty");
+  let counterparty: TurnScope["counterparty"] = null;
+  if (named) counterparty = { surface: named.surface, entity_id: null, premise: "confirmed" };
+  else if (previous && intent !== "detect_open_supplier_settlements") counterparty = { surface: previous.value, entity_id: previous.entity_id, premise: carried(previous.premise) };
+  if (counterparty) {
+    premises.push({ kind: "entity", key: "counterparty", value: counterparty.surface, label: "Контрагент", status: counterparty.premise, source: named ? "user" : "previous_turn", since_turn: named ? turn : previous!.since_turn });
+    if (counterparty.premise === "assumed") reasons.push("ASSUMPTION_APPLIED_EXPLICITLY");
+  }
+
+  let gate: Gate = "proceed";
+  let clarifying_question: string | null = null;
+  let reading: TermReading | null = null;
+  let role: TurnScope["role"] = null;
+
+  if (intent === "detect_open_supplier_settlements") {
+    role = "supplier";
+    premises.push({ kind: "entity", key: "counterparty_group", value: "поставщики (контрагенты с ролью «поставщик»)", label: "Круг контрагентов", status: frame.entity_candidates.some((e) => e.type === "counterparty_group") ? "confirmed" : "assumed", source: "user", since_turn: turn });
+    const term = frame.business_terms[0];
+    const known = state.resolved_business_terms[0];
+    const termBlocking = frame.ambiguities.some((a) => a.kind === "term" && a.blocking);
+    if (term?.reading && term.explicit) {
+      reading = term.reading;
+      premises.push({ kind: "business_term", key: term.surface, value: reading, label: `Трактовка: ${READINGS[reading].short}`, status: "confirmed", source: "user", since_turn: turn });
+    } else if (known) {
+      reading = known.resolved_to;
+      const status = carried(known.premise);
+      premises.push({ kind: "business_term", key: known.surface, value: reading, label: `Трактовка: ${READINGS[reading].short}`, status, source: "previous_turn", since_turn: known.since_turn });
+      if (status === "assumed") reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
+    } else if (termBlocking) {
+      gate = "clarify";
+      reasons.push("AMBIGUOUS_BUSINESS_TERM", "MULTIPLE_VALID_INTERPRETATIONS", "NEEDS_USER_CONFIRMATION");
+      clarifying_question = `Что считать «${term?.surface ?? "хвостами"}»: ${READINGS.open_settlement_balance.ru}, ${READINGS.overdue_settlements.ru} или ${READINGS.unclosed_documents.ru}?`;
+    } else {
+      reading = DEFAULT_READING;
+      premises.push({ kind: "business_term", key: term?.surface ?? "хвосты", value: reading, label: `Трактовка: ${READINGS[reading].short}`, status: "assumed", source: "default", since_turn: turn });
+      reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
+    }
+  } else if (!counterparty) {
+    gate = "clarify";
+    reasons.push("QUESTION_UNDER_SPECIFIED", "NEEDS_USER_CONFIRMATION");
+    clarifying_question = "По какому контрагенту проверить? Назовите его (например, «ООО «Альфа-Снаб»») или ИНН.";
+  }
+
+  return { intent, gate, reading, counterparty, role, time, premises, reasons: [...new Set(reasons)], clarifying_question };
+}

@@ -1,0 +1,82 @@
+// The one vocabulary of why a run ended where it did (seed 002 §10) and how it ended (§14.3).
+// Workbench and clinic runs record the same classes, so statistics compare systems.
+import { z } from "zod";
+
+export const REASON_CODES = [
+  // Domain and interpretation
+  "AMBIGUOUS_BUSINESS_TERM",
+  "MISSING_PERIOD",
+  "MISSING_AS_OF_DATE",
+  "MULTIPLE_VALID_INTERPRETATIONS",
+  "ENTITY_NOT_RESOLVED",
+  "LOW_CONFIDENCE_ENTITY_BINDING",
+  // Data and coverage
+  "NO_MATCH_IN_1C",
+  "PARTIAL_MATCH_IN_1C",
+  "INSUFFICIENT_DOCUMENT_DEPTH",
+  "CONFLICTING_EVIDENCE",
+  "MISSING_SUPPORTING_DOCUMENT",
+  "EVIDENCE_DEPTH_LIMIT",
+  // Tools and execution
+  "TOOL_EXECUTION_ERROR",
+  "MCP_TIMEOUT",
+  "MCP_SCHEMA_ERROR",
+  "INVALID_TOOL_OUTPUT",
+  "ROUTE_EXECUTION_ABORTED",
+  // Dialogue and UX
+  "QUESTION_UNDER_SPECIFIED",
+  "NEEDS_USER_CONFIRMATION",
+  "ASSUMPTION_APPLIED_EXPLICITLY",
+  // Extension (not in the seed's minimal set): the deterministic path cannot read the question
+  // and no model is configured — distinct from a tool failure, so statistics can tell them apart.
+  "MODEL_REQUIRED",
+] as const;
+
+export const ReasonCode = z.enum(REASON_CODES);
+export type ReasonCode = z.infer<typeof ReasonCode>;
+
+export const OUTCOME_CLASSES = [
+  "FULLY_ANSWERED",
+  "PARTIALLY_ANSWERED",
+  "BLOCKED_BY_AMBIGUITY",
+  "BLOCKED_BY_MISSING_DATA",
+  "BLOCKED_BY_TOOLING",
+  "MISROUTED",
+  "FAILED_TO_BIND_ENTITIES",
+] as const;
+
+export const OutcomeClass = z.enum(OUTCOME_CLASSES);
+export type OutcomeClass = z.infer<typeof OutcomeClass>;
+
+/** Where a gap comes from (§9.3: "это проблема данных, маршрута или доменного определения"). */
+export type ReasonArea = "domain" | "data" | "tooling" | "dialogue";
+
+export const reasonInfo: Record<ReasonCode, { area: ReasonArea; ru: string }> = {
+  AMBIGUOUS_BUSINESS_TERM: { area: "domain", ru: "бизнес-термин не имеет единственной трактовки" },
+  MISSING_PERIOD: { area: "domain", ru: "не указан период" },
+  MISSING_AS_OF_DATE: { area: "domain", ru: "не указана дата отсечения" },
+  MULTIPLE_VALID_INTERPRETATIONS: { area: "domain", ru: "у вопроса несколько допустимых трактовок" },
+  ENTITY_NOT_RESOLVED: { area: "domain", ru: "сущность из вопроса не найдена в учёте" },
+  LOW_CONFIDENCE_ENTITY_BINDING: { area: "domain", ru: "сущность привязана неуверенно (несколько кандидатов)" },
+  NO_MATCH_IN_1C: { area: "data", ru: "в учётных данных ничего не найдено по запросу" },
+  PARTIAL_MATCH_IN_1C: { area: "data", ru: "данные найдены частично" },
+  INSUFFICIENT_DOCUMENT_DEPTH: { area: "data", ru: "не хватает документального подтверждения" },
+  CONFLICTING_EVIDENCE: { area: "data", ru: "источники противоречат друг другу" },
+  MISSING_SUPPORTING_DOCUMENT: { area: "data", ru: "нет ожидаемого подтверждающего документа" },
+  EVIDENCE_DEPTH_LIMIT: { area: "data", ru: "углублённая проверка выполнена не для всех случаев" },
+  TOOL_EXECUTION_ERROR: { area: "tooling", ru: "инструмент завершился ошибкой" },
+  MCP_TIMEOUT: { area: "tooling", ru: "инструмент не ответил вовремя" },
+  MCP_SCHEMA_ERROR: { area: "tooling", ru: "вызов инструмента не соответствует его схеме" },
+  INVALID_TOOL_OUTPUT: { area: "tooling", ru: "инструмент вернул данные не по своей схеме" },
+  ROUTE_EXECUTION_ABORTED: { area: "tooling", ru: "выполнение маршрута прервано" },
+  QUESTION_UNDER_SPECIFIED: { area: "dialogue", ru: "вопрос сформулирован недостаточно конкретно" },
+  NEEDS_USER_CONFIRMATION: { area: "dialogue", ru: "нужно подтверждение пользователя" },
+  ASSUMPTION_APPLIED_EXPLICITLY: { area: "dialogue", ru: "применено явно помеченное допущение" },
+  MODEL_REQUIRED: { area: "tooling", ru: "для разбора вопроса нужна языковая модель, а она не подключена" },
+};
+
+/** Stable order for storage and display: the order of the seed's list. */
+export function sortReasons(codes: Iterable<ReasonCode>): ReasonCode[] {
+  const set = new Set(codes);
+  return REASON_CODES.filter((c) => set.has(c));
+}

@@ -1,0 +1,64 @@
+import type { Hono } from "hono";
+import { z } from "zod";
+import { offlineBranch, offlineRouter } from "../../clinic/offline";
+import { readClinicState, runClinicTurn } from "../../driver/clinic-turn";
+import { AppError } from "../../driver/errors";
+import { registerOfflineResponder } from "../../llm/client";
+import { createConversation, findConversation } from "../../storage/conversations";
+import { listMessages } from "../../storage/messages";
+import type { AuthEnv } from "../auth";
+import type { Deps } from "../deps";
+import { readJson } from "../errors";
+import { streamRun } from "../sse";
+import { registerClinicAdminRoutes } from "./clinic-admin";
+
+const MessageBody = z.object({ text: z.string().trim().min(1, "text не может быть пустым").max(4000), debug: z.boolean().optional() });
+
+/** CONTRACT §5: the patient chat. Settings and knowledge base routes live in clinic-admin.ts. */
+export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+  registerOfflineResponder("router", offlineRouter);
+  registerOfflineResponder("branch", offlineBranch);
+
+  const thread = async (tenantId: string, id: string) => {
+    const conv = await findConversation(deps.db.sql, tenantId, id, "clinic");
+    if (!conv) throw new AppError("not_found", "Такого диалога нет.");
+    return conv;
+  };
+
+  app.post("/v1/clinic/threads", async (c) => {
+    const conv = await createConversation(deps.db.sql, c.get("tenantId"), "clinic");
+    return c.json({ threadId: conv.id }, 201);
+  });
+
+  app.get("/v1/clinic/threads/:threadId", async (c) => {
+    const conv = await thread(c.get("tenantId"), c.req.param("threadId"));
+    const [state, messages] = await Promise.all([readClinicState(deps.db.sql, conv.id), listMessages(deps.db.sql, conv.id)]);
+    return c.json({ threadId: conv.id, state, messages: messages.map((m) => ({ role: m.role, text: m.text, meta: m.meta })) });
+  });
+
+  app.post("/v1/clinic/threads/:threadId/messages", async (c) => {
+    const tenantId = c.get("tenantId");
+    const conv = await thread(tenantId, c.req.param("threadId"));
+    const body = await readJson(c, MessageBody);
+    return streamRun(c, deps, {
+      conversationId: conv.id,
+      tenantId,
+      kind: "clinic",
+      idField: "threadId",
+      debug: body.debug === true || deps.config.aiDebug,
+      work: async (run) => {
+        await runClinicTurn({
+          sql: deps.db.sql,
+          llm: deps.llm,
+          run,
+          tenantId,
+          threadId: conv.id,
+          text: body.text,
+          debugDir: deps.config.aiDebug ? deps.config.debugDir : undefined,
+        });
+      },
+    });
+  });
+
+  registerClinicAdminRoutes(app, deps);
+}

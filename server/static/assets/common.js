@@ -1,0 +1,171 @@
+// Shared by every operator page: header and nav, the JSON API client, the SSE reader, small DOM helpers.
+
+const PAGES = [
+  ["/", "Отладка"],
+  ["/sandbox.html", "Песочница"],
+  ["/settings.html", "Настройки"],
+  ["/workbench.html", "Workbench"],
+  ["/machines.html", "Схемы"],
+  ["/api.html", "API"],
+  ["/docs.html", "Документация"],
+];
+
+/** `el("div", {class: "x", onclick}, child, "text")` — children may be nodes, strings, arrays or null. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
+    else if (k === "class") node.className = v;
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else if (k in node && k !== "list" && typeof v !== "string") node[k] = v;
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined && c !== false) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+export function token() {
+  return localStorage.getItem("apiToken") ?? "";
+}
+
+export function renderHeader(active, title = "Chat Agent for Patients") {
+  const input = el("input", { type: "password", placeholder: "токен API (если задан)", value: token(), "aria-label": "Токен API" });
+  input.addEventListener("change", () => {
+    localStorage.setItem("apiToken", input.value.trim());
+    toast("Токен сохранён в этом браузере");
+  });
+  const header = el(
+    "header",
+    { class: "top" },
+    el("h1", {}, title),
+    el("nav", { class: "nav" }, PAGES.map(([href, name]) => el("a", { href, class: `nav-link${href === active ? " active" : ""}` }, name))),
+    el("div", { class: "spacer" }),
+    el("label", { class: "token" }, "Токен", input),
+  );
+  document.body.prepend(header);
+}
+
+export class ApiError extends Error {
+  constructor(status, code, message, details) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+function headers(extra = {}) {
+  const h = { ...extra };
+  if (token()) h.authorization = `Bearer ${token()}`;
+  return h;
+}
+
+/** JSON API call; an error answer becomes an ApiError with the contract's code and message. */
+export async function api(path, { method = "GET", body } = {}) {
+  const res = await fetch(path, {
+    method,
+    headers: headers(body !== undefined ? { "content-type": "application/json" } : {}),
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  if (res.status === 204) return null;
+  const text = await res.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  if (!res.ok) {
+    const e = json?.error ?? {};
+    throw new ApiError(res.status, e.code ?? "internal", e.message ?? `HTTP ${res.status}`, e.details);
+  }
+  return json;
+}
+
+/**
+ * POSTs and reads the answer as Server-Sent Events (fetch, not EventSource: the body is JSON
+ * and the token goes in a header). Calls onEvent({event, id, data}) for each; resolves after `done`.
+ */
+export async function streamPost(path, body, onEvent) {
+  const res = await fetch(path, { method: "POST", headers: headers({ "content-type": "application/json", accept: "text/event-stream" }), body: JSON.stringify(body) });
+  if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    const json = await res.json().catch(() => null);
+    const e = json?.error ?? {};
+    throw new ApiError(res.status, e.code ?? "internal", e.message ?? `HTTP ${res.status}`, e.details);
+  }
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  const dispatch = (block) => {
+    let event = "message";
+    let id;
+    const data = [];
+    for (const line of block.split("\n")) {
+      if (line.startsWith(":")) continue;
+      const i = line.indexOf(":");
+      const field = i < 0 ? line : line.slice(0, i);
+      const value = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
+      if (field === "event") event = value;
+      else if (field === "id") id = value;
+      else if (field === "data") data.push(value);
+    }
+    if (!data.length) return;
+    let parsed = data.join("\n");
+    try {
+      parsed = JSON.parse(parsed);
+    } catch {
+      /* keep text */
+    }
+    onEvent({ event, id, data: parsed });
+  };
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+    let cut;
+    while ((cut = buf.indexOf("\n\n")) >= 0) {
+      dispatch(buf.slice(0, cut));
+      buf = buf.slice(cut + 2);
+    }
+  }
+  if (buf.trim()) dispatch(buf);
+}
+
+let toastTimer;
+export function toast(text) {
+  let t = $(".toast");
+  if (!t) document.body.append((t = el("div", { class: "toast" })));
+  t.textContent = text;
+  t.classList.add("on");
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => t.classList.remove("on"), 2200);
+}
+
+export function errorText(e) {
+  return e instanceof ApiError ? `${e.message} (${e.code})` : String(e?.message ?? e);
+}
+
+/** Loads a machine diagram (SVG drawn by the server from the machine) into a container. */
+export async function loadDiagram(container, machineId, conversationId) {
+  const q = conversationId ? `?conversationId=${encodeURIComponent(conversationId)}` : "";
+  const res = await fetch(`/v1/machines/${encodeURIComponent(machineId)}/diagram${q}`, { headers: headers() });
+  if (!res.ok) {
+    const json = await res.json().catch(() => null);
+    container.replaceChildren(el("div", { class: "error-box" }, json?.error?.message ?? `HTTP ${res.status}`));
+    return;
+  }
+  // The SVG is generated by our server from the machine definition (labels XML-escaped there).
+  container.innerHTML = await res.text();
+}
+
+export function json(value) {
+  return JSON.stringify(value, null, 2);
+}
+
+export function fmtTime(s) {
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? "" : d.toLocaleString("ru-RU");
+}

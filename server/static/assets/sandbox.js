@@ -1,0 +1,153 @@
+// Песочница: a patient chat over POST /v1/clinic/threads/{id}/messages (SSE), with the thread state beside it.
+import { $, api, el, errorText, loadDiagram, renderHeader, streamPost } from "./common.js";
+import { debugDetails, replyBadges, stateCard } from "./clinic-ui.js";
+
+renderHeader("/sandbox.html");
+
+let threadId = new URLSearchParams(location.hash.slice(1)).get("thread");
+let stepGraphs = [];
+let diagramId = "clinic-dialogue";
+let busy = false;
+
+const messages = $("#messages");
+const scroll = () => (messages.scrollTop = messages.scrollHeight);
+
+function setThread(id) {
+  threadId = id;
+  location.hash = id ? `thread=${id}` : "";
+  $("#thread-id").textContent = id ? `· ${id.slice(0, 8)}` : "";
+}
+
+function userBubble(text) {
+  messages.append(el("div", { class: "msg user", dataset: { role: "user" } }, text));
+  scroll();
+}
+
+function assistantBubble() {
+  const text = el("div", { class: "text" });
+  const meta = el("div", { class: "meta" });
+  const node = el("div", { class: "msg assistant", dataset: { role: "assistant" } }, text, meta);
+  messages.append(node);
+  scroll();
+  return { node, text, meta };
+}
+
+function showState(state, events) {
+  $("#state").replaceChildren(stateCard(state, events, stepGraphs));
+}
+
+async function refreshDiagram() {
+  await loadDiagram($("#diagram"), diagramId, threadId);
+}
+
+async function loadTabs() {
+  const { machines } = await api("/v1/machines");
+  const tabs = machines.filter((m) => m.conversationKind === "clinic");
+  diagramId = tabs.find((m) => m.id.startsWith("steps-"))?.id ?? "clinic-dialogue";
+  const render = () =>
+    $("#diagram-tabs").replaceChildren(
+      ...tabs.map((m) =>
+        el("button", { type: "button", class: m.id === diagramId ? "on" : "", onclick: () => ((diagramId = m.id), render(), refreshDiagram()) }, m.title),
+      ),
+    );
+  render();
+}
+
+async function loadThread() {
+  if (!threadId) return;
+  try {
+    const t = await api(`/v1/clinic/threads/${threadId}`);
+    setThread(t.threadId);
+    messages.replaceChildren();
+    let last = [];
+    for (const m of t.messages) {
+      if (m.role === "user") userBubble(m.text);
+      else if (m.role === "assistant") {
+        const b = assistantBubble();
+        b.text.textContent = m.text;
+        const state = { activeBranch: m.meta?.activeBranch, routerDecision: m.meta?.routerDecision, step: m.meta?.step, escalationReason: m.meta?.escalationReason };
+        b.meta.append(replyBadges({ state, events: m.meta?.events }));
+        last = m.meta?.events ?? [];
+      }
+    }
+    showState(t.state, last);
+  } catch (e) {
+    messages.append(el("div", { class: "error-box" }, `Не удалось загрузить диалог: ${errorText(e)}`));
+    setThread(null);
+  }
+}
+
+async function send(text) {
+  if (busy || !text.trim()) return;
+  busy = true;
+  $("#send").disabled = true;
+  try {
+    if (!threadId) setThread((await api("/v1/clinic/threads", { method: "POST" })).threadId);
+    userBubble(text);
+    const b = assistantBubble();
+    b.node.classList.add("streaming");
+    const stages = [];
+    let streamed = "";
+    await streamPost(`/v1/clinic/threads/${threadId}/messages`, { text, debug: true }, ({ event, data }) => {
+      if (event === "token") {
+        streamed += data.delta;
+        b.text.textContent = streamed;
+        scroll();
+      } else if (event === "router_decision") {
+        b.meta.replaceChildren(el("span", { class: "badge" }, `маршрутизатор: ${data.intent}…`));
+      } else if (event === "stage") {
+        stages.push(data);
+      } else if (event === "final") {
+        b.text.textContent = data.reply;
+        b.meta.replaceChildren(replyBadges(data), ...debugDetails(stages));
+        showState(data.state, data.events);
+        const details = debugDetails(stages);
+        $("#last-debug").replaceChildren(...(details.length ? details.map((d) => ((d.open = true), d)) : [el("span", { class: "muted" }, "В этом ходе ни фрагментов, ни вызова ветки.")]));
+      } else if (event === "error") {
+        b.meta.append(el("div", { class: "error-box" }, `${data.message} (${data.code})`));
+      }
+    });
+    b.node.classList.remove("streaming");
+    b.node.dataset.done = "true";
+  } catch (e) {
+    messages.append(el("div", { class: "error-box" }, errorText(e)));
+  } finally {
+    busy = false;
+    $("#send").disabled = false;
+    scroll();
+    refreshDiagram();
+  }
+}
+
+$("#composer").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const t = $("#text").value;
+  $("#text").value = "";
+  send(t);
+});
+$("#text").addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter" && !ev.shiftKey) {
+    ev.preventDefault();
+    $("#composer").requestSubmit();
+  }
+});
+$("#new-thread").addEventListener("click", () => {
+  setThread(null);
+  messages.replaceChildren(el("div", { class: "msg system" }, "Новый диалог: первое сообщение создаст тред."));
+  showState(null, []);
+  $("#last-debug").replaceChildren(el("span", { class: "muted" }, "Появится после первого ответа."));
+  refreshDiagram();
+});
+
+(async () => {
+  try {
+    stepGraphs = (await api("/v1/clinic/branches")).stepGraphs ?? [];
+    await loadTabs();
+  } catch (e) {
+    $("#diagram").replaceChildren(el("div", { class: "error-box" }, errorText(e)));
+  }
+  if (threadId) await loadThread();
+  else messages.append(el("div", { class: "msg system" }, "Напишите сообщение от лица пациента — первый ответ создаст диалог."));
+  refreshDiagram();
+  document.body.dataset.ready = "true";
+})();

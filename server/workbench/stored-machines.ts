@@ -1,0 +1,31 @@
+import { transition, type AnyStateMachine, type EventFrom, type SnapshotFrom } from "xstate";
+import { restore, type MachineSpec } from "../../driver/turn";
+import type { Tx } from "../../storage/db";
+import { saveSnapshot } from "../../storage/snapshots";
+
+/**
+ * Inside a caller's transaction: restore a stored machine, apply one event, save it back with
+ * the row-version check. For the machines a turn touches besides its own (the superseded
+ * Interaction, the clarification being answered) — same pure transition, same optimistic lock.
+ */
+export async function transitionStored<M extends AnyStateMachine>(tx: Tx, spec: MachineSpec<M>, key: string, conversationId: string, event: EventFrom<M>): Promise<SnapshotFrom<M> | null> {
+  const loaded = await restore(tx, spec, key);
+  if (!loaded) return null;
+  const [next] = transition(spec.machine, loaded.snapshot, event as never);
+  await saveSnapshot(tx, {
+    key, conversationId, machineId: spec.id, machineVersion: spec.version,
+    snapshot: spec.machine.getPersistedSnapshot(next), expectedRowVersion: loaded.rowVersion,
+  });
+  return next as SnapshotFrom<M>;
+}
+
+/** Creates a machine's first snapshot (insert; fails if the key exists). */
+export async function createStored<M extends AnyStateMachine>(tx: Tx, spec: MachineSpec<M>, key: string, conversationId: string, snapshot: SnapshotFrom<M>): Promise<void> {
+  await saveSnapshot(tx, {
+    key, conversationId, machineId: spec.id, machineVersion: spec.version,
+    snapshot: spec.machine.getPersistedSnapshot(snapshot), expectedRowVersion: null,
+  });
+}
+
+export const interactionKey = (id: string) => `interaction:${id}`;
+export const clarificationKey = (id: string) => `clarification:${id}`;

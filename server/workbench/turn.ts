@@ -1,0 +1,220 @@
+import { randomUUID } from "node:crypto";
+import { initialTransition } from "xstate";
+import { AppError } from "../../driver/errors";
+import type { Run } from "../../driver/run";
+import { runTurn } from "../../driver/turn";
+import type { Role } from "../../llm/client";
+import { clarificationSpec, clarificationMachine } from "../../machines/clarification";
+import { interactionSpec, type InteractionContext, type WorkspaceRef } from "../../machines/interaction";
+import type { Tx } from "../../storage/db";
+import { activeInteraction, answeredClarifications, closeClarification, insertClarification, openClarificationOf, upsertInteraction } from "../../storage/interactions";
+import { appendMessages, listMessages } from "../../storage/messages";
+import type { ConversationMessage } from "../../workbench/model-request";
+import { passedIdentities } from "../../workbench/model-request";
+import { PlannerOutputSchema } from "../../workbench/plan-validate";
+import { dropModelSelections } from "../../workbench/patch";
+import { prepare, type ModelPort, type PrepareResult } from "../../workbench/prepare";
+import { RerankerOutputSchema } from "../../workbench/rerank";
+import type { Referent } from "../../workbench/resolve-tasks";
+import { fold } from "../../workbench/text";
+import type { StageTrace } from "../../workbench/trace";
+import type { Plan, WorkspaceSnapshot } from "../../workbench/types";
+import { validateResponse } from "../../workbench/validate-response";
+import type { Deps } from "../deps";
+import { loadDocsIndex } from "./resources";
+import { clarificationKey, createStored, interactionKey, transitionStored } from "./stored-machines";
+
+/** Seed 001 table: at most 2 preparatory calls and 1 final call per run. */
+export const MAX_PREPARATORY_CALLS = 2;
+
+export interface Workspace {
+  parsed: WorkspaceSnapshot;
+  sha: string;
+}
+
+export interface CallCounter {
+  planner: number;
+  reranker: number;
+  classifier: number;
+  answer: number;
+}
+
+export const newCounter = (): CallCounter => ({ planner: 0, reranker: 0, classifier: 0, answer: 0 });
+export const modelCalls = (c: CallCounter) => ({ preparatory: c.planner + c.reranker + c.classifier, final: c.answer, byRole: { ...c } });
+
+/** A structured-output port over the LLM client: the parsed value, or null (fallback path). */
+export function structuredPort(deps: Deps, run: Run | null, role: Role, schema: import("zod").ZodType, name: string): ModelPort {
+  return async (messages) => {
+    const r = await deps.llm.structured(role, messages, schema, name, run ? { signal: run.signal } : {});
+    return r.ok ? r.value : null;
+  };
+}
+
+/** Recent messages and the documents earlier turns were about (newest first): stage 08 and "она". */
+export async function conversationContext(sql: Tx, conversationId: string): Promise<{ history: ConversationMessage[]; referents: Referent[] }> {
+  const msgs = await listMessages(sql, conversationId, 40);
+  const history = msgs.filter((m) => m.role === "user" || m.role === "assistant").map((m) => ({ role: m.role as "user" | "assistant", text: m.text }));
+  const referents: Referent[] = [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const targets = (msgs[i]!.meta as { targets?: Array<{ identity: string; documentType: string; displayName: string }> }).targets;
+    if (Array.isArray(targets)) for (const t of targets) referents.push({ ...t, turn: msgs[i]!.seq });
+  }
+  return { history, referents };
+}
+
+/** Closes the conversation's active Interaction (if another) as superseded, with its open question. */
+async function supersedeActive(tx: Tx, conversationId: string, byId: string): Promise<string | null> {
+  const active = await activeInteraction(tx, conversationId);
+  if (!active || active.id === byId) return null;
+  await transitionStored(tx, interactionSpec, interactionKey(active.id), conversationId, { type: "supersede", by: byId });
+  await upsertInteraction(tx, { ...projectionOf(active), status: "superseded" });
+  const open = await openClarificationOf(tx, active.id);
+  if (open && (await closeClarification(tx, open.id, "superseded", null))) {
+    await transitionStored(tx, clarificationSpec, clarificationKey(open.id), conversationId, { type: "supersede" });
+  }
+  return active.id;
+}
+
+function projectionOf(r: { id: string; conversationId: string; rootMessageId: string | null; status: string; plan: unknown; planVersion: number; workspaceGeneration: string | null; workspaceSnapshotSha256: string | null; documentationVersion: string | null }) {
+  return { id: r.id, conversationId: r.conversationId, rootMessageId: r.rootMessageId, status: r.status, plan: r.plan, planVersion: r.planVersion,
+    workspaceGeneration: r.workspaceGeneration, workspaceSnapshotSha256: r.workspaceSnapshotSha256, documentationVersion: r.documentationVersion };
+}
+
+export interface PreparationTurn {
+  deps: Deps;
+  run: Run;
+  trace: StageTrace;
+  conversationId: string;
+  interactionId: string;
+  /** A new Interaction: its root message is stored and any active one is superseded. */
+  isNew: boolean;
+  rootText: string;
+  /** The user message of this turn when it is not stored yet (the root of a new Interaction). */
+  userMessage: { text: string; meta: Record<string, unknown> } | null;
+  workspace: Workspace;
+  /** The workspace the Interaction last saw (continuations): a different hash re-resolves. */
+  previousSha: string | null;
+  calls: CallCounter;
+  /** Stage 07 payload. */
+  interaction: Record<string, unknown>;
+}
+
+/**
+ * One preparation turn of an Interaction through the driver: prepare → (answer) → one
+ * transaction (snapshot, messages, clarification, projection, run events) → closing event.
+ */
+export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
+  const { deps, run, trace } = t;
+  const sql = deps.db.sql;
+  const ctx = await conversationContext(sql, t.conversationId);
+  const docs = loadDocsIndex(deps.config.docsDir);
+  const clarifications = t.isNew ? [] : await answeredClarifications(sql, t.interactionId);
+  let prepared: PrepareResult | null = null;
+  let validation: ReturnType<typeof validateResponse> | null = null;
+  let clarificationId: string | null = null;
+  const workspaceChanged = t.previousSha !== null && t.previousSha !== t.workspace.sha;
+  const wsRef: WorkspaceRef = { generation: t.workspace.parsed.generation, snapshotSha256: t.workspace.sha };
+
+  const result = await runTurn({
+    sql,
+    run,
+    spec: interactionSpec,
+    key: interactionKey(t.interactionId),
+    conversationId: t.conversationId,
+    input: { interactionId: t.interactionId, conversationId: t.conversationId, rootText: t.rootText },
+    events: [{ type: "prepare", workspace: wsRef }],
+    effects: {
+      "effect.prepare": async (e) => {
+        let plan = (e.plan as Plan | null) ?? undefined;
+        if (plan && workspaceChanged) plan = dropModelSelections(plan);
+        prepared = await prepare({
+          text: String(e.rootText),
+          planVersion: Number(e.planVersion),
+          ...(plan ? { plan } : {}),
+          workspace: t.workspace.parsed,
+          snapshotSha256: t.workspace.sha,
+          docs,
+          referents: ctx.referents,
+          history: ctx.history,
+          clarifications,
+          preparatoryBudget: Math.max(0, MAX_PREPARATORY_CALLS - t.calls.classifier),
+          interaction: { ...t.interaction, interactionId: t.interactionId, planVersion: Number(e.planVersion), workspaceChanged, snapshotSha256: t.workspace.sha, previousSnapshotSha256: t.previousSha },
+          ports: {
+            planner: structuredPort(deps, run, "planner", PlannerOutputSchema, "workbench_plan"),
+            reranker: structuredPort(deps, run, "reranker", RerankerOutputSchema, "workbench_rerank"),
+          },
+          trace,
+        });
+        t.calls.planner += prepared.preparatoryCalls.planner;
+        t.calls.reranker += prepared.preparatoryCalls.reranker;
+        const p = prepared as PrepareResult;
+        if (p.outcome === "answer") return { type: "prepared.answer", plan: p.plan, targets: p.targets };
+        if (p.outcome === "clarify") {
+          clarificationId = `clarification-${randomUUID()}`;
+          return { type: "prepared.clarify", plan: p.plan, clarificationId, targets: p.targets };
+        }
+        return { type: "prepared.plain", plan: p.plan, answer: p.plainAnswer ?? "", targets: p.targets };
+      },
+      "effect.answer": async () => {
+        const p = prepared!;
+        t.calls.answer++;
+        const r = await deps.llm.stream("answer", p.messages!, { signal: run.signal, onDelta: (delta) => run.emit("token", { delta }) });
+        if (!r.ok) {
+          trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
+          if (r.error.code === "cancelled") throw new AppError("internal", "client went away");
+          return { type: "failed", code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." };
+        }
+        validation = validateResponse(r.value, { exists: (id) => p.index.byIdentity.has(fold(id)), passed: passedIdentities(p.modelRequest!) });
+        trace.record("12", "ok", validation);
+        return { type: "answered", answer: r.value, validationOk: validation.ok };
+      },
+    },
+    commit: async (tx, snap) => {
+      const c = snap.context as InteractionContext;
+      const state = String(snap.value);
+      if (t.isNew) await supersedeActive(tx, t.conversationId, t.interactionId);
+      const msgs: Parameters<typeof appendMessages>[2] = [];
+      if (t.userMessage) msgs.push({ role: "user", text: t.userMessage.text, meta: { ...t.userMessage.meta, interactionId: t.interactionId } });
+      const assistantIndex = msgs.length;
+      const clar = prepared?.clarification;
+      if (state === "awaiting_clarification" && clar) {
+        msgs.push({ role: "assistant", text: clar.question, meta: { interactionId: t.interactionId, kind: "clarification", clarificationId, taskId: clar.taskId, slot: clar.slot, candidates: clar.candidates } });
+      } else if (state === "completed") {
+        msgs.push({ role: "assistant", text: c.answer ?? "", meta: { interactionId: t.interactionId, kind: "answer", planVersion: c.planVersion, targets: c.targets, citations: validation?.citations ?? [], validationOk: c.validationOk } });
+      }
+      const ids = await appendMessages(tx, t.conversationId, msgs, run.id);
+      await upsertInteraction(tx, {
+        id: t.interactionId, conversationId: t.conversationId, rootMessageId: t.isNew && t.userMessage ? ids[0]?.id ?? null : null, status: state,
+        plan: c.plan, planVersion: c.planVersion, workspaceGeneration: wsRef.generation, workspaceSnapshotSha256: wsRef.snapshotSha256,
+        documentationVersion: docs?.version ?? null,
+      });
+      if (state === "awaiting_clarification" && clar && clarificationId) {
+        await insertClarification(tx, { id: clarificationId, interactionId: t.interactionId, taskId: clar.taskId, slot: clar.slot, question: clar.question, questionMessageId: ids[assistantIndex]?.id ?? null, candidates: clar.candidates, planVersion: c.planVersion });
+        const [s] = initialTransition(clarificationMachine, { id: clarificationId, interactionId: t.interactionId, taskId: clar.taskId, slot: clar.slot, question: clar.question, candidates: clar.candidates, planVersion: c.planVersion });
+        await createStored(tx, clarificationSpec, clarificationKey(clarificationId), t.conversationId, s);
+      }
+    },
+    closing: (snap) => {
+      const c = snap.context as InteractionContext;
+      const state = String(snap.value);
+      trace.finish(state === "awaiting_clarification" ? "clarification_required" : state === "failed" ? "failed" : "not_needed");
+      if (state === "awaiting_clarification" && prepared?.clarification) {
+        const q = prepared.clarification;
+        return [{ event: "clarification_required", data: { id: clarificationId, interactionId: t.interactionId, taskId: q.taskId, slot: q.slot, question: q.question, candidates: q.candidates, reasons: prepared.adequacy.reasons, planVersion: c.planVersion, modelCalls: modelCalls(t.calls) } }];
+      }
+      if (state === "failed") return [{ event: "error", data: { code: c.error?.code ?? "internal", message: c.error?.message ?? "Запрос не выполнен." } }];
+      return [{ event: "final", data: {
+        interactionId: t.interactionId, status: state, planVersion: c.planVersion, answer: c.answer ?? "",
+        entityCitations: validation?.citations ?? [], validation: validation ? { ok: validation.ok, issues: validation.issues } : { ok: true, issues: [] },
+        modelCalls: modelCalls(t.calls),
+        ...(prepared && prepared.outcome === "plain" ? { reasons: prepared.adequacy.reasons } : {}),
+      } }];
+    },
+    outcome: (snap) => {
+      const state = String(snap.value);
+      const reasons = (prepared as PrepareResult | null)?.adequacy.reasons ?? [];
+      return { outcome: state === "awaiting_clarification" ? "clarification" : state === "completed" ? (prepared?.outcome === "plain" ? "plain_answer" : "answered") : state, reasonCodes: reasons };
+    },
+  });
+  void result;
+}

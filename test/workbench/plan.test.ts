@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { splitClauses } from "../../workbench/clause";
+import { normalize } from "../../workbench/normalize";
+import { deterministicPlan, parseClause } from "../../workbench/plan";
+import { dependentsOf, topoOrder, validatePlan } from "../../workbench/plan-validate";
+import type { Plan } from "../../workbench/types";
+
+const plan = (text: string) => deterministicPlan(normalize(text));
+
+describe("splitClauses", () => {
+  it.each([
+    ["Найди «А», затем покажи её", 2],
+    ["Найди «А» потом покажи её", 2],
+    ["Найди «А», после этого перечисли формы", 2],
+    ["Найди «А», и покажи её", 2],
+    ["Найди «А» и «Б»", 1],
+    ["Найди «Сначала затем потом»", 1],
+  ])("%s → %i clause(s)", (text, n) => {
+    expect(splitClauses(text).clauses).toHaveLength(n);
+  });
+});
+
+describe("deterministic plan (stage 03)", () => {
+  it("exact identity → one inspect task, domain, confident", () => {
+    const p = plan("Покажи composition-order-approval");
+    expect(p.plan.tasks).toEqual([{ id: "task-1", intent: "inspect_entity", sourceMode: "domain", mentions: ["composition-order-approval"], dependsOn: [] }]);
+    expect(p.confidence).toBeGreaterThan(0.9);
+  });
+
+  it("type noun + quoted name; filler words dropped from an unquoted name", () => {
+    expect(plan("Найди композицию «Учёт остатков»").plan.tasks[0]).toMatchObject({ intent: "find_entity", entityType: "Composition", mentions: ["Учёт остатков"] });
+    expect(plan("покажи мне пожалуйста описание формы заказ клиента").plan.tasks[0]).toMatchObject({ intent: "inspect_entity", entityType: "Form", mentions: ["заказ клиента"] });
+  });
+
+  it("folder scope: find the folder first, the child task depends on it and is restricted by it", () => {
+    const p = plan("Перечисли композиции в папке «Продажи»").plan;
+    expect(p.tasks.map((t) => t.intent)).toEqual(["find_entity", "list_entities"]);
+    expect(p.tasks[0]).toMatchObject({ entityType: "Folder", mentions: ["Продажи"] });
+    expect(p.tasks[1]).toMatchObject({ entityType: "Composition", folderScope: "task-1", dependsOn: ["task-1"] });
+    // unquoted folder name and a find inside a folder
+    const q = plan("Найди композицию «Расчёт скидки» в папке Архив").plan;
+    expect(q.tasks[0]).toMatchObject({ entityType: "Folder", mentions: ["Архив"] });
+    expect(q.tasks[1]).toMatchObject({ intent: "find_entity", mentions: ["Расчёт скидки"], folderScope: "task-1" });
+  });
+
+  it("compound request: a pronoun refers to the previous task and depends on it", () => {
+    const p = plan("Найди сущность «Договор», затем покажи её");
+    expect(p.plan.tasks[1]).toMatchObject({ intent: "inspect_entity", refersTo: "task-1", dependsOn: ["task-1"], mentions: ["Договор"], entityType: "Entity" });
+    expect(p.clauses).toBe(2);
+    expect(p.historyReference).toBe(false);
+  });
+
+  it("a reference to earlier turns is a conversation task with an implicit intent", () => {
+    const p = plan("А в какой папке она лежит?");
+    expect(p.plan.tasks[0]).toMatchObject({ intent: "inspect_entity", sourceMode: "conversation", mentions: ["она"] });
+    expect(p.historyReference).toBe(true);
+    expect(p.implicitIntent).toBe(true);
+  });
+
+  it("documentation questions vs a document considered with the docs (mixed)", () => {
+    expect(plan("Объясни, как ответить на уточняющий вопрос").plan.tasks[0]).toMatchObject({ intent: "explain_documentation", sourceMode: "documentation", mentions: [] });
+    expect(plan("Объясни композицию «Расчёт скидки»").plan.tasks[0]).toMatchObject({ intent: "inspect_entity", sourceMode: "mixed" });
+    expect(plan("Объясни, как вызвать композицию из отчёта").plan.tasks[0]).toMatchObject({ intent: "explain_documentation" });
+  });
+
+  it("mutations are unsupported (domain changes are outside this flow)", () => {
+    expect(plan("Удали композицию «Расчёт скидки»").plan.tasks[0]).toMatchObject({ intent: "unsupported", sourceMode: "none" });
+  });
+
+  it("plural type with a find verb and no name is a list", () => {
+    expect(parseClause("найди все отчёты").intent).toBe("list_entities");
+    expect(parseClause("какие формы есть в папке «Продажи»")).toMatchObject({ intent: "list_entities", folderName: "Продажи" });
+  });
+
+  it("low confidence for a bare unknown text", () => {
+    expect(plan("привет").confidence).toBeLessThan(0.7);
+  });
+});
+
+describe("plan validation", () => {
+  const base = (tasks: Plan["tasks"]): Plan => ({ planVersion: 1, plannedBy: "llm", tasks });
+  it("accepts a valid DAG and orders it", () => {
+    const p = plan("Перечисли композиции в папке «Продажи»").plan;
+    expect(validatePlan(p)).toEqual([]);
+    expect(topoOrder(p.tasks)!.map((t) => t.id)).toEqual(["task-1", "task-2"]);
+  });
+  it("rejects cycles, unknown dependencies, unknown intents/types and mismatched source modes", () => {
+    const cyc = base([
+      { id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["a"], dependsOn: ["task-2"] },
+      { id: "task-2", intent: "find_entity", sourceMode: "domain", mentions: ["b"], dependsOn: ["task-1"] },
+    ]);
+    expect(validatePlan(cyc).map((i) => i.code)).toContain("cycle");
+    expect(validatePlan(base([{ id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["a"], dependsOn: ["task-9"] }])).map((i) => i.code)).toContain("unknown_dependency");
+    expect(validatePlan(base([{ id: "task-1", intent: "delete_entity" as never, sourceMode: "domain", mentions: ["a"], dependsOn: [] }])).map((i) => i.code)).toContain("unknown_intent");
+    expect(validatePlan(base([{ id: "task-1", intent: "find_entity", sourceMode: "domain", entityType: "Dashboard", mentions: ["a"], dependsOn: [] }])).map((i) => i.code)).toContain("unknown_type");
+    expect(validatePlan(base([{ id: "task-1", intent: "find_entity", sourceMode: "domain", entityType: "Process", mentions: ["a"], dependsOn: [] }]), new Set(["Process"]))).toEqual([]);
+    expect(validatePlan(base([{ id: "task-1", intent: "explain_documentation", sourceMode: "domain", mentions: [], dependsOn: [] }])).map((i) => i.code)).toContain("source_mode_mismatch");
+    expect(validatePlan(base([
+      { id: "task-1", intent: "find_entity", sourceMode: "domain", entityType: "Composition", mentions: ["a"], dependsOn: [] },
+      { id: "task-2", intent: "list_entities", sourceMode: "domain", mentions: [], dependsOn: ["task-1"], folderScope: "task-1" },
+    ])).map((i) => i.code)).toContain("folder_scope_not_folder");
+  });
+  it("finds transitive dependants", () => {
+    const tasks = base([
+      { id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["a"], dependsOn: [] },
+      { id: "task-2", intent: "inspect_entity", sourceMode: "domain", mentions: ["a"], dependsOn: ["task-1"] },
+      { id: "task-3", intent: "inspect_entity", sourceMode: "domain", mentions: ["a"], dependsOn: ["task-2"] },
+    ]).tasks;
+    expect(dependentsOf(tasks, "task-1").sort()).toEqual(["task-2", "task-3"]);
+  });
+});

@@ -1,0 +1,123 @@
+import type { AnyStateMachine } from "xstate";
+import { activeStateIds, machineGraph, type MachineGraph } from "./graph";
+import { FONT, layoutMachine, type Layout } from "./layout";
+import type { Pt } from "./layered";
+import { escapeXml } from "./text";
+
+/**
+ * Renders a laid-out machine as a self-contained SVG (its own styles, no fonts or scripts to
+ * fetch), with the states of a given snapshot highlighted. Every element carries the state or
+ * transition id in `data-*` attributes, so pages and tests can find them.
+ */
+
+export interface RenderOptions {
+  title?: string;
+  /** A snapshot's state value (`"idle"`, `{a: "b"}`): those states are highlighted. */
+  value?: unknown;
+  /** Extra state ids to highlight (e.g. a step held in context rather than in the value). */
+  activeIds?: Iterable<string>;
+  /** A caption under the title, e.g. which conversation is shown. */
+  caption?: string;
+}
+
+const M = 16;
+const TITLE_H = 40;
+
+function curve(points: Pt[]): string {
+  const [p0, ...rest] = points;
+  if (!p0) return "";
+  let d = `M${p0.x.toFixed(1)},${p0.y.toFixed(1)}`;
+  let prev = p0;
+  for (const q of rest) {
+    const my = (prev.y + q.y) / 2;
+    d += ` C${prev.x.toFixed(1)},${my.toFixed(1)} ${q.x.toFixed(1)},${my.toFixed(1)} ${q.x.toFixed(1)},${q.y.toFixed(1)}`;
+    prev = q;
+  }
+  return d;
+}
+
+function loopPath(points: Pt[]): string {
+  const [a, b, c, d] = points as [Pt, Pt, Pt, Pt];
+  return `M${a.x},${a.y} C${b.x},${b.y} ${c.x},${c.y} ${d.x},${d.y}`;
+}
+
+const STYLE = `
+  .t{font:600 15px -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;fill:#111827}
+  .c{font:12px -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;fill:#6b7280}
+  .s rect{fill:#fff;stroke:#9ca3af;stroke-width:1.2}
+  .s.compound>rect,.s.parallel>rect{fill:#f9fafb}
+  .s.parallel>rect{stroke-dasharray:5 3}
+  .s.final>rect.inner{fill:none}
+  .s text.k{font:600 ${FONT.state}px -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;fill:#111827}
+  .s text.i{font:${FONT.internal}px ui-monospace,SFMono-Regular,Menlo,monospace;fill:#4b5563}
+  .s.active>rect{fill:#dbeafe;stroke:#2563eb;stroke-width:2.4}
+  .s.active.compound>rect,.s.active.parallel>rect{fill:#eff6ff}
+  .s.active>text.k{fill:#1d4ed8}
+  .e path{fill:none;stroke:#6b7280;stroke-width:1.3}
+  .e text{font:${FONT.edge}px ui-monospace,SFMono-Regular,Menlo,monospace;fill:#374151}
+  .e text .g{fill:#b45309}
+  .e.from-active path{stroke:#2563eb}
+  .init circle{fill:#111827}.init path{fill:none;stroke:#111827;stroke-width:1.3}
+`;
+
+export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions = {}): string {
+  const active = new Set<string>([...(o.value !== undefined ? activeStateIds(graph, o.value) : []), ...(o.activeIds ?? [])]);
+  const W = Math.ceil(layout.width + 2 * M);
+  const H = Math.ceil(layout.height + 2 * M + TITLE_H);
+  const out: string[] = [];
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" data-machine="${escapeXml(graph.machineId)}" role="img" aria-label="${escapeXml(o.title ?? graph.machineId)}">`,
+    `<style>${STYLE}</style>`,
+    `<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#6b7280"/></marker>`,
+    `<marker id="arrow-a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#2563eb"/></marker></defs>`,
+    `<rect width="${W}" height="${H}" fill="#fff"/>`,
+    `<text class="t" x="${M}" y="${M + 8}">${escapeXml(o.title ?? graph.machineId)}</text>`,
+  );
+  if (o.caption) out.push(`<text class="c" x="${M}" y="${M + 26}">${escapeXml(o.caption)}</text>`);
+  out.push(`<g transform="translate(${M},${M + TITLE_H})">`);
+
+  // States, outermost first so nested boxes paint over their parents.
+  const depth = (id: string) => {
+    let d = 0;
+    for (let n = graph.nodes.get(id)?.parent; n; n = graph.nodes.get(n)?.parent) d++;
+    return d;
+  };
+  const boxes = [...layout.boxes.values()].filter((b) => b.id !== graph.root).sort((a, b) => depth(a.id) - depth(b.id));
+  for (const b of boxes) {
+    const n = b.node;
+    const cls = ["s", n.kind, active.has(b.id) ? "active" : ""].filter(Boolean).join(" ");
+    const tip = [n.id, n.description ?? "", ...b.lines].filter(Boolean).join("\n");
+    out.push(`<g class="${cls}" data-state="${escapeXml(n.id)}"${active.has(b.id) ? ' data-active="true"' : ""}><title>${escapeXml(tip)}</title>`);
+    out.push(`<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="${n.kind === "atomic" || n.kind === "final" ? 10 : 12}"/>`);
+    if (n.kind === "final") out.push(`<rect class="inner" x="${b.x + 3}" y="${b.y + 3}" width="${b.w - 6}" height="${b.h - 6}" rx="8"/>`);
+    const compound = n.kind === "compound" || n.kind === "parallel";
+    const ky = compound ? b.y + 17 : b.y + 20;
+    out.push(`<text class="k" x="${compound ? b.x + 10 : b.x + b.w / 2}" y="${ky}"${compound ? "" : ' text-anchor="middle"'}>${escapeXml(n.key)}</text>`);
+    b.lines.forEach((l, i) => out.push(`<text class="i" x="${b.x + 8}" y="${ky + 16 + i * 14}">${escapeXml(l)}</text>`));
+    out.push(`</g>`);
+  }
+  for (const init of layout.initials) {
+    out.push(`<g class="init"><circle cx="${init.at.x}" cy="${init.at.y}" r="5"/><path d="${curve(init.path)}" marker-end="url(#arrow)"/></g>`);
+  }
+  for (const r of layout.routes) {
+    const hot = active.has(r.edge.source);
+    const label = r.label
+      ? `<text x="${r.label.x.toFixed(1)}" y="${(r.label.y + 11).toFixed(1)}">${r.label.lines
+          .map((l, i) => `<tspan x="${r.label!.x.toFixed(1)}" dy="${i ? 13 : 0}"${l.startsWith("[") ? ' class="g"' : ""}>${escapeXml(l)}</tspan>`)
+          .join("")}</text>`
+      : "";
+    out.push(
+      `<g class="e${hot ? " from-active" : ""}" data-edge="${r.edge.id}" data-event="${escapeXml(r.edge.event)}" data-source="${escapeXml(r.edge.source)}" data-target="${escapeXml(r.target)}">`,
+      `<title>${escapeXml(`${r.edge.source} → ${r.target}\n${r.edge.event}${r.edge.guard ? ` [${r.edge.guard}]` : ""}${r.edge.actions.length ? ` / ${r.edge.actions.join(", ")}` : ""}`)}</title>`,
+      `<path d="${r.selfLoop ? loopPath(r.path) : curve(r.path)}" marker-end="url(#${hot ? "arrow-a" : "arrow"})"/>${label}</g>`,
+    );
+  }
+  out.push(`</g></svg>`);
+  return out.join("\n");
+}
+
+/** Machine object → SVG in one call. */
+export function machineSvg(machine: AnyStateMachine, o: RenderOptions = {}): string {
+  const graph = machineGraph(machine);
+  return renderSvg(graph, layoutMachine(graph), o);
+}

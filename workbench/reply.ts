@@ -1,0 +1,122 @@
+// Reply classification (seed 000): explicit commands and candidate clicks are decided by code;
+// only ambiguous free text goes to the CLASSIFIER role. Beyond v0.6.0: an ordinal and descriptive
+// resolver ("первую", "последний вариант", "ту, что в папке Архив", "форму, не сущность").
+import { z } from "zod";
+import { CANCEL_WORDS, commandOf, typeOf } from "./lexicon";
+import { stem } from "./stem";
+import { fold, words } from "./text";
+import type { Candidate } from "./types";
+
+export const REPLY_KINDS = ["answer", "correction", "new_request", "cancel", "unclear"] as const;
+export type ReplyKind = (typeof REPLY_KINDS)[number];
+export const ClassifierOutputSchema = z.object({ kind: z.enum(REPLY_KINDS) }).strict();
+
+export type CodeDecision =
+  | { kind: "answer"; candidateId: string; by: "click" | "ordinal" | "descriptive" | "name" }
+  | { kind: "cancel"; by: "command" }
+  | { kind: "free_text"; hasCommand: boolean };
+
+const ORDINALS: Array<[RegExp, number]> = [
+  [/^(?:перв[а-яё]*|1|один|одна|одну|номер\s*1|№\s*1)$/, 0],
+  [/^(?:втор[а-яё]*|2|два|две|номер\s*2|№\s*2)$/, 1],
+  [/^(?:трет[а-яё]*|3|три|номер\s*3|№\s*3)$/, 2],
+  [/^(?:четверт[а-яё]*|4|четыре)$/, 3],
+  [/^(?:пят[а-яё]*|5|пять)$/, 4],
+];
+const LAST = /^(?:последн[а-яё]*|нижн[а-яё]*)$/;
+const NOISE = new Set(["вариант", "варианта", "пункт", "давай", "давайте", "выбираю", "выбери", "возьми", "возьму", "пожалуйста", "нужна", "нужен", "нужно", "нужную", "мне", "ту", "тот", "та", "то", "эту", "этот", "это", "которая", "который", "что", "лежит", "в", "во", "из", "на", "папке", "папки", "папка", "да", "ок", "конечно", "пусть", "будет", "с", "со", "и", "а", "же"]);
+
+/** The index of the candidate an ordinal reply names, or null. Short replies only. */
+export function ordinalIndex(text: string, count: number): number | null {
+  const ws = words(fold(text)).filter((w) => !NOISE.has(w));
+  if (ws.length === 0 || ws.length > 3) return null;
+  for (const w of ws) {
+    if (LAST.test(w)) return count > 0 ? count - 1 : null;
+    for (const [re, i] of ORDINALS) if (re.test(w)) return i < count ? i : null;
+  }
+  return null;
+}
+
+const stemMatch = (a: string, b: string) => {
+  if (a === b) return true;
+  const n = Math.min(a.length, b.length);
+  return n >= 4 && (a.startsWith(b) || b.startsWith(a));
+};
+
+/**
+ * Descriptive choice: reply words matched against what tells the candidates apart — folder, type
+ * (with "не X" excluding a type), name and identity. Unique best match or nothing.
+ */
+export function descriptiveChoice(text: string, candidates: readonly Candidate[]): string | null {
+  const f = fold(text);
+  const ws = words(f);
+  if (ws.length === 0 || ws.length > 8) return null;
+  const byIdentity = candidates.filter((c) => f.includes(fold(c.identity)));
+  if (byIdentity.length === 1) return byIdentity[0]!.candidateId;
+  const excluded = new Set<string>();
+  const wanted = new Set<string>();
+  ws.forEach((w, i) => {
+    const t = typeOf(w);
+    if (!t) return;
+    if (ws[i - 1] === "не" || ws[i - 1] === "кроме") excluded.add(t);
+    else wanted.add(t);
+  });
+  const stems = ws.filter((w) => !NOISE.has(w) && w !== "не" && !typeOf(w)).map(stem);
+  const scores = candidates.map((c) => {
+    if (excluded.has(c.documentType)) return { c, score: -1 };
+    let score = wanted.has(c.documentType) ? 2 : 0;
+    const folderStems = words(fold(c.folderName ?? "")).map(stem);
+    const nameStems = words(fold(c.displayName)).map(stem);
+    for (const s of stems) {
+      if (folderStems.some((x) => stemMatch(s, x))) score += 2;
+      else if (nameStems.some((x) => stemMatch(s, x))) score += 1;
+    }
+    return { c, score };
+  });
+  const alive = scores.filter((s) => s.score >= 0);
+  if (excluded.size && alive.length === 1) return alive[0]!.c.candidateId;
+  const best = Math.max(...alive.map((s) => s.score), 0);
+  if (best <= 0) return null;
+  const top = alive.filter((s) => s.score === best);
+  return top.length === 1 ? top[0]!.c.candidateId : null;
+}
+
+function isCancel(f: string): boolean {
+  const ws = words(f);
+  if (ws.length === 0) return false;
+  if (CANCEL_WORDS.has(f.replace(/[.!]+$/, ""))) return true;
+  // "отмени запрос", "отмена, не надо" — a cancel word first and nothing that names a new task.
+  return CANCEL_WORDS.has(ws[0]!) && ws.length <= 4 && !ws.slice(1).some((w) => commandOf(w) && commandOf(w) !== "mutate");
+}
+
+/**
+ * The code path of reply classification. A candidate click is validated by the caller against
+ * the persisted snapshot before this runs (unknown ids are refused, never guessed).
+ */
+export function classifyReplyByCode(text: string, candidates: readonly Candidate[], selectedCandidateId?: string): CodeDecision {
+  if (selectedCandidateId && candidates.some((c) => c.candidateId === selectedCandidateId)) {
+    return { kind: "answer", candidateId: selectedCandidateId, by: "click" };
+  }
+  const f = fold(text);
+  if (isCancel(f)) return { kind: "cancel", by: "command" };
+  const ws = words(f);
+  const hasCommand = ws.some((w) => commandOf(w) !== undefined) || /[«»„“"]/.test(text);
+  if (!hasCommand && candidates.length) {
+    const i = ordinalIndex(text, candidates.length);
+    if (i !== null) return { kind: "answer", candidateId: candidates[i]!.candidateId, by: "ordinal" };
+    const byName = candidates.filter((c) => fold(c.displayName) === f.replace(/[.!?]+$/, ""));
+    if (byName.length === 1) return { kind: "answer", candidateId: byName[0]!.candidateId, by: "name" };
+    const d = descriptiveChoice(text, candidates);
+    if (d) return { kind: "answer", candidateId: d, by: "descriptive" };
+  }
+  return { kind: "free_text", hasCommand };
+}
+
+export function parseClassifierOutput(raw: unknown): ReplyKind | null {
+  let v = raw;
+  if (typeof raw === "string") {
+    try { v = JSON.parse(raw); } catch { return null; }
+  }
+  const p = ClassifierOutputSchema.safeParse(v);
+  return p.success ? p.data.kind : null;
+}
