@@ -71,6 +71,8 @@ function describeCost(label: string, c: Cost): string {
 
 export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<Goal[]> {
   const { log } = o;
+  const t0 = performance.now();
+  const progress = (what: string) => process.env.BENCH_VERBOSE && console.error(`  [${((performance.now() - t0) / 1000).toFixed(1)} s] ${what}`);
   const sql = backend.db.sql;
   const seqPerRound = o.quick ? 40 : 100;
   const rounds = o.quick ? 3 : 4;
@@ -102,12 +104,14 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
       for (let i = 0; i < 10; i++) await checkedTurn(s.target, c, userText(i));
     }
 
+    progress("warm-up done");
     // What a turn costs the database.
     const costConv = await target.create();
     const engineCost = await measureCost(backend, costTurns, (i) => checkedTurn(target, costConv, userText(i)));
     const costLane = floorLane();
     const floorCost = await measureCost(backend, costTurns, (i) => floorTurn(sql, costLane, userText(i), REPLY));
 
+    progress("cost measured");
     // Sequential latency, floor and engine interleaved by rounds so drift hits both.
     const lat: Record<"floor" | "instant" | "direct" | "loopback", number[]> = { floor: [], instant: [], direct: [], loopback: [] };
     for (let r = 0; r < rounds; r++) {
@@ -121,6 +125,7 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     }
     const seq = Object.fromEntries(Object.entries(lat).map(([k, v]) => [k, summarize(v)])) as Record<keyof typeof lat, ReturnType<typeof summarize>>;
 
+    progress("sequential done");
     // Throughput with N conversations in flight, each sending its next message when the last turn ended.
     const tput: Record<string, Record<number, number>> = { floor: {}, instant: {}, direct: {}, loopback: {} };
     for (const n of [16, 64]) {

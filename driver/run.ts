@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Sql, Tx } from "../storage/db";
-import { appendRunEvents, finishRun, heartbeatRun, insertRun, type RunEventRow } from "../storage/runs";
+import { closeRun, flushRunEvents, heartbeatRun, startRun, type RunEventRow } from "../storage/runs";
 import type { ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
 
@@ -50,7 +50,8 @@ export class Run {
 
   static async start(init: RunInit): Promise<Run> {
     const run = new Run(init);
-    await insertRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner });
+    // Committed asynchronously: visible to followers at once, durable with the turn's own commit.
+    await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner });
     init.hub.open(run.id);
     run.timer = setInterval(() => void run.tick(), 250);
     run.timer.unref();
@@ -99,8 +100,7 @@ export class Run {
     if (pending.length === 0) return;
     this.flushing = (async () => {
       try {
-        await appendRunEvents(this.init.sql, this.id, pending);
-        await this.init.sql`update runs set heartbeat_at = now() where id = ${this.id}`;
+        await flushRunEvents(this.init.sql, this.id, pending);
         this.stored = Math.max(this.stored, pending.at(-1)!.seq);
       } catch {
         /* the final commit stores whatever a background flush missed */
@@ -123,10 +123,12 @@ export class Run {
    */
   async complete(tx: Tx, closing: { event: string; data: unknown }[], o: Outcome = {}): Promise<() => void> {
     this.stop();
-    if (this.flushing) await this.flushing;
+    // Not waiting for an in-flight flush here: this runs inside a transaction that holds a
+    // pool connection, and the flush may be queued for one (with PGlite's single connection,
+    // always) — a deadlock. Everything not known to be stored is written again instead;
+    // rows the flush got in first are skipped by the (run_id, seq) key.
     const tail = [...closing.map((c) => this.next(c.event, c.data)), this.next("done", {})];
-    await appendRunEvents(tx, this.id, this.all.slice(this.stored));
-    await finishRun(tx, this.id, { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] });
+    await closeRun(tx, this.id, this.all.slice(this.stored), { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] });
     return () => {
       this.stored = this.seq;
       this.ended = true;
@@ -134,7 +136,7 @@ export class Run {
     };
   }
 
-  /** Ends the run as failed in its own statement pair: `error` then `done`, stored and sent. */
+  /** Ends the run as failed in one statement of its own: `error` then `done`, stored and sent. */
   async fail(code: ErrorCode, message: string, o: Outcome = {}): Promise<void> {
     if (this.ended) return;
     this.stop();
@@ -142,10 +144,7 @@ export class Run {
     const tail = [this.next("error", { code, message }), this.next("done", {})];
     this.ended = true;
     try {
-      await this.init.sql.begin(async (tx) => {
-        await appendRunEvents(tx, this.id, this.all.slice(this.stored));
-        await finishRun(tx, this.id, { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] });
-      });
+      await closeRun(this.init.sql, this.id, this.all.slice(this.stored), { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] });
       this.stored = this.seq;
     } finally {
       for (const e of tail) this.publish(e);

@@ -25,8 +25,11 @@ export const PlannerOutput = z.object({
 });
 export type PlannerOutput = z.infer<typeof PlannerOutput>;
 
-/** The critic may only add gaps: reason codes from this set (it never removes what the rules found). */
-export const CRITIC_ADDABLE = ["PARTIAL_MATCH_IN_1C", "INSUFFICIENT_DOCUMENT_DEPTH", "EVIDENCE_DEPTH_LIMIT", "MISSING_SUPPORTING_DOCUMENT", "CONFLICTING_EVIDENCE", "AMBIGUOUS_BUSINESS_TERM", "MULTIPLE_VALID_INTERPRETATIONS"] as const;
+/**
+ * The critic may only add depth gaps from this set: it never removes what the rules found, and
+ * data-backed codes (conflicts, missing documents, timeouts) come from the evidence alone.
+ */
+export const CRITIC_ADDABLE = ["PARTIAL_MATCH_IN_1C", "INSUFFICIENT_DOCUMENT_DEPTH", "EVIDENCE_DEPTH_LIMIT"] as const;
 
 export const CriticOutput = z.object({
   covered_points: z.array(z.string()).default([]),

@@ -7,6 +7,7 @@ import { errorResponse } from "./errors";
 import { registerRunRoutes } from "./routes/runs";
 import { registerWorkbenchRoutes } from "./routes/workbench";
 import { registerClinicRoutes } from "./routes/clinic";
+import { registerOperatorRoutes } from "./routes/operator";
 
 export function createApp(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
@@ -25,5 +26,6 @@ export function createApp(deps: Deps): Hono<AuthEnv> {
   // Feature routes register below, one line each.
   registerClinicRoutes(app, deps);
   registerWorkbenchRoutes(app, deps);
+  registerOperatorRoutes(app, deps);
   return app;
 }

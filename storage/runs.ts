@@ -26,6 +26,61 @@ export async function insertRun(sql: Tx, r: { id: string; conversationId: string
             values (${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner})`;
 }
 
+/**
+ * The statement's own implicit transaction commits without waiting for its WAL flush
+ * (`synchronous_commit = off` for this transaction only). The row is visible to every
+ * session at once; it becomes durable with the next synchronous commit — the turn's own —
+ * because WAL is flushed in order. Only for single statements outside a transaction block:
+ * inside one it would make the whole transaction asynchronous.
+ */
+const asyncCommit = (sql: Tx) => sql`select set_config('synchronous_commit', 'off', true) as off`;
+
+/**
+ * The run row at run start, so a resuming client and a crash recovery can find it, without
+ * a second durable commit per turn: if the database itself crashed before the turn's commit,
+ * losing the row loses nothing a client could have been promised (the turn was not stored).
+ */
+export async function startRun(sql: Tx, r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string }): Promise<void> {
+  await sql`with _ as (${asyncCommit(sql)})
+            insert into runs (id, conversation_id, tenant_id, kind, status, owner)
+            select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from _`;
+}
+
+const eventsJson = (tx: Tx, events: RunEventRow[]) => tx.json(events.map((e) => ({ seq: e.seq, event: e.event, data: e.data ?? {} })) as never);
+
+/**
+ * A live run's background flush, for followers on other processes: its events and a
+ * heartbeat in one statement, committed asynchronously (the turn's commit makes them durable).
+ */
+export async function flushRunEvents(sql: Tx, runId: string, events: RunEventRow[]): Promise<void> {
+  await sql`with _ as (${asyncCommit(sql)}),
+                 ev as (insert into run_events (run_id, seq, event, data)
+                        select ${runId}, e.seq, e.event, e.data
+                        from jsonb_to_recordset(${eventsJson(sql, events)}) as e(seq integer, event text, data jsonb), _
+                        on conflict (run_id, seq) do nothing returning 1)
+            update runs set heartbeat_at = now() from _ where id = ${runId} and (select count(*) from ev) >= 0`;
+}
+
+/**
+ * The run's last events and its end in one statement (one round trip inside the turn's
+ * transaction). Events go in before the run row is touched — the same lock order as
+ * flushRunEvents, so the two never wait on each other in a cycle.
+ */
+export async function closeRun(
+  tx: Tx,
+  runId: string,
+  events: RunEventRow[],
+  r: { status: Exclude<RunStatus, "running">; outcome?: string | null; reasonCodes?: string[]; errorCode?: string | null },
+): Promise<void> {
+  await tx`with ev as (insert into run_events (run_id, seq, event, data)
+                       select ${runId}, e.seq, e.event, e.data
+                       from jsonb_to_recordset(${eventsJson(tx, events)}) as e(seq integer, event text, data jsonb)
+                       on conflict (run_id, seq) do nothing returning 1)
+           update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
+             error_code = ${r.errorCode ?? null}, finished_at = now()
+           where id = ${runId} and status = 'running' and (select count(*) from ev) >= 0`;
+}
+
 export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
   const rows = await sql<{ id: string; conversation_id: string; tenant_id: string; kind: string; status: RunStatus; outcome: string | null; reason_codes: string[]; error_code: string | null; owner: string; heartbeat_at: Date }[]>`
     select id, conversation_id, tenant_id, kind, status, outcome, reason_codes, error_code, owner, heartbeat_at from runs where id = ${id}`;
@@ -73,6 +128,8 @@ export async function touchRuns(sql: Tx, ids: string[]): Promise<void> {
   await sql`update runs set heartbeat_at = now() where id = any(${ids}) and status = 'running'`;
 }
 
+export const ABANDONED_MESSAGE = "Обработка сообщения прервалась: сервер был перезапущен. Отправьте сообщение ещё раз.";
+
 /**
  * Runs whose process died mid-turn: still 'running' but owned by a dead owner (or silent for
  * too long). They are closed as failed with a stored `error` + `done`, so a client resuming
@@ -90,7 +147,7 @@ export async function failAbandonedRuns(sql: Tx, opts: { staleAfterMs: number; e
     const [last] = await sql<{ seq: number | null }[]>`select max(seq) as seq from run_events where run_id = ${id}`;
     const seq = last?.seq ?? 0;
     await appendRunEvents(sql, id, [
-      { seq: seq + 1, event: "error", data: { code: "internal", message: "Обработка сообщения прервалась: сервер был перезапущен. Отправьте сообщение ещё раз." } },
+      { seq: seq + 1, event: "error", data: { code: "internal", message: ABANDONED_MESSAGE } },
       { seq: seq + 2, event: "done", data: {} },
     ]);
   }

@@ -38,7 +38,8 @@ const stepsEntry = (branch: string): MachineEntry => ({
   description: "Пошаговый сценарий ветки, сгенерированный из её настроек: по состоянию на шаг, по переходу на каждый allowed_next за его защитными условиями.",
   conversationKind: "clinic",
   snapshotMachineId: "clinic-dialogue",
-  build: (registry) => stepMachineFor(registry.stepGraphs[branch as keyof Registry["stepGraphs"]]!),
+  // The generated machine's state type is `never` (states built at run time): widen it for drawing.
+  build: (registry) => stepMachineFor(registry.stepGraphs[branch as keyof Registry["stepGraphs"]]!) as unknown as AnyStateMachine,
   position(snapshot) {
     const s = (snapshot.context as ClinicCtx | undefined)?.state;
     if (s?.activeBranch === branch && s.step) return { value: s.step, caption: `активная ветка ${branch}, шаг ${s.step}` };

@@ -40,7 +40,11 @@ export interface Layout {
   boxes: Map<string, Box>;
   routes: Route[];
   initials: { at: Pt; path: Pt[] }[];
+  /** "From any state" markers: a compound state's own transitions into its descendants start here. */
+  anys: { x: number; y: number; w: number; h: number; container: string }[];
 }
+
+export const ANY_LABEL = "из любого состояния";
 
 export function edgeLabelLines(e: DiagramEdge, sameEvent: number): string[] {
   const head = sameEvent > 1 ? `${e.event} #${e.order + 1}` : e.event;
@@ -54,6 +58,7 @@ export function layoutMachine(g: MachineGraph): Layout {
   const rel = new Map<string, Pt>(); // child's top-left inside its parent's content area
   const levelRoutes = new Map<string, ReturnType<typeof layered>>();
   const levelInit = new Map<string, string>(); // container → its init pseudo-node id
+  const anyRel = new Map<string, Pt & { w: number; h: number }>(); // container → its "from any state" node
   const node = (id: string) => g.nodes.get(id)!;
   const ancestors = (id: string) => {
     const out: string[] = [];
@@ -71,9 +76,16 @@ export function layoutMachine(g: MachineGraph): Layout {
   // Which level routes each (edge, target); self-loops and edges into an own descendant are drawn apart.
   const pairs = g.edges.flatMap((edge) => edge.targets.map((target) => ({ edge, target })));
   const level = new Map<(typeof pairs)[number], string | null>();
+  const fromAny = new Set<(typeof pairs)[number]>();
   for (const p of pairs) {
     if (p.target === p.edge.source) {
       level.set(p, null);
+      continue;
+    }
+    if (ancestors(p.target).includes(p.edge.source) && node(p.edge.source).kind === "compound") {
+      // A compound state's own transition into its content: taken from whichever child is active.
+      level.set(p, p.edge.source);
+      fromAny.add(p);
       continue;
     }
     const sa = ancestors(node(p.edge.source).parent ?? p.edge.source);
@@ -114,18 +126,22 @@ export function layoutMachine(g: MachineGraph): Layout {
         ledges.push({ id: initId, from: initId, to: rep(id, n.initial) ?? n.initial });
         levelInit.set(id, initId);
       }
+      const anyId = `${id}#any`;
+      if (pairs.some((p) => fromAny.has(p) && level.get(p) === id)) lnodes.unshift({ id: anyId, w: textWidth(ANY_LABEL, FONT.edge) + 22, h: 22 });
       pairs.forEach((p, i) => {
         if (level.get(p) !== id) return;
         const lines = edgeLabelLines(p.edge, count(p.edge));
         ledges.push({
           id: `p${i}`,
-          from: rep(id, p.edge.source)!,
+          from: fromAny.has(p) ? anyId : rep(id, p.edge.source)!,
           to: rep(id, p.target)!,
           label: { w: Math.max(...lines.map((l) => monoWidth(l, FONT.edge))) + 12, h: lines.length * LABEL_LINE + 4 },
         });
       });
-      const r = layered(lnodes, ledges, n.initial ? [initId] : []);
+      const r = layered(lnodes, ledges, [...(n.initial ? [initId] : []), anyId]);
       levelRoutes.set(id, r);
+      const anyPos = r.pos.get(anyId);
+      if (anyPos) anyRel.set(id, { ...anyPos, ...lnodes.find((l) => l.id === anyId)! });
       for (const k of kids) rel.set(k.id, r.pos.get(k.id)!);
       if (n.initial) rel.set(initId, r.pos.get(initId)!);
       inner = { w: r.width, h: r.height };
@@ -159,8 +175,13 @@ export function layoutMachine(g: MachineGraph): Layout {
   const attaches: Attach[] = [];
   const routes: Route[] = [];
   const initials: Layout["initials"] = [];
-  const addRoute = (edge: DiagramEdge, target: string, inner: Pt[], label: Pt | null, sameEvent: number) => {
-    const s = boxes.get(edge.source)!;
+  const anys: Layout["anys"] = [];
+  for (const [container, r] of anyRel) {
+    const o = origin.get(container)!;
+    anys.push({ x: o.x + r.x, y: o.y + r.y, w: r.w, h: r.h, container });
+  }
+  const addRoute = (edge: DiagramEdge, target: string, inner: Pt[], label: Pt | null, sameEvent: number, from?: Box) => {
+    const s = from ?? boxes.get(edge.source)!;
     const t = boxes.get(target)!;
     const path: Pt[] = [{ x: 0, y: 0 }, ...inner, { x: 0, y: 0 }];
     const first = inner[0] ?? { x: t.x + t.w / 2, y: t.y + t.h / 2 };
@@ -184,7 +205,9 @@ export function layoutMachine(g: MachineGraph): Layout {
     if (lv) {
       const r = levelRoutes.get(lv)!.routes.get(`p${i}`)!;
       const o = origin.get(lv)!;
-      addRoute(p.edge, p.target, r.points.map((q) => ({ x: q.x + o.x, y: q.y + o.y })), r.label ? { x: r.label.x + o.x + 8, y: r.label.y + o.y } : null, sameEvent);
+      const any = fromAny.has(p) ? anys.find((a) => a.container === lv) : undefined;
+      const from = any ? ({ id: `${lv}#any`, x: any.x, y: any.y, w: any.w, h: any.h, node: node(lv), lines: [] } as Box) : undefined;
+      addRoute(p.edge, p.target, r.points.map((q) => ({ x: q.x + o.x, y: q.y + o.y })), r.label ? { x: r.label.x + o.x + 8, y: r.label.y + o.y } : null, sameEvent, from);
     } else {
       // Into an own descendant or across parallel regions: a direct curve, label at its middle.
       const s = boxes.get(p.edge.source)!;
@@ -214,5 +237,5 @@ export function layoutMachine(g: MachineGraph): Layout {
     });
   }
   const loopW = Math.max(0, ...routes.filter((r) => r.selfLoop).map((r) => r.label!.x + Math.max(...r.label!.lines.map((l) => monoWidth(l, FONT.edge))) + 8));
-  return { width: Math.max(total.w, loopW), height: total.h, boxes, routes, initials };
+  return { width: Math.max(total.w, loopW), height: total.h, boxes, routes, initials, anys };
 }

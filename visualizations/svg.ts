@@ -1,6 +1,6 @@
 import type { AnyStateMachine } from "xstate";
 import { activeStateIds, machineGraph, type MachineGraph } from "./graph";
-import { FONT, layoutMachine, type Layout } from "./layout";
+import { ANY_LABEL, FONT, layoutMachine, type Layout } from "./layout";
 import type { Pt } from "./layered";
 import { escapeXml } from "./text";
 
@@ -57,6 +57,7 @@ const STYLE = `
   .e text{font:${FONT.edge}px ui-monospace,SFMono-Regular,Menlo,monospace;fill:#374151}
   .e text .g{fill:#b45309}
   .e.from-active path{stroke:#2563eb}
+  .any rect{fill:#fff;stroke:#9ca3af;stroke-dasharray:4 3}.any text{font:italic ${FONT.edge}px -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;fill:#6b7280}
   .init circle{fill:#111827}.init path{fill:none;stroke:#111827;stroke-width:1.3}
 `;
 
@@ -95,6 +96,9 @@ export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions 
     out.push(`<text class="k" x="${compound ? b.x + 10 : b.x + b.w / 2}" y="${ky}"${compound ? "" : ' text-anchor="middle"'}>${escapeXml(n.key)}</text>`);
     b.lines.forEach((l, i) => out.push(`<text class="i" x="${b.x + 8}" y="${ky + 16 + i * 14}">${escapeXml(l)}</text>`));
     out.push(`</g>`);
+  }
+  for (const a of layout.anys) {
+    out.push(`<g class="any" data-any="${escapeXml(a.container)}"><rect x="${a.x}" y="${a.y}" width="${a.w}" height="${a.h}" rx="${a.h / 2}"/><text x="${a.x + a.w / 2}" y="${a.y + a.h / 2 + 4}" text-anchor="middle">${ANY_LABEL}</text></g>`);
   }
   for (const init of layout.initials) {
     out.push(`<g class="init"><circle cx="${init.at.x}" cy="${init.at.y}" r="5"/><path d="${curve(init.path)}" marker-end="url(#arrow)"/></g>`);

@@ -61,15 +61,18 @@ export function descriptiveChoice(text: string, candidates: readonly Candidate[]
     if (ws[i - 1] === "не" || ws[i - 1] === "кроме") excluded.add(t);
     else wanted.add(t);
   });
-  const stems = ws.filter((w) => !NOISE.has(w) && w !== "не" && !typeOf(w)).map(stem);
+  const content = ws.filter((w) => !NOISE.has(w) && w !== "не" && !typeOf(w));
+  // A word matches by stem, or by a shared beginning of the raw words ("архивную" ~ "Архив":
+  // Snowball over-stems "архив" to "арх", so stems alone would miss it).
+  const same = (w: string, x: string) => stemMatch(stem(w), stem(x)) || stemMatch(w, x);
   const scores = candidates.map((c) => {
     if (excluded.has(c.documentType)) return { c, score: -1 };
     let score = wanted.has(c.documentType) ? 2 : 0;
-    const folderStems = words(fold(c.folderName ?? "")).map(stem);
-    const nameStems = words(fold(c.displayName)).map(stem);
-    for (const s of stems) {
-      if (folderStems.some((x) => stemMatch(s, x))) score += 2;
-      else if (nameStems.some((x) => stemMatch(s, x))) score += 1;
+    const folderWords = words(fold(c.folderName ?? ""));
+    const nameWords = words(fold(c.displayName));
+    for (const w of content) {
+      if (folderWords.some((x) => same(w, x))) score += 2;
+      else if (nameWords.some((x) => same(w, x))) score += 1;
     }
     return { c, score };
   });

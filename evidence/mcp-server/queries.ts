@@ -67,7 +67,7 @@ export async function resolvePeriodOrAsOf(sql: Tx, a: ToolInput<"resolve_period_
   }
   const p = parseDatePhrase(a.text, s.working);
   if (!p) return { status: "no_match", note: `В тексте «${a.text}» нет распознаваемой даты.`, as_of_date: null, period_from: null, period_to: null, source: "explicit", ...common };
-  return { status: "ok", note: `«${a.text}» прочитано как ${p.reading}.`, ...p, source: "explicit", ...common };
+  return { status: "ok", note: `«${a.text}» прочитано как ${p.reading}.`, as_of_date: p.as_of_date, period_from: p.period_from, period_to: p.period_to, source: "explicit", ...common };
 }
 
 interface Move { counterparty_id: string; name: string; contract_id: string; number: string; terms: number; currency: string; period: string; amount: number }

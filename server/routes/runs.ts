@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { AppError } from "../../driver/errors";
-import { failAbandonedRuns, getRun, listRunEvents, markFollowed, type RunEventRow } from "../../storage/runs";
+import { ABANDONED_MESSAGE, failAbandonedRuns, getRun, listRunEvents, markFollowed, type RunEventRow, type RunRow } from "../../storage/runs";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { SseWriter } from "../sse";
@@ -54,9 +54,17 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       } else {
         while (!finished && !writer.isClosed) {
           await markFollowed(deps.db.sql, runId);
-          for (const e of await listRunEvents(deps.db.sql, runId, last)) if (!deliver(e)) break;
+          const rows = await listRunEvents(deps.db.sql, runId, last);
+          for (const e of rows) if (!deliver(e)) break;
           if (finished) break;
           const now = await getRun(deps.db.sql, runId);
+          if (now && now.status !== "running" && rows.length === 0) {
+            // Ended, yet nothing after Last-Event-ID is stored: the client saw events from the
+            // memory of a process that died before flushing them. End its stream the way the
+            // run ended, numbered after what it saw.
+            for (const e of await endingOf(deps, now)) deliver({ ...e, seq: last + 1 });
+            break;
+          }
           if (now?.status === "running" && Date.now() - now.heartbeatAt.getTime() > STALE_RUN_MS) {
             await failAbandonedRuns(deps.db.sql, { staleAfterMs: STALE_RUN_MS, ownerIs: now.owner });
             continue;
@@ -68,4 +76,15 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       writer.close();
     });
   });
+}
+
+/** How an ended run closes a stream: its stored `error` (if it failed), then `done`. */
+async function endingOf(deps: Deps, run: RunRow): Promise<Omit<RunEventRow, "seq">[]> {
+  if (run.status !== "failed") return [{ event: "done", data: {} }];
+  const [stored] = await deps.db.sql<{ data: unknown }[]>`
+    select data from run_events where run_id = ${run.id} and event = 'error' order by seq desc limit 1`;
+  return [
+    { event: "error", data: stored?.data ?? { code: run.errorCode ?? "internal", message: ABANDONED_MESSAGE } },
+    { event: "done", data: {} },
+  ];
 }

@@ -2,7 +2,7 @@ import { AppError } from "../../driver/errors";
 import { runTurn } from "../../driver/turn";
 import { clarificationSpec, type ClarificationEvent } from "../../machines/clarification";
 import { interactionSpec, type InteractionContext, type InteractionEvent } from "../../machines/interaction";
-import { closeClarification, getClarification, getInteraction, openClarificationOf, upsertInteraction, type ClarificationRow, type InteractionRow } from "../../storage/interactions";
+import { appendMachineEvents, closeClarification, getClarification, getInteraction, openClarificationOf, upsertInteraction, type ClarificationRow, type InteractionRow } from "../../storage/interactions";
 import { appendMessages } from "../../storage/messages";
 import { parseClause } from "../../workbench/plan";
 import type { PlanUpdate } from "../../workbench/patch";
@@ -116,6 +116,7 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
       if (String(snap.value) !== expectedState || (event.type === "reply.answer" && c.planVersion !== interaction!.planVersion + 1)) {
         throw conflict("Ответ не применим к текущему состоянию запроса.");
       }
+      await appendMachineEvents(tx, interactionKey(interaction!.id), conversationId, [event]);
       const [msg] = await appendMessages(tx, conversationId, [{ role: "user", text: body.text, meta: { interactionId: interaction!.id, clarificationId: clar!.id, replyKind: kind, decidedBy, candidateId } }]);
       const status = kind === "cancel" ? "cancelled" : kind === "unclear" ? "unclear" : "answered";
       if (!(await closeClarification(tx, clar!.id, status, msg!.id))) throw conflict("На это уточнение уже ответили.");

@@ -1,6 +1,7 @@
-import { transition, type AnyStateMachine, type EventFrom, type SnapshotFrom } from "xstate";
+import { initialTransition, transition, type AnyStateMachine, type EventFrom, type SnapshotFrom } from "xstate";
 import { restore, type MachineSpec } from "../../driver/turn";
 import type { Tx } from "../../storage/db";
+import { appendMachineEvents } from "../../storage/interactions";
 import { saveSnapshot } from "../../storage/snapshots";
 
 /**
@@ -16,16 +17,22 @@ export async function transitionStored<M extends AnyStateMachine>(tx: Tx, spec: 
     key, conversationId, machineId: spec.id, machineVersion: spec.version,
     snapshot: spec.machine.getPersistedSnapshot(next), expectedRowVersion: loaded.rowVersion,
   });
+  await appendMachineEvents(tx, key, conversationId, [event]);
   return next as SnapshotFrom<M>;
 }
 
 /** Creates a machine's first snapshot (insert; fails if the key exists). */
-export async function createStored<M extends AnyStateMachine>(tx: Tx, spec: MachineSpec<M>, key: string, conversationId: string, snapshot: SnapshotFrom<M>): Promise<void> {
+export async function createStored<M extends AnyStateMachine>(tx: Tx, spec: MachineSpec<M>, key: string, conversationId: string, input: unknown, runId: string | null = null): Promise<void> {
+  const [snapshot] = initialTransition(spec.machine, input as never);
   await saveSnapshot(tx, {
     key, conversationId, machineId: spec.id, machineVersion: spec.version,
     snapshot: spec.machine.getPersistedSnapshot(snapshot), expectedRowVersion: null,
   });
+  await appendMachineEvents(tx, key, conversationId, [initEvent(input)], runId);
 }
+
+/** The first entry of a machine's event log: the input it was created with. */
+export const initEvent = (input: unknown) => ({ type: "xstate.init", input });
 
 export const interactionKey = (id: string) => `interaction:${id}`;
 export const clarificationKey = (id: string) => `clarification:${id}`;

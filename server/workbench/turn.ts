@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { initialTransition } from "xstate";
 import { AppError } from "../../driver/errors";
 import type { Run } from "../../driver/run";
 import { runTurn } from "../../driver/turn";
 import type { Role } from "../../llm/client";
-import { clarificationSpec, clarificationMachine } from "../../machines/clarification";
+import { clarificationSpec } from "../../machines/clarification";
 import { interactionSpec, type InteractionContext, type WorkspaceRef } from "../../machines/interaction";
 import type { Tx } from "../../storage/db";
-import { activeInteraction, answeredClarifications, closeClarification, insertClarification, openClarificationOf, upsertInteraction } from "../../storage/interactions";
+import { activeInteraction, answeredClarifications, appendMachineEvents, closeClarification, insertClarification, openClarificationOf, upsertInteraction } from "../../storage/interactions";
 import { appendMessages, listMessages } from "../../storage/messages";
 import type { ConversationMessage } from "../../workbench/model-request";
 import { passedIdentities } from "../../workbench/model-request";
@@ -22,7 +21,7 @@ import type { Plan, WorkspaceSnapshot } from "../../workbench/types";
 import { validateResponse } from "../../workbench/validate-response";
 import type { Deps } from "../deps";
 import { loadDocsIndex } from "./resources";
-import { clarificationKey, createStored, interactionKey, transitionStored } from "./stored-machines";
+import { clarificationKey, createStored, initEvent, interactionKey, transitionStored } from "./stored-machines";
 
 /** Seed 001 table: at most 2 preparatory calls and 1 final call per run. */
 export const MAX_PREPARATORY_CALLS = 2;
@@ -114,6 +113,12 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
   let clarificationId: string | null = null;
   const workspaceChanged = t.previousSha !== null && t.previousSha !== t.workspace.sha;
   const wsRef: WorkspaceRef = { generation: t.workspace.parsed.generation, snapshotSha256: t.workspace.sha };
+  const input = { interactionId: t.interactionId, conversationId: t.conversationId, rootText: t.rootText };
+  const prepareEvent = { type: "prepare" as const, workspace: wsRef };
+  // The machine's event log of this turn (each transition asks for at most one effect and each
+  // effect answers with one event, so this is exactly the order the driver applies them in).
+  const machineEvents: unknown[] = t.isNew ? [initEvent(input), prepareEvent] : [prepareEvent];
+  const logged = <E>(e: E): E => (machineEvents.push(e), e);
 
   const result = await runTurn({
     sql,
@@ -121,8 +126,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     spec: interactionSpec,
     key: interactionKey(t.interactionId),
     conversationId: t.conversationId,
-    input: { interactionId: t.interactionId, conversationId: t.conversationId, rootText: t.rootText },
-    events: [{ type: "prepare", workspace: wsRef }],
+    input,
+    events: [prepareEvent],
     effects: {
       "effect.prepare": async (e) => {
         let plan = (e.plan as Plan | null) ?? undefined;
@@ -148,12 +153,12 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         t.calls.planner += prepared.preparatoryCalls.planner;
         t.calls.reranker += prepared.preparatoryCalls.reranker;
         const p = prepared as PrepareResult;
-        if (p.outcome === "answer") return { type: "prepared.answer", plan: p.plan, targets: p.targets };
+        if (p.outcome === "answer") return logged({ type: "prepared.answer", plan: p.plan, targets: p.targets });
         if (p.outcome === "clarify") {
           clarificationId = `clarification-${randomUUID()}`;
-          return { type: "prepared.clarify", plan: p.plan, clarificationId, targets: p.targets };
+          return logged({ type: "prepared.clarify", plan: p.plan, clarificationId, targets: p.targets });
         }
-        return { type: "prepared.plain", plan: p.plan, answer: p.plainAnswer ?? "", targets: p.targets };
+        return logged({ type: "prepared.plain", plan: p.plan, answer: p.plainAnswer ?? "", targets: p.targets });
       },
       "effect.answer": async () => {
         const p = prepared!;
@@ -162,17 +167,18 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         if (!r.ok) {
           trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
           if (r.error.code === "cancelled") throw new AppError("internal", "client went away");
-          return { type: "failed", code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." };
+          return logged({ type: "failed", code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." });
         }
         validation = validateResponse(r.value, { exists: (id) => p.index.byIdentity.has(fold(id)), passed: passedIdentities(p.modelRequest!) });
         trace.record("12", "ok", validation);
-        return { type: "answered", answer: r.value, validationOk: validation.ok };
+        return logged({ type: "answered", answer: r.value, validationOk: validation.ok });
       },
     },
     commit: async (tx, snap) => {
       const c = snap.context as InteractionContext;
       const state = String(snap.value);
       if (t.isNew) await supersedeActive(tx, t.conversationId, t.interactionId);
+      await appendMachineEvents(tx, interactionKey(t.interactionId), t.conversationId, machineEvents, run.id);
       const msgs: Parameters<typeof appendMessages>[2] = [];
       if (t.userMessage) msgs.push({ role: "user", text: t.userMessage.text, meta: { ...t.userMessage.meta, interactionId: t.interactionId } });
       const assistantIndex = msgs.length;
@@ -190,8 +196,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       });
       if (state === "awaiting_clarification" && clar && clarificationId) {
         await insertClarification(tx, { id: clarificationId, interactionId: t.interactionId, taskId: clar.taskId, slot: clar.slot, question: clar.question, questionMessageId: ids[assistantIndex]?.id ?? null, candidates: clar.candidates, planVersion: c.planVersion });
-        const [s] = initialTransition(clarificationMachine, { id: clarificationId, interactionId: t.interactionId, taskId: clar.taskId, slot: clar.slot, question: clar.question, candidates: clar.candidates, planVersion: c.planVersion });
-        await createStored(tx, clarificationSpec, clarificationKey(clarificationId), t.conversationId, s);
+        await createStored(tx, clarificationSpec, clarificationKey(clarificationId), t.conversationId,
+          { id: clarificationId, interactionId: t.interactionId, taskId: clar.taskId, slot: clar.slot, question: clar.question, candidates: clar.candidates, planVersion: c.planVersion }, run.id);
       }
     },
     closing: (snap) => {

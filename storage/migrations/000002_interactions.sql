@@ -39,3 +39,15 @@ create table clarifications (
 create index clarifications_interaction on clarifications (interaction_id, created_at);
 -- One open question per Interaction.
 create unique index clarifications_one_open on clarifications (interaction_id) where status = 'open';
+
+-- The events each Workbench machine was given, in order, written in the same transaction as its
+-- snapshot: replaying them through the pure machine reproduces the stored snapshot.
+create table workbench_machine_events (
+  snapshot_key    text not null,
+  seq             integer not null,
+  conversation_id text not null references conversations (id) on delete cascade,
+  event           jsonb not null,
+  run_id          text,
+  created_at      timestamptz not null default now(),
+  primary key (snapshot_key, seq)
+);

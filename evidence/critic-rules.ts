@@ -1,0 +1,163 @@
+// The Coverage Critic's rules (seed 002 §6.2.7, §8.6): what was asked, what is proven, what is
+// not, and why — the outcome class follows from them. Runs on every turn, blocked ones too;
+// a model critic may add depth gaps on top (mergeCritique) but never remove one.
+import type { CoverageReport, EvidenceBundle, ExecutionPlan, QueryFrame, ToolRun } from "./artifacts";
+import { money, ruDate } from "./evidence-builder";
+import type { TurnScope } from "./frame-resolve";
+import { READINGS } from "./glossary";
+import { CRITIC_ADDABLE, type CriticOutput } from "./model-outputs";
+import { reasonInfo, sortReasons, type OutcomeClass, type ReasonCode } from "./reason-codes";
+
+export interface CriticInput {
+  requestId: string;
+  frame: QueryFrame | null;
+  scope: TurnScope;
+  plan: ExecutionPlan | null;
+  toolRuns: ToolRun[];
+  bundle: EvidenceBundle;
+}
+
+export interface RuledCoverage {
+  coverage: CoverageReport;
+  clarifying_question: string | null;
+}
+
+const TOOLING: ReasonCode[] = ["MCP_TIMEOUT", "TOOL_EXECUTION_ERROR", "MCP_SCHEMA_ERROR", "INVALID_TOOL_OUTPUT", "ROUTE_EXECUTION_ABORTED"];
+const OKS = new Set(["success", "empty"]);
+
+export function ruleCoverage(i: CriticInput): RuledCoverage {
+  const reasons = new Set<ReasonCode>(i.scope.reasons);
+  const why: CoverageReport["why_partial"] = [];
+  const covered: string[] = [];
+  const uncovered: string[] = [];
+  const next: string[] = [];
+  const say = (code: ReasonCode, message: string) => {
+    reasons.add(code);
+    if (!why.some((w) => w.reason_code === code && w.message === message)) why.push({ reason_code: code, message });
+  };
+  let clarifying = i.scope.clarifying_question;
+  const finish = (outcome: OutcomeClass): RuledCoverage => {
+    const codes = sortReasons(reasons);
+    for (const c of codes) if (!why.some((w) => w.reason_code === c)) why.push({ reason_code: c, message: reasonInfo[c].ru });
+    const answerability = outcome === "FULLY_ANSWERED" ? "full" : outcome === "PARTIALLY_ANSWERED" ? "partial" : "insufficient";
+    return { coverage: { request_id: i.requestId, answerability, covered_points: covered, uncovered_points: uncovered, why_partial: why, next_best_actions: [...new Set(next)], reason_codes: codes, outcome, critic: { rules: true, model: "skipped", note: null } }, clarifying_question: clarifying };
+  };
+
+  if (i.scope.gate === "model_required") {
+    uncovered.push("Вопрос не удалось разобрать без языковой модели");
+    next.push("Переформулировать вопрос проще (например: «По каким поставщикам висят хвосты на 31.03.2026?») или подключить модель (OPENAI_BASE_URL)");
+    reasons.add("MODEL_REQUIRED");
+    return finish("BLOCKED_BY_TOOLING");
+  }
+  if (i.scope.gate === "misrouted") {
+    uncovered.push("Вопрос не относится к расчётам с контрагентами, документам и оплатам — данные учёта на него не отвечают");
+    next.push("Задать вопрос о расчётах, документах или оплатах контрагентов");
+    return finish("MISROUTED");
+  }
+  if (i.scope.gate === "clarify") {
+    uncovered.push(...(i.frame?.ambiguities.filter((a) => a.blocking).map((a) => a.text) ?? []));
+    if (!uncovered.length) uncovered.push("Без уточнения ответ может ввести в заблуждение");
+    next.push("Ответить на уточняющий вопрос");
+    return finish("BLOCKED_BY_AMBIGUITY");
+  }
+
+  // Premises: an assumption is a gap the answer must name, not a fact.
+  for (const p of i.scope.premises) {
+    if (p.status === "assumed" && p.kind === "business_term") {
+      uncovered.push(`Трактовка термина «${p.key}» не подтверждена: принято «${READINGS[p.value as keyof typeof READINGS]?.short ?? p.value}»`);
+      next.push(`Уточнить, считать ли «${p.key}» ${READINGS.open_settlement_balance.ru} или ${READINGS.overdue_settlements.ru}`);
+    } else if (p.status !== "assumed" && p.kind === "business_term") covered.push(`Трактовка термина «${p.key}»: ${READINGS[p.value as keyof typeof READINGS]?.short ?? p.value} (${p.status === "confirmed" ? "подтверждено" : "из предыдущего хода"})`);
+  }
+  const dateFact = i.bundle.facts.find((f) => f.type === "as_of_date");
+  const datePremise = i.scope.premises.find((p) => p.kind === "time_scope");
+  if (dateFact && datePremise?.status === "assumed") {
+    uncovered.push(`Дата отсечения не указана — использована ${i.scope.time.source === "default" ? "рабочая дата базы" : "дата из предыдущего хода (допущение)"} ${ruDate(String(dateFact.value))}`);
+    next.push("Назвать дату отсечения, если нужна другая");
+  } else if (dateFact) covered.push(`Дата отсечения: ${ruDate(String(dateFact.value))}`);
+
+  // Steps: required ones decide whether there is an answer at all.
+  let bindAmbiguous = false, bindMissing = false, toolingBlocked = false, dataMissing = false;
+  for (const s of i.plan?.steps ?? []) {
+    if (!s.tool) continue;
+    const runs = i.toolRuns.filter((r) => r.step_id === s.step_id);
+    for (const r of runs) {
+      if (r.error_code && TOOLING.includes(r.error_code)) say(r.error_code, `Шаг ${s.step_id} (${r.tool_name}): ${r.status === "timeout" ? "источник не ответил вовремя" : (r.error_message ?? reasonInfo[r.error_code].ru).slice(0, 200)}`);
+    }
+    if (runs.length === 0 || runs.some((r) => OKS.has(r.status))) continue;
+    const failed = runs[0]!;
+    if (!s.required) {
+      if (failed.error_code && TOOLING.includes(failed.error_code)) say("EVIDENCE_DEPTH_LIMIT", `Дополнительная проверка «${s.purpose}» не выполнена`);
+      continue;
+    }
+    if (failed.status === "ambiguous") {
+      bindAmbiguous = true;
+      const cands = i.bundle.entity_bindings.find((b) => b.status === "ambiguous")?.candidates ?? [];
+      say("LOW_CONFIDENCE_ENTITY_BINDING", `«${String(failed.input.query ?? "")}» подходит нескольким контрагентам: ${cands.map((c) => c.name).join(", ")}`);
+      reasons.add("NEEDS_USER_CONFIRMATION");
+      clarifying = `Кого вы имеете в виду: ${cands.map((c) => c.name).join(" или ")}?`;
+    } else if (failed.status === "no_match" && failed.tool_name === "resolve_counterparty") {
+      bindMissing = true;
+      say("ENTITY_NOT_RESOLVED", `Контрагент «${String(failed.input.query ?? "")}» не найден: ${failed.error_message ?? ""}`.trim());
+      reasons.add("NO_MATCH_IN_1C");
+      next.push("Проверить название или указать ИНН контрагента");
+    } else if (failed.status === "unbound_entity") {
+      bindMissing = true;
+      say("ENTITY_NOT_RESOLVED", failed.error_message ?? "сущность не найдена");
+    } else if (failed.status === "no_match") {
+      dataMissing = true;
+      say("NO_MATCH_IN_1C", failed.error_message ?? "данных нет");
+      const from = i.bundle.facts.find((f) => f.type === "as_of_date")?.details.data_available_from;
+      next.push(from ? `Выбрать дату не раньше ${ruDate(String(from))} — с неё ведутся данные` : "Проверить период: данных за него нет");
+    } else if (failed.status === "skipped" && !failed.error_code) {
+      // follows an upstream data gap that is already reported
+    } else {
+      toolingBlocked = true;
+      uncovered.push(`Обязательный шаг «${s.purpose}» не выполнен`);
+      next.push("Повторить запрос позже: источник данных не ответил или ответил с ошибкой");
+    }
+  }
+
+  // Evidence: what is found, what contradicts, what is missing.
+  const balances = i.bundle.facts.filter((f) => f.type === "open_balance" || f.type === "balance");
+  const none = i.bundle.facts.find((f) => f.type === "no_open_balance");
+  if (balances.length) covered.push(`Найдены остатки по ${new Set(balances.map((f) => f.entity_id)).size} контрагент(ам) на общую сумму ${money(balances.reduce((s, f) => s + (f.value as number), 0))}`);
+  if (none) covered.push(`Ненулевых остатков нет (просмотрено движений: ${String(none.details.movements_scanned)})`);
+  if (i.bundle.facts.some((f) => f.type === "unclosed_document")) covered.push("Определены документы, образующие остатки");
+  if (i.bundle.facts.some((f) => f.type === "payment")) covered.push("Проверены оплаты и их проведение");
+  for (const c of i.bundle.conflicts) {
+    say("CONFLICTING_EVIDENCE", `${c.entity}: ${c.description}`);
+    uncovered.push(`Остаток по ${c.entity} не подтверждён однозначно`);
+    next.push(`Проверить проведение документов по ${c.entity}`);
+  }
+  for (const g of i.bundle.not_found) {
+    if (g.reason_code === "MISSING_SUPPORTING_DOCUMENT" || g.reason_code === "INSUFFICIENT_DOCUMENT_DEPTH") {
+      say(g.reason_code, g.what.charAt(0).toUpperCase() + g.what.slice(1));
+      next.push("Запросить недостающие документы у контрагента или проверить их ввод");
+    }
+  }
+  for (const t of i.bundle.truncated) say("EVIDENCE_DEPTH_LIMIT", `Углублённая проверка шага ${t.step_id} выполнена для ${t.done} из ${t.total} случаев`);
+
+  if (bindAmbiguous) return finish("BLOCKED_BY_AMBIGUITY");
+  if (bindMissing) return finish("FAILED_TO_BIND_ENTITIES");
+  if (toolingBlocked) return finish("BLOCKED_BY_TOOLING");
+  if (dataMissing) return finish("BLOCKED_BY_MISSING_DATA");
+  return finish(reasons.size ? "PARTIALLY_ANSWERED" : "FULLY_ANSWERED");
+}
+
+/** Adds the model critic's findings; it can lower a full answer to partial, never raise one. */
+export function mergeCritique(c: CoverageReport, m: CriticOutput | null, status: CoverageReport["critic"]["model"], note: string | null = null): CoverageReport {
+  if (!m) return { ...c, critic: { rules: true, model: status, note } };
+  const extra = m.extra_reasons.filter((r) => (CRITIC_ADDABLE as readonly string[]).includes(r.reason_code));
+  const reason_codes = sortReasons([...c.reason_codes, ...extra.map((r) => r.reason_code)]);
+  const outcome = c.outcome === "FULLY_ANSWERED" && extra.length ? "PARTIALLY_ANSWERED" : c.outcome;
+  return {
+    ...c,
+    outcome,
+    answerability: outcome === "PARTIALLY_ANSWERED" ? "partial" : c.answerability,
+    uncovered_points: [...new Set([...c.uncovered_points, ...m.uncovered_points])],
+    why_partial: [...c.why_partial, ...extra.filter((e) => !c.why_partial.some((w) => w.message === e.message))],
+    next_best_actions: [...new Set([...c.next_best_actions, ...m.next_best_actions])].slice(0, 6),
+    reason_codes,
+    critic: { rules: true, model: status, note: note ?? (m.extra_reasons.length > extra.length ? "часть кодов модели отброшена: критик может добавлять только пробелы глубины" : null) },
+  };
+}

@@ -1,0 +1,200 @@
+// The evidence workflow's dialogue (seed 002 §8) as a pure statechart: interpret → gate →
+// plan → execute → assess (rules, always) → critic → answer, with ConversationState carried
+// between turns. Model calls and MCP tools are effects the driver runs; their results come
+// back as events, and every decision between them is a pure function of the artifacts.
+import { assign, emit, setup } from "xstate";
+import type { MachineSpec } from "../driver/turn";
+import { validateAnswer, type AnswerValidation } from "../evidence/answer-validate";
+import { emptyConversationState, type ConversationState, type CoverageReport, type EvidenceBundle, type ExecutionPlan, type FinalAnswerPackage, type QueryFrame, type ToolRun } from "../evidence/artifacts";
+import { composeAnswer } from "../evidence/compose";
+import { advanceState } from "../evidence/conversation-state";
+import { mergeCritique, ruleCoverage } from "../evidence/critic-rules";
+import { buildEvidence } from "../evidence/evidence-builder";
+import { buildFrame, resolveScope, type TurnScope } from "../evidence/frame-resolve";
+import type { CriticOutput, InterpreterOutput } from "../evidence/model-outputs";
+import type { OutcomeClass, ReasonCode } from "../evidence/reason-codes";
+
+export interface TurnWork {
+  requestId: string;
+  text: string;
+  turn: number;
+  offline: boolean;
+  frame: QueryFrame | null;
+  scope: TurnScope | null;
+  plan: ExecutionPlan | null;
+  toolRuns: ToolRun[];
+  bundle: EvidenceBundle;
+  coverage: CoverageReport | null;
+  clarifying: string | null;
+  draft: FinalAnswerPackage | null;
+  answer: FinalAnswerPackage | null;
+  validation: AnswerValidation | null;
+}
+
+/** What stays in the snapshot after a turn: control state and a compact summary, not the evidence. */
+export interface LastTurn {
+  requestId: string;
+  turn: number;
+  outcome: OutcomeClass;
+  reasonCodes: ReasonCode[];
+  answer: FinalAnswerPackage;
+  coverage: CoverageReport;
+  validation: AnswerValidation | null;
+}
+
+export interface EvidenceContext {
+  state: ConversationState;
+  turn: TurnWork | null;
+  last: LastTurn | null;
+}
+
+export type EvidenceEvent =
+  | { type: "user.message"; text: string; requestId: string; offline: boolean }
+  | { type: "interpreted"; output: InterpreterOutput | null; via: "llm" | "deterministic" }
+  | { type: "planned"; plan: ExecutionPlan }
+  | { type: "executed"; toolRuns: ToolRun[]; truncated: EvidenceBundle["truncated"] }
+  | { type: "criticized"; critique: CriticOutput | null; status: CoverageReport["critic"]["model"]; note?: string | null }
+  | { type: "answered"; text: string | null };
+
+export type EvidenceEffect =
+  | { type: "effect.interpret"; text: string; state: ConversationState }
+  | { type: "effect.plan"; frame: QueryFrame; scope: TurnScope }
+  | { type: "effect.execute"; plan: ExecutionPlan }
+  | { type: "effect.critic"; frame: QueryFrame | null; scope: TurnScope; bundle: EvidenceBundle; coverage: CoverageReport }
+  | { type: "effect.answer"; frame: QueryFrame | null; scope: TurnScope | null; bundle: EvidenceBundle; coverage: CoverageReport; draft: FinalAnswerPackage; text: string; offline: boolean }
+  | { type: "effect.record"; work: TurnWork; state: ConversationState };
+
+const emptyBundle = (requestId: string): EvidenceBundle => ({ request_id: requestId, facts: [], entity_bindings: [], source_refs: [], documents: [], conflicts: [], not_found: [], execution_errors: [], truncated: [] });
+
+/** Scope for a turn nobody could read: no model, and the deterministic interpreter gave up. */
+const unreadable = (): TurnScope => ({ intent: "unsupported", gate: "model_required", reading: null, counterparty: null, role: null, time: { text: null, premise: "assumed", source: "default" }, premises: [], reasons: ["MODEL_REQUIRED"], clarifying_question: null });
+
+const work = (c: EvidenceContext) => c.turn!;
+
+export const evidenceMachine = setup({
+  types: {} as { context: EvidenceContext; events: EvidenceEvent; emitted: EvidenceEffect; input: { conversationId: string } },
+  guards: {
+    proceeds: ({ context }) => context.turn?.scope?.gate === "proceed",
+  },
+}).createMachine({
+  id: "evidence-conversation",
+  initial: "idle",
+  context: ({ input }) => ({ state: emptyConversationState(input.conversationId), turn: null, last: null }),
+  states: {
+    idle: {
+      on: {
+        "user.message": {
+          target: "interpreting",
+          actions: assign({
+            turn: ({ context, event }) => ({
+              requestId: event.requestId, text: event.text, turn: context.state.turn + 1, offline: event.offline,
+              frame: null, scope: null, plan: null, toolRuns: [], bundle: emptyBundle(event.requestId), coverage: null, clarifying: null, draft: null, answer: null, validation: null,
+            }),
+          }),
+        },
+      },
+    },
+    interpreting: {
+      entry: emit(({ context }) => ({ type: "effect.interpret" as const, text: work(context).text, state: context.state })),
+      on: {
+        interpreted: {
+          target: "gating",
+          actions: assign({
+            turn: ({ context, event }) => {
+              const w = work(context);
+              if (!event.output) return { ...w, scope: unreadable() };
+              const frame = buildFrame(event.output, { requestId: w.requestId, conversationId: context.state.conversation_id, turn: w.turn, text: w.text, interpretedBy: event.via }, context.state);
+              return { ...w, frame, scope: resolveScope(frame, context.state) };
+            },
+          }),
+        },
+      },
+    },
+    gating: {
+      always: [{ guard: "proceeds", target: "planning" }, { target: "assessing" }],
+    },
+    planning: {
+      entry: emit(({ context }) => ({ type: "effect.plan" as const, frame: work(context).frame!, scope: work(context).scope! })),
+      on: { planned: { target: "executing", actions: assign({ turn: ({ context, event }) => ({ ...work(context), plan: event.plan }) }) } },
+    },
+    executing: {
+      entry: emit(({ context }) => ({ type: "effect.execute" as const, plan: work(context).plan! })),
+      on: {
+        executed: {
+          target: "assessing",
+          actions: assign({
+            turn: ({ context, event }) => {
+              const w = work(context);
+              return { ...w, toolRuns: event.toolRuns, bundle: buildEvidence(w.requestId, w.plan!, event.toolRuns, event.truncated) };
+            },
+          }),
+        },
+      },
+    },
+    // The rules of the Coverage Critic run on every turn, blocked ones included (§8.6).
+    assessing: {
+      entry: [
+        assign({
+          turn: ({ context }) => {
+            const w = work(context);
+            const r = ruleCoverage({ requestId: w.requestId, frame: w.frame, scope: w.scope!, plan: w.plan, toolRuns: w.toolRuns, bundle: w.bundle });
+            return { ...w, coverage: r.coverage, clarifying: r.clarifying_question };
+          },
+        }),
+        emit(({ context }) => {
+          const w = work(context);
+          return { type: "effect.critic" as const, frame: w.frame, scope: w.scope!, bundle: w.bundle, coverage: w.coverage! };
+        }),
+      ],
+      on: {
+        criticized: {
+          target: "answering",
+          actions: assign({
+            turn: ({ context, event }) => {
+              const w = work(context);
+              const coverage = mergeCritique(w.coverage!, event.critique, event.status, event.note ?? null);
+              const draft = composeAnswer({ scope: w.scope!, coverage, bundle: w.bundle, toolRuns: w.toolRuns, clarifying_question: w.clarifying, offline: w.offline });
+              return { ...w, coverage, draft };
+            },
+          }),
+        },
+      },
+    },
+    answering: {
+      entry: emit(({ context }) => {
+        const w = work(context);
+        return { type: "effect.answer" as const, frame: w.frame, scope: w.scope, bundle: w.bundle, coverage: w.coverage!, draft: w.draft!, text: w.text, offline: w.offline };
+      }),
+      on: {
+        answered: {
+          target: "idle",
+          actions: [
+            assign(({ context, event }) => {
+              const w = work(context);
+              const draft = w.draft!;
+              // The model's prose is the answer only if it passes validation; otherwise the draft built from evidence is.
+              const validation = event.text === null ? null : validateAnswer(event.text, w.bundle, draft.user_facing_answer);
+              const answer: FinalAnswerPackage = validation?.ok ? { ...draft, user_facing_answer: event.text!, composed_by: "model" } : draft;
+              const done: TurnWork = { ...w, answer, validation };
+              const state = advanceState(context.state, { frame: w.frame, scope: w.scope, coverage: w.coverage!, bundle: w.bundle, clarifying_question: w.clarifying, text: w.text });
+              return {
+                state,
+                turn: done,
+                last: { requestId: w.requestId, turn: w.turn, outcome: w.coverage!.outcome, reasonCodes: w.coverage!.reason_codes, answer, coverage: w.coverage!, validation },
+              };
+            }),
+            emit(({ context }) => ({ type: "effect.record" as const, work: context.turn!, state: context.state })),
+            // The evidence leaves the snapshot with the turn; the run's artifacts are stored in evidence_runs.
+            assign({ turn: null }),
+          ],
+        },
+      },
+    },
+  },
+});
+
+export const evidenceSpec: MachineSpec<typeof evidenceMachine> = {
+  id: "evidence-conversation",
+  version: 1,
+  machine: evidenceMachine,
+};

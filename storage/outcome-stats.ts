@@ -1,0 +1,34 @@
+import type { Tx } from "./db";
+
+export interface OutcomeStatsFilter {
+  tenantId: string;
+  kind?: string;
+  since?: Date;
+}
+
+export interface OutcomeStats {
+  total: number;
+  byKind: { kind: string; runs: number; completed: number; failed: number }[];
+  byOutcome: { kind: string; outcome: string | null; runs: number }[];
+  byReasonCode: { kind: string; reasonCode: string; runs: number }[];
+}
+
+/** Finished runs of every system, grouped three ways in one round trip each; running ones are not counted. */
+export async function outcomeStats(sql: Tx, f: OutcomeStatsFilter): Promise<OutcomeStats> {
+  const where = sql`tenant_id = ${f.tenantId} and status <> 'running'
+    ${f.kind ? sql`and kind = ${f.kind}` : sql``} ${f.since ? sql`and created_at >= ${f.since}` : sql``}`;
+  const byKind = await sql<{ kind: string; runs: number; completed: number; failed: number }[]>`
+    select kind, count(*)::int as runs, count(*) filter (where status = 'completed')::int as completed, count(*) filter (where status = 'failed')::int as failed
+    from runs where ${where} group by kind order by kind`;
+  const byOutcome = await sql<{ kind: string; outcome: string | null; runs: number }[]>`
+    select kind, outcome, count(*)::int as runs from runs where ${where} group by kind, outcome order by kind, runs desc, outcome`;
+  const byReason = await sql<{ kind: string; reason_code: string; runs: number }[]>`
+    select kind, rc as reason_code, count(*)::int as runs from runs, unnest(reason_codes) as rc where ${where}
+    group by kind, rc order by kind, runs desc, rc`;
+  return {
+    total: byKind.reduce((s, r) => s + r.runs, 0),
+    byKind: byKind.map((r) => ({ ...r })),
+    byOutcome: byOutcome.map((r) => ({ ...r })),
+    byReasonCode: byReason.map((r) => ({ kind: r.kind, reasonCode: r.reason_code, runs: r.runs })),
+  };
+}
