@@ -65,6 +65,8 @@ export async function openPostgres(serverUrl = process.env.BENCH_DATABASE_URL ??
     async counters() {
       // Backends publish their counters when idle (at most once a second in PostgreSQL 15):
       // wait until two reads agree, so a window's last transactions are counted.
+      // A backend idle since its last flush publishes within ~1 s; then wait for two agreeing reads.
+      await sleep(1100);
       let prev = -1;
       for (let i = 0; i < 12; i++) {
         const [r] = await admin<{ xact_commit: string }[]>`select xact_commit::text from pg_stat_database where datname = ${name}`;

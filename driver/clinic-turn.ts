@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildBranchMessages, buildRouterMessages, BRANCH_PROMPT, ROUTER_PROMPT } from "../clinic/prompt";
+import { buildBranchMessages, buildRouterMessages, routerHintBlock, BRANCH_PROMPT, ROUTER_PROMPT } from "../clinic/prompt";
 import type { HistoryMessage, KnowledgeFragment } from "../clinic/prompt";
 import { parseRouterOutput } from "../clinic/router-output";
 import { createTailFilter } from "../clinic/service-tail";
 import { MODEL_UNAVAILABLE_REPLY } from "../clinic/templates";
-import { ClinicState, initialClinicState } from "../clinic/types";
+import { ClinicState, initialClinicState, type BranchCode } from "../clinic/types";
 import { OFFLINE_LABEL, type Llm } from "../llm/client";
 import type { DialogueEmitted } from "../machines/clinic-dialogue";
 import { searchChunks } from "../storage/clinic-kb";
@@ -15,6 +15,7 @@ import { appendMessages, listMessages } from "../storage/messages";
 import { loadSnapshot } from "../storage/snapshots";
 import { clinicSpec, loadRegistry } from "./clinic-registry";
 import { AppError } from "./errors";
+import { stageEnabled } from "./stage-switches";
 import type { Run } from "./run";
 import { runTurn } from "./turn";
 
@@ -133,7 +134,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         },
         "effect.branch": async (e, ctx) => {
           const t0 = performance.now();
-          const system = String(e.system);
+          // CLINIC_ROUTER_HINT=off: the stepped branch is called without the [ПОДСКАЗКА РОУТЕРА] block.
+          const system = stageEnabled("routerHint") || !e.hint ? String(e.system) : String(e.system).replace(`\n\n${routerHintBlock(e.hint as BranchCode, e.branch as BranchCode)}`, "");
           const messages = buildBranchMessages(system, history, String(e.text));
           stages.emit("10", "prompt-manifest", { branch: e.branch, call: e.call, hint: e.hint, prompt: { ...BRANCH_PROMPT, sha256: sha256(system) }, settings: loaded.versions, system });
           const filter = createTailFilter();

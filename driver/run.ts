@@ -38,6 +38,8 @@ export class Run {
   private abort = new AbortController();
   private detachedAt: number | null = null;
   ended = false;
+  /** Between `complete` and its commit: closing events are numbered, nothing else may be emitted. */
+  private completing = false;
 
   private constructor(private readonly init: RunInit) {}
 
@@ -61,6 +63,7 @@ export class Run {
   /** Sends an event now; it is stored by the next flush or the final commit. */
   emit(event: string, data: unknown): void {
     if (this.ended) throw new Error(`run ${this.id} already ended; cannot emit ${event}`);
+    if (this.completing) throw new Error(`run ${this.id} is being completed; cannot emit ${event}`);
     this.publish(this.next(event, data));
   }
 
@@ -127,10 +130,19 @@ export class Run {
     // pool connection, and the flush may be queued for one (with PGlite's single connection,
     // always) — a deadlock. Everything not known to be stored is written again instead;
     // rows the flush got in first are skipped by the (run_id, seq) key.
-    const tail = [...closing.map((c) => this.next(c.event, c.data)), this.next("done", {})];
-    await closeRun(tx, this.id, this.all.slice(this.stored), { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] });
+    //
+    // The closing events are numbered but not taken into the run until the commit: if the
+    // transaction rolls back (a stale snapshot, a failed write), the run goes on from where
+    // it was and `fail` numbers its `error` right after the last event a client saw — a gap
+    // in the ids would stall a follower resuming with Last-Event-ID.
+    let seq = this.seq;
+    const tail: RunEventRow[] = [...closing, { event: "done", data: {} }].map((c) => ({ seq: ++seq, event: c.event, data: c.data ?? {} }));
+    this.completing = true;
+    await closeRun(tx, this.id, [...this.all.slice(this.stored), ...tail], { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] });
     return () => {
-      this.stored = this.seq;
+      this.completing = false;
+      this.all.push(...tail);
+      this.seq = this.stored = seq;
       this.ended = true;
       for (const e of tail) this.publish(e);
     };
@@ -139,6 +151,7 @@ export class Run {
   /** Ends the run as failed in one statement of its own: `error` then `done`, stored and sent. */
   async fail(code: ErrorCode, message: string, o: Outcome = {}): Promise<void> {
     if (this.ended) return;
+    this.completing = false;
     this.stop();
     if (this.flushing) await this.flushing;
     const tail = [this.next("error", { code, message }), this.next("done", {})];

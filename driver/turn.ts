@@ -117,18 +117,29 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
   const persisted = a.spec.machine.getPersistedSnapshot(snapshot);
   try {
     let publish: (() => void) | null = null;
+    const closing = a.closing?.(snapshot) ?? [];
+    const outcome = a.outcome?.(snapshot);
     const rowVersion = await a.sql.begin(async (tx) => {
-      const v = await saveSnapshot(tx, {
-        key: a.key,
-        conversationId: a.conversationId,
-        machineId: a.spec.id,
-        machineVersion: a.spec.version,
-        snapshot: persisted,
-        expectedRowVersion: loaded?.rowVersion ?? null,
-      });
-      await a.commit?.(tx, snapshot);
-      if (a.run) publish = await a.run.complete(tx, a.closing?.(snapshot) ?? [], a.outcome?.(snapshot));
-      return v;
+      // The turn's writes go out together (one round trip, one socket write) and run in
+      // order on the connection: the snapshot's version check first, so a concurrent turn
+      // blocks there. A stale snapshot is seen on its result and rolls everything back.
+      // All three settle before the transaction ends, so no statement is left to run on a
+      // closed transaction; the first failure (the version check's, if any) is the turn's.
+      const [v, written, p] = await Promise.allSettled([
+        saveSnapshot(tx, {
+          key: a.key,
+          conversationId: a.conversationId,
+          machineId: a.spec.id,
+          machineVersion: a.spec.version,
+          snapshot: persisted,
+          expectedRowVersion: loaded?.rowVersion ?? null,
+        }),
+        a.commit?.(tx, snapshot),
+        a.run?.complete(tx, closing, outcome),
+      ]);
+      for (const r of [v, written, p]) if (r.status === "rejected") throw r.reason;
+      publish = (p as PromiseFulfilledResult<(() => void) | undefined>).value ?? null;
+      return (v as PromiseFulfilledResult<number>).value;
     });
     (publish as (() => void) | null)?.();
     return { snapshot, rowVersion, steps };

@@ -5,6 +5,7 @@ import type { Claim, CoverageReport, EvidenceBundle, Fact, FinalAnswerPackage, P
 import { money, ruDate } from "./evidence-builder";
 import type { TurnScope } from "./frame-resolve";
 import { READINGS } from "./glossary";
+import { reasonInfo } from "./reason-codes";
 
 export const BLOCK_TITLES = ["Коротко", "Что проверено", "Что найдено", "Что не удалось установить", "Что уточнить / следующий шаг"] as const;
 
@@ -85,9 +86,12 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
     case "PARTIALLY_ANSWERED":
       if (i.scope.intent === "detect_open_supplier_settlements") {
         const reading = READINGS[i.scope.reading ?? "open_settlement_balance"].short;
-        direct = suppliers.length || byCp.size
-          ? `На ${on} ${reading} есть у ${byCp.size} поставщик(ов): ${[...byCp.values()].map((fs) => `${fs[0]!.entity} — ${money(fs.reduce((s, f) => s + (f.value as number), 0))}`).join("; ")}.`
+        const sum = (fs: Fact[]) => fs.reduce((s, f) => s + (f.value as number), 0);
+        const advances = [...byCp.values()].filter((fs) => sum(fs) < 0);
+        direct = suppliers.length
+          ? `На ${on} ${reading} — наш долг перед поставщиками (${suppliers.length}): ${suppliers.map((fs) => `${fs[0]!.entity} — ${money(sum(fs))}`).join("; ")}.`
           : `На ${on} ${reading} по поставщикам не найдено.`;
+        if (advances.length) direct += ` Кроме того, не закрыты выданные авансы: ${advances.map((fs) => `${fs[0]!.entity} — ${money(-sum(fs))}`).join("; ")}.`;
       } else if (i.scope.intent === "counterparty_balance") {
         const total = open.reduce((s, f) => s + (f.value as number), 0);
         direct = open.length ? `Сальдо расчётов с ${open[0]!.entity} на ${on}: ${money(Math.abs(total))} — ${total > 0 ? "наш долг поставщику" : total < 0 ? "выданный аванс" : "расчёты закрыты"}.` : `Сальдо на ${on} не получено.`;
@@ -128,7 +132,9 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
   if (i.offline) checked.push("Ответ собран без языковой модели (офлайн-режим), только из данных учёта");
 
   const notEstablished = [...c.uncovered_points];
-  for (const w of c.why_partial) if (!notEstablished.some((u) => u.includes(w.message)) && !["ASSUMPTION_APPLIED_EXPLICITLY", "MISSING_AS_OF_DATE", "AMBIGUOUS_BUSINESS_TERM"].includes(w.reason_code)) notEstablished.push(w.message);
+  // Specific findings only: a bare code description («нужно подтверждение») adds nothing the blocks do not say.
+  for (const w of c.why_partial) if (w.message !== reasonInfo[w.reason_code].ru && !notEstablished.some((u) => u.includes(w.message))) notEstablished.push(w.message);
+  if (notEstablished.length === 0) for (const w of c.why_partial) if (!["ASSUMPTION_APPLIED_EXPLICITLY", "NEEDS_USER_CONFIRMATION"].includes(w.reason_code)) notEstablished.push(w.message);
   const next = [...(i.clarifying_question ? [i.clarifying_question] : []), ...c.next_best_actions];
   for (const u of notEstablished) claims.push({ claim_id: `K${claims.length}`, text: u, kind: "unknown", evidence_ids: [] });
 

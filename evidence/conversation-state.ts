@@ -41,8 +41,9 @@ export function advanceState(prev: ConversationState, t: TurnResultForState): Co
     // A name that did not bind must not linger as the active counterparty.
     s.active_entities = prev.active_entities.filter((e) => e.type !== "counterparty");
   }
-  if (scope.role === "supplier" && !s.active_entities.some((e) => e.type === "counterparty_group")) {
-    s.active_entities = [...s.active_entities, { type: "counterparty_group", surface: "поставщики", value: "supplier", entity_id: null, premise: "confirmed", since_turn: turn }];
+  const group = scope.premises.find((p) => p.key === "counterparty_group");
+  if (group) {
+    s.active_entities = [...s.active_entities.filter((e) => e.type !== "counterparty_group"), { type: "counterparty_group", surface: "поставщики", value: "supplier", entity_id: null, premise: group.status, since_turn: group.since_turn }];
   }
 
   const term = scope.premises.find((p) => p.kind === "business_term");

@@ -55,6 +55,7 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     return finish("MISROUTED");
   }
   if (i.scope.gate === "clarify") {
+    reasons.delete("ASSUMPTION_APPLIED_EXPLICITLY"); // nothing ran, so nothing was assumed in an answer
     uncovered.push(...(i.frame?.ambiguities.filter((a) => a.blocking).map((a) => a.text) ?? []));
     if (!uncovered.length) uncovered.push("Без уточнения ответ может ввести в заблуждение");
     next.push("Ответить на уточняющий вопрос");
@@ -86,7 +87,8 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     if (runs.length === 0 || runs.some((r) => OKS.has(r.status))) continue;
     const failed = runs[0]!;
     if (!s.required) {
-      if (failed.error_code && TOOLING.includes(failed.error_code)) say("EVIDENCE_DEPTH_LIMIT", `Дополнительная проверка «${s.purpose}» не выполнена`);
+      // A step skipped because an earlier one failed is a consequence, already reported there.
+      if (failed.status !== "skipped" && failed.error_code && TOOLING.includes(failed.error_code)) say("EVIDENCE_DEPTH_LIMIT", `Дополнительная проверка «${s.purpose}» не выполнена`);
       continue;
     }
     if (failed.status === "ambiguous") {

@@ -107,7 +107,11 @@ export async function executePlan(plan: ExecutionPlan, caller: ToolCaller, o: Ex
         continue;
       }
       const started = Date.now();
-      const raw = await caller.call(tool, typed.data as Record<string, unknown>, { timeoutMs: o.timeoutMs, signal: o.signal });
+      // A signal per call: the SDK leaves its listener on the signal it is given, and a run makes many calls.
+      const local = new AbortController();
+      const relay = () => local.abort();
+      o.signal?.addEventListener("abort", relay, { once: true });
+      const raw = await caller.call(tool, typed.data as Record<string, unknown>, { timeoutMs: o.timeoutMs, signal: local.signal }).finally(() => o.signal?.removeEventListener("abort", relay));
       const c = classifyCall(tool, raw, o.signal?.aborted ?? false);
       record(step, typed.data as Record<string, unknown>, { status: c.status, rows_returned: c.rows, error_code: c.error_code, error_message: c.error_message, output: c.output }, started, Date.now());
     }

@@ -92,7 +92,11 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
 
   if (intent === "detect_open_supplier_settlements") {
     role = "supplier";
-    premises.push({ kind: "entity", key: "counterparty_group", value: "поставщики (контрагенты с ролью «поставщик»)", label: "Круг контрагентов", status: frame.entity_candidates.some((e) => e.type === "counterparty_group") ? "confirmed" : "assumed", source: "user", since_turn: turn });
+    const groupSaid = frame.entity_candidates.some((e) => e.type === "counterparty_group");
+    const groupKnown = state.active_entities.find((e) => e.type === "counterparty_group");
+    const groupStatus: PremiseStatus = groupSaid ? "confirmed" : groupKnown ? carried(groupKnown.premise) : "assumed";
+    premises.push({ kind: "entity", key: "counterparty_group", value: "поставщики (контрагенты с ролью «поставщик»)", label: "Круг контрагентов", status: groupStatus, source: groupSaid ? "user" : groupKnown ? "previous_turn" : "default", since_turn: groupSaid || !groupKnown ? turn : groupKnown.since_turn });
+    if (groupStatus === "assumed") reasons.push("ASSUMPTION_APPLIED_EXPLICITLY");
     const term = frame.business_terms[0];
     const known = state.resolved_business_terms[0];
     const termBlocking = frame.ambiguities.some((a) => a.kind === "term" && a.blocking);

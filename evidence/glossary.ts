@@ -18,7 +18,7 @@ export function detectReading(text: string): TermReading | null {
   const t = text.toLowerCase().replace(/ё/g, "е");
   if (/просроч/.test(t)) return "overdue_settlements";
   if (/незакрыт\S*\s+документ|документ\S*\s+(?:не\s+)?(?:закрыт|оплач)|без закрывающ|неоплаченн\S*\s+документ/.test(t)) return "unclosed_documents";
-  if (/незакрыт\S*\s+остат|любые\s+(?:незакрытые\s+)?остат|остатк|задолженност|сальдо|\bдолг/.test(t)) return "open_settlement_balance";
+  if (/незакрыт\S*\s+остат|любые\s+(?:незакрытые\s+)?остат|остатк|задолженност|сальдо|(?<![а-яёa-z])долг/.test(t)) return "open_settlement_balance";
   return null;
 }
 

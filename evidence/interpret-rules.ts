@@ -12,7 +12,7 @@ const lower = (s: string) => s.toLowerCase().replace(/ё/g, "е");
 export function findCounterpartySurface(text: string): string | null {
   const quoted = text.match(/(?:(ООО|АО|ПАО|ЗАО|ИП)\s+)?[«"“]([^»"”]{2,80})[»"”]/);
   if (quoted) return quoted[2]!.trim();
-  const legal = text.match(/\b(?:ООО|АО|ПАО|ЗАО|ИП)\s+([А-ЯЁA-Z][\wА-Яа-яЁё-]*(?:\s+[А-ЯЁ][\wА-Яа-яЁё-]*){0,2})/u);
+  const legal = text.match(/(?<![А-Яа-яЁё])(?:ООО|АО|ПАО|ЗАО|ИП)\s+([А-ЯЁA-Z][\wА-Яа-яЁё-]*(?:\s+[А-ЯЁ][\wА-Яа-яЁё-]*){0,2})/u);
   if (legal) return legal[1]!.trim();
   const inn = text.match(/\b(\d{10}|\d{12})\b/);
   if (inn) return inn[1]!;
@@ -21,8 +21,8 @@ export function findCounterpartySurface(text: string): string | null {
   return null;
 }
 
-const PRONOUN = /по нему|по ним\b|у него|у них|этому контрагенту|этого контрагента|по этому|тому же|него же/;
-const SETTLEMENT = /хвост|висят|висит|незакрыт|задолженност|кредиторк|\bдолг|должны|должен|остатк|остаток|сальдо|расчет/;
+const PRONOUN = /по нему|по ним(?![а-яё])|у него|у них|этому контрагенту|этого контрагента|по этому|тому же|него же/;
+const SETTLEMENT = /хвост|висят|висит|незакрыт|задолженност|кредиторк|(?<![а-яёa-z])долг|должны|должен|остатк|остаток|сальдо|расчет/;
 
 function intentFor(t: string, named: boolean): Intent | null {
   if (/поставщик/.test(t) && (SETTLEMENT.test(t) || /просроч/.test(t)) && !named) return "detect_open_supplier_settlements";
@@ -38,12 +38,15 @@ function intentFor(t: string, named: boolean): Intent | null {
 
 export function interpretDeterministic(text: string, state: ConversationState): InterpreterOutput | null {
   const t = lower(text);
-  const surface = findCounterpartySurface(text);
+  // A short reply to an open clarification («Альфа-Снаб») is the name itself.
+  const bare = text.trim().replace(/^[«"“]|[»"”.!?]$/g, "").trim();
+  const replyName = state.pending_question && bare.split(/\s+/).length <= 4 && /^[А-ЯЁA-Z«"]/.test(text.trim()) && !findDateSurface(text) && !detectReading(text) ? bare : null;
+  const surface = findCounterpartySurface(text) ?? replyName;
   const pronoun = PRONOUN.test(t);
   const dateSurface = findDateSurface(text);
   const reading = detectReading(text);
   const inheritedCounterparty = state.active_entities.find((e) => e.type === "counterparty");
-  let intent = intentFor(t, !!surface || (pronoun && !!inheritedCounterparty));
+  let intent = intentFor(t, !!surface || pronoun);
 
   // A short follow-up («а на 31 марта?», «любые незакрытые остатки», «Альфа-Снаб») continues the
   // open question or the active one; it never starts a new topic on its own.
@@ -56,7 +59,7 @@ export function interpretDeterministic(text: string, state: ConversationState): 
 
   const subject = surface ? `«${surface}»` : inheritedCounterparty ? `«${inheritedCounterparty.value}»` : "(не указан)";
   const info = INTENT_INFO[intent as Exclude<Intent, "unsupported">];
-  const informal = t.match(/хвост\S*|вися\S*|висит/)?.[0] ?? null;
+  const informal = t.match(/хвост[а-яё]*/)?.[0] ?? t.match(/вися[а-яё]*|висит/)?.[0] ?? null;
   const entity_candidates: InterpreterOutput["entity_candidates"] = [];
   if (/поставщик/.test(t)) entity_candidates.push({ surface: "поставщики", type: "counterparty_group", confidence: 0.95, requires_domain_resolution: false });
   if (surface) entity_candidates.push({ surface, type: "counterparty", confidence: 0.8, requires_domain_resolution: true });

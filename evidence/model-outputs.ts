@@ -33,8 +33,9 @@ export const CRITIC_ADDABLE = ["PARTIAL_MATCH_IN_1C", "INSUFFICIENT_DOCUMENT_DEP
 
 export const CriticOutput = z.object({
   covered_points: z.array(z.string()).default([]),
-  uncovered_points: z.array(z.string()).default([]),
+  // Required, so an empty `{}` is not mistaken for "nothing uncovered".
+  uncovered_points: z.array(z.string()),
   extra_reasons: z.array(z.object({ reason_code: ReasonCode, message: z.string() })).default([]),
-  next_best_actions: z.array(z.string()).default([]),
+  next_best_actions: z.array(z.string()),
 });
 export type CriticOutput = z.infer<typeof CriticOutput>;

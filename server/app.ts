@@ -8,6 +8,7 @@ import { registerRunRoutes } from "./routes/runs";
 import { registerWorkbenchRoutes } from "./routes/workbench";
 import { registerClinicRoutes } from "./routes/clinic";
 import { registerOperatorRoutes } from "./routes/operator";
+import { registerEvidenceRoutes } from "./routes/evidence";
 
 export function createApp(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
@@ -27,5 +28,6 @@ export function createApp(deps: Deps): Hono<AuthEnv> {
   registerClinicRoutes(app, deps);
   registerWorkbenchRoutes(app, deps);
   registerOperatorRoutes(app, deps);
+  registerEvidenceRoutes(app, deps);
   return app;
 }

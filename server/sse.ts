@@ -9,10 +9,14 @@ const HEARTBEAT_MS = 15_000;
 
 /**
  * Writes run events in order without making the producer wait: a slow client delays
- * only its own socket. Each event is `event:`, `id:` and one line of JSON.
+ * only its own socket. Each event is `event:`, one line of JSON in `data:`, and `id:`.
+ * Events that arrive while a write is in flight leave together in the next one: a burst
+ * of tokens costs one trip through the response stream, not one per token.
  */
 export class SseWriter {
   private chain: Promise<void> = Promise.resolve();
+  private pending = "";
+  private scheduled = false;
   private closed = false;
   private heartbeat: NodeJS.Timeout;
 
@@ -23,14 +27,27 @@ export class SseWriter {
   }
 
   send(e: RunEventRow): void {
-    if (this.closed) return;
-    const data = JSON.stringify(e.data ?? {});
-    this.chain = this.chain.then(() => (this.closed ? undefined : this.stream.writeSSE({ event: e.event, id: String(e.seq), data }))).catch(() => this.close());
+    // JSON.stringify escapes line breaks, so the data is always one `data:` line.
+    this.enqueue(`event: ${e.event}\ndata: ${JSON.stringify(e.data ?? {})}\nid: ${e.seq}\n\n`);
   }
 
   comment(text: string): void {
+    this.enqueue(`: ${text.replace(/[\r\n]+/g, " ")}\n\n`);
+  }
+
+  private enqueue(text: string): void {
     if (this.closed) return;
-    this.chain = this.chain.then(() => (this.closed ? undefined : this.stream.write(`: ${text}\n\n`).then(() => undefined))).catch(() => this.close());
+    this.pending += text;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.chain = this.chain
+      .then(() => {
+        this.scheduled = false;
+        const out = this.pending;
+        this.pending = "";
+        return this.closed || !out ? undefined : this.stream.write(out).then(() => undefined);
+      })
+      .catch(() => this.close());
   }
 
   get isClosed() {

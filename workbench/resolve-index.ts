@@ -20,10 +20,8 @@ export interface ResolverIndex {
   sha: string;
   docs: IndexedDoc[];
   byIdentity: Map<string, number>;
-  byName: Map<string, number[]>;
+  /** Sorted name words → docs: the same words in any order; the exact order is checked on `nameKey`. */
   byWordSet: Map<string, number[]>;
-  byStemSet: Map<string, number[]>;
-  bySkeletonSet: Map<string, number[]>;
   byWord: Map<string, number[]>;
   byStem: Map<string, number[]>;
   bySkeleton: Map<string, number[]>;
@@ -42,11 +40,11 @@ const setKey = (xs: readonly string[]) => [...xs].sort().join(" ");
 function push<K>(m: Map<K, number[]>, k: K, i: number): void {
   const a = m.get(k);
   if (!a) m.set(k, [i]);
-  else if (a[a.length - 1] !== i) a.push(i);
+  else if (!a.includes(i, Math.max(0, a.length - 8))) a.push(i);
 }
 
 /** String leaves of a document's content, folded — the weak "content mention" signal reads these. */
-function contentText(content: Record<string, unknown>, limit = 2000): string {
+function contentText(content: Record<string, unknown>, limit = 600): string {
   const out: string[] = [];
   let len = 0;
   const walk = (v: unknown, depth: number) => {
@@ -62,8 +60,8 @@ function contentText(content: Record<string, unknown>, limit = 2000): string {
 export function buildIndex(snapshot: WorkspaceSnapshot, sha: string): ResolverIndex {
   const t0 = performance.now();
   const idx: ResolverIndex = {
-    sha, docs: [], byIdentity: new Map(), byName: new Map(), byWordSet: new Map(), byStemSet: new Map(),
-    bySkeletonSet: new Map(), byWord: new Map(), byStem: new Map(), bySkeleton: new Map(), byContentStem: new Map(),
+    sha, docs: [], byIdentity: new Map(), byWordSet: new Map(),
+    byWord: new Map(), byStem: new Map(), bySkeleton: new Map(), byContentStem: new Map(),
     deletes: new Map(), vocabByFirst: new Map(), children: new Map(), types: new Set(), buildMs: 0,
   };
   const vocab = new Set<string>();
@@ -78,14 +76,12 @@ export function buildIndex(snapshot: WorkspaceSnapshot, sha: string): ResolverIn
     idx.docs.push(d);
     idx.types.add(doc.documentType);
     idx.byIdentity.set(d.identityKey, i);
-    push(idx.byName, d.nameKey, i);
-    push(idx.byWordSet, setKey(nameWords), i);
-    push(idx.byStemSet, setKey(nameStems), i);
-    push(idx.bySkeletonSet, setKey(nameSkeleton), i);
-    for (const w of new Set(nameWords)) { push(idx.byWord, w, i); vocab.add(w); }
-    for (const s of new Set(nameStems)) push(idx.byStem, s, i);
-    for (const s of new Set(nameSkeleton)) push(idx.bySkeleton, s, i);
-    for (const w of new Set(words(contentText(doc.content ?? {})))) if (w.length > 2) push(idx.byContentStem, stem(w), i);
+    push(idx.byWordSet, nameWords.length > 1 ? setKey(nameWords) : d.nameKey, i);
+    // push() skips a repeated doc index, so a word twice in one name is posted once.
+    for (const w of nameWords) { push(idx.byWord, w, i); vocab.add(w); }
+    for (const st of nameStems) push(idx.byStem, st, i);
+    for (const sk of nameSkeleton) push(idx.bySkeleton, sk, i);
+    for (const w of words(contentText(doc.content ?? {}))) if (w.length > 3) push(idx.byContentStem, stem(w), i);
     if (doc.folderIdentity) push(idx.children, doc.folderIdentity, i);
   });
   for (const w of vocab) {

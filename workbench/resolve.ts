@@ -53,27 +53,40 @@ function add(acc: Acc, i: number, score: number, signal: string): void {
   }
 }
 
-/** Docs whose words cover every slot: each slot is a set of acceptable words. */
+/** Posting lists are built in document order, so membership is a binary search. */
+function contains(sorted: readonly number[], x: number): boolean {
+  let lo = 0, hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = sorted[mid]!;
+    if (v === x) return true;
+    if (v < x) lo = mid + 1; else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * Docs whose words cover every slot (a slot is a set of acceptable words). Only the rarest
+ * slot's postings are materialized; the others are probed by binary search, so a common word
+ * (in half the workspace) costs a few lookups, not a 50k-element set.
+ */
 function intersectSlots(slots: ReadonlyArray<ReadonlySet<string>>, postings: Map<string, number[]>): number[] {
-  let result: Set<number> | null = null;
-  // Smallest slot first keeps the intersection cheap on big workspaces.
+  if (slots.length === 0) return [];
   const lists = slots
     .map((alts) => {
-      const u = new Set<number>();
-      for (const a of alts) for (const i of postings.get(a) ?? []) u.add(i);
-      return u;
+      const ls: number[][] = [];
+      let size = 0;
+      for (const a of alts) { const p = postings.get(a); if (p) { ls.push(p); size += p.length; } }
+      return { ls, size };
     })
     .sort((a, b) => a.size - b.size);
-  for (const u of lists) {
-    if (result === null) result = u;
-    else {
-      const next = new Set<number>();
-      for (const i of result) if (u.has(i)) next.add(i);
-      result = next;
-    }
-    if (result.size === 0) break;
-  }
-  return result ? [...result] : [];
+  const first = lists[0]!;
+  if (first.size === 0) return [];
+  const seed = first.ls.length === 1 ? first.ls[0]! : [...new Set(first.ls.flat())];
+  const rest = lists.slice(1);
+  const out: number[] = [];
+  for (const i of seed) if (rest.every((r) => r.ls.some((p) => contains(p, i)))) out.push(i);
+  return out;
 }
 
 /** Vocabulary words within the typo allowance of `w` (distance 1 via deletes, 2 by a bounded scan). */
@@ -104,26 +117,31 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
   const byId = idx.byIdentity.get(f) ?? idx.byIdentity.get(f.replace(/\s+/g, "-"));
   if (byId !== undefined) add(acc, byId, SCORES.identity, "identity");
 
-  for (const i of idx.byName.get(ws.join(" ")) ?? []) add(acc, i, SCORES.display_name_exact, "display_name_exact");
-  const key = [...ws].sort().join(" ");
-  for (const i of idx.byWordSet.get(key) ?? []) add(acc, i, SCORES.tokens_equal, "tokens");
+  const nameKey = ws.join(" ");
+  for (const i of idx.byWordSet.get(ws.length > 1 ? [...ws].sort().join(" ") : nameKey) ?? []) {
+    if (idx.docs[i]!.nameKey === nameKey) add(acc, i, SCORES.display_name_exact, "display_name_exact");
+    else add(acc, i, SCORES.tokens_equal, "tokens");
+  }
   for (const i of intersectSlots(ws.map((w) => new Set([w])), idx.byWord)) {
     add(acc, i, SCORES.tokensPartial(ws.length / idx.docs[i]!.nameWords.length), "tokens");
   }
 
-  // Beyond v0.6.0, each a separate, weaker signal.
+  // Beyond v0.6.0, each a separate, weaker signal. A doc whose words all match and that has no
+  // other words is a full match of that signal; one with extra words a partial one.
+  const sameMultiset = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");
   const stems = ws.map(stem);
-  for (const i of idx.byStemSet.get([...stems].sort().join(" ")) ?? []) add(acc, i, SCORES.stem, "stem");
   for (const i of intersectSlots(stems.map((s) => new Set([s])), idx.byStem)) {
-    add(acc, i, SCORES.weakPartial(ws.length / idx.docs[i]!.nameWords.length), "stem");
+    const d = idx.docs[i]!;
+    add(acc, i, sameMultiset(stems, d.nameStems) ? SCORES.stem : SCORES.weakPartial(ws.length / d.nameWords.length), "stem");
   }
 
   if (hasLatin(f)) {
     const sk = ws.map(skeletonWord);
     const crossScript = (i: number) => hasCyrillic(idx.docs[i]!.nameKey) || !hasLatin(idx.docs[i]!.nameKey);
-    for (const i of idx.bySkeletonSet.get([...sk].sort().join(" ")) ?? []) if (crossScript(i)) add(acc, i, SCORES.transliteration, "transliteration");
     for (const i of intersectSlots(sk.map((s) => new Set([s])), idx.bySkeleton)) {
-      if (crossScript(i)) add(acc, i, SCORES.weakPartial(ws.length / idx.docs[i]!.nameWords.length), "transliteration");
+      if (!crossScript(i)) continue;
+      const d = idx.docs[i]!;
+      add(acc, i, sameMultiset(sk, d.nameSkeleton) ? SCORES.transliteration : SCORES.weakPartial(ws.length / d.nameWords.length), "transliteration");
     }
   }
 
@@ -141,7 +159,7 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
   }
 
   // Content mention: weak, additive; alone it is only a suggestion.
-  const contentStems = stems.filter((s) => s.length > 2);
+  const contentStems = ws.filter((w) => w.length > 3).map(stem);
   if (contentStems.length) {
     for (const i of intersectSlots(contentStems.map((s) => new Set([s])), idx.byContentStem)) {
       const cur = acc.get(i);

@@ -11,8 +11,13 @@ const QUOTE_PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['"', '"'],
 ];
 
+// ASCII and the basic Cyrillic block are already in NFC and NFKC form: skip the (costly)
+// normalization for them — it runs for every name of a 100k-document workspace.
+const STABLE = /^[\u0000-\u007f\u0400-\u045f]*$/;
+
 /** Canonical Unicode form: NFC first (compose), then NFKC (fold compatibility forms such as NBSP, fullwidth). */
 export function unicodeCanonical(text: string): string {
+  if (STABLE.test(text)) return text;
   return text.normalize("NFC").normalize("NFKC");
 }
 

@@ -43,10 +43,11 @@ export function hasCyrillic(s: string): boolean {
 }
 
 /** Skeleton of one folded word (either script, or mixed). */
-export function skeletonWord(folded: string): string {
+function computeSkeleton(folded: string): string {
   let out = "";
   let latinRun = "";
   const flush = () => {
+    if (!latinRun) return;
     let s = latinRun;
     for (const [re, to] of LATIN_RULES) s = s.replace(re, to);
     out += s;
@@ -57,7 +58,7 @@ export function skeletonWord(folded: string): string {
     if (c !== undefined) {
       flush();
       out += c;
-    } else if (/[a-z]/.test(ch)) latinRun += ch;
+    } else if (ch >= "a" && ch <= "z") latinRun += ch;
     else {
       flush();
       out += ch;
@@ -66,6 +67,19 @@ export function skeletonWord(folded: string): string {
   flush();
   for (const [re, to] of SHARED_RULES) out = out.replace(re, to);
   return out;
+}
+
+const cache = new Map<string, string>();
+
+/** Memoized: a workspace repeats the same words across thousands of names. */
+export function skeletonWord(folded: string): string {
+  let s = cache.get(folded);
+  if (s === undefined) {
+    s = computeSkeleton(folded);
+    if (cache.size > 200_000) cache.clear();
+    cache.set(folded, s);
+  }
+  return s;
 }
 
 export function skeleton(words: readonly string[]): string {

@@ -33,7 +33,7 @@ export function parseDatePhrase(text: string, workingDate: string): ParsedDate |
   const [wy, wm] = workingDate.split("-").map(Number) as [number, number, number];
   let m: RegExpMatchArray | null;
 
-  if ((m = t.match(/\bс\s+(\d{1,2})[./](\d{1,2})[./](\d{4})\s+по\s+(\d{1,2})[./](\d{1,2})[./](\d{4})/))) {
+  if ((m = t.match(/(?<![а-я])с\s+(\d{1,2})[./](\d{1,2})[./](\d{4})\s+по\s+(\d{1,2})[./](\d{1,2})[./](\d{4})/))) {
     const [a, b] = [[+m[3]!, +m[2]!, +m[1]!], [+m[6]!, +m[5]!, +m[4]!]] as const;
     if (valid(...a) && valid(...b)) {
       const to = iso(...b);
@@ -83,7 +83,7 @@ export function parseDatePhrase(text: string, workingDate: string): ParsedDate |
       return { as_of_date: d, period_from: null, period_to: null, reading: `${end ? "конец" : "начало"} месяца (${d})` };
     }
   }
-  if ((m = t.match(/\bза\s+([а-я]+)(?:\s+(\d{4}))?/))) {
+  if ((m = t.match(/(?<![а-я])за\s+([а-я]+)(?:\s+(\d{4}))?/))) {
     const mo = month(m[1]!);
     if (mo) {
       const y = m[2] ? +m[2] : mo > wm ? wy - 1 : wy;

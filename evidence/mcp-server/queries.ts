@@ -24,7 +24,7 @@ async function counterpartyName(sql: Tx, id: string): Promise<string | null> {
 }
 
 const norm = (s: string) =>
-  s.toLowerCase().replace(/ё/g, "е").replace(/[«»"'“”]/g, " ").replace(/\b(ооо|ао|пао|зао|ип)\b/g, " ").replace(/\s+/g, " ").trim();
+  s.toLowerCase().replace(/ё/g, "е").replace(/[«»"'“”]/g, " ").replace(/(?<![а-я])(ооо|ао|пао|зао|ип)(?![а-я])/g, " ").replace(/\s+/g, " ").trim();
 
 export async function resolveCounterparty(sql: Tx, a: ToolInput<"resolve_counterparty">): Promise<ToolOutput<"resolve_counterparty">> {
   const rows = await sql<{ id: string; name: string; inn: string; roles: string[]; aliases: string[] }[]>`select id, name, inn, roles, aliases from acc_counterparties`;

@@ -8,6 +8,7 @@ import { startInspectorBridge, type InspectorBridge } from "../operator/inspecto
 import { registerOperatorKbRoutes } from "./operator-kb";
 import { registerOperatorMachineRoutes } from "./operator-machines";
 import { registerOperatorPages } from "./operator-pages";
+import { registerOperatorWorkbenchRoutes } from "./operator-workbench";
 
 /**
  * Everything operators and engineers look at: the pages (Отладка, Песочница, Настройки,
@@ -18,6 +19,7 @@ export function registerOperatorRoutes(app: Hono<AuthEnv>, deps: Deps, env: Reco
   registerOperatorPages(app);
   registerOperatorMachineRoutes(app, deps);
   registerOperatorKbRoutes(app, deps);
+  registerOperatorWorkbenchRoutes(app);
   // Built on request, from the routes registered by then: a route added later still shows up.
   app.get("/openapi.json", (c) => c.json(buildOpenApi(app.routes)));
 

@@ -1,4 +1,5 @@
 import { AppError } from "../../driver/errors";
+import { stageEnabled } from "../../driver/stage-switches";
 import { runTurn } from "../../driver/turn";
 import { clarificationSpec, type ClarificationEvent } from "../../machines/clarification";
 import { interactionSpec, type InteractionContext, type InteractionEvent } from "../../machines/interaction";
@@ -76,6 +77,8 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
   if (byCode.kind === "answer") { kind = "answer"; candidateId = byCode.candidateId; decidedBy = byCode.by; }
   else if (byCode.kind === "cancel") { kind = "cancel"; decidedBy = "command"; }
   else if (candidates.length === 0 && !byCode.hasCommand) { kind = "answer"; decidedBy = "free_text_for_open_slot"; }
+  // Classifier switched off (WORKBENCH_CLASSIFIER=off): the seed's fallback — the text is an answer, resolved again.
+  else if (!stageEnabled("classifier")) { kind = "answer"; decidedBy = "classifier_off"; }
   else {
     calls.classifier++;
     const r = await deps.llm.structured("classifier", [

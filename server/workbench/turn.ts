@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../driver/errors";
 import type { Run } from "../../driver/run";
+import { stageEnabled } from "../../driver/stage-switches";
 import { runTurn } from "../../driver/turn";
 import type { Role } from "../../llm/client";
 import { clarificationSpec } from "../../machines/clarification";
@@ -144,9 +145,10 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           clarifications,
           preparatoryBudget: Math.max(0, MAX_PREPARATORY_CALLS - t.calls.classifier),
           interaction: { ...t.interaction, interactionId: t.interactionId, planVersion: Number(e.planVersion), workspaceChanged, snapshotSha256: t.workspace.sha, previousSnapshotSha256: t.previousSha },
+          // A switched-off stage has no port: prepare() then keeps to its deterministic path.
           ports: {
-            planner: structuredPort(deps, run, "planner", PlannerOutputSchema, "workbench_plan"),
-            reranker: structuredPort(deps, run, "reranker", RerankerOutputSchema, "workbench_rerank"),
+            ...(stageEnabled("planner") ? { planner: structuredPort(deps, run, "planner", PlannerOutputSchema, "workbench_plan") } : {}),
+            ...(stageEnabled("reranker") ? { reranker: structuredPort(deps, run, "reranker", RerankerOutputSchema, "workbench_rerank") } : {}),
           },
           trace,
         });

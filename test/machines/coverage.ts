@@ -30,7 +30,7 @@ export function transitionCoverage<M extends AnyStateMachine>(
     serializeEvent: (e: EventObject) => JSON.stringify(e),
     ...(opts.stopWhen ? { stopWhen: opts.stopWhen as never } : {}),
   } as never);
-  const edges = adjacencyMapToArray(adj) as Array<{ state: { value: unknown; status: string }; event: EventObject; nextState: { value: unknown } }>;
+  const edges = adjacencyMapToArray(adj) as unknown as Array<{ state: { value: unknown; status: string }; event: EventObject; nextState: { value: unknown } }>;
   const defined = definedTransitions(machine);
   const covered = new Set<string>();
   for (const e of edges) {
@@ -40,9 +40,9 @@ export function transitionCoverage<M extends AnyStateMachine>(
       const node = src === machine.id ? machine.root : machine.getStateNodeById(src);
       const defs = node.transitions.get(e.event.type) ?? [];
       let hit = false;
-      defs.forEach((d: { target?: AnyStateNode[] }, i: number) => {
+      defs.forEach((d, i) => {
         if (hit) return;
-        const target = d.target?.map((t) => t.id).join(",");
+        const target = d.target?.map((t: AnyStateNode) => t.id).join(",");
         const reached = `${machine.id}.${String(e.nextState.value)}`;
         if ((target === undefined && reached === sourceIds[0]) || target === reached) {
           covered.add(`${node.id}|${e.event.type}|${target ?? "(self)"}|${i}`);

@@ -34,6 +34,7 @@ const events = (s: Snap): InteractionEvent[] => {
     { type: "supersede", by: "interaction-2" },
   ];
 };
+const emitted = (actions: unknown) => (actions as Array<{ type: string; params?: { event: { type: string } } }>).filter((a) => a.type === "xstate.emit").map((a) => a.params!.event.type);
 const serialize = (s: Snap) => JSON.stringify([s.value, s.status, s.context.planVersion, s.context.openClarificationId]);
 
 describe("interaction machine", () => {
@@ -45,7 +46,7 @@ describe("interaction machine", () => {
   });
 
   it("every state is reachable and every final state is final", () => {
-    const paths = getShortestPaths(interactionMachine, { input, events, serializeState: serialize as never, stopWhen: (s) => s.context.planVersion > 3 } as never);
+    const paths = getShortestPaths(interactionMachine, { input, events, serializeState: serialize as never, stopWhen: (s: Snap) => s.context.planVersion > 3 } as never);
     const reached = new Set(paths.map((p) => String(p.state.value)));
     expect([...reached].sort()).toEqual(["answering", "awaiting_clarification", "cancelled", "completed", "failed", "preparing", "superseded"]);
     for (const p of paths) if (["completed", "cancelled", "superseded", "failed"].includes(String(p.state.value))) expect(p.state.status).toBe("done");
@@ -62,7 +63,7 @@ describe("interaction machine", () => {
     expect(after.context.plan!.tasks[0]!.selection).toMatchObject({ identity: "composition-discount-v1", clarificationId: "q1" });
     expect(after.context.rootText).toBe(input.rootText);
     expect(after.context.openClarificationId).toBeNull();
-    expect(actions.filter((a) => a.type === "xstate.emit")).toEqual([]);
+    expect((actions as Array<{ type: string }>).filter((a) => a.type === "xstate.emit")).toEqual([]);
     // a second answer to the same (now closed) clarification changes nothing
     const [again] = transition(interactionMachine, after, { type: "reply.answer", clarificationId: "q1", basePlanVersion: 1, updates: [{ taskId: "task-1", field: "resolvedEntity", candidateId: "c1" }], candidates });
     expect(again).toBe(after);
@@ -71,10 +72,10 @@ describe("interaction machine", () => {
   it("asks the driver for effects by emitting, never by doing I/O", () => {
     let [s] = initialTransition(interactionMachine, input);
     const [, a1] = transition(interactionMachine, s, { type: "prepare", workspace: ws });
-    expect(a1.filter((a) => a.type === "xstate.emit").map((a) => (a.params as { event: { type: string } }).event.type)).toEqual(["effect.prepare"]);
+    expect(emitted(a1)).toEqual(["effect.prepare"]);
     [s] = transition(interactionMachine, s, { type: "prepare", workspace: ws });
     const [, a2] = transition(interactionMachine, s, { type: "prepared.answer", plan: plan(1), targets: [] });
-    expect(a2.filter((a) => a.type === "xstate.emit").map((a) => (a.params as { event: { type: string } }).event.type)).toEqual(["effect.answer"]);
+    expect(emitted(a2)).toEqual(["effect.answer"]);
   });
 
   it("a persisted snapshot restores to the same state and continues identically", () => {

@@ -10,6 +10,9 @@ import { createConversation, findConversation } from "../../storage/conversation
 import { appendMessages, listMessages } from "../../storage/messages";
 import { counterSpec } from "./counter-machine";
 
+// Built once: a zod 4 schema compiles its parser on first use, per instance.
+const MessageBody = z.object({ text: z.string().min(1).max(10_000), debug: z.boolean().optional() });
+
 /**
  * A minimal dialogue served the way the real systems are: SSE turn through the driver,
  * the answer streamed by the ANSWER role. Foundation tests exercise the gateway with it.
@@ -25,7 +28,7 @@ export function registerTestRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     return c.json({ conversationId: conv.id, messages: await listMessages(deps.db.sql, conv.id) });
   });
   app.post("/v1/test/conversations/:id/messages", async (c) => {
-    const body = await readJson(c, z.object({ text: z.string().min(1).max(10_000), debug: z.boolean().optional() }));
+    const body = await readJson(c, MessageBody);
     const conv = await findConversation(deps.db.sql, c.get("tenantId"), c.req.param("id"), "test");
     if (!conv) throw new AppError("not_found", "Диалог не найден.");
     return streamRun(c, deps, {

@@ -71,6 +71,7 @@ async function loadThread() {
       }
     }
     showState(t.state, last);
+    requestAnimationFrame(scroll);
   } catch (e) {
     messages.append(el("div", { class: "error-box" }, `Не удалось загрузить диалог: ${errorText(e)}`));
     setThread(null);

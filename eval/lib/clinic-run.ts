@@ -1,0 +1,85 @@
+import type { ClinicCase, ClinicExpect, Datasets } from "./dataset";
+import { first, type Client } from "./http";
+import type { CallRecord, ModelServer } from "./model-server";
+import type { ScriptFor } from "./workbench-run";
+
+/** Runs clinic dialogues over HTTP (CONTRACT §5) and records each turn's state and events. */
+
+export interface ClinicState {
+  activeBranch: string | null;
+  routerDecision: string | null;
+  step: string | null;
+  slots: Record<string, unknown>;
+  handoffCount: number;
+  softInsertionCount: number;
+  suspended: { intent: string; step: string | null } | null;
+  escalationReason: string | null;
+}
+
+export interface ClinicObserved {
+  state: ClinicState | null;
+  events: string[];
+  reply: string;
+  /** Only measured when the turn labels it (two extra GETs). */
+  stateUnchanged: boolean | null;
+  messagesDelta: number | null;
+  error: string | null;
+}
+
+export interface ClinicTurnResult {
+  suite: "clinic";
+  caseId: string;
+  turn: number;
+  tags: string[];
+  text: string;
+  expect: ClinicExpect;
+  observed: ClinicObserved;
+  calls: CallRecord[];
+  ms: number;
+  diverged: false;
+}
+
+/** The eval's own knowledge base of the clinic (prices, hours, address), so informational branches have facts in live runs. */
+export async function loadClinicKb(client: Client, kb: Datasets["clinicKb"]): Promise<void> {
+  for (const d of kb) {
+    const r = await client.json("POST", "/v1/clinic/kb/documents", d);
+    if (r.status >= 300) throw new Error(`clinic knowledge base: HTTP ${r.status} for ${d.id}: ${JSON.stringify(r.body).slice(0, 200)}`);
+  }
+}
+
+export async function runClinicCase(client: Client, models: ModelServer, c: ClinicCase, scriptFor: ScriptFor): Promise<ClinicTurnResult[]> {
+  const created = await client.json<{ threadId?: string }>("POST", "/v1/clinic/threads", {});
+  const threadId = created.body.threadId;
+  if (!threadId) throw new Error(`case ${c.id}: could not create a thread (HTTP ${created.status})`);
+  const thread = async () => (await client.json<{ state?: ClinicState; messages?: unknown[] }>("GET", `/v1/clinic/threads/${threadId}`)).body;
+  const out: ClinicTurnResult[] = [];
+  for (const [i, t] of c.turns.entries()) {
+    const before = t.expect.stateUnchanged !== undefined ? await thread() : null;
+    models.beginTurn(scriptFor(c.id, i, t.models));
+    const r = await client.sse(`/v1/clinic/threads/${threadId}/messages`, { text: t.text, debug: true });
+    const calls = models.endTurn();
+    const after = before ? await thread() : null;
+    const fin = first(r, "final") as { reply?: string; state?: ClinicState; events?: string[] } | undefined;
+    const err = first(r, "error") as { code?: string } | undefined;
+    out.push({
+      suite: "clinic",
+      caseId: c.id,
+      turn: i,
+      tags: c.tags,
+      text: t.text,
+      expect: t.expect,
+      observed: {
+        state: fin?.state ?? null,
+        events: fin?.events ?? [],
+        reply: fin?.reply ?? "",
+        stateUnchanged: before && after ? JSON.stringify(before.state) === JSON.stringify(after.state) : null,
+        messagesDelta: before && after ? (after.messages?.length ?? 0) - (before.messages?.length ?? 0) : null,
+        error: err?.code ?? r.json?.error?.code ?? null,
+      },
+      calls,
+      ms: r.ms,
+      diverged: false,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,37 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+
+/**
+ * Headless Debian Chromium for the page tests (playwright-core drives the system browser; no
+ * browser download). `.ci/run` installs the `chromium` package; without it the tests are skipped.
+ */
+export const CHROMIUM = "/usr/bin/chromium";
+export const hasChromium = existsSync(CHROMIUM);
+export const skipReason = `skipped: ${CHROMIUM} not found — install Debian's chromium (apt-get install -y chromium)`;
+if (!hasChromium) console.warn(`e2e ${skipReason}`);
+
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+export const SHOT_DIR = resolve("test-results", "e2e");
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
+}
+
+/** A page that fails the test on any uncaught script error. */
+export async function openPage(browser: Browser, url: string, errors: string[]): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 960 }, locale: "ru-RU" });
+  page.setDefaultTimeout(15_000);
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready]", { state: "attached" });
+  return page;
+}
+
+export async function screenshot(page: Page, name: string, fullPage = false): Promise<string> {
+  mkdirSync(SHOT_DIR, { recursive: true });
+  const path = join(SHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage });
+  return path;
+}
