@@ -1,6 +1,6 @@
 import { osaDistance } from "../workbench/distance";
 import { resolveMention } from "../workbench/resolve";
-import { buildIndex, type ResolverIndex } from "../workbench/resolve-index";
+import { buildIndex, contentIndex, skeletonIndex, typoIndex, type ResolverIndex } from "../workbench/resolve-index";
 import { stem } from "../workbench/stem";
 import { fold, words } from "../workbench/text";
 import { skeletonWord } from "../workbench/translit";
@@ -82,15 +82,17 @@ function linearResolve(idx: ResolverIndex, mention: string): number {
   const ws = words(f);
   const stems = ws.map(stem);
   const sk = ws.map(skeletonWord);
+  const skeletons = skeletonIndex(idx).nameSkeleton;
   let best = 0;
   let found = 0;
-  for (const d of idx.docs) {
+  for (let i = 0; i < idx.docs.length; i++) {
+    const d = idx.docs[i]!;
     let score = 0;
     if (d.identityKey === f) score = 1;
     else if (d.nameKey === ws.join(" ")) score = 0.95;
     else if (ws.every((w) => d.nameWords.includes(w))) score = 0.7;
     else if (stems.every((s) => d.nameStems.includes(s))) score = 0.6;
-    else if (sk.every((s) => d.nameSkeleton.includes(s))) score = 0.55;
+    else if (sk.every((s) => skeletons[i]!.includes(s))) score = 0.55;
     else if (ws.length === d.nameWords.length && ws.every((w, i) => osaDistance(w, d.nameWords[i]!, 1) <= 1)) score = 0.5;
     if (score > best) { best = score; found = 1; } else if (score === best && score > 0) found++;
   }
@@ -119,6 +121,8 @@ export async function benchResolve(o: { quick: boolean; log: (l: string) => void
     const t0 = performance.now();
     const idx = buildIndex(syntheticWorkspace(size, 43), `bench-${size}`);
     const buildMs = performance.now() - t0;
+    // The weak-signal parts are built on first use; force them to report the full cost too.
+    const lazyMs = skeletonIndex(idx).ms + typoIndex(idx).ms + contentIndex(idx).ms;
     const qs = queries(ws, o.quick ? 600 : 3000);
     const idx2 = buildIndex(ws, `q-${size}`);
     timeEach(qs.slice(0, 100), (q) => resolveMention(idx2, { mention: q })); // warm-up
@@ -127,12 +131,13 @@ export async function benchResolve(o: { quick: boolean; log: (l: string) => void
     timeEach(linQs.slice(0, 10), (q) => linearResolve(idx2, q));
     const linear = summarize(timeEach(linQs, (q) => linearResolve(idx2, q)));
     const speedup = linear.p50 / indexed.p50;
-    log(`  ${size.toLocaleString("en-US").padStart(7)} docs: index build ${ms(buildMs)} (${idx.docs.length} docs, ${idx.byWord.size} words); ` +
+    log(`  ${size.toLocaleString("en-US").padStart(7)} docs: index build ${ms(buildMs)} + ${ms(lazyMs)} on first use of the weak signals (${idx.docs.length} docs, ${idx.byWord.size} words); ` +
       `indexed p50 ${ms(indexed.p50)} p99 ${ms(indexed.p99)} (n=${indexed.n}); linear scan p50 ${ms(linear.p50)} p99 ${ms(linear.p99)} (n=${linear.n}); speedup p50 ${speedup.toFixed(1)}×`);
     if (size === 100_000) {
       goals.push(
         { name: "resolve.p99@100k", ratio: indexed.p99 / 2, goal: "≤ 1.00 of 2 ms", ok: indexed.p99 < 2 },
-        { name: "resolve.indexBuild@100k", ratio: buildMs / 1000, goal: "≤ 1.00 of 1 s", ok: buildMs < 1000 },
+        { name: "resolve.indexBuild@100k", ratio: buildMs / 1000, goal: "≤ 1.00 of 1 s (core index)", ok: buildMs < 1000 },
+        { name: "resolve.indexBuildWithLazy@100k", ratio: (buildMs + lazyMs) / 1000, goal: "≤ 1.00 of 1 s (core + every lazy part)", ok: buildMs + lazyMs < 1000 },
         { name: "resolve.speedupVsLinear@100k", ratio: speedup, goal: "≥ 10× the linear scan", ok: speedup >= 10 },
       );
     }

@@ -80,3 +80,22 @@ export function sortReasons(codes: Iterable<ReasonCode>): ReasonCode[] {
   const set = new Set(codes);
   return REASON_CODES.filter((c) => set.has(c));
 }
+
+/**
+ * The §14.3 class of a run from any system, for statistics. Evidence runs store the class
+ * itself; other systems' own outcome names are mapped where the meaning is unambiguous, and
+ * left "UNCLASSIFIED" otherwise rather than guessed.
+ */
+export function outcomeClassOf(outcome: string | null): OutcomeClass | "UNCLASSIFIED" {
+  if (outcome && (OUTCOME_CLASSES as readonly string[]).includes(outcome)) return outcome as OutcomeClass;
+  switch (outcome) {
+    case "answered":
+      return "FULLY_ANSWERED";
+    case "clarification":
+      return "BLOCKED_BY_AMBIGUITY";
+    case "failed": // the run failed (model unavailable, internal error): nothing reached the user
+      return "BLOCKED_BY_TOOLING";
+    default:
+      return "UNCLASSIFIED";
+  }
+}

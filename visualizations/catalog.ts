@@ -3,6 +3,7 @@ import type { Registry } from "../clinic/types";
 import { stepMachineFor } from "../machines/booking-steps";
 import { clarificationMachine } from "../machines/clarification";
 import { createClinicDialogueMachine } from "../machines/clinic-dialogue";
+import { evidenceMachine } from "../machines/evidence-conversation";
 import { interactionMachine } from "../machines/interaction";
 
 /**
@@ -22,7 +23,7 @@ export interface MachineEntry {
   id: string;
   title: string;
   description: string;
-  conversationKind: "clinic" | "workbench";
+  conversationKind: "clinic" | "workbench" | "evidence";
   /** `machine_id` of the stored snapshot that tells where a conversation is. */
   snapshotMachineId: string;
   build(registry: Registry): AnyStateMachine;
@@ -81,6 +82,15 @@ export function machineCatalog(registry: Registry): MachineEntry[] {
       snapshotMachineId: "clarification",
       build: () => clarificationMachine,
       position: (snapshot, key) => ({ value: snapshot.value, caption: `${key.replace(/^clarification:/, "")}: ${String(snapshot.value)}` }),
+    },
+    {
+      id: "evidence-conversation",
+      title: "Evidence workflow: ход диалога",
+      description: "Интерпретация → гейт → план → инструменты → оценка покрытия → критик → ответ; между ходами — состояние разговора.",
+      conversationKind: "evidence",
+      snapshotMachineId: "evidence-conversation",
+      build: () => evidenceMachine,
+      position: (snapshot) => ({ value: snapshot.value, caption: `между ходами: ${String(snapshot.value)}` }),
     },
   ];
 }

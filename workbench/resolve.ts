@@ -3,7 +3,7 @@
 // a tie between two candidates stays `ambiguous` — the resolver never guesses.
 import { osaDistance, deletes1, typoAllowance } from "./distance";
 import { SUPPORTED_TYPES } from "./lexicon";
-import type { ResolverIndex } from "./resolve-index";
+import { contentIndex, contentMentions, skeletonIndex, typoIndex, type ResolverIndex } from "./resolve-index";
 import { stem } from "./stem";
 import { fold, words } from "./text";
 import { hasCyrillic, hasLatin, skeletonWord } from "./translit";
@@ -93,18 +93,23 @@ function intersectSlots(slots: ReadonlyArray<ReadonlySet<string>>, postings: Map
 export function typoAlternatives(idx: ResolverIndex, w: string): string[] {
   const allow = typoAllowance(w.length);
   if (allow === 0) return [];
+  const typo = typoIndex(idx);
+  const memo = typo.memo.get(w);
+  if (memo) return memo;
   const found = new Set<string>();
   const keys = [w, ...deletes1(w)];
   for (const k of keys) {
-    for (const v of idx.deletes.get(k) ?? []) if (v !== w) found.add(v); // deletion or substitution
+    for (const v of typo.deletes.get(k) ?? []) if (v !== w) found.add(v); // deletion or substitution
     if (k !== w && idx.byWord.has(k)) found.add(k); // w carries one extra letter
   }
   const out = [...found].filter((v) => osaDistance(v, w, 1) <= 1);
   if (out.length === 0 && allow >= 2) {
-    for (const v of idx.vocabByFirst.get(w[0]!) ?? []) {
+    for (const v of typo.vocabByFirst.get(w[0]!) ?? []) {
       if (Math.abs(v.length - w.length) <= 2 && osaDistance(v, w, 2) <= 2) out.push(v);
     }
   }
+  if (typo.memo.size > 10_000) typo.memo.clear();
+  typo.memo.set(w, out);
   return out;
 }
 
@@ -137,11 +142,12 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
 
   if (hasLatin(f)) {
     const sk = ws.map(skeletonWord);
+    const skIdx = skeletonIndex(idx);
     const crossScript = (i: number) => hasCyrillic(idx.docs[i]!.nameKey) || !hasLatin(idx.docs[i]!.nameKey);
-    for (const i of intersectSlots(sk.map((s) => new Set([s])), idx.bySkeleton)) {
+    for (const i of intersectSlots(sk.map((s) => new Set([s])), skIdx.bySkeleton)) {
       if (!crossScript(i)) continue;
       const d = idx.docs[i]!;
-      add(acc, i, sameMultiset(sk, d.nameSkeleton) ? SCORES.transliteration : SCORES.weakPartial(ws.length / d.nameWords.length), "transliteration");
+      add(acc, i, sameMultiset(sk, skIdx.nameSkeleton[i]!) ? SCORES.transliteration : SCORES.weakPartial(ws.length / d.nameWords.length), "transliteration");
     }
   }
 
@@ -158,13 +164,18 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
     }
   }
 
-  // Content mention: weak, additive; alone it is only a suggestion.
+  // Content mention: weak. For name candidates a small bonus (never enough to separate two close
+  // ones); when no name matches at all, documents mentioning it are offered as suggestions.
   const contentStems = ws.filter((w) => w.length > 3).map(stem);
   if (contentStems.length) {
-    for (const i of intersectSlots(contentStems.map((s) => new Set([s])), idx.byContentStem)) {
-      const cur = acc.get(i);
-      if (cur) add(acc, i, Math.min(0.99, cur.score + SCORES.content_mention_bonus), "content_mention");
-      else add(acc, i, SCORES.content_mention_alone, "content_mention");
+    const named = [...acc.entries()].filter(([, v]) => v.score >= FOUND_THRESHOLD).sort((a, b) => b[1].score - a[1].score).slice(0, 20);
+    for (const [i, cur] of named) {
+      if (contentMentions(idx, i, contentStems)) add(acc, i, Math.min(0.99, cur.score + SCORES.content_mention_bonus), "content_mention");
+    }
+    if (named.length === 0) {
+      for (const i of intersectSlots(contentStems.map((s) => new Set([s])), contentIndex(idx).byContentStem).slice(0, 50)) {
+        if (!acc.has(i)) add(acc, i, SCORES.content_mention_alone, "content_mention");
+      }
     }
   }
   return acc;

@@ -26,14 +26,17 @@ export function collapseSpaces(text: string): string {
   return text.replace(/[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+/gu, " ").trim();
 }
 
+const NEEDS_SPACE_FIX = /\s\s|[^\S ]|^\s|\s$/;
+const PLAIN_ID = /^[a-z0-9._-]*$/;
+
 /** The matching key: canonical Unicode, lower case, ё→е, unified dashes, collapsed spaces. */
 export function fold(text: string): string {
-  return collapseSpaces(
-    unicodeCanonical(text)
-      .toLowerCase()
-      .replace(/ё/g, "е")
-      .replace(/[\u2010-\u2015\u2212]/g, "-"),
-  );
+  // Fast paths matter: every name and identity of a 100k-document workspace goes through here.
+  if (PLAIN_ID.test(text)) return text;
+  let s = unicodeCanonical(text).toLowerCase();
+  if (s.includes("ё")) s = s.replace(/ё/g, "е");
+  if (/[\u2010-\u2015\u2212]/.test(s)) s = s.replace(/[\u2010-\u2015\u2212]/g, "-");
+  return NEEDS_SPACE_FIX.test(s) ? collapseSpaces(s) : s;
 }
 
 export interface QuotedSpan {

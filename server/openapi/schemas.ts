@@ -87,7 +87,7 @@ export const Interaction = z.object({
 });
 
 // ---- machines ----
-export const MachineSummary = z.object({ id: z.string(), title: z.string(), description: z.string(), conversationKind: z.enum(["clinic", "workbench"]), machineId: z.string(), states: z.number().int(), transitions: z.number().int() });
+export const MachineSummary = z.object({ id: z.string(), title: z.string(), description: z.string(), conversationKind: z.enum(["clinic", "workbench", "evidence"]), machineId: z.string(), states: z.number().int(), transitions: z.number().int() });
 
 export const schemaNames: [string, z.ZodType][] = [
   ["Error", ErrorBody],

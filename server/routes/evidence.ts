@@ -5,6 +5,7 @@ import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { restore } from "../../driver/turn";
 import { emptyConversationState } from "../../evidence/artifacts";
+import { outcomeClassOf } from "../../evidence/reason-codes";
 import { EvidenceTools, settingsFromEnv, type EvidenceMcpSettings } from "../../evidence/mcp-config";
 import { seedDemoData } from "../../evidence/mcp-server/demo-data";
 import { evidenceMcpHttpHandler } from "../../evidence/mcp-server/server";
@@ -112,6 +113,13 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   app.get("/v1/stats/outcomes", async (c) => {
     const q = z.object({ kind: z.string().max(40).optional(), since: z.coerce.date().optional() }).safeParse(c.req.query());
     if (!q.success) throw new AppError("invalid_request", "kind — строка, since — дата ISO 8601.");
-    return c.json(await outcomeStats(sql, { tenantId: c.get("tenantId"), kind: q.data.kind, since: q.data.since }));
+    const stats = await outcomeStats(sql, { tenantId: c.get("tenantId"), kind: q.data.kind, since: q.data.since });
+    const classes = new Map<string, { kind: string; outcomeClass: string; runs: number }>();
+    for (const o of stats.byOutcome) {
+      const k = `${o.kind}|${outcomeClassOf(o.outcome)}`;
+      const cur = classes.get(k) ?? { kind: o.kind, outcomeClass: outcomeClassOf(o.outcome), runs: 0 };
+      classes.set(k, { ...cur, runs: cur.runs + o.runs });
+    }
+    return c.json({ ...stats, byOutcomeClass: [...classes.values()] });
   });
 }

@@ -247,6 +247,9 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     const rows = await t.db.sql<{ outcome: string; n: number }[]>`select outcome, count(*)::int as n from runs where kind = 'evidence' and tenant_id = 'a' and status <> 'running' group by outcome`;
     expect(byOutcome).toEqual(Object.fromEntries(rows.map((r) => [r.outcome, r.n])));
     expect(byOutcome.MISROUTED).toBeGreaterThanOrEqual(1);
+    const classes = (stats as unknown as { byOutcomeClass: { outcomeClass: string; runs: number }[] }).byOutcomeClass;
+    expect(classes.reduce((s, c) => s + c.runs, 0)).toBe(stats.total);
+    expect(classes.every((c) => c.outcomeClass !== "UNCLASSIFIED")).toBe(true);
     expect(stats.byReasonCode.find((r) => r.reasonCode === "MCP_TIMEOUT")?.runs).toBe(1);
     const theirs = (await (await fetch(`${online.url}/v1/stats/outcomes`, { headers: B })).json()) as { total: number };
     expect(theirs.total).toBe(0);

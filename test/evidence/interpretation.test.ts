@@ -4,7 +4,7 @@ import { buildFrame, resolveScope } from "../../evidence/frame-resolve";
 import { findCounterpartySurface, interpretDeterministic } from "../../evidence/interpret-rules";
 import { findDateSurface, parseDatePhrase } from "../../evidence/mcp-server/dates";
 import { planFor, validatePlan } from "../../evidence/plan-rules";
-import { REASON_CODES, OUTCOME_CLASSES } from "../../evidence/reason-codes";
+import { outcomeClassOf, OUTCOME_CLASSES, REASON_CODES } from "../../evidence/reason-codes";
 
 const W = "2026-04-10";
 const frameOf = (text: string, state: ConversationState = emptyConversationState("c"), turn = 1) => {
@@ -17,6 +17,9 @@ describe("vocabulary", () => {
   it("has the seed's twenty reason codes plus MODEL_REQUIRED, and the seven outcome classes", () => {
     expect(REASON_CODES).toHaveLength(21);
     expect(REASON_CODES).toContain("NO_MATCH_IN_1C");
+    expect(outcomeClassOf("PARTIALLY_ANSWERED")).toBe("PARTIALLY_ANSWERED");
+    expect(outcomeClassOf("clarification")).toBe("BLOCKED_BY_AMBIGUITY");
+    expect(outcomeClassOf("plain_answer")).toBe("UNCLASSIFIED");
     expect(OUTCOME_CLASSES).toEqual(["FULLY_ANSWERED", "PARTIALLY_ANSWERED", "BLOCKED_BY_AMBIGUITY", "BLOCKED_BY_MISSING_DATA", "BLOCKED_BY_TOOLING", "MISROUTED", "FAILED_TO_BIND_ENTITIES"]);
   });
 });

@@ -75,9 +75,9 @@ function candidatesBlock(q) {
     q.candidates.map((c) =>
       el(
         "button",
-        { type: "button", dataset: { candidate: c.candidateId }, title: `${c.documentType} · ${c.identity}`, onclick: (ev) => answer(q, c, ev.currentTarget) },
+        { type: "button", dataset: { candidate: c.candidateId, identity: c.identity }, title: c.identity, onclick: (ev) => answer(q, c, ev.currentTarget) },
         `${c.displayName}`,
-        el("span", { class: "small", style: "opacity:.7" }, ` · ${c.documentType}`),
+        el("span", { class: "small", style: "opacity:.7" }, ` · ${c.documentType}${c.folderName ? ` · ${c.folderName}` : ""}`),
       ),
     ),
   );
@@ -141,7 +141,10 @@ async function send(text, extra = {}) {
     bubble.dataset.done = "true";
     if (interactionId) {
       const it = await api(`/v1/workbench/interactions/${encodeURIComponent(interactionId)}`).catch(() => null);
-      if (it) $("#interaction-status").textContent = `${it.id.slice(0, 20)}… · ${it.status} · план v${it.planVersion}`;
+      if (it) {
+        $("#interaction-status").textContent = `${it.id.slice(0, 20)}… · ${it.status} · план v${it.planVersion}`;
+        $("#interaction-status").dataset.interaction = it.id;
+      }
     }
   } catch (e) {
     messages.append(el("div", { class: "error-box" }, errorText(e)));

@@ -1,0 +1,16 @@
+import { syntheticWorkspace } from "./bench/resolve";
+import { buildIndex, skeletonIndex, typoIndex, contentIndex } from "./workbench/resolve-index";
+import { resolveMention, typoAlternatives } from "./workbench/resolve";
+const ws = syntheticWorkspace(100000);
+const idx = buildIndex(ws, "q"); skeletonIndex(idx); typoIndex(idx); contentIndex(idx);
+const tv = typoIndex(idx);
+console.log("vocab н", tv.vocabByFirst.get("н")?.length, "deletes", tv.deletes.size);
+let t0 = performance.now();
+for (let i = 0; i < 200; i++) typoAlternatives(idx, "неизвестныи");
+console.log("typoAlt long", (performance.now() - t0) / 200);
+t0 = performance.now();
+for (let i = 0; i < 200; i++) typoAlternatives(idx, "документ");
+console.log("typoAlt doc", (performance.now() - t0) / 200);
+t0 = performance.now();
+for (let i = 0; i < 200; i++) resolveMention(idx, { mention: `Неизвестный документ ${i}` });
+console.log("full", (performance.now() - t0) / 200);
