@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Slow reliability tests (real processes, kill -9, restarts) run with `npm run test:reliability`.
+    exclude: ["**/node_modules/**", "test/**/*.slow.test.ts"],
     // Each file shares one database; PGlite takes seconds to boot, so give hooks room.
     hookTimeout: 60_000,
     testTimeout: 30_000,

@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { openPglite, openPostgres, type Backend } from "./backends";
 import { goalLine, type Goal } from "./goals";
+import { benchPrompt } from "./prompt";
 import { benchStream } from "./stream";
 import { benchTurn } from "./turn";
 
@@ -18,7 +20,7 @@ const log = (line: string) => console.log(line);
 
 type Optional = (o: { quick: boolean; log: (l: string) => void }) => Promise<Goal[] | void>;
 
-/** Benchmarks other parts of the project add as they land (bench/resolve.ts, bench/prompt.ts). */
+/** Benchmarks other parts of the project add as they land (bench/resolve.ts). */
 async function optional(name: string): Promise<Optional | null> {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
   if (!existsSync(file)) return null;
@@ -27,12 +29,23 @@ async function optional(name: string): Promise<Optional | null> {
   return typeof fn === "function" ? (fn as Optional) : null;
 }
 
+async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await fn();
+  } finally {
+    log(`  (${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const goals: Goal[] = [];
-  log(`bench${quick ? " --quick" : ""}: node ${process.version}, ${new Date().toISOString()}`);
+  const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+  log(`bench${quick ? " --quick" : ""}: node ${process.version}, ${cpus().length} cores, load average ${load()}, ${new Date().toISOString()}`);
+  let prompted = false;
   for (const name of backends) {
-    if (!only.has("turn") && !only.has("stream")) break;
+    if (!only.has("turn") && !only.has("stream") && !only.has("prompt")) break;
     let backend: Backend;
     try {
       backend = name === "pglite" ? await openPglite() : await openPostgres();
@@ -43,17 +56,23 @@ async function main(): Promise<void> {
     try {
       if (only.has("turn")) {
         log("");
-        goals.push(...(await benchTurn(backend, { quick, log })));
+        goals.push(...(await timed("turn", () => benchTurn(backend, { quick, log }))));
       }
       if (only.has("stream")) {
         log("");
-        goals.push(...(await benchStream(backend, { quick, log })));
+        goals.push(...(await timed("stream", () => benchStream(backend, { quick, log }))));
+      }
+      // The characters sent to the model do not depend on the database: measured once.
+      if (only.has("prompt") && !prompted) {
+        prompted = true;
+        log("");
+        goals.push(...(await benchPrompt(backend, { quick, log })));
       }
     } finally {
       await backend.close();
     }
   }
-  for (const name of ["resolve", "prompt"]) {
+  for (const name of ["resolve"]) {
     if (!only.has(name)) continue;
     const fn = await optional(name);
     log("");
@@ -61,9 +80,9 @@ async function main(): Promise<void> {
       log(`${name}: bench/${name}.ts is not there yet; skipped`);
       continue;
     }
-    goals.push(...((await fn({ quick, log })) ?? []));
+    goals.push(...((await timed(name, () => fn({ quick, log }))) ?? []));
   }
-  log(`\ngoals (${((performance.now() - started) / 1000).toFixed(1)} s):`);
+  log(`\ngoals (${((performance.now() - started) / 1000).toFixed(1)} s; load average now ${load()}):`);
   for (const g of goals) log(goalLine(g));
 }
 

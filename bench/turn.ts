@@ -5,7 +5,7 @@ import type { Goal } from "./goals";
 import { directLlm, instantLlm, loopbackLlm, startLoopbackModel } from "./model";
 import { perTurn, SqlCounter, type SqlCounts } from "./sql-count";
 import { bytes, lanes, ms, perSec, ratio, summarize } from "./stats";
-import { checkedTurn, REPLY, startBenchServer, turnScript, type BenchServer } from "./targets";
+import { checkedTurn, REPLY, startBenchServer, testTarget, turnScript, type BenchServer } from "./targets";
 
 /**
  * turn: full HTTP + SSE turns with an instant scripted model against the floor of one bare
@@ -37,17 +37,19 @@ async function sequential(n: number, fn: (i: number) => Promise<void>): Promise<
   return out;
 }
 
-async function measureCost(backend: Backend, turns: number, fn: (i: number) => Promise<void>): Promise<Cost> {
+async function measureCost(backend: Backend, turns: number, fn: (i: number) => Promise<void>, serverCounters: boolean): Promise<Cost> {
   const sql = backend.db.sql;
   const counter = new SqlCounter();
-  const before = await backend.counters();
+  // pg_stat_database and WAL need the backends to publish their counters (about a second of
+  // waiting per window): full runs only.
+  const before = serverCounters ? await backend.counters() : null;
   counter.attach(sql);
   try {
     for (let i = 0; i < turns; i++) await fn(i);
   } finally {
     counter.detach(sql);
   }
-  const after = await backend.counters();
+  const after = serverCounters ? await backend.counters() : null;
   const wal = before && after ? await backend.wal(before.lsn, after.lsn) : null;
   return {
     counts: counter.snapshot(),
@@ -74,10 +76,10 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
   const t0 = performance.now();
   const progress = (what: string) => process.env.BENCH_VERBOSE && console.error(`  [${((performance.now() - t0) / 1000).toFixed(1)} s] ${what}`);
   const sql = backend.db.sql;
-  const seqPerRound = o.quick ? 40 : 100;
-  const rounds = o.quick ? 3 : 4;
-  const windowMs = o.quick ? 1000 : 3000;
-  const costTurns = o.quick ? 30 : 100;
+  const seqPerRound = o.quick ? 30 : 100;
+  const rounds = o.quick ? 2 : 4;
+  const windowMs = o.quick ? 700 : 3000;
+  const costTurns = o.quick ? 20 : 100;
   await createFloorTables(sql);
   const loop = await startLoopbackModel(turnScript);
   const servers: Record<"instant" | "direct" | "loopback", BenchServer> = {
@@ -86,6 +88,8 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     loopback: await startBenchServer(backend.db, loopbackLlm(loop.baseURL)),
   };
   const target = servers.instant.target;
+  // The engine's own path without a feature on top: the foundation's test dialogue, same server.
+  const generic = target.name === "clinic" ? testTarget(servers.instant.client) : null;
   let lanesMade = 0;
   const floorLane = (): FloorLane => ({ conversationId: `floor-${++lanesMade}`, seq: 0 });
   const goals: Goal[] = [];
@@ -95,30 +99,33 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     // Warm-up: JIT, prepared statements, pool connections.
     const warmConv = await target.create();
     const warmFloor = floorLane();
-    for (let i = 0; i < (o.quick ? 20 : 50); i++) {
+    for (let i = 0; i < (o.quick ? 15 : 50); i++) {
       await checkedTurn(target, warmConv, userText(i));
       await floorTurn(sql, warmFloor, userText(i), REPLY);
     }
-    for (const s of [servers.direct, servers.loopback]) {
-      const c = await s.target.create();
-      for (let i = 0; i < 10; i++) await checkedTurn(s.target, c, userText(i));
+    for (const t of [servers.direct.target, servers.loopback.target, ...(generic ? [generic] : [])]) {
+      const c = await t.create();
+      for (let i = 0; i < 10; i++) await checkedTurn(t, c, userText(i));
     }
 
     progress("warm-up done");
     // What a turn costs the database.
     const costConv = await target.create();
-    const engineCost = await measureCost(backend, costTurns, (i) => checkedTurn(target, costConv, userText(i)));
+    const engineCost = await measureCost(backend, costTurns, (i) => checkedTurn(target, costConv, userText(i)), !o.quick);
     const costLane = floorLane();
-    const floorCost = await measureCost(backend, costTurns, (i) => floorTurn(sql, costLane, userText(i), REPLY));
+    const floorCost = await measureCost(backend, costTurns, (i) => floorTurn(sql, costLane, userText(i), REPLY), !o.quick);
+    const genericConv = generic ? await generic.create() : null;
+    const genericCost = generic ? await measureCost(backend, costTurns, (i) => checkedTurn(generic, genericConv!, userText(i)), !o.quick) : null;
 
     progress("cost measured");
     // Sequential latency, floor and engine interleaved by rounds so drift hits both.
-    const lat: Record<"floor" | "instant" | "direct" | "loopback", number[]> = { floor: [], instant: [], direct: [], loopback: [] };
+    const lat: Record<"floor" | "instant" | "direct" | "loopback" | "generic", number[]> = { floor: [], instant: [], direct: [], loopback: [], generic: [] };
+    const targetOf = (k: "instant" | "direct" | "loopback" | "generic") => (k === "generic" ? generic! : servers[k].target);
     for (let r = 0; r < rounds; r++) {
       const lane = floorLane();
       lat.floor.push(...(await sequential(seqPerRound, (i) => floorTurn(sql, lane, userText(i), REPLY))));
-      for (const k of ["instant", "direct", "loopback"] as const) {
-        const t = servers[k].target;
+      for (const k of ["instant", "direct", "loopback", ...(generic ? (["generic"] as const) : [])] as const) {
+        const t = targetOf(k);
         const id = await t.create();
         lat[k].push(...(await sequential(seqPerRound, (i) => checkedTurn(t, id, userText(i)))));
       }
@@ -127,13 +134,14 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
 
     progress("sequential done");
     // Throughput with N conversations in flight, each sending its next message when the last turn ended.
-    const tput: Record<string, Record<number, number>> = { floor: {}, instant: {}, direct: {}, loopback: {} };
+    const tput: Record<string, Record<number, number>> = { floor: {}, instant: {}, direct: {}, loopback: {}, generic: {} };
     for (const n of [16, 64]) {
       const floorLanes = Array.from({ length: n }, floorLane);
       const f = await lanes(n, windowMs, (l) => floorTurn(sql, floorLanes[l]!, userText(l), REPLY));
       tput.floor![n] = f.latencies.length / (f.elapsedMs / 1000);
-      for (const k of n === 16 ? (["instant", "direct", "loopback"] as const) : (["instant"] as const)) {
-        const t = servers[k].target;
+      // --quick measures the side variants sequentially only.
+      for (const k of n === 16 && !o.quick ? (["instant", "direct", "loopback", ...(generic ? (["generic"] as const) : [])] as const) : (["instant"] as const)) {
+        const t = targetOf(k);
         const ids = await Promise.all(Array.from({ length: n }, () => t.create()));
         let i = 0;
         const e = await lanes(n, windowMs, (l) => checkedTurn(t, ids[l]!, userText(i++)));
@@ -149,6 +157,7 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     log(row("engine, instant model (openai client, no socket)", seq.instant, tput.instant![16], tput.instant![64]));
     log(row("engine, direct model (no client)", seq.direct, tput.direct![16], undefined));
     log(row("engine, loopback HTTP model server", seq.loopback, tput.loopback![16], undefined));
+    if (generic) log(row("generic driver turn (test dialogue), instant", seq.generic, tput.generic![16], undefined));
     const p50Ratio = seq.instant.p50 / seq.floor.p50;
     const t16Ratio = tput.instant![16]! / tput.floor![16]!;
     const t64Ratio = tput.instant![64]! / tput.floor![64]!;
@@ -157,6 +166,7 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     log(`  per turn (${costTurns} sequential turns):`);
     log(describeCost("floor", floorCost));
     log(describeCost("engine", engineCost));
+    if (genericCost) log(describeCost("generic", genericCost));
 
     const durable = (c: Cost) => (c.counts.writingCommits - c.counts.asyncCommits) / c.turns;
     const onServer = backend.name === "postgres";

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Sql, Tx } from "../storage/db";
-import { closeRun, flushRunEvents, heartbeatRun, startRun, type RunEventRow } from "../storage/runs";
+import { closeRun, heartbeatRun, startRun, type RunEventRow } from "../storage/runs";
 import type { ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
+import { flusherFor, type Flushable, type RunFlusher } from "./run-flusher";
 
 export interface RunInit {
   sql: Sql;
@@ -16,6 +17,11 @@ export interface RunInit {
   detachGraceMs?: number;
   /** Emitted events also go here (the SSE writer of the request that started the run). */
   sink?: (e: RunEventRow) => void;
+  /**
+   * Commit the run row and the background event flushes asynchronously (PostgreSQL server
+   * only): the turn's own commit is then the one durable commit of a turn. See storage/runs.ts.
+   */
+  asyncCommits?: boolean;
 }
 
 export interface Outcome {
@@ -25,15 +31,17 @@ export interface Outcome {
 
 /**
  * One run: numbered events that stream live and end up stored. Events flush to the
- * database in the background while the run goes on (so another process can follow it)
- * and the rest commit with the turn's own transaction.
+ * database in the background while the run goes on (so another process can follow it;
+ * one statement for all live runs of the process, see run-flusher.ts) and the rest commit
+ * with the turn's own transaction.
  */
-export class Run {
+export class Run implements Flushable {
   readonly id = randomUUID();
   private seq = 0;
   private stored = 0;
-  private flushing: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private flusher: RunFlusher | null = null;
+  /** While detached: checks every 250 ms whether anyone still follows the run. */
+  private watchdog: NodeJS.Timeout | null = null;
   private all: RunEventRow[] = [];
   private abort = new AbortController();
   private detachedAt: number | null = null;
@@ -52,11 +60,11 @@ export class Run {
 
   static async start(init: RunInit): Promise<Run> {
     const run = new Run(init);
-    // Committed asynchronously: visible to followers at once, durable with the turn's own commit.
-    await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner });
+    // On a server, committed asynchronously: visible to followers at once, durable with the turn's own commit.
+    await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner }, { asyncCommit: !!init.asyncCommits });
     init.hub.open(run.id);
-    run.timer = setInterval(() => void run.tick(), 250);
-    run.timer.unref();
+    run.flusher = flusherFor(init.sql, !!init.asyncCommits);
+    run.flusher.add(run);
     return run;
   }
 
@@ -86,37 +94,36 @@ export class Run {
   detach(): void {
     if (this.ended || this.detachedAt !== null) return;
     this.detachedAt = Date.now();
-    if ((this.init.detachGraceMs ?? 0) <= 0) this.abort.abort();
+    if ((this.init.detachGraceMs ?? 0) <= 0) return this.abort.abort();
+    this.watchdog = setInterval(() => void this.checkFollowed(), 250);
+    this.watchdog.unref();
   }
 
-  private async tick(): Promise<void> {
-    await this.flush();
+  private async checkFollowed(): Promise<void> {
     if (this.detachedAt === null || this.ended || this.abort.signal.aborted) return;
     if (this.init.hub.followers(this.id) > 0) return;
     const followed = await heartbeatRun(this.init.sql, this.id, 1_000).catch(() => false);
     if (!followed && Date.now() - this.detachedAt >= (this.init.detachGraceMs ?? 0)) this.abort.abort();
   }
 
-  private async flush(): Promise<void> {
-    if (this.flushing || this.ended) return this.flushing ?? undefined;
-    const pending = this.all.slice(this.stored);
-    if (pending.length === 0) return;
-    this.flushing = (async () => {
-      try {
-        await flushRunEvents(this.init.sql, this.id, pending);
-        this.stored = Math.max(this.stored, pending.at(-1)!.seq);
-      } catch {
-        /* the final commit stores whatever a background flush missed */
-      } finally {
-        this.flushing = null;
-      }
-    })();
-    return this.flushing;
+  /** Flushable: the events the database does not have yet. */
+  pending(): RunEventRow[] {
+    return this.ended ? [] : this.all.slice(this.stored);
+  }
+
+  markStored(seq: number): void {
+    this.stored = Math.max(this.stored, seq);
+  }
+
+  /** Stores the events so far now (the background flush does this every 250 ms anyway). */
+  flush(): Promise<void> {
+    return this.flusher?.flush() ?? Promise.resolve();
   }
 
   private stop() {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.flusher?.remove(this);
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = null;
   }
 
   /**
@@ -153,7 +160,6 @@ export class Run {
     if (this.ended) return;
     this.completing = false;
     this.stop();
-    if (this.flushing) await this.flushing;
     const tail = [this.next("error", { code, message }), this.next("done", {})];
     this.ended = true;
     try {

@@ -43,7 +43,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
       help: { type: "boolean" },
     },
   });
-  if (values.help) return { code: 0, reports: [], text: USAGE };
+  if (values.help) {
+    print(USAGE);
+    return { code: 0, reports: [], text: USAGE };
+  }
   const mode: Mode = values.live ? "live" : values.replay ? "replay" : "scripted";
   const configs = values.compare ? positionals.map(parseConfig) : [parseConfig(values.config ?? "default")];
   if (values.compare && configs.length !== 2) throw new Error(`--compare takes two configurations\n${USAGE}`);

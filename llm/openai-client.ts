@@ -1,3 +1,4 @@
+import { createParser } from "eventsource-parser";
 import OpenAI from "openai";
 import type { z } from "zod";
 import { parseStructured, responseFormat } from "./structured";
@@ -27,6 +28,16 @@ function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * Error text from a provider may repeat the credentials it was sent ("incorrect API key
+ * sk-…"); it goes on into stages, logs and stored events, so the key never does.
+ */
+export function redact(text: string, apiKey: string): string {
+  let out = apiKey.length >= 8 ? text.split(apiKey).join("***") : text;
+  out = out.replace(/(Bearer\s+)[^\s"',;]+/gi, "$1***").replace(/\bsk-[A-Za-z0-9_-]{6,}/g, "sk-***");
+  return out;
+}
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -39,6 +50,7 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
   const client = new OpenAI({ baseURL: o.baseURL, apiKey: o.apiKey, maxRetries: 0, timeout: o.timeoutMs ?? 60_000, ...(o.fetch ? { fetch: o.fetch } : {}) });
   const modelFor = (role: Role) => o.roleModels?.[role] ?? o.model ?? "gpt-4o-mini";
   const retryDelay = o.retryDelayMs ?? 250;
+  const idleMs = o.timeoutMs ?? 60_000;
 
   async function attempt<T>(role: Role, messages: ChatMessage[], opts: CallOptions | undefined, once: (signal: AbortSignal | undefined) => Promise<T>): Promise<LlmResult<T>> {
     const started = performance.now();
@@ -52,9 +64,9 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
         const value = await once(opts?.signal);
         return { ok: true, value, meta: done() };
       } catch (e) {
-        if (e instanceof InvalidOutput) return { ok: false, error: { code: "invalid_output", message: e.message }, meta: done() };
+        if (e instanceof InvalidOutput) return { ok: false, error: { code: "invalid_output", message: redact(e.message, o.apiKey) }, meta: done() };
         if (opts?.signal?.aborted) return { ok: false, error: { code: "cancelled", message: "client went away" }, meta: done() };
-        lastError = { code: "model_unavailable", message: describe(e) };
+        lastError = { code: "model_unavailable", message: redact(describe(e), o.apiKey) };
         if (!retryable(e) || (e instanceof StreamStarted)) break;
         if (i === 0) await sleep(retryDelay, opts?.signal);
       }
@@ -89,34 +101,95 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
     },
     stream(role, messages, opts: StreamOptions) {
       return attempt(role, messages, opts, async (signal) => {
-        const s = await client.chat.completions.create({ model: modelFor(role), messages, stream: true }, { signal });
-        let text = "";
-        let finished = false;
+        // The client's timeout ends when the response headers arrive; a stream that then goes
+        // silent would hold the turn forever. No chunk for timeoutMs ends the attempt as a timeout.
+        const idle = new AbortController();
+        let timer = setTimeout(() => idle.abort(), idleMs);
+        const rearm = () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => idle.abort(), idleMs);
+        };
+        const state: ChunkState = { text: "", finished: false, done: false, failure: null };
         try {
-          for await (const chunk of s) {
-            const choice = chunk.choices[0];
-            const d = choice?.delta?.content;
-            if (d) {
-              text += d;
-              opts.onDelta(d);
-            }
-            if (choice?.finish_reason) finished = true;
-          }
+          // The SDK makes the request (auth, errors by status, timeout to the headers); the body
+          // is read here: the SDK's stream decoder costs about twice what the rest of the relay
+          // does per token (measured, bench/stream.ts), and a token relay is all this is.
+          const res = await client.chat.completions.create({ model: modelFor(role), messages, stream: true }, { signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal }).asResponse();
+          await readChunks(res, state, opts.onDelta, rearm);
         } catch (e) {
+          const stalled = idle.signal.aborted && !signal?.aborted;
           // Tokens already reached the client: a retry would duplicate them, so a broken stream after the first delta is final.
-          if (text && !signal?.aborted) throw new StreamStarted(describe(e));
+          if (state.text && !signal?.aborted) throw new StreamStarted(stalled ? `the stream stalled for ${idleMs} ms` : describe(e));
+          if (stalled) throw new OpenAI.APIConnectionTimeoutError({ message: `no data for ${idleMs} ms` });
           throw e;
+        } finally {
+          clearTimeout(timer);
         }
         if (signal?.aborted) throw new Error("cancelled");
         // A stream that just stops, without a finish_reason, was cut: not an answer.
-        if (!finished) {
-          if (text) throw new StreamStarted("the stream ended without finish_reason");
+        if (!state.finished) {
+          if (state.text) throw new StreamStarted("the stream ended without finish_reason");
           throw new TypeError("the stream ended before any content");
         }
-        return text;
+        return state.text;
       });
     },
   };
+}
+
+interface ChunkState {
+  text: string;
+  finished: boolean;
+  /** `data: [DONE]` seen: anything after it is ignored. */
+  done: boolean;
+  failure: unknown;
+}
+
+/**
+ * Reads a chat-completions event stream: `data:` lines of JSON chunks up to `[DONE]`. As in
+ * the SDK, a chunk that is not JSON or that carries `error` fails the stream.
+ */
+async function readChunks(res: Response, state: ChunkState, onDelta: (d: string) => void, onData: () => void): Promise<void> {
+  const parser = createParser({
+    onEvent(m) {
+      if (state.done || state.failure) return;
+      if (m.data.startsWith("[DONE]")) {
+        state.done = true;
+        return;
+      }
+      let chunk: { error?: unknown; choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[] };
+      try {
+        chunk = JSON.parse(m.data);
+      } catch (e) {
+        state.failure = e;
+        return;
+      }
+      if (chunk?.error) {
+        state.failure = new OpenAI.APIError(undefined, chunk.error as object, undefined, res.headers);
+        return;
+      }
+      const choice = chunk?.choices?.[0];
+      const d = choice?.delta?.content;
+      if (d) {
+        state.text += d;
+        onDelta(d);
+      }
+      if (choice?.finish_reason) state.finished = true;
+    },
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      onData();
+      parser.feed(decoder.decode(value, { stream: true }));
+      if (state.failure) throw state.failure;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
 }
 
 class InvalidOutput extends Error {}

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { AppError, errorStatus, type ErrorCode } from "../driver/errors";
-import { StaleVersionError } from "../storage/errors";
+import { isDataException, StaleVersionError } from "../storage/errors";
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: unknown };
@@ -12,6 +12,7 @@ export interface ErrorBody {
 export function toAppError(e: unknown): AppError {
   if (e instanceof AppError) return e;
   if (e instanceof StaleVersionError) return new AppError("conflict", "Данные уже изменены другим запросом; обновите и повторите.");
+  if (isDataException(e)) return new AppError("invalid_request", "Недопустимое значение в запросе (например, нулевой байт в тексте или не число там, где ожидается число).");
   if (e instanceof z.ZodError) return new AppError("invalid_request", describeZod(e), e.issues);
   if (e instanceof HTTPException) {
     const code: ErrorCode = e.status === 413 ? "payload_too_large" : e.status === 401 ? "unauthorized" : e.status === 404 ? "not_found" : e.status < 500 ? "invalid_request" : "internal";

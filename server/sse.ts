@@ -96,6 +96,7 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
         debug: o.debug ?? deps.config.aiDebug,
         detachGraceMs: deps.config.detachGraceMs,
         sink: (e) => writer.send(e),
+        asyncCommits: deps.db.backend === "postgres",
       });
     } catch (e) {
       const err = toAppError(e);

@@ -41,7 +41,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const deps: Deps = { db, llm, config, hub, instanceId, log };
   const app = createApp(deps);
   opts.extend?.(app, deps);
-  const heartbeat = setInterval(() => void touchRuns(db.sql, hub.liveIds()).catch(() => {}), 5_000);
+  const heartbeat = setInterval(() => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}), 5_000);
   heartbeat.unref();
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));

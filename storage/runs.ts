@@ -30,8 +30,11 @@ export async function insertRun(sql: Tx, r: { id: string; conversationId: string
  * The statement's own implicit transaction commits without waiting for its WAL flush
  * (`synchronous_commit = off` for this transaction only). The row is visible to every
  * session at once; it becomes durable with the next synchronous commit — the turn's own —
- * because WAL is flushed in order. Only for single statements outside a transaction block:
- * inside one it would make the whole transaction asynchronous.
+ * because WAL is flushed in order, or within 3 × wal_writer_delay by the WAL writer.
+ * Only for single statements outside a transaction block: inside one it would make the
+ * whole transaction asynchronous. Only on a PostgreSQL server: embedded PGlite has no WAL
+ * writer and lives in the application's process, so an async commit there is lost with a
+ * kill -9 (measured) — there a synchronous commit costs a write(), not an fsync, anyway.
  */
 const asyncCommit = (sql: Tx) => sql`select set_config('synchronous_commit', 'off', true) as off`;
 
@@ -40,7 +43,8 @@ const asyncCommit = (sql: Tx) => sql`select set_config('synchronous_commit', 'of
  * a second durable commit per turn: if the database itself crashed before the turn's commit,
  * losing the row loses nothing a client could have been promised (the turn was not stored).
  */
-export async function startRun(sql: Tx, r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string }): Promise<void> {
+export async function startRun(sql: Tx, r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string }, o: { asyncCommit: boolean }): Promise<void> {
+  if (!o.asyncCommit) return insertRun(sql, r);
   await sql`with _ as (${asyncCommit(sql)})
             insert into runs (id, conversation_id, tenant_id, kind, status, owner)
             select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from _`;
@@ -49,22 +53,24 @@ export async function startRun(sql: Tx, r: { id: string; conversationId: string;
 const eventsJson = (tx: Tx, events: RunEventRow[]) => tx.json(events.map((e) => ({ seq: e.seq, event: e.event, data: e.data ?? {} })) as never);
 
 /**
- * A live run's background flush, for followers on other processes: its events and a
- * heartbeat in one statement, committed asynchronously (the turn's commit makes them durable).
+ * The background flush of every live run of a process in one statement: their new events,
+ * and a heartbeat for each. Asynchronous commit on a server, as for one run.
  */
-export async function flushRunEvents(sql: Tx, runId: string, events: RunEventRow[]): Promise<void> {
-  await sql`with _ as (${asyncCommit(sql)}),
+export async function flushRunsEvents(sql: Tx, batch: { runId: string; events: RunEventRow[] }[], o: { asyncCommit: boolean }): Promise<void> {
+  const rows = batch.flatMap((b) => b.events.map((e) => ({ run_id: b.runId, seq: e.seq, event: e.event, data: e.data ?? {} })));
+  if (rows.length === 0) return;
+  await sql`with _ as (${o.asyncCommit ? asyncCommit(sql) : sql`select true as sync`}),
                  ev as (insert into run_events (run_id, seq, event, data)
-                        select ${runId}, e.seq, e.event, e.data
-                        from jsonb_to_recordset(${eventsJson(sql, events)}) as e(seq integer, event text, data jsonb), _
+                        select e.run_id, e.seq, e.event, e.data
+                        from jsonb_to_recordset(${sql.json(rows as never)}) as e(run_id text, seq integer, event text, data jsonb), _
                         on conflict (run_id, seq) do nothing returning 1)
-            update runs set heartbeat_at = now() from _ where id = ${runId} and (select count(*) from ev) >= 0`;
+            update runs set heartbeat_at = now() from _ where id = any(${batch.map((b) => b.runId)}) and (select count(*) from ev) >= 0`;
 }
 
 /**
  * The run's last events and its end in one statement (one round trip inside the turn's
  * transaction). Events go in before the run row is touched — the same lock order as
- * flushRunEvents, so the two never wait on each other in a cycle.
+ * flushRunsEvents, so the two never wait on each other in a cycle.
  */
 export async function closeRun(
   tx: Tx,
@@ -100,6 +106,11 @@ export async function appendRunEvents(tx: Tx, runId: string, events: RunEventRow
            on conflict (run_id, seq) do nothing`;
 }
 
+/** A run's stored `error` and `done` events, in order. */
+export async function listRunEnding(sql: Tx, runId: string): Promise<RunEventRow[]> {
+  return sql<RunEventRow[]>`select seq, event, data from run_events where run_id = ${runId} and event in ('error', 'done') order by seq`;
+}
+
 export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): Promise<RunEventRow[]> {
   return sql<RunEventRow[]>`select seq, event, data from run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`;
 }
@@ -123,33 +134,44 @@ export async function heartbeatRun(sql: Tx, id: string, followedWithinMs: number
   return rows[0]?.followed ?? false;
 }
 
-export async function touchRuns(sql: Tx, ids: string[]): Promise<void> {
+/** The process heartbeat of its live runs; asynchronous commit on a server (a heartbeat needs no fsync). */
+export async function touchRuns(sql: Tx, ids: string[], o: { asyncCommit?: boolean } = {}): Promise<void> {
   if (ids.length === 0) return;
-  await sql`update runs set heartbeat_at = now() where id = any(${ids}) and status = 'running'`;
+  await sql`with _ as (${o.asyncCommit ? asyncCommit(sql) : sql`select true as sync`})
+            update runs set heartbeat_at = now() from _ where id = any(${ids}) and status = 'running'`;
 }
 
 export const ABANDONED_MESSAGE = "Обработка сообщения прервалась: сервер был перезапущен. Отправьте сообщение ещё раз.";
 
+/** The outcome of a run closed because its process died: its `error` and `done` were stored by someone else. */
+export const ABANDONED = "abandoned";
+
 /**
  * Runs whose process died mid-turn: still 'running' but owned by a dead owner (or silent for
- * too long). They are closed as failed with a stored `error` + `done`, so a client resuming
- * with Last-Event-ID sees how the run ended. Returns the ids it closed.
+ * too long). They are closed as failed with a stored `error` + `done` — in one statement, so
+ * nobody sees a failed run without its ending — and a client resuming with Last-Event-ID
+ * sees how the run ended. The dead process may have sent events it never stored: the ending
+ * is numbered after what is stored, and the runs route renumbers it for a client that saw
+ * more (outcome `abandoned` tells it so). Returns the ids it closed.
  */
 export async function failAbandonedRuns(sql: Tx, opts: { staleAfterMs: number; exceptOwner?: string; ownerIs?: string }): Promise<string[]> {
+  const error = sql.json({ code: "internal", message: ABANDONED_MESSAGE } as never);
   const rows = await sql<{ id: string }[]>`
-    update runs set status = 'failed', error_code = 'internal', finished_at = now()
-    where status = 'running'
-      and (${opts.ownerIs ?? null}::text is null or owner = ${opts.ownerIs ?? null})
-      and (${opts.exceptOwner ?? null}::text is null or owner <> ${opts.exceptOwner ?? null})
-      and heartbeat_at < now() - make_interval(secs => ${opts.staleAfterMs / 1000})
-    returning id`;
-  for (const { id } of rows) {
-    const [last] = await sql<{ seq: number | null }[]>`select max(seq) as seq from run_events where run_id = ${id}`;
-    const seq = last?.seq ?? 0;
-    await appendRunEvents(sql, id, [
-      { seq: seq + 1, event: "error", data: { code: "internal", message: ABANDONED_MESSAGE } },
-      { seq: seq + 2, event: "done", data: {} },
-    ]);
-  }
+    with dead as (
+      update runs set status = 'failed', error_code = 'internal', outcome = ${ABANDONED}, reason_codes = '{internal}', finished_at = now()
+      where status = 'running'
+        and (${opts.ownerIs ?? null}::text is null or owner = ${opts.ownerIs ?? null})
+        and (${opts.exceptOwner ?? null}::text is null or owner <> ${opts.exceptOwner ?? null})
+        and heartbeat_at < now() - make_interval(secs => ${opts.staleAfterMs / 1000})
+      returning id),
+    stored as (
+      select d.id, coalesce(max(e.seq), 0) as seq from dead d left join run_events e on e.run_id = d.id group by d.id),
+    ending as (
+      insert into run_events (run_id, seq, event, data)
+      select id, seq + 1, 'error', ${error} from stored
+      union all
+      select id, seq + 2, 'done', '{}'::jsonb from stored
+      on conflict (run_id, seq) do nothing)
+    select id from dead`;
   return rows.map((r) => r.id);
 }

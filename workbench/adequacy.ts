@@ -5,7 +5,7 @@
 import type { DocFragment } from "./docs";
 import { TYPE_LABELS } from "./lexicon";
 import type { ResolverIndex } from "./resolve-index";
-import type { ResolveTasksResult } from "./resolve-tasks";
+import { isReference, type ResolveTasksResult } from "./resolve-tasks";
 import { estimateTokens, fold } from "./text";
 import type { Candidate, Plan, TaskResolution } from "./types";
 
@@ -99,7 +99,10 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
             question: `Выбранного документа (${r.lostSelection}) больше нет в Workspace. Выберите другой вариант или уточните запрос.` });
         } else {
           reasons.add("target_not_found");
-          ask({ taskId: t.id, slot, reason: "target_not_found", candidates: toCandidates(r, input.index), question: notFoundQuestion(t.entityType, r) });
+          const question = t.sourceMode === "conversation" && isReference(r.mention)
+            ? "О каком документе идёт речь? Назовите его или укажите identity."
+            : notFoundQuestion(t.entityType, r);
+          ask({ taskId: t.id, slot, reason: "target_not_found", candidates: toCandidates(r, input.index), question });
         }
         break;
       case "resolved":

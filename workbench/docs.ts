@@ -131,6 +131,8 @@ export interface RetrieveOptions {
   maxFragments?: number;
   /** A fragment must score at least this share of the best one. */
   relativeFloor?: number;
+  /** Below this even the best section is noise (it matched only words most sections share). */
+  minScore?: number;
 }
 
 export interface RetrieveResult {
@@ -145,6 +147,7 @@ export function retrieveDocs(index: DocsIndex, query: string, opts: RetrieveOpti
   const budget = opts.tokenBudget ?? 1500;
   const max = opts.maxFragments ?? 4;
   const floor = opts.relativeFloor ?? 0.35;
+  const minScore = opts.minScore ?? 1;
   const queryTerms = [...new Set([query, ...(opts.extraQueries ?? [])].flatMap(docTerms))];
   const ranked = bm25(index, queryTerms);
   const best = ranked[0]?.score ?? 0;
@@ -154,7 +157,7 @@ export function retrieveDocs(index: DocsIndex, query: string, opts: RetrieveOpti
   let droppedDuplicates = 0;
   let droppedByBudget = 0;
   for (const { section, score } of ranked) {
-    if (score < best * floor || out.length >= max) break;
+    if (score < best * floor || score < minScore || out.length >= max) break;
     if (seen.has(section.hash)) { droppedDuplicates++; continue; }
     const cost = estimateTokens(section.text) + estimateTokens(section.headingPath);
     if (used + cost > budget) { droppedByBudget++; continue; }

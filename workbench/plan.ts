@@ -27,9 +27,14 @@ interface ClauseParse {
   historyRef?: string;
   implicit: boolean;
   confidence: number;
+  /** Names (and the type noun) found in the clause whatever the intent (a clarification reply is read through these). */
+  names: string[];
+  nameType?: string;
 }
 
 const FOLDER_PREPS = new Set(["в", "во", "из", "внутри"]);
+/** "содержимое папки X", "документы папки X": the folder is a scope, the request a list. */
+const CONTENTS_WORDS = new Set(["содержимое", "содержание", "состав", "документы", "список", "перечень"]);
 const STOP_AFTER_NAME = new Set(["и", "а", "или", "затем", "потом", "где", "которые", "который", "которая"]);
 
 export function parseClause(text: string): ClauseParse {
@@ -46,7 +51,8 @@ export function parseClause(text: string): ClauseParse {
     if (tokens[i + 1]?.f === "список") used.add(i + 1);
   }
 
-  const folderName = takeFolderScope(tokens, used, command);
+  // A mutation ("перенеси X в папку Y") names a destination, not a search scope.
+  const folderName = command === "mutate" ? undefined : takeFolderScope(tokens, used, command);
 
   let entityType: string | undefined;
   let plural = false;
@@ -91,8 +97,11 @@ export function parseClause(text: string): ClauseParse {
   const identityLike = identities.length > 0;
   const longResidual = quotes.length === 0 && !identityLike && (mentions[0]?.split(" ").length ?? 0) > 4;
 
-  const base = { entityType, mentions, folderName, historyRef };
-  const withType = (p: Omit<ClauseParse, "entityType" | "mentions" | "folderName" | "historyRef">): ClauseParse => ({ ...base, ...p });
+  const base = { entityType, mentions, folderName, historyRef, names: mentions, ...(entityType ? { nameType: entityType } : {}) };
+  const withType = (p: Omit<ClauseParse, "entityType" | "mentions" | "folderName" | "historyRef" | "names" | "nameType">): ClauseParse => ({ ...base, ...p });
+  const docsOnly = (confidence: number, implicit: boolean): ClauseParse => ({
+    intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit, confidence, names: mentions, ...(entityType ? { nameType: entityType } : {}),
+  });
 
   switch (command) {
     case "mutate":
@@ -112,7 +121,7 @@ export function parseClause(text: string): ClauseParse {
       // is about the product. An unquoted name after a type noun is left to the planner gate.
       if (quotes.length || identityLike || historyRef)
         return withType({ intent: "inspect_entity", sourceMode: "mixed", implicit: false, confidence: 0.85 });
-      return { intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit: false, confidence: entityType && mentions.length && !question ? 0.6 : 0.9 };
+      return docsOnly(entityType && mentions.length && !question ? 0.6 : 0.9, false);
     default: {
       if (identityLike && !question) return withType({ intent: "inspect_entity", sourceMode: "domain", implicit: false, confidence: 0.9 });
       if (entityType && plural && !mentions.length && (question || folderName))
@@ -120,8 +129,8 @@ export function parseClause(text: string): ClauseParse {
       if (historyRef) return withType({ intent: "inspect_entity", sourceMode: "conversation", implicit: true, confidence: 0.5 });
       if ((quotes.length || identityLike) && question)
         return withType({ intent: "inspect_entity", sourceMode: "mixed", implicit: true, confidence: 0.5 });
-      if (question) return { intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit: true, confidence: 0.5 };
-      return { intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit: true, confidence: 0.3 };
+      if (question) return docsOnly(0.5, true);
+      return docsOnly(0.3, true);
     }
   }
 }
@@ -136,12 +145,13 @@ function takeFolderScope(tokens: Token[], used: Set<number>, command: CommandKin
     const t = tokens[i]!;
     const next = tokens[i + 1]!;
     const prepPhrase = t.kind === "word" && FOLDER_PREPS.has(t.f) && typeOf(next.f) === "Folder";
-    const genitive = command === "list" && t.kind === "word" && typeOf(t.f) === "Folder" && /и$/.test(t.f) && tokens[i - 1]?.f === "содержимое";
+    const genitive = t.kind === "word" && typeOf(t.f) === "Folder" && /и$/.test(t.f) && CONTENTS_WORDS.has(tokens[i - 1]?.f ?? "");
     const at = prepPhrase ? i + 2 : genitive ? i + 1 : -1;
     if (at < 0) continue;
     const name = takeName(tokens, at);
     if (!name) continue;
     for (let k = prepPhrase ? i : i - 1; k < at + name.count; k++) used.add(k);
+    if (!prepPhrase) used.add(i - 1);
     return name.text;
   }
   return undefined;
@@ -217,7 +227,13 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
       historyReference ||= !prevTarget;
     }
     tasks.push(task);
-    if (task.intent !== "explain_documentation" && task.intent !== "unsupported") prevTarget = task;
+    // "Покажи «А» и «Б»": one target per task, so each is resolved (and clarified) on its own.
+    if ((task.intent === "find_entity" || task.intent === "inspect_entity") && task.mentions.length > 1 && !task.refersTo) {
+      const [first, ...rest] = task.mentions;
+      task.mentions = [first!];
+      for (const m of rest) tasks.push({ ...task, id: nextId(), mentions: [m], dependsOn: [...task.dependsOn] });
+    }
+    if (task.intent !== "explain_documentation" && task.intent !== "unsupported") prevTarget = tasks.at(-1)!;
   }
   if (clauses.length > 1) linkedTasks = true;
   return {

@@ -84,6 +84,25 @@ export function descriptiveChoice(text: string, candidates: readonly Candidate[]
   return top.length === 1 ? top[0]!.c.candidateId : null;
 }
 
+const WANTS_CURRENT = /(?:актуальн|текущ|действующ|рабоч|работает|используется|основн|нов(?:ая|ую|ой|ый|ое|ую|ейш))/;
+const WANTS_OLD = /(?:стар|архивн|в архиве|прежн|устаревш)/;
+const ARCHIVE_ID = /(?:archive|legacy|old|[-_.]v\d+$|[-_.](?:19|20)\d\d$)/;
+
+/**
+ * "актуальную, которая сейчас работает" / "старую": a choice between the current document and
+ * its archived version (archive folder, or a version/year suffix on the identity). Used once the
+ * classifier has said the text is an answer — the words name no folder or type themselves.
+ */
+export function currentOrArchived(text: string, candidates: readonly Candidate[]): string | null {
+  const f = fold(text);
+  const current = WANTS_CURRENT.test(f);
+  const old = WANTS_OLD.test(f);
+  if (current === old) return null;
+  const archived = (c: Candidate) => words(fold(c.folderName ?? "")).some((w) => w.startsWith("архив")) || ARCHIVE_ID.test(c.identity);
+  const pick = candidates.filter((c) => archived(c) === old);
+  return pick.length === 1 && pick.length < candidates.length ? pick[0]!.candidateId : null;
+}
+
 function isCancel(f: string): boolean {
   const ws = words(f);
   if (ws.length === 0) return false;

@@ -2,7 +2,7 @@
 // a child task to the resolved folder's subtree; a back-reference reuses its antecedent's target;
 // a conversation reference picks from the targets of earlier turns; a user's pinned selection is
 // re-checked against the current snapshot (it may have disappeared).
-import { PRONOUNS, SUPPORTED_TYPES, TYPE_LABELS } from "./lexicon";
+import { DEMONSTRATIVES, PREVIOUS_RE, PRONOUNS, SUPPORTED_TYPES, TYPE_LABELS, typeOf } from "./lexicon";
 import { topoOrder } from "./plan-validate";
 import { resolveMention } from "./resolve";
 import { folderSubtree, type ResolverIndex } from "./resolve-index";
@@ -59,7 +59,8 @@ function resolveTask(task: Task, idx: ResolverIndex, done: Map<string, TaskResol
   const scope = scopeTask?.resolvedIdentity ? folderSubtree(idx, scopeTask.resolvedIdentity) : undefined;
 
   if (task.intent === "list_entities") return listTask(task, idx, scope, mention);
-  if (task.sourceMode === "conversation" && isReference(mention)) return fromConversation(task, idx, referents, mention);
+  // A pronoun or "этот отчёт" names no document: it points back, whatever source mode the plan gave it.
+  if (isReference(mention)) return fromConversation(task, idx, referents, mention);
 
   const r = resolveMention(idx, { mention, ...(task.entityType ? { entityType: task.entityType } : {}), ...(scope ? { scope } : {}) });
   if (r.status === "not_found" && task.sourceMode === "conversation") return fromConversation(task, idx, referents, mention);
@@ -70,7 +71,10 @@ function resolveTask(task: Task, idx: ResolverIndex, done: Map<string, TaskResol
 export function isReference(mention: string): boolean {
   const ws = words(fold(mention));
   if (ws.length === 0) return true;
-  return ws.length <= 3 && ws.some((w) => PRONOUNS[w] !== undefined || /^(?:эт|предыдущ|прошл|тот|та|ту)/.test(w));
+  // Whole words, and nothing but reference words and type nouns: "Табель" (starts with "та"),
+  // "Том 1" or "Найденные ошибки" are names.
+  const pointing = (w: string) => PRONOUNS[w] !== undefined || DEMONSTRATIVES.has(w) || PREVIOUS_RE.test(w);
+  return ws.length <= 3 && ws.some(pointing) && ws.every((w) => pointing(w) || typeOf(w) !== undefined || w === "же" || w === "документ");
 }
 
 function fromConversation(task: Task, idx: ResolverIndex, referents: readonly Referent[], mention: string): TaskResolution {
@@ -105,7 +109,8 @@ function checkSelection(task: Task, idx: ResolverIndex, mention: string): TaskRe
   }
   // The chosen document is gone: offer what the mention resolves to now, and ask again.
   const fresh = mention ? resolveMention(idx, { mention, ...(task.entityType ? { entityType: task.entityType } : {}) }) : undefined;
-  const candidates = (fresh?.candidates ?? []).filter((c) => c.score >= 0.5).map((c, k) => ({ ...c, candidateId: `c${k + 1}` }));
+  const offered = !fresh ? [] : fresh.status === "resolved" ? fresh.candidates.filter((c) => c.identity === fresh.resolvedIdentity) : fresh.candidates.filter((c) => c.score >= 0.5);
+  const candidates = offered.map((c, k) => ({ ...c, candidateId: `c${k + 1}` }));
   return { taskId: task.id, mention, status: "not_found", candidates, lostSelection: sel.identity };
 }
 

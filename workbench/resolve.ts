@@ -99,7 +99,9 @@ export function typoAlternatives(idx: ResolverIndex, w: string): string[] {
   const found = new Set<string>();
   const keys = [w, ...deletes1(w)];
   for (const k of keys) {
-    for (const v of typo.deletes.get(k) ?? []) if (v !== w) found.add(v); // deletion or substitution
+    const hit = typo.deletes.get(k); // deletion or substitution
+    if (typeof hit === "string") { if (hit !== w) found.add(hit); }
+    else if (hit) for (const v of hit) if (v !== w) found.add(v);
     if (k !== w && idx.byWord.has(k)) found.add(k); // w carries one extra letter
   }
   const out = [...found].filter((v) => osaDistance(v, w, 1) <= 1);
@@ -122,22 +124,23 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
   const byId = idx.byIdentity.get(f) ?? idx.byIdentity.get(f.replace(/\s+/g, "-"));
   if (byId !== undefined) add(acc, byId, SCORES.identity, "identity");
 
+  // Names containing every mention word: the same words in the same order is the exact name,
+  // in another order the same tokens, with extra words a partial match.
+  const sameMultiset = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");
   const nameKey = ws.join(" ");
-  for (const i of idx.byWordSet.get(ws.length > 1 ? [...ws].sort().join(" ") : nameKey) ?? []) {
-    if (idx.docs[i]!.nameKey === nameKey) add(acc, i, SCORES.display_name_exact, "display_name_exact");
-    else add(acc, i, SCORES.tokens_equal, "tokens");
-  }
   for (const i of intersectSlots(ws.map((w) => new Set([w])), idx.byWord)) {
-    add(acc, i, SCORES.tokensPartial(ws.length / idx.docs[i]!.nameWords.length), "tokens");
+    const d = idx.docs[i]!;
+    if (d.nameKey === nameKey) add(acc, i, SCORES.display_name_exact, "display_name_exact");
+    else if (sameMultiset(ws, d.nameWords)) add(acc, i, SCORES.tokens_equal, "tokens");
+    else add(acc, i, SCORES.tokensPartial(ws.length / d.nameWords.length), "tokens");
   }
 
   // Beyond v0.6.0, each a separate, weaker signal. A doc whose words all match and that has no
   // other words is a full match of that signal; one with extra words a partial one.
-  const sameMultiset = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");
   const stems = ws.map(stem);
   for (const i of intersectSlots(stems.map((s) => new Set([s])), idx.byStem)) {
     const d = idx.docs[i]!;
-    add(acc, i, sameMultiset(stems, d.nameStems) ? SCORES.stem : SCORES.weakPartial(ws.length / d.nameWords.length), "stem");
+    add(acc, i, sameMultiset(stems, d.nameWords.map(stem)) ? SCORES.stem : SCORES.weakPartial(ws.length / d.nameWords.length), "stem");
   }
 
   if (hasLatin(f)) {
@@ -147,7 +150,7 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
     for (const i of intersectSlots(sk.map((s) => new Set([s])), skIdx.bySkeleton)) {
       if (!crossScript(i)) continue;
       const d = idx.docs[i]!;
-      add(acc, i, sameMultiset(sk, skIdx.nameSkeleton[i]!) ? SCORES.transliteration : SCORES.weakPartial(ws.length / d.nameWords.length), "transliteration");
+      add(acc, i, sameMultiset(sk, d.nameWords.map(skeletonWord)) ? SCORES.transliteration : SCORES.weakPartial(ws.length / d.nameWords.length), "transliteration");
     }
   }
 
@@ -200,7 +203,14 @@ export function resolveMention(idx: ResolverIndex, q: MentionQuery): MentionResu
     return { candidateId: `c${k + 1}`, identity: d.identity, displayName: d.displayName, documentType: d.documentType, score: Math.round(v.score * 1000) / 1000, signals };
   };
   if (!top || top[1].score < FOUND_THRESHOLD) {
-    return { status: "not_found", candidates: entries.slice(0, MAX_CANDIDATES).map(toCandidate) };
+    // Asked for one type, but the name exists as another ("отчёт «Инвентаризация»" that is a
+    // composition): not found — and those documents are offered, never taken.
+    const otherTypes = q.entityType && entries.length === 0
+      ? [...acc.entries()].filter(([i, v]) => v.score >= FOUND_THRESHOLD && (!q.scope || q.scope.has(i)) && (SUPPORTED_TYPES as readonly string[]).includes(idx.docs[i]!.doc.documentType))
+          .sort(([ia, a], [ib, b]) => b.score - a.score || idx.docs[ia]!.doc.identity.localeCompare(idx.docs[ib]!.doc.identity))
+          .map(([i, v]): [number, { score: number; signals: string[] }] => [i, { score: v.score, signals: [...v.signals, "other_type"] }])
+      : [];
+    return { status: "not_found", candidates: (otherTypes.length ? otherTypes : entries).slice(0, MAX_CANDIDATES).map(toCandidate) };
   }
   const close = entries.filter(([, v]) => v.score >= top[1].score - CLOSE_MARGIN + 1e-9);
   if (close.length > 1) {

@@ -84,7 +84,17 @@ export function stemWord(input: string): string {
       if (w.endsWith("нн")) w = w.slice(0, -1);
     } else if (w.endsWith("ь") && w.length - 1 >= rv) w = w.slice(0, -1);
   }
-  return w;
+  return fleeting(w);
+}
+
+/**
+ * Fleeting о/е (остаток → остатка, скидок → скидки, отец → отца): Snowball keeps the vowel in one
+ * form and not in the other. Dropping a vowel before a final к/ц of every stem maps both forms to
+ * one key; applied to all stems alike, it never separates two forms that matched before.
+ */
+function fleeting(w: string): string {
+  if (w.length < 5) return w;
+  return /[бвгджзклмнпрстфхцчшщ][оеё][кц]$/.test(w) ? w.slice(0, -2) + w.slice(-1) : w;
 }
 
 const cache = new Map<string, string>();

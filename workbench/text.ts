@@ -26,6 +26,8 @@ export function collapseSpaces(text: string): string {
   return text.replace(/[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+/gu, " ").trim();
 }
 
+// Lower-case Latin/Cyrillic words and digits, single spaces (ё, U+0451, is outside а-я).
+export const SIMPLE_WORDS = /^[а-яa-z0-9]+(?: [а-яa-z0-9]+)*$/;
 const NEEDS_SPACE_FIX = /\s\s|[^\S ]|^\s|\s$/;
 const PLAIN_ID = /^[a-z0-9._-]*$/;
 
@@ -33,7 +35,10 @@ const PLAIN_ID = /^[a-z0-9._-]*$/;
 export function fold(text: string): string {
   // Fast paths matter: every name and identity of a 100k-document workspace goes through here.
   if (PLAIN_ID.test(text)) return text;
-  let s = unicodeCanonical(text).toLowerCase();
+  const lower = text.toLowerCase();
+  // Plain lower-case words separated by single spaces are already folded (no ё, nothing to normalize).
+  if (SIMPLE_WORDS.test(lower)) return lower;
+  let s = unicodeCanonical(lower);
   if (s.includes("ё")) s = s.replace(/ё/g, "е");
   if (/[\u2010-\u2015\u2212]/.test(s)) s = s.replace(/[\u2010-\u2015\u2212]/g, "-");
   return NEEDS_SPACE_FIX.test(s) ? collapseSpaces(s) : s;
@@ -97,6 +102,8 @@ export function tokenize(folded: string): string[] {
 
 /** Plain word tokens, hyphenated words split into parts (for name matching). */
 export function words(folded: string): string[] {
+  // Most names are plain words and single spaces: a split is several times cheaper than the regex.
+  if (SIMPLE_WORDS.test(folded)) return folded.split(" ");
   return folded.match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 

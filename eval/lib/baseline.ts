@@ -16,7 +16,8 @@ export interface Baseline {
   passingCases: Record<string, string[]>;
 }
 
-const EPS = 1e-9;
+// Values are stored rounded to 6 decimals.
+const EPS = 1e-6;
 
 export function baselineOf(rep: ConfigReport): Baseline {
   const metrics: Baseline["metrics"] = {};

@@ -89,11 +89,13 @@ export function clinicChecks(t: ClinicTurnResult): Check[] {
   const out: Check[] = [];
   const field = (name: string, got: unknown, want: unknown) => out.push({ name, ok: j(got) === j(want), detail: `${j(got)}, expected ${j(want)}` });
   if (!s) out.push({ name: "final", ok: false, detail: `no final event${t.observed.error ? ` (error ${t.observed.error})` : ""}` });
-  if (e.routerDecision !== undefined) field("router", s?.routerDecision, e.routerDecision);
+  if (Array.isArray(e.routerDecision)) out.push({ name: "router", ok: e.routerDecision.includes(s?.routerDecision as never), detail: `${j(s?.routerDecision)}, expected one of ${j(e.routerDecision)}` });
+  else if (e.routerDecision !== undefined) field("router", s?.routerDecision, e.routerDecision);
   if (e.activeBranch !== undefined) field("branch", s?.activeBranch, e.activeBranch);
   if (e.step !== undefined) field("step", s?.step, e.step);
   if (e.slots) {
-    const bad = Object.entries(e.slots).filter(([k, v]) => j(s?.slots?.[k]) !== j(v));
+    // A labelled null means "cleared": absent or null.
+    const bad = Object.entries(e.slots).filter(([k, v]) => j(s?.slots?.[k] ?? null) !== j(v));
     out.push({ name: "slots", ok: bad.length === 0, detail: bad.map(([k, v]) => `${k}=${j(s?.slots?.[k])}, expected ${j(v)}`).join("; ") });
   }
   if (e.events) out.push({ name: "events", ok: sameSet(t.observed.events, e.events), detail: `got [${t.observed.events}], expected [${e.events}]` });

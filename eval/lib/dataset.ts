@@ -65,6 +65,8 @@ export const WorkbenchCase = z
             text: z.string(),
             /** Answer the clarification the previous turn asked (interactionId + replyToClarificationId). */
             reply: z.boolean().optional(),
+            /** With `reply`: answer the clarification asked at this (earlier) turn index instead. */
+            replyToTurn: z.number().int().min(0).optional(),
             /** Click: the candidate of the previous clarification whose identity this is. */
             select: z.string().optional(),
             /** A candidate id the previous clarification never offered (must be refused). */
@@ -84,7 +86,8 @@ const Branch = z.enum(["new_booking", "price_question", "general_info", "medical
 
 export const ClinicExpect = z
   .object({
-    routerDecision: Branch.nullable().optional(),
+    /** The router's decision; a list when more than one intent is a correct routing of the message. */
+    routerDecision: z.union([Branch, z.array(Branch).min(1)]).nullable().optional(),
     activeBranch: Branch.nullable().optional(),
     step: z.string().nullable().optional(),
     /** Slots that must have these values (others may exist). */

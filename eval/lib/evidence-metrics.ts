@@ -19,6 +19,13 @@ export interface EvidenceMetrics extends CommonMetrics {
   reasonCodes: Ratio;
   /** Confusion of labelled vs observed outcome classes. */
   confusion: Record<string, Record<string, number>>;
+  /** Interpreter, planner and critic share role PLANNER; the answer is role ANSWER. */
+  stages: Record<"planner" | "answer", { turns: number; accuracy: Ratio; measure: string }>;
+}
+
+function stage(turns: EvidenceTurnResult[], role: string, names: string[], measure: string) {
+  const ts = turns.filter((t) => t.calls.some((c) => c.role === role && !c.injected) && evidenceChecks(t).some((c) => names.includes(c.name)));
+  return { turns: ts.length, accuracy: ratio(ts.filter((t) => evidenceChecks(t).filter((c) => names.includes(c.name)).every((c) => c.ok)).length, ts.length), measure };
 }
 
 export function evidenceMetrics(turns: EvidenceTurnResult[]): EvidenceMetrics {
@@ -34,5 +41,9 @@ export function evidenceMetrics(turns: EvidenceTurnResult[]): EvidenceMetrics {
     outcome: ratio(turns.filter((t) => t.observed.outcome === t.expect.outcome).length, turns.length),
     reasonCodes: ratio(rc.filter((c) => c.ok).length, rc.length),
     confusion,
+    stages: {
+      planner: stage(turns, "planner", ["outcome", "reasonCodes", "reasonCodesExclude"], "outcome class + reason codes"),
+      answer: stage(turns, "answer", ["answer"], "answer mentions the evidence"),
+    },
   };
 }

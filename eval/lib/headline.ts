@@ -40,6 +40,8 @@ export function headlines(rep: ConfigReport): Headline[] {
       r("workbench.validation", "Workbench: response validation verdict", w.validation),
       r("workbench.callsExact", "Workbench: model calls as labelled", w.callsExact),
       r("workbench.seedTable", "Workbench: requests within the seed's call table", mergeRatios(w.seedTable.map((x) => x.within))),
+      r("workbench.overBudget", "Workbench: requests over the seed's budget (>2 prep or >1 final)", w.overBudget, "lower"),
+      num("workbench.diverged", "Workbench: reply turns with no question to answer (run left the labels)", w.diverged, "none"),
       num("workbench.prepCalls", "Workbench: preparatory calls per request", prep, "lower"),
       num("workbench.finalCalls", "Workbench: final calls per request", w.callsPerRequest.answer ?? 0, "none"),
       num("workbench.promptTokens", `Workbench: prompt tokens per request${w.tokens.estimated ? " (≈chars/4)" : ""}`, w.tokens.promptPerTurn, "none"),

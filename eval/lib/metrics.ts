@@ -101,11 +101,16 @@ export interface WorkbenchMetrics extends CommonMetrics {
   callsExact: Ratio;
   callsPerRequest: Record<string, number>;
   seedTable: Array<{ row: SeedRow; label: string; turns: number; meanPrep: number; meanFinal: number; within: Ratio }>;
+  /** Reply turns whose previous turn asked nothing: the run left the labelled path (live runs). */
+  diverged: number;
+  /** Requests beyond the seed's hard budget: more than 2 preparatory or more than 1 final call that the model answered. */
+  overBudget: Ratio;
   /** How each model stage did on the turns where it was actually called. */
   stages: Record<"planner" | "reranker" | "classifier" | "answer", { turns: number; accuracy: Ratio; measure: string }>;
 }
 
-const has = (t: { calls: CallRecord[] }, role: string) => t.calls.some((c) => c.role === role);
+/** The role answered this turn itself (in a live run: not only injected faults or mistakes). */
+const has = (t: { calls: CallRecord[] }, role: string) => t.calls.some((c) => c.role === role && !c.injected);
 const checkOk = (t: WorkbenchTurnResult, names: string[]) => workbenchChecks(t).filter((c) => names.includes(c.name)).every((c) => c.ok);
 
 export function workbenchMetrics(turns: WorkbenchTurnResult[]): WorkbenchMetrics {
@@ -125,8 +130,10 @@ export function workbenchMetrics(turns: WorkbenchTurnResult[]): WorkbenchMetrics
     const r = seedRowOf(t);
     if (r) rows.set(r, [...(rows.get(r) ?? []), t]);
   }
-  const prepOf = (t: WorkbenchTurnResult) => { const n = countCalls(t.calls); return (n.planner ?? 0) + (n.reranker ?? 0) + (n.classifier ?? 0); };
-  const finalOf = (t: WorkbenchTurnResult) => countCalls(t.calls).answer ?? 0;
+  // Calls the model answered: a failed attempt and its retry are one call of the design.
+  const answered = (t: WorkbenchTurnResult) => countCalls(t.calls.filter((c) => typeof c.reply === "string"));
+  const prepOf = (t: WorkbenchTurnResult) => { const n = answered(t); return (n.planner ?? 0) + (n.reranker ?? 0) + (n.classifier ?? 0); };
+  const finalOf = (t: WorkbenchTurnResult) => answered(t).answer ?? 0;
   const stage = (role: string, names: string[], measure: string) => {
     const ts = turns.filter((t) => has(t, role) && workbenchChecks(t).some((c) => names.includes(c.name)));
     return { turns: ts.length, accuracy: count(ts, (t) => checkOk(t, names)), measure };
@@ -151,8 +158,11 @@ export function workbenchMetrics(turns: WorkbenchTurnResult[]): WorkbenchMetrics
       row, label: SEED_TABLE[row].label, turns: ts.length,
       meanPrep: ts.reduce((s, t) => s + prepOf(t), 0) / ts.length,
       meanFinal: ts.reduce((s, t) => s + finalOf(t), 0) / ts.length,
-      within: count(ts, (t) => withinRow(row, prepOf(t), finalOf(t))),
+      // Judged where the request ended as labelled (a wrong outcome is an accuracy failure, counted there).
+      within: count(ts.filter((t) => t.observed.outcome === t.expect.outcome), (t) => withinRow(row, prepOf(t), finalOf(t))),
     })),
+    diverged: turns.filter((t) => t.diverged).length,
+    overBudget: count(turns, (t) => prepOf(t) > 2 || finalOf(t) > 1),
     stages: {
       planner: stage("planner", ["plan", "routing"], "plan + routing"),
       reranker: stage("reranker", ["resolution", "outcome"], "resolution + outcome"),

@@ -25,6 +25,8 @@ export interface CallRecord {
   promptChars: number;
   promptTokens: number;
   completionTokens: number;
+  /** A live run served this call from the script (a fault or a deliberate mistake), not from the model. */
+  injected: boolean;
   /** True when tokens are estimated (chars / 4) rather than reported by the endpoint. */
   estimated: boolean;
   latencyMs: number;
@@ -82,7 +84,7 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
     const s = step === undefined ? undefined : typeof step === "string" ? { content: step } : step;
     if (s?.delayMs) await new Promise((r) => setTimeout(r, s.delayMs));
     const record = (reply: Step, content: string, note?: string) =>
-      calls.push({ role, reply, source: step === undefined ? "default" : "script", promptChars, promptTokens: estimate(promptChars), completionTokens: estimate(content.length), estimated: true, latencyMs: performance.now() - started, ...(note ? { note } : {}) });
+      calls.push({ role, reply, source: step === undefined ? "default" : "script", injected: !!o.upstream, promptChars, promptTokens: estimate(promptChars), completionTokens: estimate(content.length), estimated: true, latencyMs: performance.now() - started, ...(note ? { note } : {}) });
     if (s?.hangUp) {
       record({ hangUp: true }, "");
       return res.socket?.destroy();
@@ -132,13 +134,13 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
         r = await send();
       }
     } catch (e) {
-      calls.push({ role, reply: { status: 599 }, source: "upstream", promptChars, promptTokens: estimate(promptChars), completionTokens: 0, estimated: true, latencyMs: performance.now() - started, note: String(e) });
+      calls.push({ role, reply: { status: 599 }, source: "upstream", injected: false, promptChars, promptTokens: estimate(promptChars), completionTokens: 0, estimated: true, latencyMs: performance.now() - started, note: String(e) });
       res.writeHead(502, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: { message: `upstream unreachable: ${String(e)}` } }));
     }
     const push = (content: string | null, usage: { prompt_tokens?: number; completion_tokens?: number } | undefined, status?: number) =>
       calls.push({
-        role, reply: status ? { status } : content ?? "", source: "upstream", promptChars,
+        role, reply: status ? { status } : content ?? "", source: "upstream", injected: false, promptChars,
         promptTokens: usage?.prompt_tokens ?? estimate(promptChars), completionTokens: usage?.completion_tokens ?? estimate((content ?? "").length),
         estimated: usage?.prompt_tokens === undefined, latencyMs: performance.now() - started,
       });

@@ -15,9 +15,9 @@ function tbl(head: string[], rows: unknown[][], cls = ""): string {
     .join("")}</tbody></table>`;
 }
 
-function bar(value: number | null): string {
+function bar(value: number | null, better: "higher" | "lower" | "none" = "higher"): string {
   if (value === null) return "—";
-  const hue = Math.round(value * 120);
+  const hue = Math.round((better === "lower" ? 1 - value : value) * 120);
   return `<span class="bar"><span style="width:${(value * 100).toFixed(1)}%;background:hsl(${hue} 60% 45%)"></span></span> ${fmt({ value, kind: "ratio" })}`;
 }
 
@@ -27,15 +27,17 @@ function headline(reports: ConfigReport[]): string {
   return tbl(["metric", ...reports.map((r) => r.config.name), "n"], keys.map((k) => {
     const hs = cols.map((c) => c.find((h) => h.key === k));
     const any = hs.find(Boolean)!;
-    return [any.label, ...hs.map((h) => (h ? (h.kind === "ratio" ? bar(h.value) : fmt(h)) : "—")), any.n ?? ""];
+    return [any.label, ...hs.map((h) => (h ? (h.kind === "ratio" ? bar(h.value, h.better) : fmt(h)) : "—")), any.n ?? ""];
   }));
 }
 
 function perConfig(r: ConfigReport): string {
   const parts: string[] = [];
-  const roles = { ...(r.workbench?.roles ?? {}), ...(r.clinic?.roles ?? {}), ...(r.evidence?.roles ?? {}) };
+  const roles: Record<string, { calls: number; meanPromptTokens: number; meanLatencyMs: number }> = { ...(r.workbench?.roles ?? {}), ...(r.clinic?.roles ?? {}) };
+  for (const [k, v] of Object.entries(r.evidence?.roles ?? {})) roles[`evidence ${k}`] = v;
   const stageRows: unknown[][] = [];
   const stages = { ...(r.clinic?.stages ?? {}), ...(r.workbench?.stages ?? {}) } as Record<string, { turns: number; accuracy: Ratio; measure: string }>;
+  if (r.evidence) for (const [role, s] of Object.entries(r.evidence.stages)) stages[`evidence ${role}`] = s;
   for (const [role, s] of Object.entries(stages)) stageRows.push([role, s.turns, bar(s.accuracy.value), s.measure, roles[role]?.calls ?? 0, roles[role]?.meanPromptTokens.toFixed(0) ?? "—", `${roles[role]?.meanLatencyMs.toFixed(0) ?? "—"} ms`]);
   parts.push(`<h3>Model stages</h3>${tbl(["stage (role)", "called on", "accuracy there", "measured by", "calls", "prompt tok/call", "latency/call"], stageRows)}`);
   if (r.workbench) {

@@ -33,6 +33,7 @@ export function headlineTable(reports: ConfigReport[]): string {
 
 function stagesTable(rep: ConfigReport): string {
   const rows: string[][] = [["stage (role)", "called on", "accuracy there", "measured by", "calls", "prompt tok/call", "latency/call"]];
+  // Workbench and clinic use different roles; the evidence workflow shares PLANNER/ANSWER, so it gets its own rows.
   const roles = { ...(rep.workbench?.roles ?? {}), ...(rep.clinic?.roles ?? {}) };
   const add = (role: string, s: { turns: number; accuracy: { value: number | null }; measure: string } | undefined) => {
     if (!s) return;
@@ -41,6 +42,14 @@ function stagesTable(rep: ConfigReport): string {
   };
   if (rep.clinic) (["router", "branch"] as const).forEach((r) => add(r, rep.clinic!.stages[r]));
   if (rep.workbench) (["planner", "reranker", "classifier", "answer"] as const).forEach((r) => add(r, rep.workbench!.stages[r]));
+  if (rep.evidence) {
+    const ev = rep.evidence.roles;
+    for (const r of ["planner", "answer"] as const) {
+      const s = rep.evidence.stages[r];
+      const u = ev[r];
+      rows.push([`evidence ${r === "planner" ? "interpreter/planner/critic" : "answer"}`, String(s.turns), fmt({ value: s.accuracy.value, kind: "ratio" }), s.measure, String(u?.calls ?? 0), u ? u.meanPromptTokens.toFixed(0) : "—", u ? `${u.meanLatencyMs.toFixed(0)} ms` : "—"]);
+    }
+  }
   return table(rows, ["l", "r", "r", "l", "r", "r", "r"]);
 }
 

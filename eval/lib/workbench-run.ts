@@ -110,16 +110,18 @@ export async function runWorkbenchCase(client: Client, models: ModelServer, c: W
   let workspace = ws;
   type Clar = { id: string; interactionId: string; candidates: Array<{ candidateId: string; identity: string }> };
   let lastClar: Clar | null = null;
+  const asked = new Map<number, Clar>();
   let interactionId: string | null = null;
   const out: WorkbenchTurnResult[] = [];
   for (const [i, t] of c.turns.entries()) {
     workspace = applyPatch(workspace, t.workspacePatch);
     const body: Record<string, unknown> = { text: t.text, workspace, debug: true };
-    const diverged = !!t.reply && !lastClar;
-    if (t.reply && lastClar) {
-      body.interactionId = lastClar.interactionId;
-      body.replyToClarificationId = lastClar.id;
-      if (t.select) body.selectedCandidateId = lastClar.candidates.find((x) => x.identity === t.select)?.candidateId ?? t.select;
+    const answering = t.replyToTurn !== undefined ? asked.get(t.replyToTurn) ?? null : lastClar;
+    const diverged = !!t.reply && !answering;
+    if (t.reply && answering) {
+      body.interactionId = answering.interactionId;
+      body.replyToClarificationId = answering.id;
+      if (t.select) body.selectedCandidateId = answering.candidates.find((x) => x.identity === t.select)?.candidateId ?? t.select;
     }
     if (t.forgeCandidateId) body.selectedCandidateId = t.forgeCandidateId;
     models.beginTurn(scriptFor(c.id, i, t.models), { documents: docViews(workspace), fallback: { answer: citingAnswer } });
@@ -128,6 +130,7 @@ export async function runWorkbenchCase(client: Client, models: ModelServer, c: W
     const observed = observe(r);
     const clar = first(r, "clarification_required") as Clar | undefined;
     lastClar = clar ?? null;
+    if (clar) asked.set(i, clar);
     const prevInteraction = interactionId;
     const started = first(r, "run_started") as { interactionId?: string } | undefined;
     if (started?.interactionId) interactionId = started.interactionId;

@@ -53,6 +53,17 @@ export const operations: Op[] = [
   { method: "post", path: "/v1/workbench/conversations/{id}/messages", tag: "workbench", summary: "Сообщение → поток SSE (12 этапов при debug)", body: S.WorkbenchMessageBody, responses: { 200: { description: "run_started, [stage…], clarification_required | token…, final, done", sse: "WorkbenchSseEvent" }, 409: err("Уточнение уже отвечено или план устарел"), 422: err("unknown_candidate: id вне списка кандидатов") } },
   { method: "get", path: "/v1/workbench/interactions/{id}", tag: "workbench", summary: "Запрос (Interaction): статус, план, уточнения", responses: { 200: json("Interaction"), 404: err("Нет запроса") } },
 
+  { method: "get", path: "/v1/workbench/sample-workspace", tag: "workbench", summary: "Встроенный пример снапшота (его берёт сервер, если сообщение пришло без workspace)", responses: { 200: json("WorkspaceSnapshot"), 404: err("Примера нет") } },
+
+  { method: "post", path: "/v1/evidence/conversations", tag: "evidence", summary: "Новый диалог evidence workflow", responses: { 201: { description: "{conversationId}" } } },
+  { method: "get", path: "/v1/evidence/conversations/{id}", tag: "evidence", summary: "Состояние разговора и сообщения", responses: { 200: { description: "{conversationId, state, last, messages}" }, 404: err("Нет диалога") } },
+  { method: "post", path: "/v1/evidence/conversations/{id}/messages", tag: "evidence", summary: "Вопрос → поток SSE (стадии при debug)", body: S.ClinicMessageBody, responses: { 200: { description: "run_started, [stage…], token…, final, done" }, 404: err("Нет диалога") } },
+  { method: "get", path: "/v1/evidence/runs/{runId}", tag: "evidence", summary: "Артефакты запуска: QueryFrame … FinalAnswerPackage", responses: { 200: { description: "{runId, conversationId, turn, question, outcome, reasonCodes, artifacts}" }, 404: err("Нет запуска") } },
+  { method: "get", path: "/v1/evidence/tools", tag: "evidence", summary: "Инструменты подключённого MCP-сервера", responses: { 200: { description: "{mcp, tools}" } } },
+  { method: "post", path: "/v1/evidence/mcp", tag: "evidence", summary: "Демо MCP-сервер (Streamable HTTP, без состояния)", responses: { 200: { description: "JSON-RPC MCP" } } },
+  { method: "get", path: "/v1/stats/outcomes", tag: "evidence", summary: "Классы исходов и коды причин всех запусков", query: z.object({ kind: z.string().optional(), since: z.string().optional().describe("ISO 8601") }), responses: { 200: { description: "{byOutcome, byOutcomeClass, …}" } } },
+
+  { method: "get", path: "/v1/inspect/events", tag: "machines", summary: "События инспекции Stately по SSE (STATELY_INSPECT=true)", description: "Для /inspector.html; EventSource передаёт токен как `?access_token=`.", responses: { 200: { description: "event: inspect — @xstate.actor / @xstate.event / @xstate.snapshot" }, 404: err("Инспектор выключен") } },
   { method: "get", path: "/v1/machines", tag: "machines", summary: "Машины, которые умеет рисовать сервер", responses: { 200: { description: "{machines: MachineSummary[]}" } } },
   { method: "get", path: "/v1/machines/{machineId}/diagram", tag: "machines", summary: "Схема машины из её определения; текущее состояние диалога подсвечено", query: DiagramQuery, responses: { 200: { description: "SVG (по умолчанию), JSON-граф или HTML-страница", contentType: "image/svg+xml" }, 404: err("Нет машины или диалога") } },
 ];
@@ -121,6 +132,7 @@ export function buildOpenApi(routes: { method: string; path: string }[] = []): R
       { name: "clinic-settings", description: "Ветки, версии промптов, графы шагов" },
       { name: "clinic-kb", description: "База знаний" },
       { name: "workbench", description: "Configurator chat" },
+      { name: "evidence", description: "Evidence workflow" },
       { name: "runs", description: "Возобновление потоков" },
       { name: "machines", description: "Схемы машин" },
       { name: "service", description: "Служебное" },

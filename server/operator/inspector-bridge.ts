@@ -76,7 +76,10 @@ export function startInspectorBridge(deps: { db: Database; log: (l: string) => v
             seen.add(actorId);
             let m = machines.get(`${row.tenantId}|${entry.id}`);
             if (!m) machines.set(`${row.tenantId}|${entry.id}`, (m = entry.build(registry)));
-            inspector.actor(actorId, snap, { definition: JSON.stringify(m.definition) });
+            // 0.7.2 reads the definition from actorRef.logic.config only (info.definition is ignored),
+            // so the actor is described the way a running actor would be.
+            const ref = { sessionId: actorId, id: actorId, logic: { config: m.config } };
+            inspector.actor(ref as never, snap);
           } else {
             inspector.event(actorId, { type: `turn (row_version ${row.rowVersion})` });
             inspector.snapshot(actorId, snap, { event: { type: `turn (row_version ${row.rowVersion})` } });

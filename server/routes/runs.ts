@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { AppError } from "../../driver/errors";
-import { ABANDONED_MESSAGE, failAbandonedRuns, getRun, listRunEvents, markFollowed, type RunEventRow, type RunRow } from "../../storage/runs";
+import { ABANDONED, ABANDONED_MESSAGE, failAbandonedRuns, getRun, listRunEnding, listRunEvents, markFollowed, type RunEventRow, type RunRow } from "../../storage/runs";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { SseWriter } from "../sse";
@@ -54,15 +54,25 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       } else {
         while (!finished && !writer.isClosed) {
           await markFollowed(deps.db.sql, runId);
+          const now = await getRun(deps.db.sql, runId);
+          if (now?.outcome === ABANDONED) {
+            // Closed by recovery after its process died. That process may have sent events it
+            // never stored, so the stored ending can carry ids this client already saw (from
+            // the dead process): then it gets the ending numbered after what it saw.
+            const ending = await listRunEnding(deps.db.sql, runId);
+            if (ending.length === 2 && last >= ending[0]!.seq) {
+              for (const e of ending) deliver({ ...e, seq: last + 1 });
+              break;
+            }
+          }
           const rows = await listRunEvents(deps.db.sql, runId, last);
           for (const e of rows) if (!deliver(e)) break;
           if (finished) break;
-          const now = await getRun(deps.db.sql, runId);
           if (now && now.status !== "running" && rows.length === 0) {
-            // Ended, yet nothing after Last-Event-ID is stored: the client saw events from the
-            // memory of a process that died before flushing them. End its stream the way the
-            // run ended, numbered after what it saw.
-            for (const e of await endingOf(deps, now)) deliver({ ...e, seq: last + 1 });
+            // Ended and nothing after Last-Event-ID: the client has it all — unless no `done`
+            // was ever stored (a run closed by an older recovery), then it gets an ending.
+            const stored = await listRunEnding(deps.db.sql, runId);
+            if (!stored.some((e) => e.event === "done")) for (const e of endingOf(now)) deliver({ ...e, seq: last + 1 });
             break;
           }
           if (now?.status === "running" && Date.now() - now.heartbeatAt.getTime() > STALE_RUN_MS) {
@@ -78,13 +88,11 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   });
 }
 
-/** How an ended run closes a stream: its stored `error` (if it failed), then `done`. */
-async function endingOf(deps: Deps, run: RunRow): Promise<Omit<RunEventRow, "seq">[]> {
+/** The ending of an ended run that has none stored. */
+function endingOf(run: RunRow): Omit<RunEventRow, "seq">[] {
   if (run.status !== "failed") return [{ event: "done", data: {} }];
-  const [stored] = await deps.db.sql<{ data: unknown }[]>`
-    select data from run_events where run_id = ${run.id} and event = 'error' order by seq desc limit 1`;
   return [
-    { event: "error", data: stored?.data ?? { code: run.errorCode ?? "internal", message: ABANDONED_MESSAGE } },
+    { event: "error", data: { code: run.errorCode ?? "internal", message: ABANDONED_MESSAGE } },
     { event: "done", data: {} },
   ];
 }

@@ -8,7 +8,7 @@ import { appendMessages } from "../../storage/messages";
 import { parseClause } from "../../workbench/plan";
 import type { PlanUpdate } from "../../workbench/patch";
 import { CLASSIFIER_PROMPT } from "../../prompts/workbench";
-import { ClassifierOutputSchema, classifyReplyByCode, type ReplyKind } from "../../workbench/reply";
+import { ClassifierOutputSchema, classifyReplyByCode, currentOrArchived, descriptiveChoice, type ReplyKind } from "../../workbench/reply";
 import { resolveMention } from "../../workbench/resolve";
 import { getIndex } from "../../workbench/resolve-index";
 import { isReference } from "../../workbench/resolve-tasks";
@@ -94,6 +94,12 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
   const plan = interaction.plan as Plan;
   const task = plan?.tasks.find((t) => t.id === clar!.taskId);
   let updates: PlanUpdate[] = [];
+  // A classified answer is resolved again against the closed list first ("актуальную" → the
+  // non-archived candidate), then against the workspace as a new mention.
+  if (kind === "answer" && !candidateId) {
+    const chosen = descriptiveChoice(body.text, candidates) ?? currentOrArchived(body.text, candidates);
+    if (chosen) { candidateId = chosen; decidedBy = `${decidedBy}+resolver`; }
+  }
   if ((kind === "answer" || kind === "correction") && candidateId) updates = [{ taskId: clar.taskId, field: "resolvedEntity", candidateId }];
   else if ((kind === "answer" || kind === "correction") && task) {
     updates = mentionUpdates(body.text, task.id, task.entityType, workspace);
@@ -141,13 +147,15 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
  */
 function mentionUpdates(text: string, taskId: string, entityType: string | undefined, workspace: Workspace): PlanUpdate[] {
   const p = parseClause(text);
-  const mention = (p.mentions[0] && !isReference(p.mentions[0]) ? p.mentions[0] : undefined)?.trim();
+  const name = p.mentions[0] ?? p.names[0];
+  const mention = (name && !isReference(name) ? name : undefined)?.trim();
   if (!mention) return [];
-  const type = p.entityType ?? entityType;
+  const type = p.entityType ?? p.nameType ?? entityType;
   const { index } = getIndex(workspace.parsed, workspace.sha);
   const r = resolveMention(index, { mention, ...(type ? { entityType: type } : {}) });
   if (r.status === "not_found") return [];
   const out: PlanUpdate[] = [{ taskId, field: "mention", value: mention }];
-  if (p.entityType && p.entityType !== entityType) out.push({ taskId, field: "entityType", value: p.entityType });
+  const newType = p.entityType ?? p.nameType;
+  if (newType && newType !== entityType) out.push({ taskId, field: "entityType", value: newType });
   return out;
 }

@@ -158,6 +158,10 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         if (p.outcome === "answer") return logged({ type: "prepared.answer", plan: p.plan, targets: p.targets });
         if (p.outcome === "clarify") {
           clarificationId = `clarification-${randomUUID()}`;
+          // The previous answer could not be tied to the question: say so, then ask again.
+          if ((t.interaction.reply as { kind?: string } | undefined)?.kind === "unclear" && p.clarification) {
+            p.clarification.question = `Не удалось сопоставить ответ с вопросом. ${p.clarification.question}`;
+          }
           return logged({ type: "prepared.clarify", plan: p.plan, clarificationId, targets: p.targets });
         }
         return logged({ type: "prepared.plain", plan: p.plan, answer: p.plainAnswer ?? "", targets: p.targets });

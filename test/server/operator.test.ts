@@ -59,7 +59,7 @@ describe("operator pages", () => {
 describe("machine diagrams", () => {
   it("lists the machines, the clinic's generated from the tenant's settings", async () => {
     const { machines } = (await (await get("/v1/machines")).json()) as { machines: { id: string; states: number; conversationKind: string }[] };
-    expect(machines.map((m) => m.id)).toEqual(["clinic-dialogue", "steps-new_booking", "interaction", "clarification"]);
+    expect(machines.map((m) => m.id)).toEqual(["clinic-dialogue", "steps-new_booking", "interaction", "clarification", "evidence-conversation"]);
     expect(machines.find((m) => m.id === "steps-new_booking")!.states).toBe(6);
     expect((await get("/v1/machines", {})).status).toBe(401);
   });
@@ -136,7 +136,8 @@ describe("OpenAPI", () => {
     }
     // Every operation documented by hand still exists on the server (no stale entries).
     const served = new Set(routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}")}`));
-    for (const [path, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) expect(served.has(`${m} ${path}`), `${m} ${path}`).toBe(true);
+    for (const [path, ops] of Object.entries(doc.paths))
+      for (const m of Object.keys(ops)) expect(served.has(`${m} ${path}`) || served.has(`all ${path}`), `${m} ${path}`).toBe(true);
     // The clinic message body is the zod schema's JSON Schema; ClinicState is a component.
     const body = doc.paths["/v1/clinic/threads/{threadId}/messages"]!.post!.requestBody!.content["application/json"]!.schema;
     expect(Object.keys(body.properties)).toEqual(["text", "debug"]);

@@ -159,10 +159,38 @@ describe("workbench: the clarification loop", () => {
     expect(llm.count("classifier")).toBe(1);
     const q2 = one(r2, "clarification_required")!;
     expect(q2.id).not.toBe(q.id);
+    expect(q2.question).toMatch(/^Не удалось сопоставить ответ/);
     expect(q2.candidates.map((c: Json) => c.identity).sort()).toEqual(q.candidates.map((c: Json) => c.identity).sort());
     const it1 = await interaction(server.url, q.interactionId);
     expect(it1.status).toBe("awaiting_clarification");
     expect(it1.clarifications.map((c: Json) => c.status)).toEqual(["unclear", "open"]);
+  });
+
+  it("a free-text answer to 'not found' and a classified correction re-resolve the task (mention patch)", async () => {
+    const { conv, r } = await ask("Найди композицию «Прогноз спроса»");
+    const q = one(r, "clarification_required")!;
+    expect(q.candidates).toEqual([]);
+    llm.script("answer", "Ок [[composition-approval]].");
+    const r2 = await send(server.url, conv, { text: "Согласование заказа", workspace, replyToClarificationId: q.id, debug: true });
+    expect(stage(r2, "07")!.data.reply).toMatchObject({ kind: "answer", decidedBy: "free_text_for_open_slot", updates: [{ field: "mention", value: "Согласование заказа" }] });
+    expect(stage(r2, "06")!.data.tasks[0]).toMatchObject({ status: "resolved", resolvedIdentity: "composition-approval" });
+    expect(llm.count("classifier")).toBe(0);
+
+    llm.reset();
+    llm.script("reranker", '{"choice": "clarify"}');
+    const r3 = await send(server.url, conv, { text: "Покажи композицию «Расчёт скидки»", workspace });
+    const q3 = one(r3, "clarification_required")!;
+    llm.reset();
+    llm.script("classifier", '{"kind": "correction"}');
+    llm.script("answer", "Ок [[composition-stock]].");
+    const r4 = await send(server.url, conv, { text: "Нет, найди композицию «Учёт остатков»", workspace, replyToClarificationId: q3.id, debug: true });
+    expect(stage(r4, "07")!.data.reply).toMatchObject({ kind: "correction", decidedBy: "classifier" });
+    expect(one(r4, "run_started")!.interactionId).toBe(q3.interactionId);
+    expect(stage(r4, "06")!.data.tasks[0]).toMatchObject({ resolvedIdentity: "composition-stock" });
+    expect(one(r4, "final")).toMatchObject({ modelCalls: { preparatory: 1, final: 1 } });
+    const it3 = await interaction(server.url, q3.interactionId);
+    expect(it3.plan.tasks[0].mentions).toEqual(["Учёт остатков"]);
+    expect(it3.planVersion).toBe(2);
   });
 
   it("cancel by code; a new independent request supersedes", async () => {

@@ -16,6 +16,12 @@ export type ScriptStep =
       truncateAfter?: number;
       /** Drop the TCP connection without answering. */
       hangUp?: boolean;
+      /** Stop sending after this many characters of a streamed reply, keeping the connection open. */
+      stallAfter?: number;
+      /** Send this raw text as one SSE `data:` line after the first piece (e.g. broken JSON). */
+      rawChunk?: string;
+      /** With `status`: put the request's Authorization header in the error message, as some providers do. */
+      echoAuth?: boolean;
     };
 
 export interface RecordedCall {
@@ -65,7 +71,8 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
     if (s.hangUp) return req.socket.destroy();
     if (s.status) {
       res.writeHead(s.status, { "content-type": "application/json" });
-      return res.end(JSON.stringify({ error: { message: `scripted ${s.status}`, type: "server_error" } }));
+      const echoed = s.echoAuth ? `: incorrect credentials ${req.headers.authorization ?? ""}` : "";
+      return res.end(JSON.stringify({ error: { message: `scripted ${s.status}${echoed}`, type: "server_error" } }));
     }
     const content = s.content ?? "";
     if (body.stream) {
@@ -78,7 +85,13 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
           await new Promise((r) => setTimeout(r, 20)); // let the partial reply reach the client first
           return req.socket.destroy();
         }
+        if (s.stallAfter !== undefined && sent >= s.stallAfter) {
+          // Silent but open, as a stuck upstream is: only the client can end it.
+          await new Promise<void>((r) => req.socket.once("close", () => r()));
+          return;
+        }
         send(chunk(body.model, { content: piece }));
+        if (s.rawChunk !== undefined && sent === 0) res.write(`data: ${s.rawChunk}\n\n`);
         sent += piece.length;
         if (s.chunkDelayMs) await new Promise((r) => setTimeout(r, s.chunkDelayMs));
       }

@@ -63,8 +63,20 @@ describe("deterministic plan (stage 03)", () => {
     expect(plan("Объясни, как вызвать композицию из отчёта").plan.tasks[0]).toMatchObject({ intent: "explain_documentation" });
   });
 
-  it("mutations are unsupported (domain changes are outside this flow)", () => {
+  it("several names in one clause become one task each", () => {
+    const p = plan("Покажи «Расчёт скидки» и «Договор»").plan;
+    expect(p.tasks.map((t) => [t.intent, t.mentions])).toEqual([["inspect_entity", ["Расчёт скидки"]], ["inspect_entity", ["Договор"]]]);
+  });
+
+  it("mutations are unsupported (domain changes are outside this flow); a destination folder is no scope", () => {
     expect(plan("Удали композицию «Расчёт скидки»").plan.tasks[0]).toMatchObject({ intent: "unsupported", sourceMode: "none" });
+    expect(plan("Перенеси composition-alpha в папку «Архив»").plan.tasks.map((t) => t.intent)).toEqual(["unsupported"]);
+  });
+
+  it("'содержимое папки X' with any command is the folder's list", () => {
+    const p = plan("Покажи содержимое папки «Продажи»").plan;
+    expect(p.tasks.map((t) => [t.intent, t.entityType ?? null])).toEqual([["find_entity", "Folder"], ["list_entities", null]]);
+    expect(p.tasks[1]).toMatchObject({ folderScope: "task-1", mentions: [] });
   });
 
   it("plural type with a find verb and no name is a list", () => {

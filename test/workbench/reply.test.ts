@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyReplyByCode, descriptiveChoice, ordinalIndex, parseClassifierOutput } from "../../workbench/reply";
+import { classifyReplyByCode, currentOrArchived, descriptiveChoice, ordinalIndex, parseClassifierOutput } from "../../workbench/reply";
 import type { Candidate } from "../../workbench/types";
 
 const candidates: Candidate[] = [
@@ -38,6 +38,15 @@ describe("descriptive resolver", () => {
   it("nothing when the description fits both or none", () => {
     expect(descriptiveChoice("Расчёт скидки", candidates)).toBeNull();
     expect(descriptiveChoice("зелёную", candidates)).toBeNull();
+  });
+});
+
+describe("current or archived (after the classifier said 'answer')", () => {
+  it("picks the non-archived candidate for 'актуальную' and the archived one for 'старую'", () => {
+    expect(currentOrArchived("актуальную, которая сейчас работает", candidates)).toBe("c1");
+    expect(currentOrArchived("старую версию", candidates)).toBe("c2");
+    expect(currentOrArchived("какую-нибудь", candidates)).toBeNull();
+    expect(currentOrArchived("актуальную", mixed)).toBeNull();
   });
 });
 

@@ -2,12 +2,26 @@ import { describe, expect, it } from "vitest";
 import { normalize } from "../../workbench/normalize";
 import { deterministicPlan } from "../../workbench/plan";
 import { buildIndex } from "../../workbench/resolve-index";
-import { resolveTasks } from "../../workbench/resolve-tasks";
+import { isReference, resolveTasks } from "../../workbench/resolve-tasks";
 import type { Plan } from "../../workbench/types";
 import { sha, workspace } from "./fixtures";
 
 const idx = buildIndex(workspace, sha);
 const planOf = (text: string) => deterministicPlan(normalize(text)).plan;
+
+describe("isReference", () => {
+  it("whole pronouns and demonstratives only", () => {
+    expect(isReference("она")).toBe(true);
+    expect(isReference("этот отчёт")).toBe(true);
+    expect(isReference("предыдущая")).toBe(true);
+    expect(isReference("Табель")).toBe(false);
+    expect(isReference("Тормоза")).toBe(false);
+    expect(isReference("Этикетка")).toBe(false);
+    expect(isReference("Том 1")).toBe(false);
+    expect(isReference("Найденные ошибки")).toBe(false);
+    expect(isReference("та же форма")).toBe(true);
+  });
+});
 
 describe("resolveTasks (stage 06)", () => {
   it("folder scope: the list holds the folder's documents of the type, nested folders included", () => {

@@ -38,6 +38,13 @@ describe("domain resolver (stage 06): signals in falling reliability", () => {
     expect(r("Прогноз спроса", "Composition")).toMatchObject({ status: "not_found", candidates: [] });
   });
 
+  it("a name that exists only as another type: not found, and that document is offered", () => {
+    const x = r("Учёт остатков", "Report");
+    expect(x.status).toBe("not_found");
+    expect(x.candidates[0]).toMatchObject({ identity: "composition-stock", documentType: "Composition" });
+    expect(x.candidates[0]!.signals).toContain("other_type");
+  });
+
   it("a mention only in content is a weak suggestion, never a resolution", () => {
     const x = r("по складам");
     expect(x.status).toBe("not_found");

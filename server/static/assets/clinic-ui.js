@@ -26,7 +26,7 @@ export function replyBadges({ state, events }) {
     else if (e === "escalated") {
       const r = state?.escalationReason;
       out.push(el("span", { class: "badge err", dataset: { badge: "escalated" } }, `Передача оператору · причина: ${r ?? "—"}${r && reasonRu[r] ? ` (${reasonRu[r]})` : ""}`));
-    } else if (e.startsWith("guard_blocked:")) out.push(el("span", { class: "badge err", dataset: { badge: "guard" } }, `🔒 защитное условие ${e.slice(14)}`));
+    } else if (e.startsWith("guard_blocked:")) out.push(el("span", { class: "badge err lock", dataset: { badge: "guard" } }, `защитное условие ${e.slice(14)}`));
     else if (e === "transition_rejected") out.push(el("span", { class: "badge err", dataset: { badge: "rejected" } }, "переход отклонён валидатором"));
     else if (e === "loop_guard") out.push(el("span", { class: "badge err", dataset: { badge: "loop_guard" } }, "защита от петли"));
     else if (e === "model_unavailable") out.push(el("span", { class: "badge err", dataset: { badge: "model_unavailable" } }, "модель недоступна"));
@@ -49,7 +49,7 @@ export function guardBlocks(state, events, stepGraphs) {
     return el(
       "div",
       { class: "guard-block", dataset: { guard: name } },
-      el("b", {}, `🔒 защитное условие ${name} не пройдено`),
+      el("b", { class: "lock" }, `защитное условие ${name} не пройдено`),
       missing.length ? ` — ждём: ${missing.join(", ")}` : "",
       g?.description ? el("div", { class: "small" }, g.description) : null,
     );

@@ -172,6 +172,7 @@ export async function loadDiagram(container, machineId, conversationId) {
     const box = active.getBoundingClientRect();
     const outer = container.getBoundingClientRect();
     container.scrollTop += box.top - outer.top - container.clientHeight / 2 + box.height / 2;
+    container.scrollLeft += box.left - outer.left - container.clientWidth / 2 + box.width / 2;
   }
 }
 

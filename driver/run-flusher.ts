@@ -1,0 +1,70 @@
+import type { Sql } from "../storage/db";
+import { flushRunsEvents, type RunEventRow } from "../storage/runs";
+
+/** What the flusher needs of a live run: its id, the events not yet stored, and word of what got stored. */
+export interface Flushable {
+  readonly id: string;
+  pending(): RunEventRow[];
+  markStored(seq: number): void;
+}
+
+/**
+ * Stores the new events of every live run of a process, for followers on other processes,
+ * in one statement every 250 ms — not one statement per run: a thousand streaming runs cost
+ * four statements a second, not four thousand. A failed flush is not retried: the next one,
+ * or the turn's own commit, stores whatever it missed.
+ */
+export class RunFlusher {
+  private runs = new Set<Flushable>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly asyncCommit: boolean,
+    private readonly intervalMs = 250,
+  ) {}
+
+  add(run: Flushable): void {
+    this.runs.add(run);
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.flush(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  remove(run: Flushable): void {
+    this.runs.delete(run);
+    if (this.runs.size > 0 || !this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Flushes now (one at a time: a flush that is running is returned instead). */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    const batch = [...this.runs].map((run) => ({ run, events: run.pending() })).filter((b) => b.events.length > 0);
+    if (batch.length === 0) return Promise.resolve();
+    this.flushing = flushRunsEvents(this.sql, batch.map((b) => ({ runId: b.run.id, events: b.events })), { asyncCommit: this.asyncCommit })
+      .then(
+        () => {
+          for (const b of batch) b.run.markStored(b.events.at(-1)!.seq);
+        },
+        () => {},
+      )
+      .finally(() => {
+        this.flushing = null;
+      });
+    return this.flushing;
+  }
+}
+
+const flushers = new WeakMap<Sql, Map<boolean, RunFlusher>>();
+
+/** The one flusher of a connection pool (per commit mode). */
+export function flusherFor(sql: Sql, asyncCommit: boolean): RunFlusher {
+  let bySql = flushers.get(sql);
+  if (!bySql) flushers.set(sql, (bySql = new Map()));
+  let f = bySql.get(asyncCommit);
+  if (!f) bySql.set(asyncCommit, (f = new RunFlusher(sql, asyncCommit)));
+  return f;
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SqlCounter } from "../../bench/sql-count";
+import { RunHub } from "../../driver/hub";
+import { Run } from "../../driver/run";
+import { runTurn } from "../../driver/turn";
+import { createConversation } from "../../storage/conversations";
+import { openDatabase, type Database } from "../../storage/db";
+import { appendMessages } from "../../storage/messages";
+import { getRun, listRunEvents } from "../../storage/runs";
+import { counterSpec } from "../utils/counter-machine";
+import { onServer, useTestDatabase } from "../utils/db";
+import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import { startTestServer } from "../utils/server";
+import { postSse } from "../utils/sse";
+import { registerTestRoutes } from "../utils/test-routes";
+
+const t = useTestDatabase();
+let llm: ScriptedLlm;
+let server: Awaited<ReturnType<typeof startTestServer>>;
+
+beforeAll(async () => {
+  llm = await startScriptedLlm();
+  server = await startTestServer({ db: t.db, llm, extend: registerTestRoutes });
+});
+afterAll(async () => {
+  await server?.stop();
+  await llm?.close();
+});
+
+const start = async (db: Database, hub = new RunHub()) => {
+  const conv = await createConversation(db.sql, "tenant-a", "test");
+  const run = await Run.start({ sql: db.sql, hub, conversationId: conv.id, tenantId: "tenant-a", kind: "test", owner: "test-owner", debug: false, asyncCommits: db.backend === "postgres" });
+  return { conv, run };
+};
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms (deadlock?)`)), ms));
+  return Promise.race([p, late]);
+}
+
+describe("Run", () => {
+  it("a turn is one durable commit: on the server the run row at start commits asynchronously", async () => {
+    const conv = (await (await fetch(`${server.url}/v1/test/conversations`, { method: "POST" })).json()) as { conversationId: string };
+    llm.script("answer", "один коммит");
+    const counter = new SqlCounter();
+    counter.attach(t.db.sql);
+    const r = await postSse(`${server.url}/v1/test/conversations/${conv.conversationId}/messages`, { text: "сколько коммитов?" });
+    counter.detach(t.db.sql);
+    expect(r.events.at(-2)!.event).toBe("final");
+    const c = counter.snapshot();
+    // The run row, then the turn (and, on a slow machine, a background flush of the run's
+    // events): on the server only the turn's own commit waits for its WAL flush. PGlite has
+    // no WAL writer to finish an asynchronous commit, so there every commit is synchronous
+    // (a write() without fsync — see storage/runs.ts).
+    expect(c.writingCommits).toBeGreaterThanOrEqual(2);
+    expect(c.writingCommits - c.asyncCommits).toBe(onServer ? 1 : c.writingCommits);
+    expect(c.rollbacks).toBe(0);
+    // …and the run row is there for a resuming client on any connection, completed by the turn.
+    const runId = (r.events[0]!.data as { runId: string }).runId;
+    expect(await getRun(t.db.sql, runId)).toMatchObject({ status: "completed" });
+  });
+
+  it("completing while a background flush waits for a connection does not deadlock (pool of one)", async () => {
+    // A pool of one connection, as PGlite always has: the turn's transaction holds it.
+    const db = t.url ? await openDatabase({ url: t.url, max: 1, migrate: false }) : t.db;
+    try {
+      const { run } = await start(db);
+      run.emit("run_started", { runId: run.id });
+      for (let i = 0; i < 5; i++) run.emit("token", { delta: `t${i} ` });
+      // The background flush is issued, then the turn's transaction starts before it is done.
+      void (run as unknown as { flush(): Promise<void> }).flush();
+      const publish = await withTimeout(db.sql.begin((tx) => run.complete(tx, [{ event: "final", data: { ok: true } }])), 10_000, "complete");
+      publish();
+      const events = await listRunEvents(db.sql, run.id, 0);
+      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(events.map((e) => e.event).slice(-2)).toEqual(["final", "done"]);
+    } finally {
+      if (db !== t.db) await db.close();
+    }
+  });
+
+  it("a turn whose transaction rolls back leaves no gap in the event ids: error follows the last event sent", async () => {
+    const { conv, run } = await start(t.db);
+    run.emit("run_started", { runId: run.id });
+    run.emit("token", { delta: "привет" });
+    await expect(
+      runTurn({
+        sql: t.db.sql,
+        run,
+        spec: counterSpec,
+        key: conv.id,
+        conversationId: conv.id,
+        events: [{ type: "user.message", text: "привет" }],
+        effects: { "effect.model": () => ({ type: "model.replied", text: "ответ" }) },
+        commit: async (tx) => {
+          await appendMessages(tx, conv.id, [{ role: "user", text: "привет" }]);
+          throw new Error("disk full");
+        },
+        closing: () => [{ event: "final", data: { answer: "ответ" } }],
+      }),
+    ).rejects.toThrow("disk full");
+    await run.fail("internal", "не сохранилось");
+    const events = await listRunEvents(t.db.sql, run.id, 0);
+    expect(events.map((e) => [e.seq, e.event])).toEqual([[1, "run_started"], [2, "token"], [3, "error"], [4, "done"]]);
+    expect(await getRun(t.db.sql, run.id)).toMatchObject({ status: "failed" });
+    const [n] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from messages where conversation_id = ${conv.id}`;
+    expect(n!.n).toBe(0);
+  });
+
+  it("nothing can be emitted between complete() and its commit", async () => {
+    const { run } = await start(t.db);
+    run.emit("run_started", { runId: run.id });
+    await expect(
+      t.db.sql.begin(async (tx) => {
+        await run.complete(tx, []);
+        run.emit("token", { delta: "поздно" });
+      }),
+    ).rejects.toThrow(/being completed/);
+    await run.fail("internal", "x");
+    expect((await listRunEvents(t.db.sql, run.id, 0)).map((e) => e.event)).toEqual(["run_started", "error", "done"]);
+  });
+});

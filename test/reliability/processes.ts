@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestDatabase, onServer } from "../utils/db";
+import { scriptedLlmConfig, type ScriptedLlm } from "../utils/scripted-llm";
+
+/**
+ * Real server processes (`node --import tsx server/main.ts`) for the reliability suite: the
+ * same entry point `npm start` uses, over a file-backed PGlite folder or a scratch database on
+ * the PostgreSQL server (chosen by DATABASE_URL, like every test), with every model role
+ * pointed at a scripted model server in the test process.
+ */
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** SIGKILL: no shutdown code runs, exactly like a crash. */
+  kill(): Promise<void>;
+  /** SIGTERM: the graceful stop. */
+  stop(): Promise<void>;
+}
+
+export interface Storage {
+  env: Record<string, string>;
+  /** Server: the scratch database URL, readable while processes run. PGlite: undefined (one process at a time). */
+  url?: string;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/** Where the processes keep their data: a scratch server database, else a PGlite folder. */
+export async function createStorage(): Promise<Storage> {
+  const dataDir = mkdtempSync(join(tmpdir(), "reliability-"));
+  if (onServer) {
+    const t = await createTestDatabase();
+    await t.db.close();
+    return { env: { DATABASE_URL: t.url!, DATA_DIR: dataDir }, url: t.url, dataDir, drop: async () => { await t.drop(); rmSync(dataDir, { recursive: true, force: true }); } };
+  }
+  return { env: { DATA_DIR: dataDir }, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const addr = s.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function modelEnv(llm: ScriptedLlm, extra: Record<string, string> = {}): Record<string, string> {
+  const cfg = scriptedLlmConfig(llm);
+  const env: Record<string, string> = { OPENAI_BASE_URL: cfg.baseURL, OPENAI_API_KEY: "test-key", LLM_MODEL: "test-answer", LLM_TIMEOUT_MS: "5000", ...extra };
+  for (const role of ["router", "branch", "planner", "reranker", "classifier", "answer"]) env[`LLM_MODEL_${role.toUpperCase()}`] = `test-${role}`;
+  return env;
+}
+
+export async function startServerProcess(storage: Storage, env: Record<string, string>, timeoutMs = 90_000): Promise<ServerProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const full: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(port), HOST: "127.0.0.1", API_TOKENS: "", RUN_DETACH_GRACE_MS: "0", AI_DEBUG: "false", ...storage.env, ...env };
+  if (!storage.env.DATABASE_URL) delete full.DATABASE_URL;
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: process.cwd(), env: full, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout!.on("data", (d) => (log += d));
+  child.stderr!.on("data", (d) => (log += d));
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const proc: ServerProcess = {
+    url,
+    child,
+    output: () => log,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${log}`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return proc;
+    if (Date.now() > until) {
+      await proc.kill();
+      throw new Error(`server not healthy within ${timeoutMs} ms: ${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}

@@ -1,0 +1,97 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config";
+import { startServer, type Started } from "../../server/start";
+import { useTestDatabase } from "../utils/db";
+import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import { postSse, type SseResponse } from "../utils/sse";
+import { registerTestRoutes } from "../utils/test-routes";
+import { workspace } from "../workbench/fixtures";
+
+/**
+ * No debug stage, log line, error body, stream event or stored row carries the model API key
+ * or a bearer token — also when the model provider echoes the key back in its error message.
+ */
+const t = useTestDatabase();
+const API_KEY = "sk-test-SECRET-a1b2c3d4e5f6";
+const TOKEN = "tok-SECRET-789xyz";
+const WRONG = "tok-WRONG-456qrs";
+const secrets = [API_KEY, TOKEN, WRONG];
+let llm: ScriptedLlm;
+let server: Started;
+const debugDir = mkdtempSync(join(tmpdir(), "secrets-debug-"));
+const logs: string[] = [];
+const seen: string[] = [];
+const original = { log: console.log, error: console.error, warn: console.warn };
+
+beforeAll(async () => {
+  llm = await startScriptedLlm();
+  for (const k of ["log", "error", "warn"] as const) console[k] = (...a: unknown[]) => void logs.push(a.map((x) => (x instanceof Error ? `${x.message} ${x.stack}` : typeof x === "string" ? x : JSON.stringify(x))).join(" "));
+  const env: Record<string, string> = {
+    PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", RUN_DETACH_GRACE_MS: "0", AI_DEBUG: "true", DEBUG_DIR: debugDir,
+    API_TOKENS: `acme:${TOKEN}`, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: API_KEY, LLM_MODEL: "test-answer", LLM_TIMEOUT_MS: "2000",
+  };
+  for (const r of ["router", "branch", "planner", "reranker", "classifier", "answer"]) env[`LLM_MODEL_${r.toUpperCase()}`] = `test-${r}`;
+  server = await startServer(loadConfig(env), (l) => logs.push(l), { db: t.db, extend: registerTestRoutes });
+});
+afterAll(async () => {
+  Object.assign(console, original);
+  await server?.stop();
+  await llm?.close();
+  rmSync(debugDir, { recursive: true, force: true });
+});
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+const keep = (r: SseResponse) => (seen.push(JSON.stringify(r.events), JSON.stringify(r.json ?? null)), r);
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+}
+
+describe("credentials never leak", () => {
+  it("through turns that succeed and fail, with debug stages on", async () => {
+    expect(llm.baseURL).toContain("127.0.0.1");
+    // The provider checks the key we send — and echoes it back when it refuses.
+    llm.script("router", { status: 401, echoAuth: true }, { status: 401, echoAuth: true }, "general_info");
+    llm.script("branch", { status: 500, echoAuth: true }, { status: 500, echoAuth: true }, "Здравствуйте!");
+    const thread = ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: auth })).json()) as { threadId: string }).threadId;
+    keep(await postSse(`${server.url}/v1/clinic/threads/${thread}/messages`, { text: "Добрый день", debug: true }, auth));
+    keep(await postSse(`${server.url}/v1/clinic/threads/${thread}/messages`, { text: "Сколько стоит приём?", debug: true }, auth));
+    keep(await postSse(`${server.url}/v1/clinic/threads/${thread}/messages`, { text: "Сколько стоит приём?", debug: true }, auth));
+
+    llm.script("answer", { status: 401, echoAuth: true }, { status: 401, echoAuth: true }, "Ответ [[composition-discount]].");
+    const conv = ((await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST", headers: auth })).json()) as { conversationId: string }).conversationId;
+    keep(await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, { text: "Что делает «Учёт остатков»?", workspace, debug: true }, auth));
+    keep(await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, { text: "Что делает «Учёт остатков»?", workspace, debug: true }, auth));
+
+    const test = ((await (await fetch(`${server.url}/v1/test/conversations`, { method: "POST", headers: auth })).json()) as { conversationId: string }).conversationId;
+    llm.script("answer", { status: 403, echoAuth: true });
+    keep(await postSse(`${server.url}/v1/test/conversations/${test}/messages`, { text: "ау", debug: true }, auth));
+
+    // A wrong token is refused without being repeated.
+    const refused = await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: { authorization: `Bearer ${WRONG}` } });
+    expect(refused.status).toBe(401);
+    seen.push(await refused.text());
+    expect(llm.calls.every((c) => c.model.startsWith("test-"))).toBe(true);
+    expect(llm.count()).toBeGreaterThan(5);
+  }, 60_000);
+
+  it("…in what was sent to clients, logged, written as debug stages, or stored", async () => {
+    const stored = await t.db.sql<{ text: string }[]>`
+      select data::text as text from run_events union all select meta::text || text from messages union all select snapshot::text from machine_snapshots`;
+    const debugFiles = files(debugDir);
+    expect(debugFiles.length).toBeGreaterThan(0);
+    const haystacks: [string, string][] = [
+      ...seen.map((s, i) => [`response ${i}`, s] as [string, string]),
+      ...logs.map((s, i) => [`log line ${i}`, s] as [string, string]),
+      ...debugFiles.map((f) => [f, readFileSync(f, "utf8")] as [string, string]),
+      ...stored.map((r, i) => [`stored row ${i}`, r.text] as [string, string]),
+    ];
+    // The echoed key did reach us: an error message carries the provider's words.
+    expect(haystacks.some(([, s]) => s.includes("incorrect credentials"))).toBe(true);
+    const leaks = haystacks.flatMap(([where, s]) => secrets.filter((x) => s.includes(x)).map((x) => `${where}: ${x.slice(0, 12)}…`));
+    expect(leaks).toEqual([]);
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "../utils/db";
+import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import { startTestServer } from "../utils/server";
+import { postSse, readSse, type SseEvent } from "../utils/sse";
+
+/**
+ * STATELY_INSPECT=true: committed snapshots become @statelyai/inspect events on /v1/inspect/events,
+ * per tenant. (Each vitest file runs in its own process, so the flag stays in this file.)
+ */
+
+process.env.STATELY_INSPECT = "true";
+process.env.STATELY_INSPECT_POLL_MS = "100";
+
+const t = useTestDatabase();
+let llm: ScriptedLlm;
+let server: Awaited<ReturnType<typeof startTestServer>>;
+const A = { authorization: "Bearer tok-a" };
+
+beforeAll(async () => {
+  llm = await startScriptedLlm();
+  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b" });
+});
+afterAll(async () => {
+  await server?.stop();
+  await llm?.close();
+  delete process.env.STATELY_INSPECT;
+});
+
+type Insp = { type: string; sessionId: string; snapshot?: { value: unknown }; definition?: string; event?: { type: string } };
+
+function follow(token: string, until: (all: Insp[]) => boolean, ms = 8_000) {
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), ms);
+  return fetch(`${server.url}/v1/inspect/events?access_token=${token}`, { signal: ctrl.signal })
+    .then((res) => readSse(res, { stopAfter: (_e: SseEvent, all: SseEvent[]) => until(all.map((x) => x.data as Insp)) }))
+    .then((r) => r.events.map((e) => e.data as Insp))
+    .catch(() => [] as Insp[])
+    .finally(() => clearTimeout(timer));
+}
+
+describe("Stately inspector bridge", () => {
+  it("reports each thread as an actor of the dialogue machine and of its step machine, then its turns as snapshots; only to its tenant", async () => {
+    const { threadId } = (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A })).json()) as { threadId: string };
+    const steps = `${threadId}/steps-new_booking`;
+    const seenA = follow("tok-a", (all) => all.some((e) => e.type === "@xstate.snapshot" && e.sessionId === steps));
+    const seenB = follow("tok-b", () => false, 2_500);
+
+    llm.script("router", "new_booking", "new_booking");
+    llm.script("branch", 'Как к вам обращаться?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {}}', 'Что беспокоит?\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {"name": "Алексей"}}');
+    await postSse(`${server.url}/v1/clinic/threads/${threadId}/messages`, { text: "Хочу записаться" }, A);
+    await new Promise((r) => setTimeout(r, 400));
+    await postSse(`${server.url}/v1/clinic/threads/${threadId}/messages`, { text: "Алексей" }, A);
+
+    const events = await seenA;
+    const actor = events.find((e) => e.type === "@xstate.actor" && e.sessionId === threadId)!;
+    expect(actor.snapshot!.value).toBe("idle");
+    expect(JSON.parse(actor.definition!)).toMatchObject({ id: "clinicDialogue", initial: "idle" });
+    const stepActor = events.find((e) => e.type === "@xstate.actor" && e.sessionId === steps)!;
+    expect(stepActor.snapshot!.value).toBe("intro");
+    expect(JSON.parse(stepActor.definition!).states).toHaveProperty("offer_time");
+    const moved = events.find((e) => e.type === "@xstate.snapshot" && e.sessionId === steps)!;
+    expect(moved.snapshot!.value).toBe("qualify");
+    expect(moved.event!.type).toBe("turn (row_version 2)");
+    expect(await seenB).toEqual([]);
+  });
+});
