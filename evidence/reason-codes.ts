@@ -86,13 +86,23 @@ export function sortReasons(codes: Iterable<ReasonCode>): ReasonCode[] {
  * itself; other systems' own outcome names are mapped where the meaning is unambiguous, and
  * left "UNCLASSIFIED" otherwise rather than guessed.
  */
-export function outcomeClassOf(outcome: string | null): OutcomeClass | "UNCLASSIFIED" {
+export function outcomeClassOf(outcome: string | null, reasonCodes: readonly string[] = []): OutcomeClass | "UNCLASSIFIED" {
   if (outcome && (OUTCOME_CLASSES as readonly string[]).includes(outcome)) return outcome as OutcomeClass;
+  const has = (...codes: string[]) => codes.some((c) => reasonCodes.includes(c));
   switch (outcome) {
     case "answered":
+      // Workbench: an answer whose validation flagged issues is only partly trustworthy.
+      return has("validation_failed") ? "PARTIALLY_ANSWERED" : "FULLY_ANSWERED";
+    case "escalated": // clinic: handed to a human on purpose — the turn did what it should
       return "FULLY_ANSWERED";
     case "clarification":
-      return "BLOCKED_BY_AMBIGUITY";
+    case "plain_answer":
+      // Workbench adequacy reasons say why no model answer was given.
+      if (has("unsupported_task", "unsupported_type")) return "MISROUTED";
+      if (has("target_not_found")) return "FAILED_TO_BIND_ENTITIES";
+      if (has("documentation_not_found")) return "BLOCKED_BY_MISSING_DATA";
+      return outcome === "clarification" ? "BLOCKED_BY_AMBIGUITY" : "UNCLASSIFIED";
+    case "model_unavailable":
     case "failed": // the run failed (model unavailable, internal error): nothing reached the user
       return "BLOCKED_BY_TOOLING";
     default:

@@ -5,13 +5,19 @@ import type { CallMeta, ChatMessage, Llm, LlmResult, Role } from "./types";
 /** Every offline answer carries this label, so nobody mistakes it for a model's words. */
 export const OFFLINE_LABEL = "[офлайн-режим: языковая модель не подключена]";
 
-export type OfflineResponder = (messages: ChatMessage[]) => string;
+/** Answers a prompt it recognises, or returns null to let the next responder (or the default) answer. */
+export type OfflineResponder = (messages: ChatMessage[]) => string | null;
 
-const responders = new Map<Role, OfflineResponder>();
+const responders = new Map<Role, OfflineResponder[]>();
 
-/** Features (clinic, workbench) register deterministic stand-ins for their roles. */
+/**
+ * Features (clinic, workbench) register deterministic stand-ins for their roles. Several features
+ * share a role (ANSWER), so responders chain: each declines prompts that are not its own.
+ */
 export function registerOfflineResponder(role: Role, fn: OfflineResponder): void {
-  responders.set(role, fn);
+  const list = responders.get(role) ?? [];
+  if (!list.includes(fn)) list.push(fn);
+  responders.set(role, list);
 }
 
 const lastUser = (messages: ChatMessage[]) => [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
@@ -32,7 +38,9 @@ function fallback(role: Role, messages: ChatMessage[]): string {
 
 /** Text roles are labelled; structured roles stay machine-readable. */
 function answer(role: Role, messages: ChatMessage[]): string {
-  const text = (responders.get(role) ?? ((m: ChatMessage[]) => fallback(role, m)))(messages);
+  let text: string | null = null;
+  for (const r of responders.get(role) ?? []) if ((text = r(messages)) !== null) break;
+  text ??= fallback(role, messages);
   if (role === "answer" || role === "branch") return text.includes(OFFLINE_LABEL) ? text : `${OFFLINE_LABEL} ${text}`;
   return text;
 }

@@ -11,6 +11,8 @@ export interface OutcomeStats {
   byKind: { kind: string; runs: number; completed: number; failed: number }[];
   byOutcome: { kind: string; outcome: string | null; runs: number }[];
   byReasonCode: { kind: string; reasonCode: string; runs: number }[];
+  /** Outcome with its reason-code set: what a run's §14.3 class is derived from. */
+  byOutcomeAndReasons: { kind: string; outcome: string | null; reasonCodes: string[]; runs: number }[];
 }
 
 /** Finished runs of every system, grouped three ways in one round trip each; running ones are not counted. */
@@ -25,7 +27,10 @@ export async function outcomeStats(sql: Tx, f: OutcomeStatsFilter): Promise<Outc
   const byReason = await sql<{ kind: string; reason_code: string; runs: number }[]>`
     select kind, rc as reason_code, count(*)::int as runs from runs, unnest(reason_codes) as rc where ${where}
     group by kind, rc order by kind, runs desc, rc`;
+  const combos = await sql<{ kind: string; outcome: string | null; reason_codes: string[]; runs: number }[]>`
+    select kind, outcome, reason_codes, count(*)::int as runs from runs where ${where} group by kind, outcome, reason_codes`;
   return {
+    byOutcomeAndReasons: combos.map((r) => ({ kind: r.kind, outcome: r.outcome, reasonCodes: r.reason_codes, runs: r.runs })),
     total: byKind.reduce((s, r) => s + r.runs, 0),
     byKind: byKind.map((r) => ({ ...r })),
     byOutcome: byOutcome.map((r) => ({ ...r })),

@@ -115,11 +115,13 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     if (!q.success) throw new AppError("invalid_request", "kind — строка, since — дата ISO 8601.");
     const stats = await outcomeStats(sql, { tenantId: c.get("tenantId"), kind: q.data.kind, since: q.data.since });
     const classes = new Map<string, { kind: string; outcomeClass: string; runs: number }>();
-    for (const o of stats.byOutcome) {
-      const k = `${o.kind}|${outcomeClassOf(o.outcome)}`;
-      const cur = classes.get(k) ?? { kind: o.kind, outcomeClass: outcomeClassOf(o.outcome), runs: 0 };
+    for (const o of stats.byOutcomeAndReasons) {
+      const outcomeClass = outcomeClassOf(o.outcome, o.reasonCodes);
+      const k = `${o.kind}|${outcomeClass}`;
+      const cur = classes.get(k) ?? { kind: o.kind, outcomeClass, runs: 0 };
       classes.set(k, { ...cur, runs: cur.runs + o.runs });
     }
-    return c.json({ ...stats, byOutcomeClass: [...classes.values()] });
+    const { byOutcomeAndReasons: _detail, ...rest } = stats;
+    return c.json({ ...rest, byOutcomeClass: [...classes.values()] });
   });
 }

@@ -31,18 +31,16 @@ const MessageBody = z.object({
 });
 
 // Offline (no OPENAI_BASE_URL): the ANSWER role renders the prepared context deterministically.
-// The registry holds one responder per role and other features use ANSWER too, so any other
-// prompt gets exactly the provider's default reply (see llm/offline.ts `fallback`).
+// Other features use ANSWER too: a prompt that is not ours is declined (null) for the next responder.
 registerOfflineResponder("answer", (messages) => {
   if (messages[0]?.content === ANSWER_PROMPT.text) {
     try {
       return offlineAnswer(JSON.parse(messages.at(-1)?.content ?? "{}") as ModelRequest);
     } catch {
-      /* not a ModelRequest: fall through to the default */
+      /* not a ModelRequest: decline */
     }
   }
-  const lastUser = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
-  return `Получено сообщение: «${lastUser.slice(0, 200)}». Подключите модель (OPENAI_BASE_URL, OPENAI_API_KEY), чтобы получить содержательный ответ.`;
+  return null;
 });
 
 function readWorkspace(raw: unknown): Workspace {

@@ -224,7 +224,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     },
     outcome: (snap) => {
       const state = String(snap.value);
-      const reasons = (prepared as PrepareResult | null)?.adequacy.reasons ?? [];
+      const reasons: string[] = [...((prepared as PrepareResult | null)?.adequacy.reasons ?? [])];
+      if (validation && !validation.ok) reasons.push("validation_failed");
       return { outcome: state === "awaiting_clarification" ? "clarification" : state === "completed" ? (prepared?.outcome === "plain" ? "plain_answer" : "answered") : state, reasonCodes: reasons };
     },
   });

@@ -20,6 +20,11 @@ describe("vocabulary", () => {
     expect(outcomeClassOf("PARTIALLY_ANSWERED")).toBe("PARTIALLY_ANSWERED");
     expect(outcomeClassOf("clarification")).toBe("BLOCKED_BY_AMBIGUITY");
     expect(outcomeClassOf("plain_answer")).toBe("UNCLASSIFIED");
+    expect(outcomeClassOf("plain_answer", ["unsupported_task"])).toBe("MISROUTED");
+    expect(outcomeClassOf("clarification", ["target_not_found"])).toBe("FAILED_TO_BIND_ENTITIES");
+    expect(outcomeClassOf("clarification", ["ambiguous_target"])).toBe("BLOCKED_BY_AMBIGUITY");
+    expect(outcomeClassOf("model_unavailable")).toBe("BLOCKED_BY_TOOLING");
+    expect(outcomeClassOf("escalated")).toBe("FULLY_ANSWERED");
     expect(OUTCOME_CLASSES).toEqual(["FULLY_ANSWERED", "PARTIALLY_ANSWERED", "BLOCKED_BY_AMBIGUITY", "BLOCKED_BY_MISSING_DATA", "BLOCKED_BY_TOOLING", "MISROUTED", "FAILED_TO_BIND_ENTITIES"]);
   });
 });
