@@ -66,7 +66,8 @@ function stepNode(s: StepSetup, spec: StepSpec) {
           })),
         })),
         // The target is allowed but a guard failed: stay, keep the new slots, say which guard.
-        ...forward.map((to) => ({
+        // A step without guards has no such branch: it could never be taken.
+        ...(guardNames.length === 0 ? [] : forward).map((to) => ({
           guard: { type: "targets", params: { step: to } },
           actions: assign(({ context, event }: { context: StepContext; event: StepEvent }) => ({
             slots: merged(context, event),
