@@ -1,6 +1,10 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { useTestDatabase } from "../utils/db";
+import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import { startTestServer } from "../utils/server";
 
 /**
  * Headless Debian Chromium for the page tests (playwright-core drives the system browser; no
@@ -34,4 +38,32 @@ export async function screenshot(page: Page, name: string, fullPage = false): Pr
   const path = join(SHOT_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage });
   return path;
+}
+
+export interface BrowserStack {
+  readonly llm: ScriptedLlm;
+  readonly server: Awaited<ReturnType<typeof startTestServer>>;
+  readonly browser: Browser;
+}
+
+/** One file's stack: its database, a scripted model, the real server and Chromium — started only when Chromium exists. */
+export function useBrowserStack(): BrowserStack {
+  const t = useTestDatabase();
+  const s: { llm?: ScriptedLlm; server?: Awaited<ReturnType<typeof startTestServer>>; browser?: Browser } = {};
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    s.llm = await startScriptedLlm();
+    s.server = await startTestServer({ db: t.db, llm: s.llm });
+    s.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await s.browser?.close();
+    await s.server?.stop();
+    await s.llm?.close();
+  });
+  return {
+    get llm() { return s.llm!; },
+    get server() { return s.server!; },
+    get browser() { return s.browser!; },
+  };
 }

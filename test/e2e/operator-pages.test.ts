@@ -1,33 +1,15 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
-import { hasChromium, launchBrowser, openPage, screenshot, skipReason } from "./browser";
+import { describe, expect, it } from "vitest";
+import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /** The other operator pages in a browser: Отладка, a guard block and an escalation in the Sandbox, versions, Схемы, API, Документация. */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-let browser: Browser;
+const stack = useBrowserStack();
 
-beforeAll(async () => {
-  if (!hasChromium) return;
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm });
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await llm?.close();
-});
 
 describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operator pages (${skipReason})`, () => {
   it("Отладка: upload a document, see its chunks, re-index, ask one question without memory", async () => {
     const errors: string[] = [];
-    const page = await openPage(browser, `${server.url}/`, errors);
+    const page = await openPage(stack.browser, `${stack.server.url}/`, errors);
     expect(await page.textContent("#docs")).toContain("База пуста");
     await page.fill("#upload [name=title]", "Цены и часы работы");
     await page.fill("#upload [name=text]", "# Цены\n\nПриём ЛОРа — 2500 рублей. Повторный — 2000 рублей.\n\n# Часы работы\n\nКлиника работает с 8:00 до 21:00 без выходных.");
@@ -39,8 +21,8 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
     await page.click("#docs tr[data-doc] button:has-text('Переразметить')");
     await page.waitForSelector(".toast.on");
 
-    llm.script("router", "general_info");
-    llm.script("branch", "Мы работаем с 8:00 до 21:00 без выходных.");
+    stack.llm.script("router", "general_info");
+    stack.llm.script("branch", "Мы работаем с 8:00 до 21:00 без выходных.");
     await page.fill("#ask [name=q]", "До скольки вы работаете?");
     await page.click("#ask button");
     await page.waitForSelector("#answer [data-done]", { state: "attached" });
@@ -49,16 +31,16 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
     expect(await page.textContent('#answer [data-detail="rag"]')).toContain("8:00 до 21:00");
     expect(await page.textContent('#answer [data-detail="prompt"] pre')).toContain("[БАЗА ЗНАНИЙ]");
     // No memory: the question went to a thread of its own, with no earlier messages.
-    const branchCall = llm.calls.find((c) => c.role === "branch")!;
+    const branchCall = stack.llm.calls.find((c) => c.role === "branch")!;
     expect(branchCall.messages.map((m) => m.role)).toEqual(["system", "user"]);
     await screenshot(page, "debug-knowledge-base");
     expect(errors).toEqual([]);
   });
 
   it("Песочница: a guard block in red, then a hand-off to an operator with the booking suspended", async () => {
-    llm.reset();
-    llm.script("router", "new_booking", "new_booking", "escalate_human");
-    llm.script(
+    stack.llm.reset();
+    stack.llm.script("router", "new_booking", "new_booking", "escalate_human");
+    stack.llm.script(
       "branch",
       'Как зовут ребёнка и что беспокоит?\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {"name": "Маша"}}',
       'Для записи ребёнка нужны ФИО и телефон представителя.\nSTATE_JSON: {"state_after": "present", "slots_updated": {"is_child": true, "reason": "болит ухо"}}',
@@ -66,7 +48,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
       "Передаю администратору — с вами свяжутся в течение нескольких минут.",
     );
     const errors: string[] = [];
-    const page = await openPage(browser, `${server.url}/sandbox.html`, errors);
+    const page = await openPage(stack.browser, `${stack.server.url}/sandbox.html`, errors);
     for (const [i, text] of ["Хочу записать дочь", "Болит ухо", "У неё сильная боль и температура 40"].entries()) {
       await page.fill("#text", text);
       await page.click("#send");
@@ -96,7 +78,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
 
   it("Настройки: a branch prompt version is created, activated and rolled back", async () => {
     const errors: string[] = [];
-    const page = await openPage(browser, `${server.url}/settings.html#branch=price_question`, errors);
+    const page = await openPage(stack.browser, `${stack.server.url}/settings.html#branch=price_question`, errors);
     await page.waitForSelector('#branch-panel');
     expect(await page.locator("#steps-panel").count()).toBe(0);
     const prompt = page.locator("#branch-panel textarea").first();
@@ -113,17 +95,17 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
 
   it("Схемы, API and Документация render", async () => {
     const errors: string[] = [];
-    const machines = await openPage(browser, `${server.url}/machines.html`, errors);
+    const machines = await openPage(stack.browser, `${stack.server.url}/machines.html`, errors);
     await machines.waitForFunction(() => document.querySelectorAll("#list [data-machine] svg").length === 5);
     await screenshot(machines, "machines", true);
 
-    const api = await openPage(browser, `${server.url}/api.html`, errors);
+    const api = await openPage(stack.browser, `${stack.server.url}/api.html`, errors);
     expect(await api.locator("details.op").count()).toBeGreaterThan(30);
     await api.click('details.op[data-op="post /v1/clinic/branches/{code}/steps"] summary');
     expect(await api.textContent('details.op[data-op="post /v1/clinic/branches/{code}/steps"]')).toContain("allowed_next");
     await screenshot(api, "api-reference");
 
-    const docs = await openPage(browser, `${server.url}/docs.html`, errors);
+    const docs = await openPage(stack.browser, `${stack.server.url}/docs.html`, errors);
     expect(await docs.textContent("article h1")).toBe("Как устроена система");
     expect(await docs.locator("article h2").count()).toBe(10);
     await screenshot(docs, "docs");

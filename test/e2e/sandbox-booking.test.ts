@@ -1,31 +1,14 @@
 import { existsSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
-import { hasChromium, launchBrowser, openPage, screenshot, skipReason } from "./browser";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /** Песочница, end to end: a whole booking dialogue typed into the page, answered by a scripted model. */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-let browser: Browser;
+const stack = useBrowserStack();
 
 const tail = (step: string, slots: object, extra = "") => `\nSTATE_JSON: {"state_after": "${step}", "slots_updated": ${JSON.stringify(slots)}${extra}}`;
 
-beforeAll(async () => {
-  if (!hasChromium) return;
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm });
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await llm?.close();
-});
 
 async function say(page: Page, text: string, n: number) {
   await page.fill("#text", text);
@@ -45,18 +28,18 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Песочница — full bo
       ["Да, подтверждаю", "new_booking", `Готово! Ждём вас завтра в 10:00.${tail("close", { confirmed: true })}`],
     ];
     for (const [, router, branch] of turns) {
-      llm.script("router", router);
-      llm.script("branch", branch);
+      stack.llm.script("router", router);
+      stack.llm.script("branch", branch);
     }
     // A price list in the knowledge base: the side question's turn retrieves from it.
-    const up = await fetch(`${server.url}/v1/clinic/kb/documents`, {
+    const up = await fetch(`${stack.server.url}/v1/clinic/kb/documents`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ title: "Цены", text: "# Приём ЛОРа\n\nПервичный приём ЛОРа стоит 2500 рублей, повторный — 2000 рублей." }),
     });
     expect(up.status).toBe(201);
     const errors: string[] = [];
-    const page = await openPage(browser, `${server.url}/sandbox.html`, errors);
+    const page = await openPage(stack.browser, `${stack.server.url}/sandbox.html`, errors);
     for (const [i, [text]] of turns.entries()) await say(page, text, i + 1);
 
     const replies = page.locator(".msg.assistant[data-done] .text");
@@ -90,7 +73,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Песочница — full bo
 
     // The thread as stored agrees with the page.
     const threadId = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get("thread")!;
-    const stored = (await (await fetch(`${server.url}/v1/clinic/threads/${threadId}`)).json()) as { state: { step: string; slots: Record<string, unknown> }; messages: unknown[] };
+    const stored = (await (await fetch(`${stack.server.url}/v1/clinic/threads/${threadId}`)).json()) as { state: { step: string; slots: Record<string, unknown> }; messages: unknown[] };
     expect(stored.state.step).toBe("close");
     expect(stored.state.slots).toMatchObject({ name: "Алексей", confirmed: true });
     expect(stored.messages).toHaveLength(14);

@@ -1,10 +1,6 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { describe, expect, it } from "vitest";
 import { eventsNamed, postSse } from "../utils/sse";
-import { hasChromium, launchBrowser, openPage, screenshot, skipReason } from "./browser";
+import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /**
  * Настройки, end to end: an operator allows intro → offer_time in the steps editor (after the
@@ -12,31 +8,17 @@ import { hasChromium, launchBrowser, openPage, screenshot, skipReason } from "./
  * the validator had rejected before; rolling back restores the old rule.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-let browser: Browser;
+const stack = useBrowserStack();
 
 const JUMP = 'Здравствуйте, Алексей! Когда вам удобно прийти?\nSTATE_JSON: {"state_after": "offer_time", "slots_updated": {"name": "Алексей"}}';
 
-beforeAll(async () => {
-  if (!hasChromium) return;
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm });
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await llm?.close();
-});
 
 /** One scripted turn of a fresh thread over the API: the model proposes intro → offer_time. */
 async function jumpOverApi() {
-  llm.script("router", "new_booking");
-  llm.script("branch", JUMP);
-  const { threadId } = (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string };
-  const r = await postSse(`${server.url}/v1/clinic/threads/${threadId}/messages`, { text: "Хочу записаться, я Алексей" });
+  stack.llm.script("router", "new_booking");
+  stack.llm.script("branch", JUMP);
+  const { threadId } = (await (await fetch(`${stack.server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string };
+  const r = await postSse(`${stack.server.url}/v1/clinic/threads/${threadId}/messages`, { text: "Хочу записаться, я Алексей" });
   return eventsNamed(r, "final")[0] as { state: { step: string }; events: string[] };
 }
 
@@ -47,7 +29,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Настройки — allowed
     expect(before.events).toContain("transition_rejected");
 
     const errors: string[] = [];
-    const page = await openPage(browser, `${server.url}/settings.html#branch=new_booking`, errors);
+    const page = await openPage(stack.browser, `${stack.server.url}/settings.html#branch=new_booking`, errors);
     await page.waitForSelector('#steps-panel [data-step="intro"]');
     expect(await page.isChecked('[data-step="intro"] input[data-next="qualify"]')).toBe(true);
     expect(await page.isChecked('[data-step="intro"] input[data-next="offer_time"]')).toBe(false);
@@ -75,16 +57,16 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Настройки — allowed
     await page.locator('[data-step="intro"]').scrollIntoViewIfNeeded();
     await screenshot(page, "settings-allowed-next");
 
-    const settings = (await (await fetch(`${server.url}/v1/clinic/branches`)).json()) as { stepGraphs: { branch: string; version: number; steps: { code: string; allowed_next: string[]; guards: object }[] }[] };
+    const settings = (await (await fetch(`${stack.server.url}/v1/clinic/branches`)).json()) as { stepGraphs: { branch: string; version: number; steps: { code: string; allowed_next: string[]; guards: object }[] }[] };
     const graph = settings.stepGraphs.find((g) => g.branch === "new_booking")!;
     expect(graph.version).toBe(2);
     expect(graph.steps.find((s) => s.code === "intro")!.allowed_next).toEqual(["intro", "qualify", "offer_time"]);
     expect(graph.steps.find((s) => s.code === "qualify")!.guards).toHaveProperty("require_legal_rep");
 
     // The next dialogue, in the Sandbox: the same proposal is now a legal move.
-    llm.script("router", "new_booking");
-    llm.script("branch", JUMP);
-    const sandbox = await openPage(browser, `${server.url}/sandbox.html`, errors);
+    stack.llm.script("router", "new_booking");
+    stack.llm.script("branch", JUMP);
+    const sandbox = await openPage(stack.browser, `${stack.server.url}/sandbox.html`, errors);
     await sandbox.fill("#text", "Хочу записаться, я Алексей");
     await sandbox.click("#send");
     await sandbox.waitForSelector(".msg.assistant[data-done]", { state: "attached" });

@@ -1,39 +1,21 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { describe, expect, it } from "vitest";
 import { workspace } from "../workbench/fixtures";
-import { hasChromium, launchBrowser, openPage, screenshot, skipReason } from "./browser";
+import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /**
  * Workbench console, end to end: a workspace snapshot pasted into the page, an ambiguous request,
  * the clarification's candidates as buttons, a click, and the answer — each run's stages listed.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-let browser: Browser;
+const stack = useBrowserStack();
 
-beforeAll(async () => {
-  if (!hasChromium) return;
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm });
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await llm?.close();
-});
 
 describe.skipIf(!hasChromium)(hasChromium ? "e2e: Workbench console — clarification answered by a click" : `e2e: Workbench console (${skipReason})`, () => {
   it("asks which composition, takes the clicked candidate, answers citing it; the interaction machine shows completed", async () => {
-    llm.script("reranker", '{"choice": "clarify"}');
-    llm.script("answer", "Архивная версия: [[composition-discount-v1]] — старая версия расчёта скидки.");
+    stack.llm.script("reranker", '{"choice": "clarify"}');
+    stack.llm.script("answer", "Архивная версия: [[composition-discount-v1]] — старая версия расчёта скидки.");
     const errors: string[] = [];
-    const page = await openPage(browser, `${server.url}/workbench.html`, errors);
+    const page = await openPage(stack.browser, `${stack.server.url}/workbench.html`, errors);
     await page.fill("#workspace", JSON.stringify(workspace, null, 2));
 
     await page.fill("#text", "Покажи композицию «Расчёт скидки»");
@@ -64,12 +46,12 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Workbench console — clarific
     expect(await page.isHidden("#reply-mode")).toBe(true);
     await page.waitForSelector('#diagram svg g[data-active="true"][data-state$=".completed"]', { state: "attached" });
 
-    // The server agrees: one clarification, answered by the clicked candidate; plan version 2.
+    // The stack.server agrees: one clarification, answered by the clicked candidate; plan version 2.
     const interactionId = (await page.getAttribute("#interaction-status", "data-interaction"))!;
-    const it1 = (await (await fetch(`${server.url}/v1/workbench/interactions/${interactionId}`)).json()) as { status: string; planVersion: number; clarifications: { status: string }[] };
+    const it1 = (await (await fetch(`${stack.server.url}/v1/workbench/interactions/${interactionId}`)).json()) as { status: string; planVersion: number; clarifications: { status: string }[] };
     expect(it1).toMatchObject({ status: "completed", planVersion: 2 });
     expect(it1.clarifications.map((c) => c.status)).toEqual(["answered"]);
-    const calls = llm.calls.map((c) => c.role);
+    const calls = stack.llm.calls.map((c) => c.role);
     expect(calls).toEqual(["reranker", "answer"]);
     await screenshot(page, "workbench-clarification-answered");
     expect(errors).toEqual([]);
