@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { runMigrations } from "./migrate";
+import { installSafeBegin } from "./safe-begin";
 
 export type Sql = postgres.Sql;
 /** A transaction handle; repositories accept either this or the pool (`Sql`). */
@@ -42,6 +43,7 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {
 
 function openServer(url: string, max: number): Database {
   const sql = postgres(url, { ...common, max, connection: { application_name: "dialogue-statecharts" } });
+  installSafeBegin(sql as never);
   return { sql, backend: "postgres", close: () => sql.end({ timeout: 5 }) };
 }
 
@@ -73,6 +75,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     // Statement caching works over the socket and saves a parse per query.
     prepare: true,
   });
+  installSafeBegin(sql as never);
   let closed = false;
   return {
     sql,
