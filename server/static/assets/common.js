@@ -184,3 +184,19 @@ export function fmtTime(s) {
   const d = new Date(s);
   return Number.isNaN(d.getTime()) ? "" : d.toLocaleString("ru-RU");
 }
+
+/** The chat composer of Песочница and Workbench: Enter sends, Shift+Enter is a new line. */
+export function wireComposer(send) {
+  $("#composer").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const t = $("#text").value;
+    $("#text").value = "";
+    send(t);
+  });
+  $("#text").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.shiftKey) {
+      ev.preventDefault();
+      $("#composer").requestSubmit();
+    }
+  });
+}

@@ -1,5 +1,5 @@
 // Песочница: a patient chat over POST /v1/clinic/threads/{id}/messages (SSE), with the thread state beside it.
-import { $, api, el, errorText, loadDiagram, renderHeader, streamPost } from "./common.js";
+import { $, api, el, errorText, loadDiagram, renderHeader, streamPost, wireComposer } from "./common.js";
 import { debugDetails, replyBadges, stateCard } from "./clinic-ui.js";
 
 renderHeader("/sandbox.html");
@@ -120,18 +120,7 @@ async function send(text) {
   }
 }
 
-$("#composer").addEventListener("submit", (ev) => {
-  ev.preventDefault();
-  const t = $("#text").value;
-  $("#text").value = "";
-  send(t);
-});
-$("#text").addEventListener("keydown", (ev) => {
-  if (ev.key === "Enter" && !ev.shiftKey) {
-    ev.preventDefault();
-    $("#composer").requestSubmit();
-  }
-});
+wireComposer(send);
 $("#new-thread").addEventListener("click", () => {
   setThread(null);
   messages.replaceChildren(el("div", { class: "msg system" }, "Новый диалог: первое сообщение создаст тред."));

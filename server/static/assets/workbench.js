@@ -1,6 +1,6 @@
 // Workbench console: a Configurator-like chat over a workspace snapshot, clarification candidates as
 // buttons, and every run's numbered stages (00–12) laid out under its reply.
-import { $, api, el, errorText, json, loadDiagram, renderHeader, streamPost } from "./common.js";
+import { $, api, el, errorText, json, loadDiagram, renderHeader, streamPost, wireComposer } from "./common.js";
 
 renderHeader("/workbench.html", "Workbench");
 
@@ -192,18 +192,7 @@ async function loadConversation() {
   }
 }
 
-$("#composer").addEventListener("submit", (ev) => {
-  ev.preventDefault();
-  const t = $("#text").value;
-  $("#text").value = "";
-  send(t);
-});
-$("#text").addEventListener("keydown", (ev) => {
-  if (ev.key === "Enter" && !ev.shiftKey) {
-    ev.preventDefault();
-    $("#composer").requestSubmit();
-  }
-});
+wireComposer(send);
 $("#new-conv").addEventListener("click", () => {
   setConversation(null);
   setOpen(null);
