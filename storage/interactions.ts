@@ -52,17 +52,8 @@ const toClarification = (r: RawClarification): ClarificationRow => ({
   candidates: r.candidate_snapshot_json ?? [], status: r.status, planVersion: r.plan_version, createdAt: r.created_at, resolvedAt: r.resolved_at,
 });
 
-export interface InteractionWrite {
-  id: string;
-  conversationId: string;
-  rootMessageId: string | null;
-  status: string;
-  plan: unknown;
-  planVersion: number;
-  workspaceGeneration: string | null;
-  workspaceSnapshotSha256: string | null;
-  documentationVersion: string | null;
-}
+/** What a turn writes; the timestamps are the database's. */
+export type InteractionWrite = Omit<InteractionRow, "createdAt" | "updatedAt">;
 
 /** Insert or update the projection row in one statement (the snapshot write already serialized it). */
 export async function upsertInteraction(tx: Tx, w: InteractionWrite): Promise<void> {
