@@ -23,6 +23,8 @@ export interface Backend {
 
 export interface DbCounters {
   xactCommit: number;
+  /** Transactions the reading itself added to xactCommit (subtract from a later reading's delta). */
+  overhead: number;
   lsn: string;
 }
 
@@ -51,6 +53,11 @@ export async function openPglite(): Promise<Backend> {
 export async function openPostgres(serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl, max = 10): Promise<Backend> {
   const name = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  // Scratch databases of runs that died without cleaning up (their name starts with the time).
+  for (const { datname } of await admin<{ datname: string }[]>`select datname from pg_database where datname like 'bench\_%'`) {
+    const born = Number.parseInt(datname.split("_")[1] ?? "", 36);
+    if (Number.isFinite(born) && Date.now() - born > 3_600_000) await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
+  }
   await admin.unsafe(`create database ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
@@ -63,20 +70,29 @@ export async function openPostgres(serverUrl = process.env.BENCH_DATABASE_URL ??
     name: "postgres",
     db,
     async counters() {
-      // Backends publish their counters when idle (at most once a second in PostgreSQL 15):
-      // wait until two reads agree, so a window's last transactions are counted.
-      // A backend idle since its last flush publishes within ~1 s; then wait for two agreeing reads.
-      await sleep(1100);
+      // Backends publish their counters when idle, at most once a second, so a window's last
+      // transactions may not be counted yet. Ask every pool connection to publish now: one
+      // `select pg_stat_force_next_flush()` each (PostgreSQL 15+), counted and subtracted.
+      let overhead = 0;
+      const conns = await Promise.all(Array.from({ length: max }, () => db.sql.reserve()));
+      try {
+        await Promise.all(conns.map((c) => c`select pg_stat_force_next_flush()`));
+        overhead = conns.length;
+      } catch {
+        await sleep(1_100);
+      } finally {
+        for (const c of conns) c.release();
+      }
       let prev = -1;
-      for (let i = 0; i < 12; i++) {
+      for (let i = 0; i < 10; i++) {
+        await sleep(150);
         const [r] = await admin<{ xact_commit: string }[]>`select xact_commit::text from pg_stat_database where datname = ${name}`;
         const now = Number(r?.xact_commit ?? 0);
         if (now === prev) break;
         prev = now;
-        await sleep(300);
       }
       const [l] = await admin<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
-      return { xactCommit: prev, lsn: l!.lsn };
+      return { xactCommit: prev, overhead, lsn: l!.lsn };
     },
     async wal(from, to) {
       if (!walinspect) return null;

@@ -54,7 +54,7 @@ async function measureCost(backend: Backend, turns: number, fn: (i: number) => P
   return {
     counts: counter.snapshot(),
     turns,
-    xactCommit: before && after ? (after.xactCommit - before.xactCommit) / turns : null,
+    xactCommit: before && after ? (after.xactCommit - before.xactCommit - after.overhead) / turns : null,
     walBytes: before && after ? lsnDiff(before.lsn, after.lsn) / turns : null,
     walMine: wal ? wal.bytes / turns : null,
     walCommits: wal ? wal.commitRecords / turns : null,
@@ -133,20 +133,39 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     const seq = Object.fromEntries(Object.entries(lat).map(([k, v]) => [k, summarize(v)])) as Record<keyof typeof lat, ReturnType<typeof summarize>>;
 
     progress("sequential done");
-    // Throughput with N conversations in flight, each sending its next message when the last turn ended.
+    // Throughput with N conversations in flight, each sending its next message when the last
+    // turn ended. Floor and engine windows alternate (rounds), so a change in the machine's load
+    // falls on both; each figure is turns over the time of all its windows.
     const tput: Record<string, Record<number, number>> = { floor: {}, instant: {}, direct: {}, loopback: {}, generic: {} };
+    const cpuPerTurn: Record<string, Record<number, number>> = { floor: {}, instant: {}, direct: {}, loopback: {}, generic: {} };
+    const windows = o.quick ? 1 : 3;
     for (const n of [16, 64]) {
       const floorLanes = Array.from({ length: n }, floorLane);
-      const f = await lanes(n, windowMs, (l) => floorTurn(sql, floorLanes[l]!, userText(l), REPLY));
-      tput.floor![n] = f.latencies.length / (f.elapsedMs / 1000);
       // --quick measures the side variants sequentially only.
-      for (const k of n === 16 && !o.quick ? (["instant", "direct", "loopback", ...(generic ? (["generic"] as const) : [])] as const) : (["instant"] as const)) {
-        const t = targetOf(k);
-        const ids = await Promise.all(Array.from({ length: n }, () => t.create()));
-        let i = 0;
-        const e = await lanes(n, windowMs, (l) => checkedTurn(t, ids[l]!, userText(i++)));
-        if (e.errors) log(`  ${k} at ${n} concurrent: ${e.errors} turn(s) failed`);
-        tput[k]![n] = e.latencies.length / (e.elapsedMs / 1000);
+      const kinds = n === 16 && !o.quick ? (["instant", "direct", "loopback", ...(generic ? (["generic"] as const) : [])] as const) : (["instant"] as const);
+      const ids = new Map<string, string[]>();
+      for (const k of kinds) ids.set(k, await Promise.all(Array.from({ length: n }, () => targetOf(k).create())));
+      const sums = new Map<string, { turns: number; ms: number; cpu: number }>();
+      // Node's own CPU time per turn (server and load client share this process): what bounds throughput here.
+      const add = async (k: string, run: () => ReturnType<typeof lanes>) => {
+        const c0 = process.cpuUsage();
+        const r = await run();
+        const c = process.cpuUsage(c0);
+        const s = sums.get(k) ?? { turns: 0, ms: 0, cpu: 0 };
+        sums.set(k, { turns: s.turns + r.latencies.length, ms: s.ms + r.elapsedMs, cpu: s.cpu + (c.user + c.system) / 1000 });
+        return r;
+      };
+      for (let w = 0; w < windows; w++) {
+        await add("floor", () => lanes(n, windowMs / windows, (l) => floorTurn(sql, floorLanes[l]!, userText(l), REPLY)));
+        for (const k of kinds) {
+          let i = 0;
+          const e = await add(k, () => lanes(n, windowMs / windows, (l) => checkedTurn(targetOf(k), ids.get(k)![l]!, userText(i++))));
+          if (e.errors) log(`  ${k} at ${n} concurrent: ${e.errors} turn(s) failed`);
+        }
+      }
+      for (const [k, v] of sums) {
+        tput[k]![n] = v.turns / (v.ms / 1000);
+        cpuPerTurn[k]![n] = v.cpu / v.turns;
       }
     }
 
@@ -162,6 +181,7 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     const t16Ratio = tput.instant![16]! / tput.floor![16]!;
     const t64Ratio = tput.instant![64]! / tput.floor![64]!;
     log(`  ratios vs floor: p50 ${ratio(p50Ratio)}, p99 ${ratio(seq.instant.p99 / seq.floor.p99)}, throughput 16 conc ${ratio(t16Ratio)}, 64 conc ${ratio(t64Ratio)}`);
+    log(`  Node CPU per turn at 16 concurrent (server + load client, one process): ${Object.entries(cpuPerTurn).filter(([, v]) => v[16] !== undefined).map(([k, v]) => `${k} ${ms(v[16]!)}`).join(", ")}`);
     log(`  model client's share of a sequential turn (p50): openai client in-process ${ms(seq.instant.p50 - seq.direct.p50)}, + loopback HTTP ${ms(seq.loopback.p50 - seq.instant.p50)}`);
     log(`  per turn (${costTurns} sequential turns):`);
     log(describeCost("floor", floorCost));

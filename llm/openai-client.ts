@@ -1,6 +1,6 @@
-import { createParser } from "eventsource-parser";
 import OpenAI from "openai";
 import type { z } from "zod";
+import { SseDataReader } from "./sse-data";
 import { parseStructured, responseFormat } from "./structured";
 import type { CallMeta, CallOptions, ChatMessage, Llm, LlmError, LlmResult, Role, StreamOptions } from "./types";
 
@@ -103,11 +103,14 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
       return attempt(role, messages, opts, async (signal) => {
         // The client's timeout ends when the response headers arrive; a stream that then goes
         // silent would hold the turn forever. No chunk for timeoutMs ends the attempt as a timeout.
+        // One timer per attempt that looks at the time of the last chunk (re-arming a timer per
+        // token costs more than the rest of reading it).
         const idle = new AbortController();
-        let timer = setTimeout(() => idle.abort(), idleMs);
+        let lastData = performance.now();
+        const timer = setInterval(() => performance.now() - lastData >= idleMs && idle.abort(), Math.max(10, Math.min(1_000, idleMs / 4)));
+        timer.unref();
         const rearm = () => {
-          clearTimeout(timer);
-          timer = setTimeout(() => idle.abort(), idleMs);
+          lastData = performance.now();
         };
         const state: ChunkState = { text: "", finished: false, done: false, failure: null };
         try {
@@ -123,7 +126,7 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
           if (stalled) throw new OpenAI.APIConnectionTimeoutError({ message: `no data for ${idleMs} ms` });
           throw e;
         } finally {
-          clearTimeout(timer);
+          clearInterval(timer);
         }
         if (signal?.aborted) throw new Error("cancelled");
         // A stream that just stops, without a finish_reason, was cut: not an answer.
@@ -147,44 +150,44 @@ interface ChunkState {
 
 /**
  * Reads a chat-completions event stream: `data:` lines of JSON chunks up to `[DONE]`. As in
- * the SDK, a chunk that is not JSON or that carries `error` fails the stream.
+ * the SDK, a chunk that is not JSON or that carries `error` fails the stream. Server-sent
+ * events are split by SseDataReader: this runs once per token.
  */
 async function readChunks(res: Response, state: ChunkState, onDelta: (d: string) => void, onData: () => void): Promise<void> {
-  const parser = createParser({
-    onEvent(m) {
-      if (state.done || state.failure) return;
-      if (m.data.startsWith("[DONE]")) {
-        state.done = true;
-        return;
-      }
-      let chunk: { error?: unknown; choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[] };
-      try {
-        chunk = JSON.parse(m.data);
-      } catch (e) {
-        state.failure = e;
-        return;
-      }
-      if (chunk?.error) {
-        state.failure = new OpenAI.APIError(undefined, chunk.error as object, undefined, res.headers);
-        return;
-      }
-      const choice = chunk?.choices?.[0];
-      const d = choice?.delta?.content;
-      if (d) {
-        state.text += d;
-        onDelta(d);
-      }
-      if (choice?.finish_reason) state.finished = true;
-    },
-  });
+  const onEvent = (data: string) => {
+    if (state.done || state.failure) return;
+    if (data.startsWith("[DONE]")) {
+      state.done = true;
+      return;
+    }
+    let chunk: { error?: unknown; choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[] };
+    try {
+      chunk = JSON.parse(data);
+    } catch (e) {
+      state.failure = e;
+      return;
+    }
+    if (chunk?.error) {
+      state.failure = new OpenAI.APIError(undefined, chunk.error as object, undefined, res.headers);
+      return;
+    }
+    const choice = chunk?.choices?.[0];
+    const d = choice?.delta?.content;
+    if (d) {
+      state.text += d;
+      onDelta(d);
+    }
+    if (choice?.finish_reason) state.finished = true;
+  };
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
+  const events = new SseDataReader(onEvent);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       onData();
-      parser.feed(decoder.decode(value, { stream: true }));
+      events.push(decoder.decode(value, { stream: true }));
       if (state.failure) throw state.failure;
     }
   } finally {
