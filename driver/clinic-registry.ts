@@ -42,6 +42,22 @@ export async function loadRegistry(sql: Tx, tenantId: string): Promise<LoadedReg
   }
 }
 
+const registries = new Map<string, LoadedRegistry>();
+
+/**
+ * The tenant's registry for the settings versions a turn saw active (read with its context):
+ * built once per versions set, since a version's rows never change — an edit writes a new
+ * version. Unknown or empty versions (first request, an edit since) load from the database.
+ */
+export async function registryFor(sql: Tx, tenantId: string, activeVersions: string): Promise<LoadedRegistry> {
+  const cached = activeVersions ? registries.get(tenantId) : undefined;
+  if (cached && cached.versions === activeVersions) return cached;
+  const loaded = await loadRegistry(sql, tenantId);
+  if (registries.size > 1024) registries.clear();
+  registries.set(tenantId, loaded);
+  return loaded;
+}
+
 const machines = new Map<string, ClinicDialogueMachine>();
 
 /** The dialogue machine generated from these settings; cached per settings version set. */

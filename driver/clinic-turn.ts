@@ -11,9 +11,10 @@ import { OFFLINE_LABEL, type Llm } from "../llm/client";
 import type { DialogueEmitted } from "../machines/clinic-dialogue";
 import { searchChunks } from "../storage/clinic-kb";
 import type { Sql } from "../storage/db";
-import { appendMessages, listMessages } from "../storage/messages";
-import { loadSnapshot } from "../storage/snapshots";
-import { clinicSpec, loadRegistry } from "./clinic-registry";
+import type { ClinicTurnContext } from "../storage/clinic-turn-context";
+import { appendMessages } from "../storage/messages";
+import { loadSnapshot, type SnapshotRow } from "../storage/snapshots";
+import { clinicSpec, registryFor } from "./clinic-registry";
 import { AppError } from "./errors";
 import { stageEnabled } from "./stage-switches";
 import type { Run } from "./run";
@@ -27,6 +28,8 @@ export interface ClinicTurnArgs {
   run: Run;
   tenantId: string;
   threadId: string;
+  /** Snapshot, history and active settings versions, read before the run started (storage/clinic-turn-context.ts). */
+  context: ClinicTurnContext;
   text: string;
   /** AI_DEBUG: also write the stages as files under this directory. */
   debugDir?: string;
@@ -38,13 +41,17 @@ export interface ClinicFinal {
   events: string[];
 }
 
-const HISTORY_MESSAGES = 12;
+/** How many stored messages a turn reads as the dialogue history. */
+export const HISTORY_MESSAGES = 12;
 
 class ModelUnavailable extends Error {}
 
 /** The thread state as stored (initial before the first turn); read without a turn. */
 export async function readClinicState(sql: Sql, threadId: string): Promise<ClinicState> {
-  const row = await loadSnapshot(sql, threadId);
+  return clinicStateOf(await loadSnapshot(sql, threadId));
+}
+
+function clinicStateOf(row: SnapshotRow | null): ClinicState {
   const ctx = (row?.snapshot as { context?: { state?: unknown } } | undefined)?.context;
   const parsed = ClinicState.safeParse(ctx?.state);
   return parsed.success ? parsed.data : initialClinicState();
@@ -87,10 +94,10 @@ function stageWriter(run: Run, debugDir: string | undefined) {
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
 export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
-  const loaded = await loadRegistry(a.sql, a.tenantId);
+  const loaded = await registryFor(a.sql, a.tenantId, a.context.settingsVersions);
   const spec = clinicSpec(a.tenantId, loaded);
-  const before = await readClinicState(a.sql, a.threadId);
-  const history: HistoryMessage[] = (await listMessages(a.sql, a.threadId, HISTORY_MESSAGES))
+  const before = clinicStateOf(a.context.snapshot);
+  const history: HistoryMessage[] = a.context.history
     .filter((m) => m.role === "user" || m.role === "assistant")
     .map((m) => ({ role: m.role as "user" | "assistant", text: m.text }));
   const stages = stageWriter(a.run, a.debugDir);
@@ -113,6 +120,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       key: a.threadId,
       conversationId: a.threadId,
       input: {},
+      stored: a.context.snapshot,
       events: [{ type: "patient.message", text: a.text }],
       effects: {
         "effect.router": async (e, ctx) => {

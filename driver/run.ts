@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Sql, Tx } from "../storage/db";
 import { closeRun, heartbeatRun, startRun, type RunEventRow } from "../storage/runs";
-import type { ErrorCode } from "./errors";
+import { AppError, type ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
 import { flusherFor, type Flushable, type RunFlusher } from "./run-flusher";
 
@@ -145,7 +145,10 @@ export class Run implements Flushable {
     let seq = this.seq;
     const tail: RunEventRow[] = [...closing, { event: "done", data: {} }].map((c) => ({ seq: ++seq, event: c.event, data: c.data ?? {} }));
     this.completing = true;
-    await closeRun(tx, this.id, [...this.all.slice(this.stored), ...tail], { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] });
+    const closed = await closeRun(tx, this.id, [...this.all.slice(this.stored), ...tail], { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] });
+    // Another process declared this one dead (no heartbeat for too long) and failed the run;
+    // its followers were told so. Committing the turn now would contradict that: roll back.
+    if (!closed) throw new AppError("conflict", "Ход прерван: сервер счёл его зависшим и закрыл. Отправьте сообщение ещё раз.", { reason: "run_closed", runId: this.id });
     return () => {
       this.completing = false;
       this.all.push(...tail);

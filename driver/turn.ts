@@ -1,7 +1,8 @@
-import { initialTransition, transition, type AnyStateMachine, type EventFrom, type SnapshotFrom } from "xstate";
+import type { AnyStateMachine, EventFrom, SnapshotFrom } from "xstate";
+import { pureInitialTransition, pureTransition } from "../machines/pure";
 import type { Sql, Tx } from "../storage/db";
 import { StaleVersionError } from "../storage/errors";
-import { loadSnapshot, saveSnapshot } from "../storage/snapshots";
+import { loadSnapshot, saveSnapshot, type SnapshotRow } from "../storage/snapshots";
 import { AppError } from "./errors";
 import type { Outcome, Run } from "./run";
 
@@ -30,6 +31,11 @@ export interface TurnArgs<M extends AnyStateMachine> {
   key: string;
   conversationId: string;
   input?: unknown;
+  /**
+   * The snapshot row as the caller already read it (null: none yet); absent → read here.
+   * Read earlier or here, the commit's row-version check is what guards against a concurrent turn.
+   */
+  stored?: SnapshotRow | null;
   events: EventFrom<M>[];
   effects?: Record<string, EffectHandler>;
   /** Extra writes of the same transaction (messages, projections). */
@@ -49,7 +55,11 @@ export interface TurnResult<M extends AnyStateMachine> {
 
 /** Restores a stored snapshot, upgrading or refusing one written by another machine version. */
 export async function restore<M extends AnyStateMachine>(sql: Tx, spec: MachineSpec<M>, key: string) {
-  const row = await loadSnapshot(sql, key);
+  return restoreRow(spec, key, await loadSnapshot(sql, key));
+}
+
+/** `restore` of a row the caller has already read (e.g. together with the rest of a turn's context). */
+export function restoreRow<M extends AnyStateMachine>(spec: MachineSpec<M>, key: string, row: SnapshotRow | null) {
   if (!row) return null;
   if (row.machineId !== spec.id) {
     throw new AppError("internal", `State ${key} belongs to machine ${row.machineId}, not ${spec.id}.`);
@@ -79,14 +89,14 @@ function emitted(actions: { type: string; params?: unknown }[]): { type: string;
  * writes, the run's events). Nothing is written if any step fails.
  */
 export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promise<TurnResult<M>> {
-  const loaded = await restore(a.sql, a.spec, a.key);
+  const loaded = a.stored !== undefined ? restoreRow(a.spec, a.key, a.stored) : await restore(a.sql, a.spec, a.key);
   const signal = a.run?.signal ?? new AbortController().signal;
   let snapshot: SnapshotFrom<M>;
   const queue: unknown[] = [];
   let pending: { type: string; [k: string]: unknown }[] = [];
   if (loaded) snapshot = loaded.snapshot;
   else {
-    const [s, actions] = initialTransition(a.spec.machine, a.input as never);
+    const [s, actions] = pureInitialTransition(a.spec.machine, a.input as never);
     snapshot = s as SnapshotFrom<M>;
     pending = emitted(actions as never);
   }
@@ -108,7 +118,7 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
     const event = queue.shift();
     if (event === undefined) break;
     if (++steps > max) throw new AppError("internal", `machine ${a.spec.id} did not settle within ${max} steps`);
-    const [s, actions] = transition(a.spec.machine, snapshot, event as never);
+    const [s, actions] = pureTransition(a.spec.machine, snapshot, event as never);
     snapshot = s as SnapshotFrom<M>;
     pending.push(...emitted(actions as never));
   }

@@ -1,4 +1,5 @@
-import { and, assign, setup, transition } from "xstate";
+import { and, assign, setup } from "xstate";
+import { pureTransition } from "./pure";
 import { blockedGuards, guardActive, isFilled, mergeSlots } from "../clinic/guards";
 import type { BlockedGuard } from "../clinic/guards";
 import type { Slots, StepGraph, StepSpec } from "../clinic/types";
@@ -114,6 +115,6 @@ export function stepMachineFor(graph: StepGraph): StepMachine {
 export function proposeStep(graph: StepGraph, step: string, slots: Slots, target: string, slotsUpdated: Slots): { step: string; slots: Slots; outcome: StepOutcome } {
   const machine = stepMachineFor(graph);
   const from = machine.resolveState({ value: step, context: { slots, outcome: null } });
-  const [next] = transition(machine, from, { type: "step.propose", target, slotsUpdated });
+  const [next] = pureTransition(machine, from, { type: "step.propose", target, slotsUpdated });
   return { step: String(next.value), slots: next.context.slots, outcome: next.context.outcome ?? { kind: "stayed", step } };
 }

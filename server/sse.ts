@@ -1,9 +1,9 @@
 import type { Context } from "hono";
-import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { Run, type Outcome } from "../driver/run";
 import type { RunEventRow } from "../storage/runs";
 import type { Deps } from "./deps";
 import { toAppError } from "./errors";
+import { sseResponse, type SseStream } from "./sse-response";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -20,7 +20,7 @@ export class SseWriter {
   private closed = false;
   private heartbeat: NodeJS.Timeout;
 
-  constructor(private readonly stream: SSEStreamingApi) {
+  constructor(private readonly stream: SseStream) {
     this.heartbeat = setInterval(() => this.comment("keep-alive"), HEARTBEAT_MS);
     this.heartbeat.unref();
     stream.onAbort(() => this.close());
@@ -80,9 +80,7 @@ export interface StreamRunOptions {
 
 /** Runs one streamed turn: run_started … (error) … done, always ending with `done`. */
 export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response {
-  c.header("cache-control", "no-cache, no-transform");
-  c.header("x-accel-buffering", "no");
-  return streamSSE(c, async (stream) => {
+  return sseResponse(c, async (stream) => {
     const writer = new SseWriter(stream);
     let run: Run;
     try {

@@ -69,7 +69,7 @@ export async function flushRunsEvents(sql: Tx, batch: { runId: string; events: R
 
 /**
  * The run's last events and its end in one statement (one round trip inside the turn's
- * transaction). Events go in before the run row is touched — the same lock order as
+ * transaction); true when this ended the run. Events go in before the run row is touched — the same lock order as
  * flushRunsEvents, so the two never wait on each other in a cycle.
  */
 export async function closeRun(
@@ -77,14 +77,17 @@ export async function closeRun(
   runId: string,
   events: RunEventRow[],
   r: { status: Exclude<RunStatus, "running">; outcome?: string | null; reasonCodes?: string[]; errorCode?: string | null },
-): Promise<void> {
-  await tx`with ev as (insert into run_events (run_id, seq, event, data)
+): Promise<boolean> {
+  const res = await tx`with ev as (insert into run_events (run_id, seq, event, data)
                        select ${runId}, e.seq, e.event, e.data
                        from jsonb_to_recordset(${eventsJson(tx, events)}) as e(seq integer, event text, data jsonb)
                        on conflict (run_id, seq) do nothing returning 1)
            update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
              error_code = ${r.errorCode ?? null}, finished_at = now()
            where id = ${runId} and status = 'running' and (select count(*) from ev) >= 0`;
+  // False: the run had already ended — e.g. closed by crash recovery that took its process
+  // for dead. The caller's transaction must not commit a turn whose run is failed.
+  return res.count === 1;
 }
 
 export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {

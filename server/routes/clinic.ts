@@ -1,7 +1,8 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { offlineBranch, offlineRouter } from "../../clinic/offline";
-import { readClinicState, runClinicTurn } from "../../driver/clinic-turn";
+import { HISTORY_MESSAGES, readClinicState, runClinicTurn } from "../../driver/clinic-turn";
+import { loadClinicTurnContext } from "../../storage/clinic-turn-context";
 import { AppError } from "../../driver/errors";
 import { registerOfflineResponder } from "../../llm/client";
 import { createConversation, findConversation } from "../../storage/conversations";
@@ -38,7 +39,10 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
 
   app.post("/v1/clinic/threads/:threadId/messages", async (c) => {
     const tenantId = c.get("tenantId");
-    const conv = await thread(tenantId, c.req.param("threadId"));
+    // The thread with everything its turn reads, in one statement (the 404 comes from here).
+    const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
+    if (!context) throw new AppError("not_found", "Такого диалога нет.");
+    const conv = { id: context.threadId };
     const body = await readJson(c, MessageBody);
     return streamRun(c, deps, {
       conversationId: conv.id,
@@ -53,6 +57,7 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           run,
           tenantId,
           threadId: conv.id,
+          context,
           text: body.text,
           debugDir: deps.config.aiDebug ? deps.config.debugDir : undefined,
         });

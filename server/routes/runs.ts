@@ -1,10 +1,10 @@
 import type { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
 import { AppError } from "../../driver/errors";
 import { ABANDONED, ABANDONED_MESSAGE, failAbandonedRuns, getRun, listRunEnding, listRunEvents, markFollowed, type RunEventRow, type RunRow } from "../../storage/runs";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { SseWriter } from "../sse";
+import { sseResponse } from "../sse-response";
 
 /** A run silent this long is taken for dead: its process no longer flushes or beats. */
 export const STALE_RUN_MS = 15_000;
@@ -23,8 +23,7 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const header = c.req.header("last-event-id") ?? c.req.query("lastEventId") ?? "0";
     const after = Number.parseInt(header, 10);
     if (!Number.isFinite(after) || after < 0) throw new AppError("invalid_request", "Last-Event-ID должен быть неотрицательным целым.");
-    c.header("cache-control", "no-cache, no-transform");
-    return streamSSE(c, async (stream) => {
+    return sseResponse(c, async (stream) => {
       const writer = new SseWriter(stream);
       let last = after;
       let finished = false;

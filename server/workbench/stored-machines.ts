@@ -1,4 +1,5 @@
-import { initialTransition, transition, type AnyStateMachine, type EventFrom, type SnapshotFrom } from "xstate";
+import type { AnyStateMachine, EventFrom, SnapshotFrom } from "xstate";
+import { pureInitialTransition, pureTransition } from "../../machines/pure";
 import { restore, type MachineSpec } from "../../driver/turn";
 import type { Tx } from "../../storage/db";
 import { appendMachineEvents } from "../../storage/interactions";
@@ -12,7 +13,7 @@ import { saveSnapshot } from "../../storage/snapshots";
 export async function transitionStored<M extends AnyStateMachine>(tx: Tx, spec: MachineSpec<M>, key: string, conversationId: string, event: EventFrom<M>): Promise<SnapshotFrom<M> | null> {
   const loaded = await restore(tx, spec, key);
   if (!loaded) return null;
-  const [next] = transition(spec.machine, loaded.snapshot, event as never);
+  const [next] = pureTransition(spec.machine, loaded.snapshot, event as never);
   await saveSnapshot(tx, {
     key, conversationId, machineId: spec.id, machineVersion: spec.version,
     snapshot: spec.machine.getPersistedSnapshot(next), expectedRowVersion: loaded.rowVersion,
@@ -23,7 +24,7 @@ export async function transitionStored<M extends AnyStateMachine>(tx: Tx, spec: 
 
 /** Creates a machine's first snapshot (insert; fails if the key exists). */
 export async function createStored<M extends AnyStateMachine>(tx: Tx, spec: MachineSpec<M>, key: string, conversationId: string, input: unknown, runId: string | null = null): Promise<void> {
-  const [snapshot] = initialTransition(spec.machine, input as never);
+  const [snapshot] = pureInitialTransition(spec.machine, input as never);
   await saveSnapshot(tx, {
     key, conversationId, machineId: spec.id, machineVersion: spec.version,
     snapshot: spec.machine.getPersistedSnapshot(snapshot), expectedRowVersion: null,

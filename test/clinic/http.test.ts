@@ -227,6 +227,23 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     expect(act.status).toBe(200);
     const versions = (await (await fetch(`${server.url}/v1/clinic/branches/general_info/versions`, { headers: B })).json()) as { versions: { version: number; active: boolean }[] };
     expect(versions.versions.map((x) => [x.version, x.active])).toEqual([[1, true], [2, false]]);
+    const lastBranchSystem = () => llm.calls.filter((c) => c.role === "branch").at(-1)!.messages[0]!.content;
+    llm.script("router", "general_info");
+    llm.script("branch", "Ответ.");
+    await say(await newThread(server.url, B), "Адрес?", {}, server.url, B);
+    expect(lastBranchSystem()).not.toContain("(версия 2)");
+    // An edit made through another server on the same database shows at this one's next turn: nothing
+    // tells a server about edits; the active versions are read with every turn's context.
+    const other = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b" });
+    try {
+      expect((await fetch(`${other.url}/v1/clinic/branches/general_info/versions/2/activate`, { method: "POST", headers: B })).status).toBe(200);
+    } finally {
+      await other.stop();
+    }
+    llm.script("router", "general_info");
+    llm.script("branch", "Ответ.");
+    await say(await newThread(server.url, B), "Адрес?", {}, server.url, B);
+    expect(lastBranchSystem()).toContain("(версия 2)");
     const invalid = await fetch(`${server.url}/v1/clinic/branches/new_booking/steps`, { method: "POST", headers: B, body: JSON.stringify({ graph: { steps: [{ code: "a", prompt: "", allowed_next: ["zzz"] }] } }) });
     expect(invalid.status).toBe(400);
   });

@@ -5,8 +5,9 @@ import { Run } from "../../driver/run";
 import { runTurn } from "../../driver/turn";
 import { createConversation } from "../../storage/conversations";
 import { openDatabase, type Database } from "../../storage/db";
-import { appendMessages } from "../../storage/messages";
-import { getRun, listRunEvents } from "../../storage/runs";
+import { appendMessages, listMessages } from "../../storage/messages";
+import { loadSnapshot } from "../../storage/snapshots";
+import { failAbandonedRuns, getRun, listRunEvents } from "../../storage/runs";
 import { counterSpec } from "../utils/counter-machine";
 import { onServer, useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
@@ -105,6 +106,31 @@ describe("Run", () => {
     expect(await getRun(t.db.sql, run.id)).toMatchObject({ status: "failed" });
     const [n] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from messages where conversation_id = ${conv.id}`;
     expect(n!.n).toBe(0);
+  });
+
+  it("a run that crash recovery already failed cannot commit its turn (the process was taken for dead)", async () => {
+    const { conv, run } = await start(t.db);
+    run.emit("run_started", { runId: run.id });
+    // Another process saw no heartbeat for too long and closed the run as abandoned.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: "test-owner" })).toContain(run.id);
+    await expect(
+      runTurn({
+        sql: t.db.sql,
+        run,
+        spec: counterSpec,
+        key: conv.id,
+        conversationId: conv.id,
+        events: [{ type: "user.message", text: "поздно" }],
+        effects: { "effect.model": () => ({ type: "model.replied", text: "ответ" }) },
+        commit: async (tx) => void (await appendMessages(tx, conv.id, [{ role: "user", text: "поздно" }])),
+        closing: () => [{ event: "final", data: { answer: "ответ" } }],
+      }),
+    ).rejects.toMatchObject({ code: "conflict", details: { reason: "run_closed" } });
+    // Nothing of the turn is stored: the conversation is as recovery reported it.
+    expect(await loadSnapshot(t.db.sql, conv.id)).toBeNull();
+    expect(await listMessages(t.db.sql, conv.id)).toEqual([]);
+    expect(await getRun(t.db.sql, run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
   });
 
   it("nothing can be emitted between complete() and its commit", async () => {

@@ -1,0 +1,67 @@
+import type { HttpBindings } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+
+/** Where an SSE response's text goes. */
+export interface SseStream {
+  /** Resolves once the text is handed to the socket (or the client is gone). */
+  write(text: string): Promise<unknown>;
+  onAbort(cb: () => void): void;
+}
+
+const HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+  connection: "keep-alive",
+} as const;
+
+/**
+ * An SSE response written straight to Node's ServerResponse when the app runs under
+ * @hono/node-server — Hono's `streamSSE` goes through a TransformStream, a ReadableStream and
+ * the adapter's reader loop for every write, a measurable share of a streamed turn's CPU
+ * (bench/turn.ts). Elsewhere (app.request in a test, another runtime) it is `streamSSE`.
+ */
+export function sseResponse(c: Context, body: (stream: SseStream) => Promise<void>): Response {
+  const res = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+  if (!res) {
+    for (const [k, v] of Object.entries(HEADERS)) c.header(k, v);
+    return streamSSE(c, body);
+  }
+  res.writeHead(200, HEADERS);
+  const aborts: (() => void)[] = [];
+  let gone = false;
+  res.on("close", () => {
+    // `close` also follows a normal end; only a connection lost before it is an abort.
+    if (res.writableFinished) return;
+    gone = true;
+    for (const cb of aborts.splice(0)) cb();
+  });
+  const stream: SseStream = {
+    write(text) {
+      if (gone || res.writableEnded) return Promise.resolve();
+      if (res.write(text)) return Promise.resolve();
+      // Back-pressure: wait for the socket to take it (or go away).
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.on("drain", done);
+        res.on("close", done);
+      });
+    },
+    onAbort(cb) {
+      if (gone) cb();
+      else aborts.push(cb);
+    },
+  };
+  void body(stream)
+    .catch((e) => console.error("SSE response failed:", e))
+    .finally(() => {
+      if (!res.writableEnded) res.end();
+    });
+  return RESPONSE_ALREADY_SENT;
+}
