@@ -72,6 +72,16 @@ describe("gateway", () => {
     const big = await fetch(`${server.url}/v1/test/conversations/${id}/messages`, { method: "POST", headers: { ...A, "content-type": "application/json" }, body: JSON.stringify({ text: "я".repeat(5000) }) });
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+    // Without a declared length (chunked): counted as it is read.
+    const body = new TextEncoder().encode(JSON.stringify({ text: "я".repeat(5000) }));
+    const chunked = await fetch(`${server.url}/v1/test/conversations/${id}/messages`, {
+      method: "POST",
+      headers: { ...A, "content-type": "application/json" },
+      body: new ReadableStream({ start: (c) => (c.enqueue(body.slice(0, 100)), c.enqueue(body.slice(100)), c.close()) }),
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(((await chunked.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
     const conv = (await (await fetch(`${server.url}/v1/test/conversations/${id}`, { headers: A })).json()) as { messages: unknown[] };
     expect(conv.messages).toHaveLength(0);
   });
