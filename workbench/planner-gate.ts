@@ -67,10 +67,39 @@ export function acceptPlannerOutput(raw: unknown, ctx: PlannerContext): PlannerA
       t.entityType ??= dep.entityType;
     }
   }
-  const plan: Plan = { planVersion: ctx.planVersion, plannedBy: "llm", tasks };
+  const plan: Plan = { planVersion: ctx.planVersion, plannedBy: "llm", tasks: oneTargetPerTask(tasks) };
   issues.push(...validatePlan(plan, ctx.knownTypes));
   if (issues.length) return { ok: false, issues };
   return { ok: true, plan, searchQueries: parsed.data.searchQueries ?? [] };
+}
+
+/**
+ * As the deterministic plan does: a find/inspect task naming several targets ("сравни «А» и
+ * «Б»") becomes one task per target, so each is resolved and, if ambiguous, clarified on its
+ * own — the resolver reads one mention per task. The first keeps the planner's id; whatever
+ * depended on the task depends on all of its parts.
+ */
+function oneTargetPerTask(tasks: Task[]): Task[] {
+  const ids = new Set(tasks.map((t) => t.id));
+  const parts = new Map<string, string[]>();
+  const out: Task[] = [];
+  for (const t of tasks) {
+    out.push(t);
+    if ((t.intent !== "find_entity" && t.intent !== "inspect_entity") || t.mentions.length < 2 || t.refersTo) continue;
+    const [first, ...rest] = t.mentions;
+    t.mentions = [first!];
+    const extra: string[] = [];
+    rest.forEach((m, i) => {
+      let id = `${t.id}-${i + 2}`;
+      while (ids.has(id)) id += "x";
+      ids.add(id);
+      extra.push(id);
+      out.push({ ...t, id, mentions: [m], dependsOn: [...t.dependsOn] });
+    });
+    parts.set(t.id, extra);
+  }
+  if (parts.size) for (const t of out) t.dependsOn = t.dependsOn.flatMap((d) => [d, ...(parts.get(d) ?? [])]);
+  return out;
 }
 
 function sameMentions(a: Task, b: Task): boolean {

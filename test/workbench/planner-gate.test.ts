@@ -34,6 +34,20 @@ describe("planner output validation", () => {
       expect(r.plan.tasks[1]).toMatchObject({ refersTo: "task-1", dependsOn: ["task-1"] });
     }
   });
+  it("a task naming several targets becomes one task per target, dependants wait for all of them", () => {
+    const two = "Сравни сущности «Договор» и «Заказ», затем перечисли формы";
+    const r = acceptPlannerOutput(
+      { tasks: [task({ mentions: ["Договор", "Заказ"] }), { id: "task-2", intent: "list_entities", sourceMode: "domain", entityType: "Form", mentions: [], dependsOn: ["task-1"] }] },
+      ctx(two),
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.plan.tasks.map((t) => [t.id, t.mentions, t.dependsOn])).toEqual([
+      ["task-1", ["Договор"], []],
+      ["task-1-2", ["Заказ"], []],
+      ["task-2", [], ["task-1", "task-1-2"]],
+    ]);
+  });
   it("a pronoun mention is replaced by the antecedent's mention", () => {
     const r = acceptPlannerOutput({ tasks: [task(), task({ id: "task-2", intent: "inspect_entity", mentions: ["её"], dependsOn: ["task-1"] })] }, ctx(text));
     expect(r.ok && r.plan.tasks[1]!.mentions).toEqual(["Договор"]);
