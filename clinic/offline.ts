@@ -1,4 +1,5 @@
 import type { PromptMessage } from "./prompt";
+import { escalationReasonFromText } from "./escalation-reason";
 import type { BranchCode, Slots } from "./types";
 
 /**
@@ -80,12 +81,8 @@ function nameIn(text: string): string | null {
   return /^[А-ЯЁ][а-яё]+(\s+[А-ЯЁ][а-яё]+)?$/.test(bare) && !YES.test(bare) && !NO.test(bare) ? bare : null;
 }
 
-function escalationReason(text: string): string {
-  if (/операци|наркоз|стационар/i.test(text)) return "surgery";
-  if (/кровотеч|невыносим|очень сильн|не могу дышать|скорую/i.test(text)) return "acute_pain";
-  if (/безобраз|ужас|жалоб/i.test(text)) return "angry";
-  return "explicit_request";
-}
+/** The offline stand-in names a reason every time: a clear cue, else the patient asked for a person. */
+const escalationReason = (text: string): string => escalationReasonFromText(text) ?? "explicit_request";
 
 function booking(step: string, slots: Slots, text: string): string {
   const spec = SPECIALISTS.find(([re]) => re.test(text))?.[1];

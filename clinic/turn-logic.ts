@@ -1,4 +1,5 @@
 import { initialStep, isStepped, isTerminalStep, stepSpec } from "./registry";
+import { escalationReasonFromText } from "./escalation-reason";
 import { parseRouterOutput } from "./router-output";
 import { parseBranchOutput } from "./service-tail";
 import { EMPTY_REPLY_FALLBACK, LOOP_GUARD_REPLY } from "./templates";
@@ -227,6 +228,15 @@ export function applyBranchOutput(reg: Registry, view: TurnView, text: string, j
     }
   } else if (active === "escalate_human" && v.state.escalationReason === null && parsed.state.kind === "ok" && parsed.state.value.escalation_reason) {
     v.state.escalationReason = parsed.state.value.escalation_reason;
+  }
+  if (active === "escalate_human" && v.state.escalationReason === null) {
+    // Handed to a human and nobody named why: the operator still gets a reason when the
+    // patient's words state one plainly (clinic/escalation-reason.ts).
+    const inferred = escalationReasonFromText(v.turn.text);
+    if (inferred) {
+      v.state.escalationReason = inferred;
+      v.turn.notes.push(`escalation_reason ${inferred} inferred from the patient's message (the model named none)`);
+    }
   }
   return v;
 }
