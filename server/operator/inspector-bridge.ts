@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from "xstate";
-import { loadRegistry } from "../../driver/clinic-registry";
+import { loadRegistry } from "../clinic/registry";
 import type { Database } from "../../storage/db";
 import { snapshotsChangedSince } from "../../storage/operator-snapshots";
 import { machineCatalog, type MachineEntry } from "../../visualizations/catalog";

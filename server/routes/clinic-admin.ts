@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { chunkDocument } from "../../clinic/kb-chunk";
 import { BranchConfig, BranchCode, StepGraph } from "../../clinic/types";
-import { loadRegistry } from "../../driver/clinic-registry";
+import { loadRegistry } from "../clinic/registry";
 import { AppError } from "../../driver/errors";
 import {
   activateBranchVersion,

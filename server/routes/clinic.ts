@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { offlineBranch, offlineRouter } from "../../clinic/offline";
-import { HISTORY_MESSAGES, readClinicState, runClinicTurn } from "../../driver/clinic-turn";
+import { HISTORY_MESSAGES, readClinicState, runClinicTurn } from "../clinic/turn";
 import { loadClinicTurnContext } from "../../storage/clinic-turn-context";
 import { AppError } from "../../driver/errors";
 import { registerOfflineResponder } from "../../llm/client";

@@ -18,7 +18,7 @@ import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { readJson } from "../errors";
 import { streamRun } from "../sse";
-import { runEvidenceTurn } from "./evidence-turn";
+import { runEvidenceTurn } from "../evidence/turn";
 
 const toolsByDeps = new WeakMap<Deps, EvidenceTools>();
 

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { z } from "zod";
-import { loadRegistry } from "../../driver/clinic-registry";
+import { loadRegistry } from "../clinic/registry";
 import { AppError } from "../../driver/errors";
 import { findConversation } from "../../storage/conversations";
 import { latestSnapshot } from "../../storage/operator-snapshots";

@@ -1,13 +1,13 @@
-import { buildRegistry } from "../clinic/registry";
-import { seedBookingSteps } from "../clinic/seed-booking-steps";
-import { seedBranches } from "../clinic/seed-branches";
-import type { Registry } from "../clinic/types";
-import type { MachineSpec } from "./turn";
-import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, type ClinicDialogueMachine } from "../machines/clinic-dialogue";
-import { branchCodes } from "../clinic/types";
-import type { Tx } from "../storage/db";
-import { listActiveBranches, listActiveStepGraphs, seedClinicSettings } from "../storage/clinic-branches";
-import { AppError } from "./errors";
+import { buildRegistry } from "../../clinic/registry";
+import { seedBookingSteps } from "../../clinic/seed-booking-steps";
+import { seedBranches } from "../../clinic/seed-branches";
+import type { Registry } from "../../clinic/types";
+import type { MachineSpec } from "../../driver/turn";
+import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, type ClinicDialogueMachine } from "../../machines/clinic-dialogue";
+import { branchCodes } from "../../clinic/types";
+import type { Tx } from "../../storage/db";
+import { listActiveBranches, listActiveStepGraphs, seedClinicSettings } from "../../storage/clinic-branches";
+import { AppError } from "../../driver/errors";
 
 export interface LoadedRegistry {
   registry: Registry;

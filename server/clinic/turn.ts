@@ -1,24 +1,24 @@
 import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildBranchMessages, buildRouterMessages, routerHintBlock, BRANCH_PROMPT, ROUTER_PROMPT } from "../clinic/prompt";
-import type { HistoryMessage, KnowledgeFragment } from "../clinic/prompt";
-import { parseRouterOutput } from "../clinic/router-output";
-import { createTailFilter } from "../clinic/service-tail";
-import { MODEL_UNAVAILABLE_REPLY } from "../clinic/templates";
-import { ClinicState, initialClinicState, type BranchCode } from "../clinic/types";
-import { OFFLINE_LABEL, type Llm } from "../llm/client";
-import type { DialogueEmitted } from "../machines/clinic-dialogue";
-import { searchChunks } from "../storage/clinic-kb";
-import type { Sql } from "../storage/db";
-import type { ClinicTurnContext } from "../storage/clinic-turn-context";
-import { appendMessages } from "../storage/messages";
-import { loadSnapshot, type SnapshotRow } from "../storage/snapshots";
-import { clinicSpec, registryFor } from "./clinic-registry";
-import { AppError } from "./errors";
-import { stageEnabled } from "./stage-switches";
-import type { Run } from "./run";
-import { runTurn } from "./turn";
+import { buildBranchMessages, buildRouterMessages, routerHintBlock, BRANCH_PROMPT, ROUTER_PROMPT } from "../../clinic/prompt";
+import type { HistoryMessage, KnowledgeFragment } from "../../clinic/prompt";
+import { parseRouterOutput } from "../../clinic/router-output";
+import { createTailFilter } from "../../clinic/service-tail";
+import { MODEL_UNAVAILABLE_REPLY } from "../../clinic/templates";
+import { ClinicState, initialClinicState, type BranchCode } from "../../clinic/types";
+import { OFFLINE_LABEL, type Llm } from "../../llm/client";
+import type { DialogueEmitted } from "../../machines/clinic-dialogue";
+import { searchChunks } from "../../storage/clinic-kb";
+import type { Sql } from "../../storage/db";
+import type { ClinicTurnContext } from "../../storage/clinic-turn-context";
+import { appendMessages } from "../../storage/messages";
+import { loadSnapshot, type SnapshotRow } from "../../storage/snapshots";
+import { clinicSpec, registryFor } from "./registry";
+import { AppError } from "../../driver/errors";
+import { stageEnabled } from "../../driver/stage-switches";
+import type { Run } from "../../driver/run";
+import { runTurn } from "../../driver/turn";
 
 /** The clinic turn: the dialogue machine's effects answered by the router/branch models and the knowledge base. */
 
