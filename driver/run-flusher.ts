@@ -22,6 +22,7 @@ export class RunFlusher {
   constructor(
     private readonly sql: Sql,
     private readonly asyncCommit: boolean,
+    private readonly notify = false,
     private readonly intervalMs = 250,
   ) {}
 
@@ -44,7 +45,7 @@ export class RunFlusher {
     if (this.flushing) return this.flushing;
     const batch = [...this.runs].map((run) => ({ run, events: run.pending() })).filter((b) => b.events.length > 0);
     if (batch.length === 0) return Promise.resolve();
-    this.flushing = flushRunsEvents(this.sql, batch.map((b) => ({ runId: b.run.id, events: b.events })), { asyncCommit: this.asyncCommit })
+    this.flushing = flushRunsEvents(this.sql, batch.map((b) => ({ runId: b.run.id, events: b.events })), { asyncCommit: this.asyncCommit, notify: this.notify })
       .then(
         () => {
           for (const b of batch) b.run.markStored(b.events.at(-1)!.seq);
@@ -58,13 +59,14 @@ export class RunFlusher {
   }
 }
 
-const flushers = new WeakMap<Sql, Map<boolean, RunFlusher>>();
+const flushers = new WeakMap<Sql, Map<string, RunFlusher>>();
 
-/** The one flusher of a connection pool (per commit mode). */
-export function flusherFor(sql: Sql, asyncCommit: boolean): RunFlusher {
+/** The one flusher of a connection pool (per commit and notify mode). */
+export function flusherFor(sql: Sql, asyncCommit: boolean, notify = false): RunFlusher {
   let bySql = flushers.get(sql);
   if (!bySql) flushers.set(sql, (bySql = new Map()));
-  let f = bySql.get(asyncCommit);
-  if (!f) bySql.set(asyncCommit, (f = new RunFlusher(sql, asyncCommit)));
+  const key = `${asyncCommit}|${notify}`;
+  let f = bySql.get(key);
+  if (!f) bySql.set(key, (f = new RunFlusher(sql, asyncCommit, notify)));
   return f;
 }

@@ -22,6 +22,11 @@ export interface RunInit {
    * only): the turn's own commit is then the one durable commit of a turn. See storage/runs.ts.
    */
   asyncCommits?: boolean;
+  /**
+   * Announce stored events of runs followed from another process (LISTEN/NOTIFY, PostgreSQL
+   * server only), so such a follower wakes when there is something to read instead of polling.
+   */
+  notifyFollowers?: boolean;
 }
 
 export interface Outcome {
@@ -63,7 +68,7 @@ export class Run implements Flushable {
     // On a server, committed asynchronously: visible to followers at once, durable with the turn's own commit.
     await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner }, { asyncCommit: !!init.asyncCommits });
     init.hub.open(run.id);
-    run.flusher = flusherFor(init.sql, !!init.asyncCommits);
+    run.flusher = flusherFor(init.sql, !!init.asyncCommits, !!init.notifyFollowers);
     run.flusher.add(run);
     return run;
   }
@@ -145,7 +150,7 @@ export class Run implements Flushable {
     let seq = this.seq;
     const tail: RunEventRow[] = [...closing, { event: "done", data: {} }].map((c) => ({ seq: ++seq, event: c.event, data: c.data ?? {} }));
     this.completing = true;
-    const closed = await closeRun(tx, this.id, [...this.all.slice(this.stored), ...tail], { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] });
+    const closed = await closeRun(tx, this.id, [...this.all.slice(this.stored), ...tail], { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] }, { notify: this.init.notifyFollowers });
     // Another process declared this one dead (no heartbeat for too long) and failed the run;
     // its followers were told so. Committing the turn now would contradict that: roll back.
     if (!closed) throw new AppError("conflict", "Ход прерван: сервер счёл его зависшим и закрыл. Отправьте сообщение ещё раз.", { reason: "run_closed", runId: this.id });
@@ -166,7 +171,7 @@ export class Run implements Flushable {
     const tail = [this.next("error", { code, message }), this.next("done", {})];
     this.ended = true;
     try {
-      await closeRun(this.init.sql, this.id, this.all.slice(this.stored), { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] });
+      await closeRun(this.init.sql, this.id, this.all.slice(this.stored), { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] }, { notify: this.init.notifyFollowers });
       this.stored = this.seq;
     } finally {
       for (const e of tail) this.publish(e);

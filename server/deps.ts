@@ -2,6 +2,7 @@ import type { RunHub } from "../driver/hub";
 import type { Llm } from "../llm/client";
 import type { Database } from "../storage/db";
 import type { Config } from "./config";
+import type { RunWaker } from "./run-waker";
 
 /** What every route gets: built once in main (or in a test) and passed down. */
 export interface Deps {
@@ -9,6 +10,8 @@ export interface Deps {
   llm: Llm;
   config: Config;
   hub: RunHub;
+  /** Wakes followers of runs served by other processes (LISTEN/NOTIFY on a server). */
+  waker: RunWaker;
   /** This process's id: runs it owns are marked failed if it dies. */
   instanceId: string;
   log: (line: string) => void;

@@ -95,6 +95,7 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
         detachGraceMs: deps.config.detachGraceMs,
         sink: (e) => writer.send(e),
         asyncCommits: deps.db.backend === "postgres",
+        notifyFollowers: deps.db.backend === "postgres",
       });
     } catch (e) {
       const err = toAppError(e);

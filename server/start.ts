@@ -8,6 +8,7 @@ import { createApp } from "./app";
 import { isLoopback } from "./auth";
 import type { Config } from "./config";
 import type { Deps } from "./deps";
+import { RunWaker } from "./run-waker";
 import { STALE_RUN_MS } from "./routes/runs";
 
 export interface Started {
@@ -38,7 +39,8 @@ export async function startServer(config: Config, log: (line: string) => void = 
   if (closed.length) log(`closed ${closed.length} run(s) abandoned by a stopped process`);
   const llm = opts.llm ?? createLlm({ ...config.llm, roleModels: config.llm.roleModels }, log);
   const hub = new RunHub();
-  const deps: Deps = { db, llm, config, hub, instanceId, log };
+  const waker = new RunWaker(db);
+  const deps: Deps = { db, llm, config, hub, waker, instanceId, log };
   const app = createApp(deps);
   opts.extend?.(app, deps);
   const heartbeat = setInterval(() => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}), 5_000);
@@ -55,6 +57,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
     url,
     async stop() {
       clearInterval(heartbeat);
+      await waker.close();
       await new Promise<void>((r) => {
         server.close(() => r());
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Tx } from "./db";
 
 export type RunStatus = "running" | "completed" | "failed";
@@ -56,15 +57,41 @@ const eventsJson = (tx: Tx, events: RunEventRow[]) => tx.json(events.map((e) => 
  * The background flush of every live run of a process in one statement: their new events,
  * and a heartbeat for each. Asynchronous commit on a server, as for one run.
  */
-export async function flushRunsEvents(sql: Tx, batch: { runId: string; events: RunEventRow[] }[], o: { asyncCommit: boolean }): Promise<void> {
+export async function flushRunsEvents(sql: Tx, batch: { runId: string; events: RunEventRow[] }[], o: { asyncCommit: boolean; notify?: boolean }): Promise<void> {
   const rows = batch.flatMap((b) => b.events.map((e) => ({ run_id: b.runId, seq: e.seq, event: e.event, data: e.data ?? {} })));
   if (rows.length === 0) return;
   await sql`with _ as (${o.asyncCommit ? asyncCommit(sql) : sql`select true as sync`}),
                  ev as (insert into run_events (run_id, seq, event, data)
                         select e.run_id, e.seq, e.event, e.data
                         from jsonb_to_recordset(${sql.json(rows as never)}) as e(run_id text, seq integer, event text, data jsonb), _
-                        on conflict (run_id, seq) do nothing returning 1)
-            update runs set heartbeat_at = now() from _ where id = any(${batch.map((b) => b.runId)}) and (select count(*) from ev) >= 0`;
+                        on conflict (run_id, seq) do nothing returning 1),
+                 up as (update runs set heartbeat_at = now() from _ where id = any(${batch.map((b) => b.runId)}) and (select count(*) from ev) >= 0
+                        returning id, followed_at)
+            ${o.notify ? notifyFollowed(sql) : sql`select count(*) from up`}`;
+}
+
+/** Run ids are announced on this channel when events of theirs are stored (PostgreSQL server only). */
+export const RUN_EVENTS_CHANNEL = "run_events";
+
+/**
+ * The end of a statement whose `up` CTE returned (id, followed_at) of runs that just got
+ * events: a notification for each run a follower on another process read recently (it marks
+ * `followed_at` as it polls). Runs nobody follows remotely cost no NOTIFY — which matters in a
+ * turn's own transaction: PostgreSQL serializes the commits of notifying transactions.
+ */
+const notifyFollowed = (sql: Tx) =>
+  sql`select count(pg_notify(${RUN_EVENTS_CHANNEL}, id)) from up where followed_at > now() - make_interval(secs => ${FOLLOWED_WITHIN_MS / 1000})`;
+
+/** A follower on another process marks the run at least this often while it waits (see server/run-waker.ts). */
+export const FOLLOWED_WITHIN_MS = 5_000;
+
+/**
+ * Calls `onRun(runId)` for every run id announced on RUN_EVENTS_CHANNEL, on a connection of
+ * its own (postgres.js opens one for LISTEN). Resolves with the function that stops listening.
+ */
+export async function listenRunEvents(sql: postgres.Sql, onRun: (runId: string) => void): Promise<() => Promise<void>> {
+  const { unlisten } = await sql.listen(RUN_EVENTS_CHANNEL, onRun);
+  return unlisten;
 }
 
 /**
@@ -77,17 +104,20 @@ export async function closeRun(
   runId: string,
   events: RunEventRow[],
   r: { status: Exclude<RunStatus, "running">; outcome?: string | null; reasonCodes?: string[]; errorCode?: string | null },
+  o: { notify?: boolean } = {},
 ): Promise<boolean> {
-  const res = await tx`with ev as (insert into run_events (run_id, seq, event, data)
+  const res = await tx<{ closed: number }[]>`with ev as (insert into run_events (run_id, seq, event, data)
                        select ${runId}, e.seq, e.event, e.data
                        from jsonb_to_recordset(${eventsJson(tx, events)}) as e(seq integer, event text, data jsonb)
-                       on conflict (run_id, seq) do nothing returning 1)
-           update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
-             error_code = ${r.errorCode ?? null}, finished_at = now()
-           where id = ${runId} and status = 'running' and (select count(*) from ev) >= 0`;
+                       on conflict (run_id, seq) do nothing returning 1),
+                up as (update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
+                         error_code = ${r.errorCode ?? null}, finished_at = now()
+                       where id = ${runId} and status = 'running' and (select count(*) from ev) >= 0
+                       returning id, followed_at)
+           select (select count(*) from up)::int as closed${o.notify ? tx`, (${notifyFollowed(tx)}) as notified` : tx``}`;
   // False: the run had already ended — e.g. closed by crash recovery that took its process
   // for dead. The caller's transaction must not commit a turn whose run is failed.
-  return res.count === 1;
+  return res[0]?.closed === 1;
 }
 
 export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {

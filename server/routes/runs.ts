@@ -8,12 +8,12 @@ import { sseResponse } from "../sse-response";
 
 /** A run silent this long is taken for dead: its process no longer flushes or beats. */
 export const STALE_RUN_MS = 15_000;
-const POLL_MS = 150;
 
 /**
  * GET /v1/runs/{runId}/events — replays the stored events after Last-Event-ID, then follows
  * the live run: from memory when this process serves it, else by reading what the serving
- * process flushes to the database. Ends after `done`.
+ * process flushes to the database — on a PostgreSQL server when that process announces it
+ * (LISTEN/NOTIFY, server/run-waker.ts), else by polling. Ends after `done`.
  */
 export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   app.get("/v1/runs/:runId/events", async (c) => {
@@ -52,6 +52,8 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
         });
       } else {
         while (!finished && !writer.isClosed) {
+          // Armed before reading, so news stored while this reads still wakes the next wait.
+          const news = deps.waker.arm(runId);
           await markFollowed(deps.db.sql, runId);
           const now = await getRun(deps.db.sql, runId);
           if (now?.outcome === ABANDONED) {
@@ -78,7 +80,7 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
             await failAbandonedRuns(deps.db.sql, { staleAfterMs: STALE_RUN_MS, ownerIs: now.owner });
             continue;
           }
-          await new Promise((r) => setTimeout(r, POLL_MS));
+          await news.wait();
         }
       }
       await writer.drain();

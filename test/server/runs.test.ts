@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenRunEvents } from "../../storage/runs";
 import { onServer, useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
@@ -71,6 +72,26 @@ describe("GET /v1/runs/{runId}/events", () => {
     const { runId } = await startSlowRun(one.url, 1000);
     const bad = await fetch(`${one.url}/v1/runs/${runId}/events`, { headers: { "last-event-id": "abc" } });
     expect(bad.status).toBe(400);
+  });
+
+  it.runIf(onServer)("a follower on another process is woken by NOTIFY; a run nobody follows remotely announces nothing", async () => {
+    const heard: string[] = [];
+    const unlisten = await listenRunEvents(t.db.sql, (id) => heard.push(id));
+    try {
+      // Followed from the same process (its hub): no announcements.
+      const local = await startSlowRun(one.url, 2);
+      checkContinuation(local.seen, await follow(one.url, local.runId, Number(local.seen.at(-1)!.id)));
+      // Followed from the other gateway: the owner announces what it stores, and the commit.
+      const before = two.deps.waker.notifications;
+      const { seen, runId } = await startSlowRun(one.url, 3);
+      const rest = await follow(two.url, runId, Number(seen.at(-1)!.id));
+      checkContinuation(seen, rest);
+      expect(two.deps.waker.notifications).toBeGreaterThan(before);
+      expect(heard).toContain(runId);
+      expect(heard).not.toContain(local.runId);
+    } finally {
+      await unlisten();
+    }
   });
 
   it.runIf(onServer)("a separate server process (tsx server/main.ts) replays the missing events of a live run", async () => {
