@@ -4,7 +4,7 @@ import { RunHub } from "../../driver/hub";
 import { Run } from "../../driver/run";
 import { runTurn } from "../../driver/turn";
 import { createConversation } from "../../storage/conversations";
-import { openDatabase, type Database } from "../../storage/db";
+import { openDatabase, type Database, type Tx } from "../../storage/db";
 import { appendMessages, listMessages } from "../../storage/messages";
 import { loadSnapshot } from "../../storage/snapshots";
 import { failAbandonedRuns, getRun, listRunEvents } from "../../storage/runs";
@@ -33,6 +33,20 @@ const start = async (db: Database, hub = new RunHub()) => {
   const run = await Run.start({ sql: db.sql, hub, conversationId: conv.id, tenantId: "tenant-a", kind: "test", owner: "test-owner", debug: false, asyncCommits: db.backend === "postgres" });
   return { conv, run };
 };
+
+/** One counter-machine turn of a started run, answered "ответ", with the caller's writes. */
+const counterTurn = (run: Run, conversationId: string, text: string, commit: (tx: Tx) => Promise<void>) =>
+  runTurn({
+    sql: t.db.sql,
+    run,
+    spec: counterSpec,
+    key: conversationId,
+    conversationId,
+    events: [{ type: "user.message", text }],
+    effects: { "effect.model": () => ({ type: "model.replied", text: "ответ" }) },
+    commit,
+    closing: () => [{ event: "final", data: { answer: "ответ" } }],
+  });
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms (deadlock?)`)), ms));
@@ -85,19 +99,9 @@ describe("Run", () => {
     run.emit("run_started", { runId: run.id });
     run.emit("token", { delta: "привет" });
     await expect(
-      runTurn({
-        sql: t.db.sql,
-        run,
-        spec: counterSpec,
-        key: conv.id,
-        conversationId: conv.id,
-        events: [{ type: "user.message", text: "привет" }],
-        effects: { "effect.model": () => ({ type: "model.replied", text: "ответ" }) },
-        commit: async (tx) => {
-          await appendMessages(tx, conv.id, [{ role: "user", text: "привет" }]);
-          throw new Error("disk full");
-        },
-        closing: () => [{ event: "final", data: { answer: "ответ" } }],
+      counterTurn(run, conv.id, "привет", async (tx) => {
+        await appendMessages(tx, conv.id, [{ role: "user", text: "привет" }]);
+        throw new Error("disk full");
       }),
     ).rejects.toThrow("disk full");
     await run.fail("internal", "не сохранилось");
@@ -115,17 +119,7 @@ describe("Run", () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: "test-owner" })).toContain(run.id);
     await expect(
-      runTurn({
-        sql: t.db.sql,
-        run,
-        spec: counterSpec,
-        key: conv.id,
-        conversationId: conv.id,
-        events: [{ type: "user.message", text: "поздно" }],
-        effects: { "effect.model": () => ({ type: "model.replied", text: "ответ" }) },
-        commit: async (tx) => void (await appendMessages(tx, conv.id, [{ role: "user", text: "поздно" }])),
-        closing: () => [{ event: "final", data: { answer: "ответ" } }],
-      }),
+      counterTurn(run, conv.id, "поздно", async (tx) => void (await appendMessages(tx, conv.id, [{ role: "user", text: "поздно" }]))),
     ).rejects.toMatchObject({ code: "conflict", details: { reason: "run_closed" } });
     // Nothing of the turn is stored: the conversation is as recovery reported it.
     expect(await loadSnapshot(t.db.sql, conv.id)).toBeNull();
