@@ -120,7 +120,10 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
     expect(after.messages.slice(0, 2)).toEqual(before.messages);
     expect(after.messages.slice(2).map((m) => [m.role, m.text])).toEqual([["user", "Что взять с собой?"], ["assistant", "Возьмите с собой паспорт и полис."]]);
 
-    if (!storage.url) await server.stop();
+    // Stopped on both backends: PGlite's folder is read next, and a server left running would
+    // outlive the test (the next test starts its own).
+    await server.stop();
+    server = null;
     const row = await runRow(runId);
     expect(row).toMatchObject({ status: "failed", error_code: "internal" });
     expect(row.events.slice(-2)).toEqual(["error", "done"]);
@@ -147,7 +150,10 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
     const finalId = Number(turn.events.find((e) => e.event === "final")!.id);
     const rest = await resume(server.url, runId, finalId);
     expect(rest.map((e) => e.event)).toEqual(["done"]);
-    if (!storage.url) await server.stop();
+    // Stopped on both backends: PGlite's folder is read next, and a server left running would
+    // outlive the test (the next test starts its own).
+    await server.stop();
+    server = null;
     expect((await runRow(runId)).status).toBe("completed");
   }, 180_000);
 
