@@ -1,5 +1,7 @@
 import type { AnyStateMachine, EventFrom, SnapshotFrom } from "xstate";
 import { pureInitialTransition, pureTransition } from "../machines/pure";
+import { appendMachineEvents } from "../storage/machine-events";
+import { initEvent } from "./replay";
 import type { Sql, Tx } from "../storage/db";
 import { StaleVersionError } from "../storage/errors";
 import { loadSnapshot, saveSnapshot, type SnapshotRow } from "../storage/snapshots";
@@ -45,6 +47,13 @@ export interface TurnArgs<M extends AnyStateMachine> {
   outcome?: (snapshot: SnapshotFrom<M>) => Outcome;
   /** Bound on transitions per turn: a machine that keeps asking for effects is a bug, not a loop to wait out. */
   maxSteps?: number;
+  /**
+   * Log every event the machine is given this turn — the init event of a new snapshot, the
+   * input events, the effects' results, in the order applied — to machine_events in the turn's
+   * transaction, so the snapshot can be replayed from its log (driver/replay.ts). `machine`
+   * names the definition that took them (default "<spec id>@<version>").
+   */
+  log?: { machine?: string };
 }
 
 export interface TurnResult<M extends AnyStateMachine> {
@@ -94,11 +103,14 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
   let snapshot: SnapshotFrom<M>;
   const queue: unknown[] = [];
   let pending: { type: string; [k: string]: unknown }[] = [];
+  // What the machine was given, in order: the turn's entry in the event log.
+  const fed: unknown[] = [];
   if (loaded) snapshot = loaded.snapshot;
   else {
     const [s, actions] = pureInitialTransition(a.spec.machine, a.input as never);
     snapshot = s as SnapshotFrom<M>;
     pending = emitted(actions as never);
+    fed.push(initEvent(a.input));
   }
   queue.push(...a.events);
   const max = a.maxSteps ?? 64;
@@ -118,6 +130,7 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
     const event = queue.shift();
     if (event === undefined) break;
     if (++steps > max) throw new AppError("internal", `machine ${a.spec.id} did not settle within ${max} steps`);
+    fed.push(event);
     const [s, actions] = pureTransition(a.spec.machine, snapshot, event as never);
     snapshot = s as SnapshotFrom<M>;
     pending.push(...emitted(actions as never));
@@ -132,10 +145,10 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
     const rowVersion = await a.sql.begin(async (tx) => {
       // The turn's writes go out together (one round trip, one socket write) and run in
       // order on the connection: the snapshot's version check first, so a concurrent turn
-      // blocks there. A stale snapshot is seen on its result and rolls everything back.
+      // blocks there (and reads the event log's last seq only after it). A stale snapshot is seen on its result and rolls everything back.
       // All three settle before the transaction ends, so no statement is left to run on a
       // closed transaction; the first failure (the version check's, if any) is the turn's.
-      const [v, written, p] = await Promise.allSettled([
+      const [v, logged, written, p] = await Promise.allSettled([
         saveSnapshot(tx, {
           key: a.key,
           conversationId: a.conversationId,
@@ -144,10 +157,11 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
           snapshot: persisted,
           expectedRowVersion: loaded?.rowVersion ?? null,
         }),
+        a.log ? appendMachineEvents(tx, a.key, a.conversationId, fed, a.run?.id ?? null, a.log.machine ?? `${a.spec.id}@${a.spec.version}`) : undefined,
         a.commit?.(tx, snapshot),
         a.run?.complete(tx, closing, outcome),
       ]);
-      for (const r of [v, written, p]) if (r.status === "rejected") throw r.reason;
+      for (const r of [v, logged, written, p]) if (r.status === "rejected") throw r.reason;
       publish = (p as PromiseFulfilledResult<(() => void) | undefined>).value ?? null;
       return (v as PromiseFulfilledResult<number>).value;
     });

@@ -46,6 +46,22 @@ export async function listStepGraphVersions(sql: Tx, tenantId: string, branch: s
   return rows.map(graphRow);
 }
 
+/** Particular versions of branches and step graphs (e.g. the ones a logged turn ran with), whether active or not. */
+export async function listSettingsVersions(
+  sql: Tx,
+  tenantId: string,
+  branches: { code: string; version: number }[],
+  graphs: { branch: string; version: number }[],
+): Promise<{ branches: BranchRow[]; graphs: StepGraphRow[] }> {
+  const [b, g] = await Promise.all([
+    sql<RawBranch[]>`select code, version, active, config, created_at from clinic_branches
+      where tenant_id = ${tenantId} and (code, version) in (select * from unnest(${branches.map((x) => x.code)}::text[], ${branches.map((x) => x.version)}::int[])) order by code`,
+    sql<RawGraph[]>`select branch, version, active, graph, created_at from clinic_step_graphs
+      where tenant_id = ${tenantId} and (branch, version) in (select * from unnest(${graphs.map((x) => x.branch)}::text[], ${graphs.map((x) => x.version)}::int[])) order by branch`,
+  ]);
+  return { branches: b.map(branchRow), graphs: g.map(graphRow) };
+}
+
 /**
  * Writes version 1 of each seed row as active unless the tenant already has that branch.
  * Idempotent and safe under concurrent first requests (the primary key absorbs the race).

@@ -130,17 +130,3 @@ export async function answeredClarifications(sql: Tx, interactionId: string): Pr
     where c.interaction_id = ${interactionId} and c.status = 'answered' order by c.created_at`;
 }
 
-/** Appends events to a machine's log (seq continues from the last one) in one statement. */
-export async function appendMachineEvents(tx: Tx, key: string, conversationId: string, events: unknown[], runId: string | null = null): Promise<void> {
-  if (events.length === 0) return;
-  await tx`
-    insert into workbench_machine_events (snapshot_key, seq, conversation_id, event, run_id)
-    select ${key}, base.s + e.ord, ${conversationId}, e.event, ${runId}
-    from (select coalesce(max(seq), 0) as s from workbench_machine_events where snapshot_key = ${key}) base,
-         rows from (jsonb_array_elements(${tx.json(events as never)})) with ordinality as e(event, ord)`;
-}
-
-export async function listMachineEvents(sql: Tx, key: string): Promise<unknown[]> {
-  const rows = await sql<{ event: unknown }[]>`select event from workbench_machine_events where snapshot_key = ${key} order by seq`;
-  return rows.map((r) => r.event);
-}

@@ -57,3 +57,10 @@ export async function snapshotsChangedSince(sql: Tx, since: Date, limit = 200): 
     order by s.updated_at, s.key limit ${limit}`;
   return rows.map(view);
 }
+
+/** Every machine snapshot of a conversation (its own and those of its Interactions, clarifications…). */
+export async function conversationSnapshots(sql: Tx, conversationId: string): Promise<{ key: string; machineId: string; machineVersion: number; rowVersion: number; snapshot: unknown }[]> {
+  const rows = await sql<{ key: string; machine_id: string; machine_version: number; row_version: number; snapshot: unknown }[]>`
+    select key, machine_id, machine_version, row_version, snapshot from machine_snapshots where conversation_id = ${conversationId} order by updated_at, key`;
+  return rows.map((r) => ({ key: r.key, machineId: r.machine_id, machineVersion: r.machine_version, rowVersion: r.row_version, snapshot: r.snapshot }));
+}

@@ -6,7 +6,7 @@ import type { MachineSpec } from "../../driver/turn";
 import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, type ClinicDialogueMachine } from "../../machines/clinic-dialogue";
 import { branchCodes } from "../../clinic/types";
 import type { Tx } from "../../storage/db";
-import { listActiveBranches, listActiveStepGraphs, seedClinicSettings } from "../../storage/clinic-branches";
+import { listActiveBranches, listActiveStepGraphs, listSettingsVersions, seedClinicSettings } from "../../storage/clinic-branches";
 import { AppError } from "../../driver/errors";
 
 export interface LoadedRegistry {
@@ -56,6 +56,34 @@ export async function registryFor(sql: Tx, tenantId: string, activeVersions: str
   if (registries.size > 1024) registries.clear();
   registries.set(tenantId, loaded);
   return loaded;
+}
+
+/**
+ * The registry as it was at the named settings versions ("code@v,…,steps:branch@v", as a turn
+ * logs them), built from those rows whether active now or not; null when a version is gone
+ * or the string names none.
+ */
+export async function registryAt(sql: Tx, tenantId: string, versions: string): Promise<LoadedRegistry | null> {
+  const branches: { code: string; version: number }[] = [];
+  const graphs: { branch: string; version: number }[] = [];
+  for (const part of versions.split(",").filter(Boolean)) {
+    const m = /^(steps:)?([a-z_]+)@(\d+)$/.exec(part);
+    if (!m) return null;
+    if (m[1]) graphs.push({ branch: m[2]!, version: Number(m[3]) });
+    else branches.push({ code: m[2]!, version: Number(m[3]) });
+  }
+  if (branches.length === 0) return null;
+  const rows = await listSettingsVersions(sql, tenantId, branches, graphs);
+  if (rows.branches.length !== branches.length || rows.graphs.length !== graphs.length) return null;
+  try {
+    const registry = buildRegistry(
+      rows.branches.map((b) => ({ ...b.config, code: b.code, version: b.version })),
+      rows.graphs.map((g) => ({ ...g.graph, branch: g.branch, version: g.version })),
+    );
+    return { registry, versions };
+  } catch {
+    return null;
+  }
 }
 
 const machines = new Map<string, ClinicDialogueMachine>();

@@ -122,6 +122,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       input: {},
       stored: a.context.snapshot,
       events: [{ type: "patient.message", text: a.text }],
+      // The machine is generated from the settings: the log names the versions that built it.
+      log: { machine: `${spec.id}@${spec.version}|${loaded.versions}` },
       effects: {
         "effect.router": async (e, ctx) => {
           const t0 = performance.now();

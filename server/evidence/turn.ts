@@ -65,6 +65,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
       conversationId: a.conversationId,
       input: { conversationId: a.conversationId },
       events: [{ type: "user.message", text: a.text, requestId: run.id, offline }],
+      log: {},
       effects: {
         "effect.interpret": async (raw) => {
           const e = raw as unknown as Fx<"effect.interpret">;

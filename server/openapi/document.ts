@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DiagramQuery } from "../routes/operator-machines";
+import { ReplayQuery } from "../routes/operator-replay";
 import * as S from "./schemas";
 
 /**
@@ -65,6 +66,7 @@ export const operations: Op[] = [
 
   { method: "get", path: "/v1/inspect/events", tag: "machines", summary: "События инспекции Stately по SSE (STATELY_INSPECT=true)", description: "Для /inspector.html; EventSource передаёт токен как `?access_token=`.", responses: { 200: { description: "event: inspect — @xstate.actor / @xstate.event / @xstate.snapshot" }, 404: err("Инспектор выключен") } },
   { method: "get", path: "/v1/machines", tag: "machines", summary: "Машины, которые умеет рисовать сервер", responses: { 200: { description: "{machines: MachineSummary[]}" } } },
+  { method: "get", path: "/v1/conversations/{conversationId}/replay", tag: "machines", summary: "Проверка воспроизводимости: каждый снимок машины диалога пересобран из журнала её событий и сравнён с сохранённым", description: "Для каждого снимка: сколько событий в журнале, какими определениями машины они приняты, удалось ли воспроизвести и совпал ли результат. С `?key=` — один снимок, с журналом и обоими снимками.", query: ReplayQuery, responses: { 200: { description: "{conversationId, kind, machines: [{key, machineId, events, definitions, replayed, matches, reason?}]}" }, 404: err("Нет диалога или снимка") } },
   { method: "get", path: "/v1/machines/{machineId}/diagram", tag: "machines", summary: "Схема машины из её определения; текущее состояние диалога подсвечено", query: DiagramQuery, responses: { 200: { description: "SVG (по умолчанию), JSON-граф или HTML-страница", contentType: "image/svg+xml" }, 404: err("Нет машины или диалога") } },
 ];
 

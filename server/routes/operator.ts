@@ -8,6 +8,7 @@ import { startInspectorBridge, type InspectorBridge } from "../operator/inspecto
 import { registerOperatorKbRoutes } from "./operator-kb";
 import { registerOperatorMachineRoutes } from "./operator-machines";
 import { registerOperatorPages } from "./operator-pages";
+import { registerOperatorReplayRoutes } from "./operator-replay";
 import { registerOperatorWorkbenchRoutes } from "./operator-workbench";
 
 /**
@@ -18,6 +19,7 @@ import { registerOperatorWorkbenchRoutes } from "./operator-workbench";
 export function registerOperatorRoutes(app: Hono<AuthEnv>, deps: Deps, env: Record<string, string | undefined> = process.env): { inspector: InspectorBridge | null } {
   registerOperatorPages(app);
   registerOperatorMachineRoutes(app, deps);
+  registerOperatorReplayRoutes(app, deps);
   registerOperatorKbRoutes(app, deps);
   registerOperatorWorkbenchRoutes(app);
   // Built on request, from the routes registered by then: a route added later still shows up.

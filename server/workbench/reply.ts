@@ -3,7 +3,7 @@ import { stageEnabled } from "../../driver/stage-switches";
 import { runTurn } from "../../driver/turn";
 import { clarificationSpec, type ClarificationEvent } from "../../machines/clarification";
 import { interactionSpec, type InteractionContext, type InteractionEvent } from "../../machines/interaction";
-import { appendMachineEvents, closeClarification, getClarification, getInteraction, openClarificationOf, upsertInteraction, type ClarificationRow, type InteractionRow } from "../../storage/interactions";
+import { closeClarification, getClarification, getInteraction, openClarificationOf, upsertInteraction, type ClarificationRow, type InteractionRow } from "../../storage/interactions";
 import { appendMessages } from "../../storage/messages";
 import { parseClause } from "../../workbench/plan";
 import type { PlanUpdate } from "../../workbench/patch";
@@ -120,12 +120,12 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
   const done = await runTurn({
     sql, run: null, spec: interactionSpec, key: interactionKey(interaction.id), conversationId,
     events: [event],
+    log: {},
     commit: async (tx, snap) => {
       const c = snap.context as InteractionContext;
       if (String(snap.value) !== expectedState || (event.type === "reply.answer" && c.planVersion !== interaction!.planVersion + 1)) {
         throw conflict("Ответ не применим к текущему состоянию запроса.");
       }
-      await appendMachineEvents(tx, interactionKey(interaction!.id), conversationId, [event]);
       const [msg] = await appendMessages(tx, conversationId, [{ role: "user", text: body.text, meta: { interactionId: interaction!.id, clarificationId: clar!.id, replyKind: kind, decidedBy, candidateId } }]);
       const status = kind === "cancel" ? "cancelled" : kind === "unclear" ? "unclear" : "answered";
       if (!(await closeClarification(tx, clar!.id, status, msg!.id))) throw conflict("На это уточнение уже ответили.");

@@ -2,7 +2,8 @@ import type { AnyStateMachine, EventFrom, SnapshotFrom } from "xstate";
 import { pureInitialTransition, pureTransition } from "../../machines/pure";
 import { restore, type MachineSpec } from "../../driver/turn";
 import type { Tx } from "../../storage/db";
-import { appendMachineEvents } from "../../storage/interactions";
+import { appendMachineEvents } from "../../storage/machine-events";
+import { initEvent } from "../../driver/replay";
 import { saveSnapshot } from "../../storage/snapshots";
 
 /**
@@ -32,8 +33,6 @@ export async function createStored<M extends AnyStateMachine>(tx: Tx, spec: Mach
   await appendMachineEvents(tx, key, conversationId, [initEvent(input)], runId);
 }
 
-/** The first entry of a machine's event log: the input it was created with. */
-export const initEvent = (input: unknown) => ({ type: "xstate.init", input });
 
 export const interactionKey = (id: string) => `interaction:${id}`;
 export const clarificationKey = (id: string) => `clarification:${id}`;

@@ -7,7 +7,7 @@ import type { Role } from "../../llm/client";
 import { clarificationSpec } from "../../machines/clarification";
 import { interactionSpec, type InteractionContext, type WorkspaceRef } from "../../machines/interaction";
 import type { Tx } from "../../storage/db";
-import { activeInteraction, answeredClarifications, appendMachineEvents, closeClarification, insertClarification, openClarificationOf, upsertInteraction } from "../../storage/interactions";
+import { activeInteraction, answeredClarifications, closeClarification, insertClarification, openClarificationOf, upsertInteraction } from "../../storage/interactions";
 import { appendMessages, listMessages } from "../../storage/messages";
 import type { ConversationMessage } from "../../workbench/model-request";
 import { passedIdentities } from "../../workbench/model-request";
@@ -22,7 +22,7 @@ import type { Plan, WorkspaceSnapshot } from "../../workbench/types";
 import { validateResponse } from "../../workbench/validate-response";
 import type { Deps } from "../deps";
 import { loadDocsIndex } from "./resources";
-import { clarificationKey, createStored, initEvent, interactionKey, transitionStored } from "./stored-machines";
+import { clarificationKey, createStored, interactionKey, transitionStored } from "./stored-machines";
 
 /** Seed 001 table: at most 2 preparatory calls and 1 final call per run. */
 export const MAX_PREPARATORY_CALLS = 2;
@@ -116,10 +116,6 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
   const wsRef: WorkspaceRef = { generation: t.workspace.parsed.generation, snapshotSha256: t.workspace.sha };
   const input = { interactionId: t.interactionId, conversationId: t.conversationId, rootText: t.rootText };
   const prepareEvent = { type: "prepare" as const, workspace: wsRef };
-  // The machine's event log of this turn (each transition asks for at most one effect and each
-  // effect answers with one event, so this is exactly the order the driver applies them in).
-  const machineEvents: unknown[] = t.isNew ? [initEvent(input), prepareEvent] : [prepareEvent];
-  const logged = <E>(e: E): E => (machineEvents.push(e), e);
 
   const result = await runTurn({
     sql,
@@ -129,6 +125,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     conversationId: t.conversationId,
     input,
     events: [prepareEvent],
+    // The Interaction's event log (machine_events): what it was given, as the driver applied it.
+    log: {},
     effects: {
       "effect.prepare": async (e) => {
         let plan = (e.plan as Plan | null) ?? undefined;
@@ -155,16 +153,16 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         t.calls.planner += prepared.preparatoryCalls.planner;
         t.calls.reranker += prepared.preparatoryCalls.reranker;
         const p = prepared as PrepareResult;
-        if (p.outcome === "answer") return logged({ type: "prepared.answer", plan: p.plan, targets: p.targets });
+        if (p.outcome === "answer") return { type: "prepared.answer", plan: p.plan, targets: p.targets };
         if (p.outcome === "clarify") {
           clarificationId = `clarification-${randomUUID()}`;
           // The previous answer could not be tied to the question: say so, then ask again.
           if ((t.interaction.reply as { kind?: string } | undefined)?.kind === "unclear" && p.clarification) {
             p.clarification.question = `Не удалось сопоставить ответ с вопросом. ${p.clarification.question}`;
           }
-          return logged({ type: "prepared.clarify", plan: p.plan, clarificationId, targets: p.targets });
+          return { type: "prepared.clarify", plan: p.plan, clarificationId, targets: p.targets };
         }
-        return logged({ type: "prepared.plain", plan: p.plan, answer: p.plainAnswer ?? "", targets: p.targets });
+        return { type: "prepared.plain", plan: p.plan, answer: p.plainAnswer ?? "", targets: p.targets };
       },
       "effect.answer": async () => {
         const p = prepared!;
@@ -173,18 +171,17 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         if (!r.ok) {
           trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
           if (r.error.code === "cancelled") throw new AppError("internal", "client went away");
-          return logged({ type: "failed", code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." });
+          return { type: "failed", code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." };
         }
         validation = validateResponse(r.value, { exists: (id) => p.index.byIdentity.has(fold(id)), passed: passedIdentities(p.modelRequest!) });
         trace.record("12", "ok", validation);
-        return logged({ type: "answered", answer: r.value, validationOk: validation.ok });
+        return { type: "answered", answer: r.value, validationOk: validation.ok };
       },
     },
     commit: async (tx, snap) => {
       const c = snap.context as InteractionContext;
       const state = String(snap.value);
       if (t.isNew) await supersedeActive(tx, t.conversationId, t.interactionId);
-      await appendMachineEvents(tx, interactionKey(t.interactionId), t.conversationId, machineEvents, run.id);
       const msgs: Parameters<typeof appendMessages>[2] = [];
       if (t.userMessage) msgs.push({ role: "user", text: t.userMessage.text, meta: { ...t.userMessage.meta, interactionId: t.interactionId } });
       const assistantIndex = msgs.length;

@@ -3,7 +3,7 @@ import { initialTransition, transition, type AnyStateMachine } from "xstate";
 import { clarificationMachine } from "../../machines/clarification";
 import { interactionMachine } from "../../machines/interaction";
 import type { Tx } from "../../storage/db";
-import { listMachineEvents } from "../../storage/interactions";
+import { listMachineEvents } from "../../storage/machine-events";
 import { loadSnapshot } from "../../storage/snapshots";
 import { eventsNamed, postSse, type SseResponse } from "../utils/sse";
 
@@ -34,7 +34,7 @@ export async function interaction(base: string, id: string, headers: Record<stri
  */
 export async function expectReplayMatches(sql: Tx, key: string): Promise<number> {
   const machine: AnyStateMachine = key.startsWith("interaction:") ? interactionMachine : clarificationMachine;
-  const events = (await listMachineEvents(sql, key)) as Array<{ type: string; input?: unknown }>;
+  const events = (await listMachineEvents(sql, key)).map((l) => l.event) as Array<{ type: string; input?: unknown }>;
   expect(events[0]?.type).toBe("xstate.init");
   let [s] = initialTransition(machine, events[0]!.input as never);
   for (const e of events.slice(1)) [s] = transition(machine, s, e as never);

@@ -44,6 +44,7 @@ export function registerTestRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           key: conv.id,
           conversationId: conv.id,
           events: [{ type: "user.message", text: body.text }],
+          log: {},
           effects: {
             "effect.model": async (e) => {
               const r = await deps.llm.stream("answer", [{ role: "user", content: String(e.prompt) }], { signal: run.signal, onDelta: (delta) => run.emit("token", { delta }) });
