@@ -71,6 +71,10 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Песочница — full bo
     await page.waitForSelector('#diagram svg g[data-active="true"][data-state$=".close"]', { state: "attached" });
     expect(await page.locator('#diagram svg g.s[data-active="true"]').count()).toBe(1);
 
+    // Every turn of the thread replays from its event log to the stored snapshot.
+    await page.waitForSelector('#replay [data-replay="matches"]', { state: "attached" });
+    expect(await page.textContent('#replay [data-replay="matches"]')).toContain("событий");
+
     // The thread as stored agrees with the page.
     const threadId = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get("thread")!;
     const stored = (await (await fetch(`${stack.server.url}/v1/clinic/threads/${threadId}`)).json()) as { state: { step: string; slots: Record<string, unknown> }; messages: unknown[] };

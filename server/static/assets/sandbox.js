@@ -40,6 +40,26 @@ async function refreshDiagram() {
   await loadDiagram($("#diagram"), diagramId, threadId);
 }
 
+// The thread's dialogue snapshot rebuilt from its event log by the server (GET …/replay): the
+// turn is reproducible from what was logged, or the page says where it is not.
+async function refreshReplay() {
+  const box = $("#replay");
+  if (!threadId) return box.replaceChildren(el("span", { class: "muted" }, "Диалог ещё не начат."));
+  try {
+    const { machines } = await api(`/v1/conversations/${threadId}/replay`);
+    const m = machines.find((x) => x.key === threadId);
+    if (!m) return box.replaceChildren(el("span", { class: "muted" }, "Ходов ещё не было."));
+    const definitions = m.definitions.length === 1 ? "одно определение машины" : `определений машины: ${m.definitions.length} (настройки менялись)`;
+    box.replaceChildren(
+      m.matches
+        ? el("div", { dataset: { replay: "matches" } }, el("span", { class: "badge ok" }, "совпадает"), ` Снимок диалога заново собран из журнала: ${m.events} событий, ${definitions}.`)
+        : el("div", { class: "error-box", dataset: { replay: "differs" } }, m.replayed ? "Снимок не совпадает с тем, что даёт журнал событий." : `Не воспроизвести: ${m.reason}`),
+    );
+  } catch (e) {
+    box.replaceChildren(el("div", { class: "error-box" }, errorText(e)));
+  }
+}
+
 async function loadTabs() {
   const { machines } = await api("/v1/machines");
   const tabs = machines.filter((m) => m.conversationKind === "clinic");
@@ -117,6 +137,7 @@ async function send(text) {
     $("#send").disabled = false;
     scroll();
     refreshDiagram();
+    refreshReplay();
   }
 }
 
@@ -127,6 +148,7 @@ $("#new-thread").addEventListener("click", () => {
   showState(null, []);
   $("#last-debug").replaceChildren(el("span", { class: "muted" }, "Появится после первого ответа."));
   refreshDiagram();
+  refreshReplay();
 });
 
 (async () => {
@@ -138,6 +160,7 @@ $("#new-thread").addEventListener("click", () => {
   }
   if (threadId) await loadThread();
   else messages.append(el("div", { class: "msg system" }, "Напишите сообщение от лица пациента — первый ответ создаст диалог."));
+  refreshReplay();
   refreshDiagram();
   document.body.dataset.ready = "true";
 })();
