@@ -5,16 +5,16 @@ import { pureInitialTransition, pureTransition } from "../machines/pure";
 export const initEvent = (input: unknown) => ({ type: "xstate.init", input });
 
 /**
- * A machine's logged events (machine_events, oldest first) replayed through the pure machine:
- * the persisted snapshot they lead to, in its stored (JSON) form. Equal to the stored snapshot
- * when the log is complete and the machine definition is the one that took the events.
+ * How the event log names the definition that took an event: "<machine id>@<version>", and for
+ * a machine generated from settings (the clinic dialogue) "|<settings versions>" after it.
  */
-export function replayEvents(machine: AnyStateMachine, events: unknown[]): unknown {
-  const [first, ...rest] = events as { type?: string; input?: unknown }[];
-  if (first?.type !== "xstate.init") throw new Error("a machine's event log starts with its xstate.init event");
-  let [s] = pureInitialTransition(machine, first.input as never);
-  for (const e of rest) [s] = pureTransition(machine, s, e as never);
-  return JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s)));
+export function machineLabel(spec: { id: string; version: number }, settings?: string): string {
+  return settings ? `${spec.id}@${spec.version}|${settings}` : `${spec.id}@${spec.version}`;
+}
+
+export function parseMachineLabel(label: string): { id: string; version: number; settings: string | null } | null {
+  const m = /^([^@|]+)@(\d+)(?:\|(.*))?$/.exec(label);
+  return m ? { id: m[1]!, version: Number(m[2]), settings: m[3] ?? null } : null;
 }
 
 /** A logged event with the label of the machine definition that took it. */

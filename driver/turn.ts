@@ -1,7 +1,7 @@
 import type { AnyStateMachine, EventFrom, SnapshotFrom } from "xstate";
 import { pureInitialTransition, pureTransition } from "../machines/pure";
 import { appendMachineEvents } from "../storage/machine-events";
-import { initEvent } from "./replay";
+import { initEvent, machineLabel } from "./replay";
 import type { Sql, Tx } from "../storage/db";
 import { StaleVersionError } from "../storage/errors";
 import { loadSnapshot, saveSnapshot, type SnapshotRow } from "../storage/snapshots";
@@ -50,10 +50,10 @@ export interface TurnArgs<M extends AnyStateMachine> {
   /**
    * Log every event the machine is given this turn — the init event of a new snapshot, the
    * input events, the effects' results, in the order applied — to machine_events in the turn's
-   * transaction, so the snapshot can be replayed from its log (driver/replay.ts). `machine`
-   * names the definition that took them (default "<spec id>@<version>").
+   * transaction, so the snapshot can be replayed from its log (driver/replay.ts), named by the
+   * definition that took them (`machineLabel`; `settings` for a machine generated from settings).
    */
-  log?: { machine?: string };
+  log?: { settings?: string };
 }
 
 export interface TurnResult<M extends AnyStateMachine> {
@@ -157,7 +157,7 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
           snapshot: persisted,
           expectedRowVersion: loaded?.rowVersion ?? null,
         }),
-        a.log ? appendMachineEvents(tx, a.key, a.conversationId, fed, a.run?.id ?? null, a.log.machine ?? `${a.spec.id}@${a.spec.version}`) : undefined,
+        a.log ? appendMachineEvents(tx, a.key, a.conversationId, fed, a.run?.id ?? null, machineLabel(a.spec, a.log.settings)) : undefined,
         a.commit?.(tx, snapshot),
         a.run?.complete(tx, closing, outcome),
       ]);

@@ -38,6 +38,8 @@ export async function insertRun(sql: Tx, r: { id: string; conversationId: string
  * kill -9 (measured) — there a synchronous commit costs a write(), not an fsync, anyway.
  */
 const asyncCommit = (sql: Tx) => sql`select set_config('synchronous_commit', 'off', true) as off`;
+/** The `_` CTE of a statement that commits asynchronously when asked (a no-op otherwise). */
+const commitMode = (sql: Tx, async: boolean | undefined) => (async ? asyncCommit(sql) : sql`select true as sync`);
 
 /**
  * The run row at run start, so a resuming client and a crash recovery can find it, without
@@ -60,7 +62,7 @@ const eventsJson = (tx: Tx, events: RunEventRow[]) => tx.json(events.map((e) => 
 export async function flushRunsEvents(sql: Tx, batch: { runId: string; events: RunEventRow[] }[], o: { asyncCommit: boolean; notify?: boolean }): Promise<void> {
   const rows = batch.flatMap((b) => b.events.map((e) => ({ run_id: b.runId, seq: e.seq, event: e.event, data: e.data ?? {} })));
   if (rows.length === 0) return;
-  await sql`with _ as (${o.asyncCommit ? asyncCommit(sql) : sql`select true as sync`}),
+  await sql`with _ as (${commitMode(sql, o.asyncCommit)}),
                  ev as (insert into run_events (run_id, seq, event, data)
                         select e.run_id, e.seq, e.event, e.data
                         from jsonb_to_recordset(${sql.json(rows as never)}) as e(run_id text, seq integer, event text, data jsonb), _
@@ -96,8 +98,8 @@ export async function listenRunEvents(sql: postgres.Sql, onRun: (runId: string) 
 
 /**
  * The run's last events and its end in one statement (one round trip inside the turn's
- * transaction); true when this ended the run. Events go in before the run row is touched — the same lock order as
- * flushRunsEvents, so the two never wait on each other in a cycle.
+ * transaction); true when this ended the run. Events go in before the run row is touched —
+ * the same lock order as flushRunsEvents, so the two never wait on each other in a cycle.
  */
 export async function closeRun(
   tx: Tx,
@@ -148,12 +150,6 @@ export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): P
   return sql<RunEventRow[]>`select seq, event, data from run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`;
 }
 
-export async function finishRun(tx: Tx, runId: string, r: { status: Exclude<RunStatus, "running">; outcome?: string | null; reasonCodes?: string[]; errorCode?: string | null }): Promise<void> {
-  await tx`update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
-             error_code = ${r.errorCode ?? null}, finished_at = now()
-           where id = ${runId} and status = 'running'`;
-}
-
 /** A follower marks the run as watched, so its owner keeps working after the original client left. */
 export async function markFollowed(sql: Tx, id: string): Promise<void> {
   await sql`update runs set followed_at = now() where id = ${id} and status = 'running'`;
@@ -170,7 +166,7 @@ export async function heartbeatRun(sql: Tx, id: string, followedWithinMs: number
 /** The process heartbeat of its live runs; asynchronous commit on a server (a heartbeat needs no fsync). */
 export async function touchRuns(sql: Tx, ids: string[], o: { asyncCommit?: boolean } = {}): Promise<void> {
   if (ids.length === 0) return;
-  await sql`with _ as (${o.asyncCommit ? asyncCommit(sql) : sql`select true as sync`})
+  await sql`with _ as (${commitMode(sql, o.asyncCommit)})
             update runs set heartbeat_at = now() from _ where id = any(${ids}) and status = 'running'`;
 }
 

@@ -226,13 +226,9 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
     } else if (p.historyRef) {
       historyReference ||= !prevTarget;
     }
+    const others = splitTargets(task);
     tasks.push(task);
-    // "Покажи «А» и «Б»": one target per task, so each is resolved (and clarified) on its own.
-    if ((task.intent === "find_entity" || task.intent === "inspect_entity") && task.mentions.length > 1 && !task.refersTo) {
-      const [first, ...rest] = task.mentions;
-      task.mentions = [first!];
-      for (const m of rest) tasks.push({ ...task, id: nextId(), mentions: [m], dependsOn: [...task.dependsOn] });
-    }
+    for (const part of others) tasks.push({ ...part, id: nextId() });
     if (task.intent !== "explain_documentation" && task.intent !== "unsupported") prevTarget = tasks.at(-1)!;
   }
   if (clauses.length > 1) linkedTasks = true;
@@ -244,4 +240,19 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
     historyReference,
     linkedTasks,
   };
+}
+
+/**
+ * "Покажи «А» и «Б»": one target per task, so each is resolved (and clarified) on its own. A
+ * find/inspect task naming several targets keeps the first; the others are returned as copies
+ * for the caller to give ids (the deterministic plan and the planner's output number them apart).
+ */
+export function splitTargets(task: Task): Omit<Task, "id">[] {
+  if ((task.intent !== "find_entity" && task.intent !== "inspect_entity") || task.mentions.length < 2 || task.refersTo) return [];
+  const [first, ...rest] = task.mentions;
+  task.mentions = [first!];
+  return rest.map((m) => {
+    const { id: _id, ...copy } = task;
+    return { ...copy, mentions: [m], dependsOn: [...task.dependsOn] };
+  });
 }

@@ -2,7 +2,7 @@
 // several linked tasks, an implicit intent, a history reference or a low parser confidence. Its
 // plan is checked against the registry and the request text; it can never declare an identity.
 import { MentionGrounding } from "./planner-grounding";
-import { PLANNER_CONFIDENCE, type ParsedPlan } from "./plan";
+import { PLANNER_CONFIDENCE, splitTargets, type ParsedPlan } from "./plan";
 import { PlannerOutputSchema, validatePlan, type PlanIssue } from "./plan-validate";
 import type { Normalized } from "./normalize";
 import type { Plan, Task } from "./types";
@@ -74,10 +74,8 @@ export function acceptPlannerOutput(raw: unknown, ctx: PlannerContext): PlannerA
 }
 
 /**
- * As the deterministic plan does: a find/inspect task naming several targets ("сравни «А» и
- * «Б»") becomes one task per target, so each is resolved and, if ambiguous, clarified on its
- * own — the resolver reads one mention per task. The first keeps the planner's id; whatever
- * depended on the task depends on all of its parts.
+ * As the deterministic plan does (`splitTargets`): one task per target. The first keeps the
+ * planner's id; whatever depended on the task depends on all of its parts.
  */
 function oneTargetPerTask(tasks: Task[]): Task[] {
   const ids = new Set(tasks.map((t) => t.id));
@@ -85,18 +83,15 @@ function oneTargetPerTask(tasks: Task[]): Task[] {
   const out: Task[] = [];
   for (const t of tasks) {
     out.push(t);
-    if ((t.intent !== "find_entity" && t.intent !== "inspect_entity") || t.mentions.length < 2 || t.refersTo) continue;
-    const [first, ...rest] = t.mentions;
-    t.mentions = [first!];
-    const extra: string[] = [];
-    rest.forEach((m, i) => {
+    const others = splitTargets(t).map((part, i) => {
       let id = `${t.id}-${i + 2}`;
       while (ids.has(id)) id += "x";
       ids.add(id);
-      extra.push(id);
-      out.push({ ...t, id, mentions: [m], dependsOn: [...t.dependsOn] });
+      return { ...part, id };
     });
-    parts.set(t.id, extra);
+    if (others.length === 0) continue;
+    out.push(...others);
+    parts.set(t.id, others.map((o) => o.id));
   }
   if (parts.size) for (const t of out) t.dependsOn = t.dependsOn.flatMap((d) => [d, ...(parts.get(d) ?? [])]);
   return out;

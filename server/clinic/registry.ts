@@ -6,7 +6,7 @@ import type { MachineSpec } from "../../driver/turn";
 import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, type ClinicDialogueMachine } from "../../machines/clinic-dialogue";
 import { branchCodes } from "../../clinic/types";
 import type { Tx } from "../../storage/db";
-import { listActiveBranches, listActiveStepGraphs, listSettingsVersions, seedClinicSettings } from "../../storage/clinic-branches";
+import { listActiveBranches, listActiveStepGraphs, listSettingsVersions, seedClinicSettings, type BranchRow, type StepGraphRow } from "../../storage/clinic-branches";
 import { AppError } from "../../driver/errors";
 
 export interface LoadedRegistry {
@@ -31,15 +31,20 @@ export async function loadRegistry(sql: Tx, tenantId: string): Promise<LoadedReg
     [branches, graphs] = await Promise.all([listActiveBranches(sql, tenantId), listActiveStepGraphs(sql, tenantId)]);
   }
   try {
-    const registry = buildRegistry(
-      branches.map((b) => ({ ...b.config, code: b.code, version: b.version })),
-      graphs.map((g) => ({ ...g.graph, branch: g.branch, version: g.version })),
-    );
-    const versions = [...branches.map((b) => `${b.code}@${b.version}`), ...graphs.map((g) => `steps:${g.branch}@${g.version}`)].join(",");
-    return { registry, versions };
+    return fromRows(branches, graphs);
   } catch (e) {
     throw new AppError("internal", `Настройки клиники не прошли проверку: ${(e as Error).message}`);
   }
+}
+
+/** The registry built from settings rows, named by their versions ("code@v,…,steps:branch@v"). */
+function fromRows(branches: BranchRow[], graphs: StepGraphRow[]): LoadedRegistry {
+  const registry = buildRegistry(
+    branches.map((b) => ({ ...b.config, code: b.code, version: b.version })),
+    graphs.map((g) => ({ ...g.graph, branch: g.branch, version: g.version })),
+  );
+  const versions = [...branches.map((b) => `${b.code}@${b.version}`), ...graphs.map((g) => `steps:${g.branch}@${g.version}`)].join(",");
+  return { registry, versions };
 }
 
 const registries = new Map<string, LoadedRegistry>();
@@ -76,11 +81,7 @@ export async function registryAt(sql: Tx, tenantId: string, versions: string): P
   const rows = await listSettingsVersions(sql, tenantId, branches, graphs);
   if (rows.branches.length !== branches.length || rows.graphs.length !== graphs.length) return null;
   try {
-    const registry = buildRegistry(
-      rows.branches.map((b) => ({ ...b.config, code: b.code, version: b.version })),
-      rows.graphs.map((g) => ({ ...g.graph, branch: g.branch, version: g.version })),
-    );
-    return { registry, versions };
+    return fromRows(rows.branches, rows.graphs);
   } catch {
     return null;
   }

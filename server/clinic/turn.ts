@@ -27,8 +27,7 @@ export interface ClinicTurnArgs {
   llm: Llm;
   run: Run;
   tenantId: string;
-  threadId: string;
-  /** Snapshot, history and active settings versions, read before the run started (storage/clinic-turn-context.ts). */
+  /** The thread with its snapshot, history and active settings versions, read before the run started (storage/clinic-turn-context.ts). */
   context: ClinicTurnContext;
   text: string;
   /** AI_DEBUG: also write the stages as files under this directory. */
@@ -101,7 +100,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     .filter((m) => m.role === "user" || m.role === "assistant")
     .map((m) => ({ role: m.role as "user" | "assistant", text: m.text }));
   const stages = stageWriter(a.run, a.debugDir);
-  stages.emit("00", "metadata", { kind: "clinic", threadId: a.threadId, settings: loaded.versions, backend: a.llm.offline ? "offline" : "openai-compatible" });
+  stages.emit("00", "metadata", { kind: "clinic", threadId: a.context.threadId, settings: loaded.versions, backend: a.llm.offline ? "offline" : "openai-compatible" });
   stages.emit("01", "original-request", { text: a.text });
   stages.emit("08", "conversation-context", { historyMessages: history.length, stateBefore: before });
   let final: Extract<DialogueEmitted, { type: "clinic.final" }> | null = null;
@@ -117,13 +116,13 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       sql: a.sql,
       run: a.run,
       spec,
-      key: a.threadId,
-      conversationId: a.threadId,
+      key: a.context.threadId,
+      conversationId: a.context.threadId,
       input: {},
       stored: a.context.snapshot,
       events: [{ type: "patient.message", text: a.text }],
       // The machine is generated from the settings: the log names the versions that built it.
-      log: { machine: `${spec.id}@${spec.version}|${loaded.versions}` },
+      log: { settings: loaded.versions },
       effects: {
         "effect.router": async (e, ctx) => {
           const t0 = performance.now();
@@ -176,7 +175,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         const f = final as Extract<DialogueEmitted, { type: "clinic.final" }>;
         await appendMessages(
           tx,
-          a.threadId,
+          a.context.threadId,
           [
             { role: "user", text: a.text },
             {

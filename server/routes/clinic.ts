@@ -42,10 +42,9 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     // The thread with everything its turn reads, in one statement (the 404 comes from here).
     const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
     if (!context) throw new AppError("not_found", "Такого диалога нет.");
-    const conv = { id: context.threadId };
     const body = await readJson(c, MessageBody);
     return streamRun(c, deps, {
-      conversationId: conv.id,
+      conversationId: context.threadId,
       tenantId,
       kind: "clinic",
       idField: "threadId",
@@ -56,7 +55,6 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           llm: deps.llm,
           run,
           tenantId,
-          threadId: conv.id,
           context,
           text: body.text,
           debugDir: deps.config.aiDebug ? deps.config.debugDir : undefined,

@@ -2,17 +2,17 @@ import type { Hono } from "hono";
 import type { AnyStateMachine } from "xstate";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
-import { replayLog } from "../../driver/replay";
+import { parseMachineLabel, replayLog } from "../../driver/replay";
 import type { MachineSpec } from "../../driver/turn";
 import { clarificationSpec } from "../../machines/clarification";
-import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine } from "../../machines/clinic-dialogue";
 import { evidenceSpec } from "../../machines/evidence-conversation";
 import { interactionSpec } from "../../machines/interaction";
 import { findConversation } from "../../storage/conversations";
+import type { Tx } from "../../storage/db";
 import { listMachineEvents } from "../../storage/machine-events";
 import { conversationSnapshots } from "../../storage/operator-snapshots";
 import type { AuthEnv } from "../auth";
-import { registryAt } from "../clinic/registry";
+import { clinicSpec, registryAt } from "../clinic/registry";
 import type { Deps } from "../deps";
 import { describeZod } from "../errors";
 
@@ -40,32 +40,20 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): vo
     const snapshots = (await conversationSnapshots(sql, conv.id)).filter((s) => !q.data.key || s.key === q.data.key);
     if (q.data.key && snapshots.length === 0) throw new AppError("not_found", `У диалога нет снимка ${q.data.key}.`);
 
-    const definitions = new Map<string, AnyStateMachine | null>();
-    /** The definition a log label names: "<id>@<version>[|<clinic settings versions>]"; null label → the running one. */
-    const resolve = async (label: string | null, storedMachineId: string): Promise<AnyStateMachine | null> => {
-      const key = label ?? `${storedMachineId}@current`;
-      if (definitions.has(key)) return definitions.get(key)!;
-      let m: AnyStateMachine | null = null;
-      const [idVersion, settings] = (label ?? "").split("|");
-      const [id, version] = (idVersion ?? "").split("@");
-      if (label === null) m = fixedSpecs.get(storedMachineId)?.machine ?? null;
-      else if (id === "clinic-dialogue" && Number(version) === CLINIC_DIALOGUE_VERSION && settings) {
-        const loaded = await registryAt(sql, tenantId, settings);
-        m = loaded ? createClinicDialogueMachine(loaded.registry) : null;
-      } else {
-        const spec = fixedSpecs.get(id ?? "");
-        m = spec && spec.version === Number(version) ? spec.machine : null;
-      }
-      definitions.set(key, m);
-      return m;
+    // One definition per label for the whole request (the clinic's needs its settings rows).
+    const definitions = new Map<string, Promise<AnyStateMachine | null>>();
+    const definition = (label: string | null, storedMachineId: string) => {
+      const key = label ?? storedMachineId;
+      if (!definitions.has(key)) definitions.set(key, definitionOf(sql, tenantId, label, storedMachineId));
+      return definitions.get(key)!;
     };
 
     const machines = [];
     for (const s of snapshots) {
       const log = await listMachineEvents(sql, s.key);
       const labels = [...new Set(log.map((e) => e.machine))];
-      for (const l of labels) await resolve(l, s.machineId);
-      const result = log.length === 0 ? ({ ok: false, reason: "no event log for this snapshot" } as const) : replayLog(log, (l) => definitions.get(l ?? `${s.machineId}@current`) ?? null);
+      const byLabel = new Map(await Promise.all(labels.map(async (l) => [l, await definition(l, s.machineId)] as const)));
+      const result = log.length === 0 ? ({ ok: false, reason: "no event log for this snapshot" } as const) : replayLog(log, (l) => byLabel.get(l) ?? null);
       const matches = result.ok ? JSON.stringify(canonical(result.snapshot)) === JSON.stringify(canonical(s.snapshot)) : null;
       machines.push({
         key: s.key,
@@ -82,6 +70,21 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): vo
     }
     return c.json({ conversationId: conv.id, kind: conv.kind, machines });
   });
+}
+
+/** The machine definition a log label names; an unlabelled row (logged before labels) took the running one. */
+async function definitionOf(sql: Tx, tenantId: string, label: string | null, storedMachineId: string): Promise<AnyStateMachine | null> {
+  if (label === null) return fixedSpecs.get(storedMachineId)?.machine ?? null;
+  const l = parseMachineLabel(label);
+  if (!l) return null;
+  if (l.id === "clinic-dialogue" && l.settings) {
+    // The same generated (and cached) machine a turn on those settings runs.
+    const loaded = await registryAt(sql, tenantId, l.settings);
+    const spec = loaded ? clinicSpec(tenantId, loaded) : null;
+    return spec && spec.version === l.version ? spec.machine : null;
+  }
+  const spec = fixedSpecs.get(l.id);
+  return spec && spec.version === l.version ? spec.machine : null;
 }
 
 /** JSON with object keys sorted (jsonb does not keep key order), for comparing snapshots. */

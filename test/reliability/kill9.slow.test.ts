@@ -76,6 +76,15 @@ function scriptTurn(reply: string | { content: string; chunkDelayMs?: number }) 
   llm.script("branch", reply);
 }
 
+/** A new thread with one completed turn on `base`; the thread as stored after it. */
+async function threadWithOneTurn(base: string, text: string, reply: string) {
+  const id = await newThread(base);
+  scriptTurn(reply);
+  const first = await post(base, id, text);
+  await first.waitFor((all) => all.some((e) => e.event === "done"));
+  return { id, first, before: await thread(base, id) };
+}
+
 describe(`kill -9 during a streamed turn (${backend})`, () => {
   let server: ServerProcess | null = null;
   afterAll(async () => {
@@ -84,12 +93,8 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
 
   it("mid-stream: thread exactly as before, run failed, resuming client gets error then done", async () => {
     server = await startServerProcess(storage, modelEnv(llm));
-    const id = await newThread(server.url);
-    scriptTurn("Здравствуйте! Первичный приём стоит 2000 рублей.");
-    const first = await post(server.url, id, "Сколько стоит приём?");
-    await first.waitFor((all) => all.some((e) => e.event === "done"));
+    const { id, first, before } = await threadWithOneTurn(server.url, "Сколько стоит приём?", "Здравствуйте! Первичный приём стоит 2000 рублей.");
     expect(first.events.some((e) => e.event === "final")).toBe(true);
-    const before = await thread(server.url, id);
     expect(before.messages).toHaveLength(2);
 
     scriptTurn({ content: "Подробный ответ про подготовку к приёму. ".repeat(30), chunkDelayMs: 40 });
@@ -131,11 +136,7 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
 
   it("right after `final`: the turn is stored (final is sent only after the commit)", async () => {
     server = await startServerProcess(storage, modelEnv(llm));
-    const id = await newThread(server.url);
-    scriptTurn("Здравствуйте!");
-    const first = await post(server.url, id, "Добрый день");
-    await first.waitFor((all) => all.some((e) => e.event === "done"));
-    const before = await thread(server.url, id);
+    const { id, before } = await threadWithOneTurn(server.url, "Добрый день", "Здравствуйте!");
 
     scriptTurn("Запись открыта на завтра.");
     const turn = await post(server.url, id, "Можно записаться?");
@@ -162,11 +163,7 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
     for (const delayMs of [10, 150, 600]) {
       llm.reset(); // a request the killed process never sent leaves its scripted reply queued
       server = await startServerProcess(storage, modelEnv(llm));
-      const id = await newThread(server.url);
-      scriptTurn("Добрый день.");
-      const first = await post(server.url, id, "Здравствуйте");
-      await first.waitFor((all) => all.some((e) => e.event === "done"));
-      const before = await thread(server.url, id);
+      const { id, before } = await threadWithOneTurn(server.url, "Здравствуйте", "Добрый день.");
 
       scriptTurn({ content: "Короткий ответ из нескольких частей.", chunkDelayMs: 15 });
       const turn = await post(server.url, id, "Вопрос");
