@@ -5,7 +5,8 @@ import { BranchCode, branchCodes } from "./types";
  * no decision (null): the dialogue then stays where it is rather than trusting a guess.
  */
 export function parseRouterOutput(raw: string): BranchCode | null {
-  const text = raw.trim().replace(/^```(?:json)?\s*|\s*```$/g, "").trim();
+  // Codes are lower_snake_case; a router answering PRICE_QUESTION means the same.
+  const text = raw.trim().replace(/^```(?:json)?\s*|\s*```$/g, "").trim().toLowerCase();
   if (text.startsWith("{")) {
     try {
       const value = JSON.parse(text) as unknown;

@@ -20,3 +20,12 @@ describe("parseRouterOutput", () => {
     expect(parseRouterOutput("new_booking_extra")).toBeNull();
   });
 });
+
+describe("router codes in upper case", () => {
+  it("reads PRICE_QUESTION, {\"intent\": \"ESCALATE_HUMAN\"} and Intent: GENERAL_INFO", () => {
+    expect(parseRouterOutput("PRICE_QUESTION")).toBe("price_question");
+    expect(parseRouterOutput('{"intent": "ESCALATE_HUMAN"}')).toBe("escalate_human");
+    expect(parseRouterOutput("Intent: GENERAL_INFO.")).toBe("general_info");
+    expect(parseRouterOutput("NOT_A_CODE")).toBeNull();
+  });
+});
