@@ -2,7 +2,8 @@ import { initialStep, isStepped, isTerminalStep, stepSpec } from "./registry";
 import { escalationReasonFromText } from "./escalation-reason";
 import { parseRouterOutput } from "./router-output";
 import { parseBranchOutput } from "./service-tail";
-import { EMPTY_REPLY_FALLBACK, LOOP_GUARD_REPLY } from "./templates";
+import { acuteRedFlags } from "./red-flags";
+import { EMERGENCY_REPLY, EMPTY_REPLY_FALLBACK, LOOP_GUARD_REPLY } from "./templates";
 import type { KnowledgeFragment } from "./prompt";
 import type { BlockedGuard } from "./guards";
 import type { BranchCode, ClinicState, EscalationReason, Registry, Slots, StepGraph, TurnEvent } from "./types";
@@ -136,6 +137,48 @@ function handoff(v: TurnView, reg: Registry, target: BranchCode, reason: Escalat
 
 /** After a routing_loop escalation the thread stays with the human: no switch (and no resume) gets out. */
 const loopLocked = (s: ClinicState) => s.activeBranch === "escalate_human" && s.escalationReason === "routing_loop";
+/**
+ * A thread handed to a human (any reason) stays there until an operator releases it
+ * (`releaseEscalation`): the router's decisions and the branch's signals no longer move it.
+ */
+export const escalationLocked = (s: ClinicState) => s.activeBranch === "escalate_human";
+
+/** The acute red flags of the patient's message (clinic/red-flags.ts); the machine checks them before the router. */
+export const hasRedFlag = (text: string): boolean => acuteRedFlags(text).length > 0;
+
+/**
+ * Patient safety above everything else: an acute red flag hands the thread to a human with
+ * `acute_pain` and the fixed emergency reply, with no model call, whatever the loop guard's
+ * counters or an earlier escalation say. Not a counted switch; a stepped branch left behind is
+ * suspended so an operator's release can pick it up again.
+ */
+export function applySafetyEscalation(reg: Registry, view: TurnView): TurnView {
+  const v = clone(view);
+  if (v.state.activeBranch !== "escalate_human") suspendActive(v, reg);
+  v.state.activeBranch = "escalate_human";
+  v.state.routerDecision = null;
+  v.state.step = null;
+  v.state.slots = {};
+  v.state.softInsertionCount = 0;
+  v.state.escalationReason = "acute_pain";
+  addEvent(v.turn, "red_flag");
+  addEvent(v.turn, "escalated");
+  v.turn.notes.push(`acute red flags: ${acuteRedFlags(v.turn.text).join(", ")} — emergency reply, no model call`);
+  v.turn.stop = true;
+  v.turn.pendingCall = false;
+  v.turn.reply = EMERGENCY_REPLY;
+  return v;
+}
+
+/**
+ * An operator takes the thread back from the human queue: the escalation ends, the switch
+ * counter starts again, and a booking suspended by the escalation resumes on the next turn the
+ * router names it.
+ */
+export function releaseEscalation(state: ClinicState): ClinicState {
+  if (state.activeBranch !== "escalate_human") return state;
+  return { ...state, activeBranch: null, routerDecision: null, step: null, slots: {}, handoffCount: 0, softInsertionCount: 0, escalationReason: null };
+}
 
 /** Seed steps 1–4: the router's decision → resume, sticky, handoff or loop guard. */
 export function applyRouterDecision(reg: Registry, view: TurnView, raw: string): TurnView {
@@ -147,12 +190,17 @@ export function applyRouterDecision(reg: Registry, view: TurnView, raw: string):
   if (decision === null) {
     v.turn.notes.push(`router output not understood: ${JSON.stringify(raw.slice(0, 200))}`);
     if (active === null) enter(v, reg, "general_info", null);
+  } else if (active === null && v.state.suspended?.intent === decision) {
+    resume(v, reg);
   } else if (active === null) {
     enter(v, reg, decision, null);
   } else if (decision === active) {
     // Same branch: nothing to decide.
   } else if (loopLocked(v.state)) {
     loopGuard(v, reg);
+  } else if (escalationLocked(v.state)) {
+    // With the human until released: the escalation branch answers with a holding reply, the reason stays.
+    v.turn.notes.push(`thread escalated (${v.state.escalationReason ?? "no reason"}): router decision ${decision} waits for an operator's release`);
   } else if (v.state.suspended && v.state.suspended.intent === decision) {
     resume(v, reg);
   } else if (isStepped(reg, active)) {

@@ -108,7 +108,9 @@ export type TurnEvent =
   | "transition_rejected"
   | "loop_guard"
   | "escalated"
-  | "model_unavailable";
+  | "model_unavailable"
+  /** An acute red flag in the patient's words (clinic/red-flags.ts): the emergency reply, no model call. */
+  | "red_flag";
 
 /** The cap of seed 003: more than this many switches in one thread trips the loop guard. */
 export const HANDOFF_CAP = 3;

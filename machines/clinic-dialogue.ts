@@ -2,7 +2,7 @@ import { assign, emit, setup } from "xstate";
 import { proposeStep } from "./booking-steps";
 import { buildBranchSystemPrompt } from "../clinic/prompt";
 import type { KnowledgeFragment } from "../clinic/prompt";
-import { applyBranchOutput, applyRouterDecision, needsKnowledge, newTurn } from "../clinic/turn-logic";
+import { applyBranchOutput, applyRouterDecision, applySafetyEscalation, hasRedFlag, needsKnowledge, newTurn, releaseEscalation } from "../clinic/turn-logic";
 import type { TurnScratch, TurnView } from "../clinic/turn-logic";
 import { initialClinicState } from "../clinic/types";
 import type { BranchCode, ClinicState, Registry, TurnEvent } from "../clinic/types";
@@ -23,7 +23,9 @@ export type DialogueEvent =
   | { type: "patient.message"; text: string }
   | { type: "router.result"; text: string }
   | { type: "retrieve.result"; fragments: KnowledgeFragment[] }
-  | { type: "branch.result"; text: string };
+  | { type: "branch.result"; text: string }
+  /** An operator takes an escalated thread back (POST /v1/clinic/threads/{id}/release). */
+  | { type: "operator.release" };
 
 export type DialogueEmitted =
   | { type: "effect.router"; text: string }
@@ -62,6 +64,7 @@ export function createClinicDialogueMachine(registry: Registry) {
       turnStopped: ({ context }) => context.turn?.stop === true,
       callPending: ({ context }) => context.turn?.pendingCall === true,
       needsKnowledge: ({ context }) => needsKnowledge(registry, view(context)),
+      redFlag: ({ event }) => event.type === "patient.message" && hasRedFlag(event.text),
     },
   }).createMachine({
     id: "clinicDialogue",
@@ -70,10 +73,23 @@ export function createClinicDialogueMachine(registry: Registry) {
     states: {
       idle: {
         on: {
-          "patient.message": {
-            target: "routing",
-            actions: [assign({ turn: ({ event }) => newTurn(event.text) }), emit(({ event }) => ({ type: "effect.router", text: event.text }) as const)],
-          },
+          "patient.message": [
+            // Patient safety first: an acute red flag gets the emergency reply and a human, before the router.
+            {
+              guard: "redFlag",
+              target: "idle",
+              actions: [
+                assign(({ context, event }) => applySafetyEscalation(registry, { state: context.state, turn: newTurn(event.text) })),
+                "emitFinal",
+                "clearTurn",
+              ],
+            },
+            {
+              target: "routing",
+              actions: [assign({ turn: ({ event }) => newTurn(event.text) }), emit(({ event }) => ({ type: "effect.router", text: event.text }) as const)],
+            },
+          ],
+          "operator.release": { actions: assign({ state: ({ context }) => releaseEscalation(context.state) }) },
         },
       },
       routing: {

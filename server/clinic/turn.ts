@@ -216,3 +216,26 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     return data;
   }
 }
+
+/**
+ * An operator releases an escalated thread (issue 14 item 7): the `operator.release` event goes
+ * through the dialogue machine like any other, so it is logged and replay still rebuilds the
+ * snapshot. Refused (conflict) when the thread is not with a human.
+ */
+export async function releaseClinicThread(sql: Sql, tenantId: string, context: ClinicTurnContext): Promise<ClinicState> {
+  const before = clinicStateOf(context.snapshot);
+  if (before.activeBranch !== "escalate_human") throw new AppError("conflict", "Диалог не передан оператору: освобождать нечего.");
+  const loaded = await registryFor(sql, tenantId, context.settingsVersions);
+  const r = await runTurn({
+    sql,
+    run: null,
+    spec: clinicSpec(tenantId, loaded),
+    key: context.threadId,
+    conversationId: context.threadId,
+    input: {},
+    stored: context.snapshot,
+    events: [{ type: "operator.release" }],
+    log: { settings: loaded.versions },
+  });
+  return ClinicState.parse((r.snapshot as { context: { state: unknown } }).context.state);
+}

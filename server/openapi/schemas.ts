@@ -25,7 +25,7 @@ const sse = (name: string, data: z.ZodType) => z.object({ event: z.literal(name)
 
 // ---- clinic (CONTRACT §5) ----
 export const ClinicMessageBody = z.object({ text: z.string().min(1).max(4000), debug: z.boolean().optional().describe("true → `stage` events (RAG fragments, the assembled system prompt)") });
-export const ClinicFinal = z.object({ reply: z.string(), state: ClinicState, events: z.array(z.string()).describe("sticky, soft_insertion, handoff, resumed, guard_blocked:<guard>, transition_rejected, loop_guard, escalated, model_unavailable") });
+export const ClinicFinal = z.object({ reply: z.string(), state: ClinicState, events: z.array(z.string()).describe("sticky, soft_insertion, handoff, resumed, guard_blocked:<guard>, transition_rejected, loop_guard, escalated, model_unavailable, red_flag") });
 export const ClinicThread = z.object({ threadId: z.string(), state: ClinicState, messages: z.array(z.object({ role: z.enum(["user", "assistant", "system", "tool"]), text: z.string(), meta: z.record(z.string(), z.unknown()) })) });
 export const ClinicSseEvent = z.discriminatedUnion("event", [
   sse("run_started", RunStarted),

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { offlineBranch, offlineRouter } from "../../clinic/offline";
-import { HISTORY_MESSAGES, readClinicState, runClinicTurn } from "../clinic/turn";
+import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "../clinic/turn";
 import { loadClinicTurnContext } from "../../storage/clinic-turn-context";
 import { AppError } from "../../driver/errors";
 import { registerOfflineResponder } from "../../llm/client";
@@ -13,7 +13,11 @@ import { readJson } from "../errors";
 import { streamRun } from "../sse";
 import { registerClinicAdminRoutes } from "./clinic-admin";
 
-const MessageBody = z.object({ text: z.string().trim().min(1, "text не может быть пустым").max(4000), debug: z.boolean().optional() });
+export const MAX_MESSAGE_CHARS = 4000;
+const MessageBody = z.object({
+  text: z.string().trim().min(1, "text не может быть пустым").max(MAX_MESSAGE_CHARS, `Сообщение слишком длинное: не больше ${MAX_MESSAGE_CHARS} символов. Сократите его, пожалуйста.`),
+  debug: z.boolean().optional(),
+});
 
 /** CONTRACT §5: the patient chat. Settings and knowledge base routes live in clinic-admin.ts. */
 export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
@@ -61,6 +65,15 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
         });
       },
     });
+  });
+
+  /** An operator takes an escalated thread back from the human queue (the bot answers again). */
+  app.post("/v1/clinic/threads/:threadId/release", async (c) => {
+    const tenantId = c.get("tenantId");
+    const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), 0);
+    if (!context) throw new AppError("not_found", "Такого диалога нет.");
+    const state = await releaseClinicThread(deps.db.sql, tenantId, context);
+    return c.json({ threadId: context.threadId, released: true, state });
   });
 
   registerClinicAdminRoutes(app, deps);
