@@ -230,11 +230,17 @@ export function applyBranchOutput(reg: Registry, view: TurnView, text: string, j
   v.turn.pendingCall = false;
   const active = v.state.activeBranch!;
   const signal = parsed.intentChange;
-  if (signal.kind === "malformed") v.turn.notes.push(`INTENT_CHANGE not understood: ${signal.raw}`);
+  if (signal.kind === "malformed") {
+    v.turn.notes.push(`INTENT_CHANGE not understood: ${signal.raw}`);
+    addEvent(v.turn, "tail_malformed");
+  }
   // A branch without exit conditions (escalate_human) has no way out by its own signal.
   const canExit = reg.branches[active].exit_conditions.length > 0;
-  if (signal.kind === "ok" && !canExit) v.turn.notes.push(`INTENT_CHANGE ignored: ${active} has no exit conditions`);
-  if (signal.kind === "ok" && canExit && signal.intent !== active && !loopLocked(v.state)) {
+  if (signal.kind === "ok" && signal.intent !== active && (!canExit || loopLocked(v.state) || escalationLocked(v.state))) {
+    v.turn.notes.push(`INTENT_CHANGE ${signal.intent} ignored: ${canExit ? "the thread is with a human until an operator releases it" : `${active} has no exit conditions`}`);
+    addEvent(v.turn, "signal_ignored");
+  }
+  if (signal.kind === "ok" && canExit && signal.intent !== active && !loopLocked(v.state) && !escalationLocked(v.state)) {
     if (parsed.visible) v.turn.replyParts.push(parsed.visible);
     v.turn.hint = null;
     v.turn.fragments = [];
@@ -244,22 +250,30 @@ export function applyBranchOutput(reg: Registry, view: TurnView, text: string, j
     v.turn.pendingCall = !v.turn.stop;
     return v;
   }
+  const spoken = [...v.turn.replyParts, parsed.visible].filter(Boolean).join("\n\n");
+  // A reply that was only a service tail: ask the question of the step the dialogue is now at
+  // (the one being entered, after the validator), not of the step just left.
+  const finish = (): TurnView => {
+    v.turn.reply = spoken || stepSpec(reg, active, v.state.step)?.question || EMPTY_REPLY_FALLBACK;
+    return v;
+  };
   const spec = stepSpec(reg, active, v.state.step);
-  const fallback = spec?.question || EMPTY_REPLY_FALLBACK;
-  v.turn.reply = [...v.turn.replyParts, parsed.visible].filter(Boolean).join("\n\n") || fallback;
   const graph = reg.stepGraphs[active];
   if (graph && spec) {
     if (parsed.state.kind !== "ok") {
-      if (parsed.state.kind === "malformed") v.turn.notes.push(`STATE_JSON malformed (${parsed.state.error}); step and slots kept`);
+      if (parsed.state.kind === "malformed") {
+        v.turn.notes.push(`STATE_JSON malformed (${parsed.state.error}); step and slots kept`);
+        addEvent(v.turn, "tail_malformed");
+      }
       v.state.softInsertionCount = 0;
-      return v;
+      return finish();
     }
     const { state_after, slots_updated, soft_insertion } = parsed.state.value;
     const target = state_after ?? spec.code;
     if (soft_insertion && target === spec.code && isEmpty(slots_updated)) {
       v.state.softInsertionCount += 1;
       addEvent(v.turn, "soft_insertion");
-      return v;
+      return finish();
     }
     const r = judge(graph, spec.code, v.state.slots, target, slots_updated);
     v.state.slots = r.slots;
@@ -276,6 +290,9 @@ export function applyBranchOutput(reg: Registry, view: TurnView, text: string, j
     }
   } else if (active === "escalate_human" && v.state.escalationReason === null && parsed.state.kind === "ok" && parsed.state.value.escalation_reason) {
     v.state.escalationReason = parsed.state.value.escalation_reason;
+  } else if (parsed.state.kind === "malformed") {
+    v.turn.notes.push(`STATE_JSON malformed (${parsed.state.error})`);
+    addEvent(v.turn, "tail_malformed");
   }
   if (active === "escalate_human" && v.state.escalationReason === null) {
     // Handed to a human and nobody named why: the operator still gets a reason when the
@@ -286,5 +303,5 @@ export function applyBranchOutput(reg: Registry, view: TurnView, text: string, j
       v.turn.notes.push(`escalation_reason ${inferred} inferred from the patient's message (the model named none)`);
     }
   }
-  return v;
+  return finish();
 }

@@ -110,7 +110,11 @@ export type TurnEvent =
   | "escalated"
   | "model_unavailable"
   /** An acute red flag in the patient's words (clinic/red-flags.ts): the emergency reply, no model call. */
-  | "red_flag";
+  | "red_flag"
+  /** The branch's STATE_JSON or signal could not be read (step and slots kept; the debug notes say why). */
+  | "tail_malformed"
+  /** A well-formed INTENT_CHANGE that did not move the dialogue (no exit conditions, or the thread is with a human). */
+  | "signal_ignored";
 
 /** The cap of seed 003: more than this many switches in one thread trips the loop guard. */
 export const HANDOFF_CAP = 3;

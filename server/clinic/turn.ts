@@ -190,6 +190,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
                 handoffCount: f.state.handoffCount,
                 fragments: f.fragments.map((x) => x.docId),
                 settings: loaded.versions,
+                // Why a tail or a signal was not used (the Sandbox shows them on the turn's badges).
+                ...(f.notes.length ? { notes: f.notes } : {}),
               },
             },
           ],
@@ -198,7 +200,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       },
       closing: () => {
         const f = final!;
-        return [{ event: "final", data: { reply: f.reply, state: f.state, events: f.events } }];
+        // The debug notes go out only to a debugging client (the Sandbox); a patient's client never sees them.
+        return [{ event: "final", data: { reply: f.reply, state: f.state, events: f.events, ...(a.run.debug && f.notes.length ? { notes: f.notes } : {}) } }];
       },
       outcome: () => ({ outcome: final!.events.includes("escalated") ? "escalated" : "answered", reasonCodes: final!.events.filter((x) => x !== "sticky") }),
     });

@@ -28,6 +28,7 @@ const json = (schema: string, description = "OK"): Res => ({ description, schema
 export const operations: Op[] = [
   { method: "get", path: "/healthz", tag: "service", summary: "Готовность сервера", responses: { 200: { description: '{"status":"ok"}' } } },
   { method: "get", path: "/openapi.json", tag: "service", summary: "Этот документ", responses: { 200: { description: "OpenAPI 3.1" } } },
+  { method: "get", path: "/v1/runs/{runId}/stages", tag: "runs", summary: "Отладочные стадии сохранённого запуска", description: "Стадии (`stage`), записанные, если ход шёл с `debug: true`: RAG-фрагменты, собранный промпт, разбор хвоста.", responses: { 200: { description: "{runId, stages: Stage[]}" }, 404: err("Нет такого запуска") } },
   { method: "get", path: "/v1/runs/{runId}/events", tag: "runs", summary: "Возобновить поток запуска", description: "Заголовок `Last-Event-ID` (или `?lastEventId=`): все события после этого id, затем живые — до `done`.", responses: { 200: { description: "События запуска", sse: "ClinicSseEvent" }, 404: err("Нет такого запуска") } },
 
   { method: "post", path: "/v1/clinic/threads", tag: "clinic", summary: "Новый диалог пациента", responses: { 201: { description: "{threadId}" } } },

@@ -38,7 +38,8 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   app.get("/v1/clinic/threads/:threadId", async (c) => {
     const conv = await thread(c.get("tenantId"), c.req.param("threadId"));
     const [state, messages] = await Promise.all([readClinicState(deps.db.sql, conv.id), listMessages(deps.db.sql, conv.id)]);
-    return c.json({ threadId: conv.id, state, messages: messages.map((m) => ({ role: m.role, text: m.text, meta: m.meta })) });
+    // meta.runId names the turn's stored run: its debug stages are at GET /v1/runs/{runId}/stages.
+    return c.json({ threadId: conv.id, state, messages: messages.map((m) => ({ role: m.role, text: m.text, meta: m.runId ? { ...m.meta, runId: m.runId } : m.meta })) });
   });
 
   app.post("/v1/clinic/threads/:threadId/messages", async (c) => {

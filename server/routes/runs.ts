@@ -16,6 +16,15 @@ export const STALE_RUN_MS = 15_000;
  * (LISTEN/NOTIFY, server/run-waker.ts), else by polling. Ends after `done`.
  */
 export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+  /** A finished (or running) run's debug stages as stored, for a page reloaded after the turn (the Sandbox). */
+  app.get("/v1/runs/:runId/stages", async (c) => {
+    const runId = c.req.param("runId");
+    const run = await getRun(deps.db.sql, runId);
+    if (!run || run.tenantId !== c.get("tenantId")) throw new AppError("not_found", "Такого запуска нет.");
+    const events = await listRunEvents(deps.db.sql, runId, 0);
+    return c.json({ runId, stages: events.filter((e) => e.event === "stage").map((e) => e.data) });
+  });
+
   app.get("/v1/runs/:runId/events", async (c) => {
     const runId = c.req.param("runId");
     const run = await getRun(deps.db.sql, runId);

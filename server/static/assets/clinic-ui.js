@@ -12,7 +12,7 @@ const reasonRu = {
 };
 
 /** Badges under an assistant reply, from its `final` (or a stored message's meta). */
-export function replyBadges({ state, events }) {
+export function replyBadges({ state, events, notes }) {
   const out = [];
   const ev = events ?? [];
   if (state?.routerDecision) out.push(el("span", { class: "badge", dataset: { badge: "router" } }, `Решение маршрутизатора: ${state.routerDecision}`));
@@ -30,10 +30,16 @@ export function replyBadges({ state, events }) {
     else if (e === "transition_rejected") out.push(el("span", { class: "badge err", dataset: { badge: "rejected" } }, "переход отклонён валидатором"));
     else if (e === "loop_guard") out.push(el("span", { class: "badge err", dataset: { badge: "loop_guard" } }, "защита от петли"));
     else if (e === "model_unavailable") out.push(el("span", { class: "badge err", dataset: { badge: "model_unavailable" } }, "модель недоступна"));
+    else if (e === "red_flag") out.push(el("span", { class: "badge err", dataset: { badge: "red_flag" } }, "экстренный ответ: признаки опасного состояния (103 / 112)"));
+    // The debug notes say what exactly was wrong; shown as the badge's tooltip.
+    else if (e === "tail_malformed") out.push(el("span", { class: "badge warn", dataset: { badge: "tail_malformed" }, title: noteFor(notes, /malformed|not understood/) }, "служебный хвост не разобран"));
+    else if (e === "signal_ignored") out.push(el("span", { class: "badge warn", dataset: { badge: "signal_ignored" }, title: noteFor(notes, /ignored/) }, "сигнал смены ветки проигнорирован"));
     else out.push(el("span", { class: "badge gray" }, e));
   }
   return el("div", { class: "badges" }, out);
 }
+
+const noteFor = (notes, re) => (notes ?? []).filter((n) => re.test(n)).join("\n");
 
 const filled = (v) => v !== null && v !== undefined && !(typeof v === "string" && v.trim() === "");
 

@@ -80,16 +80,24 @@ async function loadThread() {
     setThread(t.threadId);
     messages.replaceChildren();
     let last = [];
+    const debug = [];
     for (const m of t.messages) {
       if (m.role === "user") userBubble(m.text);
       else if (m.role === "assistant") {
         const b = assistantBubble();
         b.text.textContent = m.text;
         const state = { activeBranch: m.meta?.activeBranch, routerDecision: m.meta?.routerDecision, step: m.meta?.step, escalationReason: m.meta?.escalationReason };
-        b.meta.append(replyBadges({ state, events: m.meta?.events }));
+        b.meta.append(replyBadges({ state, events: m.meta?.events, notes: m.meta?.notes }));
         last = m.meta?.events ?? [];
+        if (m.meta?.runId) debug.push({ b, runId: m.meta.runId });
       }
     }
+    // Past turns' debug data (RAG fragments, assembled prompt) from their stored runs.
+    const loaded = await Promise.all(debug.map(({ runId }) => api(`/v1/runs/${runId}/stages`).then((r) => r.stages, () => [])));
+    loaded.forEach((stages, i) => debug[i].b.meta.append(...debugDetails(stages)));
+    const lastStages = loaded.at(-1) ?? [];
+    const details = debugDetails(lastStages);
+    if (details.length) $("#last-debug").replaceChildren(...details.map((d) => ((d.open = true), d)));
     showState(t.state, last);
     requestAnimationFrame(scroll);
   } catch (e) {
