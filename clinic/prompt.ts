@@ -1,4 +1,5 @@
 import { isStepped, stepSpec } from "./registry";
+import { routerSystemPrompt } from "./seed-router";
 import type { BranchCode, ClinicState, Registry } from "./types";
 import { branchCodes, escalationReasons, SOFT_INSERTION_LIMIT } from "./types";
 
@@ -20,27 +21,11 @@ export interface HistoryMessage {
 
 export type PromptMessage = { role: "system" | "user" | "assistant"; content: string };
 
-const intentHelp: Record<BranchCode, string> = {
-  new_booking: "пациент хочет записаться на приём или продолжает запись (имя, жалоба, время, подтверждение)",
-  price_question: "вопрос о стоимости приёма, анализов, процедур",
-  general_info: "часы работы, адрес, проезд, парковка, какие услуги есть или нет",
-  medical_question: "медицинский вопрос о симптомах, подготовке к анализам, лечении",
-  reschedule: "перенос или отмена уже существующей записи",
-  escalate_human: "просит живого человека, острое состояние, операция, агрессия",
-};
-
-export function routerSystemPrompt(): string {
-  return [
-    "Ты — маршрутизатор чата медицинской клиники. По последней реплике пациента (с учётом истории) определи тему.",
-    "Ответь ровно одним кодом намерения, без пояснений:",
-    ...branchCodes.map((c) => `- ${c} — ${intentHelp[c]}`),
-  ].join("\n");
-}
-
 /** The router sees a short system prompt and the recent history only (seed 003, step 1). */
-export function buildRouterMessages(history: HistoryMessage[], text: string, keep = 6): PromptMessage[] {
+export function buildRouterMessages(history: HistoryMessage[], text: string, keep = 6, system = routerSystemPrompt()): PromptMessage[] {
   return [
-    { role: "system", content: routerSystemPrompt() },
+    // The active version of the `_router` system branch (Настройки); the seed's prompt by default.
+    { role: "system", content: system },
     ...history.slice(-keep).map((m) => ({ role: m.role, content: m.text })),
     { role: "user", content: text },
   ];
@@ -132,3 +117,5 @@ export function buildBranchSystemPrompt({ registry, state, hint, fragments }: Br
 export function buildBranchMessages(system: string, history: HistoryMessage[], text: string, keep = 12): PromptMessage[] {
   return [{ role: "system", content: system }, ...history.slice(-keep).map((m) => ({ role: m.role, content: m.text })), { role: "user", content: text }];
 }
+
+export { routerSystemPrompt };

@@ -1,16 +1,20 @@
 import { seedBookingSteps } from "./seed-booking-steps";
 import { seedBranches } from "./seed-branches";
-import { BranchConfig, StepGraph, branchCodes } from "./types";
+import { seedRouter } from "./seed-router";
+import { BranchConfig, ROUTER_CODE, RouterConfig, StepGraph, branchCodes } from "./types";
 import type { BranchCode, Registry, StepSpec } from "./types";
 
 /** The registry built from the seed data alone (tests, and the fallback before the database is read). */
 export function defaultRegistry(): Registry {
-  return buildRegistry(Object.values(seedBranches), [seedBookingSteps]);
+  return buildRegistry([...Object.values(seedBranches), seedRouter], [seedBookingSteps]);
 }
 
 /** Validates rows (from the database or the seed) into a registry; a missing branch is an error. */
 export function buildRegistry(branches: unknown[], graphs: unknown[]): Registry {
-  const parsed = branches.map((b) => BranchConfig.parse(b));
+  const isRouter = (b: unknown) => (b as { code?: unknown } | null)?.code === ROUTER_CODE;
+  const routerRow = branches.find(isRouter);
+  const router = RouterConfig.parse(routerRow ?? seedRouter);
+  const parsed = branches.filter((b) => !isRouter(b)).map((b) => BranchConfig.parse(b));
   const byCode = new Map(parsed.map((b) => [b.code, b]));
   for (const code of branchCodes) if (!byCode.has(code)) throw new Error(`clinic registry: branch ${code} has no active version`);
   const stepGraphs: Registry["stepGraphs"] = {};
@@ -19,7 +23,7 @@ export function buildRegistry(branches: unknown[], graphs: unknown[]): Registry 
     if (!byCode.has(graph.branch as BranchCode)) throw new Error(`clinic registry: step graph for unknown branch ${graph.branch}`);
     stepGraphs[graph.branch as BranchCode] = graph;
   }
-  return { branches: Object.fromEntries(byCode) as Registry["branches"], stepGraphs };
+  return { branches: Object.fromEntries(byCode) as Registry["branches"], stepGraphs, router };
 }
 
 export const isStepped = (reg: Registry, branch: BranchCode | null): boolean => branch !== null && reg.stepGraphs[branch] !== undefined;

@@ -63,8 +63,20 @@ export const BranchConfig = z.object({
 });
 export type BranchConfig = z.infer<typeof BranchConfig>;
 
+/** The router's system branch (seed 003: `_router`, managed in Настройки with versions like any branch). */
+export const ROUTER_CODE = "_router";
+export const RouterConfig = z.object({
+  code: z.literal(ROUTER_CODE).default(ROUTER_CODE),
+  version: z.number().int().positive().default(1),
+  title: z.string().default("Маршрутизатор"),
+  system_prompt: z.string().trim().min(1, "системный промпт маршрутизатора не может быть пустым"),
+});
+export type RouterConfig = z.infer<typeof RouterConfig>;
+
 export interface Registry {
   branches: Record<BranchCode, BranchConfig>;
+  /** The active `_router` version; absent → the seed's prompt (clinic/seed-router.ts). */
+  router?: RouterConfig;
   /** Only stepped branches appear here. */
   stepGraphs: Partial<Record<BranchCode, StepGraph>>;
 }

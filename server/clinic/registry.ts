@@ -1,10 +1,11 @@
 import { buildRegistry } from "../../clinic/registry";
 import { seedBookingSteps } from "../../clinic/seed-booking-steps";
 import { seedBranches } from "../../clinic/seed-branches";
+import { seedRouter } from "../../clinic/seed-router";
 import type { Registry } from "../../clinic/types";
 import type { MachineSpec } from "../../driver/turn";
 import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, type ClinicDialogueMachine } from "../../machines/clinic-dialogue";
-import { branchCodes } from "../../clinic/types";
+import { branchCodes, ROUTER_CODE } from "../../clinic/types";
 import type { Tx } from "../../storage/db";
 import { listActiveBranches, listActiveStepGraphs, listSettingsVersions, seedClinicSettings, type BranchRow, type StepGraphRow } from "../../storage/clinic-branches";
 import { AppError } from "../../driver/errors";
@@ -17,7 +18,7 @@ export interface LoadedRegistry {
 
 function seedRows() {
   return {
-    branches: Object.values(seedBranches).map(({ code, version: _v, ...config }) => ({ code, config })),
+    branches: [...Object.values(seedBranches), seedRouter].map(({ code, version: _v, ...config }) => ({ code, config })),
     graphs: [seedBookingSteps].map(({ branch, version: _v, ...graph }) => ({ branch, graph })),
   };
 }
@@ -25,7 +26,8 @@ function seedRows() {
 /** The tenant's active settings; the seed's version 1 is written on the first request. */
 export async function loadRegistry(sql: Tx, tenantId: string): Promise<LoadedRegistry> {
   let [branches, graphs] = await Promise.all([listActiveBranches(sql, tenantId), listActiveStepGraphs(sql, tenantId)]);
-  if (branches.length < branchCodes.length) {
+  // The `_router` system branch counts too (a tenant seeded before it existed gets it here).
+  if (branches.length < branchCodes.length + 1 || !branches.some((b) => b.code === ROUTER_CODE)) {
     const seed = seedRows();
     await seedClinicSettings(sql, tenantId, seed.branches, seed.graphs);
     [branches, graphs] = await Promise.all([listActiveBranches(sql, tenantId), listActiveStepGraphs(sql, tenantId)]);

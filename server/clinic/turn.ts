@@ -126,12 +126,12 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       effects: {
         "effect.router": async (e, ctx) => {
           const t0 = performance.now();
-          const messages = buildRouterMessages(history, String(e.text));
+          const messages = buildRouterMessages(history, String(e.text), undefined, loaded.registry.router?.system_prompt);
           const r = await a.llm.complete("router", messages, { signal: ctx.signal });
           if (!r.ok) return fail("router", r.error);
           const intent = parseRouterOutput(r.value);
           a.run.emit("router_decision", { intent });
-          stages.emit("04", "routing", { intent, raw: r.value.slice(0, 500), model: r.meta.model, attempts: r.meta.attempts, prompt: { ...ROUTER_PROMPT, sha256: sha256(messages[0]!.content) } }, t0);
+          stages.emit("04", "routing", { intent, raw: r.value.slice(0, 500), model: r.meta.model, attempts: r.meta.attempts, prompt: { ...ROUTER_PROMPT, sha256: sha256(messages[0]!.content) }, router: loaded.registry.router ? `${loaded.registry.router.code}@${loaded.registry.router.version}` : null, system: messages[0]!.content }, t0);
           return { type: "router.result", text: r.value };
         },
         "effect.retrieve": async (e) => {

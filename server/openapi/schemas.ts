@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BranchCode, BranchConfig, ClinicState, StepGraph, StepSpec } from "../../clinic/types";
+import { BranchCode, BranchConfig, ClinicState, RouterConfig, StepGraph, StepSpec } from "../../clinic/types";
 import { errorStatus } from "../../driver/errors";
 import { CandidateSchema, PlanSchema, WorkspaceSnapshotSchema } from "../../workbench/types";
 
@@ -36,7 +36,7 @@ export const ClinicSseEvent = z.discriminatedUnion("event", [
   sse("error", ErrorEvent),
   sse("done", DoneEvent),
 ]);
-export const BranchSettings = z.object({ versions: z.string(), branches: z.array(BranchConfig), stepGraphs: z.array(StepGraph) });
+export const BranchSettings = z.object({ versions: z.string(), branches: z.array(BranchConfig), stepGraphs: z.array(StepGraph), router: RouterConfig.describe("the `_router` system branch's active version (edit via /v1/clinic/branches/_router/versions)") });
 export const BranchVersionRow = z.object({ code: BranchCode, version: z.number().int(), active: z.boolean(), config: z.record(z.string(), z.unknown()), createdAt: z.string() });
 export const StepGraphVersionRow = z.object({ branch: z.string(), version: z.number().int(), active: z.boolean(), graph: z.record(z.string(), z.unknown()), createdAt: z.string() });
 export const NewBranchVersion = z.object({ config: BranchConfig.partial().describe("fields to change; the rest is taken from the active version"), activate: z.boolean().default(true) });

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { chunkDocument } from "../../clinic/kb-chunk";
-import { BranchConfig, BranchCode, StepGraph } from "../../clinic/types";
+import { BranchConfig, BranchCode, ROUTER_CODE, RouterConfig, StepGraph } from "../../clinic/types";
 import { loadRegistry } from "../clinic/registry";
 import { AppError } from "../../driver/errors";
 import {
@@ -36,6 +36,9 @@ const slug = (s: string) =>
     .replace(/^-+|-+$/g, "")
     .slice(0, 64) || "doc";
 
+/** A branch code, or the router's system branch `_router` (versioned like a branch, but only {title, system_prompt}). */
+const settingsCode = (raw: string): BranchCode | typeof ROUTER_CODE => (raw === ROUTER_CODE ? ROUTER_CODE : code(raw));
+
 const code = (raw: string) => {
   const r = BranchCode.safeParse(raw);
   if (!r.success) throw new AppError("not_found", `Нет ветки ${raw}.`);
@@ -47,20 +50,26 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
 
   app.get("/v1/clinic/branches", async (c) => {
     const { registry, versions } = await loadRegistry(sql, c.get("tenantId"));
-    return c.json({ versions, branches: Object.values(registry.branches), stepGraphs: Object.values(registry.stepGraphs) });
+    return c.json({ versions, branches: Object.values(registry.branches), stepGraphs: Object.values(registry.stepGraphs), router: registry.router });
   });
 
   app.get("/v1/clinic/branches/:code/versions", async (c) => {
     await loadRegistry(sql, c.get("tenantId"));
-    return c.json({ versions: await listBranchVersions(sql, c.get("tenantId"), code(c.req.param("code"))) });
+    return c.json({ versions: await listBranchVersions(sql, c.get("tenantId"), settingsCode(c.req.param("code"))) });
   });
 
   /** A new version of a branch's settings; active at once unless `activate: false`. */
   app.post("/v1/clinic/branches/:code/versions", async (c) => {
     const tenantId = c.get("tenantId");
-    const branch = code(c.req.param("code"));
+    const branch = settingsCode(c.req.param("code"));
     const body = await readJson(c, z.object({ config: z.record(z.string(), z.unknown()), activate: z.boolean().default(true) }));
     const { registry } = await loadRegistry(sql, tenantId);
+    if (branch === ROUTER_CODE) {
+      const parsed = RouterConfig.safeParse({ ...registry.router, ...body.config, code: ROUTER_CODE, version: 1 });
+      if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error));
+      const version = await sql.begin((tx) => insertBranchVersion(tx, tenantId, ROUTER_CODE, { title: parsed.data.title, system_prompt: parsed.data.system_prompt }, body.activate));
+      return c.json({ code: branch, version, active: body.activate }, 201);
+    }
     const { code: _c, version: _v, ...current } = registry.branches[branch];
     const parsed = BranchConfig.safeParse({ ...current, ...body.config, code: branch, version: 1 });
     if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error));
@@ -71,7 +80,7 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
 
   app.post("/v1/clinic/branches/:code/versions/:version/activate", async (c) => {
     const tenantId = c.get("tenantId");
-    const branch = code(c.req.param("code"));
+    const branch = settingsCode(c.req.param("code"));
     const ok = await sql.begin((tx) => activateBranchVersion(tx, tenantId, branch, Number(c.req.param("version"))));
     if (!ok) throw new AppError("not_found", "Такой версии нет.");
     return c.json({ code: branch, version: Number(c.req.param("version")), active: true });

@@ -15,14 +15,17 @@ async function reload() {
   await renderEditor();
 }
 
+/** The branches, then the router's system branch `_router` (only a title and a system prompt). */
+const allBranches = () => [...settings.branches, ...(settings.router ? [{ ...settings.router, system: true }] : [])];
+
 function renderList() {
   $("#branches").replaceChildren(
-    ...settings.branches.map((b) =>
+    ...allBranches().map((b) =>
       el(
         "div",
         { class: `list-item${b.code === current ? " on" : ""}`, dataset: { branch: b.code }, onclick: () => ((current = b.code), (location.hash = `branch=${b.code}`), renderList(), renderEditor()) },
         el("div", {}, el("b", {}, b.title)),
-        el("div", { class: "small muted mono" }, `${b.code} · v${b.version}${settings.stepGraphs.some((g) => g.branch === b.code) ? " · шаги" : ""}`),
+        el("div", { class: "small muted mono" }, `${b.code} · v${b.version}${b.system ? " · системная" : ""}${settings.stepGraphs.some((g) => g.branch === b.code) ? " · шаги" : ""}`),
       ),
     ),
   );
@@ -48,15 +51,15 @@ function versionsTable(rows, activate) {
 }
 
 async function renderEditor() {
-  const b = settings.branches.find((x) => x.code === current) ?? settings.branches[0];
+  const b = allBranches().find((x) => x.code === current) ?? settings.branches[0];
   if (!b) return;
   current = b.code;
   const versions = (await api(`/v1/clinic/branches/${b.code}/versions`)).versions;
   const f = {
     title: el("input", { value: b.title, style: "width:100%" }),
     system_prompt: el("textarea", { class: "prose", rows: 7 }, b.system_prompt),
-    rules: el("textarea", { class: "prose", rows: 5 }, b.rules.join("\n")),
-    exit_conditions: el("textarea", { class: "prose", rows: 5 }, b.exit_conditions.join("\n")),
+    rules: el("textarea", { class: "prose", rows: 5 }, (b.rules ?? []).join("\n")),
+    exit_conditions: el("textarea", { class: "prose", rows: 5 }, (b.exit_conditions ?? []).join("\n")),
     knowledge: el("select", {}, ["always", "side_questions", "never"].map((k) => el("option", { value: k, selected: k === b.knowledge }, k))),
     activate: el("input", { type: "checkbox", checked: true }),
   };
@@ -66,7 +69,12 @@ async function renderEditor() {
     try {
       const r = await api(`/v1/clinic/branches/${b.code}/versions`, {
         method: "POST",
-        body: { config: { title: f.title.value, system_prompt: f.system_prompt.value, rules: lines(f.rules.value), exit_conditions: lines(f.exit_conditions.value), knowledge: f.knowledge.value }, activate: f.activate.checked },
+        body: {
+          config: b.system
+            ? { title: f.title.value, system_prompt: f.system_prompt.value }
+            : { title: f.title.value, system_prompt: f.system_prompt.value, rules: lines(f.rules.value), exit_conditions: lines(f.exit_conditions.value), knowledge: f.knowledge.value },
+          activate: f.activate.checked,
+        },
       });
       toast(`Сохранено: ${b.code} v${r.version}${r.active ? " (активна)" : ""}`);
       await reload();
@@ -82,12 +90,13 @@ async function renderEditor() {
   const branchPanel = el(
     "div",
     { class: "panel", id: "branch-panel" },
-    el("h2", {}, `Ветка ${b.code}`, el("span", { class: "right badge ok" }, `активна v${b.version}`)),
+    el("h2", {}, b.system ? `Системная ветка ${b.code} (маршрутизатор)` : `Ветка ${b.code}`, el("span", { class: "right badge ok" }, `активна v${b.version}`)),
     el("label", { class: "field" }, el("span", {}, "Название"), f.title),
     el("label", { class: "field" }, el("span", {}, "Системный промпт"), f.system_prompt),
-    el("label", { class: "field" }, el("span", {}, "Правила (по одному в строке)"), f.rules),
-    el("label", { class: "field" }, el("span", {}, "Условия выхода (по одному в строке)"), f.exit_conditions),
-    el("label", { class: "field" }, el("span", {}, "База знаний"), f.knowledge),
+    // The router has no rules, exit conditions or knowledge of its own: only its prompt.
+    b.system ? null : el("label", { class: "field" }, el("span", {}, "Правила (по одному в строке)"), f.rules),
+    b.system ? null : el("label", { class: "field" }, el("span", {}, "Условия выхода (по одному в строке)"), f.exit_conditions),
+    b.system ? null : el("label", { class: "field" }, el("span", {}, "База знаний"), f.knowledge),
     el("div", { class: "row" }, el("button", { type: "button", onclick: save }, "Сохранить как новую версию"), el("label", { class: "row small" }, f.activate, "сразу сделать активной")),
     err,
     el("h3", {}, "Версии промпта"),
