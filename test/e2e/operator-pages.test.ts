@@ -49,7 +49,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
     );
     const errors: string[] = [];
     const page = await openPage(stack.browser, `${stack.server.url}/sandbox.html`, errors);
-    for (const [i, text] of ["Хочу записать дочь", "Болит ухо", "У неё сильная боль и температура 40"].entries()) {
+    for (const [i, text] of ["Хочу записать дочь", "Болит ухо", "Ей всё хуже, ухо болит сильнее"].entries()) {
       await page.fill("#text", text);
       await page.click("#send");
       await page.waitForFunction((k) => document.querySelectorAll(".msg.assistant[data-done]").length >= k, i + 1);
