@@ -113,7 +113,8 @@ function stateFromJson(raw: string): TailState {
 /** Cut markers inside the held gap (never part of model text in the gap, which holds only whitespace and fence debris). */
 const CUT_SIGNAL = "\u0000";
 const CUT_STATE = "\u0001";
-const isWs = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r";
+/** A run of whitespace and backticks: what a gap is made of (besides "json" after backticks). */
+const GAP_RUN = /[ \t\r\n`]+/g;
 
 /** Normalizes a whitespace run: no spaces before a newline, at most one blank line. */
 function normalizeWs(run: string): string {
@@ -141,7 +142,8 @@ function createVisible(out: (s: string) => void) {
         g = g.replace(/`+(?:j(?:s(?:o(?:n)?)?)?)?/gi, "").replaceAll(CUT_SIGNAL, " ").replaceAll(CUT_STATE, "\n");
         out(g.includes("\n") ? normalizeWs(g) : " ");
       } else {
-        out(g.replace(/[ \t\r\n]+/g, normalizeWs));
+        // The common gap is a space between words: nothing to normalize.
+        out(g.includes("\n") ? g.replace(/[ \t\r\n]+/g, normalizeWs) : g);
       }
     }
     gap = "";
@@ -150,28 +152,28 @@ function createVisible(out: (s: string) => void) {
   };
   return {
     text(s: string) {
-      let plain = 0;
-      for (let i = 0; i < s.length; i++) {
-        const c = s[i]!;
-        const inGap = isWs(c) || c === "`" || (fence >= 0 && fence < 4 && "json"[fence] === c.toLowerCase());
-        if (!inGap) {
-          // Visible text ends any fence in progress ("`!json" is text).
-          fence = -1;
-          continue;
+      let pos = 0;
+      while (pos < s.length) {
+        // Letters of "json" right after backticks stay in the gap ("```json" is fence debris).
+        if (fence >= 0 && fence < 4) {
+          const from = pos;
+          while (pos < s.length && fence < 4 && s[pos]!.toLowerCase() === "json"[fence]) gap += s[pos++], fence++;
+          if (pos > from) continue;
         }
-        if (plain < i) {
+        GAP_RUN.lastIndex = pos;
+        const m = GAP_RUN.exec(s);
+        const end = m ? m.index : s.length;
+        if (end > pos) {
+          // Visible text: it decides the pending gap, and ends any fence in progress ("`!json" is text).
           if (gap) flushGap();
-          out(s.slice(plain, i));
+          out(s.slice(pos, end));
           started = true;
+          fence = -1;
         }
-        gap += c;
-        fence = c === "`" ? 0 : isWs(c) ? -1 : fence + 1;
-        plain = i + 1;
-      }
-      if (plain < s.length) {
-        if (gap) flushGap();
-        out(s.slice(plain));
-        started = true;
+        if (!m) break;
+        gap += m[0];
+        fence = m[0].endsWith("`") ? 0 : -1;
+        pos = end + m[0].length;
       }
     },
     cut(kind: "signal" | "state") {
