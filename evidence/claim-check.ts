@@ -59,6 +59,9 @@ interface Party {
 // Organisation names written with a legal form, or in quotes after a role noun.
 const ORG = /(?<![\p{L}])(?:ООО|ОАО|ЗАО|ПАО|АО|ИП|НКО|ТОО)\s+(?:«[^»]{1,60}»|"[^"]{1,60}"|“[^”]{1,60}”|\p{Lu}[\p{L}-]*(?:\s+\p{Lu}[\p{L}-]*){0,2})/gu;
 const ROLE_QUOTED = /(?:поставщик|контрагент|покупател|клиент|организаци|компани|кредитор|дебитор)\p{L}*\s+(«[^»]{1,60}»|"[^"]{1,60}")/giu;
+// «Бета-Сервис» after «у / перед / от / с»: a name in quotes, every word capitalised (not «Расчёты с поставщиками»)
+const PREP_QUOTED = /(?<![\p{L}])(?:у|перед|от|для|со?)\s+(«\p{Lu}[\p{L}\d-]*(?:\s+\p{Lu}[\p{L}\d-]*){0,2}»|"\p{Lu}[\p{L}\d-]*(?:\s+\p{Lu}[\p{L}\d-]*){0,2}")/gu;
+const NOT_A_PARTY = /поступлен|реализац|расч[её]т|регистр|сч[её]т|плат[её]ж|оплат|акт|договор|накладн|хвост|сальдо|справочник/i;
 
 // ---------------------------------------------------------------- numbers
 
@@ -94,7 +97,7 @@ export function parseDates(text: string): { iso: string; at: number; len: number
 }
 
 const MULT: [RegExp, number][] = [[/^(?:тыс\.?|тысяч\p{L}*)/u, 1e3], [/^(?:млн\.?|миллион\p{L}*)/u, 1e6], [/^(?:млрд\.?|миллиард\p{L}*)/u, 1e9]];
-const CURRENCY = /^(?:₽|руб\p{L}*\.?|р\.|rub)/iu;
+const CURRENCY = /^(?:₽|руб\p{L}*\.?|р\.|р(?![\p{L}])|rub)/iu;
 
 /**
  * Amounts in a sentence: figures with a currency or a multiplier, and bare figures of four or more
@@ -107,12 +110,12 @@ export function parseAmounts(text: string): Amount[] {
   for (const d of parseDates(s)) blank(d.at, d.len);
   for (const m of s.matchAll(/\[F\d+\]|№\s*[\p{L}\d/-]+|\S*(?:\p{L}[-/]?\d|\d[-/]\p{L}|\d\/\d)\S*/gu)) {
     // a figure glued to a currency sign or a multiplier («150000₽», «950тыс») is still an amount
-    if (/^\d[\d\s.,]*(?:₽|тыс|млн|млрд|руб)/u.test(m[0])) continue;
+    if (/^\d[\d\s.,]*(?:₽|тыс|млн|млрд|руб|р(?![\p{L}]))/u.test(m[0])) continue;
     blank(m.index!, m[0].length);
   }
   const out: Amount[] = [];
-  for (const m of s.matchAll(/(?<![\p{L}\d,.])(\d{1,3}(?:[ \u00a0\u202f]\d{3})+|\d+)(?:[.,](\d+))?/gu)) {
-    const int = m[1]!.replace(/[ \u00a0\u202f]/g, "");
+  for (const m of s.matchAll(/(?<![\p{L}\d,.])(\d{1,3}(?:[ \u00a0\u202f]\d{3})+|\d{1,3}(?:\.\d{3}){2,}(?!\d)|\d+)(?:[.,](\d+))?/gu)) {
+    const int = m[1]!.replace(/[ \u00a0\u202f.]/g, "");
     const frac = m[2] ?? "";
     let value = Number(`${int}.${frac || "0"}`);
     const after = s.slice(m.index! + m[0].length).replace(/^[\s\u00a0]+/, "");
@@ -133,8 +136,8 @@ export function parseAmounts(text: string): Amount[] {
 
 const NUMBER_WORDS: Record<string, number> = {};
 for (const [n, forms] of Object.entries({
-  1: "один одна одно одного одному одним одном одной", 2: "два две двух двум двумя", 3: "три трех трем тремя", 4: "четыре четырех четырем четырьмя",
-  5: "пять пяти пятью", 6: "шесть шести шестью", 7: "семь семи семью", 8: "восемь восьми восемью", 9: "девять девяти девятью", 10: "десять десяти десятью",
+  1: "один одна одно одного одному одним одном одной", 2: "два две двух двум двумя двое двоих", 3: "три трех трем тремя трое троих", 4: "четыре четырех четырем четырьмя четверо четверых",
+  5: "пять пяти пятью пятеро пятерых", 6: "шесть шести шестью", 7: "семь семи семью", 8: "восемь восьми восемью", 9: "девять девяти девятью", 10: "десять десяти десятью",
 })) for (const f of forms.split(" ")) NUMBER_WORDS[f] = Number(n);
 
 export type CountNoun = "party" | "document" | "payment";
@@ -172,14 +175,18 @@ export function parseCounts(text: string): { noun: CountNoun; n: number; surface
 
 // ---------------------------------------------------------------- conclusions
 
-export type Conclusion = "negative" | "complete";
+/** negative: "nothing is owed / all closed"; rest: "nothing else is owed" (the list is complete); complete: "the answer is full". */
+export type Conclusion = "negative" | "rest" | "complete";
 // Hedges mark a limitation, not a conclusion («не удалось установить», «это не означает, что долгов нет»).
 // A hedge voids the rest of its clause only: «Не удалось установить X; долгов нет» still concludes.
-const HEDGE = /не удалось|не получен|не получилось|неизвестн|нельзя|не можем|не могу|не означает|не установлен|не ответил|нет данных|нет ответа|не подтвержд|нужно уточн|не исключ|недоступ/i;
+// «Не все расчёты закрыты», «частично» negate what follows them the same way.
+const HEDGE = /не удалось|не получен|не получилось|неизвестн|нельзя|не можем|не могу|не означает|не установлен|не ответил|нет данных|нет ответа|не подтвержд|нужно уточн|не исключ|недоступ|не\s+вс[её]|не\s+полностью|не\s+до\s+конца|частичн/i;
 // What a "nothing is owed" conclusion is about: debts and settlements, not a missing invoice.
-const SUBJECT = /хвост|долг|задолж|остат|сальдо|расч[её]т|кредитор|незакрыт|неоплач|не оплач|аванс/i;
-const ABSENCE = /(?<![\p{L}])(?:нет|не найден\p{L}*|не обнаружен\p{L}*|не выявлен\p{L}*|отсутству\p{L}*|ни одного|ничего|не числится|не висит|не осталось|закрыт\p{L}*|погашен\p{L}*|нулев\p{L}*|чист\p{L}*)(?![\p{L}])/iu;
-const COMPLETE = /(?<![\p{L}])(?:полн\p{L}*|полностью|исчерпывающ\p{L}*|окончательн\p{L}*|все данные|всё проверено|все проверено|пробелов\s+(?:нет|не)|без пробелов)(?![\p{L}])/iu;
+const SUBJECT = /хвост|долг|задолж|остат|сальдо|расч[её]т|кредитор|незакрыт|неоплач|не оплач|аванс|обязательств|рассчитал|должн|долж[ен]/i;
+const ABSENCE = /(?<![\p{L}])(?:нет|не найден\p{L}*|не обнаружен\p{L}*|не выявлен\p{L}*|отсутству\p{L}*|ни одного|ничего|никому|не числится|не висит|не осталось|не должн\p{L}*|не долж[ен]\p{L}*|закрыт\p{L}*|погашен\p{L}*|исполнен\p{L}*|урегулирован\p{L}*|рассчитал\p{L}*|нулев\p{L}*|чист\p{L}*)(?![\p{L}])/iu;
+const COMPLETE = /(?<![\p{L}])(?<!(?:не|ни)\s+)(?:полн\p{L}*|полностью|исчерпывающ\p{L}*|окончательн\p{L}*|все данные|всё проверено|все проверено|пробелов\s+(?:нет|не)|без пробелов|ограничений\s+нет|без ограничений|в полном объ[её]ме|данных достаточно)(?![\p{L}])/iu;
+// «по остальным поставщикам хвостов нет»: a claim that the list is complete
+const REST = /(?<![\p{L}])(?:остальн\p{L}*|други\p{L}*|прочи\p{L}*|больше|кроме|иных)(?![\p{L}])/iu;
 // «не закрыт», «незакрытые» say the opposite of closed
 const NOT_CLOSED = /(?<![\p{L}])(?:не\s+закрыт|незакрыт|не\s+погашен|непогашен)/iu;
 
@@ -189,7 +196,7 @@ export function conclusionsOf(sentence: string): Conclusion[] {
   for (const raw of sentence.split(/[;!?]|\.(?:\s|$)|\s[—–-]\s/)) {
     const h = HEDGE.exec(raw);
     const clause = h ? raw.slice(0, h.index) : raw;
-    if (SUBJECT.test(clause) && ABSENCE.test(clause.replace(new RegExp(NOT_CLOSED.source, "giu"), " "))) out.add("negative");
+    if (SUBJECT.test(clause) && ABSENCE.test(clause.replace(new RegExp(NOT_CLOSED.source, "giu"), " "))) out.add(REST.test(clause) ? "rest" : "negative");
     if (COMPLETE.test(clause)) out.add("complete");
   }
   return [...out];
@@ -206,7 +213,7 @@ interface Index {
   dates: Set<string>;
   years: Set<string>;
   counts: Record<CountNoun, Set<number>>;
-  negative: { general: string | null; partyOk: (p: Party) => boolean };
+  negative: { general: string | null; rest: string | null; partyOk: (p: Party) => boolean };
   complete: string | null;
 }
 
@@ -327,6 +334,7 @@ function buildIndex(i: ClaimCheckInput): Index {
     parties, factIds: new Set(b.facts.map((f) => f.fact_id)), factById: new Map(b.facts.map((f) => [f.fact_id, f])), anyAmount, dates, years, counts,
     negative: {
       general: generalNegative,
+      rest: blockedBy() ?? (settlementsRan ? null : "остатки регистра не получены"),
       // A party-bound «долга нет»: its balance is zero, or the register was read and has no row for it.
       partyOk: (p) => !failedTools.length && !tooling.length && ["FULLY_ANSWERED", "PARTIALLY_ANSWERED"].includes(i.outcome) && (() => {
         const bal = p.facts.filter((f) => f.type === "open_balance" || f.type === "balance");
@@ -363,9 +371,10 @@ function checkSentence(raw: string, ix: Index): string[] {
   const named = new Set(ms.map((m) => m.party));
 
   // Counterparties: every organisation written in the sentence is one the evidence knows.
-  for (const re of [ORG, ROLE_QUOTED]) {
+  for (const re of [ORG, ROLE_QUOTED, PREP_QUOTED]) {
     for (const m of s.matchAll(re)) {
       const text = m[1] ?? m[0];
+      if (re === PREP_QUOTED && NOT_A_PARTY.test(text)) continue;
       if (!ix.parties.some((p) => findName(text, p.key).length)) issues.push(`контрагент ${m[0].trim()} отсутствует в данных проверки`);
     }
   }
@@ -414,6 +423,7 @@ function checkSentence(raw: string, ix: Index): string[] {
   // Conclusions: no stronger than the outcome class and the coverage allow.
   for (const c of conclusionsOf(s)) {
     if (c === "complete" && ix.complete) issues.push(`вывод о полноте ответа не допускается: ${ix.complete}`);
+    if (c === "rest" && ix.negative.rest) issues.push(`вывод «по остальным нет» не допускается: ${ix.negative.rest}`);
     if (c === "negative") {
       const zero = parseCounts(s).some((x) => x.n === 0);
       const bound = [...named];

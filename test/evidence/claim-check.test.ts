@@ -117,3 +117,27 @@ describe("claim checker against the outcome class", () => {
     expect(w.checker.whole(w.draft.user_facing_answer.replace("**Что найдено.**", "**Итого.**")).join()).toMatch(/Что найдено/);
   });
 });
+
+describe("other phrasings of the same claims", () => {
+  const timeout = () => world([toolRun("S2", "resolve_period_or_asof", "success", dateOut()), toolRun("S4", "get_open_supplier_settlements", "timeout", null, { error_code: "MCP_TIMEOUT", error_message: "Request timed out" })]);
+  const blocked = timeout();
+  const ok = full();
+  it("after a tool failure, every way of saying «nothing is owed» or «complete» is rejected", () => {
+    for (const s of [
+      "Все поставщики рассчитались.", "Мы никому из поставщиков не должны.", "Задолженность перед поставщиками нулевая.", "Долги отсутствуют.",
+      "Все обязательства перед поставщиками исполнены.", "Просроченных долгов нет, но не все документы проверены.", "Хвостов не найдено.",
+      "Ни у одного поставщика хвостов нет.", "Незакрытых остатков нет.", "Информация исчерпывающая.", "Ограничений нет.", "Данные получены в полном объёме.",
+      "Расчёты с поставщиками закрыты — это подтверждено регистром.",
+    ]) expect([s, blocked.sentence(s).length > 0]).toEqual([s, true]);
+  });
+  it("honest limitations pass on the same run", () => {
+    for (const s of [
+      "Не удалось получить данные из учётной системы: источник не ответил.", "Ответ не полный: регистр расчётов не ответил вовремя.",
+      "Нельзя сказать, что долгов нет.", "Отсутствие данных не означает, что хвостов нет.", "Не все расчёты удалось проверить.",
+    ]) expect([s, blocked.sentence(s)]).toEqual([s, []]);
+  });
+  it("on a full run: correct figures in other writings pass, wrong ones are rejected", () => {
+    for (const s of ["ООО «Альфа-Снаб» должны 120 000 руб.", "АО «ТехноПоставка»: 150 000 ₽ есть.", "У троих поставщиков есть долг.", "Логистик Плюс — 95 тыс. ₽.", "Остальным поставщикам мы ничего не должны."]) expect([s, ok.sentence(s)]).toEqual([s, []]);
+    for (const s of ["У Альфа-Снаба долг 2050р.", "ООО «Альфа-Снаб» должны 1.200.000 ₽.", "Хвосты у семи контрагентов.", "Также хвосты перед «Бета-Сервис».", "ООО Beta Group — 120 000 ₽."]) expect([s, ok.sentence(s).length > 0]).toEqual([s, true]);
+  });
+});
