@@ -191,6 +191,24 @@ describe("the Evidence answer through the claim checker (scripted model, demo MC
     }
   });
 
+  it("a model stream that breaks off after checked sentences went out is replaced too", async () => {
+    const text = answer({ direct: "На 10.04.2026 незакрытые остатки есть у трёх поставщиков. Ответ частичный — ограничения ниже." });
+    llm.reset();
+    llm.script("planner", ...PARTIAL.planner);
+    llm.script("answer", { content: text, truncateAfter: text.indexOf("Ответ частичный") + 20 });
+    const r = await postSse(`${app.url}/v1/evidence/conversations/${await conversation()}/messages`, { text: PARTIAL.text }, A);
+    const tokens = eventsNamed(r, "token").map((e) => e.delta).join("");
+    const final = eventsNamed(r, "final")[0] as unknown as Final;
+    expect(tokens.length).toBeGreaterThan(0);
+    expect(text.startsWith(tokens)).toBe(true);
+    const names = r.events.map((e) => e.event);
+    expect(names.indexOf("answer_replaced")).toBeGreaterThan(names.lastIndexOf("token"));
+    expect(names.indexOf("answer_replaced")).toBeLessThan(names.indexOf("final"));
+    expect(eventsNamed(r, "answer_replaced")[0]).toMatchObject({ text: final.answer });
+    expect(["model_failed", "validation_failed"]).toContain(eventsNamed(r, "answer_replaced")[0]!.reason);
+    expect(final.package.composed_by).toBe("deterministic");
+  });
+
   it("counts what was tried", () => {
     // every adversarial answer above was blocked
     expect({ tried, blocked }).toEqual({ tried: 10, blocked: 10 });
