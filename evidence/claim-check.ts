@@ -46,7 +46,8 @@ function findName(text: string, key: string[]): number[] {
 interface Party {
   id: string;
   name: string;
-  key: string[];
+  /** The name's key and the keys of the words the user bound to it («Техно» → АО «ТехноПоставка»). */
+  keys: string[][];
   /** Roles the catalog gives; empty when unknown. */
   roles: Set<string>;
   /** The supplier-settlements tools returned rows for it (balances, receipts, payments). */
@@ -179,8 +180,9 @@ export function parseCounts(text: string): { noun: CountNoun; n: number; surface
 export type Conclusion = "negative" | "rest" | "complete";
 // Hedges mark a limitation, not a conclusion («не удалось установить», «это не означает, что долгов нет»).
 // A hedge voids the rest of its clause only: «Не удалось установить X; долгов нет» still concludes.
-// «Не все расчёты закрыты», «частично» negate what follows them the same way.
-const HEDGE = /не удалось|не получен|не получилось|неизвестн|нельзя|не можем|не могу|не означает|не установлен|не ответил|нет данных|нет ответа|не подтвержд|нужно уточн|не исключ|недоступ|не\s+вс[её]|не\s+полностью|не\s+до\s+конца|частичн/i;
+// «Не все расчёты закрыты», «частично» negate what follows them the same way; «нет ни одного
+// движения / записей нет» is a gap in the data, not a finding about debts.
+const HEDGE = /не удалось|не получен|не получилось|неизвестн|нельзя|не можем|не могу|не означает|не установлен|не ответил|нет данных|нет ответа|не подтвержд|нужно уточн|не исключ|недоступ|не\s+вс[её]|не\s+полностью|не\s+до\s+конца|частичн|нет\s+(?:ни\s+)?(?:одного\s+|одной\s+)?(?:движени|запис|данн|сведени)|(?:движени|запис|данн|сведени)\p{L}*\s+(?:\p{L}+\s+)?(?:нет|отсутству)/iu;
 // What a "nothing is owed" conclusion is about: debts and settlements, not a missing invoice.
 const SUBJECT = /хвост|долг|задолж|остат|сальдо|расч[её]т|кредитор|незакрыт|неоплач|не оплач|аванс|обязательств|рассчитал|должн|долж[ен]/i;
 const ABSENCE = /(?<![\p{L}])(?:нет|не найден\p{L}*|не обнаружен\p{L}*|не выявлен\p{L}*|отсутству\p{L}*|ни одного|ничего|никому|не числится|не висит|не осталось|не должн\p{L}*|не долж[ен]\p{L}*|закрыт\p{L}*|погашен\p{L}*|исполнен\p{L}*|урегулирован\p{L}*|рассчитал\p{L}*|нулев\p{L}*|чист\p{L}*)(?![\p{L}])/iu;
@@ -249,7 +251,7 @@ function buildIndex(i: ClaimCheckInput): Index {
   const byId = new Map<string, Party>();
   const party = (id: string, name: string) => {
     let p = byId.get(id);
-    if (!p) byId.set(id, (p = { id, name, key: nameKey(name), roles: new Set(), supplierFacts: false, facts: [], amounts: [] }));
+    if (!p) byId.set(id, (p = { id, name, keys: [nameKey(name)], roles: new Set(), supplierFacts: false, facts: [], amounts: [] }));
     return p;
   };
   for (const f of b.facts) {
@@ -262,8 +264,12 @@ function buildIndex(i: ClaimCheckInput): Index {
     p.amounts.push(...factAmounts(f));
   }
   for (const e of b.entity_bindings) {
-    if (e.entity_id && e.resolved_to) party(e.entity_id, e.resolved_to);
     for (const cand of e.candidates) party(cand.id, cand.name);
+    // The user's own word may be written back: bound, it names that party; unbound, a party the
+    // evidence holds nothing for (a sentence may say so, but no figure or conclusion binds to it).
+    const p = e.entity_id && e.resolved_to ? party(e.entity_id, e.resolved_to) : party(`surface:${e.surface}`, e.surface);
+    const k = nameKey(e.surface);
+    if (k.length && !p.keys.some((x) => x.join("-") === k.join("-"))) p.keys.push(k);
   }
   for (const k of b.conflicts) if (k.entity_id) party(k.entity_id, k.entity);
   const parties = [...byId.values()];
@@ -336,7 +342,7 @@ function buildIndex(i: ClaimCheckInput): Index {
       general: generalNegative,
       rest: blockedBy() ?? (settlementsRan ? null : "остатки регистра не получены"),
       // A party-bound «долга нет»: its balance is zero, or the register was read and has no row for it.
-      partyOk: (p) => !failedTools.length && !tooling.length && ["FULLY_ANSWERED", "PARTIALLY_ANSWERED"].includes(i.outcome) && (() => {
+      partyOk: (p) => !p.id.startsWith("surface:") && !failedTools.length && !tooling.length && ["FULLY_ANSWERED", "PARTIALLY_ANSWERED"].includes(i.outcome) && (() => {
         const bal = p.facts.filter((f) => f.type === "open_balance" || f.type === "balance");
         return bal.length ? Math.abs(sum(bal.map((f) => f.value as number))) < 0.01 && !p.facts.some((f) => f.type === "unclosed_document") : settlementsRan;
       })(),
@@ -348,9 +354,14 @@ function buildIndex(i: ClaimCheckInput): Index {
 interface Mention { party: Party; at: number }
 function mentions(sentence: string, parties: Party[]): Mention[] {
   const out: Mention[] = [];
-  for (const p of parties) for (const at of findName(sentence, p.key)) out.push({ party: p, at });
+  const len = new Map<Mention, number>();
+  for (const p of parties) for (const k of p.keys) for (const at of findName(sentence, k)) if (!out.some((o) => o.party === p && o.at === at)) {
+    const m = { party: p, at };
+    out.push(m);
+    len.set(m, k.length);
+  }
   // «Альфа» inside «Альфа-Снаб» is not a mention of a party keyed «альфа»: keep the longest key at a position
-  return out.filter((m) => !out.some((o) => o !== m && o.at === m.at && o.party.key.length > m.party.key.length)).sort((a, b) => a.at - b.at);
+  return out.filter((m) => !out.some((o) => o !== m && o.at === m.at && len.get(o)! > len.get(m)!)).sort((a, b) => a.at - b.at);
 }
 /** The party a figure belongs to: the nearest one written before it, else the first after it. */
 function nearest(ms: Mention[], at: number): Party | null {
@@ -375,7 +386,7 @@ function checkSentence(raw: string, ix: Index): string[] {
     for (const m of s.matchAll(re)) {
       const text = m[1] ?? m[0];
       if (re === PREP_QUOTED && NOT_A_PARTY.test(text)) continue;
-      if (!ix.parties.some((p) => findName(text, p.key).length)) issues.push(`контрагент ${m[0].trim()} отсутствует в данных проверки`);
+      if (!ix.parties.some((p) => p.keys.some((k) => findName(text, k).length))) issues.push(`контрагент ${m[0].trim()} отсутствует в данных проверки`);
     }
   }
   // Roles: a customer-only party is not presented as a supplier debt.

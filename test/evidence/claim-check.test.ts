@@ -141,3 +141,16 @@ describe("other phrasings of the same claims", () => {
     for (const s of ["У Альфа-Снаба долг 2050р.", "ООО «Альфа-Снаб» должны 1.200.000 ₽.", "Хвосты у семи контрагентов.", "Также хвосты перед «Бета-Сервис».", "ООО Beta Group — 120 000 ₽."]) expect([s, ok.sentence(s).length > 0]).toEqual([s, true]);
   });
 });
+
+describe("the user's own words for a party", () => {
+  it("a bound surface names its party; an unknown one may be mentioned but binds no figure or conclusion", () => {
+    const techno = toolRun("S1", "resolve_counterparty", "success", { status: "ok", note: "", counterparty_id: "cp-technopostavka", candidates: [{ counterparty_id: "cp-technopostavka", name: "АО «ТехноПоставка»", inn: "1", roles: ["supplier"], score: 1 }] }, { input: { query: "Техно" } });
+    const w = world([techno, toolRun("S2", "resolve_period_or_asof", "success", dateOut()), toolRun("S4", "get_open_supplier_settlements", "success", { status: "ok", note: "", as_of_date: "2026-03-31", movements_scanned: 9, rows })]);
+    expect(w.sentence("Контрагент «Техно» привязан к АО «ТехноПоставка»; долг 150 000 ₽.")).toEqual([]);
+    const gamma = toolRun("S1", "resolve_counterparty", "no_match", { status: "no_match", note: "", counterparty_id: null, candidates: [] }, { input: { query: "Гамма" } });
+    const g = world([gamma, toolRun("S2", "resolve_period_or_asof", "success", dateOut()), toolRun("S4", "get_open_supplier_settlements", "success", { status: "ok", note: "", as_of_date: "2026-03-31", movements_scanned: 9, rows })]);
+    expect(g.sentence("Контрагент «Гамма» в базе не найден.")).toEqual([]);
+    expect(g.sentence("ООО «Гамма» должны 120 000 ₽.").join()).toMatch(/не относится к Гамма/);
+    expect(g.sentence("По ООО «Гамма» долгов нет.").join()).toMatch(/по Гамма не подтверждён/);
+  });
+});

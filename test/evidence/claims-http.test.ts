@@ -209,6 +209,23 @@ describe("the Evidence answer through the claim checker (scripted model, demo MC
     expect(final.package.composed_by).toBe("deterministic");
   });
 
+  it("the composed answer itself, given back as the model's prose, passes for every kind of question", async () => {
+    const none: string[] = [];
+    for (const text of [
+      PARTIAL.text, FULL.text, "Хвосты по поставщикам на 01.01.2020", "Любые незакрытые остатки по поставщикам на 28.02.2026",
+      "Какое сальдо по ООО «Вектор» на 10.04.2026?", "Какое сальдо по ООО «Альфа-Снаб» на 31.03.2026?", "Какие незакрытые документы по ООО «Альфа-Снаб» на 10.04.2026?",
+      "Покажи цепочку оплат по ТехноПоставке на 10.04.2026", "Какие незакрытые документы по ООО «Гамма»?", "Какая погода в Москве?",
+    ]) {
+      const q = { text, planner: [] as string[] };
+      const composed = (await ask(q)).final;
+      if (composed.package.composed_by !== "deterministic") continue;
+      const again = await ask(q, composed.answer);
+      if (!again.final.validation.ok) none.push(`${text} [${composed.outcome}]: ${again.final.validation.issues.join(" | ")}`);
+      else expect(again.final.answer).toBe(composed.answer);
+    }
+    expect(none).toEqual([]);
+  });
+
   it("counts what was tried", () => {
     // every adversarial answer above was blocked
     expect({ tried, blocked }).toEqual({ tried: 10, blocked: 10 });
