@@ -212,6 +212,7 @@ interface Index {
   factById: Map<string, Fact>;
   /** Amounts that need no party: every fact value and every figure of the composed draft. */
   anyAmount: number[];
+  aggregates: number[];
   dates: Set<string>;
   years: Set<string>;
   counts: Record<CountNoun, Set<number>>;
@@ -283,19 +284,20 @@ function buildIndex(i: ClaimCheckInput): Index {
     if (overdue.length) p.amounts.push(sum(overdue));
   }
   const anyAmount = b.facts.flatMap(factAmounts);
+  // Totals over several parties: usable where the text carries no party.
+  const aggregates: number[] = [];
   for (const types of [["open_balance", "balance"], ["unclosed_document"], ["payment"]]) {
     const vs = b.facts.filter((f) => types.includes(f.type)).map((f) => f.value as number);
-    if (vs.length) anyAmount.push(Math.abs(sum(vs)), sum(vs.filter((v) => v > 0)));
+    if (vs.length) aggregates.push(Math.abs(sum(vs)), sum(vs.filter((v) => v > 0)));
   }
+  anyAmount.push(...aggregates);
   // The composed draft's figures (conflict differences, totals) are built from the facts: a figure
-  // written next to a party there is that party's, every figure is usable without a party.
-  for (const line of draft.user_facing_answer.split("\n")) {
-    for (const s of splitSentences(line + "\n").complete) {
-      const amounts = parseAmounts(s);
-      anyAmount.push(...amounts.map((a) => a.value));
-      const ms = mentions(s, parties);
-      for (const a of amounts) nearest(ms, a.at)?.amounts.push(a.value);
-    }
+  // written next to a party there (or after it in the same paragraph) is that party's, every
+  // figure is usable without a party.
+  for (const { party: p, amounts } of paragraphAmounts(draft.user_facing_answer, parties)) {
+    anyAmount.push(...amounts.map((a) => a.value));
+    if (p) p.amounts.push(...amounts.map((a) => a.value));
+    else aggregates.push(...amounts.map((a) => a.value));
   }
 
   const dates = new Set<string>();
@@ -337,7 +339,7 @@ function buildIndex(i: ClaimCheckInput): Index {
   const completeWhy = blockedBy() ?? (c.answerability !== "full" ? `ответ ${c.answerability === "partial" ? "частичный" : "недостаточный"}` : b.truncated.length ? "проверка выполнена не для всех случаев" : b.conflicts.length ? "в данных есть расхождения" : null);
   const settlementsRan = openRows.length > 0 || b.facts.some((f) => f.type === "no_open_balance");
   return {
-    parties, factIds: new Set(b.facts.map((f) => f.fact_id)), factById: new Map(b.facts.map((f) => [f.fact_id, f])), anyAmount, dates, years, counts,
+    parties, factIds: new Set(b.facts.map((f) => f.fact_id)), factById: new Map(b.facts.map((f) => [f.fact_id, f])), anyAmount, aggregates, dates, years, counts,
     negative: {
       general: generalNegative,
       rest: blockedBy() ?? (settlementsRan ? null : "остатки регистра не получены"),
@@ -363,6 +365,30 @@ function mentions(sentence: string, parties: Party[]): Mention[] {
   // «Альфа» inside «Альфа-Снаб» is not a mention of a party keyed «альфа»: keep the longest key at a position
   return out.filter((m) => !out.some((o) => o !== m && o.at === m.at && len.get(o)! > len.get(m)!)).sort((a, b) => a.at - b.at);
 }
+/**
+ * Each sentence's figures with the party they belong to: the nearest one in the sentence, else the
+ * last one named earlier in the same paragraph (a claim split over two sentences), else none.
+ * `carried`: the party came from an earlier sentence.
+ */
+function paragraphAmounts(text: string, parties: Party[]): { party: Party | null; carried: boolean; amounts: Amount[]; sentence: string }[] {
+  const out: { party: Party | null; carried: boolean; amounts: Amount[]; sentence: string }[] = [];
+  for (const line of text.split("\n")) {
+    let last: Party | null = null;
+    for (const raw of splitSentences(line + "\n").complete) {
+      const s = raw.replace(/\*\*/g, "");
+      const ms = mentions(s, parties);
+      const byParty = new Map<Party | null, Amount[]>();
+      for (const a of parseAmounts(s)) {
+        const p = nearest(ms, a.at) ?? last;
+        byParty.set(p, [...(byParty.get(p) ?? []), a]);
+      }
+      for (const [p, amounts] of byParty) out.push({ party: p, carried: !ms.length && p !== null, amounts, sentence: s });
+      last = ms.at(-1)?.party ?? last;
+    }
+  }
+  return out;
+}
+
 /** The party a figure belongs to: the nearest one written before it, else the first after it. */
 function nearest(ms: Mention[], at: number): Party | null {
   const before = ms.filter((m) => m.at <= at);
@@ -448,17 +474,26 @@ function checkSentence(raw: string, ix: Index): string[] {
 
 // ---------------------------------------------------------------- the checker
 
-/** The structural checks of the whole answer: the five blocks of §9.1. */
-function checkWhole(text: string): string[] {
+/**
+ * What only the whole text shows: the five blocks of §9.1, and a figure in a sentence that names no
+ * party but follows one in the same paragraph («ООО «А». Долг 150 000 ₽ [F2].»): it is that party's,
+ * unless it is a total over several parties.
+ */
+function checkWhole(text: string, ix: Index): string[] {
   const lower = text.toLowerCase();
-  return BLOCK_TITLES.filter((t) => !lower.includes(t.toLowerCase().split(" / ")[0]!)).map((t) => `нет блока «${t}»`);
+  const issues = BLOCK_TITLES.filter((t) => !lower.includes(t.toLowerCase().split(" / ")[0]!)).map((t) => `нет блока «${t}»`);
+  for (const x of paragraphAmounts(text, ix.parties)) {
+    if (!x.carried || !x.party) continue;
+    for (const a of x.amounts) if (!x.party.amounts.some((v) => close(a, v)) && !ix.aggregates.some((v) => close(a, v))) issues.push(`сумма ${rub(a.value)} после упоминания ${x.party.name} к нему не относится`);
+  }
+  return [...new Set(issues)];
 }
 
 export function createClaimChecker(input: ClaimCheckInput): AnswerChecker {
   const ix = buildIndex(input);
   return {
     sentence: (text) => checkSentence(text, ix),
-    whole: (text) => checkWhole(text),
+    whole: (text) => checkWhole(text, ix),
   };
 }
 

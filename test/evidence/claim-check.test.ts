@@ -154,3 +154,13 @@ describe("the user's own words for a party", () => {
     expect(g.sentence("По ООО «Гамма» долгов нет.").join()).toMatch(/по Гамма не подтверждён/);
   });
 });
+
+describe("a claim split over two sentences", () => {
+  it("whole(): a figure after a party in the same paragraph is that party's, unless it is a total", () => {
+    const w = full();
+    const techno = fid(w, "Техно");
+    const split = `ООО «Альфа-Снаб» — крупнейший должник. Долг 150 000,00 ₽ [${techno}].`;
+    expect(checkAnswer(split, w.checker).issues.join()).toMatch(/150 000 ₽ после упоминания ООО «Альфа-Снаб»/);
+    expect(w.checker.whole(`${w.draft.user_facing_answer}\nАО «ТехноПоставка» — крупнейший. Долг 150 000,00 ₽ [${techno}]. Итого по всем 365 000 ₽.`)).toEqual([]);
+  });
+});
