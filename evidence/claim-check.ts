@@ -290,6 +290,8 @@ function buildIndex(i: ClaimCheckInput): Index {
     const vs = b.facts.filter((f) => types.includes(f.type)).map((f) => f.value as number);
     if (vs.length) aggregates.push(Math.abs(sum(vs)), sum(vs.filter((v) => v > 0)));
   }
+  const overdueAll = b.facts.map((f) => num(f.details.overdue_amount)).filter((x): x is number => x !== null && x > 0);
+  if (overdueAll.length) aggregates.push(sum(overdueAll));
   anyAmount.push(...aggregates);
   // The composed draft's figures (conflict differences, totals) are built from the facts: a figure
   // written next to a party there (or after it in the same paragraph) is that party's, every
@@ -365,6 +367,8 @@ function mentions(sentence: string, parties: Party[]): Mention[] {
   // «Альфа» inside «Альфа-Снаб» is not a mention of a party keyed «альфа»: keep the longest key at a position
   return out.filter((m) => !out.some((o) => o !== m && o.at === m.at && len.get(o)! > len.get(m)!)).sort((a, b) => a.at - b.at);
 }
+const NESTED = /^[ \t]+(?:[-*•]|\d+[.)])\s/;
+
 /**
  * Each sentence's figures with the party they belong to: the nearest one in the sentence, else the
  * last one named earlier in the same paragraph (a claim split over two sentences), else none.
@@ -372,8 +376,11 @@ function mentions(sentence: string, parties: Party[]): Mention[] {
  */
 function paragraphAmounts(text: string, parties: Party[]): { party: Party | null; carried: boolean; amounts: Amount[]; sentence: string }[] {
   const out: { party: Party | null; carried: boolean; amounts: Amount[]; sentence: string }[] = [];
+  let parent: Party | null = null;
   for (const line of text.split("\n")) {
-    let last: Party | null = null;
+    // a nested list item («  - не оплачено: …») belongs to the party of the line above it
+    const nested = NESTED.test(line);
+    let last: Party | null = nested ? parent : null;
     for (const raw of splitSentences(line + "\n").complete) {
       const s = raw.replace(/\*\*/g, "");
       const ms = mentions(s, parties);
@@ -385,6 +392,7 @@ function paragraphAmounts(text: string, parties: Party[]): { party: Party | null
       for (const [p, amounts] of byParty) out.push({ party: p, carried: !ms.length && p !== null, amounts, sentence: s });
       last = ms.at(-1)?.party ?? last;
     }
+    if (!nested && line.trim()) parent = last;
   }
   return out;
 }
@@ -401,7 +409,8 @@ const SUPPLIER_DEBT = /поставщик|долг|задолж|кредитор
 const close = (a: Amount, v: number) => Math.abs(a.value - v) <= a.tolerance;
 const rub = (n: number) => `${n.toLocaleString("ru-RU", { maximumFractionDigits: 2 }).replace(/\u00a0/g, " ")} ₽`;
 
-function checkSentence(raw: string, ix: Index): string[] {
+/** `carried`: the party named last in the paragraph so far (sentences come in order). */
+function checkSentence(raw: string, ix: Index, carried: Party | null = null): string[] {
   const s = raw.replace(/\*\*/g, "");
   const issues: string[] = [];
   const ms = mentions(s, ix.parties);
@@ -425,6 +434,7 @@ function checkSentence(raw: string, ix: Index): string[] {
     if (p) {
       if (!p.amounts.some((v) => close(a, v))) issues.push(`сумма ${rub(a.value)} не относится к ${p.name} по данным проверки`);
     } else if (!ix.anyAmount.some((v) => close(a, v))) issues.push(`сумма ${rub(a.value)} не подтверждена фактами`);
+    else if (carried && !carried.amounts.some((v) => close(a, v)) && !ix.aggregates.some((v) => close(a, v))) issues.push(`сумма ${rub(a.value)} после упоминания ${carried.name} к нему не относится`);
   }
   // Dates and years: the frame's period or a fact's date.
   for (const d of parseDates(s)) {
@@ -491,8 +501,24 @@ function checkWhole(text: string, ix: Index): string[] {
 
 export function createClaimChecker(input: ClaimCheckInput): AnswerChecker {
   const ix = buildIndex(input);
+  // A claim may be split over sentences of one paragraph («ООО «А» — крупнейший должник. Его долг
+  // 150 000 ₽.»): the party named last carries over until the paragraph ends.
+  let carried: Party | null = null;
+  let parent: Party | null = null;
+  let lineStart = true;
+  let nested = false;
   return {
-    sentence: (text) => checkSentence(text, ix),
+    sentence: (text) => {
+      if (lineStart) {
+        nested = NESTED.test(text);
+        carried = nested ? parent : null;
+      }
+      const issues = checkSentence(text, ix, carried);
+      carried = mentions(text.replace(/\*\*/g, ""), ix.parties).at(-1)?.party ?? carried;
+      lineStart = text.includes("\n");
+      if (lineStart && !nested) parent = carried;
+      return issues;
+    },
     whole: (text) => checkWhole(text, ix),
   };
 }

@@ -147,6 +147,18 @@ describe("the Evidence answer through the claim checker (scripted model, demo MC
     await expectReplaced(PARTIAL, answer({ direct: `На 10.04.2026 незакрытые остатки есть у поставщиков. Крупнейший — ООО «Альфа-Снаб»: 150 000,00 ₽ [${techno}].` }), /Альфа-Снаб»: 150/, /не относится к ООО «Альфа-Снаб».*\| факт F\d+ относится к АО «ТехноПоставка»/);
   });
 
+  it("a figure moved across a sentence boundary, and to a customer the evidence does bind, is replaced", async () => {
+    const facts = await factsOf(PARTIAL);
+    const techno = idOf(facts, "ТехноПоставка");
+    // each sentence alone is plausible; together they give ТехноПоставка's debt to Альфа-Снаб
+    await expectReplaced(PARTIAL, answer({ direct: `Крупнейший должник — ООО «Альфа-Снаб». Его долг 150 000,00 ₽ [${techno}].` }), /Его долг 150 000/, /150 000 ₽ после упоминания ООО «Альфа-Снаб»/);
+    // ООО «Ромашка» is a customer: asked about by name, the catalog binds it with its role
+    const customer = { text: "Какое сальдо по ООО «Ромашка» на 10.04.2026?", planner: [] as string[] };
+    const bound = (await ask(customer)).artifacts.evidence_bundle.facts as (Fact & { details: { roles?: string[] } })[];
+    expect(bound.find((f) => f.type === "entity_binding")?.details.roles).toEqual(["customer"]);
+    await expectReplaced(customer, answer({ direct: "На 10.04.2026 наш долг перед ООО «Ромашка» — 40 000,00 ₽." }), /долг перед ООО «Ромашка»/, /покупатель, а не поставщик/);
+  });
+
   it("an invented counterparty owing «2050 ₽» is replaced", async () => {
     await expectReplaced(PARTIAL, answer({ direct: "На 10.04.2026 висит долг перед ООО «Бета-Сервис» — 2050 ₽." }), /Бета-Сервис/, /ООО «Бета-Сервис» отсутствует в данных.*2 050 ₽/);
     await expectReplaced(PARTIAL, answer({ direct: "Кроме того, небольшой хвост перед Гаммой — 2050 руб." }), /Гаммой/, /сумма 2 050 ₽ не подтверждена/);
@@ -228,6 +240,6 @@ describe("the Evidence answer through the claim checker (scripted model, demo MC
 
   it("counts what was tried", () => {
     // every adversarial answer above was blocked
-    expect({ tried, blocked }).toEqual({ tried: 10, blocked: 10 });
+    expect({ tried, blocked }).toEqual({ tried: 12, blocked: 12 });
   });
 });
