@@ -138,7 +138,7 @@ export function parseAmounts(text: string): Amount[] {
 const NUMBER_WORDS: Record<string, number> = {};
 for (const [n, forms] of Object.entries({
   1: "один одна одно одного одному одним одном одной", 2: "два две двух двум двумя двое двоих", 3: "три трех трем тремя трое троих", 4: "четыре четырех четырем четырьмя четверо четверых",
-  5: "пять пяти пятью пятеро пятерых", 6: "шесть шести шестью", 7: "семь семи семью", 8: "восемь восьми восемью", 9: "девять девяти девятью", 10: "десять десяти десятью",
+  5: "пять пяти пятью пятеро пятерых", 6: "шесть шести шестью шестеро шестерых", 7: "семь семи семью семеро семерых", 8: "восемь восьми восемью", 9: "девять девяти девятью", 10: "десять десяти десятью",
 })) for (const f of forms.split(" ")) NUMBER_WORDS[f] = Number(n);
 
 export type CountNoun = "party" | "document" | "payment";
@@ -185,8 +185,10 @@ export type Conclusion = "negative" | "rest" | "complete";
 const HEDGE = /не удалось|не получен|не получилось|неизвестн|нельзя|не можем|не могу|не означает|не установлен|не ответил|нет данных|нет ответа|не подтвержд|нужно уточн|не исключ|недоступ|не\s+вс[её]|не\s+полностью|не\s+до\s+конца|частичн|нет\s+(?:ни\s+)?(?:одного\s+|одной\s+)?(?:движени|запис|данн|сведени)|(?:движени|запис|данн|сведени)\p{L}*\s+(?:\p{L}+\s+)?(?:нет|отсутству)/iu;
 // What a "nothing is owed" conclusion is about: debts and settlements, not a missing invoice.
 const SUBJECT = /хвост|долг|задолж|остат|сальдо|расч[её]т|кредитор|незакрыт|неоплач|не оплач|аванс|обязательств|рассчитал|должн|долж[ен]/i;
-const ABSENCE = /(?<![\p{L}])(?:нет|не найден\p{L}*|не обнаружен\p{L}*|не выявлен\p{L}*|отсутству\p{L}*|ни одного|ничего|никому|не числится|не висит|не осталось|не должн\p{L}*|не долж[ен]\p{L}*|закрыт\p{L}*|погашен\p{L}*|исполнен\p{L}*|урегулирован\p{L}*|рассчитал\p{L}*|нулев\p{L}*|чист\p{L}*)(?![\p{L}])/iu;
+const ABSENCE = /(?<![\p{L}])(?:нет|не найден\p{L}*|не обнаружен\p{L}*|не выявлен\p{L}*|отсутству\p{L}*|ни одного|ничего|никому|не числится|не значится|не имеется|не наблюдается|нету|не висит|не осталось|не должн\p{L}*|не долж[ен]\p{L}*|закрыт\p{L}*|погашен\p{L}*|исполнен\p{L}*|урегулирован\p{L}*|рассчитал\p{L}*|нулев\p{L}*|чист\p{L}*)(?![\p{L}])/iu;
 const COMPLETE = /(?<![\p{L}])(?<!(?:не|ни)\s+)(?:полн\p{L}*|полностью|исчерпывающ\p{L}*|окончательн\p{L}*|все данные|всё проверено|все проверено|пробелов\s+(?:нет|не)|без пробелов|ограничений\s+нет|без ограничений|в полном объ[её]ме|данных достаточно)(?![\p{L}])/iu;
+// «все счета поставщиков оплачены», «всё закрыто»: a closure said of everything, whatever the noun
+const CLOSURE = /(?<![\p{L}])вс[её]\s+(?:\p{L}+\s+){0,3}(?:оплачен|закрыт|погашен|урегулирован|рассчитан|исполнен)\p{L}*/iu;
 // «по остальным поставщикам хвостов нет»: a claim that the list is complete
 const REST = /(?<![\p{L}])(?:остальн\p{L}*|други\p{L}*|прочи\p{L}*|больше|кроме|иных)(?![\p{L}])/iu;
 // «не закрыт», «незакрытые» say the opposite of closed
@@ -198,7 +200,7 @@ export function conclusionsOf(sentence: string): Conclusion[] {
   for (const raw of sentence.split(/[;!?]|\.(?:\s|$)|\s[—–-]\s/)) {
     const h = HEDGE.exec(raw);
     const clause = h ? raw.slice(0, h.index) : raw;
-    if (SUBJECT.test(clause) && ABSENCE.test(clause.replace(new RegExp(NOT_CLOSED.source, "giu"), " "))) out.add(REST.test(clause) ? "rest" : "negative");
+    if ((SUBJECT.test(clause) && ABSENCE.test(clause.replace(new RegExp(NOT_CLOSED.source, "giu"), " "))) || CLOSURE.test(clause)) out.add(REST.test(clause) ? "rest" : "negative");
     if (COMPLETE.test(clause)) out.add("complete");
   }
   return [...out];
