@@ -109,7 +109,7 @@ export function parseAmounts(text: string): Amount[] {
   let s = text;
   const blank = (at: number, len: number) => (s = s.slice(0, at) + " ".repeat(len) + s.slice(at + len));
   for (const d of parseDates(s)) blank(d.at, d.len);
-  for (const m of s.matchAll(/\[F\d+\]|№\s*[\p{L}\d/-]+|\S*(?:\p{L}[-/]?\d|\d[-/]\p{L}|\d\/\d)\S*/gu)) {
+  for (const m of s.matchAll(/\[F\d+\]|№\s*[\p{L}\d/-]+|(?:ИНН|КПП|ОГРН\p{L}*|БИК|р\/с|к\/с)\s*:?\s*\d+|\S*(?:\p{L}[-/]?\d|\d[-/]\p{L}|\d\/\d)\S*/gu)) {
     // a figure glued to a currency sign or a multiplier («150000₽», «950тыс») is still an amount
     if (/^\d[\d\s.,]*(?:₽|тыс|млн|млрд|руб|р(?![\p{L}]))/u.test(m[0])) continue;
     blank(m.index!, m[0].length);

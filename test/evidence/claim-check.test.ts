@@ -32,6 +32,7 @@ describe("claim parsing", () => {
     expect(parseAmounts("итого 2050").map((a) => a.value)).toEqual([2050]); // no year exemption for a bare figure
     expect(parseAmounts("около 950 тыс. руб. и 1,2 млн ₽").map((a) => [a.value, a.tolerance])).toEqual([[950000, 500], [1200000, 50000]]);
     expect(parseAmounts("в 2026 году, 7 поставщиков")).toEqual([]);
+    expect(parseAmounts("ООО «Альфа-Снаб» (ИНН 7701234567)")).toEqual([]);
     expect(parseDates("на 10.04.2026 г., 31 марта и в 2050 г.").map((d) => d.iso)).toEqual(["2026-04-10", "????-03-31", "2050"]);
   });
   it("reads counts in digits and words, and names through case, quotes, legal form and declension", () => {
