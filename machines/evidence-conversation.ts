@@ -4,8 +4,9 @@
 // back as events, and every decision between them is a pure function of the artifacts.
 import { assign, emit, setup } from "xstate";
 import type { MachineSpec } from "../driver/turn";
-import { validateAnswer, type AnswerValidation } from "../evidence/answer-validate";
+import { modelPackage } from "../evidence/answer-package";
 import { emptyConversationState, type ConversationState, type CoverageReport, type EvidenceBundle, type ExecutionPlan, type FinalAnswerPackage, type QueryFrame, type ToolRun } from "../evidence/artifacts";
+import { checkAnswer, createClaimChecker, type AnswerValidation } from "../evidence/claim-check";
 import { composeAnswer } from "../evidence/compose";
 import { advanceState } from "../evidence/conversation-state";
 import { mergeCritique, ruleCoverage } from "../evidence/critic-rules";
@@ -29,6 +30,15 @@ export interface TurnWork {
   draft: FinalAnswerPackage | null;
   answer: FinalAnswerPackage | null;
   validation: AnswerValidation | null;
+  /** The model's answer when it was not shown (rejected, or broken off): kept with the run, never shown. */
+  rejected: { text: string; released: string; issues: string[] } | null;
+}
+
+/** The client was shown model text that is not the answer: it must drop it and show `text`. */
+export interface AnswerReplacement {
+  text: string;
+  reason: "validation_failed" | "model_failed";
+  issues: string[];
 }
 
 /** What stays in the snapshot after a turn: control state and a compact summary, not the evidence. */
@@ -40,6 +50,7 @@ export interface LastTurn {
   answer: FinalAnswerPackage;
   coverage: CoverageReport;
   validation: AnswerValidation | null;
+  replacement: AnswerReplacement | null;
 }
 
 export interface EvidenceContext {
@@ -54,7 +65,11 @@ export type EvidenceEvent =
   | { type: "planned"; plan: ExecutionPlan }
   | { type: "executed"; toolRuns: ToolRun[]; truncated: EvidenceBundle["truncated"] }
   | { type: "criticized"; critique: CriticOutput | null; status: CoverageReport["critic"]["model"]; note?: string | null }
-  | { type: "answered"; text: string | null };
+  /**
+   * The answer model finished. `text`: its whole prose (null: none usable); `released`: what the
+   * stream gate already sent as tokens; `gateIssues`: why the gate stopped releasing, if it did.
+   */
+  | { type: "answered"; text: string | null; released?: string; gateIssues?: string[] };
 
 export type EvidenceEffect =
   | { type: "effect.interpret"; text: string; state: ConversationState }
@@ -88,7 +103,7 @@ export const evidenceMachine = setup({
           actions: assign({
             turn: ({ context, event }) => ({
               requestId: event.requestId, text: event.text, turn: context.state.turn + 1, offline: event.offline,
-              frame: null, scope: null, plan: null, toolRuns: [], bundle: emptyBundle(event.requestId), coverage: null, clarifying: null, draft: null, answer: null, validation: null,
+              frame: null, scope: null, plan: null, toolRuns: [], bundle: emptyBundle(event.requestId), coverage: null, clarifying: null, draft: null, answer: null, validation: null, rejected: null,
             }),
           }),
         },
@@ -172,15 +187,29 @@ export const evidenceMachine = setup({
             assign(({ context, event }) => {
               const w = work(context);
               const draft = w.draft!;
-              // The model's prose is the answer only if it passes validation; otherwise the draft built from evidence is.
-              const validation = event.text === null ? null : validateAnswer(event.text, w.bundle, draft.user_facing_answer);
-              const answer: FinalAnswerPackage = validation?.ok ? { ...draft, user_facing_answer: event.text!, composed_by: "model" } : draft;
-              const done: TurnWork = { ...w, answer, validation };
+              // The model's prose is the answer only if every claim of it binds to the evidence (the
+              // same checker the stream gate ran, over the whole text); otherwise the draft built
+              // from evidence is — whole, so the package agrees with itself.
+              const released = event.released ?? "";
+              let validation: AnswerValidation | null = null;
+              if (event.text !== null) {
+                validation = checkAnswer(event.text, createClaimChecker({ bundle: w.bundle, coverage: w.coverage!, outcome: w.coverage!.outcome, frame: w.frame, draft }));
+                const gate = event.gateIssues ?? [];
+                if (gate.length) validation = { ...validation, ok: false, issues: [...new Set([...gate, ...validation.issues])] };
+              }
+              const answer: FinalAnswerPackage = validation?.ok ? modelPackage(event.text!, draft) : draft;
+              // Whatever reached the client that is not the answer is replaced, with the reason.
+              const replacement: AnswerReplacement | null =
+                validation && !validation.ok ? { text: answer.user_facing_answer, reason: "validation_failed", issues: validation.issues }
+                  : released && released !== answer.user_facing_answer ? { text: answer.user_facing_answer, reason: "model_failed", issues: [] }
+                  : null;
+              const rejected = event.text !== null && !validation?.ok ? { text: event.text, released, issues: validation?.issues ?? [] } : event.text === null && released ? { text: released, released, issues: [] } : null;
+              const done: TurnWork = { ...w, answer, validation, rejected };
               const state = advanceState(context.state, { frame: w.frame, scope: w.scope, coverage: w.coverage!, bundle: w.bundle, clarifying_question: w.clarifying, text: w.text });
               return {
                 state,
                 turn: done,
-                last: { requestId: w.requestId, turn: w.turn, outcome: w.coverage!.outcome, reasonCodes: w.coverage!.reason_codes, answer, coverage: w.coverage!, validation },
+                last: { requestId: w.requestId, turn: w.turn, outcome: w.coverage!.outcome, reasonCodes: w.coverage!.reason_codes, answer, coverage: w.coverage!, validation, replacement },
               };
             }),
             emit(({ context }) => ({ type: "effect.record" as const, work: context.turn!, state: context.state })),

@@ -4,7 +4,9 @@
 import type { Run } from "../../driver/run";
 import { runTurn } from "../../driver/turn";
 import type { ConversationState, ToolRun } from "../../evidence/artifacts";
+import { createClaimChecker } from "../../evidence/claim-check";
 import { debugView } from "../../evidence/debug-view";
+import { ValidatedStream } from "../../driver/validated-stream";
 import { executePlan } from "../../evidence/executor";
 import type { EvidenceTools } from "../../evidence/mcp-config";
 import { answerMessages, criticWithModel, EVIDENCE_PROMPTS, interpretWithModel, planWithModel } from "../../evidence/model-steps";
@@ -128,25 +130,32 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
             for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
             return { type: "answered", text: null };
           }
-          let streamed = false;
+          // The model's deltas pass the claim checker sentence by sentence: only checked text goes
+          // out as `token`; the machine decides on the whole text and the turn replaces what it rejects.
+          let released = "";
+          const gate = new ValidatedStream(createClaimChecker({ bundle: e.bundle, coverage: e.coverage, outcome: e.coverage.outcome, frame: e.frame, draft: e.draft }), (delta) => {
+            released += delta;
+            run.emit("token", { delta });
+          });
           const r = await llm.stream("answer", answerMessages(e.frame, e.text, e.scope, e.bundle, e.coverage, e.draft), {
             signal,
             onAttempt: () => void modelCalls.final++,
-            onDelta: (delta) => ((streamed = true), run.emit("token", { delta })),
+            onDelta: (delta) => gate.push(delta),
           });
           if (!r.ok && r.error.code === "cancelled") throw new AppError("internal", "client went away");
           if (!r.ok || !r.value.trim()) {
-            // No usable prose: the answer built from evidence is the answer; stream it if nothing was streamed.
-            if (!streamed) for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
-            return { type: "answered", text: null };
+            // No usable prose: the answer built from evidence is the answer; stream it if nothing was released.
+            if (!released) for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
+            return { type: "answered", text: null, released };
           }
-          return { type: "answered", text: r.value };
+          const g = gate.end();
+          return { type: "answered", text: r.value, released, gateIssues: g.issues };
         },
         "effect.record": async (raw) => {
           const e = raw as unknown as Fx<"effect.record">;
           recorded = { work: e.work, state: e.state };
           const w = e.work;
-          trace.stage("09", "answer", w.validation && !w.validation.ok ? "failed" : "ok", 0, { composedBy: w.answer!.composed_by, validation: w.validation, package: w.answer });
+          trace.stage("09", "answer", w.validation && !w.validation.ok ? "failed" : "ok", 0, { composedBy: w.answer!.composed_by, validation: w.validation, rejectedModelAnswer: w.rejected, package: w.answer });
           trace.stage("10", "debug-view", "ok", 0, debugView({ frame: w.frame, scope: w.scope, plan: w.plan, toolRuns: w.toolRuns, bundle: w.bundle, coverage: w.coverage!, state: e.state }));
           return undefined;
         },
@@ -162,14 +171,16 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           runId: run.id, conversationId: a.conversationId, tenantId: a.tenantId, turn: last.turn, question: a.text, outcome: last.outcome, reasonCodes: last.reasonCodes,
           artifacts: {
             query_frame: w.frame, premises: w.scope?.premises ?? [], execution_plan: w.plan, tool_runs: w.toolRuns, evidence_bundle: w.bundle,
-            coverage_report: w.coverage, final_answer_package: w.answer, validation: w.validation, conversation_state: s.context.state,
+            coverage_report: w.coverage, final_answer_package: w.answer, validation: w.validation, rejected_answer: w.rejected, conversation_state: s.context.state,
             model_calls: modelCalls, stages: trace.stages.map(({ stageId, name, status, durationMs }) => ({ stageId, name, status, durationMs })),
           },
         });
       },
       closing: (s) => {
         const last = s.context.last!;
-        return [{
+        // Tokens already shown that are not the answer: the client replaces them before `final`.
+        const replaced = last.replacement ? [{ event: "answer_replaced", data: last.replacement }] : [];
+        return [...replaced, {
           event: "final",
           data: {
             conversationId: a.conversationId, runId: run.id, turn: last.turn, outcome: last.outcome, reasonCodes: last.reasonCodes,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateAnswer } from "../../evidence/answer-validate";
+import { checkAnswer, createClaimChecker } from "../../evidence/claim-check";
 import { CoverageReport, FinalAnswerPackage } from "../../evidence/artifacts";
 import { composeAnswer } from "../../evidence/compose";
 import { mergeCritique, ruleCoverage } from "../../evidence/critic-rules";
@@ -102,19 +102,20 @@ describe("answer composition and validation", () => {
   const bundle = buildEvidence("r1", P, runs, []);
   const { coverage } = ruleCoverage({ requestId: "r1", frame: null, scope: scope(), plan: P, toolRuns: runs, bundle });
   const pkg = composeAnswer({ scope: scope(), coverage, bundle, toolRuns: runs, clarifying_question: null, offline: true });
+  const validateAnswer = (text: string) => checkAnswer(text, createClaimChecker({ bundle, coverage, outcome: coverage.outcome, frame: null, draft: pkg }));
 
   it("has the five blocks, binds every evidence claim to fact ids and keeps advances apart from debts", () => {
     expect(FinalAnswerPackage.parse(pkg)).toBeTruthy();
     expect(pkg.user_facing_answer).toMatch(/\*\*Коротко\.\*\*[\s\S]*\*\*Что проверено\.\*\*[\s\S]*\*\*Что найдено\.\*\*[\s\S]*\*\*Что не удалось установить\.\*\*[\s\S]*\*\*Что уточнить \/ следующий шаг\.\*\*/);
     for (const c of pkg.claims) if (c.kind === "evidence") expect(c.evidence_ids.every((id) => bundle.facts.some((f) => f.fact_id === id))).toBe(true);
     expect(pkg.short_answer).toMatch(/долг перед поставщиками \(1\): ООО «А» — 95 000,00 ₽.*аванс.*ИП Смирнов — 30 000,00 ₽/);
-    expect(validateAnswer(pkg.user_facing_answer, bundle, pkg.user_facing_answer).ok).toBe(true);
+    expect(validateAnswer(pkg.user_facing_answer).ok).toBe(true);
   });
 
   it("rejects model prose that cites a missing fact, drops a block or invents an amount", () => {
     const good = pkg.user_facing_answer;
-    expect(validateAnswer(good.replace("[F2]", "[F99]"), bundle, good).issues).toContain("ссылка на несуществующий факт F99");
-    expect(validateAnswer(good.replace("**Что найдено.**", "**Итого.**"), bundle, good).issues.join()).toMatch(/Что найдено/);
-    expect(validateAnswer(`${good}\nЕщё долг 777 777,00 ₽.`, bundle, good).issues.join()).toMatch(/777777/);
+    expect(validateAnswer(good.replace("[F2]", "[F99]")).issues).toContain("ссылка на несуществующий факт F99");
+    expect(validateAnswer(good.replace("**Что найдено.**", "**Итого.**")).issues.join()).toMatch(/Что найдено/);
+    expect(validateAnswer(`${good}\nЕщё долг 777 777,00 ₽.`).issues.join()).toMatch(/777 777/);
   });
 });

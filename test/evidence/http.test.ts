@@ -218,12 +218,14 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
   it("conflicting evidence makes the answer partial; a model answer that invents an amount is replaced by the evidence-built one", async () => {
     const id = await conversation(online.url);
     const invented = "**Коротко.** Долг ООО «Вектор» — 1 000 000,00 ₽ [F9].\n\n**Что проверено.** всё\n\n**Что найдено.** всё\n\n**Что не удалось установить.** ничего\n\n**Что уточнить / следующий шаг.** ничего";
-    const { final, tokens } = await ask(id, "Какое сальдо по ООО «Вектор» на 10.04.2026?", { planner: [interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }), "{}", "{}", CRITIC], answer: invented });
+    const { r, final, tokens } = await ask(id, "Какое сальдо по ООО «Вектор» на 10.04.2026?", { planner: [interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }), "{}", "{}", CRITIC], answer: invented });
     expect(final).toMatchObject({ outcome: "PARTIALLY_ANSWERED", reasonCodes: ["CONFLICTING_EVIDENCE"] });
     expect(final.validation.ok).toBe(false);
-    expect(final.validation.issues.join()).toMatch(/1000000/);
+    expect(final.validation.issues.join()).toMatch(/1 000 000/);
     expect(final.package.composed_by).toBe("deterministic");
-    expect(tokens).toBe(invented);
+    // the invented figure never went out; the client is told to show the evidence-built answer
+    expect(tokens).not.toMatch(/1 000 000/);
+    expect(eventsNamed(r, "answer_replaced")).toEqual([{ text: final.answer, reason: "validation_failed", issues: final.validation.issues }]);
     expect(final.answer).toMatch(/оплата № 466 от 25\.03\.2026 на 60 000,00 ₽ не проведена/);
   });
 
