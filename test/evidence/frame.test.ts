@@ -181,6 +181,10 @@ describe("the six situations of §12.3 stay distinct (offline interpreter)", () 
     const c = await ask(offline.url, await conversation(offline.url), "Сколько нам должен ООО «Вектор» на 31.03.2026?");
     expect(c.reasonCodes).toContain("ROUTE_DOES_NOT_COVER_ROLE");
     expect(c.answer).not.toMatch(/\d{1,3} \d{3},\d{2} ₽/); // Вектор's supplier balance is not passed off as its debt to us
+    const e = await ask(offline.url, await conversation(offline.url), "Сколько мы должны Ромашке?");
+    expect(e).toMatchObject({ outcome: "FAILED_TO_BIND_ENTITIES" });
+    expect(e.reasonCodes).toContain("ENTITY_ROLE_MISMATCH");
+    expect(e.answer).toMatch(/поставщиком не числится/);
     const d = await ask(offline.url, await conversation(offline.url), "Есть ли хвосты по поставщику Ромашка?");
     expect(d).toMatchObject({ outcome: "FAILED_TO_BIND_ENTITIES" });
     expect(d.reasonCodes).toContain("ENTITY_ROLE_MISMATCH");
