@@ -114,7 +114,7 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
     case "FAILED_TO_BIND_ENTITIES": {
       const role = c.why_partial.find((w) => w.reason_code === "ENTITY_ROLE_MISMATCH");
       if (role) {
-        direct = `${role.message.replace(/\.$/, "")} Вопрос — о расчётах с поставщиком, а этот контрагент поставщиком не числится, поэтому в регистре расчётов с поставщиками сведений о нём нет.`;
+        direct = `${role.message.replace(/\.$/, "")}. Вопрос — о расчётах с поставщиком, а этот контрагент поставщиком не числится, поэтому в регистре расчётов с поставщиками сведений о нём нет.`;
         break;
       }
       direct = `Не удалось найти в учётной базе ${b.entity_bindings.filter((e) => e.status === "not_found").map((e) => `«${e.surface}»`).join(", ") || "контрагента из вопроса"} — по нему ответить нельзя.`;

@@ -97,12 +97,19 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     say("ROUTE_DOES_NOT_COVER_ROLE", `Доступный регистр ведёт только расчёты с поставщиками; ${i.scope.role === "customer" ? `расчёты с ${who} как с покупателем` : `${who} числится только покупателем, и расчёты с ним`} в нём не отражаются`);
     next.push("Спросить о расчётах с поставщиками или проверить расчёты с покупателями в самой 1С");
   }
+  // Steps skipped after a failure are named once, together, not one line each.
+  const aborted: string[] = [];
   for (const s of i.plan?.steps ?? []) {
     if (!s.tool) continue;
     const runs = i.toolRuns.filter((r) => r.step_id === s.step_id);
     for (const r of runs) {
+      if (r.error_code === "ROUTE_EXECUTION_ABORTED") {
+        if (!aborted.includes(s.purpose)) aborted.push(s.purpose);
+        reasons.add(r.error_code);
+        continue;
+      }
       // A human sentence for the answer; the tool's raw error text stays in the tool run and the trace.
-      if (r.error_code && TOOLING.includes(r.error_code)) say(r.error_code, `«${s.purpose}»: ${r.status === "timeout" ? "источник данных не ответил вовремя" : reasonInfo[r.error_code].ru}`);
+      if (r.error_code && TOOLING.includes(r.error_code)) say(r.error_code, `«${s.purpose}»${s.required ? " (обязательная проверка)" : ""}: ${r.status === "timeout" ? "источник данных не ответил вовремя" : reasonInfo[r.error_code].ru}`);
     }
     if (runs.length === 0 || runs.some((r) => OKS.has(r.status))) continue;
     const failed = runs[0]!;
@@ -120,7 +127,7 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     } else if (failed.tool_name === "resolve_period_or_asof" && failed.status === "no_match") {
       dateRejected = true;
       const o = failed.output as { problem?: string | null; note?: string; working_date?: string } | null;
-      const note = o?.note ?? "дата не распознана";
+      const note = (o?.note ?? "дата не распознана").replace(/(\d{4})-(\d{2})-(\d{2})/g, "$3.$2.$1");
       const working = o?.working_date ? ruDate(o.working_date) : null;
       if (o?.problem === "impossible_date") {
         say("INVALID_DATE", note);
@@ -139,7 +146,8 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     } else if (failed.status === "no_match" && failed.tool_name === "resolve_counterparty" && ((failed.output as { candidates?: unknown[] } | null)?.candidates?.length ?? 0) > 0) {
       bindMissing = true;
       const o = failed.output as { note: string; candidates: { name: string; roles: string[] }[] };
-      say("ENTITY_ROLE_MISMATCH", o.note);
+      const ROLE_RU: Record<string, string> = { supplier: "поставщик", customer: "покупатель" };
+      say("ENTITY_ROLE_MISMATCH", `${o.candidates.map((c) => `${c.name} числится в учёте как ${c.roles.map((r) => ROLE_RU[r] ?? r).join(" и ") || "контрагент без роли"}`).join("; ")}, но не как поставщик`);
       next.push("Спросить о контрагенте-поставщике или уточнить, о чьих расчётах речь");
     } else if (routeMismatch && failed.status === "no_match") {
       // the register has nothing for this role: already reported as outside the route
@@ -160,10 +168,13 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       // follows an upstream data gap that is already reported
     } else {
       toolingBlocked = true;
-      uncovered.push(`Обязательный шаг «${s.purpose}» не выполнен`);
+      // The step's own failure sentence (above) already says it; a bare "not done" would repeat it.
+      if (!(failed.error_code && TOOLING.includes(failed.error_code) && failed.error_code !== "ROUTE_EXECUTION_ABORTED")) uncovered.push(`Обязательный шаг «${s.purpose}» не выполнен`);
       next.push("Повторить запрос позже: источник данных не ответил или ответил с ошибкой");
     }
   }
+
+  if (aborted.length) say("ROUTE_EXECUTION_ABORTED", `Не выполнены из-за сбоя на предыдущем шаге: ${aborted.map((a) => `«${a}»`).join(", ")}`);
 
   // Evidence: what is found, what contradicts, what is missing.
   const balances = i.bundle.facts.filter((f) => f.type === "open_balance" || f.type === "balance");
