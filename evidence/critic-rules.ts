@@ -91,10 +91,10 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
   // §12.3: a counterparty whose only role is one the supplier register does not keep, or a
   // customer's balance asked for, is outside this route — not "no records".
   const boundRoles = i.bundle.facts.find((f) => f.type === "entity_binding")?.details.roles as string[] | undefined;
-  if (i.scope.intent !== "detect_open_supplier_settlements" && (i.scope.role === "customer" || (boundRoles && !boundRoles.includes("supplier")))) {
+  if (i.scope.role === "customer" || (i.scope.intent !== "detect_open_supplier_settlements" && boundRoles && !boundRoles.includes("supplier"))) {
     routeMismatch = true;
-    const who = i.bundle.entity_bindings.find((b) => b.status === "bound")?.resolved_to ?? i.scope.counterparty?.surface ?? "контрагент";
-    say("ROUTE_DOES_NOT_COVER_ROLE", `Доступный регистр ведёт только расчёты с поставщиками; ${i.scope.role === "customer" ? `расчёты с ${who} как с покупателем` : `${who} числится только покупателем, и расчёты с ним`} в нём не отражаются`);
+    const who = i.bundle.entity_bindings.find((b) => b.status === "bound")?.resolved_to ?? i.scope.counterparty?.surface ?? null;
+    say("ROUTE_DOES_NOT_COVER_ROLE", `Доступный регистр ведёт только расчёты с поставщиками; ${i.scope.role === "customer" ? (who ? `расчёты с ${who} как с покупателем` : "расчёты с покупателями") : `${who} числится только покупателем, и расчёты с ним`} в нём не отражаются`);
     next.push("Спросить о расчётах с поставщиками или проверить расчёты с покупателями в самой 1С");
   }
   // Steps skipped after a failure are named once, together, not one line each.

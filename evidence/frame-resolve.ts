@@ -136,7 +136,9 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
   let role: TurnScope["role"] = askedRole(userTexts.filter(Boolean).join(" "));
 
   if (intent === "detect_open_supplier_settlements") {
-    role = "supplier";
+    // «Сколько нам должна Ромашка?» read as a supplier question is still a customer's debt to us,
+    // unless the user speaks of suppliers (an advance to a supplier is in the supplier register).
+    role = role === "customer" && !carriedBy("поставщик", userTexts) ? "customer" : "supplier";
     const groupSaid = frame.entity_candidates.some((e) => e.type === "counterparty_group") && carriedBy("поставщик", userTexts);
     const groupKnown = state.active_entities.find((e) => e.type === "counterparty_group");
     const groupStatus: PremiseStatus = groupSaid ? "confirmed" : groupKnown ? carried(groupKnown.premise) : "assumed";

@@ -28,10 +28,10 @@ export function planFor(scope: TurnScope, requestId: string): ExecutionPlan {
   let steps: PlanStep[];
   let goal: string;
   const fallbacks: string[] = [];
-  if (scope.intent !== "detect_open_supplier_settlements" && scope.intent !== "unsupported" && scope.role === "customer") {
+  if (scope.intent !== "unsupported" && scope.role === "customer") {
     // A customer's debt to us is not in the supplier settlements register: bind and date only,
     // so the answer says which route is missing instead of reading an unrelated balance.
-    return { request_id: requestId, plan_version: 1, goal: `Расчёты с покупателем «${scope.counterparty?.surface}» — вне регистра расчётов с поставщиками`, planned_by: "deterministic", steps: [who(true), date], fallbacks: [], stop_conditions: STOP_CONDITIONS };
+    return { request_id: requestId, plan_version: 1, goal: `Расчёты с покупателем${scope.counterparty ? ` «${scope.counterparty.surface}»` : "ми"} — вне регистра расчётов с поставщиками`, planned_by: "deterministic", steps: scope.counterparty ? [who(true), date] : [date], fallbacks: [], stop_conditions: STOP_CONDITIONS };
   }
   switch (scope.intent) {
     case "detect_open_supplier_settlements": {

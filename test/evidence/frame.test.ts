@@ -190,6 +190,17 @@ describe("the six situations of §12.3 stay distinct (offline interpreter)", () 
     expect(d.reasonCodes).toContain("ENTITY_ROLE_MISMATCH");
   });
 
+  it("the role is read from the user's words even when the model picks the supplier intent", async () => {
+    const a = await ask(online.url, await conversation(online.url), "Сколько нам должна Ромашка на 31.03.2026?", { planner: [interp({ intent: DETECT, counterparty: "Ромашка", date: "31.03.2026" }), CRITIC] });
+    expect(a.outcome).toBe("BLOCKED_BY_MISSING_DATA");
+    expect(a.reasonCodes).toContain("ROUTE_DOES_NOT_COVER_ROLE");
+    expect(a.reasonCodes).not.toContain("NO_MATCH_IN_1C");
+    // advances to suppliers («поставщики нам должны») are in the supplier register: answered
+    const b = await ask(online.url, await conversation(online.url), "Какие поставщики нам должны на 31.03.2026? Любые незакрытые остатки", { planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", CRITIC] });
+    expect(b.reasonCodes).not.toContain("ROUTE_DOES_NOT_COVER_ROLE");
+    expect(b.answer).toMatch(/Смирнов/);
+  });
+
   it("«на вчера» is resolved against the working date and marked as such", async () => {
     const f = await ask(offline.url, await conversation(offline.url), "Какие хвосты по поставщикам на вчера? Любые незакрытые остатки");
     expect(f.reasonCodes).toContain("RELATIVE_DATE_RESOLVED");
