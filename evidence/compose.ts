@@ -30,6 +30,8 @@ export interface ComposeInput {
   toolRuns: ToolRun[];
   clarifying_question: string | null;
   offline: boolean;
+  /** Who read the question; with a model connected, "deterministic" means the model's reading failed. */
+  interpretedBy?: "llm" | "deterministic";
 }
 
 export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
@@ -152,6 +154,7 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
   const tools = [...new Set(i.toolRuns.filter((r) => r.status !== "skipped").map((r) => TOOL_RU[r.tool_name] ?? r.tool_name))];
   if (tools.length) checked.push(`Источники: ${tools.join("; ")} (вызовов: ${i.toolRuns.filter((r) => r.status !== "skipped").length})`);
   if (i.offline) checked.push("Ответ собран без языковой модели (офлайн-режим), только из данных учёта");
+  else if (i.interpretedBy === "deterministic" && c.outcome !== "BLOCKED_BY_TOOLING") checked.push("Вопрос разобран правилами: языковая модель подключена, но не дала ответа по схеме");
 
   const notEstablished = [...c.uncovered_points];
   // Specific findings only: a bare code description («нужно подтверждение») adds nothing the blocks do not say.

@@ -154,7 +154,7 @@ export const evidenceMachine = setup({
             turn: ({ context, event }) => {
               const w = work(context);
               const coverage = mergeCritique(w.coverage!, event.critique, event.status, event.note ?? null);
-              const draft = composeAnswer({ scope: w.scope!, coverage, bundle: w.bundle, toolRuns: w.toolRuns, clarifying_question: w.clarifying, offline: w.offline });
+              const draft = composeAnswer({ scope: w.scope!, coverage, bundle: w.bundle, toolRuns: w.toolRuns, clarifying_question: w.clarifying, offline: w.offline, interpretedBy: w.frame?.interpreted_by });
               return { ...w, coverage, draft };
             },
           }),

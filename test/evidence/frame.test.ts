@@ -252,6 +252,15 @@ describe("honest failures", () => {
     expect(a.rejected_model_outputs[0].issues.join(" ")).toMatch(/это не JSON/);
   });
 
+  it("garbage twice on a question the rules can read: answered by the rules, and the answer says so", async () => {
+    const f = await ask(online.url, await conversation(online.url), "По каким поставщикам незакрытые остатки на 31.03.2026?", { planner: ["не JSON", "опять не JSON", "{}", "{}", CRITIC] });
+    expect(f.outcome).toBe("PARTIALLY_ANSWERED");
+    expect(f.answer).toMatch(/разобран правилами: языковая модель подключена, но не дала ответа по схеме/);
+    const a = await artifacts(f.runId);
+    expect(a.query_frame).toMatchObject({ interpreted_by: "deterministic", original_user_question: "По каким поставщикам незакрытые остатки на 31.03.2026?" });
+    expect(a.rejected_model_outputs.map((r: { stage: string }) => r.stage)).toEqual(["interpretation", "plan"]);
+  });
+
   it("the debug view and the stage timings are stored with the run; the answer stage is timed", async () => {
     const id = await conversation(online.url);
     const f = await ask(online.url, id, "По каким поставщикам незакрытые остатки на 31.03.2026?", { planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", CRITIC], answer: "Коротко: проверка выполнена." });
