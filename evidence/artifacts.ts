@@ -75,7 +75,8 @@ export const Premise = z.object({
   value: z.string(),
   label: z.string(),
   status: PremiseStatus,
-  source: z.enum(["user", "previous_turn", "default", "tool"]),
+  /** "interpreter": proposed by the interpreter model, not carried by the user's words (always assumed). */
+  source: z.enum(["user", "previous_turn", "default", "tool", "interpreter"]),
   since_turn: z.number().int(),
 });
 export type Premise = z.infer<typeof Premise>;

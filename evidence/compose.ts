@@ -30,6 +30,8 @@ export interface ComposeInput {
   toolRuns: ToolRun[];
   clarifying_question: string | null;
   offline: boolean;
+  /** Who read the question; with a model connected, "deterministic" means the model's reading failed. */
+  interpretedBy?: "llm" | "deterministic";
 }
 
 export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
@@ -104,17 +106,37 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
       }
       if (partial) direct += " Ответ частичный — ограничения ниже.";
       break;
-    case "BLOCKED_BY_AMBIGUITY":
-      direct = "Чтобы ответить точно, нужно одно уточнение — иначе ответ может ввести в заблуждение.";
+    case "BLOCKED_BY_AMBIGUITY": {
+      const dateIssue = c.why_partial.find((w) => w.reason_code === "INVALID_DATE" || w.reason_code === "FUTURE_DATE");
+      direct = dateIssue
+        ? `${dateIssue.message.replace(/\.$/, "")} — проверить расчёты на эту дату нельзя, поэтому ответа по существу нет.`
+        : "Чтобы ответить точно, нужно одно уточнение — иначе ответ может ввести в заблуждение.";
       break;
-    case "FAILED_TO_BIND_ENTITIES":
+    }
+    case "FAILED_TO_BIND_ENTITIES": {
+      const role = c.why_partial.find((w) => w.reason_code === "ENTITY_ROLE_MISMATCH");
+      if (role) {
+        direct = `${role.message.replace(/\.$/, "")}. Вопрос — о расчётах с поставщиком, а этот контрагент поставщиком не числится, поэтому в регистре расчётов с поставщиками сведений о нём нет.`;
+        break;
+      }
       direct = `Не удалось найти в учётной базе ${b.entity_bindings.filter((e) => e.status === "not_found").map((e) => `«${e.surface}»`).join(", ") || "контрагента из вопроса"} — по нему ответить нельзя.`;
       break;
-    case "BLOCKED_BY_MISSING_DATA":
+    }
+    case "BLOCKED_BY_MISSING_DATA": {
+      const route = c.why_partial.find((w) => w.reason_code === "ROUTE_DOES_NOT_COVER_ROLE");
+      if (route) {
+        direct = `${route.message}. Поэтому ответа по этим данным нет — это не значит, что долга нет.`;
+        break;
+      }
       direct = `За ${on ? `период до ${on}` : "этот период"} в учётных данных нет записей — вывод сделать нельзя (это не означает, что долгов нет).`;
       break;
+    }
     case "BLOCKED_BY_TOOLING":
-      direct = c.reason_codes.includes("MODEL_REQUIRED")
+      direct = c.reason_codes.includes("MODEL_OUTPUT_INVALID")
+        ? "Языковая модель подключена, но дважды ответила не по схеме, а без неё этот вопрос разобрать не получилось. Это сбой модели, а не ответ по данным учёта."
+        : c.reason_codes.includes("MODEL_REQUIRED") && !i.offline
+          ? "Языковая модель не ответила, а без неё этот вопрос разобрать не получилось. Это сбой подключения, а не ответ по данным учёта."
+          : c.reason_codes.includes("MODEL_REQUIRED")
         ? "Этот вопрос не получилось разобрать без языковой модели, а она не подключена."
         : "Не удалось получить данные из учётной системы: источник не ответил или ответил ошибкой, поэтому ответа по существу нет.";
       break;
@@ -124,21 +146,35 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
   claims.unshift({ claim_id: "K0", text: direct, kind: found.length || none ? "inference" : "unknown", evidence_ids: [] });
 
   const checked: string[] = [];
-  for (const p of i.scope.premises) checked.push(`${p.label}: ${p.kind === "time_scope" && dateFact ? ruDate(String(dateFact.value)) : p.kind === "business_term" ? READINGS[p.value as keyof typeof READINGS]?.ru ?? p.value : p.value} — ${STATUS_RU[p.status]}`);
+  // A relative date («вчера») shows the day it became and what it was counted from.
+  const relative = dateFact?.details.relative ? ` («${i.scope.time.text}», отсчитано от рабочей даты базы ${ruDate(String(dateFact.details.working_date))})` : "";
+  for (const p of i.scope.premises) checked.push(`${p.label}: ${p.kind === "time_scope" && dateFact ? ruDate(String(dateFact.value)) + relative : p.kind === "business_term" ? READINGS[p.value as keyof typeof READINGS]?.ru ?? p.value : p.value} — ${STATUS_RU[p.status]}`);
   const binding = b.entity_bindings.find((e) => e.status === "bound");
   if (binding) checked.push(`Контрагент «${binding.surface}» привязан к ${binding.resolved_to} ${cite(b.facts.find((f) => f.type === "entity_binding" && f.entity_id === binding.entity_id))}`);
   const tools = [...new Set(i.toolRuns.filter((r) => r.status !== "skipped").map((r) => TOOL_RU[r.tool_name] ?? r.tool_name))];
   if (tools.length) checked.push(`Источники: ${tools.join("; ")} (вызовов: ${i.toolRuns.filter((r) => r.status !== "skipped").length})`);
   if (i.offline) checked.push("Ответ собран без языковой модели (офлайн-режим), только из данных учёта");
+  else if (i.interpretedBy === "deterministic" && c.outcome !== "BLOCKED_BY_TOOLING") checked.push("Вопрос разобран правилами: языковая модель подключена, но не дала ответа по схеме");
 
   const notEstablished = [...c.uncovered_points];
   // Specific findings only: a bare code description («нужно подтверждение») adds nothing the blocks do not say.
-  for (const w of c.why_partial) if (w.message !== reasonInfo[w.reason_code].ru && !notEstablished.some((u) => u.includes(w.message))) notEstablished.push(w.message);
+  // …and a finding already stated under "found" (a conflict's description) is not repeated.
+  const stated = (m: string) => found.some((f) => f.includes(m.slice(m.indexOf(": ") + 2)));
+  for (const w of c.why_partial) if (w.message !== reasonInfo[w.reason_code].ru && !notEstablished.some((u) => u.includes(w.message)) && !stated(w.message)) notEstablished.push(w.message);
   if (notEstablished.length === 0) for (const w of c.why_partial) if (!["ASSUMPTION_APPLIED_EXPLICITLY", "NEEDS_USER_CONFIRMATION"].includes(w.reason_code)) notEstablished.push(w.message);
   const next = [...(i.clarifying_question ? [i.clarifying_question] : []), ...c.next_best_actions];
   for (const u of notEstablished) claims.push({ claim_id: `K${claims.length}`, text: u, kind: "unknown", evidence_ids: [] });
 
-  const blocks = { direct, checked, found: found.length ? found : ["Фактов по вопросу не получено."], not_established: notEstablished.length ? notEstablished : ["Пробелов не обнаружено."], next_step: next.length ? next : ["Ничего уточнять не нужно."] };
+  const uniq = (xs: string[]) => xs.filter((x, k) => xs.indexOf(x) === k);
+  // Off-topic: nothing was checked, so there is nothing to list under the evidence headings.
+  const misrouted = c.outcome === "MISROUTED";
+  const blocks = {
+    direct,
+    checked: misrouted ? [] : uniq(checked),
+    found: misrouted ? [] : found.length ? uniq(found) : ["Фактов по вопросу не получено."],
+    not_established: misrouted ? [] : notEstablished.length ? uniq(notEstablished) : c.outcome === "FULLY_ANSWERED" ? ["Пробелов не обнаружено."] : ["Ответ неполный — см. коды причин."],
+    next_step: next.length ? uniq(next) : ["Ничего уточнять не нужно."],
+  };
   return {
     short_answer: direct,
     user_facing_answer: render(blocks),
@@ -153,11 +189,7 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
 
 export function render(b: FinalAnswerPackage["blocks"]): string {
   const list = (xs: string[]) => xs.map((x) => (x.startsWith("  ") ? `  - ${x.trim()}` : `- ${x}`)).join("\n");
-  return [
-    `**${BLOCK_TITLES[0]}.** ${b.direct}`,
-    `**${BLOCK_TITLES[1]}.**\n${list(b.checked)}`,
-    `**${BLOCK_TITLES[2]}.**\n${list(b.found)}`,
-    `**${BLOCK_TITLES[3]}.**\n${list(b.not_established)}`,
-    `**${BLOCK_TITLES[4]}.**\n${list(b.next_step)}`,
-  ].join("\n\n");
+  // A block with nothing in it is left out rather than shown empty.
+  const parts: [string, string[]][] = [[BLOCK_TITLES[1], b.checked], [BLOCK_TITLES[2], b.found], [BLOCK_TITLES[3], b.not_established], [BLOCK_TITLES[4], b.next_step]];
+  return [`**${BLOCK_TITLES[0]}.** ${b.direct}`, ...parts.filter(([, xs]) => xs.length).map(([title, xs]) => `**${title}.**\n${list(xs)}`)].join("\n\n");
 }

@@ -44,9 +44,12 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
   };
 
   if (i.scope.gate === "model_required") {
-    uncovered.push("Вопрос не удалось разобрать без языковой модели");
-    next.push("Переформулировать вопрос проще (например: «По каким поставщикам висят хвосты на 31.03.2026?») или подключить модель (OPENAI_BASE_URL)");
-    reasons.add("MODEL_REQUIRED");
+    const broken = reasons.has("MODEL_OUTPUT_INVALID");
+    uncovered.push(broken ? "Вопрос не удалось разобрать: языковая модель дважды ответила не по схеме, а правила его не распознали" : "Вопрос не удалось разобрать без языковой модели");
+    next.push(broken
+      ? "Переформулировать вопрос проще (например: «По каким поставщикам висят хвосты на 31.03.2026?») или проверить модель: она подключена, но отвечает не по схеме"
+      : "Переформулировать вопрос проще (например: «По каким поставщикам висят хвосты на 31.03.2026?») или подключить модель (OPENAI_BASE_URL)");
+    if (!broken) reasons.add("MODEL_REQUIRED");
     return finish("BLOCKED_BY_TOOLING");
   }
   if (i.scope.gate === "misrouted") {
@@ -64,6 +67,10 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
 
   // Premises: an assumption is a gap the answer must name, not a fact.
   for (const p of i.scope.premises) {
+    if (p.status === "assumed" && p.kind === "entity" && p.key === "counterparty") {
+      uncovered.push(`Контрагент «${p.value}» в вопросе не назван — взят ${p.source === "interpreter" ? "из разбора вопроса" : "из предыдущего хода"} как допущение`);
+      next.push("Назвать контрагента, если имелся в виду другой");
+    }
     if (p.status === "assumed" && p.kind === "business_term") {
       uncovered.push(`Трактовка термина «${p.key}» не подтверждена: принято «${READINGS[p.value as keyof typeof READINGS]?.short ?? p.value}»`);
       next.push(`Уточнить, считать ли «${p.key}» ${READINGS.open_settlement_balance.ru} или ${READINGS.overdue_settlements.ru}`);
@@ -72,17 +79,37 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
   const dateFact = i.bundle.facts.find((f) => f.type === "as_of_date");
   const datePremise = i.scope.premises.find((p) => p.kind === "time_scope");
   if (dateFact && datePremise?.status === "assumed") {
-    uncovered.push(`Дата отсечения не указана — использована ${i.scope.time.source === "default" ? "рабочая дата базы" : "дата из предыдущего хода (допущение)"} ${ruDate(String(dateFact.value))}`);
+    uncovered.push(`Дата отсечения не указана — использована ${i.scope.time.source === "default" ? "рабочая дата базы" : i.scope.time.source === "interpreter" ? "дата, которую вы не называли (предложена при разборе вопроса)," : "дата из предыдущего хода (допущение)"} ${ruDate(String(dateFact.value))}`);
     next.push("Назвать дату отсечения, если нужна другая");
+  } else if (dateFact?.details.relative) {
+    covered.push(`Дата отсечения: ${ruDate(String(dateFact.value))} — ${dateFact.details.note ? String(dateFact.details.note) : "относительная дата отсчитана от рабочей даты базы"}`);
+    reasons.add("RELATIVE_DATE_RESOLVED");
   } else if (dateFact) covered.push(`Дата отсечения: ${ruDate(String(dateFact.value))}`);
 
   // Steps: required ones decide whether there is an answer at all.
-  let bindAmbiguous = false, bindMissing = false, toolingBlocked = false, dataMissing = false;
+  let bindAmbiguous = false, bindMissing = false, toolingBlocked = false, dataMissing = false, dateRejected = false, routeMismatch = false;
+  // §12.3: a counterparty whose only role is one the supplier register does not keep, or a
+  // customer's balance asked for, is outside this route — not "no records".
+  const boundRoles = i.bundle.facts.find((f) => f.type === "entity_binding")?.details.roles as string[] | undefined;
+  if (i.scope.role === "customer" || (i.scope.intent !== "detect_open_supplier_settlements" && boundRoles && !boundRoles.includes("supplier"))) {
+    routeMismatch = true;
+    const who = i.bundle.entity_bindings.find((b) => b.status === "bound")?.resolved_to ?? i.scope.counterparty?.surface ?? null;
+    say("ROUTE_DOES_NOT_COVER_ROLE", `Доступный регистр ведёт только расчёты с поставщиками; ${i.scope.role === "customer" ? (who ? `расчёты с ${who} как с покупателем` : "расчёты с покупателями") : `${who} числится только покупателем, и расчёты с ним`} в нём не отражаются`);
+    next.push("Спросить о расчётах с поставщиками или проверить расчёты с покупателями в самой 1С");
+  }
+  // Steps skipped after a failure are named once, together, not one line each.
+  const aborted: string[] = [];
   for (const s of i.plan?.steps ?? []) {
     if (!s.tool) continue;
     const runs = i.toolRuns.filter((r) => r.step_id === s.step_id);
     for (const r of runs) {
-      if (r.error_code && TOOLING.includes(r.error_code)) say(r.error_code, `Шаг ${s.step_id} (${r.tool_name}): ${r.status === "timeout" ? "источник не ответил вовремя" : (r.error_message ?? reasonInfo[r.error_code].ru).slice(0, 200)}`);
+      if (r.error_code === "ROUTE_EXECUTION_ABORTED") {
+        if (!aborted.includes(s.purpose)) aborted.push(s.purpose);
+        reasons.add(r.error_code);
+        continue;
+      }
+      // A human sentence for the answer; the tool's raw error text stays in the tool run and the trace.
+      if (r.error_code && TOOLING.includes(r.error_code)) say(r.error_code, `«${s.purpose}»${s.required ? " (обязательная проверка)" : ""}: ${r.status === "timeout" ? "источник данных не ответил вовремя" : reasonInfo[r.error_code].ru}`);
     }
     if (runs.length === 0 || runs.some((r) => OKS.has(r.status))) continue;
     const failed = runs[0]!;
@@ -97,6 +124,33 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       say("LOW_CONFIDENCE_ENTITY_BINDING", `«${String(failed.input.query ?? "")}» подходит нескольким контрагентам: ${cands.map((c) => c.name).join(", ")}`);
       reasons.add("NEEDS_USER_CONFIRMATION");
       clarifying = `Кого вы имеете в виду: ${cands.map((c) => c.name).join(" или ")}?`;
+    } else if (failed.tool_name === "resolve_period_or_asof" && failed.status === "no_match") {
+      dateRejected = true;
+      const o = failed.output as { problem?: string | null; note?: string; working_date?: string } | null;
+      const note = (o?.note ?? "дата не распознана").replace(/(\d{4})-(\d{2})-(\d{2})/g, "$3.$2.$1");
+      const working = o?.working_date ? ruDate(o.working_date) : null;
+      if (o?.problem === "impossible_date") {
+        say("INVALID_DATE", note);
+        clarifying = `${note} На какую дату проверить?`;
+      } else if (o?.problem === "future_date") {
+        say("FUTURE_DATE", note);
+        clarifying = `Учёт ведётся по ${working ?? "рабочую дату базы"} включительно. Проверить на ${working ?? "рабочую дату"} или на другую прошедшую дату?`;
+      } else {
+        say("MISSING_AS_OF_DATE", note);
+        clarifying = "Не удалось прочитать дату. Назовите её, например «на 31.03.2026».";
+      }
+      reasons.delete("ASSUMPTION_APPLIED_EXPLICITLY");
+      reasons.add("NEEDS_USER_CONFIRMATION");
+      uncovered.push("Дата отсечения не определена — без неё остатки не посчитать");
+      next.push("Назвать существующую прошедшую дату отсечения");
+    } else if (failed.status === "no_match" && failed.tool_name === "resolve_counterparty" && ((failed.output as { candidates?: unknown[] } | null)?.candidates?.length ?? 0) > 0) {
+      bindMissing = true;
+      const o = failed.output as { note: string; candidates: { name: string; roles: string[] }[] };
+      const ROLE_RU: Record<string, string> = { supplier: "поставщик", customer: "покупатель" };
+      say("ENTITY_ROLE_MISMATCH", `${o.candidates.map((c) => `${c.name} числится в учёте как ${c.roles.map((r) => ROLE_RU[r] ?? r).join(" и ") || "контрагент без роли"}`).join("; ")}, но не как поставщик`);
+      next.push("Спросить о контрагенте-поставщике или уточнить, о чьих расчётах речь");
+    } else if (routeMismatch && failed.status === "no_match") {
+      // the register has nothing for this role: already reported as outside the route
     } else if (failed.status === "no_match" && failed.tool_name === "resolve_counterparty") {
       bindMissing = true;
       say("ENTITY_NOT_RESOLVED", `Контрагент «${String(failed.input.query ?? "")}» не найден: ${failed.error_message ?? ""}`.trim());
@@ -114,10 +168,13 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       // follows an upstream data gap that is already reported
     } else {
       toolingBlocked = true;
-      uncovered.push(`Обязательный шаг «${s.purpose}» не выполнен`);
+      // The step's own failure sentence (above) already says it; a bare "not done" would repeat it.
+      if (!(failed.error_code && TOOLING.includes(failed.error_code) && failed.error_code !== "ROUTE_EXECUTION_ABORTED")) uncovered.push(`Обязательный шаг «${s.purpose}» не выполнен`);
       next.push("Повторить запрос позже: источник данных не ответил или ответил с ошибкой");
     }
   }
+
+  if (aborted.length) say("ROUTE_EXECUTION_ABORTED", `Не выполнены из-за сбоя на предыдущем шаге: ${aborted.map((a) => `«${a}»`).join(", ")}`);
 
   // Evidence: what is found, what contradicts, what is missing.
   const balances = i.bundle.facts.filter((f) => f.type === "open_balance" || f.type === "balance");
@@ -139,11 +196,12 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
   }
   for (const t of i.bundle.truncated) say("EVIDENCE_DEPTH_LIMIT", `Углублённая проверка шага ${t.step_id} выполнена для ${t.done} из ${t.total} случаев`);
 
-  if (bindAmbiguous) return finish("BLOCKED_BY_AMBIGUITY");
+  if (dateRejected || bindAmbiguous) return finish("BLOCKED_BY_AMBIGUITY");
   if (bindMissing) return finish("FAILED_TO_BIND_ENTITIES");
   if (toolingBlocked) return finish("BLOCKED_BY_TOOLING");
-  if (dataMissing) return finish("BLOCKED_BY_MISSING_DATA");
-  return finish(reasons.size ? "PARTIALLY_ANSWERED" : "FULLY_ANSWERED");
+  if (dataMissing || routeMismatch) return finish("BLOCKED_BY_MISSING_DATA");
+  // A relative date read against the working date is stated, not a gap.
+  return finish([...reasons].some((r) => r !== "RELATIVE_DATE_RESOLVED") ? "PARTIALLY_ANSWERED" : "FULLY_ANSWERED");
 }
 
 /** Adds the model critic's findings; it can lower a full answer to partial, never raise one. */

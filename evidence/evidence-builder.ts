@@ -54,8 +54,8 @@ export function buildEvidence(requestId: string, plan: ExecutionPlan, runs: Tool
       }
       case "resolve_period_or_asof": {
         const o = r.output as Out<"resolve_period_or_asof">;
-        if (o.as_of_date) fact({ type: "as_of_date", entity: "дата отсечения", entity_id: null, value: o.as_of_date, currency: null, as_of_date: o.as_of_date, source_ref: src(`Константа.РабочаяДата:${o.working_date}`, r, "1C_constant"), details: { source: o.source, note: o.note, period_from: o.period_from, period_to: o.period_to, data_available_from: o.data_available_from } });
-        else gap(r, `дата в словах «${String(r.input.text ?? "")}»`, "MISSING_AS_OF_DATE");
+        if (o.as_of_date) fact({ type: "as_of_date", entity: "дата отсечения", entity_id: null, value: o.as_of_date, currency: null, as_of_date: o.as_of_date, source_ref: src(`Константа.РабочаяДата:${o.working_date}`, r, "1C_constant"), details: { source: o.source, note: o.note, period_from: o.period_from, period_to: o.period_to, data_available_from: o.data_available_from, working_date: o.working_date, relative: !!o.relative } });
+        else gap(r, `дата в словах «${String(r.input.text ?? "")}»`, o.problem === "impossible_date" ? "INVALID_DATE" : o.problem === "future_date" ? "FUTURE_DATE" : "MISSING_AS_OF_DATE");
         break;
       }
       case "get_open_supplier_settlements": {

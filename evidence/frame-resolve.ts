@@ -3,9 +3,10 @@
 // inherited or assumed, and whether the turn may proceed. The model only suggests; the rules
 // here decide (an assumption is never promoted to a fact without the user saying so).
 import type { ConversationState, Intent, Premise, PremiseStatus, QueryFrame, TermReading } from "./artifacts";
-import { DEFAULT_READING, INTENT_INFO, READINGS } from "./glossary";
+import { DEFAULT_READING, detectReading, INTENT_INFO, READINGS } from "./glossary";
 import type { InterpreterOutput } from "./model-outputs";
 import type { ReasonCode } from "./reason-codes";
+import { askedRole, carriedBy, userDateSurface } from "./user-words";
 
 export type Gate = "proceed" | "clarify" | "misrouted" | "model_required";
 
@@ -14,12 +15,15 @@ export interface TurnScope {
   gate: Gate;
   reading: TermReading | null;
   counterparty: { surface: string; entity_id: string | null; premise: PremiseStatus } | null;
-  role: "supplier" | null;
+  /** Whose settlements the user asks about: ours to a supplier, or a customer's to us. */
+  role: "supplier" | "customer" | null;
   /** What resolve_period_or_asof is asked to read; null → the base's working date. */
-  time: { text: string | null; premise: PremiseStatus; source: "user" | "previous_turn" | "default" };
+  time: { text: string | null; premise: PremiseStatus; source: "user" | "previous_turn" | "default" | "interpreter" };
   premises: Premise[];
   reasons: ReasonCode[];
   clarifying_question: string | null;
+  /** What the interpreter model proposed that the user's words do not carry (kept as assumptions; for the trace). */
+  not_from_user?: string[];
 }
 
 export interface FrameMeta {
@@ -50,6 +54,17 @@ export function buildFrame(out: InterpreterOutput, m: FrameMeta, state: Conversa
   };
 }
 
+/** The frame the rules can build when no interpreter read the question: verbatim, nothing inferred. */
+export function ruleFrame(m: FrameMeta, state: ConversationState): QueryFrame {
+  return {
+    request_id: m.requestId, conversation_id: m.conversationId, turn_id: m.turn, original_user_question: m.text, context_question: state.pending_question,
+    normalized_question: m.text, business_intent: "unsupported", expected_answer_shape: "explanation", domain_candidates: [],
+    time_scope: { explicit_period: null, as_of_date: null, surface: null, needs_resolution: false },
+    entity_candidates: [], business_terms: [], ambiguities: [{ kind: "scope", text: "Вопрос не разобран: ни модель, ни правила не определили, о чём он", blocking: true }],
+    success_criteria: [], interpreted_by: m.interpretedBy,
+  };
+}
+
 /** A premise carried over keeps "assumed" if it was assumed: inheritance never upgrades it. */
 const carried = (s: PremiseStatus): PremiseStatus => (s === "assumed" ? "assumed" : "inherited");
 
@@ -63,36 +78,68 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     return { ...base, gate: "misrouted", time: { text: null, premise: "assumed", source: "default" } };
   }
 
+  // Only the user's own words confirm a premise: this message, or the question it clarifies.
+  // What the interpreter model adds on its own stays an assumption (§11.3).
+  const userTexts = [frame.original_user_question, frame.context_question];
+  const dropped: string[] = [];
+
   // Time: the user's words, else the previous turn's date, else the working date — marked.
   let time: TurnScope["time"];
-  const said = frame.time_scope.surface ?? frame.time_scope.as_of_date ?? frame.time_scope.explicit_period?.to ?? null;
-  if (said) time = { text: said, premise: "confirmed", source: "user" };
-  else if (state.active_time_scope) time = { text: state.active_time_scope.as_of_date, premise: carried(state.active_time_scope.premise), source: "previous_turn" };
+  const userDate = userDateSurface(userTexts);
+  const modelDate = frame.time_scope.surface ?? frame.time_scope.as_of_date ?? frame.time_scope.explicit_period?.to ?? null;
+  const modelDateCarried = !!modelDate && carriedBy(modelDate, userTexts);
+  const echoesPrevious = !!modelDate && !!state.active_time_scope && (modelDate === state.active_time_scope.as_of_date || modelDate === state.active_time_scope.surface);
+  if (userDate) time = { text: userDate, premise: "confirmed", source: "user" };
+  else if (modelDateCarried) time = { text: modelDate, premise: "confirmed", source: "user" };
+  else if (modelDate && !echoesPrevious) {
+    time = { text: modelDate, premise: "assumed", source: "interpreter" };
+    dropped.push(`дата «${modelDate}» предложена моделью, в словах пользователя её нет`);
+  } else if (state.active_time_scope) time = { text: state.active_time_scope.as_of_date, premise: carried(state.active_time_scope.premise), source: "previous_turn" };
   else time = { text: null, premise: "assumed", source: "default" };
-  premises.push({ kind: "time_scope", key: "as_of_date", value: time.text ?? "рабочая дата базы", label: "Дата отсечения", status: time.premise, source: time.source === "user" ? "user" : time.source === "previous_turn" ? "previous_turn" : "default", since_turn: time.source === "previous_turn" ? state.active_time_scope!.since_turn : turn });
+  premises.push({ kind: "time_scope", key: "as_of_date", value: time.text ?? "рабочая дата базы", label: "Дата отсечения", status: time.premise, source: time.source === "user" ? "user" : time.source === "previous_turn" ? "previous_turn" : time.source === "interpreter" ? "interpreter" : "default", since_turn: time.source === "previous_turn" ? state.active_time_scope!.since_turn : turn });
   if (time.premise === "assumed") {
     reasons.push("MISSING_AS_OF_DATE", "ASSUMPTION_APPLIED_EXPLICITLY");
   }
 
-  // Counterparty: named now, else inherited from the conversation.
+  // Counterparty: named now (in the user's words), else inherited from the conversation.
   const named = frame.entity_candidates.find((e) => e.type === "counterparty");
   const previous = state.active_entities.find((e) => e.type === "counterparty");
   let counterparty: TurnScope["counterparty"] = null;
-  if (named) counterparty = { surface: named.surface, entity_id: null, premise: "confirmed" };
-  else if (previous && intent !== "detect_open_supplier_settlements") counterparty = { surface: previous.value, entity_id: previous.entity_id, premise: carried(previous.premise) };
+  let cpSource: Premise["source"] = "user";
+  let cpSince = turn;
+  const samePrevious = named && previous && (carriedBy(named.surface, [previous.value, previous.surface]) || carriedBy(previous.surface, [named.surface]));
+  if (named && carriedBy(named.surface, userTexts)) counterparty = { surface: named.surface, entity_id: null, premise: "confirmed" };
+  else if (named && samePrevious) {
+    // The model restated the active counterparty («по нему»): inherited, with its own mark.
+    counterparty = { surface: previous.value, entity_id: previous.entity_id, premise: carried(previous.premise) };
+    cpSource = "previous_turn";
+    cpSince = previous.since_turn;
+  } else if (named) {
+    counterparty = { surface: named.surface, entity_id: null, premise: "assumed" };
+    cpSource = "interpreter";
+    dropped.push(`контрагент «${named.surface}» предложен моделью, в словах пользователя его нет`);
+  } else if (previous && (intent !== "detect_open_supplier_settlements" || !carriedBy("поставщик", userTexts))) {
+    // A follow-up («а на 10.04.2026?») keeps the counterparty together with the topic; a new
+    // question about suppliers in general («по каким поставщикам…») starts without it.
+    counterparty = { surface: previous.value, entity_id: previous.entity_id, premise: carried(previous.premise) };
+    cpSource = "previous_turn";
+    cpSince = previous.since_turn;
+  }
   if (counterparty) {
-    premises.push({ kind: "entity", key: "counterparty", value: counterparty.surface, label: "Контрагент", status: counterparty.premise, source: named ? "user" : "previous_turn", since_turn: named ? turn : previous!.since_turn });
+    premises.push({ kind: "entity", key: "counterparty", value: counterparty.surface, label: "Контрагент", status: counterparty.premise, source: cpSource, since_turn: cpSince });
     if (counterparty.premise === "assumed") reasons.push("ASSUMPTION_APPLIED_EXPLICITLY");
   }
 
   let gate: Gate = "proceed";
   let clarifying_question: string | null = null;
   let reading: TermReading | null = null;
-  let role: TurnScope["role"] = null;
+  let role: TurnScope["role"] = askedRole(userTexts.filter(Boolean).join(" "));
 
   if (intent === "detect_open_supplier_settlements") {
-    role = "supplier";
-    const groupSaid = frame.entity_candidates.some((e) => e.type === "counterparty_group");
+    // «Сколько нам должна Ромашка?» read as a supplier question is still a customer's debt to us,
+    // unless the user speaks of suppliers (an advance to a supplier is in the supplier register).
+    role = role === "customer" && !carriedBy("поставщик", userTexts) ? "customer" : "supplier";
+    const groupSaid = frame.entity_candidates.some((e) => e.type === "counterparty_group") && carriedBy("поставщик", userTexts);
     const groupKnown = state.active_entities.find((e) => e.type === "counterparty_group");
     const groupStatus: PremiseStatus = groupSaid ? "confirmed" : groupKnown ? carried(groupKnown.premise) : "assumed";
     premises.push({ kind: "entity", key: "counterparty_group", value: "поставщики (контрагенты с ролью «поставщик»)", label: "Круг контрагентов", status: groupStatus, source: groupSaid ? "user" : groupKnown ? "previous_turn" : "default", since_turn: groupSaid || !groupKnown ? turn : groupKnown.since_turn });
@@ -100,14 +147,22 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     const term = frame.business_terms[0];
     const known = state.resolved_business_terms[0];
     const termBlocking = frame.ambiguities.some((a) => a.kind === "term" && a.blocking);
-    if (term?.reading && term.explicit) {
-      reading = term.reading;
-      premises.push({ kind: "business_term", key: term.surface, value: reading, label: `Трактовка: ${READINGS[reading].short}`, status: "confirmed", source: "user", since_turn: turn });
+    const said = detectReading(userTexts.filter(Boolean).join(" "));
+    const key = term?.surface ?? known?.surface ?? "хвосты";
+    if (said) {
+      reading = said;
+      premises.push({ kind: "business_term", key, value: reading, label: `Трактовка: ${READINGS[reading].short}`, status: "confirmed", source: "user", since_turn: turn });
     } else if (known) {
       reading = known.resolved_to;
       const status = carried(known.premise);
       premises.push({ kind: "business_term", key: known.surface, value: reading, label: `Трактовка: ${READINGS[reading].short}`, status, source: "previous_turn", since_turn: known.since_turn });
       if (status === "assumed") reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
+    } else if (term?.reading && !termBlocking) {
+      // The model picked a reading the user never gave: used, but as a marked assumption.
+      reading = term.reading;
+      premises.push({ kind: "business_term", key, value: reading, label: `Трактовка: ${READINGS[reading].short}`, status: "assumed", source: "interpreter", since_turn: turn });
+      reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
+      dropped.push(`трактовка «${READINGS[reading].short}» предложена моделью, пользователь её не называл`);
     } else if (termBlocking) {
       gate = "clarify";
       reasons.push("AMBIGUOUS_BUSINESS_TERM", "MULTIPLE_VALID_INTERPRETATIONS", "NEEDS_USER_CONFIRMATION");
@@ -123,5 +178,5 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     clarifying_question = "По какому контрагенту проверить? Назовите его (например, «ООО «Альфа-Снаб»») или ИНН.";
   }
 
-  return { intent, gate, reading, counterparty, role, time, premises, reasons: [...new Set(reasons)], clarifying_question };
+  return { intent, gate, reading, counterparty, role, time, premises, reasons: [...new Set(reasons)], clarifying_question, ...(dropped.length ? { not_from_user: dropped } : {}) };
 }

@@ -14,6 +14,12 @@ export function findCounterpartySurface(text: string): string | null {
   if (quoted) return quoted[2]!.trim();
   const legal = text.match(/(?<![А-Яа-яЁё])(?:ООО|АО|ПАО|ЗАО|ИП)\s+([А-ЯЁA-Z][\wА-Яа-яЁё-]*(?:\s+[А-ЯЁ][\wА-Яа-яЁё-]*){0,2})/u);
   if (legal) return legal[1]!.trim();
+  // «по поставщику Альфа-Снаб», «у контрагента Вектор»: the role word is not the name.
+  const role = text.match(/(?:поставщик|контрагент|покупател)[а-яё]*\s+([А-ЯЁ][а-яё]+(?:-[А-ЯЁа-яё][а-яё]+)?(?:\s+[А-ЯЁ][а-яё]+)?)/u);
+  if (role) return role[1]!.trim();
+  // «мы должны Ромашке», «долг перед Вектором»: the party a debt is owed to.
+  const owed = text.match(/(?:должн[а-яё]*|перед|задолжал[а-яё]*)\s+([А-ЯЁ][а-яё]+(?:-[А-ЯЁа-яё][а-яё]+)?)/u);
+  if (owed) return owed[1]!.trim();
   const inn = text.match(/\b(\d{10}|\d{12})\b/);
   if (inn) return inn[1]!;
   const by = text.match(/(?:^|[\s,])(?:по|у|с|для|от)\s+([А-ЯЁ][а-яё]+(?:-[А-ЯЁа-яё][а-яё]+)?(?:\s+[А-ЯЁ][а-яё]+)?)/u);

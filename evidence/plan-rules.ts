@@ -22,11 +22,17 @@ export const CORE_TOOL: Record<Exclude<TurnScope["intent"], "unsupported">, Tool
 
 export function planFor(scope: TurnScope, requestId: string): ExecutionPlan {
   const date = step("S2", "resolve_as_of_date", "resolve_period_or_asof", scope.time.text ? { text: scope.time.text } : {}, true, scope.time.text ? "Прочитать дату отсечения из слов пользователя" : "Дата не указана: взять рабочую дату базы (с пометкой)");
-  const who = (required: boolean) => step("S1", "resolve_counterparty", "resolve_counterparty", { query: scope.counterparty?.surface ?? "" }, required, "Привязать контрагента к справочнику");
+  // The role the user asked about is checked at binding: a customer-only party is not a supplier (§12.3).
+  const who = (required: boolean) => step("S1", "resolve_counterparty", "resolve_counterparty", { query: scope.counterparty?.surface ?? "", ...(scope.role === "supplier" ? { role: "supplier" } : {}) }, required, "Привязать контрагента к справочнику");
   const asOf = "$S2.as_of_date";
   let steps: PlanStep[];
   let goal: string;
   const fallbacks: string[] = [];
+  if (scope.intent !== "unsupported" && scope.role === "customer") {
+    // A customer's debt to us is not in the supplier settlements register: bind and date only,
+    // so the answer says which route is missing instead of reading an unrelated balance.
+    return { request_id: requestId, plan_version: 1, goal: `Расчёты с покупателем${scope.counterparty ? ` «${scope.counterparty.surface}»` : "ми"} — вне регистра расчётов с поставщиками`, planned_by: "deterministic", steps: scope.counterparty ? [who(true), date] : [date], fallbacks: [], stop_conditions: STOP_CONDITIONS };
+  }
   switch (scope.intent) {
     case "detect_open_supplier_settlements": {
       const reading = scope.reading ?? "open_settlement_balance";
@@ -116,6 +122,52 @@ export function normalizePlan(p: PlannerOutput, scope: TurnScope, requestId: str
     return s;
   });
   return { request_id: requestId, plan_version: 1, goal: p.goal, planned_by: "llm", steps, fallbacks: p.fallbacks, stop_conditions: p.stop_conditions.length ? p.stop_conditions : STOP_CONDITIONS };
+}
+
+/**
+ * The built-in plan is the floor (§8.3 success criteria): every tool it calls must appear in a
+ * model plan, and every step it requires must be required there too. Returns what is missing.
+ */
+export function missingCoverage(p: ExecutionPlan, floor: ExecutionPlan): string[] {
+  const missing: string[] = [];
+  for (const s of floor.steps) {
+    if (!s.tool) continue;
+    const there = p.steps.filter((x) => x.tool === s.tool);
+    if (!there.length) missing.push(`нет шага «${s.purpose}» (${s.tool})`);
+    else if (s.required && !there.some((x) => x.required)) missing.push(`шаг «${s.purpose}» (${s.tool}) должен быть обязательным`);
+  }
+  return missing;
+}
+
+/**
+ * A model plan extended to the floor: the built-in steps it lacks are appended (ids renumbered,
+ * references remapped to the model's own steps for the same tool), and a step the floor requires
+ * becomes required. What was added is returned for the trace.
+ */
+export function extendToFloor(p: ExecutionPlan, floor: ExecutionPlan): { plan: ExecutionPlan; added: string[] } {
+  const ids = new Map<string, string>();
+  for (const f of floor.steps) {
+    const there = f.tool ? p.steps.find((x) => x.tool === f.tool) : undefined;
+    if (there) ids.set(f.step_id, there.step_id);
+  }
+  let next = Math.max(0, ...p.steps.map((x) => Number(x.step_id.slice(1)))) + 1;
+  const steps = p.steps.map((x) => (floor.steps.some((f) => f.required && f.tool && f.tool === x.tool) ? { ...x, required: true } : x));
+  const added: string[] = [];
+  for (const f of floor.steps) {
+    if (!f.tool || ids.has(f.step_id)) continue;
+    const id = `S${next++}`;
+    ids.set(f.step_id, id);
+    const remap = (v: unknown) => (typeof v === "string" ? v.replace(/^\$(S\d+)\./, (m, sid: string) => (ids.has(sid) ? `$${ids.get(sid)}.` : m)) : v);
+    steps.push({
+      ...f,
+      step_id: id,
+      input: Object.fromEntries(Object.entries(f.input).map(([k, v]) => [k, remap(v)])),
+      depends_on: f.depends_on.filter((d) => ids.has(d)).map((d) => ids.get(d)!),
+      for_each: f.for_each ? f.for_each.replace(/^(S\d+)/, (m) => ids.get(m) ?? m) : null,
+    });
+    added.push(`${id}: ${f.purpose} (${f.tool})`);
+  }
+  return { plan: { ...p, steps }, added };
 }
 
 export const TOOL_CATALOG = TOOL_NAMES;

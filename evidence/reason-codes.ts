@@ -30,6 +30,14 @@ export const REASON_CODES = [
   // Extension (not in the seed's minimal set): the deterministic path cannot read the question
   // and no model is configured — distinct from a tool failure, so statistics can tell them apart.
   "MODEL_REQUIRED",
+  // Extensions for the empty-result policy (§12.3): each situation keeps its own code.
+  "INVALID_DATE",
+  "FUTURE_DATE",
+  "RELATIVE_DATE_RESOLVED",
+  "ENTITY_ROLE_MISMATCH",
+  "ROUTE_DOES_NOT_COVER_ROLE",
+  // A connected model answered, but not usably (twice): not the same as no model at all.
+  "MODEL_OUTPUT_INVALID",
 ] as const;
 
 export const ReasonCode = z.enum(REASON_CODES);
@@ -73,6 +81,12 @@ export const reasonInfo: Record<ReasonCode, { area: ReasonArea; ru: string }> = 
   NEEDS_USER_CONFIRMATION: { area: "dialogue", ru: "нужно подтверждение пользователя" },
   ASSUMPTION_APPLIED_EXPLICITLY: { area: "dialogue", ru: "применено явно помеченное допущение" },
   MODEL_REQUIRED: { area: "tooling", ru: "для разбора вопроса нужна языковая модель, а она не подключена" },
+  INVALID_DATE: { area: "dialogue", ru: "названной даты не существует в календаре" },
+  FUTURE_DATE: { area: "dialogue", ru: "дата позже рабочей даты базы — учёт на неё ещё не ведётся" },
+  RELATIVE_DATE_RESOLVED: { area: "dialogue", ru: "относительная дата отсчитана от рабочей даты базы" },
+  ENTITY_ROLE_MISMATCH: { area: "domain", ru: "контрагент есть в учёте, но не в той роли, о которой спрошено" },
+  ROUTE_DOES_NOT_COVER_ROLE: { area: "domain", ru: "доступный регистр не ведёт расчёты с контрагентом в этой роли" },
+  MODEL_OUTPUT_INVALID: { area: "tooling", ru: "языковая модель подключена, но дважды ответила не по схеме" },
 };
 
 /** Stable order for storage and display: the order of the seed's list. */

@@ -54,6 +54,10 @@ export const toolOutputs = {
     source: z.enum(["explicit", "working_date"]),
     working_date: isoDate,
     data_available_from: isoDate,
+    /** Extension (§12.3): why the words gave no usable date — a date that does not exist, or one after the working date. */
+    problem: z.enum(["impossible_date", "future_date"]).nullable().optional(),
+    /** Extension: the date was counted from the working date («вчера»). */
+    relative: z.boolean().optional(),
   }),
   get_open_supplier_settlements: z.object({
     ...base,

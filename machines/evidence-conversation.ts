@@ -11,7 +11,7 @@ import { composeAnswer } from "../evidence/compose";
 import { advanceState } from "../evidence/conversation-state";
 import { mergeCritique, ruleCoverage } from "../evidence/critic-rules";
 import { buildEvidence } from "../evidence/evidence-builder";
-import { buildFrame, resolveScope, type TurnScope } from "../evidence/frame-resolve";
+import { buildFrame, resolveScope, ruleFrame, type TurnScope } from "../evidence/frame-resolve";
 import type { CriticOutput, InterpreterOutput } from "../evidence/model-outputs";
 import type { OutcomeClass, ReasonCode } from "../evidence/reason-codes";
 
@@ -61,7 +61,7 @@ export interface EvidenceContext {
 
 export type EvidenceEvent =
   | { type: "user.message"; text: string; requestId: string; offline: boolean }
-  | { type: "interpreted"; output: InterpreterOutput | null; via: "llm" | "deterministic" }
+  | { type: "interpreted"; output: InterpreterOutput | null; via: "llm" | "deterministic"; modelIssue?: "invalid_output" | "model_unavailable" | null }
   | { type: "planned"; plan: ExecutionPlan }
   | { type: "executed"; toolRuns: ToolRun[]; truncated: EvidenceBundle["truncated"] }
   | { type: "criticized"; critique: CriticOutput | null; status: CoverageReport["critic"]["model"]; note?: string | null }
@@ -82,7 +82,7 @@ export type EvidenceEffect =
 const emptyBundle = (requestId: string): EvidenceBundle => ({ request_id: requestId, facts: [], entity_bindings: [], source_refs: [], documents: [], conflicts: [], not_found: [], execution_errors: [], truncated: [] });
 
 /** Scope for a turn nobody could read: no model, and the deterministic interpreter gave up. */
-const unreadable = (): TurnScope => ({ intent: "unsupported", gate: "model_required", reading: null, counterparty: null, role: null, time: { text: null, premise: "assumed", source: "default" }, premises: [], reasons: ["MODEL_REQUIRED"], clarifying_question: null });
+const unreadable = (modelIssue: "invalid_output" | "model_unavailable" | null = null): TurnScope => ({ intent: "unsupported", gate: "model_required", reading: null, counterparty: null, role: null, time: { text: null, premise: "assumed", source: "default" }, premises: [], reasons: [modelIssue === "invalid_output" ? "MODEL_OUTPUT_INVALID" : "MODEL_REQUIRED"], clarifying_question: null });
 
 const work = (c: EvidenceContext) => c.turn!;
 
@@ -117,7 +117,8 @@ export const evidenceMachine = setup({
           actions: assign({
             turn: ({ context, event }) => {
               const w = work(context);
-              if (!event.output) return { ...w, scope: unreadable() };
+              // Nobody could read the question: the rules' frame (the question verbatim, nothing inferred) is still kept.
+              if (!event.output) return { ...w, frame: ruleFrame({ requestId: w.requestId, conversationId: context.state.conversation_id, turn: w.turn, text: w.text, interpretedBy: "deterministic" }, context.state), scope: unreadable(event.modelIssue ?? null) };
               const frame = buildFrame(event.output, { requestId: w.requestId, conversationId: context.state.conversation_id, turn: w.turn, text: w.text, interpretedBy: event.via }, context.state);
               return { ...w, frame, scope: resolveScope(frame, context.state) };
             },
@@ -168,7 +169,7 @@ export const evidenceMachine = setup({
             turn: ({ context, event }) => {
               const w = work(context);
               const coverage = mergeCritique(w.coverage!, event.critique, event.status, event.note ?? null);
-              const draft = composeAnswer({ scope: w.scope!, coverage, bundle: w.bundle, toolRuns: w.toolRuns, clarifying_question: w.clarifying, offline: w.offline });
+              const draft = composeAnswer({ scope: w.scope!, coverage, bundle: w.bundle, toolRuns: w.toolRuns, clarifying_question: w.clarifying, offline: w.offline, interpretedBy: w.frame?.interpreted_by });
               return { ...w, coverage, draft };
             },
           }),

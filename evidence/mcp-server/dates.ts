@@ -25,6 +25,36 @@ export interface ParsedDate {
   period_to: string | null;
   /** How the phrase was read, for the tool's note (the user sees it as a premise). */
   reading: string;
+  /** Counted from the base's working date («вчера»), not named by the user as a calendar date. */
+  relative?: boolean;
+}
+
+/**
+ * The one place a date phrase is validated (§12.3): a calendar date that does not exist
+ * (31.02.2026) and a date after the base's working date are reported as such, never read as
+ * "no data"; a relative date is resolved against the working date and says so.
+ */
+export type DateCheck =
+  | { kind: "ok"; parsed: ParsedDate }
+  | { kind: "impossible"; surface: string }
+  | { kind: "future"; parsed: ParsedDate }
+  | { kind: "none" };
+
+export function checkDatePhrase(text: string, workingDate: string): DateCheck {
+  const t = text.toLowerCase().replace(/ё/g, "е");
+  const numeric = t.match(/(\d{1,2})[./](\d{1,2})[./](\d{2,4})|(\d{4})-(\d{2})-(\d{2})|(\d{1,2})\s+(январ|феврал|март|апрел|ма[йяе]|июн|июл|август|сентябр|октябр|ноябр|декабр)[а-я]*(?:\s+(\d{4}))?/);
+  if (numeric) {
+    const [y, mo, d] = numeric[1]
+      ? [+numeric[3]! < 100 ? +numeric[3]! + 2000 : +numeric[3]!, +numeric[2]!, +numeric[1]!]
+      : numeric[4]
+        ? [+numeric[4]!, +numeric[5]!, +numeric[6]!]
+        : [numeric[9] ? +numeric[9] : +workingDate.slice(0, 4), month(numeric[8]!) ?? 0, +numeric[7]!];
+    if (!valid(y, mo, d)) return { kind: "impossible", surface: numeric[0]! };
+  }
+  const parsed = parseDatePhrase(text, workingDate);
+  if (!parsed) return { kind: "none" };
+  if (parsed.as_of_date > workingDate) return { kind: "future", parsed };
+  return { kind: "ok", parsed };
 }
 
 /** Reads an as-of date or a period; null when the text holds no date. */
@@ -96,6 +126,11 @@ export function parseDatePhrase(text: string, workingDate: string): ParsedDate |
     const y = +m[1]!;
     return { as_of_date: iso(y, 12, 31), period_from: iso(y, 1, 1), period_to: iso(y, 12, 31), reading: `${y} год` };
   }
+  if ((m = t.match(/(?<![а-я])(позавчера|вчера)(?![а-я])/))) {
+    const back = m[1] === "вчера" ? 1 : 2;
+    const d = new Date(Date.parse(`${workingDate}T00:00:00Z`) - back * 86_400_000).toISOString().slice(0, 10);
+    return { as_of_date: d, period_from: null, period_to: null, reading: `«${m[1]}» относительно рабочей даты базы ${workingDate} — ${d}`, relative: true };
+  }
   if (/сегодня|текущ[а-я]* дат|сейчас|на данный момент|на текущий момент/.test(t)) {
     return { as_of_date: workingDate, period_from: null, period_to: null, reading: `текущая (рабочая) дата ${workingDate}` };
   }
@@ -106,7 +141,7 @@ export function parseDatePhrase(text: string, workingDate: string): ParsedDate |
 export function findDateSurface(text: string): string | null {
   const t = text.toLowerCase().replace(/ё/g, "е");
   const re =
-    /(с\s+\d{1,2}[./]\d{1,2}[./]\d{4}\s+по\s+\d{1,2}[./]\d{1,2}[./]\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d{1,2}\s+(?:январ|феврал|март|апрел|ма[йяе]|июн|июл|август|сентябр|октябр|ноябр|декабр)[а-я]*(?:\s+\d{4})?|(?:конец|начало|конц[еау])\s+[а-я]+(?:\s+\d{4})?|за\s+(?:январ|феврал|март|апрел|ма[йяе]|июн|июл|август|сентябр|октябр|ноябр|декабр)[а-я]*(?:\s+\d{4})?|\d{4}\s*год[а-я]*|сегодня|текущ[а-я]* дат[а-я]*|сейчас|на данный момент|на текущий момент)/;
+    /(с\s+\d{1,2}[./]\d{1,2}[./]\d{4}\s+по\s+\d{1,2}[./]\d{1,2}[./]\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d{1,2}\s+(?:январ|феврал|март|апрел|ма[йяе]|июн|июл|август|сентябр|октябр|ноябр|декабр)[а-я]*(?:\s+\d{4})?|(?:конец|начало|конц[еау])\s+[а-я]+(?:\s+\d{4})?|за\s+(?:январ|феврал|март|апрел|ма[йяе]|июн|июл|август|сентябр|октябр|ноябр|декабр)[а-я]*(?:\s+\d{4})?|\d{4}\s*год[а-я]*|позавчера|вчера|сегодня|текущ[а-я]* дат[а-я]*|сейчас|на данный момент|на текущий момент)/;
   const m = t.match(re);
   return m ? m[1]! : null;
 }

@@ -3,7 +3,7 @@
 import type { Tx } from "../../storage/db";
 import type { ToolInput, ToolOutput } from "../tool-contracts";
 import { DEMO_DATA_FROM, DEMO_WORKING_DATE } from "./demo-data";
-import { parseDatePhrase } from "./dates";
+import { checkDatePhrase } from "./dates";
 
 const REG = "РегистрНакопления.РасчетыСПоставщиками";
 const docRef = (kind: string, id: string) =>
@@ -65,9 +65,13 @@ export async function resolvePeriodOrAsOf(sql: Tx, a: ToolInput<"resolve_period_
   if (!a.text?.trim()) {
     return { status: "ok", note: `Дата не указана: использована рабочая дата базы ${s.working}.`, as_of_date: s.working, period_from: null, period_to: null, source: "working_date", ...common };
   }
-  const p = parseDatePhrase(a.text, s.working);
-  if (!p) return { status: "no_match", note: `В тексте «${a.text}» нет распознаваемой даты.`, as_of_date: null, period_from: null, period_to: null, source: "explicit", ...common };
-  return { status: "ok", note: `«${a.text}» прочитано как ${p.reading}.`, as_of_date: p.as_of_date, period_from: p.period_from, period_to: p.period_to, source: "explicit", ...common };
+  const c = checkDatePhrase(a.text, s.working);
+  const none = { as_of_date: null, period_from: null, period_to: null, source: "explicit" as const, ...common };
+  if (c.kind === "impossible") return { status: "no_match", note: `Даты «${c.surface}» не существует в календаре.`, ...none, problem: "impossible_date" };
+  if (c.kind === "future") return { status: "no_match", note: `Дата ${c.parsed.as_of_date} позже рабочей даты базы ${s.working}: учёт на неё ещё не ведётся.`, ...none, problem: "future_date" };
+  if (c.kind === "none") return { status: "no_match", note: `В тексте «${a.text}» нет распознаваемой даты.`, ...none };
+  const p = c.parsed;
+  return { status: "ok", note: `«${a.text}» прочитано как ${p.reading}.`, as_of_date: p.as_of_date, period_from: p.period_from, period_to: p.period_to, source: "explicit", ...common, relative: !!p.relative };
 }
 
 interface Move { counterparty_id: string; name: string; contract_id: string; number: string; terms: number; currency: string; period: string; amount: number }

@@ -12,6 +12,8 @@ export interface ToolFault {
   delayMs?: number;
   error?: string;
   badOutput?: boolean;
+  /** Not offered at all: a server that lacks part of the contract. */
+  absent?: boolean;
 }
 export type Faults = Partial<Record<ToolName, ToolFault>>;
 
@@ -31,6 +33,7 @@ export const DEMO_SERVER_INFO = { name: "evidence-demo-1c", version: "1.0.0" };
 export function createEvidenceMcpServer(sql: Tx, faults: Faults = {}): McpServer {
   const server = new McpServer(DEMO_SERVER_INFO, { capabilities: { tools: {} } });
   for (const name of TOOL_NAMES) {
+    if (faults[name]?.absent) continue;
     server.registerTool(
       name,
       { description: describeTool(name), inputSchema: toolInputs[name], outputSchema: toolOutputs[name] },
@@ -70,7 +73,7 @@ export function evidenceMcpHttpHandler(sql: Tx, faults: Faults = {}): (req: Requ
   };
 }
 
-/** `get_open_supplier_settlements=delay:3000,get_payment_chain=error,get_balance_as_of=bad_output` */
+/** `get_open_supplier_settlements=delay:3000,get_payment_chain=error,get_balance_as_of=bad_output,get_document_movements=absent` */
 export function parseFaults(spec: string | undefined): Faults {
   const faults: Faults = {};
   for (const item of (spec ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
@@ -79,6 +82,7 @@ export function parseFaults(spec: string | undefined): Faults {
     const f: ToolFault = (faults[tool as ToolName] ??= {});
     if (what.startsWith("delay:")) f.delayMs = Number(what.slice(6)) || 0;
     else if (what === "bad_output") f.badOutput = true;
+    else if (what === "absent") f.absent = true;
     else if (what.startsWith("error")) f.error = what.slice(6) || "сбой источника данных";
   }
   return faults;

@@ -11,7 +11,7 @@ import { executePlan } from "../../evidence/executor";
 import type { EvidenceTools } from "../../evidence/mcp-config";
 import { answerMessages, criticWithModel, EVIDENCE_PROMPTS, interpretWithModel, planWithModel } from "../../evidence/model-steps";
 import { interpretDeterministic } from "../../evidence/interpret-rules";
-import { normalizePlan, planFor, validatePlan } from "../../evidence/plan-rules";
+import { extendToFloor, missingCoverage, normalizePlan, planFor, validatePlan } from "../../evidence/plan-rules";
 import { Trace } from "../../evidence/trace";
 import { evidenceSpec, type EvidenceEffect, type TurnWork } from "../../machines/evidence-conversation";
 import { AppError } from "../../driver/errors";
@@ -43,6 +43,9 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
   let contextStaged = false;
   const since = (t: number) => performance.now() - t;
   const signal = run.signal;
+  // Kept with the run (evidence_runs.artifacts): what a model said that was not used, and why.
+  const rejected: { stage: string; issues: string[]; output?: unknown }[] = [];
+  let answerStarted = 0;
 
   const stageContext = (e: Fx<"effect.plan"> | Fx<"effect.critic">) => {
     if (contextStaged) return;
@@ -75,29 +78,50 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           let output = null;
           let via: "llm" | "deterministic" = "deterministic";
           let model: unknown = "offline";
+          let modelIssue: "invalid_output" | "model_unavailable" | null = null;
           if (!offline) {
             const r = await interpretWithModel(llm, e.text, e.state, { signal });
             modelCalls.preparatory += r.calls;
             model = { calls: r.calls, issues: r.issues, prompt: r.prompt, repaired: r.repaired };
             if (r.value) (output = r.value), (via = "llm");
+            else {
+              // A connected model that failed is not "no model": say which it was.
+              modelIssue = r.issues.some((x) => x.startsWith("invalid_output")) ? "invalid_output" : "model_unavailable";
+              rejected.push({ stage: "interpretation", issues: r.issues });
+            }
           }
           output ??= interpretDeterministic(e.text, e.state);
-          trace.stage("02", "interpretation", output ? "ok" : "failed", since(t), { via, output, model, originalQuestion: e.text });
-          return { type: "interpreted", output, via };
+          trace.stage("02", "interpretation", output ? "ok" : "failed", since(t), { via, output, model, modelIssue, originalQuestion: e.text });
+          return { type: "interpreted", output, via, modelIssue };
         },
         "effect.plan": async (raw) => {
           const e = raw as unknown as Fx<"effect.plan">;
           stageContext(e);
           const t = performance.now();
-          let plan = planFor(e.scope, run.id);
+          const builtIn = planFor(e.scope, run.id);
+          let plan = builtIn;
           let model: unknown = "offline";
-          if (!offline) {
+          let coverage: { missing: string[]; added: string[]; action: "extended_to_built_in_floor" } | null = null;
+          // A customer's balance has no supplier-register route to plan: the built-in plan says so.
+          if (!offline && e.scope.role !== "customer") {
             const r = await planWithModel(llm, e.frame, e.scope, (p) => validatePlan(p, e.scope), { signal });
             modelCalls.preparatory += r.calls;
             model = { calls: r.calls, issues: r.issues, prompt: r.prompt, repaired: r.repaired };
-            if (r.value) plan = normalizePlan(r.value, e.scope, run.id);
+            if (r.value) {
+              const candidate = normalizePlan(r.value, e.scope, run.id);
+              // The built-in plan's checks are the floor: a shallower model plan would prove less and still look complete.
+              const missing = missingCoverage(candidate, builtIn);
+              if (missing.length) {
+                const extended = extendToFloor(candidate, builtIn);
+                coverage = { missing, added: extended.added, action: "extended_to_built_in_floor" };
+                rejected.push({ stage: "plan", issues: missing.map((m) => `план модели не покрывает критерии успеха: ${m}`), output: r.value });
+                // The extended plan must still pass the checks every plan passes; otherwise the built-in one runs.
+                const issues = validatePlan({ goal: extended.plan.goal, steps: extended.plan.steps, fallbacks: extended.plan.fallbacks, stop_conditions: extended.plan.stop_conditions }, e.scope);
+                plan = issues.length ? builtIn : extended.plan;
+              } else plan = candidate;
+            } else if (r.issues.length) rejected.push({ stage: "plan", issues: r.issues });
           }
-          trace.stage("04", "plan", "ok", since(t), { plannedBy: plan.planned_by, plan, model });
+          trace.stage("04", "plan", "ok", since(t), { plannedBy: plan.planned_by, plan, model, coverage });
           return { type: "planned", plan };
         },
         "effect.execute": async (raw) => {
@@ -121,10 +145,12 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           const r = await criticWithModel(llm, e.frame, e.bundle, e.coverage, { signal });
           modelCalls.preparatory += r.calls;
           trace.stage("07", "coverage", "ok", since(t), { rules: e.coverage, model: { value: r.value, calls: r.calls, issues: r.issues, prompt: r.prompt } });
+          if (!r.value && r.issues.length) rejected.push({ stage: "coverage", issues: r.issues });
           return { type: "criticized", critique: r.value, status: r.value ? "used" : "failed", note: r.value ? null : `критик-модель не дала валидного ответа: ${r.issues.join("; ").slice(0, 300)}` };
         },
         "effect.answer": async (raw) => {
           const e = raw as unknown as Fx<"effect.answer">;
+          answerStarted = performance.now();
           trace.stage("08", "prompt-manifest", "ok", 0, { prompts: EVIDENCE_PROMPTS, roles: { interpreter: "planner", planner: "planner", critic: "planner", answer: "answer" } });
           if (offline) {
             for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
@@ -155,7 +181,8 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           const e = raw as unknown as Fx<"effect.record">;
           recorded = { work: e.work, state: e.state };
           const w = e.work;
-          trace.stage("09", "answer", w.validation && !w.validation.ok ? "failed" : "ok", 0, { composedBy: w.answer!.composed_by, validation: w.validation, rejectedModelAnswer: w.rejected, package: w.answer });
+          if (w.validation && !w.validation.ok) rejected.push({ stage: "answer", issues: w.validation.issues });
+          trace.stage("09", "answer", w.validation && !w.validation.ok ? "failed" : "ok", answerStarted ? since(answerStarted) : 0, { composedBy: w.answer!.composed_by, validation: w.validation, rejectedModelAnswer: w.rejected, package: w.answer });
           trace.stage("10", "debug-view", "ok", 0, debugView({ frame: w.frame, scope: w.scope, plan: w.plan, toolRuns: w.toolRuns, bundle: w.bundle, coverage: w.coverage!, state: e.state }));
           return undefined;
         },
@@ -173,6 +200,9 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
             query_frame: w.frame, premises: w.scope?.premises ?? [], execution_plan: w.plan, tool_runs: w.toolRuns, evidence_bundle: w.bundle,
             coverage_report: w.coverage, final_answer_package: w.answer, validation: w.validation, rejected_answer: w.rejected, conversation_state: s.context.state,
             model_calls: modelCalls, stages: trace.stages.map(({ stageId, name, status, durationMs }) => ({ stageId, name, status, durationMs })),
+            // The readable debug view and the model outputs that were not used, retrievable after the request.
+            debug_view: trace.stages.find((x) => x.stageId === "10")?.data ?? null,
+            rejected_model_outputs: rejected,
           },
         });
       },

@@ -62,7 +62,7 @@ export const operations: Op[] = [
   { method: "get", path: "/v1/evidence/conversations/{id}", tag: "evidence", summary: "Состояние разговора и сообщения", responses: { 200: { description: "{conversationId, state, last, messages}" }, 404: err("Нет диалога") } },
   { method: "post", path: "/v1/evidence/conversations/{id}/messages", tag: "evidence", summary: "Вопрос → поток SSE (стадии при debug)", body: S.ClinicMessageBody, responses: { 200: { description: "run_started, [stage…], token…, final, done" }, 404: err("Нет диалога") } },
   { method: "get", path: "/v1/evidence/runs/{runId}", tag: "evidence", summary: "Артефакты запуска: QueryFrame … FinalAnswerPackage", responses: { 200: { description: "{runId, conversationId, turn, question, outcome, reasonCodes, artifacts}" }, 404: err("Нет запуска") } },
-  { method: "get", path: "/v1/evidence/tools", tag: "evidence", summary: "Инструменты подключённого MCP-сервера", responses: { 200: { description: "{mcp, tools}" } } },
+  { method: "get", path: "/v1/evidence/tools", tag: "evidence", summary: "Инструменты подключённого MCP-сервера", description: "ready — сервер предлагает все инструменты контракта; missing — каких нет.", responses: { 200: { description: "{mcp, tools, expected, missing, ready}" } } },
   { method: "post", path: "/v1/evidence/mcp", tag: "evidence", summary: "Демо MCP-сервер (Streamable HTTP, без состояния)", responses: { 200: { description: "JSON-RPC MCP" } } },
   { method: "get", path: "/v1/stats/outcomes", tag: "evidence", summary: "Классы исходов и коды причин всех запусков", query: z.object({ kind: z.string().optional(), since: z.string().optional().describe("ISO 8601") }), responses: { 200: { description: "{byOutcome, byOutcomeClass, …}" } } },
 

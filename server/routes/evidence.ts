@@ -1,5 +1,6 @@
 // Evidence workflow endpoints (seed 002): conversations, streamed turns, per-run artifacts, the
 // demo MCP server over Streamable HTTP, and outcome statistics of every system's runs.
+import { TOOL_NAMES } from "../../evidence/tool-contracts";
 import type { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
@@ -90,9 +91,14 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const tools = toolsFor(deps);
     await tools.prepare();
     const caller = tools.caller as { tools?: () => Promise<string[]>; label: string };
-    if (!caller.tools) return c.json({ mcp: caller.label, tools: [] });
+    // Ready only when every tool of the contract is offered: a server without them would fail mid-run.
+    const report = (offered: string[]) => {
+      const missing = TOOL_NAMES.filter((n) => !offered.includes(n));
+      return { mcp: caller.label, tools: offered, expected: TOOL_NAMES, missing, ready: missing.length === 0 };
+    };
+    if (!caller.tools) return c.json(report([]));
     try {
-      return c.json({ mcp: caller.label, tools: await caller.tools() });
+      return c.json(report(await caller.tools()));
     } catch (e) {
       throw new AppError("internal", `MCP-сервер недоступен (${caller.label}): ${(e as Error).message}`);
     }

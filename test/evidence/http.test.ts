@@ -175,7 +175,8 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     expect(t1.final.answer).toMatch(/Сальдо расчётов с ООО «Альфа-Снаб» на 10\.04\.2026: 95 000,00 ₽/);
     const plan = (await artifacts(t1.final.runId)).artifacts.execution_plan;
     expect(plan.planned_by).toBe("llm");
-    expect(plan.steps.map((s: { tool: string }) => s.tool)).toEqual(["resolve_counterparty", "resolve_period_or_asof", "get_balance_as_of"]);
+    // the model's three steps, extended to the built-in plan's floor (documents and payments behind the balance)
+    expect(plan.steps.map((s: { tool: string }) => s.tool)).toEqual(["resolve_counterparty", "resolve_period_or_asof", "get_balance_as_of", "get_unclosed_documents_for_counterparty", "get_payment_chain"]);
     const repair = llm.calls.filter((c) => c.role === "planner")[2]!;
     expect(repair.messages.at(-1)!.content).toMatch(/counterparty_id должен ссылаться/);
 
