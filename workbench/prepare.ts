@@ -60,6 +60,8 @@ export interface PrepareResult {
   manifest: PromptManifestEntry[];
   clarification?: ClarificationDraft;
   plainAnswer?: string;
+  /** Said before the model's answer: the unsupported part of a compound request. */
+  notice?: string;
   preparatoryCalls: { planner: number; reranker: number };
   /** Documents this turn was about — the referents of a later "она". */
   targets: Array<{ identity: string; documentType: string; displayName: string }>;
@@ -185,12 +187,13 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
     request: normalized.canonical, plan, resolution: resolution?.tasks ?? [], blocks: adequacy.blocks, conversation: window,
     workspace: { generation: input.workspace.generation, snapshotSha256: input.snapshotSha256 },
     ...(input.clarifications ? { clarifications: input.clarifications } : {}),
+    ...(adequacy.notice ? { notices: [adequacy.notice] } : {}),
   });
   const am = answerMessages(modelRequest);
   manifest.push(...am.manifest);
   trace.record("10", "ok", { prompts: manifest });
   trace.record("11", "ok", { role: "answer", modelRequest });
-  return { ...base, outcome: "answer", modelRequest, messages: am.messages };
+  return { ...base, outcome: "answer", modelRequest, messages: am.messages, ...(adequacy.notice ? { notice: adequacy.notice } : {}) };
 }
 
 function describeCandidate(index: ResolverIndex, c: { candidateId: string; identity: string; displayName: string; documentType: string }) {

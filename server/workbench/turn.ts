@@ -167,6 +167,9 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       "effect.answer": async () => {
         const p = prepared!;
         t.calls.answer++;
+        // The unsupported part of a compound request is said first, in the Workbench's own words.
+        const notice = p.notice ? `${p.notice}\n\n` : "";
+        if (notice) run.emit("token", { delta: notice });
         const r = await deps.llm.stream("answer", p.messages!, { signal: run.signal, onDelta: (delta) => run.emit("token", { delta }) });
         if (!r.ok) {
           trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
@@ -175,7 +178,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         }
         validation = validateResponse(r.value, { exists: (id) => p.index.byIdentity.has(fold(id)), passed: passedIdentities(p.modelRequest!) });
         trace.record("12", "ok", validation);
-        return { type: "answered", answer: r.value, validationOk: validation.ok };
+        return { type: "answered", answer: notice + r.value, validationOk: validation.ok };
       },
     },
     commit: async (tx, snap) => {
