@@ -269,7 +269,9 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
     if (p.alsoMutation) {
       // The supported part runs; the mutation is reported as not done (seed: no domain mutations here).
       const targets = tasks.slice(tasks.indexOf(task)).filter((t) => t.intent === "find_entity" || t.intent === "inspect_entity");
-      tasks.push({ id: nextId(), intent: "unsupported", sourceMode: "none", mentions: targets.flatMap((t) => t.mentions), dependsOn: [] });
+      const note: Task = { id: nextId(), intent: "unsupported", sourceMode: "none", mentions: targets.flatMap((t) => t.mentions), dependsOn: [] };
+      if (targets[0]?.entityType) note.entityType = targets[0].entityType;
+      tasks.push(note);
     }
   }
   // At most MAX_DETERMINISTIC_TASKS: whole targets are dropped from the end (with whatever depends on them).
