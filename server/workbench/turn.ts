@@ -15,6 +15,7 @@ import { PlannerOutputSchema } from "../../workbench/plan-validate";
 import { dropModelSelections } from "../../workbench/patch";
 import { prepare, type ModelPort, type PrepareResult } from "../../workbench/prepare";
 import { RerankerOutputSchema } from "../../workbench/rerank";
+import { getIndex } from "../../workbench/resolve-index";
 import type { Referent } from "../../workbench/resolve-tasks";
 import { fold } from "../../workbench/text";
 import type { StageTrace } from "../../workbench/trace";
@@ -130,7 +131,10 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     effects: {
       "effect.prepare": async (e) => {
         let plan = (e.plan as Plan | null) ?? undefined;
-        if (plan && workspaceChanged) plan = dropModelSelections(plan);
+        if (plan && workspaceChanged) {
+          const { index } = getIndex(t.workspace.parsed, t.workspace.sha);
+          plan = dropModelSelections(plan, (id) => index.byIdentity.has(fold(id)));
+        }
         prepared = await prepare({
           text: String(e.rootText),
           planVersion: Number(e.planVersion),

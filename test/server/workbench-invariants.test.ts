@@ -150,3 +150,23 @@ describe("issue 14 (Workbench): duplicate identities in a trusted snapshot", () 
     expect(llm.count()).toBe(0);
   });
 });
+
+describe("issue 14 (Workbench): a model's choice that disappears", () => {
+  it("after a workspace change, a new clarification — never a silent replacement", async () => {
+    llm.script("reranker", '{"choice": "c1"}');
+    const { conv, r } = await ask("Покажи композицию «Расчёт скидки» и сущность «Прогнозы»");
+    const chosen = (stage(r, "06")!.data.tasks as Json[])[0]!;
+    expect(chosen).toMatchObject({ status: "resolved", resolvedBy: "reranker" });
+    const q = one(r, "clarification_required")!;
+    expect(q.taskId).toBe("task-2");
+    // the reranker's document is deleted in the next snapshot; the user answers the other question
+    llm.reset();
+    const next = { generation: "10", documents: ws.documents.filter((d) => d.identity !== chosen.resolvedIdentity) };
+    const r2 = await send(server.url, conv, { text: "Договор", workspace: next, interactionId: q.interactionId, replyToClarificationId: q.id, debug: true });
+    const q2 = one(r2, "clarification_required")!;
+    expect(q2).toMatchObject({ taskId: "task-1", reasons: expect.arrayContaining(["selection_disappeared"]) });
+    expect(q2.question).toContain(chosen.resolvedIdentity);
+    expect(q2.candidates.map((c: Json) => c.identity)).not.toContain(chosen.resolvedIdentity);
+    expect(llm.count("reranker")).toBe(0);
+  });
+});
