@@ -170,3 +170,23 @@ describe("issue 14 (Workbench): a model's choice that disappears", () => {
     expect(llm.count("reranker")).toBe(0);
   });
 });
+
+describe("issue 14 (Workbench): the classifier fails on an obvious new request", () => {
+  it("the new request supersedes the old Interaction instead of being folded into it", async () => {
+    llm.script("reranker", '{"choice": "clarify"}');
+    const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
+    const q = one(r, "clarification_required")!;
+    llm.reset();
+    llm.script("classifier", "not json at all");
+    llm.script("answer", "[[report-sales-book]].");
+    const r2 = await send(server.url, conv, { text: "Покажи отчёт «Книга продаж»", workspace: ws, interactionId: q.interactionId, replyToClarificationId: q.id, debug: true });
+    expect(llm.count("classifier")).toBe(1);
+    expect(stage(r2, "07")!.data.reply).toMatchObject({ kind: "new_request", decidedBy: "classifier_fallback+new_request" });
+    const started = one(r2, "run_started")!;
+    expect(started.interactionId).not.toBe(q.interactionId);
+    expect(one(r2, "final")).toMatchObject({ status: "completed" });
+    expect(targetsOf(r2)).toEqual(["report-sales-book"]);
+    const old = await (await fetch(`${server.url}/v1/workbench/interactions/${q.interactionId}`)).json() as Json;
+    expect(old.status).toBe("superseded");
+  });
+});
