@@ -256,6 +256,8 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
       }
     } else if (p.historyRef) {
       historyReference ||= !prevTarget;
+      // «…, потом покажи связанную с ней сущность «X»»: a back-reference links the clauses
+      if (prevTarget) linkedTasks = true;
     }
     const others = splitTargets(task);
     tasks.push(task);
