@@ -115,7 +115,7 @@ export function parseClause(text: string): ClauseParse {
     .filter((t, i) => t.kind === "word" && !used.has(i) && (isIdentity(t.raw)))
     .map((t) => t.raw);
   let mentions = [...quotes, ...identities];
-  if (mentions.length === 0 && !historyRef) {
+  if (mentions.length === 0) {
     const residual = residualMention(tokens, used);
     if (residual) mentions = [residual];
   }

@@ -41,8 +41,8 @@ const WEAK_PART_RE = new RegExp(`(?:^|[^\\p{L}])((?:${alt(WEAK_STEMS)})[а-яё]
 const HISTORY_RE = /(?:(?:^|[^\p{N}])(?:19|20)\d{2}(?!\p{N})|ранее|когда-то|в прошлом|давно|изначально|в версии|исторически|автором|в истории|\d{1,2}\.\d{1,2}\.\d{2,4})/iu;
 const SPEAKER_RE = /(?:^|[^\p{L}])(?:я|мы)(?![\p{L}])/iu;
 /** The act is presented to the user as done now. */
-const ADDRESSED_RE = /(?:для вас|за вас|по вашей просьбе|по вашему запросу|как вы просили|готово|сделано|успешно|только что|теперь|уже)/iu;
-const OPENER_RE = /^[\s\p{P}]*(?:(?:готово|сделано|хорошо|ок|окей|итак|так)[\s\p{P}]*)?$/iu;
+const ADDRESSED_RE = /(?:для вас|за вас|по вашей просьбе|по вашему запросу|как вы просили|готово|сделано|успешно|только что|теперь)/iu;
+const OPENER_RE = /^[\s\p{P}]*(?:(?:готово|сделано|хорошо|ок|окей|итак|так|уже)[\s\p{P}]*)?$/iu;
 const ENGLISH_VERBS = "changed|updated|deleted|created|renamed|moved|modified|saved|removed|added|edited|fixed|replaced|rewrote|rewritten|applied|published";
 const ENGLISH_RES = [
   new RegExp(`\\b(?:I|we)(?:\\s+have|\\s+had|['’]ve|\\s+just|\\s+already|\\s+now|\\s+successfully)*\\s+(?:${ENGLISH_VERBS})\\b`, "i"),

@@ -161,3 +161,9 @@ describe("plan validation", () => {
     expect(dependentsOf(tasks, "task-1").sort()).toEqual(["task-2", "task-3"]);
   });
 });
+
+describe("issue 14: a pronoun scope keeps an unquoted name", () => {
+  it("«покажи в ней композицию Расчёт» names «Расчёт»", () => {
+    expect(parseClause("покажи в ней композицию Расчёт").mentions).toEqual(["Расчёт"]);
+  });
+});
