@@ -97,12 +97,10 @@ export function parseClause(text: string): ClauseParse {
   if (typeWords < 2) for (const k of Object.keys(mentionTypes)) delete mentionTypes[k];
 
   let historyRef: string | undefined;
-  const hasNamedTarget = tokens.some((t, i) => !used.has(i) && (t.kind === "quote" || (t.kind === "word" && isIdentity(t.raw))));
   tokens.forEach((t, i) => {
     if (used.has(i) || t.kind !== "word") return;
     if (PRONOUNS[t.f] !== undefined || PREVIOUS_RE.test(t.f)) {
-      // «найди «Бюджет» и удали её»: the pronoun is the mutation's object, not a history reference
-      if (!(alsoMutation && hasNamedTarget)) historyRef ??= t.raw;
+        historyRef ??= t.raw;
       used.add(i);
     } else if (DEMONSTRATIVES.has(t.f) && typeOf(tokens[i + 1]?.f ?? "")) {
       historyRef ??= `${t.raw} ${tokens[i + 1]!.raw}`;
@@ -119,6 +117,8 @@ export function parseClause(text: string): ClauseParse {
     const residual = residualMention(tokens, used);
     if (residual) mentions = [residual];
   }
+  // «найди «Бюджет» и удали её»: the pronoun is the mutation's object, not a history reference
+  if (alsoMutation && mentions.length) historyRef = undefined;
   const question = tokens.some((t) => t.kind === "word" && QUESTION_WORDS.has(t.f)) || text.trim().endsWith("?");
   const hasTarget = mentions.length > 0 || !!historyRef;
   const identityLike = identities.length > 0;

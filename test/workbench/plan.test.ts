@@ -167,3 +167,11 @@ describe("issue 14: a pronoun scope keeps an unquoted name", () => {
     expect(parseClause("покажи в ней композицию Расчёт").mentions).toEqual(["Расчёт"]);
   });
 });
+
+describe("issue 14: an unquoted name beside a mutation", () => {
+  it("«Найди композицию Бюджет и удали её»: find + unsupported, no history reference", () => {
+    const p = plan("Найди композицию Бюджет и удали её");
+    expect(p.plan.tasks.map((t) => [t.intent, t.mentions])).toEqual([["find_entity", ["Бюджет"]], ["unsupported", ["Бюджет"]]]);
+    expect(p.historyReference).toBe(false);
+  });
+});
