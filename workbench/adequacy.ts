@@ -41,6 +41,8 @@ export interface AdequacyResult {
   clarification?: ClarificationDraft;
   /** All work unsupported: answer this text without a model call. */
   plainAnswer?: string;
+  /** Part of the work unsupported: said before the answer to the supported part. */
+  notice?: string;
   tokens: number;
 }
 
@@ -67,7 +69,7 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
   for (const t of input.plan.tasks) {
     if (t.intent === "unsupported") {
       reasons.add("unsupported_task");
-      unsupported.push("изменение или действие, которое ассистент пока не выполняет");
+      unsupported.push(MUTATION_NOTE);
       continue;
     }
     if (t.intent === "explain_documentation") {
@@ -86,7 +88,7 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
     switch (r.status) {
       case "unsupported_type":
         reasons.add("unsupported_type");
-        unsupported.push(`документы типа «${t.entityType ?? "?"}»`);
+        unsupported.push(typeNote(t.entityType));
         break;
       case "ambiguous":
         reasons.add("ambiguous_target");
@@ -124,19 +126,42 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
 
   const failing = [...reasons];
   let plainAnswer: string | undefined;
+  let notice: string | undefined;
+  const supportedTasks = input.plan.tasks.filter((t) => t.intent !== "unsupported" && res.get(t.id)?.status !== "unsupported_type");
   if (!clarification && unsupported.length) {
-    plainAnswer = `Пока не поддерживается: ${[...new Set(unsupported)].join("; ")}. Я могу найти, показать или перечислить папки, композиции, сущности, формы и отчёты, а также объяснить документацию Endge.`;
+    const what = `Пока не поддерживается: ${[...new Set(unsupported)].join("; ")}.`;
+    // A compound request keeps its supported half: the unsupported part becomes a notice before
+    // the answer; only a request with nothing supported left is answered plainly.
+    if (supportedTasks.length) notice = what;
+    else plainAnswer = `${what} Я могу найти, показать или перечислить папки, композиции, сущности, формы и отчёты, а также объяснить документацию Endge.`;
   }
+  const omitted = input.plan.omittedMentions ?? [];
+  if (omitted.length) {
+    const list = omitted.slice(0, 10).map((m) => `«${m}»`).join(", ") + (omitted.length > 10 ? ` и ещё ${omitted.length - 10}` : "");
+    const note = `За один запрос я разбираю не больше ${input.plan.tasks.length} задач; не рассмотрены: ${list}. Спросите о них отдельным сообщением.`;
+    if (plainAnswer) plainAnswer = `${plainAnswer} ${note}`;
+    else notice = notice ? `${notice} ${note}` : note;
+  }
+  const blocking = notice ? failing.filter((r) => r !== "unsupported_task" && r !== "unsupported_type") : failing;
   return {
-    passed: failing.length === 0,
+    passed: blocking.length === 0,
     reasons: failing,
     warnings,
     blocks,
     evicted: evicted.map((e) => ({ kind: e.kind, ref: e.ref })),
     ...(clarification ? { clarification } : {}),
     ...(plainAnswer ? { plainAnswer } : {}),
+    ...(notice ? { notice } : {}),
     tokens,
   };
+}
+
+/** Seed 001: domain mutations are not part of this flow — said plainly, whatever the verb. */
+export const MUTATION_NOTE = "изменение документов (создание, правка, переименование, перенос, удаление) — в этом чате изменения не вносятся, их нужно сделать в Конфигураторе";
+
+function typeNote(entityType: string | undefined): string {
+  const l = entityType ? TYPE_LABELS[entityType] : undefined;
+  return l ? `${l.many} (тип ${entityType})` : entityType && /^[\p{L}\p{N}_-]{1,40}$/u.test(entityType) ? `документы типа ${entityType}` : "документы этого типа";
 }
 
 function t0Mixed(input: AdequacyInput): boolean {

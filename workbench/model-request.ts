@@ -25,6 +25,8 @@ export interface ModelRequest {
   conversation: ConversationMessage[];
   workspace: { generation: string; snapshotSha256: string };
   clarifications?: Array<{ question: string; answer: string }>;
+  /** Parts of the request this flow does not do (already said to the user before the answer). */
+  notices?: string[];
 }
 
 /** Stage 08: the last messages that fit a small budget, oldest first. */
@@ -50,6 +52,7 @@ export function buildModelRequest(input: {
   conversation: readonly ConversationMessage[];
   workspace: { generation: string; snapshotSha256: string };
   clarifications?: Array<{ question: string; answer: string }>;
+  notices?: string[];
 }): ModelRequest {
   const res = new Map(input.resolution.map((r) => [r.taskId, r]));
   return {
@@ -75,6 +78,7 @@ export function buildModelRequest(input: {
     conversation: [...input.conversation],
     workspace: input.workspace,
     ...(input.clarifications?.length ? { clarifications: input.clarifications } : {}),
+    ...(input.notices?.length ? { notices: input.notices } : {}),
   };
 }
 

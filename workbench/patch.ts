@@ -60,7 +60,11 @@ export function applyPatch(plan: Plan, patch: ScopedPatch, candidates: readonly 
   return { ok: true, plan: { ...plan, planVersion: nextVersion, tasks }, invalidated: [...invalidated] };
 }
 
-/** On a changed workspace, choices the model made are re-resolved; the user's own are re-checked. */
-export function dropModelSelections(plan: Plan): Plan {
-  return { ...plan, tasks: plan.tasks.map((t) => (t.selection?.source === "reranker" ? (({ selection: _s, ...rest }) => rest)(t) : t)) };
+/**
+ * On a changed workspace, choices the model made are re-resolved; the user's own are re-checked.
+ * A model's choice whose document is gone is kept too: the resolver then reports the lost
+ * selection and a new question is asked (seed 000) — never a silent replacement by a fresh pick.
+ */
+export function dropModelSelections(plan: Plan, exists: (identity: string) => boolean = () => true): Plan {
+  return { ...plan, tasks: plan.tasks.map((t) => (t.selection?.source === "reranker" && exists(t.selection.identity) ? (({ selection: _s, ...rest }) => rest)(t) : t)) };
 }

@@ -4,6 +4,7 @@
 import { splitClauses, tokenizeClause, type Token } from "./clause";
 import { commandOf, DEMONSTRATIVES, EDGE_PREPOSITIONS, FILLERS, looksPlural, PREVIOUS_RE, PRONOUNS, QUESTION_WORDS, typeOf, type CommandKind } from "./lexicon";
 import type { Normalized } from "./normalize";
+import { MAX_TASKS } from "./plan-validate";
 import { IDENTITY_RE, UUID_RE } from "./text";
 import type { Intent, Plan, SourceMode, Task } from "./types";
 
@@ -16,6 +17,8 @@ export interface ParsedPlan {
   historyReference: boolean;
   /** Clauses whose tasks depend on an earlier clause of the same message. */
   linkedTasks: boolean;
+  /** Unquoted names with no command or type ("Бюджет продаж"): looked up in the domain before the planner gate. */
+  bareNames: string[];
 }
 
 interface ClauseParse {
@@ -30,6 +33,10 @@ interface ClauseParse {
   /** Names (and the type noun) found in the clause whatever the intent (a clarification reply is read through these). */
   names: string[];
   nameType?: string;
+  /** The type noun nearest before each quoted/identity mention («отчёт «А» и композицию «Б»»). */
+  mentionTypes: Record<string, string>;
+  /** A mutation verb beside a supported command («найди X и удали её»): the mutation part is unsupported. */
+  alsoMutation: boolean;
 }
 
 const FOLDER_PREPS = new Set(["в", "во", "из", "внутри"]);
@@ -41,41 +48,59 @@ export function parseClause(text: string): ClauseParse {
   const tokens = tokenizeClause(text);
   const used = new Set<number>();
   let command: CommandKind | undefined;
+  let mutation = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.kind !== "word") continue;
     const k = commandOf(t.f);
     if (!k || (t.f === "где" && i !== 0)) continue;
     command ??= k === "inspect" && tokens[i + 1]?.f === "список" ? "list" : k;
+    if (k === "mutate") mutation = true;
     used.add(i);
     if (tokens[i + 1]?.f === "список") used.add(i + 1);
   }
+  const alsoMutation = mutation && command !== "mutate";
+  // "ещё раз", "один раз", "разок": a repetition, never a name
+  tokens.forEach((t, i) => { if (t.kind === "word" && t.f === "раз" && ["еще", "один", "лишний", "последний"].includes(tokens[i - 1]?.f ?? "")) used.add(i); });
 
   // A mutation ("перенеси X в папку Y") names a destination, not a search scope.
   const folderName = command === "mutate" ? undefined : takeFolderScope(tokens, used, command);
 
   let entityType: string | undefined;
   let plural = false;
+  const mentionTypes: Record<string, string> = {};
+  let nearestType: string | undefined;
+  let typeWords = 0;
   tokens.forEach((t, i) => {
-    if (used.has(i) || t.kind !== "word") return;
+    if (used.has(i)) return;
+    if (t.kind === "quote" || (t.kind === "word" && isIdentity(t.raw))) {
+      if (nearestType && !(t.raw in mentionTypes)) mentionTypes[t.raw] = nearestType;
+      return;
+    }
+    if (t.kind !== "word") return;
     const ty = typeOf(t.f);
     // "в какой папке она лежит" asks about an attribute, it does not name a folder target
     if (ty === "Folder" && ["какой", "какую", "каких"].includes(tokens[i - 1]?.f ?? "")) {
       used.add(i);
       return;
     }
-    if (ty && entityType === undefined) {
+    if (!ty) return;
+    typeWords++;
+    nearestType = ty;
+    if (entityType === undefined) {
       entityType = ty;
       plural = looksPlural(t.f);
       used.add(i);
-    }
+    } else if (!DEMONSTRATIVES.has(tokens[i - 1]?.f ?? "")) used.add(i);
   });
+  // One type for the whole clause needs no per-mention map.
+  if (typeWords < 2) for (const k of Object.keys(mentionTypes)) delete mentionTypes[k];
 
   let historyRef: string | undefined;
   tokens.forEach((t, i) => {
     if (used.has(i) || t.kind !== "word") return;
     if (PRONOUNS[t.f] !== undefined || PREVIOUS_RE.test(t.f)) {
-      historyRef ??= t.raw;
+        historyRef ??= t.raw;
       used.add(i);
     } else if (DEMONSTRATIVES.has(t.f) && typeOf(tokens[i + 1]?.f ?? "")) {
       historyRef ??= `${t.raw} ${tokens[i + 1]!.raw}`;
@@ -92,15 +117,17 @@ export function parseClause(text: string): ClauseParse {
     const residual = residualMention(tokens, used);
     if (residual) mentions = [residual];
   }
+  // «найди «Бюджет» и удали её»: the pronoun is the mutation's object, not a history reference
+  if (alsoMutation && mentions.length) historyRef = undefined;
   const question = tokens.some((t) => t.kind === "word" && QUESTION_WORDS.has(t.f)) || text.trim().endsWith("?");
   const hasTarget = mentions.length > 0 || !!historyRef;
   const identityLike = identities.length > 0;
   const longResidual = quotes.length === 0 && !identityLike && (mentions[0]?.split(" ").length ?? 0) > 4;
 
-  const base = { entityType, mentions, folderName, historyRef, names: mentions, ...(entityType ? { nameType: entityType } : {}) };
-  const withType = (p: Omit<ClauseParse, "entityType" | "mentions" | "folderName" | "historyRef" | "names" | "nameType">): ClauseParse => ({ ...base, ...p });
+  const base = { entityType, mentions, folderName, historyRef, names: mentions, mentionTypes, alsoMutation, ...(entityType ? { nameType: entityType } : {}) };
+  const withType = (p: Omit<ClauseParse, "entityType" | "mentions" | "folderName" | "historyRef" | "names" | "nameType" | "mentionTypes" | "alsoMutation">): ClauseParse => ({ ...base, ...p });
   const docsOnly = (confidence: number, implicit: boolean): ClauseParse => ({
-    intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit, confidence, names: mentions, ...(entityType ? { nameType: entityType } : {}),
+    intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit, confidence, names: mentions, mentionTypes, alsoMutation, ...(entityType ? { nameType: entityType } : {}),
   });
 
   switch (command) {
@@ -182,6 +209,8 @@ function residualMention(tokens: Token[], used: Set<number>): string | undefined
 }
 
 export const PLANNER_CONFIDENCE = 0.7;
+/** Seed: a plan is small. Targets beyond this are not worked on; the answer says which (see `omittedMentions`). */
+export const MAX_DETERMINISTIC_TASKS = MAX_TASKS;
 
 /** The deterministic plan for a normalized request. */
 export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan {
@@ -191,11 +220,13 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
   let implicitIntent = false;
   let historyReference = false;
   let linkedTasks = false;
+  const bareNames: string[] = [];
   let prevTarget: Task | undefined;
   const nextId = () => `task-${tasks.length + 1}`;
 
   for (const clause of clauses.length ? clauses : [norm.text]) {
     const p = parseClause(clause);
+    if (p.intent === "explain_documentation" && p.implicit && p.names.length === 1 && !p.nameType) bareNames.push(p.names[0]!);
     confidence = Math.min(confidence, p.confidence);
     implicitIntent ||= p.implicit;
     let folderTask: Task | undefined;
@@ -225,20 +256,48 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
       }
     } else if (p.historyRef) {
       historyReference ||= !prevTarget;
+      // «…, потом покажи связанную с ней сущность «X»»: a back-reference links the clauses
+      if (prevTarget) linkedTasks = true;
     }
     const others = splitTargets(task);
     tasks.push(task);
     for (const part of others) tasks.push({ ...part, id: nextId() });
+    // each target keeps the type noun written before it
+    for (const t of [task, ...tasks.slice(tasks.length - others.length)]) {
+      const ty = p.mentionTypes[t.mentions[0] ?? ""];
+      if (ty) t.entityType = ty;
+    }
     if (task.intent !== "explain_documentation" && task.intent !== "unsupported") prevTarget = tasks.at(-1)!;
+    if (p.alsoMutation) {
+      // The supported part runs; the mutation is reported as not done (seed: no domain mutations here).
+      const targets = tasks.slice(tasks.indexOf(task)).filter((t) => t.intent === "find_entity" || t.intent === "inspect_entity");
+      const note: Task = { id: nextId(), intent: "unsupported", sourceMode: "none", mentions: targets.flatMap((t) => t.mentions), dependsOn: [] };
+      if (targets[0]?.entityType) note.entityType = targets[0].entityType;
+      tasks.push(note);
+    }
   }
-  if (clauses.length > 1) linkedTasks = true;
+  // At most MAX_DETERMINISTIC_TASKS: whole targets are dropped from the end (with whatever depends on them).
+  let omittedMentions: string[] = [];
+  if (tasks.length > MAX_DETERMINISTIC_TASKS) {
+    const kept = tasks.slice(0, MAX_DETERMINISTIC_TASKS);
+    const dropped = tasks.slice(MAX_DETERMINISTIC_TASKS);
+    // an unsupported note is worth keeping over one more target
+    const note = dropped.find((t) => t.intent === "unsupported");
+    if (note && !kept.some((t) => t.intent === "unsupported")) dropped.push(kept.splice(kept.length - 1, 1, note)[0]!);
+    const keptIds = new Set(kept.map((t) => t.id));
+    const valid = kept.filter((t) => t.dependsOn.every((d) => keptIds.has(d)));
+    omittedMentions = [...new Set([...dropped, ...kept.filter((t) => !valid.includes(t))].filter((t) => t.intent !== "unsupported").flatMap((t) => t.mentions))];
+    tasks.length = 0;
+    tasks.push(...valid);
+  }
   return {
-    plan: { planVersion, plannedBy: "deterministic", tasks },
+    plan: { planVersion, plannedBy: "deterministic", tasks, ...(omittedMentions.length ? { omittedMentions } : {}) },
     confidence,
     clauses: Math.max(1, clauses.length),
     implicitIntent,
     historyReference,
     linkedTasks,
+    bareNames,
   };
 }
 

@@ -14,7 +14,9 @@ export interface GateDecision {
 
 export function plannerGate(parsed: ParsedPlan): GateDecision {
   const reasons: GateDecision["reasons"] = [];
-  if (parsed.clauses > 1) reasons.push("linked_tasks");
+  // Several clauses open the gate only when one depends on another («…, затем покажи её»);
+  // independent clauses are each planned deterministically.
+  if (parsed.linkedTasks) reasons.push("linked_tasks");
   if (parsed.implicitIntent) reasons.push("implicit_intent");
   if (parsed.historyReference) reasons.push("history_reference");
   if (parsed.confidence < PLANNER_CONFIDENCE) reasons.push("low_confidence");

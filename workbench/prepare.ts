@@ -7,7 +7,8 @@ import { adequacyGate, type AdequacyResult, type ClarificationDraft } from "./ad
 import { retrieveDocs, type DocsIndex, type RetrieveResult } from "./docs";
 import { answerMessages, buildModelRequest, conversationWindow, type ConversationMessage, type ModelRequest } from "./model-request";
 import { normalize, type Normalized } from "./normalize";
-import { deterministicPlan } from "./plan";
+import { deterministicPlan, type ParsedPlan } from "./plan";
+import { resolveMention, SCORES } from "./resolve";
 import { validatePlan } from "./plan-validate";
 import { acceptPlannerOutput, plannerGate } from "./planner-gate";
 import { applyRerank, rerankGate, validateRerankerOutput, type RerankDecision } from "./rerank";
@@ -60,6 +61,8 @@ export interface PrepareResult {
   manifest: PromptManifestEntry[];
   clarification?: ClarificationDraft;
   plainAnswer?: string;
+  /** Said before the model's answer: the unsupported part of a compound request. */
+  notice?: string;
   preparatoryCalls: { planner: number; reranker: number };
   /** Documents this turn was about — the referents of a later "она". */
   targets: Array<{ identity: string; documentType: string; displayName: string }>;
@@ -88,7 +91,7 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
     const issues = validatePlan(plan, knownTypes);
     planInfo = { source: "patched", issues };
   } else {
-    const parsed = deterministicPlan(normalized, input.planVersion);
+    const parsed = lookUpBareName(deterministicPlan(normalized, input.planVersion), index);
     plan = parsed.plan;
     const gate = plannerGate(parsed);
     planInfo = { confidence: parsed.confidence, gate, planner: { called: false } };
@@ -185,12 +188,33 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
     request: normalized.canonical, plan, resolution: resolution?.tasks ?? [], blocks: adequacy.blocks, conversation: window,
     workspace: { generation: input.workspace.generation, snapshotSha256: input.snapshotSha256 },
     ...(input.clarifications ? { clarifications: input.clarifications } : {}),
+    ...(adequacy.notice ? { notices: [adequacy.notice] } : {}),
   });
   const am = answerMessages(modelRequest);
   manifest.push(...am.manifest);
   trace.record("10", "ok", { prompts: manifest });
   trace.record("11", "ok", { role: "answer", modelRequest });
-  return { ...base, outcome: "answer", modelRequest, messages: am.messages };
+  return { ...base, outcome: "answer", modelRequest, messages: am.messages, ...(adequacy.notice ? { notice: adequacy.notice } : {}) };
+}
+
+/**
+ * A bare name with no command or type ("Бюджет продаж", "Что такое Бюджет продаж?") is routed to
+ * the documentation by the parser; when it is a workspace document's whole name it is a question
+ * about that document too (mixed), decided here with the index — no planner call needed.
+ */
+function lookUpBareName(parsed: ParsedPlan, index: ResolverIndex): ParsedPlan {
+  const [task, ...rest] = parsed.plan.tasks;
+  if (!task || rest.length || task.intent !== "explain_documentation" || parsed.bareNames.length !== 1) return parsed;
+  const name = parsed.bareNames[0]!;
+  const r = resolveMention(index, { mention: name });
+  const whole = r.candidates[0] && r.candidates[0].score >= SCORES.tokens_equal && (r.status === "resolved" || r.status === "ambiguous");
+  if (!whole) return parsed;
+  return {
+    ...parsed,
+    plan: { ...parsed.plan, tasks: [{ ...task, intent: "inspect_entity", sourceMode: "mixed", mentions: [name] }] },
+    implicitIntent: false,
+    confidence: Math.max(parsed.confidence, 0.9),
+  };
 }
 
 function describeCandidate(index: ResolverIndex, c: { candidateId: string; identity: string; displayName: string; documentType: string }) {

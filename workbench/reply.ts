@@ -4,7 +4,9 @@
 import { z } from "zod";
 import { CANCEL_WORDS, commandOf, typeOf } from "./lexicon";
 import { stem } from "./stem";
-import { fold, words } from "./text";
+import { tokenizeClause } from "./clause";
+import { parseClause } from "./plan";
+import { fold, IDENTITY_RE, words } from "./text";
 import type { Candidate } from "./types";
 
 export const REPLY_KINDS = ["answer", "correction", "new_request", "cancel", "unclear"] as const;
@@ -142,3 +144,21 @@ export function parseClassifierOutput(raw: unknown): ReplyKind | null {
   const p = ClassifierOutputSchema.safeParse(v);
   return p.success ? p.data.kind : null;
 }
+
+/**
+ * With no classifier verdict (it failed or is switched off), a reply that is plainly a request of
+ * its own — a command verb with its own named target (a quoted name or an identity) or a typed
+ * list («покажи все отчёты»), naming none of the offered candidates — is a new request and
+ * supersedes the old Interaction instead of being folded into it as an answer.
+ */
+export function obviousNewRequest(text: string, candidates: readonly Candidate[]): boolean {
+  const p = parseClause(text);
+  if (p.intent === "explain_documentation" && p.implicit) return false;
+  const hasCommand = words(fold(text)).some((w) => commandOf(w) !== undefined);
+  if (!hasCommand) return false;
+  const named = tokenizeClause(text).filter((t) => t.kind === "quote" || new RegExp(`^(?:${IDENTITY_RE.source})$`, "iu").test(t.raw)).map((t) => fold(t.raw));
+  const offered = new Set(candidates.flatMap((c) => [fold(c.displayName), fold(c.identity)]));
+  if (named.length) return named.every((n) => !offered.has(n));
+  return p.intent === "list_entities" && !!p.entityType;
+}
+

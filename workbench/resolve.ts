@@ -143,10 +143,18 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
     add(acc, i, sameMultiset(stems, d.nameWords.map(stem)) ? SCORES.stem : SCORES.weakPartial(ws.length / d.nameWords.length), "stem");
   }
 
-  if (hasLatin(f)) {
+  // Both directions: a Latin mention for a Cyrillic name ("Obekt Alfa") and a Cyrillic one for a
+  // Latin name ("Свифт" → "SWIFT"). Only the other script's names are this signal's business.
+  // A Cyrillic mention that already has a whole-name match skips it (most mentions are Cyrillic).
+  const latinMention = hasLatin(f);
+  const cyrillicMention = hasCyrillic(f) && ![...acc.values()].some((v) => v.score >= SCORES.tokens_equal);
+  if (latinMention || cyrillicMention) {
     const sk = ws.map(skeletonWord);
     const skIdx = skeletonIndex(idx);
-    const crossScript = (i: number) => hasCyrillic(idx.docs[i]!.nameKey) || !hasLatin(idx.docs[i]!.nameKey);
+    const crossScript = (i: number) => {
+      const name = idx.docs[i]!.nameKey;
+      return (latinMention && (hasCyrillic(name) || !hasLatin(name))) || (cyrillicMention && hasLatin(name));
+    };
     for (const i of intersectSlots(sk.map((s) => new Set([s])), skIdx.bySkeleton)) {
       if (!crossScript(i)) continue;
       const d = idx.docs[i]!;
@@ -211,6 +219,13 @@ export function resolveMention(idx: ResolverIndex, q: MentionQuery): MentionResu
           .map(([i, v]): [number, { score: number; signals: string[] }] => [i, { score: v.score, signals: [...v.signals, "other_type"] }])
       : [];
     return { status: "not_found", candidates: (otherTypes.length ? otherTypes : entries).slice(0, MAX_CANDIDATES).map(toCandidate) };
+  }
+  // An exact identity always wins (seed: documentType + identity is the most reliable signal):
+  // the mention, folded, is a document's identity character for character — never a name that
+  // merely reads like one — so no fuzzy name match can make it ambiguous.
+  const exactId = idx.byIdentity.get(fold(q.mention).trim());
+  if (exactId !== undefined && exactId === top[0]) {
+    return { status: "resolved", candidates: entries.slice(0, MAX_CANDIDATES).map(toCandidate), resolvedIdentity: idx.docs[exactId]!.doc.identity, resolvedBy: "exact" };
   }
   const close = entries.filter(([, v]) => v.score >= top[1].score - CLOSE_MARGIN + 1e-9);
   if (close.length > 1) {

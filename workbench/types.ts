@@ -55,6 +55,8 @@ export const PlanSchema = z.object({
   planVersion: z.number().int().min(1),
   plannedBy: z.enum(["deterministic", "llm"]),
   tasks: z.array(TaskSchema),
+  /** Targets named beyond the plan's task cap: not worked on, and the answer says so. */
+  omittedMentions: z.array(z.string()).optional(),
 });
 export type Plan = z.infer<typeof PlanSchema>;
 

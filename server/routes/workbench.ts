@@ -10,6 +10,7 @@ import { snapshotSha256 } from "../../workbench/canonical";
 import { offlineAnswer } from "../../workbench/offline-answer";
 import type { ModelRequest } from "../../workbench/model-request";
 import { WorkspaceSnapshotSchema } from "../../workbench/types";
+import { duplicateIdentities, duplicateIdentitiesMessage } from "../../workbench/workspace-check";
 import { ANSWER_PROMPT } from "../../prompts/workbench";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
@@ -50,6 +51,9 @@ function readWorkspace(raw: unknown): Workspace {
   }
   const parsed = WorkspaceSnapshotSchema.safeParse(raw);
   if (!parsed.success) throw new AppError("invalid_request", `workspace: ${describeZod(parsed.error)}`);
+  // Two documents under one identity would be mixed by every stage: refused before any runs.
+  const dups = duplicateIdentities(parsed.data);
+  if (dups.length) throw new AppError("invalid_request", duplicateIdentitiesMessage(dups), { duplicateIdentities: dups });
   // The hash is of what the backend sent (canonical JSON), not of our defaults-filled copy.
   return { parsed: parsed.data, sha: snapshotSha256(raw) };
 }

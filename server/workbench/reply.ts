@@ -8,7 +8,7 @@ import { appendMessages } from "../../storage/messages";
 import { parseClause } from "../../workbench/plan";
 import type { PlanUpdate } from "../../workbench/patch";
 import { CLASSIFIER_PROMPT } from "../../prompts/workbench";
-import { ClassifierOutputSchema, classifyReplyByCode, currentOrArchived, descriptiveChoice, type ReplyKind } from "../../workbench/reply";
+import { ClassifierOutputSchema, classifyReplyByCode, currentOrArchived, descriptiveChoice, obviousNewRequest, type ReplyKind } from "../../workbench/reply";
 import { resolveMention } from "../../workbench/resolve";
 import { getIndex } from "../../workbench/resolve-index";
 import { isReference } from "../../workbench/resolve-tasks";
@@ -78,7 +78,12 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
   else if (byCode.kind === "cancel") { kind = "cancel"; decidedBy = "command"; }
   else if (candidates.length === 0 && !byCode.hasCommand) { kind = "answer"; decidedBy = "free_text_for_open_slot"; }
   // Classifier switched off (WORKBENCH_CLASSIFIER=off): the seed's fallback — the text is an answer, resolved again.
-  else if (!stageEnabled("classifier")) { kind = "answer"; decidedBy = "classifier_off"; }
+  else if (!stageEnabled("classifier")) {
+    // No verdict: an obvious request of its own starts anew; anything else is an answer.
+    const fresh = obviousNewRequest(body.text, candidates);
+    kind = fresh ? "new_request" : "answer";
+    decidedBy = fresh ? "classifier_off+new_request" : "classifier_off";
+  }
   else {
     calls.classifier++;
     const r = await deps.llm.structured("classifier", [
@@ -87,8 +92,9 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
     ], ClassifierOutputSchema, "workbench_reply_kind");
     classifierOutput = r.ok ? r.value : { invalid: r.error.code };
     // Invalid or unsure → the text is treated as an answer and resolved again (seed 000).
-    kind = r.ok ? r.value.kind : "answer";
-    decidedBy = r.ok ? "classifier" : "classifier_fallback";
+    const fresh = !r.ok && obviousNewRequest(body.text, candidates);
+    kind = r.ok ? r.value.kind : fresh ? "new_request" : "answer";
+    decidedBy = r.ok ? "classifier" : fresh ? "classifier_fallback+new_request" : "classifier_fallback";
   }
 
   const plan = interaction.plan as Plan;

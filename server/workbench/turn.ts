@@ -15,6 +15,7 @@ import { PlannerOutputSchema } from "../../workbench/plan-validate";
 import { dropModelSelections } from "../../workbench/patch";
 import { prepare, type ModelPort, type PrepareResult } from "../../workbench/prepare";
 import { RerankerOutputSchema } from "../../workbench/rerank";
+import { getIndex } from "../../workbench/resolve-index";
 import type { Referent } from "../../workbench/resolve-tasks";
 import { fold } from "../../workbench/text";
 import type { StageTrace } from "../../workbench/trace";
@@ -130,7 +131,10 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     effects: {
       "effect.prepare": async (e) => {
         let plan = (e.plan as Plan | null) ?? undefined;
-        if (plan && workspaceChanged) plan = dropModelSelections(plan);
+        if (plan && workspaceChanged) {
+          const { index } = getIndex(t.workspace.parsed, t.workspace.sha);
+          plan = dropModelSelections(plan, (id) => index.byIdentity.has(fold(id)));
+        }
         prepared = await prepare({
           text: String(e.rootText),
           planVersion: Number(e.planVersion),
@@ -167,6 +171,9 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       "effect.answer": async () => {
         const p = prepared!;
         t.calls.answer++;
+        // The unsupported part of a compound request is said first, in the Workbench's own words.
+        const notice = p.notice ? `${p.notice}\n\n` : "";
+        if (notice) run.emit("token", { delta: notice });
         const r = await deps.llm.stream("answer", p.messages!, { signal: run.signal, onDelta: (delta) => run.emit("token", { delta }) });
         if (!r.ok) {
           trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
@@ -175,7 +182,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         }
         validation = validateResponse(r.value, { exists: (id) => p.index.byIdentity.has(fold(id)), passed: passedIdentities(p.modelRequest!) });
         trace.record("12", "ok", validation);
-        return { type: "answered", answer: r.value, validationOk: validation.ok };
+        return { type: "answered", answer: notice + r.value, validationOk: validation.ok };
       },
     },
     commit: async (tx, snap) => {

@@ -43,4 +43,10 @@ describe("scoped patch", () => {
     expect(dropped.tasks[0]!.selection?.source).toBe("user");
     expect(dropped.tasks[1]!.selection).toBeUndefined();
   });
+  it("a reranker's choice whose document vanished is kept, so the resolver asks again instead of picking anew", () => {
+    const withModel: Plan = { ...plan, tasks: plan.tasks.map((t, i) => (i === 0 ? { ...t, selection: { identity: "composition-gone", candidateId: "c1", clarificationId: "reranker", planVersion: 1, source: "reranker" as const } } : t)) };
+    const kept = dropModelSelections(withModel, (id) => id !== "composition-gone");
+    expect(kept.tasks[0]!.selection).toMatchObject({ identity: "composition-gone", source: "reranker" });
+    expect(dropModelSelections(withModel, () => true).tasks[0]!.selection).toBeUndefined();
+  });
 });

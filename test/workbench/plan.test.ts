@@ -89,6 +89,46 @@ describe("deterministic plan (stage 03)", () => {
   });
 });
 
+describe("issue 14: odd phrasings", () => {
+  const shape = (text: string) => plan(text).plan.tasks.map((t) => [t.intent, t.entityType ?? null, t.mentions]);
+  it("a mutation beside a supported command becomes an unsupported task; the supported part stays", () => {
+    expect(shape("Найди композицию «Бюджет» и удали её")).toEqual([["find_entity", "Composition", ["Бюджет"]], ["unsupported", "Composition", ["Бюджет"]]]);
+    expect(plan("Найди композицию «Бюджет» и удали её").historyReference).toBe(false);
+    expect(shape("Найди и переименуй отчёт «Итоги»").map((t) => t[0])).toEqual(["find_entity", "unsupported"]);
+    expect(shape("Покажи форму «Заказ», затем измени формулу в ней").map((t) => t[0])).toEqual(["inspect_entity", "unsupported"]);
+    expect(shape("Удали композицию «Бюджет»")).toEqual([["unsupported", "Composition", ["Бюджет"]]]);
+  });
+  it("each target keeps the type noun nearest before it", () => {
+    expect(shape("Покажи отчёт «Книга продаж» и композицию «Бюджет»")).toEqual([["inspect_entity", "Report", ["Книга продаж"]], ["inspect_entity", "Composition", ["Бюджет"]]]);
+    expect(shape("Найди форму «А», сущность «Б» и отчёт report-x")).toEqual([["find_entity", "Form", ["А"]], ["find_entity", "Entity", ["Б"]], ["find_entity", "Report", ["report-x"]]]);
+    expect(shape("Покажи отчёты «А» и «Б»").map((t) => t[1])).toEqual(["Report", "Report"]);
+  });
+  it("'ещё раз', 'снова', 'пожалуйста' never become a name: a demonstrative is a history reference", () => {
+    for (const text of ["Покажи этот отчёт ещё раз", "Покажи этот отчёт снова, пожалуйста", "Покажи её ещё раз"]) {
+      const p = plan(text);
+      expect(p.historyReference, text).toBe(true);
+      expect(p.plan.tasks[0]!.sourceMode, text).toBe("conversation");
+      expect(p.plan.tasks[0]!.mentions.join(" "), text).not.toMatch(/раз|снова|пожалуйста/);
+    }
+  });
+  it("an unquoted name with no command or type is offered to the domain lookup", () => {
+    expect(plan("Бюджет продаж").bareNames).toEqual(["Бюджет продаж"]);
+    expect(plan("Как вызвать композицию из отчёта?").bareNames).toEqual([]);
+  });
+  it("independent clauses are not linked; a back-reference is", () => {
+    expect(plan("Найди композицию «А», затем покажи отчёт «Б»").linkedTasks).toBe(false);
+    expect(plan("Найди композицию «А», затем покажи её").linkedTasks).toBe(true);
+  });
+  it("caps the deterministic tasks and reports the rest", () => {
+    const names = Array.from({ length: 30 }, (_, i) => `«Док ${i + 1}»`).join(", ");
+    const p = plan(`Покажи ${names}`).plan;
+    expect(p.tasks.length).toBeLessThanOrEqual(8);
+    expect(validatePlan(p)).toEqual([]);
+    expect(p.omittedMentions).toHaveLength(30 - p.tasks.length);
+    expect(p.omittedMentions![0]).toBe(`Док ${p.tasks.length + 1}`);
+  });
+});
+
 describe("plan validation", () => {
   const base = (tasks: Plan["tasks"]): Plan => ({ planVersion: 1, plannedBy: "llm", tasks });
   it("accepts a valid DAG and orders it", () => {
@@ -119,5 +159,19 @@ describe("plan validation", () => {
       { id: "task-3", intent: "inspect_entity", sourceMode: "domain", mentions: ["a"], dependsOn: ["task-2"] },
     ]).tasks;
     expect(dependentsOf(tasks, "task-1").sort()).toEqual(["task-2", "task-3"]);
+  });
+});
+
+describe("issue 14: a pronoun scope keeps an unquoted name", () => {
+  it("«покажи в ней композицию Расчёт» names «Расчёт»", () => {
+    expect(parseClause("покажи в ней композицию Расчёт").mentions).toEqual(["Расчёт"]);
+  });
+});
+
+describe("issue 14: an unquoted name beside a mutation", () => {
+  it("«Найди композицию Бюджет и удали её»: find + unsupported, no history reference", () => {
+    const p = plan("Найди композицию Бюджет и удали её");
+    expect(p.plan.tasks.map((t) => [t.intent, t.mentions])).toEqual([["find_entity", ["Бюджет"]], ["unsupported", ["Бюджет"]]]);
+    expect(p.historyReference).toBe(false);
   });
 });

@@ -117,3 +117,42 @@ describe("prepare outcomes", () => {
     expect(x.r.targets.map((t) => t.identity)).toEqual(["composition-discount-v1"]);
   });
 });
+
+describe("issue 14: preparation keeps what it can do", () => {
+  it("a bare name that is a workspace document's whole name is looked up (mixed), 0 preparatory calls", async () => {
+    const x = await run("Учёт остатков");
+    expect([x.planner, x.reranker, x.r.outcome]).toEqual([0, 0, "answer"]);
+    expect(x.r.plan.tasks[0]).toMatchObject({ intent: "inspect_entity", sourceMode: "mixed", mentions: ["Учёт остатков"] });
+    expect(x.r.modelRequest!.context.some((b) => b.kind === "entity" && b.identity === "composition-stock")).toBe(true);
+    // a bare phrase that names no document stays a documentation question
+    const y = await run("Как ответить на уточняющий вопрос");
+    expect(y.r.plan.tasks[0]!.intent).toBe("explain_documentation");
+  });
+  it("a half-unsupported request answers its supported half and says the change is not made", async () => {
+    const x = await run("Найди композицию «Учёт остатков» и удали её");
+    expect(x.r.outcome).toBe("answer");
+    expect(x.r.plan.tasks.map((t) => t.intent)).toEqual(["find_entity", "unsupported"]);
+    expect(x.r.adequacy.reasons).toEqual(["unsupported_task"]);
+    expect(x.r.notice).toMatch(/изменения не вносятся/);
+    expect(x.r.modelRequest!.notices).toEqual([x.r.notice]);
+    expect(x.r.modelRequest!.context.some((b) => b.kind === "entity" && b.identity === "composition-stock")).toBe(true);
+    const y = await run("Покажи композицию «Учёт остатков» и процесс «Закрытие месяца»");
+    expect(y.r.outcome).toBe("answer");
+    expect(y.r.notice).toMatch(/Пока не поддерживается: процессы/);
+    expect(y.r.notice).not.toContain("?");
+  });
+  it("a fully unsupported request is a plain answer, an unknown type never shown as «?»", async () => {
+    const x = await run("Удали композицию «Учёт остатков»");
+    expect(x.r.outcome).toBe("plain");
+    expect(x.r.plainAnswer).toMatch(/изменения не вносятся/);
+    const y = await run("Найди «Закрытие месяца»");
+    expect(y.r.outcome).toBe("plain");
+    expect(y.r.plainAnswer).not.toMatch(/«\?»/);
+  });
+  it("targets beyond the task cap are named in the notice", async () => {
+    const names = ["Учёт остатков", "Калина", "Малина", "Договор", "Объект Альфа", "Итоги квартала", "Согласование заказа", "Расчёт скидок", "Продажи за квартал", "Склад"];
+    const x = await run(`Покажи ${names.map((n) => `«${n}»`).join(", ")}`);
+    expect(x.r.plan.omittedMentions).toEqual(["Продажи за квартал", "Склад"]);
+    expect(x.r.notice).toMatch(/не рассмотрены: «Продажи за квартал», «Склад»/);
+  });
+});

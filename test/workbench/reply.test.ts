@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyReplyByCode, currentOrArchived, descriptiveChoice, ordinalIndex, parseClassifierOutput } from "../../workbench/reply";
+import { classifyReplyByCode, currentOrArchived, descriptiveChoice, obviousNewRequest, ordinalIndex, parseClassifierOutput } from "../../workbench/reply";
 import type { Candidate } from "../../workbench/types";
 
 const candidates: Candidate[] = [
@@ -70,5 +70,23 @@ describe("reply classification by code", () => {
     expect(parseClassifierOutput('{"kind": "new_request"}')).toBe("new_request");
     expect(parseClassifierOutput('{"kind": "maybe"}')).toBeNull();
     expect(parseClassifierOutput("{}")).toBeNull();
+  });
+});
+
+describe("obviousNewRequest (no classifier verdict)", () => {
+  const cands = [
+    { candidateId: "c1", identity: "composition-discount", displayName: "Расчёт скидки", documentType: "Composition" },
+    { candidateId: "c2", identity: "composition-discount-v1", displayName: "Расчёт скидки", documentType: "Composition", folderName: "Архив" },
+  ];
+  it("a command with its own quoted target, identity or typed list is a new request", () => {
+    expect(obviousNewRequest("Покажи отчёт «Книга продаж»", cands)).toBe(true);
+    expect(obviousNewRequest("Найди entity-contract", cands)).toBe(true);
+    expect(obviousNewRequest("Перечисли все формы", cands)).toBe(true);
+  });
+  it("an answer about the offered candidates, or free text, is not", () => {
+    expect(obviousNewRequest("Покажи «Расчёт скидки»", cands)).toBe(false);
+    expect(obviousNewRequest("покажи ту, что в архиве", cands)).toBe(false);
+    expect(obviousNewRequest("ну тот, что для экрана, наверное", cands)).toBe(false);
+    expect(obviousNewRequest("composition-discount", cands)).toBe(false);
   });
 });

@@ -32,6 +32,31 @@ describe("domain resolver (stage 06): signals in falling reliability", () => {
     expect(r("Альфа")).toMatchObject({ status: "ambiguous" });
   });
 
+  it("an exact identity always wins over a name that reads the same (0 ambiguity)", () => {
+    const ws = { generation: "1", documents: [
+      { documentType: "Composition", identity: "cash-pooling", displayName: "Пулинг денежных средств", folderIdentity: null, content: {} },
+      { documentType: "Report", identity: "report-cp", displayName: "Cash pooling", folderIdentity: null, content: {} },
+    ] };
+    const i2 = buildIndex(ws, snapshotSha256(ws));
+    expect(resolveMention(i2, { mention: "cash-pooling" })).toMatchObject({ status: "resolved", resolvedIdentity: "cash-pooling", resolvedBy: "exact" });
+    expect(resolveMention(i2, { mention: "CASH-POOLING", entityType: "Composition" })).toMatchObject({ status: "resolved", resolvedIdentity: "cash-pooling" });
+    // typed as a name (spaces), it is the Report's exact name, not the identity
+    expect(resolveMention(i2, { mention: "Cash pooling" })).toMatchObject({ status: "ambiguous" });
+    expect(resolveMention(i2, { mention: "Cash pooling", entityType: "Report" })).toMatchObject({ status: "resolved", resolvedIdentity: "report-cp" });
+  });
+
+  it("transliteration works both ways: Cyrillic typed for a Latin name and Latin for a Cyrillic one", () => {
+    const ws = { generation: "1", documents: [
+      { documentType: "Entity", identity: "entity-swift", displayName: "SWIFT", folderIdentity: null, content: {} },
+      { documentType: "Report", identity: "report-cashflow", displayName: "Cash Flow", folderIdentity: null, content: {} },
+      { documentType: "Composition", identity: "composition-smeta", displayName: "Смета", folderIdentity: null, content: {} },
+    ] };
+    const i2 = buildIndex(ws, snapshotSha256(ws));
+    expect(resolveMention(i2, { mention: "Свифт" })).toMatchObject({ status: "resolved", resolvedIdentity: "entity-swift" });
+    expect(resolveMention(i2, { mention: "Свифт" }).candidates[0]!.signals).toContain("transliteration");
+    expect(resolveMention(i2, { mention: "Smeta" })).toMatchObject({ status: "resolved", resolvedIdentity: "composition-smeta" });
+  });
+
   it("unsupported types and unknown names", () => {
     expect(r("Закрытие месяца", "Process").status).toBe("unsupported_type");
     expect(r("Закрытие месяца").status).toBe("unsupported_type");
