@@ -118,6 +118,13 @@ async function send(text, extra = {}) {
         streamed += data.delta;
         body.textContent = streamed;
         scroll();
+      } else if (event === "answer_replaced") {
+        // doc/streaming.md: every token of this run is discarded; the replacement is shown instead.
+        streamed = "";
+        body.replaceChildren(...cite(data.text ?? ""));
+        bubble.dataset.replaced = "true";
+        meta.append(el("div", { class: "badge err", title: (data.issues ?? []).join("\n") }, "ответ модели заменён: не прошёл проверку"));
+        scroll();
       } else if (event === "clarification_required") {
         bubble.dataset.clarification = data.id;
         body.replaceChildren(el("b", {}, data.question), candidatesBlock(data));
