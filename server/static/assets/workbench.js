@@ -123,7 +123,7 @@ async function send(text, extra = {}) {
         streamed = "";
         body.replaceChildren(...cite(data.text ?? ""));
         bubble.dataset.replaced = "true";
-        meta.append(el("div", { class: "badge err", title: (data.issues ?? []).join("\n") }, "ответ модели заменён: не прошёл проверку"));
+        meta.append(el("div", { class: "badge err", title: [...new Set((data.issues ?? []).map((i) => i.split(":")[0]))].join(", ") }, "ответ модели заменён: не прошёл проверку"));
         scroll();
       } else if (event === "clarification_required") {
         bubble.dataset.clarification = data.id;
