@@ -7,6 +7,7 @@ import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { eventsNamed, type SseResponse } from "../utils/sse";
 import { workspace } from "../workbench/fixtures";
+import { WorkbenchSseEvent } from "../../server/openapi/schemas";
 import { newConversation, one, send, stage, type Json } from "./workbench-helpers";
 
 const t = useTestDatabase();
@@ -49,6 +50,8 @@ async function expectReplaced(conv: string, r: SseResponse, rejected: string, co
   expect(order.indexOf("answer_replaced")).toBeLessThan(order.indexOf("final"));
   // Nothing streams after the replacement.
   expect(order.slice(order.indexOf("answer_replaced")).includes("token")).toBe(false);
+  // Every event is what the OpenAPI document says the stream carries.
+  for (const e of r.events) expect(WorkbenchSseEvent.safeParse(e).success, e.event).toBe(true);
   const replaced = one(r, "answer_replaced")!;
   const fin = one(r, "final")!;
   expect(replaced.reason).toBe("validation_failed");
@@ -136,5 +139,11 @@ describe("workbench: the validated answer stream", () => {
     expect(fin.answer).toBe(one(r, "answer_replaced")!.text);
     expect(fin.answer).not.toContain('{"answer"');
     expect((await storedAnswer(conv)).text).toBe(fin.answer);
+  });
+
+  it("the OpenAPI document describes answer_replaced", async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+    expect(Object.keys(doc.components.schemas.AnswerReplaced!.properties!)).toEqual(["text", "reason", "issues"]);
+    expect(JSON.stringify(doc.components.schemas.WorkbenchSseEvent)).toContain("answer_replaced");
   });
 });
