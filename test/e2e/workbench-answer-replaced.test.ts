@@ -11,16 +11,16 @@ import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "
 
 const stack = useBrowserStack();
 
-/** Records every distinct text of each assistant bubble's `.text` as the DOM changes. */
+/** Records every distinct text the newest assistant bubble's `.text` shows as the DOM changes. */
 async function recordBubbles(page: Page): Promise<void> {
   await page.evaluate(() => {
     const w = window as unknown as { shown: string[] };
     w.shown = [];
     const grab = () => {
-      for (const t of Array.from(document.querySelectorAll("#messages .msg.assistant .text"))) {
-        const s = t.textContent ?? "";
-        if (w.shown.at(-1) !== s) w.shown.push(s);
-      }
+      // The bubble being written is the last one; earlier ones no longer change.
+      const t = Array.from(document.querySelectorAll("#messages .msg.assistant .text")).at(-1);
+      const s = t?.textContent ?? "";
+      if (t && w.shown.at(-1) !== s) w.shown.push(s);
     };
     new MutationObserver(grab).observe(document.querySelector("#messages")!, { subtree: true, childList: true, characterData: true });
   });
@@ -36,7 +36,7 @@ async function sendAndWait(page: Page, text: string, n: number) {
 }
 
 describe.skipIf(!hasChromium)(hasChromium ? "e2e: Workbench page — a rejected answer is replaced" : `e2e: Workbench answer_replaced (${skipReason})`, () => {
-  it("a claimed edit mid-answer never shows; a whole-text rejection is taken back; a passing answer stays as streamed", async () => {
+  it("a claimed edit mid-answer never shows; a whole-text rejection is taken back; a passing answer stays as streamed; a broken stream leaves no partial text", async () => {
     const errors: string[] = [];
     const page = await openPage(stack.browser, `${stack.server.url}/workbench.html`, errors);
     await page.fill("#workspace", JSON.stringify(workspace, null, 2));
@@ -78,6 +78,15 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Workbench page — a rejected 
     expect(await third.locator(".text").textContent()).toBe("Композиция composition-alpha лежит в папке folder-sales. Других с этим именем нет.");
     expect(await third.getAttribute("data-replaced")).toBeNull();
     expect(await third.textContent()).toContain("проверка ответа пройдена");
+
+    const before4 = (await shown(page)).length;
+    // 4. The model's stream breaks after a sentence was shown: an error, and the partial text goes.
+    stack.llm.script("answer", { content: "Композиция [[composition-alpha]] лежит в папке «Продажи».\nОна считает скидку по сумме заказа и ещё многое другое.", truncateAfter: 64 });
+    const fourth = await sendAndWait(page, "Покажи composition-alpha", 4);
+    const seen4 = (await shown(page)).slice(before4);
+    expect(seen4.some((s) => s.startsWith("Композиция [[composition-alpha]] лежит"))).toBe(true);
+    expect(await fourth.locator(".text").textContent()).toBe("");
+    expect(await fourth.locator(".error-box").textContent()).toContain("model_unavailable");
 
     // The reload shows the stored answers: the replacements, never the rejected text.
     await page.reload();

@@ -141,6 +141,17 @@ describe("workbench: the validated answer stream", () => {
     expect((await storedAnswer(conv)).text).toBe(fin.answer);
   });
 
+  it("a stream broken after a released sentence is an error: no replacement, no stored answer", async () => {
+    llm.script("answer", { content: "Композиция [[composition-alpha]] лежит в папке «Продажи».\nОна считает скидку по сумме заказа.", truncateAfter: 64 });
+    const { conv, r } = await ask("Покажи composition-alpha");
+    expect(tokens(r)).toBe("Композиция [[composition-alpha]] лежит в папке «Продажи».\n");
+    expect(names(r)).not.toContain("answer_replaced");
+    expect(names(r)).not.toContain("final");
+    expect(one(r, "error")).toMatchObject({ code: "model_unavailable" });
+    const res = await fetch(`${server.url}/v1/workbench/conversations/${conv}`);
+    expect(((await res.json()) as { messages: Json[] }).messages.filter((m) => m.role === "assistant")).toEqual([]);
+  });
+
   it("the OpenAPI document describes answer_replaced", async () => {
     const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
     expect(Object.keys(doc.components.schemas.AnswerReplaced!.properties!)).toEqual(["text", "reason", "issues"]);

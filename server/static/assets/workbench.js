@@ -141,7 +141,12 @@ async function send(text, extra = {}) {
             el("span", { class: "badge gray" }, `вызовы модели: подготовка ${data.modelCalls?.preparatory ?? 0}, ответ ${data.modelCalls?.final ?? 0}`),
           ),
         );
-      } else if (event === "error") meta.append(el("div", { class: "error-box" }, `${data.message} (${data.code})`));
+      } else if (event === "error") {
+        // doc/streaming.md: text streamed before an error is not an answer (none was stored).
+        if (streamed) body.replaceChildren();
+        streamed = "";
+        meta.append(el("div", { class: "error-box" }, `${data.message} (${data.code})`));
+      }
     });
     if (stages.length) meta.append(stagesBlock(stages));
     bubble.classList.remove("streaming");
