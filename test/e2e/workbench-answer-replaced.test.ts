@@ -57,6 +57,8 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Workbench page — a rejected 
     expect(await first.getAttribute("data-replaced")).toBe("true");
     expect(await first.textContent()).toContain("ответ модели заменён");
     expect(await first.textContent()).toContain("проверка: ");
+    // Stage 12's line says why, by code (the rejected text itself only inside its collapsed data).
+    expect(await first.locator("details.stage[data-stage='12'] summary").textContent()).toContain("не пройдена · claimed_change · ответ заменён");
     await screenshot(page, "workbench-answer-replaced");
 
     // 2. Every sentence passes alone, so all of it streams; the whole text claims an edit

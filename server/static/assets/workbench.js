@@ -47,6 +47,8 @@ function digest(s) {
   if (s.name === "adequacy-context-plan") return `${d.passed ? "пройдено" : "не пройдено"}${d.reasons?.length ? ` · ${d.reasons.join(", ")}` : ""}`;
   if (s.name === "documentation") return `фрагментов: ${(d.fragments ?? []).length}`;
   if (s.name === "routing") return d.sourceMode ?? d.route ?? "";
+  // Codes only: an issue's detail quotes the rejected text (the full data is in the details).
+  if (s.name === "response-validation" && d.ok === false) return `не пройдена · ${[...new Set((d.issues ?? []).map((i) => i.code))].join(", ")}${d.replaced ? " · ответ заменён" : ""}`;
   return "";
 }
 
