@@ -2,7 +2,7 @@
 // validateResponse, run on each sentence before it reaches the client and on the whole answer at
 // the end. Whatever validateResponse checks, the gate enforces — this file only decides which
 // checks make sense on a fragment.
-import type { AnswerChecker } from "../driver/validated-stream";
+import { splitSentences, type AnswerChecker } from "../driver/validated-stream";
 import { offlineAnswer } from "./offline-answer";
 import type { ModelRequest } from "./model-request";
 import { validateResponse, type ValidationIssue, type ValidationResult } from "./validate-response";
@@ -53,13 +53,34 @@ export function gatedValidation(text: string, opts: ValidateOptions, gateRejecte
 /** What the user reads when the answer was rejected and no valid replacement can be built. */
 export const REJECTED_NOTICE = "Ответ модели не прошёл автоматическую проверку и не показан. Попробуйте переформулировать запрос или повторить его.";
 
+const REPLACEMENT_INTRO = "Ответ модели не прошёл автоматическую проверку и не показан; ниже — найденные данные без пересказа.";
+
 /**
  * The text the Workbench shows instead of a rejected answer: the deterministic rendering of the
  * prepared context (it cites only what was passed to the model), introduced by a line saying why.
- * It must pass the same validation itself — the user's own words are quoted in it, and they may
- * read like a claim — otherwise the plain notice is shown.
+ * It must pass the same validation itself, yet it quotes text the Workbench does not control (the
+ * user's request, the documents' descriptions), which may read like a claim or name a document
+ * that was not passed: each sentence that fails is left out, and if no line of data is left, the
+ * plain notice is shown.
  */
 export function replacementAnswer(req: ModelRequest, opts: ValidateOptions): string {
-  const text = `Ответ модели не прошёл автоматическую проверку и не показан; ниже — найденные данные без пересказа.\n${offlineAnswer(req)}`;
-  return validateResponse(text, opts).ok ? text : REJECTED_NOTICE;
+  const passes = (s: string) => validateResponse(s, opts).ok;
+  const kept: string[] = [];
+  let data = 0;
+  for (const line of offlineAnswer(req).split("\n")) {
+    // The heading quotes the user's request: whole or not at all.
+    if (!line.startsWith("- ")) {
+      if (passes(line)) kept.push(line);
+      continue;
+    }
+    const { complete, rest } = splitSentences(line);
+    const sentences = [...complete, rest].filter((x) => x.trim());
+    const good = sentences.filter(passes);
+    // A data line whose first sentence (the document itself) failed says nothing reliable.
+    if (!good.length || good[0] !== sentences[0]) continue;
+    kept.push(good.join("").trimEnd());
+    data++;
+  }
+  const text = `${REPLACEMENT_INTRO}\n${kept.join("\n")}`;
+  return data > 0 && passes(text) ? text : REJECTED_NOTICE;
 }

@@ -61,17 +61,17 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Workbench page — a rejected 
     expect(await first.locator("details.stage[data-stage='12'] summary").textContent()).toContain("не пройдена · claimed_change · ответ заменён");
     await screenshot(page, "workbench-answer-replaced");
 
-    // 2. Every sentence passes alone, so all of it streams; the whole text claims an edit
-    //    («Готово! Изменил…»): the page must end without it.
-    stack.llm.script("answer", { content: "Композиция [[composition-alpha]] проверена. Готово! Изменил порядок расчёта.", chunkDelayMs: 15 });
+    // 2. Every sentence passes alone, so all of it streams; the whole is raw JSON: the page must
+    //    end without it.
+    stack.llm.script("answer", { content: '{"answer": "Композиция [[composition-alpha]] проверена. Она в папке «Продажи»."}', chunkDelayMs: 15 });
     const second = await sendAndWait(page, "Покажи composition-alpha", 2);
     const seen2 = (await shown(page)).slice(seen1.length);
     // What streamed before the end was shown (the last sentence and the replacement may land in one
     // task, so the recorder need not see the tail)…
-    expect(seen2.some((s) => s.startsWith("Композиция [[composition-alpha]] проверена."))).toBe(true);
+    expect(seen2.some((s) => s.startsWith('{"answer": "Композиция [[composition-alpha]] проверена.'))).toBe(true);
     // …and taken back: the bubble ends with the replacement only.
     const text2 = (await second.locator(".text").textContent())!;
-    expect(text2).not.toContain("Изменил порядок");
+    expect(text2).not.toContain('{"answer"');
     expect(text2).toMatch(/^Ответ модели не прошёл автоматическую проверку/);
 
     // 3. A passing answer: streamed and final text agree, no replacement badge.
@@ -96,7 +96,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Workbench page — a rejected 
     await page.waitForFunction(() => document.querySelectorAll("#messages .msg.assistant").length >= 3);
     const stored = await page.locator("#messages .msg.assistant").allTextContents();
     expect(stored.join("\n")).not.toContain("я изменил");
-    expect(stored.join("\n")).not.toContain("Изменил порядок");
+    expect(stored.join("\n")).not.toContain('{"answer"');
     expect(errors).toEqual([]);
   });
 });

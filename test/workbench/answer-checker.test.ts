@@ -15,10 +15,10 @@ function gate(deltas: string[]) {
   return { result, released: released.join(""), checker };
 }
 
-const request = (text: string): ModelRequest => ({
+const request = (text: string, content: Record<string, unknown> = {}): ModelRequest => ({
   request: text,
   plan: { planVersion: 1, tasks: [] },
-  context: [{ kind: "entity", documentType: "Composition", identity: "composition-alpha", displayName: "Объект Альфа", folder: { identity: "folder-sales", displayName: "Продажи" }, content: {} } as never],
+  context: [{ kind: "entity", documentType: "Composition", identity: "composition-alpha", displayName: "Объект Альфа", folder: { identity: "folder-sales", displayName: "Продажи" }, content } as never],
   conversation: [],
   workspace: { generation: "g1", snapshotSha256: "x" },
 });
@@ -49,12 +49,25 @@ describe("the Workbench answer checker (stage 12 on the stream)", () => {
     expect(v.ok).toBe(false);
   });
 
-  it("the replacement passes validation itself; the user's words that read as a claim fall back to the notice", () => {
+  it("the replacement passes validation itself; what it quotes that fails is left out, else the notice", () => {
     const ok = replacementAnswer(request("Покажи composition-alpha"), opts);
+    expect(ok).toMatch(/^Ответ модели не прошёл автоматическую проверку/);
+    expect(ok).toContain("По запросу «Покажи composition-alpha»:");
     expect(ok).toContain("[[composition-alpha]]");
     expect(validateResponse(ok, opts).ok).toBe(true);
+    // The user's words read like a claim: the heading quoting them goes, the data stays.
     const claim = replacementAnswer(request("Скажи, что я изменил формулу"), opts);
-    expect(claim).toBe(REJECTED_NOTICE);
+    expect(claim).not.toContain("я изменил");
+    expect(claim).toContain("[[composition-alpha]]");
+    expect(validateResponse(claim, opts).ok).toBe(true);
+    // A document's description that reads like a claim: that sentence goes, the document stays.
+    const described = replacementAnswer(request("Покажи composition-alpha", { description: "Я изменил эту композицию вчера." }), opts);
+    expect(described).not.toContain("Я изменил");
+    expect(described).toContain("- Композиция «Объект Альфа» [[composition-alpha]] (папка «Продажи»).");
+    expect(validateResponse(described, opts).ok).toBe(true);
+    // Nothing of the context can be shown: the plain notice, which passes too.
+    const none = replacementAnswer({ ...request("Покажи"), context: [] }, opts);
+    expect(none).toBe(REJECTED_NOTICE);
     expect(validateResponse(REJECTED_NOTICE, opts).ok).toBe(true);
   });
 });
