@@ -74,6 +74,14 @@ export function createChat(o: ChatOptions) {
     let streamed = false;
     // A stage arriving after the reply began starts on its own line.
     const stageLine = (d: Json) => o.debug && out(`${streamed ? "\n" : ""}  · ${d.stageId} ${d.name} ${d.status} ${d.durationMs} мс\n`);
+    // doc/streaming.md: the printed tokens are void; a terminal cannot erase them, so say so
+    // plainly and print the answer that replaces them.
+    const replaced = (d: Json) => {
+      // Only the issue codes: an issue's detail may quote the rejected text itself.
+      const issues = [...new Set(((d.issues as string[] | undefined) ?? []).map((i) => i.split(":")[0]!))];
+      out(`${streamed ? "\n" : ""}  [× ответ модели отклонён проверкой${issues.length ? ` (${issues.join(", ")})` : ""}; текст выше недействителен — ответ:]\n< ${d.text}`);
+      streamed = true;
+    };
     if (o.mode === "clinic") {
       await stream(`/v1/clinic/threads/${conv}/messages`, { text, debug: o.debug }, (event, d) => {
         if (event === "router_decision") out(`  [маршрутизатор: ${d.intent}]\n`);
@@ -82,7 +90,8 @@ export function createChat(o: ChatOptions) {
           if (!streamed) out("< ");
           streamed = true;
           out(d.delta);
-        } else if (event === "final") {
+        } else if (event === "answer_replaced") replaced(d);
+        else if (event === "final") {
           if (!streamed) out(`< ${d.reply}`);
           const s = d.state as Json;
           const events = (d.events as string[]).map((e) => (e.startsWith("guard_blocked:") ? `защитное условие ${e.slice(14)}` : (EVENT_RU[e] ?? e)));
@@ -106,7 +115,8 @@ export function createChat(o: ChatOptions) {
         if (!streamed) out("< ");
         streamed = true;
         out(d.delta);
-      } else if (event === "clarification_required") {
+      } else if (event === "answer_replaced") replaced(d);
+      else if (event === "clarification_required") {
         open = d;
         out(`? ${d.question}\n`);
         (d.candidates as Json[]).forEach((c, i) => out(`  ${i + 1}) ${c.displayName} · ${c.documentType} · ${c.identity}\n`));

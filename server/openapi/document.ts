@@ -53,7 +53,7 @@ export const operations: Op[] = [
 
   { method: "post", path: "/v1/workbench/conversations", tag: "workbench", summary: "Новый диалог Configurator", responses: { 201: { description: "{conversationId}" } } },
   { method: "get", path: "/v1/workbench/conversations/{id}", tag: "workbench", summary: "Сообщения и запросы диалога", responses: { 200: { description: "{conversationId, messages, interactions}" }, 404: err("Нет диалога") } },
-  { method: "post", path: "/v1/workbench/conversations/{id}/messages", tag: "workbench", summary: "Сообщение → поток SSE (12 этапов при debug)", body: S.WorkbenchMessageBody, responses: { 200: { description: "run_started, [stage…], clarification_required | token…, final, done", sse: "WorkbenchSseEvent" }, 409: err("Уточнение уже отвечено или план устарел"), 422: err("unknown_candidate: id вне списка кандидатов") } },
+  { method: "post", path: "/v1/workbench/conversations/{id}/messages", tag: "workbench", summary: "Сообщение → поток SSE (12 этапов при debug)", body: S.WorkbenchMessageBody, responses: { 200: { description: "run_started, [stage…], clarification_required | token…, [answer_replaced], final, done (doc/streaming.md)", sse: "WorkbenchSseEvent" }, 409: err("Уточнение уже отвечено или план устарел"), 422: err("unknown_candidate: id вне списка кандидатов") } },
   { method: "get", path: "/v1/workbench/interactions/{id}", tag: "workbench", summary: "Запрос (Interaction): статус, план, уточнения", responses: { 200: json("Interaction"), 404: err("Нет запроса") } },
 
   { method: "get", path: "/v1/workbench/sample-workspace", tag: "workbench", summary: "Встроенный пример снапшота (его берёт сервер, если сообщение пришло без workspace)", responses: { 200: json("WorkspaceSnapshot"), 404: err("Примера нет") } },

@@ -18,6 +18,12 @@ export const RunStarted = z.object({ runId: z.string(), conversationId: z.string
 export const StageEvent = z.object({ stageId: z.string().regex(/^\d\d$/), name: z.string(), status: z.enum(["ok", "skipped", "failed"]), durationMs: z.number(), data: z.unknown() });
 export const RouterDecision = z.object({ intent: BranchCode });
 export const TokenEvent = z.object({ delta: z.string() });
+/** doc/streaming.md: the client discards every `token` of this run and shows `text`; `final` follows. */
+export const AnswerReplaced = z.object({
+  text: z.string().describe("the authoritative answer; equals final's answer text"),
+  reason: z.enum(["validation_failed", "model_failed"]).describe("validation_failed: a checker rejected the model's text; model_failed: the model's stream ended unusable after text was released"),
+  issues: z.array(z.string()).describe("why, one issue per string (`code` or `code: detail`)"),
+});
 export const ErrorEvent = z.object({ code: z.string(), message: z.string() });
 export const DoneEvent = z.object({});
 
@@ -73,6 +79,7 @@ export const WorkbenchSseEvent = z.discriminatedUnion("event", [
   sse("stage", StageEvent),
   sse("clarification_required", ClarificationRequired),
   sse("token", TokenEvent),
+  sse("answer_replaced", AnswerReplaced),
   sse("final", WorkbenchFinal),
   sse("error", ErrorEvent),
   sse("done", DoneEvent),
@@ -118,4 +125,5 @@ export const schemaNames: [string, z.ZodType][] = [
   ["MachineSummary", MachineSummary],
   ["RunStarted", RunStarted],
   ["StageEvent", StageEvent],
+  ["AnswerReplaced", AnswerReplaced],
 ];

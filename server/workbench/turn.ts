@@ -20,7 +20,9 @@ import type { Referent } from "../../workbench/resolve-tasks";
 import { fold } from "../../workbench/text";
 import type { StageTrace } from "../../workbench/trace";
 import type { Plan, WorkspaceSnapshot } from "../../workbench/types";
-import { validateResponse } from "../../workbench/validate-response";
+import { extractCitations, validateResponse } from "../../workbench/validate-response";
+import { gatedValidation, issueText, replacementAnswer, workbenchAnswerChecker } from "../../workbench/answer-checker";
+import { ValidatedStream } from "../../driver/validated-stream";
 import type { Deps } from "../deps";
 import { loadDocsIndex } from "./resources";
 import { clarificationKey, createStored, interactionKey, transitionStored } from "./stored-machines";
@@ -112,11 +114,17 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
   const clarifications = t.isNew ? [] : await answeredClarifications(sql, t.interactionId);
   let prepared: PrepareResult | null = null;
   let validation: ReturnType<typeof validateResponse> | null = null;
+  let replacement: { text: string; reason: "validation_failed"; issues: string[] } | null = null;
   let clarificationId: string | null = null;
   const workspaceChanged = t.previousSha !== null && t.previousSha !== t.workspace.sha;
   const wsRef: WorkspaceRef = { generation: t.workspace.parsed.generation, snapshotSha256: t.workspace.sha };
   const input = { interactionId: t.interactionId, conversationId: t.conversationId, rootText: t.rootText };
   const prepareEvent = { type: "prepare" as const, workspace: wsRef };
+  // The citations of the answer the user got: the replacement's when the model's was rejected.
+  const answerCitations = (): string[] => {
+    const r = replacement as { text: string } | null;
+    return r ? extractCitations(r.text) : (validation as ReturnType<typeof validateResponse> | null)?.citations ?? [];
+  };
 
   const result = await runTurn({
     sql,
@@ -174,15 +182,30 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         // The unsupported part of a compound request is said first, in the Workbench's own words.
         const notice = p.notice ? `${p.notice}\n\n` : "";
         if (notice) run.emit("token", { delta: notice });
-        const r = await deps.llm.stream("answer", p.messages!, { signal: run.signal, onDelta: (delta) => run.emit("token", { delta }) });
+        // Stage 12 runs on the stream (doc/streaming.md): a sentence reaches the client as `token`
+        // only after it passed validation; a rejected answer is replaced, never shown.
+        const opts = { exists: (id: string) => p.index.byIdentity.has(fold(id)), passed: passedIdentities(p.modelRequest!) };
+        const checker = workbenchAnswerChecker(opts);
+        const gate = new ValidatedStream(checker, (delta) => run.emit("token", { delta }));
+        const r = await deps.llm.stream("answer", p.messages!, { signal: run.signal, onDelta: (delta) => gate.push(delta) });
         if (!r.ok) {
           trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
           if (r.error.code === "cancelled") throw new AppError("internal", "client went away");
           return { type: "failed", code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." };
         }
-        validation = validateResponse(r.value, { exists: (id) => p.index.byIdentity.has(fold(id)), passed: passedIdentities(p.modelRequest!) });
-        trace.record("12", "ok", validation);
-        return { type: "answered", answer: notice + r.value, validationOk: validation.ok };
+        const gated = gate.end();
+        validation = gatedValidation(r.value, opts, checker.rejected);
+        if (gated.ok && validation.ok) {
+          trace.record("12", "ok", validation);
+          return { type: "answered", answer: notice + r.value, validationOk: true };
+        }
+        // Rejected: the user gets the replacement (the client drops every token, the notice too),
+        // the run keeps what the model said and what was shown.
+        const text = notice + replacementAnswer(p.modelRequest!, opts);
+        replacement = { text, reason: "validation_failed", issues: validation.issues.map(issueText) };
+        trace.record("12", "ok", { ...validation, replaced: true, modelAnswer: r.value, released: gated.released, gateIssues: gated.issues });
+        run.emit("answer_replaced", replacement);
+        return { type: "answered", answer: text, validationOk: false };
       },
     },
     commit: async (tx, snap) => {
@@ -196,7 +219,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       if (state === "awaiting_clarification" && clar) {
         msgs.push({ role: "assistant", text: clar.question, meta: { interactionId: t.interactionId, kind: "clarification", clarificationId, taskId: clar.taskId, slot: clar.slot, candidates: clar.candidates } });
       } else if (state === "completed") {
-        msgs.push({ role: "assistant", text: c.answer ?? "", meta: { interactionId: t.interactionId, kind: "answer", planVersion: c.planVersion, targets: c.targets, citations: validation?.citations ?? [], validationOk: c.validationOk } });
+        msgs.push({ role: "assistant", text: c.answer ?? "", meta: { interactionId: t.interactionId, kind: "answer", planVersion: c.planVersion, targets: c.targets, citations: answerCitations(), validationOk: c.validationOk } });
       }
       const ids = await appendMessages(tx, t.conversationId, msgs, run.id);
       await upsertInteraction(tx, {
@@ -221,7 +244,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       if (state === "failed") return [{ event: "error", data: { code: c.error?.code ?? "internal", message: c.error?.message ?? "Запрос не выполнен." } }];
       return [{ event: "final", data: {
         interactionId: t.interactionId, status: state, planVersion: c.planVersion, answer: c.answer ?? "",
-        entityCitations: validation?.citations ?? [], validation: validation ? { ok: validation.ok, issues: validation.issues } : { ok: true, issues: [] },
+        entityCitations: answerCitations(), validation: validation ? { ok: validation.ok, issues: validation.issues } : { ok: true, issues: [] },
         modelCalls: modelCalls(t.calls),
         ...(prepared && prepared.outcome === "plain" ? { reasons: prepared.adequacy.reasons } : {}),
       } }];

@@ -72,6 +72,22 @@ describe("npm run chat", () => {
     expect(await s.exit).toBe(0);
     expect(llm.calls.map((c) => c.role)).toEqual(["reranker", "answer"]);
   });
+
+  it("workbench: a rejected answer is marked void and the replacement printed; the rejected sentence never", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "chat-")), "ws.json");
+    writeFileSync(file, JSON.stringify(workspace));
+    llm.reset();
+    llm.script("answer", "Композиция [[composition-alpha]] лежит в папке «Продажи».\nГотово: я изменил формулу скидки в ней. Проверьте.");
+    const r = await chat(["workbench", "--workspace", file], ["Покажи composition-alpha", "/quit"]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("< Композиция [[composition-alpha]] лежит в папке «Продажи».");
+    expect(r.out).not.toContain("я изменил");
+    const marker = r.out.indexOf("[× ответ модели отклонён проверкой (claimed_change)");
+    expect(marker).toBeGreaterThan(r.out.indexOf("< Композиция"));
+    // The replacement follows the marker, then the closing line reports the failed check.
+    expect(r.out.slice(marker)).toMatch(/ответ:\]\n< Ответ модели не прошёл автоматическую проверку[\s\S]*\[\[composition-alpha\]\][\s\S]*\[completed · проверка не пройдена · ссылки: composition-alpha/);
+  });
 });
 
 function session(args: string[]) {

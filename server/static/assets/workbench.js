@@ -47,6 +47,8 @@ function digest(s) {
   if (s.name === "adequacy-context-plan") return `${d.passed ? "пройдено" : "не пройдено"}${d.reasons?.length ? ` · ${d.reasons.join(", ")}` : ""}`;
   if (s.name === "documentation") return `фрагментов: ${(d.fragments ?? []).length}`;
   if (s.name === "routing") return d.sourceMode ?? d.route ?? "";
+  // Codes only: an issue's detail quotes the rejected text (the full data is in the details).
+  if (s.name === "response-validation" && d.ok === false) return `не пройдена · ${[...new Set((d.issues ?? []).map((i) => i.code))].join(", ")}${d.replaced ? " · ответ заменён" : ""}`;
   return "";
 }
 
@@ -118,6 +120,13 @@ async function send(text, extra = {}) {
         streamed += data.delta;
         body.textContent = streamed;
         scroll();
+      } else if (event === "answer_replaced") {
+        // doc/streaming.md: every token of this run is discarded; the replacement is shown instead.
+        streamed = "";
+        body.replaceChildren(...cite(data.text ?? ""));
+        bubble.dataset.replaced = "true";
+        meta.append(el("div", { class: "badge err", title: [...new Set((data.issues ?? []).map((i) => i.split(":")[0]))].join(", ") }, "ответ модели заменён: не прошёл проверку"));
+        scroll();
       } else if (event === "clarification_required") {
         bubble.dataset.clarification = data.id;
         body.replaceChildren(el("b", {}, data.question), candidatesBlock(data));
@@ -134,7 +143,12 @@ async function send(text, extra = {}) {
             el("span", { class: "badge gray" }, `вызовы модели: подготовка ${data.modelCalls?.preparatory ?? 0}, ответ ${data.modelCalls?.final ?? 0}`),
           ),
         );
-      } else if (event === "error") meta.append(el("div", { class: "error-box" }, `${data.message} (${data.code})`));
+      } else if (event === "error") {
+        // doc/streaming.md: text streamed before an error is not an answer (none was stored).
+        if (streamed) body.replaceChildren();
+        streamed = "";
+        meta.append(el("div", { class: "error-box" }, `${data.message} (${data.code})`));
+      }
     });
     if (stages.length) meta.append(stagesBlock(stages));
     bubble.classList.remove("streaming");
