@@ -491,9 +491,14 @@ function checkSentence(raw: string, ix: Index, carried: Party | null = null): st
  * party but follows one in the same paragraph («ООО «А». Долг 150 000 ₽ [F2].»): it is that party's,
  * unless it is a total over several parties.
  */
-function checkWhole(text: string, ix: Index): string[] {
+function checkWhole(text: string, ix: Index, draftText: string): string[] {
   const lower = text.toLowerCase();
-  const issues = BLOCK_TITLES.filter((t) => !lower.includes(t.toLowerCase().split(" / ")[0]!)).map((t) => `нет блока «${t}»`);
+  const head = (t: string) => t.toLowerCase().split(" / ")[0]!;
+  // The blocks the composed answer has are required; one it leaves out as empty (e.g. «Что
+  // проверено» on a misrouted question) is not.
+  const draftLower = draftText.toLowerCase();
+  const required = BLOCK_TITLES.filter((t) => draftLower.includes(head(t)));
+  const issues = required.filter((t) => !lower.includes(head(t))).map((t) => `нет блока «${t}»`);
   for (const x of paragraphAmounts(text, ix.parties)) {
     if (!x.carried || !x.party) continue;
     for (const a of x.amounts) if (!x.party.amounts.some((v) => close(a, v)) && !ix.aggregates.some((v) => close(a, v))) issues.push(`сумма ${rub(a.value)} после упоминания ${x.party.name} к нему не относится`);
@@ -521,7 +526,7 @@ export function createClaimChecker(input: ClaimCheckInput): AnswerChecker {
       if (lineStart && !nested) parent = carried;
       return issues;
     },
-    whole: (text) => checkWhole(text, ix),
+    whole: (text) => checkWhole(text, ix, input.draft.user_facing_answer),
   };
 }
 

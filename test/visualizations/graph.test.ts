@@ -17,7 +17,7 @@ describe("machineGraph: read from machine.root", () => {
       ["always", 1, "needsKnowledge", ["clinicDialogue.retrieving"]],
       ["always", 2, null, ["clinicDialogue.calling"]],
     ]);
-    expect(g.edges.find((e) => e.event === "patient.message")!.actions).toEqual(["assign", "emit"]);
+    expect(g.edges.find((e) => e.event === "patient.message")!.actions).toEqual(["assign", "emitFinal", "clearTurn"]);
   });
 
   it("the generated step machine follows its configuration: one edge per allowed_next, the guard named", () => {
