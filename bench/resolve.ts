@@ -1,10 +1,10 @@
-import { osaDistance } from "../workbench/distance";
-import { resolveMention } from "../workbench/resolve";
-import { buildIndex, contentIndex, skeletonIndex, typoIndex, type ResolverIndex } from "../workbench/resolve-index";
-import { stem } from "../workbench/stem";
-import { fold, words } from "../workbench/text";
-import { skeletonWord } from "../workbench/translit";
-import type { WorkspaceDocument, WorkspaceSnapshot } from "../workbench/types";
+import { osaDistance } from "../systems/workbench/distance";
+import { resolveMention } from "../systems/workbench/resolve";
+import { buildIndex, contentIndex, skeletonIndex, typoIndex, type ResolverIndex } from "../systems/workbench/resolve-index";
+import { stem } from "../systems/workbench/stem";
+import { fold, words } from "../systems/workbench/text";
+import { skeletonWord } from "../systems/workbench/translit";
+import type { WorkspaceDocument, WorkspaceSnapshot } from "../systems/workbench/types";
 import type { Goal } from "./goals";
 import { ms, summarize } from "./stats";
 

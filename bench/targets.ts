@@ -1,6 +1,6 @@
 import type { Llm } from "../llm/client";
-import { startServer, type Started } from "../server/start";
-import { loadConfig } from "../server/config";
+import { startServer, type Started } from "../http/start";
+import { loadConfig } from "../http/config";
 import type { Database } from "../storage/db";
 import { registerTestRoutes } from "../test/utils/test-routes";
 import { HttpClient, type TurnOutcome } from "./http";

@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from "xstate";
-import { pureInitialTransition, pureTransition } from "../machines/pure";
+import { pureInitialTransition, pureTransition } from "./pure";
 
 /** The first entry of a machine's event log: the input it was created with. */
 export const initEvent = (input: unknown) => ({ type: "xstate.init", input });

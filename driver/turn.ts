@@ -1,5 +1,5 @@
 import type { AnyStateMachine, EventFrom, SnapshotFrom } from "xstate";
-import { pureInitialTransition, pureTransition } from "../machines/pure";
+import { pureInitialTransition, pureTransition } from "./pure";
 import { appendMachineEvents } from "../storage/machine-events";
 import { initEvent, machineLabel } from "./replay";
 import type { Sql, Tx } from "../storage/db";

@@ -1,10 +1,26 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Sql } from "./db";
 
 export const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "migrations");
+const systemsDir = join(dirname(fileURLToPath(import.meta.url)), "..", "systems");
+
+/**
+ * Shared tables live in `storage/migrations`; each dialogue system owns `systems/<name>/migrations`.
+ * Found by that convention rather than imported, so storage never depends on a system. One number
+ * sequence spans all folders (a repeated number is an error), applied in number order.
+ */
+export function migrationDirs(): string[] {
+  const systems = existsSync(systemsDir)
+    ? readdirSync(systemsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && existsSync(join(systemsDir, d.name, "migrations")))
+        .map((d) => join(systemsDir, d.name, "migrations"))
+        .sort()
+    : [];
+  return [migrationsDir, ...systems];
+}
 
 export interface MigrationFile {
   id: number;
@@ -13,14 +29,20 @@ export interface MigrationFile {
   body: string;
 }
 
-export function readMigrations(dir = migrationsDir): MigrationFile[] {
-  return readdirSync(dir)
-    .filter((f) => /^\d{6}_[\w-]+\.sql$/.test(f))
-    .sort()
-    .map((name) => {
-      const body = readFileSync(join(dir, name), "utf8");
-      return { id: Number(name.slice(0, 6)), name, body, sha256: createHash("sha256").update(body).digest("hex") };
-    });
+export function readMigrations(dirs: string | string[] = migrationDirs()): MigrationFile[] {
+  const files = (typeof dirs === "string" ? [dirs] : dirs).flatMap((dir) =>
+    readdirSync(dir)
+      .filter((f) => /^\d{6}_[\w-]+\.sql$/.test(f))
+      .map((name) => {
+        const body = readFileSync(join(dir, name), "utf8");
+        return { id: Number(name.slice(0, 6)), name, body, sha256: createHash("sha256").update(body).digest("hex") };
+      }),
+  );
+  files.sort((a, b) => a.id - b.id);
+  for (let i = 1; i < files.length; i++) {
+    if (files[i]!.id === files[i - 1]!.id) throw new Error(`Two migrations share number ${files[i]!.id}: ${files[i - 1]!.name} and ${files[i]!.name}`);
+  }
+  return files;
 }
 
 export class MigrationChangedError extends Error {
@@ -36,8 +58,8 @@ export class MigrationChangedError extends Error {
  * Applies numbered migrations in order, each in its own transaction, and records
  * their checksum. An advisory lock keeps two processes starting together from racing.
  */
-export async function runMigrations(sql: Sql, dir = migrationsDir): Promise<string[]> {
-  const files = readMigrations(dir);
+export async function runMigrations(sql: Sql, dirs: string | string[] = migrationDirs()): Promise<string[]> {
+  const files = readMigrations(dirs);
   const applied: string[] = [];
   await sql.reserve().then(async (conn) => {
     try {

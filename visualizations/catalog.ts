@@ -1,10 +1,10 @@
 import type { AnyStateMachine } from "xstate";
-import type { Registry } from "../clinic/types";
-import { stepMachineFor } from "../machines/booking-steps";
-import { clarificationMachine } from "../machines/clarification";
-import { createClinicDialogueMachine } from "../machines/clinic-dialogue";
-import { evidenceMachine } from "../machines/evidence-conversation";
-import { interactionMachine } from "../machines/interaction";
+import type { Registry } from "../systems/clinic/types";
+import { stepMachineFor } from "../systems/clinic/booking-steps.machine";
+import { clarificationMachine } from "../systems/workbench/clarification.machine";
+import { createClinicDialogueMachine } from "../systems/clinic/dialogue.machine";
+import { evidenceMachine } from "../systems/evidence/conversation.machine";
+import { interactionMachine } from "../systems/workbench/interaction.machine";
 
 /**
  * Every machine the project runs, as something that can be drawn: how to build it (the clinic's

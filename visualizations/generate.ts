@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { defaultRegistry } from "../clinic/registry";
+import { defaultRegistry } from "../systems/clinic/registry";
 import { machineCatalog } from "./catalog";
 import { galleryPage } from "./page";
 import { machineSvg } from "./svg";

@@ -1,11 +1,11 @@
 import type { AnyStateMachine } from "xstate";
-import { buildRegistry } from "../../clinic/registry";
-import { seedBookingSteps } from "../../clinic/seed-booking-steps";
-import { seedBranches } from "../../clinic/seed-branches";
-import { createStepMachine } from "../../machines/booking-steps";
-import { clarificationMachine } from "../../machines/clarification";
-import { createClinicDialogueMachine } from "../../machines/clinic-dialogue";
-import { interactionMachine } from "../../machines/interaction";
+import { buildRegistry } from "../../systems/clinic/registry";
+import { seedBookingSteps } from "../../systems/clinic/seed-booking-steps";
+import { seedBranches } from "../../systems/clinic/seed-branches";
+import { createStepMachine } from "../../systems/clinic/booking-steps.machine";
+import { clarificationMachine } from "../../systems/workbench/clarification.machine";
+import { createClinicDialogueMachine } from "../../systems/clinic/dialogue.machine";
+import { interactionMachine } from "../../systems/workbench/interaction.machine";
 import { outcomeStats, type OutcomeStats } from "../../storage/outcome-stats";
 import { loadClinicKb, runClinicCase, type ClinicTurnResult } from "./clinic-run";
 import { coverageOf, installCoverage, type CoverageRecorder, type MachineCoverage } from "./coverage";
@@ -57,7 +57,7 @@ let evidenceMachine: AnyStateMachine | null = null;
 /** Installed once per process: machines built later bind the wrapped methods for good. */
 async function coverage(): Promise<CoverageRecorder> {
   if (!recorder) {
-    evidenceMachine = await import("../../machines/evidence-conversation").then((m) => (m as { evidenceSpec?: { machine: AnyStateMachine } }).evidenceSpec?.machine ?? null, () => null);
+    evidenceMachine = await import("../../systems/evidence/conversation.machine").then((m) => (m as { evidenceSpec?: { machine: AnyStateMachine } }).evidenceSpec?.machine ?? null, () => null);
     recorder = installCoverage([interactionMachine, clarificationMachine, ...(evidenceMachine ? [evidenceMachine] : [])] as AnyStateMachine[]);
   }
   return recorder;

@@ -1,6 +1,6 @@
 import { STAGE_SWITCHES } from "../../driver/stage-switches";
-import { loadConfig } from "../../server/config";
-import { startServer } from "../../server/start";
+import { loadConfig } from "../../http/config";
+import { startServer } from "../../http/start";
 import { openDatabase, type Database } from "../../storage/db";
 import { Client } from "./http";
 import { ROLES } from "./steps";

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { EMERGENCY_REPLY } from "../../clinic/templates";
+import { EMERGENCY_REPLY } from "../../systems/clinic/templates";
 import { hasChromium, openPage, skipReason, useBrowserStack } from "./browser";
 
 /** Песочница after a page reload: past turns keep their badges and their debug data (issue 14 items 10, 11, 6). */

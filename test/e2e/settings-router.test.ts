@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { routerSystemPrompt } from "../../clinic/prompt";
+import { routerSystemPrompt } from "../../systems/clinic/prompt";
 import { hasChromium, openPage, skipReason, useBrowserStack } from "./browser";
 import { eventsNamed, postSse } from "../utils/sse";
 

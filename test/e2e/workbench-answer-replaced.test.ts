@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { workspace } from "../workbench/fixtures";
+import { workspace } from "../systems/workbench/fixtures";
 import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { workspace } from "../workbench/fixtures";
+import { workspace } from "../systems/workbench/fixtures";
 import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /**

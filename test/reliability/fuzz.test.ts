@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../server/app";
+import { createApp } from "../../http/app";
 import { useTestDatabase } from "../utils/db";
 import { startTestServer } from "../utils/server";
 import { readSse } from "../utils/sse";

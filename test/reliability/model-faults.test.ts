@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MODEL_UNAVAILABLE_REPLY } from "../../clinic/templates";
+import { MODEL_UNAVAILABLE_REPLY } from "../../systems/clinic/templates";
 import { createLlm } from "../../llm/client";
-import { loadConfig } from "../../server/config";
-import { startServer, type Started } from "../../server/start";
+import { loadConfig } from "../../http/config";
+import { startServer, type Started } from "../../http/start";
 import { useTestDatabase } from "../utils/db";
 import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm, type ScriptStep } from "../utils/scripted-llm";
 import { eventsNamed, postSse, type SseResponse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
-import { workspace } from "../workbench/fixtures";
+import { workspace } from "../systems/workbench/fixtures";
 
 /**
  * Model faults from the scripted OpenAI-compatible server — 5xx, timeouts, a dropped

@@ -7,7 +7,7 @@ import { createTestDatabase, onServer } from "../utils/db";
 import { scriptedLlmConfig, type ScriptedLlm } from "../utils/scripted-llm";
 
 /**
- * Real server processes (`node --import tsx server/main.ts`) for the reliability suite: the
+ * Real server processes (`node --import tsx http/main.ts`) for the reliability suite: the
  * same entry point `npm start` uses, over a file-backed PGlite folder or a scratch database on
  * the PostgreSQL server (chosen by DATABASE_URL, like every test), with every model role
  * pointed at a scripted model server in the test process.
@@ -65,7 +65,7 @@ export async function startServerProcess(storage: Storage, env: Record<string, s
   const url = `http://127.0.0.1:${port}`;
   const full: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(port), HOST: "127.0.0.1", API_TOKENS: "", RUN_DETACH_GRACE_MS: "0", AI_DEBUG: "false", ...storage.env, ...env };
   if (!storage.env.DATABASE_URL) delete full.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: process.cwd(), env: full, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], { cwd: process.cwd(), env: full, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));

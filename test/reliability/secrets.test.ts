@@ -2,13 +2,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../server/config";
-import { startServer, type Started } from "../../server/start";
+import { loadConfig } from "../../http/config";
+import { startServer, type Started } from "../../http/start";
 import { useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { postSse, type SseResponse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
-import { workspace } from "../workbench/fixtures";
+import { workspace } from "../systems/workbench/fixtures";
 
 /**
  * No debug stage, log line, error body, stream event or stored row carries the model API key

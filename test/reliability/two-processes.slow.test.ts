@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { postSse, type SseResponse } from "../utils/sse";
-import { workspace } from "../workbench/fixtures";
+import { workspace } from "../systems/workbench/fixtures";
 import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
 
 /**
- * Two server processes (`node --import tsx server/main.ts`) on one PostgreSQL database, 50
+ * Two server processes (`node --import tsx http/main.ts`) on one PostgreSQL database, 50
  * concurrent requests on one conversation spread over both: turns serialize on the snapshot
  * version — each commits or gets `conflict`, nothing is lost or interleaved — and of 50 answers
  * to one clarification exactly one applies.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
-import { workspace } from "../workbench/fixtures";
+import { workspace } from "../systems/workbench/fixtures";
 
 /** `npm run chat` as a user runs it: a real process, lines on stdin, the streamed conversation on stdout. */
 

@@ -1,6 +1,6 @@
-import { loadConfig, type Config } from "../../server/config";
-import type { Deps } from "../../server/deps";
-import { startServer, type Started } from "../../server/start";
+import { loadConfig, type Config } from "../../http/config";
+import type { Deps } from "../../http/deps";
+import { startServer, type Started } from "../../http/start";
 import type { Database } from "../../storage/db";
 import { scriptedLlmConfig, type ScriptedLlm } from "./scripted-llm";
 

@@ -1,8 +1,8 @@
 import { and, not, setup, stateIn } from "xstate";
 import { describe, expect, it } from "vitest";
-import { defaultRegistry } from "../../clinic/registry";
-import { createClinicDialogueMachine } from "../../machines/clinic-dialogue";
-import { stepMachineFor } from "../../machines/booking-steps";
+import { defaultRegistry } from "../../systems/clinic/registry";
+import { createClinicDialogueMachine } from "../../systems/clinic/dialogue.machine";
+import { stepMachineFor } from "../../systems/clinic/booking-steps.machine";
 import { activeStateIds, describeGuard, machineGraph, prettyEvent } from "../../visualizations/graph";
 
 describe("machineGraph: read from machine.root", () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMachine } from "xstate";
 import { describe, expect, it } from "vitest";
-import { defaultRegistry } from "../../clinic/registry";
+import { defaultRegistry } from "../../systems/clinic/registry";
 import { machineCatalog } from "../../visualizations/catalog";
 import { generateDiagrams } from "../../visualizations/generate";
 import { machineGraph } from "../../visualizations/graph";

@@ -1,0 +1,36 @@
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { AppError } from "../driver/errors";
+import { bearerAuth, type AuthEnv } from "./auth";
+import type { Deps } from "./deps";
+import { errorResponse } from "./errors";
+import { registerRunRoutes } from "./routes/runs";
+import { registerWorkbenchRoutes } from "../systems/workbench/routes";
+import { registerClinicRoutes } from "../systems/clinic/routes";
+import { registerOperatorRoutes } from "./routes/operator";
+import { registerEvidenceRoutes } from "../systems/evidence/routes";
+
+export function createApp(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
+  app.onError((e, c) => errorResponse(c, e));
+  app.notFound((c) => errorResponse(c, new AppError("not_found", `Нет такого адреса: ${c.req.method} ${c.req.path}`)));
+  const tooLarge = (c: Context) => errorResponse(c, new AppError("payload_too_large", `Тело запроса больше ${deps.config.bodyLimitBytes} байт.`));
+  const countingLimit = bodyLimit({ maxSize: deps.config.bodyLimitBytes, onError: tooLarge });
+  app.use("*", async (c, next) => {
+    // A declared length is checked as declared (Node's parser never reads past it), without
+    // touching the body: hono's bodyLimit opens it as a web stream, which costs more than the
+    // rest of reading a small JSON body and keeps @hono/node-server off its direct read path.
+    const length = c.req.header("content-length");
+    if (length !== undefined && !c.req.header("transfer-encoding")) return Number(length) > deps.config.bodyLimitBytes ? tooLarge(c) : next();
+    return countingLimit(c, next);
+  });
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.use("/v1/*", bearerAuth(deps.config.tokens));
+  registerRunRoutes(app, deps);
+  // Feature routes register below, one line each.
+  registerClinicRoutes(app, deps);
+  registerWorkbenchRoutes(app, deps);
+  registerOperatorRoutes(app, deps);
+  registerEvidenceRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,81 @@
+import type { Hono } from "hono";
+import { z } from "zod";
+import { offlineBranch, offlineRouter } from "./offline";
+import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
+import { loadClinicTurnContext } from "./store/turn-context";
+import { AppError } from "../../driver/errors";
+import { registerOfflineResponder } from "../../llm/client";
+import { createConversation, findConversation } from "../../storage/conversations";
+import { listMessages } from "../../storage/messages";
+import type { AuthEnv } from "../../http/auth";
+import type { Deps } from "../../http/deps";
+import { readJson } from "../../http/errors";
+import { streamRun } from "../../http/sse";
+import { registerClinicAdminRoutes } from "./admin-routes";
+
+export const MAX_MESSAGE_CHARS = 4000;
+const MessageBody = z.object({
+  text: z.string().trim().min(1, "text не может быть пустым").max(MAX_MESSAGE_CHARS, `Сообщение слишком длинное: не больше ${MAX_MESSAGE_CHARS} символов. Сократите его, пожалуйста.`),
+  debug: z.boolean().optional(),
+});
+
+/** CONTRACT §5: the patient chat. Settings and knowledge base routes live in clinic-admin.ts. */
+export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+  registerOfflineResponder("router", offlineRouter);
+  registerOfflineResponder("branch", offlineBranch);
+
+  const thread = async (tenantId: string, id: string) => {
+    const conv = await findConversation(deps.db.sql, tenantId, id, "clinic");
+    if (!conv) throw new AppError("not_found", "Такого диалога нет.");
+    return conv;
+  };
+
+  app.post("/v1/clinic/threads", async (c) => {
+    const conv = await createConversation(deps.db.sql, c.get("tenantId"), "clinic");
+    return c.json({ threadId: conv.id }, 201);
+  });
+
+  app.get("/v1/clinic/threads/:threadId", async (c) => {
+    const conv = await thread(c.get("tenantId"), c.req.param("threadId"));
+    const [state, messages] = await Promise.all([readClinicState(deps.db.sql, conv.id), listMessages(deps.db.sql, conv.id)]);
+    // meta.runId names the turn's stored run: its debug stages are at GET /v1/runs/{runId}/stages.
+    return c.json({ threadId: conv.id, state, messages: messages.map((m) => ({ role: m.role, text: m.text, meta: m.runId ? { ...m.meta, runId: m.runId } : m.meta })) });
+  });
+
+  app.post("/v1/clinic/threads/:threadId/messages", async (c) => {
+    const tenantId = c.get("tenantId");
+    // The thread with everything its turn reads, in one statement (the 404 comes from here).
+    const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
+    if (!context) throw new AppError("not_found", "Такого диалога нет.");
+    const body = await readJson(c, MessageBody);
+    return streamRun(c, deps, {
+      conversationId: context.threadId,
+      tenantId,
+      kind: "clinic",
+      idField: "threadId",
+      debug: body.debug === true || deps.config.aiDebug,
+      work: async (run) => {
+        await runClinicTurn({
+          sql: deps.db.sql,
+          llm: deps.llm,
+          run,
+          tenantId,
+          context,
+          text: body.text,
+          debugDir: deps.config.aiDebug ? deps.config.debugDir : undefined,
+        });
+      },
+    });
+  });
+
+  /** An operator takes an escalated thread back from the human queue (the bot answers again). */
+  app.post("/v1/clinic/threads/:threadId/release", async (c) => {
+    const tenantId = c.get("tenantId");
+    const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), 0);
+    if (!context) throw new AppError("not_found", "Такого диалога нет.");
+    const state = await releaseClinicThread(deps.db.sql, tenantId, context);
+    return c.json({ threadId: context.threadId, released: true, state });
+  });
+
+  registerClinicAdminRoutes(app, deps);
+}

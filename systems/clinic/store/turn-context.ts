@@ -1,0 +1,55 @@
+import type { Tx } from "../../../storage/db";
+import type { SnapshotRow } from "../../../storage/snapshots";
+
+/** What a clinic turn reads before it starts, fetched in one statement. */
+export interface ClinicTurnContext {
+  threadId: string;
+  /** The dialogue's stored snapshot; null before the first turn. */
+  snapshot: SnapshotRow | null;
+  /** The last messages, oldest first. */
+  history: { role: string; text: string }[];
+  /**
+   * The active settings versions, as `loadRegistry` names them ("code@v,…,steps:branch@v"):
+   * the registry is rebuilt only when this changes. Empty when the tenant has no settings yet.
+   */
+  settingsVersions: string;
+}
+
+/**
+ * The thread (of this tenant, of the clinic), its snapshot, its recent history and which
+ * settings versions are active — one round trip instead of six separate reads. Null when
+ * there is no such thread.
+ */
+export async function loadClinicTurnContext(sql: Tx, tenantId: string, threadId: string, historyLimit: number): Promise<ClinicTurnContext | null> {
+  const rows = await sql<{
+    id: string;
+    key: string | null;
+    machine_id: string | null;
+    machine_version: number | null;
+    row_version: number | null;
+    snapshot: unknown;
+    history: { role: string; text: string }[] | null;
+    settings: string | null;
+  }[]>`
+    select c.id, s.key, s.machine_id, s.machine_version, s.row_version, s.snapshot,
+      (select json_agg(json_build_object('role', m.role, 'text', m.text) order by m.seq)
+         from (select role, text, seq from messages where conversation_id = c.id order by seq desc limit ${historyLimit}) m) as history,
+      concat_ws(',',
+        (select string_agg(b.code || '@' || b.version, ',' order by b.code) from clinic_branches b where b.tenant_id = c.tenant_id and b.active),
+        (select string_agg('steps:' || g.branch || '@' || g.version, ',' order by g.branch) from clinic_step_graphs g where g.tenant_id = c.tenant_id and g.active)
+      ) as settings
+    from conversations c
+    left join machine_snapshots s on s.key = c.id
+    where c.id = ${threadId} and c.tenant_id = ${tenantId} and c.kind = 'clinic'`;
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    threadId: r.id,
+    snapshot:
+      r.key === null
+        ? null
+        : { key: r.key, conversationId: r.id, machineId: r.machine_id!, machineVersion: r.machine_version!, rowVersion: r.row_version!, snapshot: r.snapshot },
+    history: r.history ?? [],
+    settingsVersions: r.settings ?? "",
+  };
+}

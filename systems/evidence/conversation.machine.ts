@@ -1,0 +1,230 @@
+// The evidence workflow's dialogue (seed 002 §8) as a pure statechart: interpret → gate →
+// plan → execute → assess (rules, always) → critic → answer, with ConversationState carried
+// between turns. Model calls and MCP tools are effects the driver runs; their results come
+// back as events, and every decision between them is a pure function of the artifacts.
+import { assign, emit, setup } from "xstate";
+import type { MachineSpec } from "../../driver/turn";
+import { modelPackage } from "./answer-package";
+import { emptyConversationState, type ConversationState, type CoverageReport, type EvidenceBundle, type ExecutionPlan, type FinalAnswerPackage, type QueryFrame, type ToolRun } from "./artifacts";
+import { checkAnswer, createClaimChecker, type AnswerValidation } from "./claim-check";
+import { composeAnswer } from "./compose";
+import { advanceState } from "./conversation-state";
+import { mergeCritique, ruleCoverage } from "./critic-rules";
+import { buildEvidence } from "./evidence-builder";
+import { buildFrame, resolveScope, ruleFrame, type TurnScope } from "./frame-resolve";
+import type { CriticOutput, InterpreterOutput } from "./model-outputs";
+import type { OutcomeClass, ReasonCode } from "./reason-codes";
+
+export interface TurnWork {
+  requestId: string;
+  text: string;
+  turn: number;
+  offline: boolean;
+  frame: QueryFrame | null;
+  scope: TurnScope | null;
+  plan: ExecutionPlan | null;
+  toolRuns: ToolRun[];
+  bundle: EvidenceBundle;
+  coverage: CoverageReport | null;
+  clarifying: string | null;
+  draft: FinalAnswerPackage | null;
+  answer: FinalAnswerPackage | null;
+  validation: AnswerValidation | null;
+  /** The model's answer when it was not shown (rejected, or broken off): kept with the run, never shown. */
+  rejected: { text: string; released: string; issues: string[] } | null;
+}
+
+/** The client was shown model text that is not the answer: it must drop it and show `text`. */
+export interface AnswerReplacement {
+  text: string;
+  reason: "validation_failed" | "model_failed";
+  issues: string[];
+}
+
+/** What stays in the snapshot after a turn: control state and a compact summary, not the evidence. */
+export interface LastTurn {
+  requestId: string;
+  turn: number;
+  outcome: OutcomeClass;
+  reasonCodes: ReasonCode[];
+  answer: FinalAnswerPackage;
+  coverage: CoverageReport;
+  validation: AnswerValidation | null;
+  replacement: AnswerReplacement | null;
+}
+
+export interface EvidenceContext {
+  state: ConversationState;
+  turn: TurnWork | null;
+  last: LastTurn | null;
+}
+
+export type EvidenceEvent =
+  | { type: "user.message"; text: string; requestId: string; offline: boolean }
+  | { type: "interpreted"; output: InterpreterOutput | null; via: "llm" | "deterministic"; modelIssue?: "invalid_output" | "model_unavailable" | null }
+  | { type: "planned"; plan: ExecutionPlan }
+  | { type: "executed"; toolRuns: ToolRun[]; truncated: EvidenceBundle["truncated"] }
+  | { type: "criticized"; critique: CriticOutput | null; status: CoverageReport["critic"]["model"]; note?: string | null }
+  /**
+   * The answer model finished. `text`: its whole prose (null: none usable); `released`: what the
+   * stream gate already sent as tokens; `gateIssues`: why the gate stopped releasing, if it did.
+   */
+  | { type: "answered"; text: string | null; released?: string; gateIssues?: string[] };
+
+export type EvidenceEffect =
+  | { type: "effect.interpret"; text: string; state: ConversationState }
+  | { type: "effect.plan"; frame: QueryFrame; scope: TurnScope }
+  | { type: "effect.execute"; plan: ExecutionPlan }
+  | { type: "effect.critic"; frame: QueryFrame | null; scope: TurnScope; bundle: EvidenceBundle; coverage: CoverageReport }
+  | { type: "effect.answer"; frame: QueryFrame | null; scope: TurnScope | null; bundle: EvidenceBundle; coverage: CoverageReport; draft: FinalAnswerPackage; text: string; offline: boolean }
+  | { type: "effect.record"; work: TurnWork; state: ConversationState };
+
+const emptyBundle = (requestId: string): EvidenceBundle => ({ request_id: requestId, facts: [], entity_bindings: [], source_refs: [], documents: [], conflicts: [], not_found: [], execution_errors: [], truncated: [] });
+
+/** Scope for a turn nobody could read: no model, and the deterministic interpreter gave up. */
+const unreadable = (modelIssue: "invalid_output" | "model_unavailable" | null = null): TurnScope => ({ intent: "unsupported", gate: "model_required", reading: null, counterparty: null, role: null, time: { text: null, premise: "assumed", source: "default" }, premises: [], reasons: [modelIssue === "invalid_output" ? "MODEL_OUTPUT_INVALID" : "MODEL_REQUIRED"], clarifying_question: null });
+
+const work = (c: EvidenceContext) => c.turn!;
+
+export const evidenceMachine = setup({
+  types: {} as { context: EvidenceContext; events: EvidenceEvent; emitted: EvidenceEffect; input: { conversationId: string } },
+  guards: {
+    proceeds: ({ context }) => context.turn?.scope?.gate === "proceed",
+  },
+}).createMachine({
+  id: "evidence-conversation",
+  initial: "idle",
+  context: ({ input }) => ({ state: emptyConversationState(input.conversationId), turn: null, last: null }),
+  states: {
+    idle: {
+      on: {
+        "user.message": {
+          target: "interpreting",
+          actions: assign({
+            turn: ({ context, event }) => ({
+              requestId: event.requestId, text: event.text, turn: context.state.turn + 1, offline: event.offline,
+              frame: null, scope: null, plan: null, toolRuns: [], bundle: emptyBundle(event.requestId), coverage: null, clarifying: null, draft: null, answer: null, validation: null, rejected: null,
+            }),
+          }),
+        },
+      },
+    },
+    interpreting: {
+      entry: emit(({ context }) => ({ type: "effect.interpret" as const, text: work(context).text, state: context.state })),
+      on: {
+        interpreted: {
+          target: "gating",
+          actions: assign({
+            turn: ({ context, event }) => {
+              const w = work(context);
+              // Nobody could read the question: the rules' frame (the question verbatim, nothing inferred) is still kept.
+              if (!event.output) return { ...w, frame: ruleFrame({ requestId: w.requestId, conversationId: context.state.conversation_id, turn: w.turn, text: w.text, interpretedBy: "deterministic" }, context.state), scope: unreadable(event.modelIssue ?? null) };
+              const frame = buildFrame(event.output, { requestId: w.requestId, conversationId: context.state.conversation_id, turn: w.turn, text: w.text, interpretedBy: event.via }, context.state);
+              return { ...w, frame, scope: resolveScope(frame, context.state) };
+            },
+          }),
+        },
+      },
+    },
+    gating: {
+      always: [{ guard: "proceeds", target: "planning" }, { target: "assessing" }],
+    },
+    planning: {
+      entry: emit(({ context }) => ({ type: "effect.plan" as const, frame: work(context).frame!, scope: work(context).scope! })),
+      on: { planned: { target: "executing", actions: assign({ turn: ({ context, event }) => ({ ...work(context), plan: event.plan }) }) } },
+    },
+    executing: {
+      entry: emit(({ context }) => ({ type: "effect.execute" as const, plan: work(context).plan! })),
+      on: {
+        executed: {
+          target: "assessing",
+          actions: assign({
+            turn: ({ context, event }) => {
+              const w = work(context);
+              return { ...w, toolRuns: event.toolRuns, bundle: buildEvidence(w.requestId, w.plan!, event.toolRuns, event.truncated) };
+            },
+          }),
+        },
+      },
+    },
+    // The rules of the Coverage Critic run on every turn, blocked ones included (§8.6).
+    assessing: {
+      entry: [
+        assign({
+          turn: ({ context }) => {
+            const w = work(context);
+            const r = ruleCoverage({ requestId: w.requestId, frame: w.frame, scope: w.scope!, plan: w.plan, toolRuns: w.toolRuns, bundle: w.bundle });
+            return { ...w, coverage: r.coverage, clarifying: r.clarifying_question };
+          },
+        }),
+        emit(({ context }) => {
+          const w = work(context);
+          return { type: "effect.critic" as const, frame: w.frame, scope: w.scope!, bundle: w.bundle, coverage: w.coverage! };
+        }),
+      ],
+      on: {
+        criticized: {
+          target: "answering",
+          actions: assign({
+            turn: ({ context, event }) => {
+              const w = work(context);
+              const coverage = mergeCritique(w.coverage!, event.critique, event.status, event.note ?? null);
+              const draft = composeAnswer({ scope: w.scope!, coverage, bundle: w.bundle, toolRuns: w.toolRuns, clarifying_question: w.clarifying, offline: w.offline, interpretedBy: w.frame?.interpreted_by });
+              return { ...w, coverage, draft };
+            },
+          }),
+        },
+      },
+    },
+    answering: {
+      entry: emit(({ context }) => {
+        const w = work(context);
+        return { type: "effect.answer" as const, frame: w.frame, scope: w.scope, bundle: w.bundle, coverage: w.coverage!, draft: w.draft!, text: w.text, offline: w.offline };
+      }),
+      on: {
+        answered: {
+          target: "idle",
+          actions: [
+            assign(({ context, event }) => {
+              const w = work(context);
+              const draft = w.draft!;
+              // The model's prose is the answer only if every claim of it binds to the evidence (the
+              // same checker the stream gate ran, over the whole text); otherwise the draft built
+              // from evidence is — whole, so the package agrees with itself.
+              const released = event.released ?? "";
+              let validation: AnswerValidation | null = null;
+              if (event.text !== null) {
+                validation = checkAnswer(event.text, createClaimChecker({ bundle: w.bundle, coverage: w.coverage!, outcome: w.coverage!.outcome, frame: w.frame, draft }));
+                const gate = event.gateIssues ?? [];
+                if (gate.length) validation = { ...validation, ok: false, issues: [...new Set([...gate, ...validation.issues])] };
+              }
+              const answer: FinalAnswerPackage = validation?.ok ? modelPackage(event.text!, draft) : draft;
+              // Whatever reached the client that is not the answer is replaced, with the reason.
+              const replacement: AnswerReplacement | null =
+                validation && !validation.ok ? { text: answer.user_facing_answer, reason: "validation_failed", issues: validation.issues }
+                  : released && released !== answer.user_facing_answer ? { text: answer.user_facing_answer, reason: "model_failed", issues: [] }
+                  : null;
+              const rejected = event.text !== null && !validation?.ok ? { text: event.text, released, issues: validation?.issues ?? [] } : event.text === null && released ? { text: released, released, issues: [] } : null;
+              const done: TurnWork = { ...w, answer, validation, rejected };
+              const state = advanceState(context.state, { frame: w.frame, scope: w.scope, coverage: w.coverage!, bundle: w.bundle, clarifying_question: w.clarifying, text: w.text });
+              return {
+                state,
+                turn: done,
+                last: { requestId: w.requestId, turn: w.turn, outcome: w.coverage!.outcome, reasonCodes: w.coverage!.reason_codes, answer, coverage: w.coverage!, validation, replacement },
+              };
+            }),
+            emit(({ context }) => ({ type: "effect.record" as const, work: context.turn!, state: context.state })),
+            // The evidence leaves the snapshot with the turn; the run's artifacts are stored in evidence_runs.
+            assign({ turn: null }),
+          ],
+        },
+      },
+    },
+  },
+});
+
+export const evidenceSpec: MachineSpec<typeof evidenceMachine> = {
+  id: "evidence-conversation",
+  version: 1,
+  machine: evidenceMachine,
+};

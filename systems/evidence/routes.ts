@@ -1,0 +1,133 @@
+// Evidence workflow endpoints (seed 002): conversations, streamed turns, per-run artifacts, the
+// demo MCP server over Streamable HTTP, and outcome statistics of every system's runs.
+import { TOOL_NAMES } from "./tool-contracts";
+import type { Hono } from "hono";
+import { z } from "zod";
+import { AppError } from "../../driver/errors";
+import { restore } from "../../driver/turn";
+import { emptyConversationState } from "./artifacts";
+import { outcomeClassOf } from "./reason-codes";
+import { EvidenceTools, settingsFromEnv, type EvidenceMcpSettings } from "./mcp-config";
+import { seedDemoData } from "./mcp-server/demo-data";
+import { evidenceMcpHttpHandler } from "./mcp-server/server";
+import { evidenceSpec } from "./conversation.machine";
+import { createConversation, findConversation } from "../../storage/conversations";
+import { getEvidenceRun } from "./store/evidence-runs";
+import { listMessages } from "../../storage/messages";
+import { outcomeStats } from "../../storage/outcome-stats";
+import type { AuthEnv } from "../../http/auth";
+import type { Deps } from "../../http/deps";
+import { readJson } from "../../http/errors";
+import { streamRun } from "../../http/sse";
+import { runEvidenceTurn } from "./turn";
+
+const toolsByDeps = new WeakMap<Deps, EvidenceTools>();
+
+function toolsFor(deps: Deps): EvidenceTools {
+  let t = toolsByDeps.get(deps);
+  if (!t) toolsByDeps.set(deps, (t = new EvidenceTools(settingsFromEnv(process.env, deps.db.sql), deps.db.sql)));
+  return t;
+}
+
+/** Points this server's executor at another MCP server (tests, or an embedding application). */
+export async function useEvidenceMcp(deps: Deps, s: Partial<EvidenceMcpSettings> & Pick<EvidenceMcpSettings, "endpoint">): Promise<void> {
+  await toolsByDeps.get(deps)?.close();
+  toolsByDeps.set(deps, new EvidenceTools({ timeoutMs: 10_000, maxForEach: 6, ...s }, deps.db.sql));
+}
+
+export async function closeEvidenceMcp(deps: Deps): Promise<void> {
+  await toolsByDeps.get(deps)?.close();
+  toolsByDeps.delete(deps);
+}
+
+const MessageBody = z.object({ text: z.string().trim().min(1).max(4000), debug: z.boolean().optional() });
+
+export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+  const sql = deps.db.sql;
+  const find = async (tenantId: string, id: string) => {
+    const conv = await findConversation(sql, tenantId, id, "evidence");
+    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+    return conv;
+  };
+
+  app.post("/v1/evidence/conversations", async (c) => {
+    const conv = await createConversation(sql, c.get("tenantId"), "evidence");
+    return c.json({ conversationId: conv.id }, 201);
+  });
+
+  app.get("/v1/evidence/conversations/:id", async (c) => {
+    const conv = await find(c.get("tenantId"), c.req.param("id"));
+    const snap = await restore(sql, evidenceSpec, conv.id);
+    const messages = await listMessages(sql, conv.id);
+    return c.json({
+      conversationId: conv.id,
+      state: snap?.snapshot.context.state ?? emptyConversationState(conv.id),
+      last: snap?.snapshot.context.last ? { runId: snap.snapshot.context.last.requestId, outcome: snap.snapshot.context.last.outcome, reasonCodes: snap.snapshot.context.last.reasonCodes } : null,
+      messages: messages.map((m) => ({ role: m.role, text: m.text, meta: m.meta, runId: m.runId })),
+    });
+  });
+
+  app.post("/v1/evidence/conversations/:id/messages", async (c) => {
+    const body = await readJson(c, MessageBody);
+    const conv = await find(c.get("tenantId"), c.req.param("id"));
+    return streamRun(c, deps, {
+      conversationId: conv.id,
+      tenantId: conv.tenantId,
+      kind: "evidence",
+      debug: body.debug,
+      work: (run) => runEvidenceTurn({ deps, run, tools: toolsFor(deps), conversationId: conv.id, tenantId: conv.tenantId, text: body.text }),
+    });
+  });
+
+  /** The engineering artifacts of one run (§14.1): QueryFrame … FinalAnswerPackage, stage timings. */
+  app.get("/v1/evidence/runs/:runId", async (c) => {
+    const r = await getEvidenceRun(sql, c.get("tenantId"), c.req.param("runId"));
+    if (!r) throw new AppError("not_found", "Такого запуска нет.");
+    return c.json({ runId: r.runId, conversationId: r.conversationId, turn: r.turn, question: r.question, outcome: r.outcome, reasonCodes: r.reasonCodes, artifacts: r.artifacts });
+  });
+
+  /** The tools the configured MCP server offers: a readiness check for the evidence route. */
+  app.get("/v1/evidence/tools", async (c) => {
+    const tools = toolsFor(deps);
+    await tools.prepare();
+    const caller = tools.caller as { tools?: () => Promise<string[]>; label: string };
+    // Ready only when every tool of the contract is offered: a server without them would fail mid-run.
+    const report = (offered: string[]) => {
+      const missing = TOOL_NAMES.filter((n) => !offered.includes(n));
+      return { mcp: caller.label, tools: offered, expected: TOOL_NAMES, missing, ready: missing.length === 0 };
+    };
+    if (!caller.tools) return c.json(report([]));
+    try {
+      return c.json(report(await caller.tools()));
+    } catch (e) {
+      throw new AppError("internal", `MCP-сервер недоступен (${caller.label}): ${(e as Error).message}`);
+    }
+  });
+
+  // The demo server over Streamable HTTP (stateless), for any MCP client; bearer auth applies as on all /v1.
+  const mcpHttp = evidenceMcpHttpHandler(sql);
+  let seeded: Promise<void> | null = null;
+  app.all("/v1/evidence/mcp", async (c) => {
+    await (seeded ??= seedDemoData(sql).catch((e) => {
+      seeded = null; // a failed seed is retried by the next request
+      throw e;
+    }));
+    return mcpHttp(c.req.raw);
+  });
+
+  /** Outcome classes and reason codes of every system's finished runs (seed 002 §16, stage 6). */
+  app.get("/v1/stats/outcomes", async (c) => {
+    const q = z.object({ kind: z.string().max(40).optional(), since: z.coerce.date().optional() }).safeParse(c.req.query());
+    if (!q.success) throw new AppError("invalid_request", "kind — строка, since — дата ISO 8601.");
+    const stats = await outcomeStats(sql, { tenantId: c.get("tenantId"), kind: q.data.kind, since: q.data.since });
+    const classes = new Map<string, { kind: string; outcomeClass: string; runs: number }>();
+    for (const o of stats.byOutcomeAndReasons) {
+      const outcomeClass = outcomeClassOf(o.outcome, o.reasonCodes);
+      const k = `${o.kind}|${outcomeClass}`;
+      const cur = classes.get(k) ?? { kind: o.kind, outcomeClass, runs: 0 };
+      classes.set(k, { ...cur, runs: cur.runs + o.runs });
+    }
+    const { byOutcomeAndReasons: _detail, ...rest } = stats;
+    return c.json({ ...rest, byOutcomeClass: [...classes.values()] });
+  });
+}

@@ -1,0 +1,227 @@
+// One evidence turn through the driver: the machine's effects are run here — the four model
+// modes, the MCP executor — each leaving a numbered trace stage; the turn commits in one
+// transaction (snapshot, messages, artifacts, run outcome) and `final` follows the commit.
+import type { Run } from "../../driver/run";
+import { runTurn } from "../../driver/turn";
+import type { ConversationState, ToolRun } from "./artifacts";
+import { createClaimChecker } from "./claim-check";
+import { debugView } from "./debug-view";
+import { ValidatedStream } from "../../driver/validated-stream";
+import { executePlan } from "./executor";
+import type { EvidenceTools } from "./mcp-config";
+import { answerMessages, criticWithModel, EVIDENCE_PROMPTS, interpretWithModel, planWithModel } from "./model-steps";
+import { interpretDeterministic } from "./interpret-rules";
+import { extendToFloor, missingCoverage, normalizePlan, planFor, validatePlan } from "./plan-rules";
+import { Trace } from "./trace";
+import { evidenceSpec, type EvidenceEffect, type TurnWork } from "./conversation.machine";
+import { AppError } from "../../driver/errors";
+import { insertEvidenceRun } from "./store/evidence-runs";
+import { appendMessages } from "../../storage/messages";
+import type { Deps } from "../../http/deps";
+
+export interface EvidenceTurnArgs {
+  deps: Deps;
+  run: Run;
+  tools: EvidenceTools;
+  conversationId: string;
+  tenantId: string;
+  text: string;
+}
+
+type Fx<T extends EvidenceEffect["type"]> = Extract<EvidenceEffect, { type: T }>;
+
+/** Splits text into word-sized deltas, the way a model streams. */
+const words = (text: string) => text.match(/\S+\s*|\s+/g) ?? [];
+
+export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
+  const { deps, run } = a;
+  const llm = deps.llm;
+  const offline = llm.offline;
+  const trace = new Trace({ runId: run.id, emit: run.debug ? (s) => run.emit("stage", s) : null, dir: deps.config.aiDebug ? deps.config.debugDir : null });
+  const modelCalls = { preparatory: 0, final: 0 };
+  let recorded: { work: TurnWork; state: ConversationState } | null = null;
+  let contextStaged = false;
+  const since = (t: number) => performance.now() - t;
+  const signal = run.signal;
+  // Kept with the run (evidence_runs.artifacts): what a model said that was not used, and why.
+  const rejected: { stage: string; issues: string[]; output?: unknown }[] = [];
+  let answerStarted = 0;
+
+  const stageContext = (e: Fx<"effect.plan"> | Fx<"effect.critic">) => {
+    if (contextStaged) return;
+    contextStaged = true;
+    trace.stage("03", "conversation-context", "ok", 0, { gate: e.scope.gate, premises: e.scope.premises, reasons: e.scope.reasons, clarifyingQuestion: e.scope.clarifying_question, counterparty: e.scope.counterparty, time: e.scope.time });
+  };
+
+  trace.stage("00", "metadata", "ok", 0, {
+    runId: run.id, conversationId: a.conversationId, kind: "evidence", machine: { id: evidenceSpec.id, version: evidenceSpec.version },
+    models: offline ? "offline" : { interpreter: llm.modelFor("planner"), planner: llm.modelFor("planner"), critic: llm.modelFor("planner"), answer: llm.modelFor("answer") },
+    mcp: a.tools.caller.label, toolTimeoutMs: a.tools.settings.timeoutMs,
+  });
+  trace.stage("01", "original-request", "ok", 0, { text: a.text });
+  await a.tools.prepare();
+
+  try {
+    await runTurn({
+      sql: deps.db.sql,
+      run,
+      spec: evidenceSpec,
+      key: a.conversationId,
+      conversationId: a.conversationId,
+      input: { conversationId: a.conversationId },
+      events: [{ type: "user.message", text: a.text, requestId: run.id, offline }],
+      log: {},
+      effects: {
+        "effect.interpret": async (raw) => {
+          const e = raw as unknown as Fx<"effect.interpret">;
+          const t = performance.now();
+          let output = null;
+          let via: "llm" | "deterministic" = "deterministic";
+          let model: unknown = "offline";
+          let modelIssue: "invalid_output" | "model_unavailable" | null = null;
+          if (!offline) {
+            const r = await interpretWithModel(llm, e.text, e.state, { signal });
+            modelCalls.preparatory += r.calls;
+            model = { calls: r.calls, issues: r.issues, prompt: r.prompt, repaired: r.repaired };
+            if (r.value) (output = r.value), (via = "llm");
+            else {
+              // A connected model that failed is not "no model": say which it was.
+              modelIssue = r.issues.some((x) => x.startsWith("invalid_output")) ? "invalid_output" : "model_unavailable";
+              rejected.push({ stage: "interpretation", issues: r.issues });
+            }
+          }
+          output ??= interpretDeterministic(e.text, e.state);
+          trace.stage("02", "interpretation", output ? "ok" : "failed", since(t), { via, output, model, modelIssue, originalQuestion: e.text });
+          return { type: "interpreted", output, via, modelIssue };
+        },
+        "effect.plan": async (raw) => {
+          const e = raw as unknown as Fx<"effect.plan">;
+          stageContext(e);
+          const t = performance.now();
+          const builtIn = planFor(e.scope, run.id);
+          let plan = builtIn;
+          let model: unknown = "offline";
+          let coverage: { missing: string[]; added: string[]; action: "extended_to_built_in_floor" } | null = null;
+          // A customer's balance has no supplier-register route to plan: the built-in plan says so.
+          if (!offline && e.scope.role !== "customer") {
+            const r = await planWithModel(llm, e.frame, e.scope, (p) => validatePlan(p, e.scope), { signal });
+            modelCalls.preparatory += r.calls;
+            model = { calls: r.calls, issues: r.issues, prompt: r.prompt, repaired: r.repaired };
+            if (r.value) {
+              const candidate = normalizePlan(r.value, e.scope, run.id);
+              // The built-in plan's checks are the floor: a shallower model plan would prove less and still look complete.
+              const missing = missingCoverage(candidate, builtIn);
+              if (missing.length) {
+                const extended = extendToFloor(candidate, builtIn);
+                coverage = { missing, added: extended.added, action: "extended_to_built_in_floor" };
+                rejected.push({ stage: "plan", issues: missing.map((m) => `план модели не покрывает критерии успеха: ${m}`), output: r.value });
+                // The extended plan must still pass the checks every plan passes; otherwise the built-in one runs.
+                const issues = validatePlan({ goal: extended.plan.goal, steps: extended.plan.steps, fallbacks: extended.plan.fallbacks, stop_conditions: extended.plan.stop_conditions }, e.scope);
+                plan = issues.length ? builtIn : extended.plan;
+              } else plan = candidate;
+            } else if (r.issues.length) rejected.push({ stage: "plan", issues: r.issues });
+          }
+          trace.stage("04", "plan", "ok", since(t), { plannedBy: plan.planned_by, plan, model, coverage });
+          return { type: "planned", plan };
+        },
+        "effect.execute": async (raw) => {
+          const e = raw as unknown as Fx<"effect.execute">;
+          const t = performance.now();
+          const r = await executePlan(e.plan, a.tools.caller, { timeoutMs: a.tools.settings.timeoutMs, maxForEach: a.tools.settings.maxForEach, signal });
+          if (signal.aborted) throw new AppError("internal", "client went away");
+          const brief = (x: ToolRun) => ({ ...x, output: x.output && JSON.stringify(x.output).length > 4000 ? "(сокращено; полностью — в evidence_runs)" : x.output });
+          trace.stage("05", "tool-runs", r.toolRuns.some((x) => x.error_code && x.status !== "no_match" && x.status !== "unbound_entity" && x.status !== "ambiguous") ? "failed" : "ok", since(t), { mcp: a.tools.caller.label, toolRuns: r.toolRuns.map(brief), truncated: r.truncated });
+          return { type: "executed", toolRuns: r.toolRuns, truncated: r.truncated };
+        },
+        "effect.critic": async (raw) => {
+          const e = raw as unknown as Fx<"effect.critic">;
+          stageContext(e);
+          trace.stage("06", "evidence", e.bundle.facts.length ? "ok" : "skipped", 0, e.bundle);
+          const t = performance.now();
+          if (offline) {
+            trace.stage("07", "coverage", "ok", since(t), { rules: e.coverage, model: "offline" });
+            return { type: "criticized", critique: null, status: "offline" };
+          }
+          const r = await criticWithModel(llm, e.frame, e.bundle, e.coverage, { signal });
+          modelCalls.preparatory += r.calls;
+          trace.stage("07", "coverage", "ok", since(t), { rules: e.coverage, model: { value: r.value, calls: r.calls, issues: r.issues, prompt: r.prompt } });
+          if (!r.value && r.issues.length) rejected.push({ stage: "coverage", issues: r.issues });
+          return { type: "criticized", critique: r.value, status: r.value ? "used" : "failed", note: r.value ? null : `критик-модель не дала валидного ответа: ${r.issues.join("; ").slice(0, 300)}` };
+        },
+        "effect.answer": async (raw) => {
+          const e = raw as unknown as Fx<"effect.answer">;
+          answerStarted = performance.now();
+          trace.stage("08", "prompt-manifest", "ok", 0, { prompts: EVIDENCE_PROMPTS, roles: { interpreter: "planner", planner: "planner", critic: "planner", answer: "answer" } });
+          if (offline) {
+            for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
+            return { type: "answered", text: null };
+          }
+          // The model's deltas pass the claim checker sentence by sentence: only checked text goes
+          // out as `token`; the machine decides on the whole text and the turn replaces what it rejects.
+          let released = "";
+          const gate = new ValidatedStream(createClaimChecker({ bundle: e.bundle, coverage: e.coverage, outcome: e.coverage.outcome, frame: e.frame, draft: e.draft }), (delta) => {
+            released += delta;
+            run.emit("token", { delta });
+          });
+          const r = await llm.stream("answer", answerMessages(e.frame, e.text, e.scope, e.bundle, e.coverage, e.draft), {
+            signal,
+            onAttempt: () => void modelCalls.final++,
+            onDelta: (delta) => gate.push(delta),
+          });
+          if (!r.ok && r.error.code === "cancelled") throw new AppError("internal", "client went away");
+          if (!r.ok || !r.value.trim()) {
+            // No usable prose: the answer built from evidence is the answer; stream it if nothing was released.
+            if (!released) for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
+            return { type: "answered", text: null, released };
+          }
+          const g = gate.end();
+          return { type: "answered", text: r.value, released, gateIssues: g.issues };
+        },
+        "effect.record": async (raw) => {
+          const e = raw as unknown as Fx<"effect.record">;
+          recorded = { work: e.work, state: e.state };
+          const w = e.work;
+          if (w.validation && !w.validation.ok) rejected.push({ stage: "answer", issues: w.validation.issues });
+          trace.stage("09", "answer", w.validation && !w.validation.ok ? "failed" : "ok", answerStarted ? since(answerStarted) : 0, { composedBy: w.answer!.composed_by, validation: w.validation, rejectedModelAnswer: w.rejected, package: w.answer });
+          trace.stage("10", "debug-view", "ok", 0, debugView({ frame: w.frame, scope: w.scope, plan: w.plan, toolRuns: w.toolRuns, bundle: w.bundle, coverage: w.coverage!, state: e.state }));
+          return undefined;
+        },
+      },
+      commit: async (tx, s) => {
+        const last = s.context.last!;
+        const w = recorded!.work;
+        await appendMessages(tx, a.conversationId, [
+          { role: "user", text: a.text },
+          { role: "assistant", text: last.answer.user_facing_answer, meta: { runId: run.id, outcome: last.outcome, reasonCodes: last.reasonCodes } },
+        ], run.id);
+        await insertEvidenceRun(tx, {
+          runId: run.id, conversationId: a.conversationId, tenantId: a.tenantId, turn: last.turn, question: a.text, outcome: last.outcome, reasonCodes: last.reasonCodes,
+          artifacts: {
+            query_frame: w.frame, premises: w.scope?.premises ?? [], execution_plan: w.plan, tool_runs: w.toolRuns, evidence_bundle: w.bundle,
+            coverage_report: w.coverage, final_answer_package: w.answer, validation: w.validation, rejected_answer: w.rejected, conversation_state: s.context.state,
+            model_calls: modelCalls, stages: trace.stages.map(({ stageId, name, status, durationMs }) => ({ stageId, name, status, durationMs })),
+            // The readable debug view and the model outputs that were not used, retrievable after the request.
+            debug_view: trace.stages.find((x) => x.stageId === "10")?.data ?? null,
+            rejected_model_outputs: rejected,
+          },
+        });
+      },
+      closing: (s) => {
+        const last = s.context.last!;
+        // Tokens already shown that are not the answer: the client replaces them before `final`.
+        const replaced = last.replacement ? [{ event: "answer_replaced", data: last.replacement }] : [];
+        return [...replaced, {
+          event: "final",
+          data: {
+            conversationId: a.conversationId, runId: run.id, turn: last.turn, outcome: last.outcome, reasonCodes: last.reasonCodes,
+            answer: last.answer.user_facing_answer, package: last.answer, coverage: last.coverage, premises: recorded?.work.scope?.premises ?? [],
+            state: s.context.state, validation: last.validation ?? { ok: true, issues: [], citations: [] }, modelCalls,
+          },
+        }];
+      },
+      outcome: (s) => ({ outcome: s.context.last!.outcome, reasonCodes: s.context.last!.reasonCodes }),
+    });
+  } finally {
+    await trace.writeFiles().catch((e) => deps.log(`evidence: could not write debug files: ${(e as Error).message}`));
+  }
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from "node:crypto";
+import type { Hono } from "hono";
+import { z } from "zod";
+import { AppError } from "../../driver/errors";
+import { registerOfflineResponder } from "../../llm/client";
+import { createConversation, findConversation } from "../../storage/conversations";
+import { getInteraction, listClarifications } from "./store/interactions";
+import { listMessages } from "../../storage/messages";
+import { snapshotSha256 } from "./canonical";
+import { offlineAnswer } from "./offline-answer";
+import type { ModelRequest } from "./model-request";
+import { WorkspaceSnapshotSchema } from "./types";
+import { duplicateIdentities, duplicateIdentitiesMessage } from "./workspace-check";
+import { ANSWER_PROMPT } from "./prompts";
+import type { AuthEnv } from "../../http/auth";
+import type { Deps } from "../../http/deps";
+import { describeZod, readJson } from "../../http/errors";
+import { streamRun } from "../../http/sse";
+import { handleReply } from "./turn-reply";
+import { loadDocsIndex, sampleWorkspace } from "./resources";
+import { stageTrace } from "./stage-trace";
+import { modelCalls, newCounter, runPreparationTurn, type Workspace } from "./turn";
+
+const MessageBody = z.object({
+  text: z.string().trim().min(1).max(10_000),
+  workspace: z.unknown().optional(),
+  interactionId: z.string().min(1).max(200).optional(),
+  replyToClarificationId: z.string().min(1).max(200).optional(),
+  selectedCandidateId: z.string().min(1).max(200).optional(),
+  basePlanVersion: z.number().int().positive().optional(),
+  debug: z.boolean().optional(),
+});
+
+// Offline (no OPENAI_BASE_URL): the ANSWER role renders the prepared context deterministically.
+// Other features use ANSWER too: a prompt that is not ours is declined (null) for the next responder.
+registerOfflineResponder("answer", (messages) => {
+  if (messages[0]?.content === ANSWER_PROMPT.text) {
+    try {
+      return offlineAnswer(JSON.parse(messages.at(-1)?.content ?? "{}") as ModelRequest);
+    } catch {
+      /* not a ModelRequest: decline */
+    }
+  }
+  return null;
+});
+
+function readWorkspace(raw: unknown): Workspace {
+  if (raw === undefined || raw === null) {
+    const s = sampleWorkspace();
+    return { parsed: s.parsed, sha: snapshotSha256(s.raw) };
+  }
+  const parsed = WorkspaceSnapshotSchema.safeParse(raw);
+  if (!parsed.success) throw new AppError("invalid_request", `workspace: ${describeZod(parsed.error)}`);
+  // Two documents under one identity would be mixed by every stage: refused before any runs.
+  const dups = duplicateIdentities(parsed.data);
+  if (dups.length) throw new AppError("invalid_request", duplicateIdentitiesMessage(dups), { duplicateIdentities: dups });
+  // The hash is of what the backend sent (canonical JSON), not of our defaults-filled copy.
+  return { parsed: parsed.data, sha: snapshotSha256(raw) };
+}
+
+/** A unique-key violation means another request changed the same rows first. */
+function asConflict(e: unknown): unknown {
+  if (e && typeof e === "object" && (e as { code?: string }).code === "23505") {
+    return new AppError("conflict", "Диалог уже изменён параллельным запросом; повторите.");
+  }
+  return e;
+}
+
+export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+  const sql = deps.db.sql;
+
+  app.post("/v1/workbench/conversations", async (c) => {
+    const conv = await createConversation(sql, c.get("tenantId"), "workbench");
+    return c.json({ conversationId: conv.id }, 201);
+  });
+
+  app.get("/v1/workbench/conversations/:id", async (c) => {
+    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench");
+    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+    const interactions = await sql<{ id: string; status: string; plan_version: number; created_at: Date }[]>`
+      select id, status, plan_version, created_at from interactions where conversation_id = ${conv.id} order by created_at`;
+    return c.json({
+      conversationId: conv.id,
+      messages: (await listMessages(sql, conv.id)).map((m) => ({ seq: m.seq, role: m.role, text: m.text, meta: m.meta })),
+      interactions: interactions.map((i) => ({ id: i.id, status: i.status, planVersion: i.plan_version, createdAt: i.created_at })),
+    });
+  });
+
+  app.get("/v1/workbench/interactions/:id", async (c) => {
+    const it = await getInteraction(sql, c.req.param("id"));
+    const conv = it ? await findConversation(sql, c.get("tenantId"), it.conversationId, "workbench") : null;
+    if (!it || !conv) throw new AppError("not_found", "Запрос (interaction) не найден.");
+    const clarifications = await listClarifications(sql, it.id);
+    return c.json({
+      id: it.id, conversationId: it.conversationId, status: it.status, planVersion: it.planVersion, plan: it.plan,
+      rootMessageId: it.rootMessageId,
+      workspace: { generation: it.workspaceGeneration, snapshotSha256: it.workspaceSnapshotSha256 },
+      documentationVersion: it.documentationVersion,
+      clarifications: clarifications.map((q) => ({
+        id: q.id, taskId: q.taskId, slot: q.slot, question: q.question, candidates: q.candidates, status: q.status,
+        planVersion: q.planVersion, questionMessageId: q.questionMessageId, answerMessageId: q.answerMessageId,
+        createdAt: q.createdAt, resolvedAt: q.resolvedAt,
+      })),
+      createdAt: it.createdAt, updatedAt: it.updatedAt,
+    });
+  });
+
+  app.post("/v1/workbench/conversations/:id/messages", async (c) => {
+    const body = await readJson(c, MessageBody);
+    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench");
+    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+    const workspace = readWorkspace(body.workspace);
+    const calls = newCounter();
+    // Replies are classified and applied before the stream opens: a stale or concurrent answer
+    // is a plain 409, an id outside the candidate list a 422.
+    const reply = body.replyToClarificationId || body.interactionId
+      ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) => { throw asConflict(e); })
+      : { kind: "new_request" as const, stage: {} };
+
+    return streamRun(c, deps, {
+      conversationId: conv.id,
+      tenantId: conv.tenantId,
+      kind: "workbench",
+      deferStart: true,
+      debug: body.debug,
+      work: async (run) => {
+        const isNew = reply.kind === "new_request";
+        const interactionId = isNew ? `interaction-${randomUUID()}` : reply.interaction.id;
+        const planVersion = reply.kind === "continue" ? reply.planVersion : reply.kind === "cancelled" ? reply.interaction.planVersion : 1;
+        run.emit("run_started", { runId: run.id, conversationId: conv.id, interactionId, planVersion });
+        const trace = stageTrace(deps, run);
+        const docs = loadDocsIndex(deps.config.docsDir);
+        trace.record("00", "ok", {
+          runId: run.id, conversationId: conv.id, tenantId: conv.tenantId, interactionId, planVersion, continuation: !isNew,
+          workspace: { generation: workspace.parsed.generation, snapshotSha256: workspace.sha, documents: workspace.parsed.documents.length, sample: body.workspace === undefined },
+          documentation: docs ? { version: docs.version, sections: docs.sections.length } : null,
+          llm: { offline: deps.llm.offline, models: Object.fromEntries((["planner", "reranker", "classifier", "answer"] as const).map((r) => [r, deps.llm.modelFor(r)])) },
+          budget: { preparatory: 2, final: 1 },
+        });
+        trace.record("01", "ok", { text: body.text, interactionId: body.interactionId ?? null, replyToClarificationId: body.replyToClarificationId ?? null, selectedCandidateId: body.selectedCandidateId ?? null });
+
+        if (reply.kind === "cancelled") {
+          trace.record("07", "ok", { ...reply.stage, interactionId, status: "cancelled" });
+          trace.finish("cancelled");
+          const publish = await sql.begin((tx) => run.complete(tx, [{ event: "final", data: {
+            interactionId, status: "cancelled", planVersion, answer: "Запрос отменён.", entityCitations: [], validation: { ok: true, issues: [] }, modelCalls: modelCalls(calls),
+          } }], { outcome: "cancelled", reasonCodes: ["cancelled_by_user"] }));
+          publish();
+          return;
+        }
+        try {
+          await runPreparationTurn({
+            deps, run, trace, conversationId: conv.id, interactionId, isNew,
+            // A continuation restores the root text from the Interaction's snapshot (it never changes).
+            rootText: body.text,
+            userMessage: isNew ? { text: body.text, meta: { root: true } } : null,
+            workspace,
+            previousSha: isNew ? null : reply.interaction.workspaceSnapshotSha256,
+            calls,
+            interaction: { ...reply.stage, status: isNew ? "new" : "continuation" },
+          });
+        } catch (e) {
+          throw asConflict(e);
+        }
+      },
+    });
+  });
+}

@@ -1,0 +1,73 @@
+import { serve, type ServerType } from "@hono/node-server";
+import { Hono } from "hono";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sseResponse } from "../../http/sse-response";
+
+let aborted: () => void = () => {};
+const abortedOnce = () => new Promise<void>((resolve) => (aborted = resolve));
+
+const app = new Hono();
+app.get("/three", (c) =>
+  sseResponse(c, async (s) => {
+    for (let i = 1; i <= 3; i++) await s.write(`event: token\ndata: {"n":${i}}\nid: ${i}\n\n`);
+  }),
+);
+app.get("/endless", (c) =>
+  sseResponse(c, async (s) => {
+    let gone = false;
+    s.onAbort(() => {
+      gone = true;
+      aborted();
+    });
+    // Big writes until the client leaves: back-pressure must not hang the loop.
+    const chunk = `data: ${"x".repeat(64 * 1024)}\n\n`;
+    while (!gone) await s.write(chunk);
+  }),
+);
+
+let server: ServerType;
+let url: string;
+beforeAll(async () => {
+  await new Promise<void>((resolve) => {
+    server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
+      url = `http://127.0.0.1:${info.port}`;
+      resolve();
+    });
+  });
+});
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Idle keep-alive sockets would hold close() for their timeout.
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    }),
+);
+
+describe("sseResponse", () => {
+  it("writes straight to Node's response: event-stream headers, every event, then the end", async () => {
+    const res = await fetch(`${url}/three`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    expect(res.headers.get("cache-control")).toBe("no-cache, no-transform");
+    const text = await res.text();
+    expect(text.match(/^id: \d+$/gm)).toEqual(["id: 1", "id: 2", "id: 3"]);
+  });
+
+  it("tells the writer when the client goes away, even while it waits on back-pressure", async () => {
+    const gone = abortedOnce();
+    const ac = new AbortController();
+    const res = await fetch(`${url}/endless`, { signal: ac.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    ac.abort();
+    await expect(Promise.race([gone.then(() => "aborted"), new Promise((r) => setTimeout(() => r("still writing"), 5_000))])).resolves.toBe("aborted");
+  });
+
+  it("falls back to Hono's streamSSE off Node (app.request has no ServerResponse)", async () => {
+    const res = await app.request("/three");
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    expect((await res.text()).match(/^id: \d+$/gm)).toEqual(["id: 1", "id: 2", "id: 3"]);
+  });
+});

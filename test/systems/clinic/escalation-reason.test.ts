@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { escalationReasonFromText } from "../../../systems/clinic/escalation-reason";
+import { defaultRegistry } from "../../../systems/clinic/registry";
+import { createRunner } from "./runner";
+
+describe("escalation reason from the patient's words", () => {
+  it("reads clear cues, most urgent first, and nothing from a plain message", () => {
+    expect(escalationReasonFromText("Позовите оператора, пожалуйста")).toBe("explicit_request");
+    expect(escalationReasonFromText("Мне нужна операция на носу, под наркозом?")).toBe("surgery");
+    expect(escalationReasonFromText("У ребёнка кровотечение из носа, что делать, оператора дайте")).toBe("acute_pain");
+    expect(escalationReasonFromText("Это безобразие, я буду писать жалобу")).toBe("angry");
+    expect(escalationReasonFromText("Хочу записаться к лору")).toBeNull();
+  });
+
+  it("a hand-off chosen by the router gets a reason even when the branch names none", () => {
+    const run = createRunner(defaultRegistry());
+    const r = run.turn("Соедините с администратором", { router: ["escalate_human"], branch: ["Передаю ваш вопрос администратору клиники."] });
+    expect(r.ok && r.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "explicit_request" });
+    expect(r.ok && r.notes.join("\n")).toContain("inferred");
+  });
+
+  it("the reason the model names wins over the inferred one; no cue leaves it unknown", () => {
+    const named = createRunner(defaultRegistry()).turn("Позовите оператора", {
+      router: ["escalate_human"],
+      branch: ['Передаю администратору.\nSTATE_JSON: {"escalation_reason": "angry"}'],
+    });
+    expect(named.ok && named.state.escalationReason).toBe("angry");
+    const none = createRunner(defaultRegistry()).turn("Ну и ладно", { router: ["escalate_human"], branch: ["Передаю администратору."] });
+    expect(none.ok && none.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: null });
+  });
+});

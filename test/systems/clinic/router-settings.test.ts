@@ -1,0 +1,83 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routerSystemPrompt } from "../../../systems/clinic/prompt";
+import { useTestDatabase } from "../../utils/db";
+import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
+import { startTestServer } from "../../utils/server";
+import { eventsNamed, postSse } from "../../utils/sse";
+
+/** Issue 14 item 8: the router is the system branch `_router`, versioned and edited like any branch. */
+
+const t = useTestDatabase();
+let llm: ScriptedLlm;
+let server: Awaited<ReturnType<typeof startTestServer>>;
+const A = { authorization: "Bearer tok-a", "content-type": "application/json" };
+
+beforeAll(async () => {
+  llm = await startScriptedLlm();
+  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a", env: { RUN_DETACH_GRACE_MS: "0" } });
+});
+afterAll(async () => {
+  await server?.stop();
+  await llm?.close();
+});
+
+const api = async (path: string, init: RequestInit = {}) => {
+  const r = await fetch(`${server.url}${path}`, { ...init, headers: A });
+  return { status: r.status, body: (await r.json()) as Record<string, any> };
+};
+async function routerPromptOfTurn(id: string, text: string): Promise<string> {
+  llm.reset();
+  llm.script("router", "general_info");
+  llm.script("branch", "Мы на Лесной, 5.");
+  const r = await postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text }, A);
+  expect(eventsNamed(r, "final")).toHaveLength(1);
+  const call = llm.calls.find((c) => c.role === "router")!;
+  return call.messages[0]!.content;
+}
+
+describe("the _router system branch", () => {
+  it("migration 000007 seeds exactly the prompt the code seeds", () => {
+    const sqlText = readFileSync(join(__dirname, "../../../systems/clinic/migrations/000007_clinic_router_branch.sql"), "utf8");
+    const json = /'(\{"title".*\})'::jsonb/s.exec(sqlText)![1]!.replace(/''/g, "'");
+    expect(JSON.parse(json)).toEqual({ title: "Маршрутизатор", system_prompt: routerSystemPrompt() });
+  });
+
+  it("is listed with its versions; the router call uses the active version; a rollback takes effect; replay rebuilds across versions", async () => {
+    const settings = await api("/v1/clinic/branches");
+    expect(settings.body.router).toMatchObject({ code: "_router", version: 1, system_prompt: routerSystemPrompt() });
+    expect(settings.body.versions).toContain("_router@1");
+    const thread = (await api("/v1/clinic/threads", { method: "POST", body: "{}" })).body.threadId as string;
+    expect(await routerPromptOfTurn(thread, "Какой у вас адрес?")).toBe(routerSystemPrompt());
+
+    const edited = `${routerSystemPrompt()}\nЕсли пациент пишет о боли — escalate_human.`;
+    const created = await api("/v1/clinic/branches/_router/versions", { method: "POST", body: JSON.stringify({ config: { system_prompt: edited } }) });
+    expect(created).toMatchObject({ status: 201, body: { code: "_router", version: 2, active: true } });
+    expect(await routerPromptOfTurn(thread, "А парковка есть?")).toBe(edited);
+    const versions = (await api("/v1/clinic/branches/_router/versions")).body.versions as { version: number; active: boolean; config: { system_prompt: string } }[];
+    expect(versions.map((v) => [v.version, v.active])).toEqual([[1, false], [2, true]]);
+    expect(versions[1]!.config.system_prompt).toBe(edited);
+
+    // A stored turn names the router version it ran with.
+    const messages = (await api(`/v1/clinic/threads/${thread}`)).body.messages as { meta: { settings?: string } }[];
+    expect(messages.at(-1)!.meta.settings).toContain("_router@2");
+
+    const rolledBack = await api("/v1/clinic/branches/_router/versions/1/activate", { method: "POST" });
+    expect(rolledBack.status).toBe(200);
+    expect(await routerPromptOfTurn(thread, "Во сколько открываетесь?")).toBe(routerSystemPrompt());
+
+    const replay = (await api(`/v1/conversations/${thread}/replay`)).body as { machines: { replayed: boolean; matches: boolean; definitions: string[] }[] };
+    const m = replay.machines[0]!;
+    expect(m).toMatchObject({ replayed: true, matches: true });
+    expect(m.definitions.some((d) => d.includes("_router@1"))).toBe(true);
+    expect(m.definitions.some((d) => d.includes("_router@2"))).toBe(true);
+  });
+
+  it("refuses an empty prompt and an unknown code, in Russian", async () => {
+    const empty = await api("/v1/clinic/branches/_router/versions", { method: "POST", body: JSON.stringify({ config: { system_prompt: "  " } }) });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.message).toMatch(/маршрутизатора/);
+    expect((await api("/v1/clinic/branches/_nobody/versions")).status).toBe(404);
+  });
+});

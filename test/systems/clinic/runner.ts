@@ -1,0 +1,91 @@
+import { initialTransition, transition } from "xstate";
+import { buildBranchMessages, buildRouterMessages } from "../../../systems/clinic/prompt";
+import type { HistoryMessage, KnowledgeFragment, PromptMessage } from "../../../systems/clinic/prompt";
+import type { ClinicState, Registry } from "../../../systems/clinic/types";
+import { createClinicDialogueMachine } from "../../../systems/clinic/dialogue.machine";
+import type { ClinicDialogueMachine, DialogueContext, DialogueEmitted, DialogueEvent } from "../../../systems/clinic/dialogue.machine";
+
+/**
+ * A pure driver for tests: transition → answer the emitted effects from a script → repeat, with
+ * the snapshot JSON round-tripped between turns like the real driver persists it.
+ */
+
+export type Reply = string | { fail: true };
+export interface TurnScript {
+  router: Reply[];
+  branch: Reply[];
+  fragments?: KnowledgeFragment[];
+}
+/** Models as functions of the messages they would get (e.g. the offline responders). */
+export interface Responders {
+  router: (messages: PromptMessage[]) => string;
+  branch: (messages: PromptMessage[]) => string;
+  fragments?: KnowledgeFragment[];
+}
+export interface EffectLog {
+  type: string;
+  system?: string;
+  branch?: string;
+}
+export type TurnResult =
+  | { ok: true; reply: string; state: ClinicState; events: string[]; notes: string[]; calls: { router: number; branch: number }; effects: EffectLog[]; persisted: string }
+  | { ok: false; persisted: string; calls: { router: number; branch: number } };
+
+export function createRunner(registry: Registry) {
+  const machine: ClinicDialogueMachine = createClinicDialogueMachine(registry);
+  const history: HistoryMessage[] = [];
+  let persisted = JSON.stringify(machine.getPersistedSnapshot(initialTransition(machine, {})[0], undefined));
+  const restore = (json: string) => {
+    const p = JSON.parse(json) as { value: string; context: DialogueContext };
+    return machine.resolveState({ value: p.value, context: p.context });
+  };
+  return {
+    machine,
+    get persisted() {
+      return persisted;
+    },
+    get state(): ClinicState {
+      return (JSON.parse(persisted) as { context: DialogueContext }).context.state;
+    },
+    history,
+    turn(text: string, script: TurnScript | Responders): TurnResult {
+      const scripted = Array.isArray(script.router);
+      const router = scripted ? [...(script as TurnScript).router] : [];
+      const branch = scripted ? [...(script as TurnScript).branch] : [];
+      const fn = scripted ? null : (script as Responders);
+      const calls = { router: 0, branch: 0 };
+      const effects: EffectLog[] = [];
+      let snap = restore(persisted);
+      let queue: DialogueEvent[] = [{ type: "patient.message", text }];
+      let final: Extract<DialogueEmitted, { type: "clinic.final" }> | null = null;
+      for (let guard = 0; queue.length; guard++) {
+        if (guard > 20) throw new Error("runner: too many steps");
+        const ev = queue.shift()!;
+        const [next, actions] = transition(machine, snap, ev);
+        snap = next;
+        for (const a of actions as { type: string; params?: unknown }[]) {
+          if (a.type !== "xstate.emit") continue;
+          const e = (a.params as { event: DialogueEmitted }).event;
+          effects.push({ type: e.type, ...(e.type === "effect.branch" ? { system: e.system, branch: e.branch } : {}) });
+          if (e.type === "effect.router") {
+            calls.router++;
+            const r = fn ? fn.router(buildRouterMessages(history, e.text)) : (router.shift() ?? "");
+            if (typeof r !== "string") return { ok: false, persisted, calls };
+            queue.push({ type: "router.result", text: r });
+          } else if (e.type === "effect.branch") {
+            calls.branch++;
+            const r = fn ? fn.branch(buildBranchMessages(e.system, history, e.text)) : (branch.shift() ?? "");
+            if (typeof r !== "string") return { ok: false, persisted, calls };
+            queue.push({ type: "branch.result", text: r });
+          } else if (e.type === "effect.retrieve") {
+            queue.push({ type: "retrieve.result", fragments: script.fragments ?? [] });
+          } else if (e.type === "clinic.final") final = e;
+        }
+      }
+      if (!final) throw new Error(`runner: turn ended without final (state ${JSON.stringify(snap.value)})`);
+      persisted = JSON.stringify(machine.getPersistedSnapshot(snap, undefined));
+      history.push({ role: "user", text }, { role: "assistant", text: final.reply });
+      return { ok: true, reply: final.reply, state: final.state, events: final.events, notes: final.notes, calls, effects, persisted };
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onServer, useTestDatabase } from "../../utils/db";
+import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
+import { startTestServer } from "../../utils/server";
+import { workspace } from "./fixtures";
+import { expectReplayMatches, interaction, newConversation, one, send, type Json } from "./http-workbench-helpers";
+
+const t = useTestDatabase();
+let llm: ScriptedLlm;
+let server: Awaited<ReturnType<typeof startTestServer>>;
+
+beforeAll(async () => {
+  llm = await startScriptedLlm();
+  server = await startTestServer({ db: t.db, llm, env: { RUN_DETACH_GRACE_MS: "0" } });
+});
+afterAll(async () => {
+  await server?.stop();
+  await llm?.close();
+});
+
+describe(`workbench: concurrent answers to one clarification (${onServer ? "PostgreSQL server" : "PGlite"})`, () => {
+  it("20 concurrent answers: exactly one is applied, the other 19 get 409 conflict", async () => {
+    llm.script("reranker", '{"choice": "clarify"}');
+    const conv = await newConversation(server.url);
+    const r = await send(server.url, conv, { text: "Покажи композицию «Расчёт скидки»", workspace });
+    const q = one(r, "clarification_required")!;
+    for (let i = 0; i < 20; i++) llm.script("answer", "Ответ.");
+    const answers = await Promise.all(Array.from({ length: Number(process.env.WB_N ?? 20) }, (_, i) =>
+      send(server.url, conv, { text: `вариант ${i}`, workspace, interactionId: q.interactionId, replyToClarificationId: q.id, selectedCandidateId: q.candidates[i % 2].candidateId })));
+    const applied = answers.filter((a) => a.status === 200);
+    const conflicts = answers.filter((a) => a.status === 409);
+    expect(applied).toHaveLength(1);
+    expect(conflicts).toHaveLength(Number(process.env.WB_N ?? 20) - 1);
+    for (const c of conflicts) expect((c.json as Json).error.code).toBe("conflict");
+    expect(one(applied[0]!, "final")).toMatchObject({ status: "completed" });
+    expect(llm.count("answer")).toBe(1);
+
+    const it1 = await interaction(server.url, q.interactionId);
+    expect(it1).toMatchObject({ status: "completed", planVersion: 2 });
+    expect(it1.clarifications).toHaveLength(1);
+    expect(it1.clarifications[0].status).toBe("answered");
+    // exactly one reply message was stored and linked
+    const rows = await t.db.sql<{ n: number }[]>`select count(*)::int as n from messages where conversation_id = ${conv} and role = 'user'`;
+    expect(rows[0]!.n).toBe(2);
+    await expectReplayMatches(t.db.sql, `interaction:${q.interactionId}`);
+  }, 60_000);
+});

@@ -1,0 +1,44 @@
+import { expect } from "vitest";
+import { initialTransition, transition, type AnyStateMachine } from "xstate";
+import { clarificationMachine } from "../../../systems/workbench/clarification.machine";
+import { interactionMachine } from "../../../systems/workbench/interaction.machine";
+import type { Tx } from "../../../storage/db";
+import { listMachineEvents } from "../../../storage/machine-events";
+import { loadSnapshot } from "../../../storage/snapshots";
+import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
+
+export type Json = Record<string, any>;
+
+export async function newConversation(base: string, headers: Record<string, string> = {}): Promise<string> {
+  const r = await fetch(`${base}/v1/workbench/conversations`, { method: "POST", headers });
+  expect(r.status).toBe(201);
+  return ((await r.json()) as { conversationId: string }).conversationId;
+}
+
+export function send(base: string, conversationId: string, body: Json, headers: Record<string, string> = {}): Promise<SseResponse> {
+  return postSse(`${base}/v1/workbench/conversations/${conversationId}/messages`, body, headers);
+}
+
+export const one = (r: SseResponse, name: string): Json | undefined => eventsNamed(r, name)[0] as Json | undefined;
+export const stage = (r: SseResponse, id: string): Json | undefined => (eventsNamed(r, "stage") as Json[]).find((s) => s.stageId === id);
+
+export async function interaction(base: string, id: string, headers: Record<string, string> = {}): Promise<Json> {
+  const r = await fetch(`${base}/v1/workbench/interactions/${id}`, { headers });
+  expect(r.status).toBe(200);
+  return (await r.json()) as Json;
+}
+
+/**
+ * Snapshot replay: the events stored for a machine, replayed through the pure machine from its
+ * input, must reproduce the snapshot the driver persisted.
+ */
+export async function expectReplayMatches(sql: Tx, key: string): Promise<number> {
+  const machine: AnyStateMachine = key.startsWith("interaction:") ? interactionMachine : clarificationMachine;
+  const events = (await listMachineEvents(sql, key)).map((l) => l.event) as Array<{ type: string; input?: unknown }>;
+  expect(events[0]?.type).toBe("xstate.init");
+  let [s] = initialTransition(machine, events[0]!.input as never);
+  for (const e of events.slice(1)) [s] = transition(machine, s, e as never);
+  const stored = await loadSnapshot(sql, key);
+  expect(JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s)))).toEqual(stored!.snapshot);
+  return events.length;
+}
