@@ -5,7 +5,7 @@ import { z } from "zod";
 /** The Settings page checks guards JSON before saving; it must agree with the server's schema. */
 
 type Parse = (text: string) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
-const modulePath = "../../../server/static/assets/guards.js";
+const modulePath = "../../../http/static/assets/guards.js";
 const { parseGuards } = (await import(/* @vite-ignore */ modulePath)) as { parseGuards: Parse };
 const server = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), GuardSpec.strict());
 
