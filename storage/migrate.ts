@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Sql } from "./db";
+import type postgres from "postgres";
+
+type Sql = postgres.Sql;
 
 export const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "migrations");
 const systemsDir = join(dirname(fileURLToPath(import.meta.url)), "..", "systems");
