@@ -10,7 +10,6 @@ import {
   composeReply,
   decisionOf,
   enter,
-  escalationLocked,
   handoff,
   hasRedFlag,
   hearBranch,
@@ -131,7 +130,7 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
   };
 
   const machine = setup({
-    types: {} as { context: DialogueContext; events: DialogueEvent; emitted: DialogueEmitted; input: { state?: ClinicState } | undefined },
+    types: {} as { context: DialogueContext; events: DialogueEvent; emitted: DialogueEmitted },
     actions: {
       startTurn: assign({ turn: ({ event }) => newTurn(text(event).text) }),
       safety: assign(({ context, event }) => put(safetyEscalation(registry, context.state, text(event).text))),
@@ -310,7 +309,8 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
   const created = machine.createMachine({
     id: MACHINE_ID,
     type: "parallel",
-    context: ({ input }) => ({ state: input?.state ?? initialClinicState(), turn: null }),
+    // A thread starts unrouted; a stored thread's position comes from its snapshot (see guardRestore).
+    context: () => ({ state: initialClinicState(), turn: null }),
     // The generated nodes are plain config; xstate validates them at creation.
     states: { patient: patient as { states: {} }, turn: turn as { states: {} } },
   });

@@ -5,6 +5,7 @@ import { buildRegistry, defaultRegistry, stepSpec } from "../../clinic/registry"
 import { seedBranches } from "../../clinic/seed-branches";
 import { branchCodes, HANDOFF_CAP } from "../../clinic/types";
 import type { ClinicState, Registry, StepGraph } from "../../clinic/types";
+import { patientValue } from "../../machines/clinic-dialogue";
 import { createRunner } from "../clinic/runner";
 import type { Reply } from "../clinic/runner";
 
@@ -95,6 +96,8 @@ function runProperty(reg: Registry, steps: string[], numRuns: number) {
           continue;
         }
         checkTurn(reg, prev, r.state, r.events, r.reply, r.calls);
+        // Between turns the statechart rests where the thread state says: branch, step, idle turn.
+        expect(JSON.parse(r.persisted).value).toEqual({ patient: patientValue(r.state), turn: "idle" });
         expect(r.calls.branch).toBeLessThanOrEqual(3);
       }
     }),
