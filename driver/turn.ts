@@ -45,6 +45,11 @@ export interface TurnArgs<M extends AnyStateMachine> {
   /** Events published only after the commit (e.g. `final`); `done` is added by the run. */
   closing?: (snapshot: SnapshotFrom<M>) => { event: string; data: unknown }[];
   outcome?: (snapshot: SnapshotFrom<M>) => Outcome;
+  /**
+   * A turn the machine itself declared void (e.g. it rests in a model-failure state): nothing is
+   * written — no snapshot, log, messages or run completion; the caller answers the run.
+   */
+  discard?: (snapshot: SnapshotFrom<M>) => boolean;
   /** Bound on transitions per turn: a machine that keeps asking for effects is a bug, not a loop to wait out. */
   maxSteps?: number;
   /**
@@ -60,6 +65,8 @@ export interface TurnResult<M extends AnyStateMachine> {
   snapshot: SnapshotFrom<M>;
   rowVersion: number;
   steps: number;
+  /** True when `discard` said so and nothing was written. */
+  discarded?: boolean;
 }
 
 /** Restores a stored snapshot, upgrading or refusing one written by another machine version. */
@@ -136,6 +143,7 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
     pending.push(...emitted(actions as never));
   }
   if (signal.aborted) throw new AppError("internal", "client went away");
+  if (a.discard?.(snapshot)) return { snapshot, rowVersion: loaded?.rowVersion ?? 0, steps, discarded: true };
 
   const persisted = a.spec.machine.getPersistedSnapshot(snapshot);
   try {

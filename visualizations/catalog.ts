@@ -54,10 +54,12 @@ export function machineCatalog(registry: Registry): MachineEntry[] {
     {
       id: "clinic-dialogue",
       title: "Диалог клиники",
-      description: "Один ход пациента: маршрутизатор → (база знаний) → ветка → разбор служебного хвоста; между ходами — idle.",
+      description:
+        "Диалог клиники, сгенерированный из настроек (seed 003): область patient — по состоянию на ветку, у пошаговой ветки её шаги и история (H) для возврата; " +
+        "возврат, удержание, переключение, защита от петли, боковой вопрос, красные флаги и освобождение оператором — переходы с условиями. Область turn — ход: маршрутизатор → (база знаний) → ветка.",
       conversationKind: "clinic",
       snapshotMachineId: "clinic-dialogue",
-      build: (r) => createClinicDialogueMachine(r),
+      build: (r) => createClinicDialogueMachine(r) as unknown as AnyStateMachine,
       position(snapshot) {
         const s = (snapshot.context as ClinicCtx | undefined)?.state;
         const where = s?.activeBranch ? `ветка ${s.activeBranch}${s.step ? `, шаг ${s.step}` : ""}` : "ветка ещё не выбрана";

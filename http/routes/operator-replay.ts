@@ -4,9 +4,10 @@ import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { parseMachineLabel, replayLog } from "../../driver/replay";
 import type { MachineSpec } from "../../driver/turn";
-import { clarificationSpec } from "../../systems/workbench/clarification.machine";
-import { evidenceSpec } from "../../systems/evidence/conversation.machine";
-import { interactionSpec } from "../../systems/workbench/interaction.machine";
+import { clarificationSpec } from "../../machines/clarification";
+import { evidenceSpec } from "../../machines/evidence-conversation";
+import { interactionSpec } from "../../machines/interaction";
+import { CLINIC_DIALOGUE_VERSION, migrateClinicDialogue } from "../../machines/clinic-dialogue";
 import { findConversation } from "../../storage/conversations";
 import type { Tx } from "../../storage/db";
 import { listMachineEvents } from "../../storage/machine-events";
@@ -54,7 +55,7 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): vo
       const labels = [...new Set(log.map((e) => e.machine))];
       const byLabel = new Map(await Promise.all(labels.map(async (l) => [l, await definition(l, s.machineId)] as const)));
       const result = log.length === 0 ? ({ ok: false, reason: "no event log for this snapshot" } as const) : replayLog(log, (l) => byLabel.get(l) ?? null);
-      const matches = result.ok ? JSON.stringify(canonical(result.snapshot)) === JSON.stringify(canonical(s.snapshot)) : null;
+      const matches = result.ok ? sameSnapshot(s, result.snapshot, labels) : null;
       machines.push({
         key: s.key,
         machineId: s.machineId,
@@ -78,13 +79,30 @@ async function definitionOf(sql: Tx, tenantId: string, label: string | null, sto
   const l = parseMachineLabel(label);
   if (!l) return null;
   if (l.id === "clinic-dialogue" && l.settings) {
-    // The same generated (and cached) machine a turn on those settings runs.
+    // The same generated (and cached) machine a turn on those settings runs. An older version's
+    // events (v1: the same events, the decisions made by an if/else ladder) replay through it too:
+    // the v1 → v2 rewrite kept the behaviour (test/machines/clinic-dialogue-v1.test.ts).
     const loaded = await registryAt(sql, tenantId, l.settings);
     const spec = loaded ? clinicSpec(tenantId, loaded) : null;
-    return spec && spec.version === l.version ? spec.machine : null;
+    return spec && l.version <= spec.version ? (spec.machine as unknown as AnyStateMachine) : null;
   }
   const spec = fixedSpecs.get(l.id);
   return spec && spec.version === l.version ? spec.machine : null;
+}
+
+/**
+ * The stored snapshot against the replayed one. A snapshot stored by an older clinic-dialogue
+ * version is migrated first, as a turn would restore it. For a log begun before the v2 statechart,
+ * the stepped branches' history is left out: v1 kept none, so the migration can only rebuild it
+ * for the suspended scenario (the one a resume enters), while replaying v1's events through v2
+ * also records a booking left at its final step — an entry no transition ever reads.
+ */
+function sameSnapshot(stored: { machineId: string; machineVersion: number; snapshot: unknown }, replayed: unknown, labels: (string | null)[]): boolean {
+  let before = stored.snapshot;
+  const olderClinic = stored.machineId === "clinic-dialogue" && labels.some((l) => (l ? (parseMachineLabel(l)?.version ?? CLINIC_DIALOGUE_VERSION) : CLINIC_DIALOGUE_VERSION) < CLINIC_DIALOGUE_VERSION);
+  if (stored.machineId === "clinic-dialogue" && stored.machineVersion < CLINIC_DIALOGUE_VERSION) before = migrateClinicDialogue(before, stored.machineVersion);
+  const strip = (v: unknown) => (olderClinic ? { ...(v as object), historyValue: undefined } : v);
+  return JSON.stringify(canonical(strip(replayed))) === JSON.stringify(canonical(strip(before)));
 }
 
 /** JSON with object keys sorted (jsonb does not keep key order), for comparing snapshots. */

@@ -24,78 +24,91 @@ export interface StepContext {
 /** The model's proposal, already parsed from STATE_JSON: where to go and which slots changed. */
 export type StepEvent = { type: "step.propose"; target: string; slotsUpdated: Slots };
 
-const merged = (context: StepContext, event: StepEvent) => mergeSlots(context.slots, event.slotsUpdated);
+/**
+ * How a machine holding a step graph reads its slots and records a judged proposal: the step
+ * machine below keeps them at the top of its context, the clinic dialogue (which nests the same
+ * generated states inside its stepped branch) in its thread state.
+ */
+export interface StepHost<C> {
+  slots: (context: C) => Slots;
+  settle: (context: C, slots: Slots, outcome: StepOutcome) => Partial<C>;
+}
+
+/** Finds the configured step a guard's params name (`branch` is there when a machine nests several graphs). */
+export type StepLookup = (params: { branch?: string; step: string }) => StepSpec | undefined;
+
+/** The named guards of generated step states; `targets(step)` and `slotGuard(step, guard)` in diagrams. */
+export function stepGuards<C>(lookup: StepLookup, host: StepHost<C>) {
+  return {
+    targets: ({ event }: { event: { type: string } }, p: { step: string }) => (event as StepEvent).target === p.step,
+    // One named guard per configured guard, so diagrams and `xstate/graph` see them.
+    slotGuard: ({ context, event }: { context: C; event: { type: string } }, p: { branch?: string; step: string; guard: string }) => {
+      const g = lookup(p)?.guards[p.guard];
+      if (!g) return true;
+      const slots = mergeSlots(host.slots(context), (event as StepEvent).slotsUpdated);
+      return !guardActive(g, slots) || g.required_slots.every((s) => isFilled(slots[s]));
+    },
+  };
+}
+
+/**
+ * The states of a step graph: one per step, one guarded transition per allowed_next entry,
+ * staying, a blocked guard and a rejected target as targetless transitions that record the
+ * outcome. `scope` is added to every guard's params (the branch, for a machine nesting graphs).
+ */
+export function stepStates<C>(graph: StepGraph, host: StepHost<C>, scope: { branch?: string } = {}): Record<string, object> {
+  const settle = (outcome: (context: C, event: StepEvent, slots: Slots) => StepOutcome) =>
+    assign(({ context, event }: { context: C; event: StepEvent }) => {
+      const slots = mergeSlots(host.slots(context), event.slotsUpdated);
+      return host.settle(context, slots, outcome(context, event, slots)) as never;
+    });
+  const node = (spec: StepSpec) => {
+    const forward = spec.allowed_next.filter((n) => n !== spec.code);
+    const guardNames = Object.keys(spec.guards);
+    return {
+      on: {
+        "step.propose": [
+          {
+            guard: ({ event }: { event: StepEvent }) => event.target === spec.code,
+            actions: settle(() => ({ kind: "stayed", step: spec.code })),
+          },
+          ...forward.map((to) => ({
+            target: to,
+            guard: and([{ type: "targets", params: { step: to } }, ...guardNames.map((g) => ({ type: "slotGuard", params: { ...scope, step: spec.code, guard: g } }))]),
+            actions: settle(() => ({ kind: "moved", from: spec.code, to })),
+          })),
+          // The target is allowed but a guard failed: stay, keep the new slots, say which guard.
+          // A step without guards has no such branch: it could never be taken.
+          ...(guardNames.length === 0 ? [] : forward).map((to) => ({
+            guard: { type: "targets", params: { step: to } },
+            actions: settle((_c, _e, slots) => ({ kind: "guard_blocked", from: spec.code, target: to, guards: blockedGuards(spec, slots) })),
+          })),
+          // Not in allowed_next (a skipped step, an unknown step): the validator rejects it.
+          { actions: settle((_c, event) => ({ kind: "rejected", from: spec.code, target: event.target })) },
+        ],
+      },
+    };
+  };
+  return Object.fromEntries(graph.steps.map((spec) => [spec.code, node(spec)]));
+}
+
+const ownSlots: StepHost<StepContext> = { slots: (c) => c.slots, settle: (_c, slots, outcome) => ({ slots, outcome }) };
 
 function buildSetup(graph: StepGraph) {
   const specs = new Map(graph.steps.map((s) => [s.code, s]));
   return setup({
     types: {} as { context: StepContext; events: StepEvent; input: { slots?: Slots } | undefined },
-    guards: {
-      targets: ({ event }, p: { step: string }) => event.target === p.step,
-      // One named guard per configured guard, so diagrams and `xstate/graph` see them.
-      slotGuard: ({ context, event }, p: { step: string; guard: string }) => {
-        const g = specs.get(p.step)?.guards[p.guard];
-        if (!g) return true;
-        const slots = merged(context, event);
-        return !guardActive(g, slots) || g.required_slots.every((s) => isFilled(slots[s]));
-      },
-    },
+    guards: stepGuards((p) => specs.get(p.step), ownSlots),
   });
 }
 
-type StepSetup = ReturnType<typeof buildSetup>;
-
-function stepNode(s: StepSetup, spec: StepSpec) {
-  const forward = spec.allowed_next.filter((n) => n !== spec.code);
-  const guardNames = Object.keys(spec.guards);
-  return {
-    on: {
-      "step.propose": [
-        {
-          guard: ({ event }: { event: StepEvent }) => event.target === spec.code,
-          actions: assign(({ context, event }: { context: StepContext; event: StepEvent }) => ({
-            slots: merged(context, event),
-            outcome: { kind: "stayed", step: spec.code } as StepOutcome,
-          })),
-        },
-        ...forward.map((to) => ({
-          target: to,
-          guard: and([{ type: "targets", params: { step: to } }, ...guardNames.map((g) => ({ type: "slotGuard", params: { step: spec.code, guard: g } }))]),
-          actions: assign(({ context, event }: { context: StepContext; event: StepEvent }) => ({
-            slots: merged(context, event),
-            outcome: { kind: "moved", from: spec.code, to } as StepOutcome,
-          })),
-        })),
-        // The target is allowed but a guard failed: stay, keep the new slots, say which guard.
-        // A step without guards has no such branch: it could never be taken.
-        ...(guardNames.length === 0 ? [] : forward).map((to) => ({
-          guard: { type: "targets", params: { step: to } },
-          actions: assign(({ context, event }: { context: StepContext; event: StepEvent }) => ({
-            slots: merged(context, event),
-            outcome: { kind: "guard_blocked", from: spec.code, target: to, guards: blockedGuards(spec, merged(context, event)) } as StepOutcome,
-          })),
-        })),
-        // Not in allowed_next (a skipped step, an unknown step): the validator rejects it.
-        {
-          actions: assign(({ context, event }: { context: StepContext; event: StepEvent }) => ({
-            slots: merged(context, event),
-            outcome: { kind: "rejected", from: spec.code, target: event.target } as StepOutcome,
-          })),
-        },
-      ],
-    },
-  };
-}
-
 export function createStepMachine(graph: StepGraph) {
-  const s = buildSetup(graph);
-  const states = Object.fromEntries(graph.steps.map((spec) => [spec.code, stepNode(s, spec)]));
-  return s.createMachine({
+  return buildSetup(graph).createMachine({
     id: `steps.${graph.branch}.v${graph.version}`,
     initial: graph.initial ?? graph.steps[0]!.code,
     context: ({ input }) => ({ slots: input?.slots ?? {}, outcome: null }),
     // The generated node objects are plain config; xstate validates them at creation.
-    states: states as never,
+    states: stepStates(graph, ownSlots) as never,
   });
 }
 

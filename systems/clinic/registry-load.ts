@@ -4,8 +4,9 @@ import { seedBranches } from "./seed-branches";
 import { seedRouter } from "./seed-router";
 import type { Registry } from "./types";
 import type { MachineSpec } from "../../driver/turn";
-import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, type ClinicDialogueMachine } from "./dialogue.machine";
-import { branchCodes, ROUTER_CODE } from "./types";
+import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, migrateClinicDialogue, type ClinicDialogueMachine } from "../../machines/clinic-dialogue";
+import { stageEnabled } from "../../driver/stage-switches";
+import { branchCodes, ROUTER_CODE } from "../../clinic/types";
 import type { Tx } from "../../storage/db";
 import { listActiveBranches, listActiveStepGraphs, listSettingsVersions, seedClinicSettings, type BranchRow, type StepGraphRow } from "./store/branches";
 import { AppError } from "../../driver/errors";
@@ -91,13 +92,17 @@ export async function registryAt(sql: Tx, tenantId: string, versions: string): P
 
 const machines = new Map<string, ClinicDialogueMachine>();
 
-/** The dialogue machine generated from these settings; cached per settings version set. */
+/**
+ * The dialogue machine generated from these settings (and the CLINIC_ROUTER_HINT switch, read on
+ * every call); cached per settings version set. Snapshots of version 1 migrate on restore.
+ */
 export function clinicSpec(tenantId: string, loaded: LoadedRegistry): MachineSpec<ClinicDialogueMachine> {
-  const key = `${tenantId}|${loaded.versions}`;
+  const routerHint = stageEnabled("routerHint");
+  const key = `${tenantId}|${loaded.versions}|${routerHint}`;
   let machine = machines.get(key);
   if (!machine) {
     if (machines.size > 256) machines.clear();
-    machines.set(key, (machine = createClinicDialogueMachine(loaded.registry)));
+    machines.set(key, (machine = createClinicDialogueMachine(loaded.registry, { routerHint })));
   }
-  return { id: "clinic-dialogue", version: CLINIC_DIALOGUE_VERSION, machine };
+  return { id: "clinic-dialogue", version: CLINIC_DIALOGUE_VERSION, machine, migrate: migrateClinicDialogue };
 }

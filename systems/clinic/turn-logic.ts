@@ -2,34 +2,21 @@ import { initialStep, isStepped, isTerminalStep, stepSpec } from "./registry";
 import { escalationReasonFromText } from "./escalation-reason";
 import { parseRouterOutput } from "./router-output";
 import { parseBranchOutput } from "./service-tail";
+import type { ParsedBranchOutput } from "./service-tail";
 import { acuteRedFlags } from "./red-flags";
 import { EMERGENCY_REPLY, EMPTY_REPLY_FALLBACK, LOOP_GUARD_REPLY } from "./templates";
 import type { KnowledgeFragment } from "./prompt";
 import type { BlockedGuard } from "./guards";
-import type { BranchCode, ClinicState, EscalationReason, Registry, Slots, StepGraph, TurnEvent } from "./types";
+import type { BranchCode, ClinicState, EscalationReason, Registry, Slots, TurnEvent } from "./types";
 import { HANDOFF_CAP } from "./types";
 
 /**
- * The decisions of one clinic turn (seed 003, "Что происходит на каждой реплике"), as pure
- * functions over the thread state and the turn's scratch. The dialogue machine calls them from
- * its assign actions; nothing here does I/O.
+ * What each decision of a clinic turn (seed 003, "Что происходит на каждой реплике") does to the
+ * thread state and the turn's scratch, as pure functions. WHICH decision is taken — resume,
+ * sticky hold, hard handoff, loop guard, soft insertion, the validator — is not decided here: it
+ * is the order of the guarded transitions of the dialogue machine (machines/clinic-dialogue.ts),
+ * whose guards read the predicates at the bottom of this file.
  */
-
-/**
- * Judges a proposed step move. The generated step machine (machines/booking-steps.ts) is passed in
- * by the dialogue machine, so this layer stays below machines/.
- */
-export type StepJudge = (
-  graph: StepGraph,
-  step: string,
-  slots: Slots,
-  target: string,
-  slotsUpdated: Slots,
-) => {
-  step: string;
-  slots: Slots;
-  outcome: { kind: "stayed" | "moved" } | { kind: "rejected"; from: string; target: string } | { kind: "guard_blocked"; guards: BlockedGuard[] };
-};
 
 /** Chained INTENT_CHANGE signals in one turn beyond this count are treated as a routing loop. */
 export const MAX_BRANCH_CALLS_PER_TURN = 3;
@@ -39,14 +26,19 @@ export interface TurnScratch {
   events: TurnEvent[];
   /** The router's decision when a stepped branch keeps the dialogue (the [ПОДСКАЗКА РОУТЕРА] block). */
   hint: BranchCode | null;
+  /** Branch calls requested so far this turn (counted when the call is emitted). */
   branchCalls: number;
   /** Patient-visible text of earlier calls in this turn (a branch may speak before handing off). */
   replyParts: string[];
   fragments: KnowledgeFragment[];
   /** Another branch call is due (after a handoff inside the turn). */
   pendingCall: boolean;
-  /** Set when the turn ends without a (further) model call: the loop guard's template. */
+  /** The branch's STATE_JSON proposal is on its way to the nested step graph (a raised `step.propose`). */
+  stepPending: boolean;
+  /** Set when the turn ends without a (further) model call: the loop guard's template, the emergency reply. */
   stop: boolean;
+  /** What the branch calls of this turn said to the patient, joined; null before a call was read. */
+  spoken: string | null;
   reply: string | null;
   /** For the debug output: malformed tails, rejected proposals, guard details. */
   notes: string[];
@@ -65,7 +57,9 @@ export const newTurn = (text: string): TurnScratch => ({
   replyParts: [],
   fragments: [],
   pendingCall: false,
+  stepPending: false,
   stop: false,
+  spoken: null,
   reply: null,
   notes: [],
 });
@@ -74,15 +68,84 @@ const addEvent = (turn: TurnScratch, e: TurnEvent) => {
   if (!turn.events.includes(e)) turn.events.push(e);
 };
 
-const clone = (v: TurnView): TurnView => structuredClone(v);
+/** Every change works on a copy: the machine's assigns stay pure. */
+const change = (view: TurnView, f: (v: TurnView) => void): TurnView => {
+  const v = structuredClone(view);
+  f(v);
+  return v;
+};
+
+// ── Parsed once per event ────────────────────────────────────────────────────────────────────
+// The router's and the branch's text are parsed where the machine first reads them; the guards of
+// one transition (and its actions) share the result, keyed by the event object.
+
+const routed = new WeakMap<object, BranchCode | null>();
+const tails = new WeakMap<object, ParsedBranchOutput>();
+
+/** The router's decision in a `router.result` event (CONTRACT §5.2: a code or `{"intent": …}`; anything else is none). */
+export function decisionOf(event: { text: string }): BranchCode | null {
+  if (!routed.has(event)) routed.set(event, parseRouterOutput(event.text));
+  return routed.get(event)!;
+}
+
+/** The branch's reply split into visible text, STATE_JSON and INTENT_CHANGE (clinic/service-tail.ts). */
+export function tailOf(event: { text: string }): ParsedBranchOutput {
+  let t = tails.get(event);
+  if (!t) tails.set(event, (t = parseBranchOutput(event.text)));
+  return t;
+}
+
+// ── Predicates the machine's guards read ───────────────────────────────────────────────────
+
+/** The acute red flags of the patient's message (clinic/red-flags.ts); checked before the router. */
+export const hasRedFlag = (text: string): boolean => acuteRedFlags(text).length > 0;
+
+/** After a routing_loop escalation the thread stays with the human: any switch gets the template again. */
+export const loopLocked = (s: ClinicState) => s.activeBranch === "escalate_human" && s.escalationReason === "routing_loop";
+/**
+ * A thread handed to a human (any reason) stays there until an operator releases it
+ * (`releaseEscalation`): the router's decisions and the branch's signals no longer move it.
+ */
+export const escalationLocked = (s: ClinicState) => s.activeBranch === "escalate_human";
+
+/** One more counted switch would pass the cap of seed 003: the loop guard takes it instead. */
+export const loopGuardTrips = (s: ClinicState) => s.handoffCount + 1 > HANDOFF_CAP;
+
+/** A well-formed INTENT_CHANGE that moves the dialogue: another branch, a branch that may exit, a thread not with a human. */
+export function signalLeaves(reg: Registry, s: ClinicState, tail: ParsedBranchOutput): BranchCode | null {
+  const sig = tail.intentChange;
+  const active = s.activeBranch;
+  if (sig.kind !== "ok" || active === null || sig.intent === active) return null;
+  // A branch without exit conditions (escalate_human) has no way out by its own signal.
+  if (reg.branches[active].exit_conditions.length === 0 || escalationLocked(s)) return null;
+  return sig.intent;
+}
+
+const isEmpty = (o: object) => Object.keys(o).length === 0;
+
+/** Seed: flag + the same step + no slots = a side question answered without moving the scenario. */
+export function isSoftInsertion(s: ClinicState, tail: ParsedBranchOutput): boolean {
+  if (tail.state.kind !== "ok") return false;
+  const { state_after, slots_updated, soft_insertion } = tail.state.value;
+  return soft_insertion === true && (state_after ?? s.step) === s.step && isEmpty(slots_updated);
+}
+
+export const needsKnowledge = (reg: Registry, v: TurnView): boolean => {
+  const b = v.state.activeBranch;
+  if (b === null) return false;
+  const mode = reg.branches[b].knowledge;
+  return mode === "always" || (mode === "side_questions" && v.turn.hint !== null);
+};
+
+// ── What the transitions do ────────────────────────────────────────────────────────────────
 
 /** A step that no longer exists in the (re-configured) graph falls back to the graph's initial step. */
-function validStep(reg: Registry, branch: BranchCode, step: string | null): string | null {
-  if (!isStepped(reg, branch)) return null;
+export function validStep(reg: Registry, branch: BranchCode | null, step: string | null): string | null {
+  if (branch === null || !isStepped(reg, branch)) return null;
   return step !== null && stepSpec(reg, branch, step) ? step : initialStep(reg, branch);
 }
 
-function enter(v: TurnView, reg: Registry, target: BranchCode, reason: EscalationReason | null): void {
+function enterBranch(v: TurnView, reg: Registry, target: BranchCode, reason: EscalationReason | null): void {
   v.state.activeBranch = target;
   v.state.step = initialStep(reg, target);
   v.state.slots = {};
@@ -91,6 +154,7 @@ function enter(v: TurnView, reg: Registry, target: BranchCode, reason: Escalatio
   if (target === "escalate_human") addEvent(v.turn, "escalated");
 }
 
+/** A stepped branch left mid-scenario is kept for a resume; a finished one (terminal step) is not. */
 function suspendActive(v: TurnView, reg: Registry): void {
   const { activeBranch, step, slots } = v.state;
   if (activeBranch !== null && isStepped(reg, activeBranch) && !isTerminalStep(reg, activeBranch, step)) {
@@ -98,53 +162,74 @@ function suspendActive(v: TurnView, reg: Registry): void {
   }
 }
 
-function loopGuard(v: TurnView, reg: Registry): void {
-  addEvent(v.turn, "loop_guard");
-  if (v.state.activeBranch !== "escalate_human") suspendActive(v, reg);
-  v.state.activeBranch = "escalate_human";
-  v.state.step = null;
-  v.state.slots = {};
-  v.state.softInsertionCount = 0;
-  v.state.escalationReason = "routing_loop";
-  addEvent(v.turn, "escalated");
-  v.turn.stop = true;
-  v.turn.pendingCall = false;
-  v.turn.reply = [...v.turn.replyParts, LOOP_GUARD_REPLY].join("\n\n");
-}
+/** Every router answer: the decision is shown, and a step gone from the settings falls back to the initial one. */
+export const hearRouter = (reg: Registry, view: TurnView, raw: { text: string }): TurnView =>
+  change(view, (v) => {
+    const decision = decisionOf(raw);
+    v.state.routerDecision = decision;
+    if (v.state.activeBranch !== null) v.state.step = validStep(reg, v.state.activeBranch, v.state.step);
+    if (decision === null) v.turn.notes.push(`router output not understood: ${JSON.stringify(raw.text.slice(0, 200))}`);
+  });
 
-function resume(v: TurnView, reg: Registry): void {
-  const s = v.state.suspended!;
-  const leaving = v.state.activeBranch;
-  const swap = leaving !== null && leaving !== s.intent && isStepped(reg, leaving) && !isTerminalStep(reg, leaving, v.state.step) ? { intent: leaving, step: v.state.step, slots: v.state.slots } : null;
-  v.state.activeBranch = s.intent;
-  v.state.step = validStep(reg, s.intent, s.step);
-  v.state.slots = s.slots;
-  v.state.handoffCount = 0;
-  v.state.softInsertionCount = 0;
-  v.state.suspended = swap;
-  v.state.escalationReason = null;
-  addEvent(v.turn, "resumed");
-}
+/** The first branch of a thread (or after an operator's release): not a counted switch. */
+export const enter = (reg: Registry, view: TurnView, target: BranchCode): TurnView => change(view, (v) => enterBranch(v, reg, target, null));
 
-/** A hard handoff: counted, capped by the loop guard, the stepped branch left behind is suspended. */
-function handoff(v: TurnView, reg: Registry, target: BranchCode, reason: EscalationReason | null): void {
-  if (v.state.handoffCount + 1 > HANDOFF_CAP) return loopGuard(v, reg);
-  v.state.handoffCount += 1;
-  suspendActive(v, reg);
-  enter(v, reg, target, reason);
-  addEvent(v.turn, "handoff");
-}
+/** Seed step 3: the stepped branch keeps the dialogue; the router's decision goes into its prompt as a hint. */
+export const holdSticky = (view: TurnView, decision: BranchCode): TurnView =>
+  change(view, (v) => {
+    v.turn.hint = decision;
+    addEvent(v.turn, "sticky");
+  });
 
-/** After a routing_loop escalation the thread stays with the human: no switch (and no resume) gets out. */
-const loopLocked = (s: ClinicState) => s.activeBranch === "escalate_human" && s.escalationReason === "routing_loop";
-/**
- * A thread handed to a human (any reason) stays there until an operator releases it
- * (`releaseEscalation`): the router's decisions and the branch's signals no longer move it.
- */
-export const escalationLocked = (s: ClinicState) => s.activeBranch === "escalate_human";
+/** With the human until released: the escalation branch answers with a holding reply, the reason stays. */
+export const holdWithHuman = (view: TurnView, decision: BranchCode | null): TurnView =>
+  change(view, (v) => {
+    v.turn.notes.push(`thread escalated (${v.state.escalationReason ?? "no reason"}): router decision ${decision} waits for an operator's release`);
+  });
 
-/** The acute red flags of the patient's message (clinic/red-flags.ts); the machine checks them before the router. */
-export const hasRedFlag = (text: string): boolean => acuteRedFlags(text).length > 0;
+/** Seed step 2: the suspended scenario comes back with its step and slots; the switch counter restarts. */
+export const resume = (reg: Registry, view: TurnView): TurnView =>
+  change(view, (v) => {
+    const s = v.state.suspended!;
+    const leaving = v.state.activeBranch;
+    const swap =
+      leaving !== null && leaving !== s.intent && isStepped(reg, leaving) && !isTerminalStep(reg, leaving, v.state.step)
+        ? { intent: leaving, step: v.state.step, slots: v.state.slots }
+        : null;
+    v.state.activeBranch = s.intent;
+    v.state.step = validStep(reg, s.intent, s.step);
+    v.state.slots = s.slots;
+    v.state.handoffCount = 0;
+    v.state.softInsertionCount = 0;
+    v.state.suspended = swap;
+    v.state.escalationReason = null;
+    addEvent(v.turn, "resumed");
+  });
+
+/** Seed step 4: a hard handoff, counted; a stepped branch left behind is suspended. The cap is the loop guard's transition. */
+export const handoff = (reg: Registry, view: TurnView, target: BranchCode, reason: EscalationReason | null): TurnView =>
+  change(view, (v) => {
+    v.state.handoffCount += 1;
+    suspendActive(v, reg);
+    enterBranch(v, reg, target, reason);
+    addEvent(v.turn, "handoff");
+  });
+
+/** Seed step 4 past the cap: escalate_human with routing_loop and the template, no (further) model call. */
+export const loopGuard = (reg: Registry, view: TurnView): TurnView =>
+  change(view, (v) => {
+    addEvent(v.turn, "loop_guard");
+    if (v.state.activeBranch !== "escalate_human") suspendActive(v, reg);
+    v.state.activeBranch = "escalate_human";
+    v.state.step = null;
+    v.state.slots = {};
+    v.state.softInsertionCount = 0;
+    v.state.escalationReason = "routing_loop";
+    addEvent(v.turn, "escalated");
+    v.turn.stop = true;
+    v.turn.pendingCall = false;
+    v.turn.reply = [...v.turn.replyParts, LOOP_GUARD_REPLY].join("\n\n");
+  });
 
 /**
  * Patient safety above everything else: an acute red flag hands the thread to a human with
@@ -152,23 +237,21 @@ export const hasRedFlag = (text: string): boolean => acuteRedFlags(text).length 
  * counters or an earlier escalation say. Not a counted switch; a stepped branch left behind is
  * suspended so an operator's release can pick it up again.
  */
-export function applySafetyEscalation(reg: Registry, view: TurnView): TurnView {
-  const v = clone(view);
-  if (v.state.activeBranch !== "escalate_human") suspendActive(v, reg);
-  v.state.activeBranch = "escalate_human";
-  v.state.routerDecision = null;
-  v.state.step = null;
-  v.state.slots = {};
-  v.state.softInsertionCount = 0;
-  v.state.escalationReason = "acute_pain";
-  addEvent(v.turn, "red_flag");
-  addEvent(v.turn, "escalated");
-  v.turn.notes.push(`acute red flags: ${acuteRedFlags(v.turn.text).join(", ")} — emergency reply, no model call`);
-  v.turn.stop = true;
-  v.turn.pendingCall = false;
-  v.turn.reply = EMERGENCY_REPLY;
-  return v;
-}
+export const safetyEscalation = (reg: Registry, state: ClinicState, text: string): TurnView =>
+  change({ state, turn: newTurn(text) }, (v) => {
+    if (v.state.activeBranch !== "escalate_human") suspendActive(v, reg);
+    v.state.activeBranch = "escalate_human";
+    v.state.routerDecision = null;
+    v.state.step = null;
+    v.state.slots = {};
+    v.state.softInsertionCount = 0;
+    v.state.escalationReason = "acute_pain";
+    addEvent(v.turn, "red_flag");
+    addEvent(v.turn, "escalated");
+    v.turn.notes.push(`acute red flags: ${acuteRedFlags(text).join(", ")} — emergency reply, no model call`);
+    v.turn.stop = true;
+    v.turn.reply = EMERGENCY_REPLY;
+  });
 
 /**
  * An operator takes the thread back from the human queue: the escalation ends, the switch
@@ -180,128 +263,111 @@ export function releaseEscalation(state: ClinicState): ClinicState {
   return { ...state, activeBranch: null, routerDecision: null, step: null, slots: {}, handoffCount: 0, softInsertionCount: 0, escalationReason: null };
 }
 
-/** Seed steps 1–4: the router's decision → resume, sticky, handoff or loop guard. */
-export function applyRouterDecision(reg: Registry, view: TurnView, raw: string): TurnView {
-  const v = clone(view);
-  const decision = parseRouterOutput(raw);
-  v.state.routerDecision = decision;
-  const active = v.state.activeBranch;
-  if (active !== null) v.state.step = validStep(reg, active, v.state.step);
-  if (decision === null) {
-    v.turn.notes.push(`router output not understood: ${JSON.stringify(raw.slice(0, 200))}`);
-    if (active === null) enter(v, reg, "general_info", null);
-  } else if (active === null && v.state.suspended?.intent === decision) {
-    resume(v, reg);
-  } else if (active === null) {
-    enter(v, reg, decision, null);
-  } else if (decision === active) {
-    // Same branch: nothing to decide.
-  } else if (loopLocked(v.state)) {
-    loopGuard(v, reg);
-  } else if (escalationLocked(v.state)) {
-    // With the human until released: the escalation branch answers with a holding reply, the reason stays.
-    v.turn.notes.push(`thread escalated (${v.state.escalationReason ?? "no reason"}): router decision ${decision} waits for an operator's release`);
-  } else if (v.state.suspended && v.state.suspended.intent === decision) {
-    resume(v, reg);
-  } else if (isStepped(reg, active)) {
-    v.turn.hint = decision;
-    addEvent(v.turn, "sticky");
-  } else {
-    handoff(v, reg, decision, null);
-  }
-  v.turn.pendingCall = !v.turn.stop;
-  return v;
-}
-
-export const needsKnowledge = (reg: Registry, v: TurnView): boolean => {
-  const b = v.state.activeBranch;
-  if (b === null) return false;
-  const mode = reg.branches[b].knowledge;
-  return mode === "always" || (mode === "side_questions" && v.turn.hint !== null);
-};
-
-const isEmpty = (o: object) => Object.keys(o).length === 0;
-
-/** Seed step 6: parse the branch output, then INTENT_CHANGE → handoff, or STATE_JSON → validator and guards. */
-export function applyBranchOutput(reg: Registry, view: TurnView, text: string, judge: StepJudge): TurnView {
-  const v = clone(view);
-  const parsed = parseBranchOutput(text);
-  v.turn.branchCalls += 1;
-  v.turn.pendingCall = false;
-  const active = v.state.activeBranch!;
-  const signal = parsed.intentChange;
-  if (signal.kind === "malformed") {
-    v.turn.notes.push(`INTENT_CHANGE not understood: ${signal.raw}`);
-    addEvent(v.turn, "tail_malformed");
-  }
-  // A branch without exit conditions (escalate_human) has no way out by its own signal.
-  const canExit = reg.branches[active].exit_conditions.length > 0;
-  if (signal.kind === "ok" && signal.intent !== active && (!canExit || loopLocked(v.state) || escalationLocked(v.state))) {
-    v.turn.notes.push(`INTENT_CHANGE ${signal.intent} ignored: ${canExit ? "the thread is with a human until an operator releases it" : `${active} has no exit conditions`}`);
-    addEvent(v.turn, "signal_ignored");
-  }
-  if (signal.kind === "ok" && canExit && signal.intent !== active && !loopLocked(v.state) && !escalationLocked(v.state)) {
-    if (parsed.visible) v.turn.replyParts.push(parsed.visible);
+/** A branch handed off by its own signal: its words so far stay in the reply; the next branch gets no hint or fragments. */
+export const takeSignal = (view: TurnView, tail: ParsedBranchOutput): TurnView =>
+  change(view, (v) => {
+    if (tail.visible) v.turn.replyParts.push(tail.visible);
     v.turn.hint = null;
     v.turn.fragments = [];
-    if (v.turn.branchCalls >= MAX_BRANCH_CALLS_PER_TURN) loopGuard(v, reg);
-    else if (v.state.suspended && v.state.suspended.intent === signal.intent) resume(v, reg);
-    else handoff(v, reg, signal.intent, signal.reason);
-    v.turn.pendingCall = !v.turn.stop;
-    return v;
-  }
-  const spoken = [...v.turn.replyParts, parsed.visible].filter(Boolean).join("\n\n");
-  // A reply that was only a service tail: ask the question of the step the dialogue is now at
-  // (the one being entered, after the validator), not of the step just left.
-  const finish = (): TurnView => {
-    v.turn.reply = spoken || stepSpec(reg, active, v.state.step)?.question || EMPTY_REPLY_FALLBACK;
-    return v;
-  };
-  const spec = stepSpec(reg, active, v.state.step);
-  const graph = reg.stepGraphs[active];
-  if (graph && spec) {
-    if (parsed.state.kind !== "ok") {
-      if (parsed.state.kind === "malformed") {
-        v.turn.notes.push(`STATE_JSON malformed (${parsed.state.error}); step and slots kept`);
-        addEvent(v.turn, "tail_malformed");
-      }
-      v.state.softInsertionCount = 0;
-      return finish();
+  });
+
+/** The next branch is called within the same turn (after a handoff or a resume by signal). */
+export const callNext = (view: TurnView): TurnView => change(view, (v) => void (v.turn.pendingCall = true));
+
+/** The branch's answer stays with it: what it said is the reply; a malformed or ignored signal is noted. */
+export const hearBranch = (reg: Registry, view: TurnView, tail: ParsedBranchOutput): TurnView =>
+  change(view, (v) => {
+    const signal = tail.intentChange;
+    const active = v.state.activeBranch!;
+    if (signal.kind === "malformed") {
+      v.turn.notes.push(`INTENT_CHANGE not understood: ${signal.raw}`);
+      addEvent(v.turn, "tail_malformed");
     }
-    const { state_after, slots_updated, soft_insertion } = parsed.state.value;
-    const target = state_after ?? spec.code;
-    if (soft_insertion && target === spec.code && isEmpty(slots_updated)) {
-      v.state.softInsertionCount += 1;
-      addEvent(v.turn, "soft_insertion");
-      return finish();
+    if (signal.kind === "ok" && signal.intent !== active) {
+      const canExit = reg.branches[active].exit_conditions.length > 0;
+      v.turn.notes.push(`INTENT_CHANGE ${signal.intent} ignored: ${canExit ? "the thread is with a human until an operator releases it" : `${active} has no exit conditions`}`);
+      addEvent(v.turn, "signal_ignored");
     }
-    const r = judge(graph, spec.code, v.state.slots, target, slots_updated);
-    v.state.slots = r.slots;
-    v.state.step = r.step;
+    v.turn.spoken = [...v.turn.replyParts, tail.visible].filter(Boolean).join("\n\n");
+  });
+
+/** A stepped branch answered without a usable STATE_JSON: step and slots kept, the soft-insertion run ends. */
+export const keepStep = (view: TurnView, tail: ParsedBranchOutput): TurnView =>
+  change(view, (v) => {
+    if (tail.state.kind === "malformed") {
+      v.turn.notes.push(`STATE_JSON malformed (${tail.state.error}); step and slots kept`);
+      addEvent(v.turn, "tail_malformed");
+    }
     v.state.softInsertionCount = 0;
-    if (r.outcome.kind === "rejected") {
+  });
+
+/** Seed: a side question answered inside the scenario; three in a row bring the hard "return to the step" instruction. */
+export const softInsertion = (view: TurnView): TurnView =>
+  change(view, (v) => {
+    v.state.softInsertionCount += 1;
+    addEvent(v.turn, "soft_insertion");
+  });
+
+/** The step proposal of STATE_JSON, for the nested step graph (`step.propose`). */
+export function proposalOf(s: ClinicState, tail: ParsedBranchOutput): { target: string; slotsUpdated: Slots } {
+  const value = tail.state.kind === "ok" ? tail.state.value : { state_after: undefined, slots_updated: {} };
+  return { target: value.state_after ?? s.step ?? "", slotsUpdated: value.slots_updated };
+}
+
+export type StepVerdict =
+  | { kind: "stayed" | "moved" }
+  | { kind: "rejected"; from: string; target: string }
+  | { kind: "guard_blocked"; guards: BlockedGuard[] };
+
+/**
+ * The nested step graph judged the proposal (transition validator and guards): the slots are
+ * merged whatever the verdict, the step is the graph's, a rejection or a blocked guard is told.
+ */
+export function settleStep(view: TurnView, step: string, slots: Slots, verdict: StepVerdict): TurnView {
+  return change(view, (v) => {
+    v.state.slots = slots;
+    v.state.step = step;
+    v.state.softInsertionCount = 0;
+    v.turn.stepPending = false;
+    if (verdict.kind === "rejected") {
       addEvent(v.turn, "transition_rejected");
-      v.turn.notes.push(`transition ${r.outcome.from} → ${r.outcome.target} is not in allowed_next`);
-    } else if (r.outcome.kind === "guard_blocked") {
-      for (const g of r.outcome.guards) {
+      v.turn.notes.push(`transition ${verdict.from} → ${verdict.target} is not in allowed_next`);
+    } else if (verdict.kind === "guard_blocked") {
+      for (const g of verdict.guards) {
         addEvent(v.turn, `guard_blocked:${g.name}`);
         v.turn.notes.push(`🔒 защитное условие ${g.name} не пройдено — ждём: ${g.missing.join(", ")}`);
       }
     }
-  } else if (active === "escalate_human" && v.state.escalationReason === null && parsed.state.kind === "ok" && parsed.state.value.escalation_reason) {
-    v.state.escalationReason = parsed.state.value.escalation_reason;
-  } else if (parsed.state.kind === "malformed") {
-    v.turn.notes.push(`STATE_JSON malformed (${parsed.state.error})`);
-    addEvent(v.turn, "tail_malformed");
-  }
-  if (active === "escalate_human" && v.state.escalationReason === null) {
-    // Handed to a human and nobody named why: the operator still gets a reason when the
-    // patient's words state one plainly (clinic/escalation-reason.ts).
-    const inferred = escalationReasonFromText(v.turn.text);
-    if (inferred) {
-      v.state.escalationReason = inferred;
-      v.turn.notes.push(`escalation_reason ${inferred} inferred from the patient's message (the model named none)`);
-    }
-  }
-  return finish();
+  });
 }
+
+/** A branch without steps: escalate_human may name its reason in STATE_JSON; a malformed tail is noted. */
+export const readPlainTail = (view: TurnView, tail: ParsedBranchOutput): TurnView =>
+  change(view, (v) => {
+    const active = v.state.activeBranch;
+    if (active === "escalate_human" && v.state.escalationReason === null && tail.state.kind === "ok" && tail.state.value.escalation_reason) {
+      v.state.escalationReason = tail.state.value.escalation_reason;
+    } else if (tail.state.kind === "malformed") {
+      v.turn.notes.push(`STATE_JSON malformed (${tail.state.error})`);
+      addEvent(v.turn, "tail_malformed");
+    }
+    if (active === "escalate_human" && v.state.escalationReason === null) {
+      // Handed to a human and nobody named why: the operator still gets a reason when the
+      // patient's words state one plainly (clinic/escalation-reason.ts).
+      const inferred = escalationReasonFromText(v.turn.text);
+      if (inferred) {
+        v.state.escalationReason = inferred;
+        v.turn.notes.push(`escalation_reason ${inferred} inferred from the patient's message (the model named none)`);
+      }
+    }
+  });
+
+/**
+ * The reply of a turn that ended after a branch call: what was said, or — a reply that was only a
+ * service tail — the question of the step the dialogue is now at (after the validator).
+ */
+export const composeReply = (reg: Registry, view: TurnView): TurnView =>
+  change(view, (v) => {
+    if (v.turn.reply !== null) return;
+    v.turn.reply = v.turn.spoken || stepSpec(reg, v.state.activeBranch, v.state.step)?.question || EMPTY_REPLY_FALLBACK;
+  });

@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildBranchMessages, buildRouterMessages, routerHintBlock, BRANCH_PROMPT, ROUTER_PROMPT } from "./prompt";
-import type { HistoryMessage, KnowledgeFragment } from "./prompt";
-import { parseRouterOutput } from "./router-output";
-import { createTailFilter } from "./service-tail";
-import { MODEL_UNAVAILABLE_REPLY } from "./templates";
-import { ClinicState, initialClinicState, type BranchCode } from "./types";
+import { buildBranchMessages, buildRouterMessages, BRANCH_PROMPT, ROUTER_PROMPT } from "../../clinic/prompt";
+import type { HistoryMessage, KnowledgeFragment } from "../../clinic/prompt";
+import { createTailFilter } from "../../clinic/service-tail";
+import { MODEL_UNAVAILABLE_REPLY } from "../../clinic/templates";
+import { ClinicState, initialClinicState } from "../../clinic/types";
 import { OFFLINE_LABEL, type Llm } from "../../llm/client";
 import type { DialogueEmitted } from "./dialogue.machine";
 import { searchChunks } from "./store/kb";
@@ -16,7 +15,6 @@ import { appendMessages } from "../../storage/messages";
 import { loadSnapshot, type SnapshotRow } from "../../storage/snapshots";
 import { clinicSpec, registryFor } from "./registry-load";
 import { AppError } from "../../driver/errors";
-import { stageEnabled } from "../../driver/stage-switches";
 import type { Run } from "../../driver/run";
 import { runTurn } from "../../driver/turn";
 
@@ -42,8 +40,6 @@ export interface ClinicFinal {
 
 /** How many stored messages a turn reads as the dialogue history. */
 export const HISTORY_MESSAGES = 12;
-
-class ModelUnavailable extends Error {}
 
 /** The thread state as stored (initial before the first turn); read without a turn. */
 export async function readClinicState(sql: Sql, threadId: string): Promise<ClinicState> {
@@ -104,72 +100,84 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
   stages.emit("01", "original-request", { text: a.text });
   stages.emit("08", "conversation-context", { historyMessages: history.length, stateBefore: before });
   let final: Extract<DialogueEmitted, { type: "clinic.final" }> | null = null;
+  // The machine's own failure state (a `model.failed` event): the turn is void, nothing is written.
+  let failed: Extract<DialogueEmitted, { type: "clinic.failed" }> | null = null;
   let streamed = false;
+  // The router call's details, for the routing stage written when the machine has read the decision.
+  let routerCall: { raw: string; model: string; attempts: number; system: string; t0: number } | null = null;
 
-  const fail = (role: string, error: { code: string; message: string }): never => {
+  const failure = (role: "router" | "branch", error: { code: string; message: string }) => {
     if (error.code === "cancelled") throw new AppError("internal", "client went away");
-    throw new ModelUnavailable(`${role}: ${error.message}`);
+    return { type: "model.failed", role, message: error.message };
   };
 
-  try {
-    await runTurn({
-      sql: a.sql,
-      run: a.run,
-      spec,
-      key: a.context.threadId,
-      conversationId: a.context.threadId,
-      input: {},
-      stored: a.context.snapshot,
-      events: [{ type: "patient.message", text: a.text }],
-      // The machine is generated from the settings: the log names the versions that built it.
-      log: { settings: loaded.versions },
-      effects: {
-        "effect.router": async (e, ctx) => {
-          const t0 = performance.now();
-          const messages = buildRouterMessages(history, String(e.text), undefined, loaded.registry.router?.system_prompt);
-          const r = await a.llm.complete("router", messages, { signal: ctx.signal });
-          if (!r.ok) return fail("router", r.error);
-          const intent = parseRouterOutput(r.value);
-          a.run.emit("router_decision", { intent });
-          stages.emit("04", "routing", { intent, raw: r.value.slice(0, 500), model: r.meta.model, attempts: r.meta.attempts, prompt: { ...ROUTER_PROMPT, sha256: sha256(messages[0]!.content) }, router: loaded.registry.router ? `${loaded.registry.router.code}@${loaded.registry.router.version}` : null, system: messages[0]!.content }, t0);
-          return { type: "router.result", text: r.value };
-        },
-        "effect.retrieve": async (e) => {
-          const t0 = performance.now();
-          const hits = await searchChunks(a.sql, a.tenantId, String(e.query), { branch: String(e.branch), limit: 3 });
-          const fragments: KnowledgeFragment[] = hits.map((h) => ({ docId: h.docId, title: h.heading, text: h.text, score: h.score }));
-          stages.emit("05", "documentation", { branch: e.branch, query: e.query, fragments: hits.map((h) => ({ docId: h.docId, heading: h.heading, text: h.text, score: h.score })) }, t0);
-          return { type: "retrieve.result", fragments };
-        },
-        "effect.branch": async (e, ctx) => {
-          const t0 = performance.now();
-          // CLINIC_ROUTER_HINT=off: the stepped branch is called without the [ПОДСКАЗКА РОУТЕРА] block.
-          const system = stageEnabled("routerHint") || !e.hint ? String(e.system) : String(e.system).replace(`\n\n${routerHintBlock(e.hint as BranchCode, e.branch as BranchCode)}`, "");
-          const messages = buildBranchMessages(system, history, String(e.text));
-          stages.emit("10", "prompt-manifest", { branch: e.branch, call: e.call, hint: e.hint, prompt: { ...BRANCH_PROMPT, sha256: sha256(system) }, settings: loaded.versions, system });
-          const filter = createTailFilter();
-          let first = true;
-          const forward = (delta: string) => {
-            if (!delta) return;
-            // A branch that spoke before handing off: keep its words apart from the next branch's.
-            if (first && streamed) a.run.emit("token", { delta: "\n\n" });
-            first = false;
-            streamed = true;
-            a.run.emit("token", { delta });
-          };
-          const r = await a.llm.stream("branch", messages, { signal: ctx.signal, onDelta: (d) => forward(filter.push(d)) });
-          if (!r.ok) return fail("branch", r.error);
-          forward(filter.end());
-          // The offline provider labels every text; a bare handoff signal should not carry that label into the reply.
-          const text = a.llm.offline && /\[\s*INTENT_CHANGE/i.test(r.value) ? r.value.replace(OFFLINE_LABEL, "") : r.value;
-          stages.emit("11", "model-request", { branch: e.branch, call: e.call, model: r.meta.model, attempts: r.meta.attempts, promptChars: r.meta.promptChars, raw: r.value }, t0);
-          return { type: "branch.result", text };
-        },
-        "clinic.final": (e) => {
-          final = e as unknown as Extract<DialogueEmitted, { type: "clinic.final" }>;
-          stages.emit("12", "response-validation", { events: final.events, notes: final.notes, state: final.state });
-        },
+  const result = await runTurn({
+    sql: a.sql,
+    run: a.run,
+    spec,
+    key: a.context.threadId,
+    conversationId: a.context.threadId,
+    input: {},
+    stored: a.context.snapshot,
+    events: [{ type: "patient.message", text: a.text }],
+    // The machine is generated from the settings: the log names the versions that built it.
+    log: { settings: loaded.versions },
+    discard: () => failed !== null,
+    effects: {
+      "effect.router": async (e, ctx) => {
+        const t0 = performance.now();
+        const messages = buildRouterMessages(history, String(e.text), undefined, loaded.registry.router?.system_prompt);
+        const r = await a.llm.complete("router", messages, { signal: ctx.signal });
+        if (!r.ok) return failure("router", r.error);
+        routerCall = { raw: r.value, model: r.meta.model, attempts: r.meta.attempts, system: messages[0]!.content, t0 };
+        return { type: "router.result", text: r.value };
       },
+      // The router's answer is parsed once, by the machine; this reports what it read.
+      "clinic.routed": (e) => {
+        const intent = e.intent;
+        a.run.emit("router_decision", { intent });
+        const rc = routerCall!;
+        stages.emit("04", "routing", { intent, raw: rc.raw.slice(0, 500), model: rc.model, attempts: rc.attempts, prompt: { ...ROUTER_PROMPT, sha256: sha256(rc.system) }, router: loaded.registry.router ? `${loaded.registry.router.code}@${loaded.registry.router.version}` : null, system: rc.system }, rc.t0);
+      },
+      "effect.retrieve": async (e) => {
+        const t0 = performance.now();
+        const hits = await searchChunks(a.sql, a.tenantId, String(e.query), { branch: String(e.branch), limit: 3 });
+        const fragments: KnowledgeFragment[] = hits.map((h) => ({ docId: h.docId, title: h.heading, text: h.text, score: h.score }));
+        stages.emit("05", "documentation", { branch: e.branch, query: e.query, fragments: hits.map((h) => ({ docId: h.docId, heading: h.heading, text: h.text, score: h.score })) }, t0);
+        return { type: "retrieve.result", fragments };
+      },
+      "effect.branch": async (e, ctx) => {
+        const t0 = performance.now();
+        // The machine built the prompt (with the [ПОДСКАЗКА РОУТЕРА] block or, CLINIC_ROUTER_HINT=off, without).
+        const system = String(e.system);
+        const messages = buildBranchMessages(system, history, String(e.text));
+        stages.emit("10", "prompt-manifest", { branch: e.branch, call: e.call, hint: e.hint, prompt: { ...BRANCH_PROMPT, sha256: sha256(system) }, settings: loaded.versions, system });
+        const filter = createTailFilter();
+        let first = true;
+        const forward = (delta: string) => {
+          if (!delta) return;
+          // A branch that spoke before handing off: keep its words apart from the next branch's.
+          if (first && streamed) a.run.emit("token", { delta: "\n\n" });
+          first = false;
+          streamed = true;
+          a.run.emit("token", { delta });
+        };
+        const r = await a.llm.stream("branch", messages, { signal: ctx.signal, onDelta: (d) => forward(filter.push(d)) });
+        if (!r.ok) return failure("branch", r.error);
+        forward(filter.end());
+        // The offline provider labels every text; a bare handoff signal should not carry that label into the reply.
+        const text = a.llm.offline && /\[\s*INTENT_CHANGE/i.test(r.value) ? r.value.replace(OFFLINE_LABEL, "") : r.value;
+        stages.emit("11", "model-request", { branch: e.branch, call: e.call, model: r.meta.model, attempts: r.meta.attempts, promptChars: r.meta.promptChars, raw: r.value }, t0);
+        return { type: "branch.result", text };
+      },
+      "clinic.failed": (e) => {
+        failed = e as unknown as Extract<DialogueEmitted, { type: "clinic.failed" }>;
+      },
+      "clinic.final": (e) => {
+        final = e as unknown as Extract<DialogueEmitted, { type: "clinic.final" }>;
+        stages.emit("12", "response-validation", { events: final.events, notes: final.notes, state: final.state });
+      },
+    },
       commit: async (tx) => {
         if (!final) throw new AppError("internal", "clinic turn ended without a reply");
         const f = final as Extract<DialogueEmitted, { type: "clinic.final" }>;
@@ -204,20 +212,20 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         return [{ event: "final", data: { reply: f.reply, state: f.state, events: f.events, ...(a.run.debug && f.notes.length ? { notes: f.notes } : {}) } }];
       },
       outcome: () => ({ outcome: final!.events.includes("escalated") ? "escalated" : "answered", reasonCodes: final!.events.filter((x) => x !== "sticky") }),
-    });
-    await stages.flush();
-    const f = final!;
-    return { reply: f.reply, state: f.state, events: f.events };
-  } catch (e) {
-    if (!(e instanceof ModelUnavailable)) throw e;
+  });
+  if (result.discarded && failed) {
+    const f = failed as Extract<DialogueEmitted, { type: "clinic.failed" }>;
     // Nothing of the turn was written: the patient reads a clear message and the thread is as before.
     const data: ClinicFinal = { reply: MODEL_UNAVAILABLE_REPLY, state: before, events: ["model_unavailable"] };
-    stages.emit("12", "response-validation", { events: data.events, error: e.message });
+    stages.emit("12", "response-validation", { events: data.events, error: `${f.role}: ${f.message}` });
     await stages.flush();
     const publish = await a.sql.begin((tx) => a.run.complete(tx, [{ event: "final", data }], { outcome: "model_unavailable", reasonCodes: ["model_unavailable"] }));
     publish();
     return data;
   }
+  await stages.flush();
+  const f = final!;
+  return { reply: f.reply, state: f.state, events: f.events };
 }
 
 /**

@@ -54,8 +54,9 @@ describe("Stately inspector bridge", () => {
 
     const events = await seenA;
     const actor = events.find((e) => e.type === "@xstate.actor" && e.sessionId === threadId)!;
-    expect(actor.snapshot!.value).toBe("idle");
-    expect(JSON.parse(actor.definition!)).toMatchObject({ id: "clinicDialogue", initial: "idle" });
+    // Between turns the dialogue says where the patient is: the booking branch at its step.
+    expect(actor.snapshot!.value).toEqual({ patient: { new_booking: "intro" }, turn: "idle" });
+    expect(JSON.parse(actor.definition!)).toMatchObject({ id: "clinicDialogue", type: "parallel", states: { patient: { initial: "unrouted" }, turn: { initial: "idle" } } });
     const stepActor = events.find((e) => e.type === "@xstate.actor" && e.sessionId === steps)!;
     expect(stepActor.snapshot!.value).toBe("intro");
     expect(JSON.parse(stepActor.definition!).states).toHaveProperty("offer_time");

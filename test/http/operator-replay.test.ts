@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appendMachineEvents } from "../../storage/machine-events";
+import { saveSnapshot } from "../../storage/snapshots";
 import { useTestDatabase } from "../utils/db";
 import { startTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
@@ -79,5 +82,45 @@ describe("GET /v1/conversations/{id}/replay", () => {
     expect((await replay(threadId, "nope")).status).toBe(404);
     // No turn yet: nothing to replay.
     expect((await replay(threadId)).body.machines).toEqual([]);
+  });
+
+});
+
+describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart)", () => {
+  /** A v1 conversation of test/fixtures/clinic-dialogue-v1: a booking suspended at a step while the patient asks about prices. */
+  const fixture = JSON.parse(readFileSync(new URL("../fixtures/clinic-dialogue-v1/conversations.json", import.meta.url), "utf8")) as {
+    conversations: { graph: unknown; log: unknown[]; persisted: { context: { state: { activeBranch: string; suspended: { intent: string; step: string } | null } } } | null }[];
+  };
+  const stored = fixture.conversations.find((c) => !c.graph && c.persisted?.context.state.activeBranch === "price_question" && c.persisted.context.state.suspended?.intent === "new_booking")!;
+
+  it("replays its v1 log through v2 to its migrated snapshot, migrates on the next turn and still replays", async () => {
+    expect(stored).toBeDefined();
+    // The tenant's settings versions, as a turn logs them.
+    const { threadId: seedThread } = (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" })).json()) as { threadId: string };
+    await post(`/v1/clinic/threads/${seedThread}/messages`, { text: "Здравствуйте" });
+    const label = (await t.db.sql<{ machine: string }[]>`select machine from machine_events where snapshot_key = ${seedThread} limit 1`)[0]?.machine;
+    expect(label).toMatch(/^clinic-dialogue@2\|/);
+
+    // What a v1 server left behind: the v1 snapshot and its v1-labelled event log.
+    const { threadId } = (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" })).json()) as { threadId: string };
+    await saveSnapshot(t.db.sql, { key: threadId, conversationId: threadId, machineId: "clinic-dialogue", machineVersion: 1, snapshot: stored.persisted, expectedRowVersion: null });
+    await appendMachineEvents(t.db.sql, threadId, threadId, stored.log, null, label!.replace("@2|", "@1|"));
+    const before = (await replay(threadId, threadId)).body.machines[0]!;
+    expect(before).toMatchObject({ machineVersion: 1, replayed: true, matches: true });
+    expect((before.replayedSnapshot as { value: unknown }).value).toEqual({ patient: "price_question", turn: "idle" });
+
+    // The thread state the contract shows is the v1 one; the next turn restores through the migration.
+    const state = (await (await fetch(`${server.url}/v1/clinic/threads/${threadId}`, { headers: A })).json()) as { state: { suspended: { intent: string; step: string } } };
+    expect(state.state.suspended).toEqual(stored.persisted!.context.state.suspended);
+    const r = await post(`/v1/clinic/threads/${threadId}/messages`, { text: "Сколько стоит приём терапевта?" });
+    expect(eventsNamed(r, "final")).toHaveLength(1);
+    const [row] = await t.db.sql<{ machine_version: number; snapshot: { value: { patient: unknown; turn: string }; context: { state: { activeBranch: string; step: string | null } } } }[]>`
+      select machine_version, snapshot from machine_snapshots where key = ${threadId}`;
+    expect(row!.machine_version).toBe(2);
+    const s = row!.snapshot.context.state;
+    expect(row!.snapshot.value).toEqual({ patient: s.step ? { [s.activeBranch]: s.step } : s.activeBranch, turn: "idle" });
+    const after = (await replay(threadId, threadId)).body.machines[0]!;
+    expect(after).toMatchObject({ machineVersion: 2, replayed: true, matches: true });
+    expect(after.definitions).toEqual([label!.replace("@2|", "@1|"), label]);
   });
 });

@@ -6,18 +6,39 @@ import { stepMachineFor } from "../../systems/clinic/booking-steps.machine";
 import { activeStateIds, describeGuard, machineGraph, prettyEvent } from "../../visualizations/graph";
 
 describe("machineGraph: read from machine.root", () => {
-  it("the clinic dialogue: six states, eventless transitions in their order with their guards", () => {
-    const g = machineGraph(createClinicDialogueMachine(defaultRegistry()));
+  it("the clinic dialogue: generated from the registry, seed 003's decisions as guarded transitions in their order", () => {
+    const reg = defaultRegistry();
+    const g = machineGraph(createClinicDialogueMachine(reg));
     expect(g.machineId).toBe("clinicDialogue");
-    expect([...g.nodes.values()].filter((n) => n.parent === g.root).map((n) => n.key)).toEqual(["idle", "routing", "dispatch", "retrieving", "calling", "afterBranch"]);
-    expect(g.nodes.get(g.root)!.initial).toBe("clinicDialogue.idle");
-    const fromDispatch = g.edges.filter((e) => e.source === "clinicDialogue.dispatch");
-    expect(fromDispatch.map((e) => [e.event, e.order, e.guard, e.targets])).toEqual([
-      ["always", 0, "turnStopped", ["clinicDialogue.idle"]],
-      ["always", 1, "needsKnowledge", ["clinicDialogue.retrieving"]],
-      ["always", 2, null, ["clinicDialogue.calling"]],
+    const children = (id: string) => [...g.nodes.values()].filter((n) => n.parent === id).map((n) => n.key);
+    expect(children(g.root)).toEqual(["patient", "turn"]);
+    // A state per branch; the stepped branch holds its configured steps and a history state for resume.
+    expect(children("clinicDialogue.patient")).toEqual(["unrouted", ...Object.keys(reg.branches)]);
+    expect(children("clinicDialogue.patient.new_booking")).toEqual([...reg.stepGraphs.new_booking!.steps.map((s) => s.code), "H"]);
+    expect(children("clinicDialogue.turn")).toEqual(["idle", "routing", "dispatch", "retrieving", "calling", "afterBranch", "failed"]);
+    expect(g.nodes.get("clinicDialogue.patient")!.initial).toBe("clinicDialogue.patient.unrouted");
+    const routed = g.edges.filter((e) => e.source === "clinicDialogue.patient" && e.event === "router.result");
+    expect(routed.slice(0, 3).map((e) => [e.order, e.guard, e.targets])).toEqual([
+      [2, "routerResumes(new_booking)", ["clinicDialogue.patient.new_booking.H"]],
+      [3, "routerLoopTrips", ["clinicDialogue.patient.escalate_human"]],
+      [4, "routerNames(new_booking)", ["clinicDialogue.patient.new_booking"]],
     ]);
-    expect(g.edges.find((e) => e.event === "patient.message")!.actions).toEqual(["assign", "emitFinal", "clearTurn"]);
+    // Sticky hold and soft insertion keep the branch: listed on its node, after the resume and in the seed's order.
+    expect(g.nodes.get("clinicDialogue.patient.new_booking")!.internal.map((e) => `${e.event}:${e.guard}`)).toEqual([
+      "router.result:routerDisagrees",
+      "branch.result:softInsertion",
+      "branch.result:stepProposed",
+      "branch.result:branchStays",
+    ]);
+    expect(g.edges.find((e) => e.source.endsWith(".qualify"))!.guard).toBe("and(targets(present), slotGuard(new_booking, qualify, require_legal_rep))");
+    expect(g.edges.find((e) => e.event === "operator.release")).toMatchObject({ source: "clinicDialogue.patient.escalate_human", targets: ["clinicDialogue.patient.unrouted"] });
+    const fromDispatch = g.edges.filter((e) => e.source === "clinicDialogue.turn.dispatch");
+    expect(fromDispatch.map((e) => [e.event, e.order, e.guard, e.targets])).toEqual([
+      ["always", 0, "turnStopped", ["clinicDialogue.turn.idle"]],
+      ["always", 1, "needsKnowledge", ["clinicDialogue.turn.retrieving"]],
+      ["always", 2, null, ["clinicDialogue.turn.calling"]],
+    ]);
+    expect(g.edges.find((e) => e.event === "patient.message")).toMatchObject({ guard: "redFlag", targets: ["clinicDialogue.patient.escalate_human"], actions: ["safety"] });
   });
 
   it("the generated step machine follows its configuration: one edge per allowed_next, the guard named", () => {

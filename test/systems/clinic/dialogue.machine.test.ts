@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { defaultRegistry } from "../../../systems/clinic/registry";
-import { LOOP_GUARD_REPLY } from "../../../systems/clinic/templates";
-import { HARD_RETURN_PHRASE } from "../../../systems/clinic/prompt";
-import { createRunner } from "./runner";
-import type { TurnResult } from "./runner";
+import { initialTransition, transition } from "xstate";
+import { initialClinicState } from "../../clinic/types";
+import { createClinicDialogueMachine } from "../../machines/clinic-dialogue";
+import { defaultRegistry } from "../../clinic/registry";
+import { LOOP_GUARD_REPLY } from "../../clinic/templates";
+import { HARD_RETURN_PHRASE } from "../../clinic/prompt";
+import { createRunner } from "../clinic/runner";
+import type { TurnResult } from "../clinic/runner";
 
 const tail = (state_after: string, slots: object = {}, soft?: boolean) =>
   `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots, ...(soft === undefined ? {} : { soft_insertion: soft }) })}`;
@@ -143,5 +146,47 @@ describe("clinic dialogue machine", () => {
     const r = ok(run.turn("Пётр", { router: ["я думаю, что это запись или цены"], branch: [`Пётр, что беспокоит?${tail("qualify", { name: "Пётр" })}`] }));
     expect(r.state).toMatchObject({ activeBranch: "new_booking", routerDecision: null, slots: { name: "Пётр" } });
     expect(r.events).not.toContain("sticky");
+  });
+});
+
+describe("clinic dialogue v2 statechart: position, history, failure", () => {
+  it("rests in the branch and step between turns; a resume re-enters the booking's step through its history state", () => {
+    const run = createRunner(defaultRegistry());
+    ok(run.turn("Запишите к ЛОРу", { router: ["new_booking"], branch: [`Как вас зовут?${tail("intro", {})}`] }));
+    expect(JSON.parse(run.persisted).value).toEqual({ patient: { new_booking: "intro" }, turn: "idle" });
+    ok(run.turn("Анна", { router: ["new_booking"], branch: [`Что беспокоит?${tail("qualify", { name: "Анна" })}`] }));
+    expect(JSON.parse(run.persisted).value).toEqual({ patient: { new_booking: "qualify" }, turn: "idle" });
+    ok(run.turn("Сколько стоит?", { router: ["price_question"], branch: ["[INTENT_CHANGE: price_question]", "2600 ₽."] }));
+    const away = JSON.parse(run.persisted) as { value: unknown; historyValue: Record<string, { id: string }[]> };
+    expect(away.value).toEqual({ patient: "price_question", turn: "idle" });
+    expect(away.historyValue["clinicDialogue.patient.new_booking.H"]).toEqual([{ id: "clinicDialogue.patient.new_booking.qualify" }]);
+    const back = ok(run.turn("Продолжим запись", { router: ["new_booking"], branch: [`Так что беспокоит?${tail("qualify", {})}`] }));
+    expect(back.events).toContain("resumed");
+    expect(back.state).toMatchObject({ activeBranch: "new_booking", step: "qualify", slots: { name: "Анна" } });
+    expect(JSON.parse(run.persisted).value).toEqual({ patient: { new_booking: "qualify" }, turn: "idle" });
+  });
+
+  it("a model failure is an event: the turn ends in `failed` with clinic.failed, no final", () => {
+    const machine = createClinicDialogueMachine(defaultRegistry());
+    let [s] = initialTransition(machine);
+    [s] = transition(machine, s, { type: "patient.message", text: "Хочу записаться" });
+    const [failed, actions] = transition(machine, s, { type: "model.failed", role: "router", message: "timeout" });
+    expect(failed.value).toEqual({ patient: "unrouted", turn: "failed" });
+    const emitted = (actions as { type: string; params?: { event: { type: string } } }[]).filter((a) => a.type === "xstate.emit").map((a) => a.params!.event);
+    expect(emitted).toEqual([{ type: "clinic.failed", role: "router", message: "timeout" }]);
+  });
+
+  it("restores a snapshot whose step the settings no longer have at the graph's initial step, dropping the stale history", () => {
+    const reg = defaultRegistry();
+    const machine = createClinicDialogueMachine(reg);
+    const state = { ...initialClinicState(), activeBranch: "new_booking" as const, step: "triage", slots: { name: "Анна" } };
+    const s = machine.resolveState({
+      value: { patient: { new_booking: "triage" }, turn: "idle" },
+      context: { state, turn: null },
+      historyValue: { "clinicDialogue.patient.new_booking.H": [{ id: "clinicDialogue.patient.new_booking.triage" }] },
+    } as never);
+    expect(s.value).toEqual({ patient: { new_booking: "intro" }, turn: "idle" });
+    expect(s.context.state.step).toBe("intro");
+    expect(s.historyValue).toEqual({});
   });
 });

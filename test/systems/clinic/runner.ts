@@ -35,10 +35,8 @@ export function createRunner(registry: Registry) {
   const machine: ClinicDialogueMachine = createClinicDialogueMachine(registry);
   const history: HistoryMessage[] = [];
   let persisted = JSON.stringify(machine.getPersistedSnapshot(initialTransition(machine, {})[0], undefined));
-  const restore = (json: string) => {
-    const p = JSON.parse(json) as { value: string; context: DialogueContext };
-    return machine.resolveState({ value: p.value, context: p.context });
-  };
+  // The whole persisted snapshot, history included (a resume enters the stepped branch's history state).
+  const restore = (json: string) => machine.resolveState(JSON.parse(json) as never);
   return {
     machine,
     get persisted() {
