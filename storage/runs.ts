@@ -56,10 +56,10 @@ export async function startRun(sql: Tx, r: { id: string; conversationId: string;
 /** The `event` of a stored row that holds several consecutive events (migration 000012). */
 export const BATCH_EVENT = "batch";
 
-/** A stored run_events row: one event, or a batch of consecutive ones (ids seq .. last_seq). */
+/** A stored run_events row: one event, or a batch of consecutive ones (ids first_seq .. seq, migration 000012). */
 interface StoredRow {
   seq: number;
-  last_seq: number | null;
+  first_seq: number | null;
   event: string;
   data: unknown;
 }
@@ -71,38 +71,42 @@ interface StoredRow {
  */
 export function packRunEvents(events: RunEventRow[]): StoredRow[] {
   if (events.length === 0) return [];
-  if (events.length === 1) return [{ seq: events[0]!.seq, last_seq: null, event: events[0]!.event, data: events[0]!.data ?? {} }];
+  if (events.length === 1) return [{ seq: events[0]!.seq, first_seq: null, event: events[0]!.event, data: events[0]!.data ?? {} }];
   for (let i = 1; i < events.length; i++) if (events[i]!.seq !== events[i - 1]!.seq + 1) throw new Error(`run events to store are not consecutive: ${events[i - 1]!.seq} then ${events[i]!.seq}`);
-  return [{ seq: events[0]!.seq, last_seq: events.at(-1)!.seq, event: BATCH_EVENT, data: events.map((e) => [e.event, e.data ?? {}]) }];
+  return [{ seq: events.at(-1)!.seq, first_seq: events[0]!.seq, event: BATCH_EVENT, data: events.map((e) => [e.event, e.data ?? {}]) }];
 }
 
-/** Stored rows back to events, in order, keeping only those after `afterSeq`. */
+/**
+ * Stored rows (ordered by seq, i.e. by their last id) back to events in id order, keeping those
+ * after `afterSeq`. Rows may overlap — a flush's batch and the commit's longer one from the same
+ * first id — so an id already taken is skipped.
+ */
 export function unpackRunEvents(rows: StoredRow[], afterSeq = 0): RunEventRow[] {
   const out: RunEventRow[] = [];
+  let last = afterSeq;
   for (const r of rows) {
-    if (r.last_seq === null) {
-      if (r.seq > afterSeq) out.push({ seq: r.seq, event: r.event, data: r.data });
+    if (r.first_seq === null) {
+      if (r.seq > last) out.push({ seq: r.seq, event: r.event, data: r.data }), (last = r.seq);
       continue;
     }
     const items = r.data as [string, unknown][];
     items.forEach(([event, data], i) => {
-      if (r.seq + i > afterSeq) out.push({ seq: r.seq + i, event, data });
+      const seq = r.first_seq! + i;
+      if (seq > last) out.push({ seq, event, data }), (last = seq);
     });
   }
   return out;
 }
 
 /**
- * The insert of packed rows, as a CTE body. A batch row can be written twice from the same first
- * id — the background flush's and then the turn's commit, which rewrites what it does not know
- * to be stored (driver/run.ts) — so a conflicting row is replaced by a longer one, never a shorter.
+ * The insert of packed rows, as a CTE body. Two writers never produce the same key at once (a
+ * row's key is its last id; see migration 000012); a retried write of the same range is skipped.
  */
-const insertPacked = (tx: Tx, rows: { run_id: string; seq: number; last_seq: number | null; event: string; data: unknown }[]) =>
-  tx`insert into run_events (run_id, seq, last_seq, event, data)
-     select e.run_id, e.seq, e.last_seq, e.event, e.data
-     from jsonb_to_recordset(${tx.json(rows as never)}) as e(run_id text, seq integer, last_seq integer, event text, data jsonb)
-     on conflict (run_id, seq) do update set last_seq = excluded.last_seq, event = excluded.event, data = excluded.data
-       where coalesce(run_events.last_seq, run_events.seq) < coalesce(excluded.last_seq, excluded.seq)
+const insertPacked = (tx: Tx, rows: { run_id: string; seq: number; first_seq: number | null; event: string; data: unknown }[]) =>
+  tx`insert into run_events (run_id, seq, first_seq, event, data)
+     select e.run_id, e.seq, e.first_seq, e.event, e.data
+     from jsonb_to_recordset(${tx.json(rows as never)}) as e(run_id text, seq integer, first_seq integer, event text, data jsonb)
+     on conflict (run_id, seq) do nothing
      returning 1`;
 
 /**
@@ -114,7 +118,11 @@ export async function flushRunsEvents(sql: Tx, batch: { runId: string; events: R
   if (rows.length === 0) return;
   await sql`with _ as (${commitMode(sql, o.asyncCommit)}),
                  ev as (${insertPacked(sql, rows)}),
-                 up as (update runs set heartbeat_at = now() from _ where id = any(${batch.map((b) => b.runId)}) and (select count(*) from ev) >= 0
+                 -- skip locked: a run whose row a turn's transaction holds (its commit) is ending anyway; waiting
+                 -- for it would hold up every other run's commit behind this flush (the drop at 64 in flight).
+                 up as (update runs set heartbeat_at = now() from _
+                        where id in (select id from runs where id = any(${batch.map((b) => b.runId)}) and status = 'running' for update skip locked)
+                          and (select count(*) from ev) >= 0
                         returning id, followed_at)
             ${o.notify ? notifyFollowed(sql) : sql`select count(*) from up`}`;
 }
@@ -189,8 +197,7 @@ export async function listRunEnding(sql: Tx, runId: string): Promise<RunEventRow
 
 /** The stored events after `afterSeq` (an id inside a batch row included: the batch's later events are returned). */
 export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): Promise<RunEventRow[]> {
-  const rows = await sql<StoredRow[]>`select seq, last_seq, event, data from run_events
-                                      where run_id = ${runId} and coalesce(last_seq, seq) > ${afterSeq} order by seq`;
+  const rows = await sql<StoredRow[]>`select seq, first_seq, event, data from run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`;
   return unpackRunEvents(rows, afterSeq);
 }
 
@@ -238,7 +245,7 @@ export async function failAbandonedRuns(sql: Tx, opts: { staleAfterMs: number; e
         and heartbeat_at < now() - make_interval(secs => ${opts.staleAfterMs / 1000})
       returning id),
     stored as (
-      select d.id, coalesce(max(coalesce(e.last_seq, e.seq)), 0) as seq from dead d left join run_events e on e.run_id = d.id group by d.id),
+      select d.id, coalesce(max(e.seq), 0) as seq from dead d left join run_events e on e.run_id = d.id group by d.id),
     ending as (
       insert into run_events (run_id, seq, event, data)
       select id, seq + 1, 'error', ${error} from stored

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConversation } from "../../storage/conversations";
-import { appendRunEvents, failAbandonedRuns, insertRun, listRunEvents, packRunEvents, type RunEventRow } from "../../storage/runs";
-import { useTestDatabase } from "../utils/db";
+import { appendRunEvents, closeRun, failAbandonedRuns, flushRunsEvents, insertRun, listRunEvents, packRunEvents, type RunEventRow } from "../../storage/runs";
+import { onServer, useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { readSse, type SseEvent } from "../utils/sse";
@@ -50,15 +50,15 @@ async function follow(base: string, runId: string, lastEventId: number): Promise
 const shape = (es: SseEvent[]) => es.map((e) => [Number(e.id), e.event, e.data]);
 
 async function storedRows(runId: string) {
-  return t.db.sql<{ seq: number; last_seq: number | null; event: string }[]>`select seq, last_seq, event from run_events where run_id = ${runId} order by seq`;
+  return t.db.sql<{ seq: number; first_seq: number | null; event: string }[]>`select seq, first_seq, event from run_events where run_id = ${runId} order by seq`;
 }
 
-/** The stored rows cover ids 1..n exactly once, in order, with no gap. */
-function expectContiguous(rows: { seq: number; last_seq: number | null }[], n: number) {
+/** The stored rows cover ids 1..n with no gap (a flush's batch and the commit's may overlap). */
+function expectContiguous(rows: { seq: number; first_seq: number | null }[], n: number) {
   let next = 1;
   for (const r of rows) {
-    expect(r.seq).toBe(next);
-    next = (r.last_seq ?? r.seq) + 1;
+    expect(r.first_seq ?? r.seq).toBeLessThanOrEqual(next);
+    next = Math.max(next, r.seq + 1);
   }
   expect(next - 1).toBe(n);
 }
@@ -112,12 +112,12 @@ describe("storing batches (storage/runs.ts)", () => {
   }
 
   it("packs consecutive events into one row and refuses a gap", () => {
-    expect(packRunEvents(ev(3, 5))).toEqual([{ seq: 3, last_seq: 5, event: "batch", data: [["token", { delta: "t3" }], ["token", { delta: "t4" }], ["token", { delta: "t5" }]] }]);
-    expect(packRunEvents(ev(3, 3))).toEqual([{ seq: 3, last_seq: null, event: "token", data: { delta: "t3" } }]);
+    expect(packRunEvents(ev(3, 5))).toEqual([{ seq: 5, first_seq: 3, event: "batch", data: [["token", { delta: "t3" }], ["token", { delta: "t4" }], ["token", { delta: "t5" }]] }]);
+    expect(packRunEvents(ev(3, 3))).toEqual([{ seq: 3, first_seq: null, event: "token", data: { delta: "t3" } }]);
     expect(() => packRunEvents([...ev(1, 2), ...ev(4, 4)])).toThrow(/not consecutive/);
   });
 
-  it("a flush and the commit writing from the same id keep the longer batch, in either order", async () => {
+  it("a flush and the commit writing from the same id overlap without a gap or a repeat, in either order", async () => {
     const a = await newRun();
     await appendRunEvents(t.db.sql, a, ev(1, 4));
     await appendRunEvents(t.db.sql, a, ev(5, 9)); // the background flush
@@ -128,6 +128,30 @@ describe("storing batches (storage/runs.ts)", () => {
     await appendRunEvents(t.db.sql, b, ev(1, 7)); // a late flush must not shrink what the commit stored
     expect((await listRunEvents(t.db.sql, b, 0)).map((e) => e.seq)).toEqual(ev(1, 12).map((e) => e.seq));
     expect((await listRunEvents(t.db.sql, b, 6)).map((e) => e.seq)).toEqual(ev(7, 12).map((e) => e.seq));
+    expect((await listRunEvents(t.db.sql, a, 7)).map((e) => [e.seq, (e.data as { delta: string }).delta])).toEqual(ev(8, 12).map((e) => [e.seq, `t${e.seq}`]));
+  });
+
+  it.runIf(onServer)("the background flush does not wait for a turn's open commit of the same run (nor hold up the others)", async () => {
+    const a = await newRun();
+    const b = await newRun();
+    await appendRunEvents(t.db.sql, b, ev(1, 4));
+    let releaseTurn!: () => void;
+    const turnMayCommit = new Promise<void>((r) => (releaseTurn = r));
+    let turnWrote!: () => void;
+    const wrote = new Promise<void>((r) => (turnWrote = r));
+    // B's turn: its commit writes the unstored events 5..12 and ends the run, then stays open.
+    const turn = t.db.sql.begin(async (tx) => {
+      expect(await closeRun(tx, b, [...ev(5, 10), { seq: 11, event: "final", data: {} }, { seq: 12, event: "done", data: {} }], { status: "completed" })).toBe(true);
+      turnWrote();
+      await turnMayCommit;
+    });
+    await wrote;
+    // The flush that had B's 5..9 pending (and A's) completes while B's transaction is still open.
+    await flushRunsEvents(t.db.sql, [{ runId: a, events: ev(1, 3) }, { runId: b, events: ev(5, 9) }], { asyncCommit: true });
+    expect((await listRunEvents(t.db.sql, a, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
+    releaseTurn();
+    await turn;
+    expect((await listRunEvents(t.db.sql, b, 0)).map((e) => [e.seq, e.event])).toEqual([...ev(1, 10).map((e) => [e.seq, "token"]), [11, "final"], [12, "done"]]);
   });
 
   it("crash recovery numbers the ending after the last id of a stored batch", async () => {
