@@ -35,7 +35,12 @@ async function main(): Promise<void> {
         let sampling = true;
         const sampler = (async () => {
           while (sampling) {
-            const rows = await side<{ state: string; w: string | null }[]>`select state, wait_event_type || ':' || wait_event as w from pg_stat_activity where datname = ${db} and pid <> pg_backend_pid() and backend_type = 'client backend'`;
+            // A lock wait is keyed by what waits and what holds it up (first words of both statements).
+            const rows = await side<{ state: string; w: string | null }[]>`
+              select a.state, a.wait_event_type || ':' || a.wait_event ||
+                     case when a.wait_event_type = 'Lock' then ' [' || regexp_replace(left(a.query, 60), '[[:space:]]+', ' ', 'g') || '] behind [' ||
+                       coalesce((select regexp_replace(left(b.query, 60), '[[:space:]]+', ' ', 'g') from pg_stat_activity b where b.pid = (pg_blocking_pids(a.pid))[1]), '?') || ']' else '' end as w
+              from pg_stat_activity a where a.datname = ${db} and a.pid <> pg_backend_pid() and a.backend_type = 'client backend'`;
             r.samples++;
             for (const row of rows) {
               if (row.state === "idle") continue;
@@ -63,7 +68,7 @@ async function main(): Promise<void> {
       const p = perTurn(r.counter.snapshot(), r.turns);
       console.log(`\n@${n}: ${perSec(r.turns / (r.ms / 1000))}, latency p50 ${ms(s.p50)} p99 ${ms(s.p99)}; per turn ${p.statements.toFixed(2)} statements, ${p.transactions.toFixed(2)} transactions, ${p.writingCommits.toFixed(2)} writing commits`);
       console.log(`  database sessions not idle, mean ${(r.active / r.samples).toFixed(2)} of ${backend.db.sql.options.max}; by state / wait (share of samples):`);
-      for (const [k, v] of [...r.waits].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`    ${k.padEnd(48)} ${(v / r.samples).toFixed(2)}`);
+      for (const [k, v] of [...r.waits].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`    ${k.padEnd(48)} ${(v / r.samples).toFixed(2)}`.replace(/\s+$/, ""));
     }
   } finally {
     await side.end({ timeout: 2 });

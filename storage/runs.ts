@@ -120,8 +120,9 @@ export async function flushRunsEvents(sql: Tx, batch: { runId: string; events: R
                  ev as (${insertPacked(sql, rows)}),
                  -- skip locked: a run whose row a turn's transaction holds (its commit) is ending anyway; waiting
                  -- for it would hold up every other run's commit behind this flush (the drop at 64 in flight).
+                 -- No key update, not for update: the turn's inserts check their foreign key to this row (key share).
                  up as (update runs set heartbeat_at = now() from _
-                        where id in (select id from runs where id = any(${batch.map((b) => b.runId)}) and status = 'running' for update skip locked)
+                        where id in (select id from runs where id = any(${batch.map((b) => b.runId)}) and status = 'running' for no key update skip locked)
                           and (select count(*) from ev) >= 0
                         returning id, followed_at)
             ${o.notify ? notifyFollowed(sql) : sql`select count(*) from up`}`;
