@@ -6,15 +6,17 @@ import { goalLine, type Goal } from "./goals";
 import { benchPrompt } from "./prompt";
 import { benchStream } from "./stream";
 import { benchTurn } from "./turn";
+import { benchTurnHttp } from "./turn-http";
 
 /**
- * `npm run bench [-- --quick] [--only=turn,stream,resolve,prompt] [--backend=pglite,postgres]`
+ * `npm run bench [-- --quick] [--only=turnhttp,turn,stream,resolve,prompt] [--backend=pglite,postgres]`
+ * (turnhttp: the clinic turn against FLOOR-HTTP, the issue 19 goals; turn: against the database-only floor)
  * Every figure is printed with its floor measured in the same run; the last lines are one per goal.
  */
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const pick = (flag: string) => args.find((a) => a.startsWith(`--${flag}=`))?.split("=")[1]?.split(",");
-const only = new Set(pick("only") ?? ["turn", "stream", "resolve", "prompt"]);
+const only = new Set(pick("only") ?? ["turnhttp", "turn", "stream", "resolve", "prompt"]);
 const backends = pick("backend") ?? ["pglite", "postgres"];
 const log = (line: string) => console.log(line);
 
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
   log(`bench${quick ? " --quick" : ""}: node ${process.version}, ${cpus().length} cores, load average ${load()}, ${new Date().toISOString()}`);
   let prompted = false;
   for (const name of backends) {
-    if (!only.has("turn") && !only.has("stream") && !only.has("prompt")) break;
+    if (!only.has("turnhttp") && !only.has("turn") && !only.has("stream") && !only.has("prompt")) break;
     let backend: Backend;
     try {
       backend = name === "pglite" ? await openPglite() : await openPostgres();
@@ -54,6 +56,10 @@ async function main(): Promise<void> {
       continue;
     }
     try {
+      if (only.has("turnhttp")) {
+        log("");
+        goals.push(...(await timed("turn vs FLOOR-HTTP", () => benchTurnHttp(backend, { quick, log }))));
+      }
       if (only.has("turn")) {
         log("");
         goals.push(...(await timed("turn", () => benchTurn(backend, { quick, log }))));

@@ -3,7 +3,7 @@ import { startServer, type Started } from "../http/start";
 import { loadConfig } from "../http/config";
 import type { Database } from "../storage/db";
 import { registerTestRoutes } from "../test/utils/test-routes";
-import { HttpClient, type TurnOutcome } from "./http";
+import { HttpClient, type SseEventLite, type TurnOutcome } from "./http";
 import type { Script } from "./model";
 
 /**
@@ -11,9 +11,9 @@ import type { Script } from "./model";
  * else the foundation's test dialogue (one SSE turn through the driver, answer streamed).
  */
 export interface Target {
-  name: "clinic" | "test";
+  name: "clinic" | "test" | "floor-http";
   create(): Promise<string>;
-  turn(id: string, text: string): Promise<TurnOutcome>;
+  turn(id: string, text: string, onEvent?: (e: SseEventLite) => void): Promise<TurnOutcome>;
 }
 
 export const REPLY = "Добрый день! Конечно, помогу: расскажите, пожалуйста, что вас беспокоит и когда вам удобно прийти.";
@@ -67,7 +67,7 @@ function clinicTarget(client: HttpClient): Target {
       if (r.status !== 201) throw new Error(`create thread: ${r.status}`);
       return r.body.threadId;
     },
-    turn: (id, text) => client.sse(`/v1/clinic/threads/${id}/messages`, { text }),
+    turn: (id, text, onEvent) => client.sse(`/v1/clinic/threads/${id}/messages`, { text }, onEvent),
   };
 }
 
@@ -79,12 +79,25 @@ export function testTarget(client: HttpClient): Target {
       if (r.status !== 201) throw new Error(`create conversation: ${r.status}`);
       return r.body.conversationId;
     },
-    turn: (id, text) => client.sse(`/v1/test/conversations/${id}/messages`, { text }),
+    turn: (id, text, onEvent) => client.sse(`/v1/test/conversations/${id}/messages`, { text }, onEvent),
   };
 }
 
 /** A turn that did not end with `final` is a failed benchmark, not a fast one. */
-export async function checkedTurn(t: Target, id: string, text: string): Promise<void> {
-  const r = await t.turn(id, text);
+export async function checkedTurn(t: Target, id: string, text: string, onEvent?: (e: SseEventLite) => void): Promise<void> {
+  const r = await t.turn(id, text, onEvent);
   if (r.closing !== "final") throw new Error(`turn ended with ${r.closing ?? `HTTP ${r.status}`}${r.errorCode ? ` (${r.errorCode})` : ""}${r.body ? `: ${r.body.slice(0, 200)}` : ""}`);
+}
+
+/** FLOOR-HTTP (bench/floor-http.ts) behind the same load client as the engine. */
+export function floorHttpTarget(client: HttpClient): Target {
+  return {
+    name: "floor-http",
+    async create() {
+      const r = await client.json<{ threadId: string }>("POST", "/floor/threads");
+      if (r.status !== 201) throw new Error(`create floor thread: ${r.status}`);
+      return r.body.threadId;
+    },
+    turn: (id, text, onEvent) => client.sse(`/floor/threads/${id}/messages`, { text }, onEvent),
+  };
 }

@@ -53,21 +53,77 @@ export async function startRun(sql: Tx, r: { id: string; conversationId: string;
             select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from _`;
 }
 
-const eventsJson = (tx: Tx, events: RunEventRow[]) => tx.json(events.map((e) => ({ seq: e.seq, event: e.event, data: e.data ?? {} })) as never);
+/** The `event` of a stored row that holds several consecutive events (migration 000012). */
+export const BATCH_EVENT = "batch";
+
+/** A stored run_events row: one event, or a batch of consecutive ones (ids first_seq .. seq, migration 000012). */
+interface StoredRow {
+  seq: number;
+  first_seq: number | null;
+  event: string;
+  data: unknown;
+}
+
+/**
+ * Consecutive events as one row: a turn's fourteen tokens and its ending cost one heap tuple,
+ * one index entry and one WAL record instead of one each — the ids stay one per event, so
+ * Last-Event-ID resumes anywhere. A single event stays a plain row.
+ */
+export function packRunEvents(events: RunEventRow[]): StoredRow[] {
+  if (events.length === 0) return [];
+  if (events.length === 1) return [{ seq: events[0]!.seq, first_seq: null, event: events[0]!.event, data: events[0]!.data ?? {} }];
+  for (let i = 1; i < events.length; i++) if (events[i]!.seq !== events[i - 1]!.seq + 1) throw new Error(`run events to store are not consecutive: ${events[i - 1]!.seq} then ${events[i]!.seq}`);
+  return [{ seq: events.at(-1)!.seq, first_seq: events[0]!.seq, event: BATCH_EVENT, data: events.map((e) => [e.event, e.data ?? {}]) }];
+}
+
+/**
+ * Stored rows (ordered by seq, i.e. by their last id) back to events in id order, keeping those
+ * after `afterSeq`. Rows may overlap — a flush's batch and the commit's longer one from the same
+ * first id — so an id already taken is skipped.
+ */
+export function unpackRunEvents(rows: StoredRow[], afterSeq = 0): RunEventRow[] {
+  const out: RunEventRow[] = [];
+  let last = afterSeq;
+  for (const r of rows) {
+    if (r.first_seq === null) {
+      if (r.seq > last) out.push({ seq: r.seq, event: r.event, data: r.data }), (last = r.seq);
+      continue;
+    }
+    const items = r.data as [string, unknown][];
+    items.forEach(([event, data], i) => {
+      const seq = r.first_seq! + i;
+      if (seq > last) out.push({ seq, event, data }), (last = seq);
+    });
+  }
+  return out;
+}
+
+/**
+ * The insert of packed rows, as a CTE body. Two writers never produce the same key at once (a
+ * row's key is its last id; see migration 000012); a retried write of the same range is skipped.
+ */
+const insertPacked = (tx: Tx, rows: { run_id: string; seq: number; first_seq: number | null; event: string; data: unknown }[]) =>
+  tx`insert into run_events (run_id, seq, first_seq, event, data)
+     select e.run_id, e.seq, e.first_seq, e.event, e.data
+     from jsonb_to_recordset(${tx.json(rows as never)}) as e(run_id text, seq integer, first_seq integer, event text, data jsonb)
+     on conflict (run_id, seq) do nothing
+     returning 1`;
 
 /**
  * The background flush of every live run of a process in one statement: their new events,
  * and a heartbeat for each. Asynchronous commit on a server, as for one run.
  */
 export async function flushRunsEvents(sql: Tx, batch: { runId: string; events: RunEventRow[] }[], o: { asyncCommit: boolean; notify?: boolean }): Promise<void> {
-  const rows = batch.flatMap((b) => b.events.map((e) => ({ run_id: b.runId, seq: e.seq, event: e.event, data: e.data ?? {} })));
+  const rows = batch.flatMap((b) => packRunEvents(b.events).map((r) => ({ run_id: b.runId, ...r })));
   if (rows.length === 0) return;
   await sql`with _ as (${commitMode(sql, o.asyncCommit)}),
-                 ev as (insert into run_events (run_id, seq, event, data)
-                        select e.run_id, e.seq, e.event, e.data
-                        from jsonb_to_recordset(${sql.json(rows as never)}) as e(run_id text, seq integer, event text, data jsonb), _
-                        on conflict (run_id, seq) do nothing returning 1),
-                 up as (update runs set heartbeat_at = now() from _ where id = any(${batch.map((b) => b.runId)}) and (select count(*) from ev) >= 0
+                 ev as (${insertPacked(sql, rows)}),
+                 -- skip locked: a run whose row a turn's transaction holds (its commit) is ending anyway; waiting
+                 -- for it would hold up every other run's commit behind this flush (the drop at 64 in flight).
+                 -- No key update, not for update: the turn's inserts check their foreign key to this row (key share).
+                 up as (update runs set heartbeat_at = now() from _
+                        where id in (select id from runs where id = any(${batch.map((b) => b.runId)}) and status = 'running' for no key update skip locked)
+                          and (select count(*) from ev) >= 0
                         returning id, followed_at)
             ${o.notify ? notifyFollowed(sql) : sql`select count(*) from up`}`;
 }
@@ -108,10 +164,7 @@ export async function closeRun(
   r: { status: Exclude<RunStatus, "running">; outcome?: string | null; reasonCodes?: string[]; errorCode?: string | null },
   o: { notify?: boolean } = {},
 ): Promise<boolean> {
-  const res = await tx<{ closed: number }[]>`with ev as (insert into run_events (run_id, seq, event, data)
-                       select ${runId}, e.seq, e.event, e.data
-                       from jsonb_to_recordset(${eventsJson(tx, events)}) as e(seq integer, event text, data jsonb)
-                       on conflict (run_id, seq) do nothing returning 1),
+  const res = await tx<{ closed: number }[]>`with ev as (${insertPacked(tx, packRunEvents(events).map((r) => ({ run_id: runId, ...r })))}),
                 up as (update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
                          error_code = ${r.errorCode ?? null}, finished_at = now()
                        where id = ${runId} and status = 'running' and (select count(*) from ev) >= 0
@@ -134,20 +187,19 @@ export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
 /** One statement for any number of events, so a turn's commit stays a fixed number of statements. */
 export async function appendRunEvents(tx: Tx, runId: string, events: RunEventRow[]): Promise<void> {
   if (events.length === 0) return;
-  const payload = events.map((e) => ({ seq: e.seq, event: e.event, data: e.data ?? {} }));
-  await tx`insert into run_events (run_id, seq, event, data)
-           select ${runId}, e.seq, e.event, e.data
-           from jsonb_to_recordset(${tx.json(payload as never)}) as e(seq integer, event text, data jsonb)
-           on conflict (run_id, seq) do nothing`;
+  await tx`with ev as (${insertPacked(tx, packRunEvents(events).map((r) => ({ run_id: runId, ...r })))}) select count(*) from ev`;
 }
 
 /** A run's stored `error` and `done` events, in order. */
 export async function listRunEnding(sql: Tx, runId: string): Promise<RunEventRow[]> {
-  return sql<RunEventRow[]>`select seq, event, data from run_events where run_id = ${runId} and event in ('error', 'done') order by seq`;
+  // `error`/`done` may sit inside a batch row, so the rows are unpacked here (a rare path: ended runs only).
+  return (await listRunEvents(sql, runId, 0)).filter((e) => e.event === "error" || e.event === "done");
 }
 
+/** The stored events after `afterSeq` (an id inside a batch row included: the batch's later events are returned). */
 export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): Promise<RunEventRow[]> {
-  return sql<RunEventRow[]>`select seq, event, data from run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`;
+  const rows = await sql<StoredRow[]>`select seq, first_seq, event, data from run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`;
+  return unpackRunEvents(rows, afterSeq);
 }
 
 /** A follower marks the run as watched, so its owner keeps working after the original client left. */

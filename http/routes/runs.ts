@@ -47,17 +47,19 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       if (live) {
         // Same process: memory has every event, stored or not, in order.
         await new Promise<void>((resolve) => {
+          // A client resuming after `done` of an ended run has it all (it would wait forever otherwise).
+          const over = () => finished || writer.isClosed || (live.ended && last >= (live.events.at(-1)?.seq ?? 0));
           const catchUp = () => {
             for (const e of live.events) if (e.seq > last) deliver(e);
-            if (finished || writer.isClosed) resolve();
+            if (over()) resolve();
           };
           const unsubscribe = deps.hub.subscribe(runId, () => {
             catchUp();
-            if (finished || writer.isClosed) unsubscribe();
+            if (over()) unsubscribe();
           });
           stream.onAbort(() => (unsubscribe(), resolve()));
           catchUp();
-          if (finished) unsubscribe();
+          if (over()) unsubscribe();
         });
       } else {
         while (!finished && !writer.isClosed) {

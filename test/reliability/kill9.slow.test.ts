@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../storage/db";
+import { listRunEvents } from "../../storage/runs";
 import { onServer } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { readSse } from "../utils/sse";
@@ -46,7 +47,7 @@ const post = (base: string, id: string, text: string) => openSse(`${base}/v1/cli
 async function runRow(runId: string): Promise<{ status: string; error_code: string | null; events: string[] }> {
   const read = async (sql: postgres.Sql) => {
     const [run] = await sql<{ status: string; error_code: string | null }[]>`select status, error_code from runs where id = ${runId}`;
-    const events = await sql<{ event: string }[]>`select event from run_events where run_id = ${runId} order by seq`;
+    const events = await listRunEvents(sql, runId, 0);
     return { status: run!.status, error_code: run!.error_code, events: events.map((e) => e.event) };
   };
   if (storage.url) {
