@@ -1,10 +1,10 @@
 import type { AnyStateMachine } from "xstate";
-import { buildRegistry } from "../../clinic/registry";
-import { seedBookingSteps } from "../../clinic/seed-booking-steps";
-import { seedBranches } from "../../clinic/seed-branches";
-import { clarificationMachine } from "../../machines/clarification";
-import { createClinicDialogueMachine } from "../../machines/clinic-dialogue";
-import { interactionMachine } from "../../machines/interaction";
+import { buildRegistry } from "../../systems/clinic/registry";
+import { seedBookingSteps } from "../../systems/clinic/seed-booking-steps";
+import { seedBranches } from "../../systems/clinic/seed-branches";
+import { clarificationMachine } from "../../systems/workbench/clarification.machine";
+import { createClinicDialogueMachine } from "../../systems/clinic/dialogue.machine";
+import { interactionMachine } from "../../systems/workbench/interaction.machine";
 import { outcomeStats, type OutcomeStats } from "../../storage/outcome-stats";
 import { loadClinicKb, runClinicCase, type ClinicTurnResult } from "./clinic-run";
 import { coverageOf, installCoverage, type CoverageRecorder, type MachineCoverage } from "./coverage";

@@ -1,10 +1,10 @@
 import { assign, emit, raise, setup } from "xstate";
 import type { AnyStateMachine } from "xstate";
-import { stepGuards, stepStates } from "./booking-steps";
-import type { StepEvent, StepHost, StepOutcome } from "./booking-steps";
-import { buildBranchSystemPrompt } from "../clinic/prompt";
-import type { KnowledgeFragment } from "../clinic/prompt";
-import { isStepped, stepSpec } from "../clinic/registry";
+import { stepGuards, stepStates } from "./booking-steps.machine";
+import type { StepEvent, StepHost, StepOutcome } from "./booking-steps.machine";
+import { buildBranchSystemPrompt } from "./prompt";
+import type { KnowledgeFragment } from "./prompt";
+import { isStepped, stepSpec } from "./registry";
 import {
   callNext,
   composeReply,
@@ -35,10 +35,10 @@ import {
   tailOf,
   takeSignal,
   validStep,
-} from "../clinic/turn-logic";
-import type { TurnScratch, TurnView } from "../clinic/turn-logic";
-import { branchCodes, initialClinicState } from "../clinic/types";
-import type { BranchCode, ClinicState, Registry, TurnEvent } from "../clinic/types";
+} from "./turn-logic";
+import type { TurnScratch, TurnView } from "./turn-logic";
+import { branchCodes, initialClinicState } from "./types";
+import type { BranchCode, ClinicState, Registry, TurnEvent } from "./types";
 
 /**
  * The clinic thread as a statechart generated from the registry (seed 003, "Что происходит на

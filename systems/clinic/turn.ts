@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildBranchMessages, buildRouterMessages, BRANCH_PROMPT, ROUTER_PROMPT } from "../../clinic/prompt";
-import type { HistoryMessage, KnowledgeFragment } from "../../clinic/prompt";
-import { createTailFilter } from "../../clinic/service-tail";
-import { MODEL_UNAVAILABLE_REPLY } from "../../clinic/templates";
-import { ClinicState, initialClinicState } from "../../clinic/types";
+import { buildBranchMessages, buildRouterMessages, BRANCH_PROMPT, ROUTER_PROMPT } from "./prompt";
+import type { HistoryMessage, KnowledgeFragment } from "./prompt";
+import { createTailFilter } from "./service-tail";
+import { MODEL_UNAVAILABLE_REPLY } from "./templates";
+import { ClinicState, initialClinicState } from "./types";
 import { OFFLINE_LABEL, type Llm } from "../../llm/client";
 import type { DialogueEmitted } from "./dialogue.machine";
 import { searchChunks } from "./store/kb";

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { initialTransition, transition } from "xstate";
-import { buildRegistry, defaultRegistry } from "../../clinic/registry";
-import { seedBranches } from "../../clinic/seed-branches";
-import type { ClinicState, Registry, StepGraph } from "../../clinic/types";
-import { replayLog } from "../../driver/replay";
-import { createClinicDialogueMachine, migrateClinicDialogue, patientValue } from "../../machines/clinic-dialogue";
-import type { ClinicDialogueMachine } from "../../machines/clinic-dialogue";
+import { buildRegistry, defaultRegistry } from "../../../systems/clinic/registry";
+import { seedBranches } from "../../../systems/clinic/seed-branches";
+import type { ClinicState, Registry, StepGraph } from "../../../systems/clinic/types";
+import { replayLog } from "../../../driver/replay";
+import { createClinicDialogueMachine, migrateClinicDialogue, patientValue } from "../../../systems/clinic/dialogue.machine";
+import type { ClinicDialogueMachine } from "../../../systems/clinic/dialogue.machine";
 
 /**
  * Behaviour unchanged across the v1 → v2 rewrite of the clinic dialogue (issue 15 item 3).
@@ -29,7 +29,7 @@ interface Conversation {
   log: unknown[];
   persisted: Turn["persisted"] | null;
 }
-const fixture = JSON.parse(readFileSync(new URL("../fixtures/clinic-dialogue-v1/conversations.json", import.meta.url), "utf8")) as { machine: string; conversations: Conversation[] };
+const fixture = JSON.parse(readFileSync(new URL("../../fixtures/clinic-dialogue-v1/conversations.json", import.meta.url), "utf8")) as { machine: string; conversations: Conversation[] };
 const RELEASE = "__operator.release__";
 
 const registryOf = (c: Conversation): Registry => (c.graph ? buildRegistry(Object.values(seedBranches), [c.graph]) : defaultRegistry());

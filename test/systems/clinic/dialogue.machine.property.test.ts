@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { blockedGuards } from "../../clinic/guards";
-import { buildRegistry, defaultRegistry, stepSpec } from "../../clinic/registry";
-import { seedBranches } from "../../clinic/seed-branches";
-import { branchCodes, HANDOFF_CAP } from "../../clinic/types";
-import type { ClinicState, Registry, StepGraph } from "../../clinic/types";
-import { patientValue } from "../../machines/clinic-dialogue";
-import { createRunner } from "../clinic/runner";
-import type { Reply } from "../clinic/runner";
+import { blockedGuards } from "../../../systems/clinic/guards";
+import { buildRegistry, defaultRegistry, stepSpec } from "../../../systems/clinic/registry";
+import { seedBranches } from "../../../systems/clinic/seed-branches";
+import { branchCodes, HANDOFF_CAP } from "../../../systems/clinic/types";
+import type { ClinicState, Registry, StepGraph } from "../../../systems/clinic/types";
+import { patientValue } from "../../../systems/clinic/dialogue.machine";
+import { createRunner } from "./runner";
+import type { Reply } from "./runner";
 
 /**
  * Invariants of seed 003 under arbitrary router and branch outputs (including garbage, skipped

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { initialTransition, transition } from "xstate";
-import { initialClinicState } from "../../clinic/types";
-import { createClinicDialogueMachine } from "../../machines/clinic-dialogue";
-import { defaultRegistry } from "../../clinic/registry";
-import { LOOP_GUARD_REPLY } from "../../clinic/templates";
-import { HARD_RETURN_PHRASE } from "../../clinic/prompt";
-import { createRunner } from "../clinic/runner";
-import type { TurnResult } from "../clinic/runner";
+import { initialClinicState } from "../../../systems/clinic/types";
+import { createClinicDialogueMachine } from "../../../systems/clinic/dialogue.machine";
+import { defaultRegistry } from "../../../systems/clinic/registry";
+import { LOOP_GUARD_REPLY } from "../../../systems/clinic/templates";
+import { HARD_RETURN_PHRASE } from "../../../systems/clinic/prompt";
+import { createRunner } from "./runner";
+import type { TurnResult } from "./runner";
 
 const tail = (state_after: string, slots: object = {}, soft?: boolean) =>
   `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots, ...(soft === undefined ? {} : { soft_insertion: soft }) })}`;
