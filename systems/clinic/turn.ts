@@ -19,6 +19,9 @@ import { AppError } from "../../driver/errors";
 import { stageEnabled } from "../../driver/stage-switches";
 import type { Run } from "../../driver/run";
 import { runTurn } from "../../driver/turn";
+import { asksForContact, CONTACT_REQUEST, phoneFromText } from "./contact";
+import { markEscalated, reopenIfClosed, saveContactPhone, setEscalationReason, type Handling } from "../../storage/inbox";
+import { enqueueOutbox } from "../../storage/outbox";
 
 /** The clinic turn: the dialogue machine's effects answered by the router/branch models and the knowledge base. */
 
@@ -32,6 +35,10 @@ export interface ClinicTurnArgs {
   text: string;
   /** AI_DEBUG: also write the stages as files under this directory. */
   debugDir?: string;
+  /** The thread's inbox row as read before the turn (the contact already known). */
+  handling?: Handling | null;
+  /** WEBHOOK_URL is set: an escalation writes an outbox row in the turn's transaction. */
+  webhook?: boolean;
 }
 
 export interface ClinicFinal {
@@ -105,6 +112,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
   stages.emit("08", "conversation-context", { historyMessages: history.length, stateBefore: before });
   let final: Extract<DialogueEmitted, { type: "clinic.final" }> | null = null;
   let streamed = false;
+  // With a human now: the patient's phone is taken from the message, and asked for while unknown.
+  let phone: string | null = null;
 
   const fail = (role: string, error: { code: string; message: string }): never => {
     if (error.code === "cancelled") throw new AppError("internal", "client went away");
@@ -167,6 +176,13 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         },
         "clinic.final": (e) => {
           final = e as unknown as Extract<DialogueEmitted, { type: "clinic.final" }>;
+          if (final.state.activeBranch === "escalate_human" && !a.handling?.contactPhone) {
+            phone = phoneFromText(a.text);
+            if (!phone && final.events.includes("escalated") && !asksForContact(final.reply)) {
+              final = { ...final, reply: final.reply ? `${final.reply}\n\n${CONTACT_REQUEST}` : CONTACT_REQUEST };
+              if (streamed) a.run.emit("token", { delta: `\n\n${CONTACT_REQUEST}` });
+            }
+          }
           stages.emit("12", "response-validation", { events: final.events, notes: final.notes, state: final.state });
         },
       },
@@ -197,6 +213,22 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           ],
           a.run.id,
         );
+        await reopenIfClosed(tx, a.context.threadId);
+        if (phone) await saveContactPhone(tx, a.context.threadId, phone);
+        if (f.events.includes("escalated")) {
+          await markEscalated(tx, a.context.threadId, f.state.escalationReason);
+          if (a.webhook) {
+            await enqueueOutbox(tx, {
+              tenantId: a.tenantId,
+              conversationId: a.context.threadId,
+              event: "conversation.escalated",
+              payload: { tenantId: a.tenantId, system: "clinic", conversationId: a.context.threadId, reason: f.state.escalationReason, runId: a.run.id, patientText: a.text, reply: f.reply, contactPhone: phone ?? a.handling?.contactPhone ?? null, at: new Date().toISOString() },
+            });
+          }
+        } else if (f.state.activeBranch === "escalate_human" && f.state.escalationReason) {
+          // A reason named on a later turn of the escalation (the model's STATE_JSON, the patient's words).
+          await setEscalationReason(tx, a.context.threadId, f.state.escalationReason);
+        }
       },
       closing: () => {
         const f = final!;
