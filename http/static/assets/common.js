@@ -3,6 +3,7 @@
 const PAGES = [
   ["/", "Отладка"],
   ["/sandbox.html", "Песочница"],
+  ["/inbox.html", "Обращения"],
   ["/settings.html", "Настройки"],
   ["/workbench.html", "Workbench"],
   ["/machines.html", "Схемы"],
