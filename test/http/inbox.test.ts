@@ -214,7 +214,7 @@ describe("operator inbox", () => {
       for (const { table_name } of tables) {
         const ids = [id, ...runIds];
         const rows = await t.db.sql.unsafe(`select count(*)::int as n from "${table_name}" x where ${ids.map((_, i) => `strpos(x::text, $${i + 1}) > 0`).join(" or ")}`, ids);
-        if ((rows[0] as { n: number }).n > 0) found.push(table_name);
+        if ((rows[0] as unknown as { n: number }).n > 0) found.push(table_name);
       }
       return found.sort();
     };
