@@ -166,7 +166,7 @@ export async function loadDiagram(container, machineId, conversationId) {
     const natural = Number(svg.getAttribute("width")) || 0;
     svg.style.maxWidth = `${natural}px`;
     // At least 80% of the drawn size: a large machine scrolls in a small panel rather than shrinking to unreadable text.
-    svg.style.minWidth = `${Math.min(natural, Math.max(640, Math.round(natural * 0.8)))}px`;
+    svg.style.minWidth = `${Math.min(natural, Math.max(640, Math.ceil(natural * 0.8)))}px`;
   }
   // Bring the highlighted state into the (height-limited) diagram's view.
   const active = [...container.querySelectorAll('g.s[data-active="true"]')].at(-1);

@@ -18,7 +18,8 @@ const cyrillic = /[а-яё]/i;
 /** The server's own message when it is Russian (CONTRACT §6), else a Russian one for its code or status. */
 export function russianMessage(e) {
   if (e?.name === "AbortError") return "Остановлено. Текст сообщения возвращён в поле ввода.";
-  const message = String(e?.message ?? "");
+  // A validation message names the field first ("text: …"): the user needs only what is wrong.
+  const message = String(e?.message ?? "").replace(/^[a-zA-Z_.\d]+: /, "");
   if (cyrillic.test(message)) return message;
   if (e?.code && byCode[e.code]) return byCode[e.code];
   if (e instanceof ApiError) return `Сервер ответил ошибкой ${e.status}. Отправьте сообщение ещё раз.`;
