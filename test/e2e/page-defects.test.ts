@@ -83,12 +83,16 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: page defects of issue 17" : `e
     await page.fill("#text", "Покажи composition-alpha");
     await page.click("#send");
     await page.waitForSelector(".msg.assistant[data-done] .stage");
+    // Opened: the data under each stage is what squeezed the summary line.
+    await page.$$eval(".stage", (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+    await page.setViewportSize({ width: 1024, height: 800 });
     const ids = await page.$$eval(".stage > summary > b.mono", (bs) =>
       bs.map((b) => ({ text: b.textContent, lines: Math.round(b.getBoundingClientRect().height / parseFloat(getComputedStyle(b).lineHeight || "18")) })),
     );
     expect(ids.length).toBeGreaterThan(5);
     for (const id of ids) expect(id).toMatchObject({ lines: 1 });
     expect(ids.map((i) => i.text)).toContain("06");
+    await page.setViewportSize({ width: 1440, height: 960 });
 
     // The diagram at panel size: drawn at no less than 80% of its natural size (a large machine scrolls instead).
     await page.waitForSelector("#diagram svg");
