@@ -24,7 +24,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: page defects of issue 17" : `e
     await sendText(page, long);
     await page.waitForSelector(".msg.assistant[data-failed]");
     expect(await streaming(page)).toBe(0);
-    expect(await failedBubble(page).locator('[data-error="turn"]').textContent()).toBe("Сообщение слишком длинное: не больше 4000 символов. Сократите его, пожалуйста.");
+    expect(await failedBubble(page).locator('[data-error="turn"] [data-message]').textContent()).toBe("Сообщение слишком длинное: не больше 4000 символов. Сократите его, пожалуйста.");
     expect(await failedBubble(page).locator(".text").textContent()).toBe("");
     expect(await page.inputValue("#text")).toBe(long);
     expect(await page.isEnabled("#send")).toBe(true);
@@ -33,7 +33,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: page defects of issue 17" : `e
     await page.route("**/v1/clinic/threads/*/messages", (r) => r.fulfill({ status: 502, contentType: "text/html", body: "<h1>502 Bad Gateway</h1>" }));
     await sendText(page, "Хочу записаться");
     await expect.poll(() => page.locator(".msg.assistant[data-failed]").count()).toBe(2);
-    const msg = (await failedBubble(page).locator('[data-error="turn"]').textContent())!;
+    const msg = (await failedBubble(page).locator('[data-error="turn"] [data-message]').textContent())!;
     expect(msg).toMatch(cyrillic);
     expect(msg).not.toContain("HTTP");
     expect(await page.inputValue("#text")).toBe("Хочу записаться");
@@ -53,7 +53,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: page defects of issue 17" : `e
     expect(await page.isVisible("#stop")).toBe(true);
     await page.click("#stop");
     await page.waitForSelector(".msg.assistant[data-failed]");
-    expect(await failedBubble(page).locator('[data-error="turn"]').textContent()).toBe("Остановлено. Текст сообщения возвращён в поле ввода.");
+    expect(await failedBubble(page).locator('[data-error="turn"] [data-message]').textContent()).toBe("Остановлено. Текст сообщения возвращён в поле ввода.");
     expect(await streaming(page)).toBe(0);
     expect(await page.inputValue("#text")).toBe("Когда вы работаете?");
     expect(await page.isHidden("#stop")).toBe(true);
@@ -68,13 +68,13 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: page defects of issue 17" : `e
     const long = "б".repeat(10_001);
     await sendText(page, long);
     await page.waitForSelector(".msg.assistant[data-failed]");
-    expect(await failedBubble(page).locator('[data-error="turn"]').textContent()).toBe("Сообщение слишком длинное: не больше 10 000 символов. Сократите его, пожалуйста.");
+    expect(await failedBubble(page).locator('[data-error="turn"] [data-message]').textContent()).toBe("Сообщение слишком длинное: не больше 10 000 символов. Сократите его, пожалуйста.");
     expect(await page.inputValue("#text")).toBe(long);
     expect(await streaming(page)).toBe(0);
     await page.route("**/v1/workbench/conversations/*/messages", (r) => r.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: { code: "internal", message: "Internal Server Error" } }) }));
     await sendText(page, "Покажи composition-alpha");
     await expect.poll(() => page.locator(".msg.assistant[data-failed]").count()).toBe(2);
-    expect(await failedBubble(page).locator('[data-error="turn"]').textContent()).toBe("Ошибка сервера. Ответ не сохранён — отправьте сообщение ещё раз.");
+    expect(await failedBubble(page).locator('[data-error="turn"] [data-message]').textContent()).toBe("Ошибка сервера. Ответ не сохранён — отправьте сообщение ещё раз.");
     expect(await page.inputValue("#text")).toBe("Покажи composition-alpha");
     await page.unroute("**/v1/workbench/conversations/*/messages");
 

@@ -146,13 +146,15 @@ async function send(text) {
       { signal: turn.signal },
     );
     // The turn was not stored: its text goes back to the composer.
-    if (failed) failTurn(b.node, b.text, russianMessage(failed), text);
-    else {
+    if (failed) {
+      failTurn(b.node, b.text, russianMessage(failed), text, failed.code);
+      b.node.dataset.done = "true";
+    } else {
       b.node.classList.remove("streaming");
       b.node.dataset.done = "true";
     }
   } catch (e) {
-    if (b) failTurn(b.node, b.text, russianMessage(e), text);
+    if (b) failTurn(b.node, b.text, russianMessage(e), text, e?.name === "AbortError" ? undefined : e?.code);
     else {
       messages.append(el("div", { class: "error-box", dataset: { error: "turn" } }, russianMessage(e)));
       if (!$("#text").value.trim()) $("#text").value = text;

@@ -54,11 +54,19 @@ export function startTurn() {
  * (not after) any half-streamed text, which was never stored; the typed text returns to the
  * composer unless the user has started typing something else.
  */
-export function failTurn(bubble, body, message, typed) {
+export function failTurn(bubble, body, message, typed, code) {
   bubble.classList.remove("streaming");
   bubble.dataset.failed = "true";
   body.replaceChildren();
-  bubble.append(el("div", { class: "error-box", dataset: { error: "turn" } }, message));
+  bubble.append(
+    el(
+      "div",
+      { class: "error-box", dataset: { error: "turn" } },
+      el("span", { dataset: { message: "" } }, message),
+      // The contract's code, for whoever reads the logs (not a sentence for the user).
+      code ? el("span", { class: "muted small", dataset: { code } }, ` (${code})`) : null,
+    ),
+  );
   const box = $("#text");
   if (typed !== undefined && box && !box.value.trim()) box.value = typed;
 }

@@ -157,8 +157,10 @@ async function send(text, extra = {}) {
     if (stages.length) meta.append(stagesBlock(stages));
     // The turn was not stored: the bubble says why and the typed text goes back to the composer
     // (a candidate's button press has no typed text to give back).
-    if (failed) failTurn(bubble, body, russianMessage(failed), extra.selectedCandidateId ? undefined : text);
-    else {
+    if (failed) {
+      failTurn(bubble, body, russianMessage(failed), extra.selectedCandidateId ? undefined : text, failed.code);
+      bubble.dataset.done = "true";
+    } else {
       bubble.classList.remove("streaming");
       bubble.dataset.done = "true";
     }
@@ -171,7 +173,7 @@ async function send(text, extra = {}) {
     }
   } catch (e) {
     const typed = extra.selectedCandidateId ? undefined : text;
-    if (bubble) failTurn(bubble, body, russianMessage(e), typed);
+    if (bubble) failTurn(bubble, body, russianMessage(e), typed, e?.name === "AbortError" ? undefined : e?.code);
     else {
       messages.append(el("div", { class: "error-box", dataset: { error: "turn" } }, russianMessage(e)));
       if (typed && !$("#text").value.trim()) $("#text").value = typed;
