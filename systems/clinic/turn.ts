@@ -178,7 +178,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           final = e as unknown as Extract<DialogueEmitted, { type: "clinic.final" }>;
           if (final.state.activeBranch === "escalate_human" && !a.handling?.contactPhone) {
             phone = phoneFromText(a.text);
-            if (!phone && final.events.includes("escalated") && !asksForContact(final.reply)) {
+            // The emergency reply stays exactly as written (red-flags.ts): nothing is added to it.
+            if (!phone && final.events.includes("escalated") && !final.events.includes("red_flag") && !asksForContact(final.reply)) {
               final = { ...final, reply: final.reply ? `${final.reply}\n\n${CONTACT_REQUEST}` : CONTACT_REQUEST };
               if (streamed) a.run.emit("token", { delta: `\n\n${CONTACT_REQUEST}` });
             }

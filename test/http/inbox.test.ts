@@ -1,16 +1,22 @@
 import { createHmac } from "node:crypto";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { phoneFromText } from "../../systems/clinic/contact";
+import { asksForContact, phoneFromText } from "../../systems/clinic/contact";
+import { EMERGENCY_REPLY } from "../../systems/clinic/templates";
 import { useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
 import { startWebhookReceiver } from "../utils/webhook-receiver";
+import { workspace } from "../systems/workbench/fixtures";
 
 /** The operators' inbox (issue 17 item 1) over the real HTTP server, a scripted model and a webhook receiver. */
 
 const t = useTestDatabase();
 const SECRET = "hook-secret";
+const debugDir = mkdtempSync(join(tmpdir(), "inbox-debug-"));
 let llm: ScriptedLlm;
 let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -24,7 +30,7 @@ beforeAll(async () => {
     db: t.db,
     llm,
     tokens: "a:tok-a,b:tok-b",
-    env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "40", WEBHOOK_MAX_ATTEMPTS: "3" },
+    env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "40", WEBHOOK_MAX_ATTEMPTS: "3", AI_DEBUG: "true", DEBUG_DIR: debugDir },
   });
 });
 afterAll(async () => {
@@ -68,6 +74,12 @@ describe("phone numbers in a patient's words", () => {
     expect(phoneFromText("записывалась 12.03.2024 на 10:30")).toBeNull();
     expect(phoneFromText("не дам номер")).toBeNull();
   });
+  it("a reply that already asks for a phone is recognized; the emergency reply's «103 / 112» is not a request", () => {
+    expect(asksForContact("Оставьте, пожалуйста, номер телефона")).toBe(true);
+    expect(asksForContact("Напишите ваш телефон для связи")).toBe(true);
+    expect(asksForContact(EMERGENCY_REPLY)).toBe(false);
+    expect(asksForContact("Передаю ваш вопрос администратору.")).toBe(false);
+  });
 });
 
 describe("operator inbox", () => {
@@ -87,6 +99,12 @@ describe("operator inbox", () => {
     expect(list.items[0]).toMatchObject({ id, system: "clinic", status: "open", escalated: true, escalationReason: "explicit_request", contactPhone: "+79165551234" });
     expect(list.items.map((i) => i.id)).toContain(calm);
     expect(list.items.find((i) => i.id === calm)).toMatchObject({ escalated: false, contactPhone: null });
+    // A red flag: the fixed emergency reply, nothing appended; still escalated for the inbox.
+    const acute = await newThread();
+    const em = final(await say(acute, "Сильное кровотечение, не могу дышать"));
+    expect(em.reply).toBe(EMERGENCY_REPLY);
+    expect(await json<Item>(api(`/v1/inbox/conversations/${acute}`))).toMatchObject({ escalated: true, escalationReason: "acute_pain" });
+    await api(`/v1/inbox/conversations/${acute}/close`, { method: "POST" });
     // Filters, and the per-system list.
     expect((await json<Page>(api("/v1/inbox/conversations?escalated=true"))).items.map((i) => i.id)).toEqual([id]);
     expect((await json<Page>(api("/v1/inbox/conversations?reason=explicit_request"))).items.map((i) => i.id)).toEqual([id]);
@@ -200,31 +218,58 @@ describe("operator inbox", () => {
     expect(hook.deliveries).toHaveLength(0);
   });
 
-  it("erasure removes the conversation from every table of the schema (enumerated from information_schema)", async () => {
+  it("erasure removes a clinic and a Workbench conversation from every table of the schema (enumerated from information_schema), and the debug files", async () => {
     llm.reset();
-    const id = await escalate("Позовите администратора, мой номер 89161112233");
-    await until(async () => (await t.db.sql`select 1 from outbox where conversation_id = ${id} and status = 'delivered'`).length === 1);
-    const runIds = (await t.db.sql<{ id: string }[]>`select id from runs where conversation_id = ${id}`).map((r) => r.id);
-    expect(runIds.length).toBeGreaterThan(0);
+    const clinic = await escalate("Позовите администратора, мой номер 89161112233");
+    await until(async () => (await t.db.sql`select 1 from outbox where conversation_id = ${clinic} and status = 'delivered'`).length === 1);
+    const wb = (await json<{ conversationId: string }>(api("/v1/workbench/conversations", { method: "POST", body: "{}" }))).conversationId;
+    llm.script("answer", "Композиция [[composition-alpha]] лежит в папке «Продажи».");
+    const r = await postSse(`${server.url}/v1/workbench/conversations/${wb}/messages`, { text: "Покажи composition-alpha", workspace }, A);
+    expect(eventsNamed(r, "final")).toHaveLength(1);
     const tables = await t.db.sql<{ table_name: string }[]>`
       select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`;
     // Every row of every table, as text: the conversation's id or one of its runs' ids anywhere in it.
-    const holding = async () => {
+    const holding = async (ids: string[]) => {
       const found: string[] = [];
       for (const { table_name } of tables) {
-        const ids = [id, ...runIds];
         const rows = await t.db.sql.unsafe(`select count(*)::int as n from "${table_name}" x where ${ids.map((_, i) => `strpos(x::text, $${i + 1}) > 0`).join(" or ")}`, ids);
         if ((rows[0] as unknown as { n: number }).n > 0) found.push(table_name);
       }
       return found.sort();
     };
-    const before = await holding();
-    expect(before).toEqual(expect.arrayContaining(["conversations", "machine_events", "machine_snapshots", "messages", "outbox", "run_events", "runs"]));
-    expect((await api(`/v1/inbox/conversations/${id}`, { method: "DELETE" }, B)).status).toBe(404);
-    const del = await api(`/v1/inbox/conversations/${id}`, { method: "DELETE" });
-    expect(del.status).toBe(204);
-    expect(await holding()).toEqual([]);
-    expect((await api(`/v1/inbox/conversations/${id}`)).status).toBe(404);
-    expect((await api(`/v1/inbox/conversations/${id}`, { method: "DELETE" })).status).toBe(404);
+    const expected = {
+      [clinic]: ["conversations", "machine_events", "machine_snapshots", "messages", "outbox", "run_events", "runs"],
+      [wb]: ["conversations", "interactions", "machine_events", "machine_snapshots", "messages", "run_events", "runs"],
+    };
+    for (const id of [clinic, wb]) {
+      const runIds = (await t.db.sql<{ id: string }[]>`select id from runs where conversation_id = ${id}`).map((x) => x.id);
+      expect(runIds.length).toBeGreaterThan(0);
+      expect(await holding([id, ...runIds])).toEqual(expect.arrayContaining(expected[id]!));
+      expect(runIds.some((x) => existsSync(join(debugDir, x)))).toBe(true);
+      expect((await api(`/v1/inbox/conversations/${id}`, { method: "DELETE" }, B)).status).toBe(404);
+      expect((await api(`/v1/inbox/conversations/${id}`, { method: "DELETE" })).status).toBe(204);
+      expect(await holding([id, ...runIds])).toEqual([]);
+      expect(runIds.filter((x) => existsSync(join(debugDir, x)))).toEqual([]);
+      expect((await api(`/v1/inbox/conversations/${id}`)).status).toBe(404);
+      expect((await api(`/v1/inbox/conversations/${id}`, { method: "DELETE" })).status).toBe(404);
+    }
+  });
+
+  it("every table that names a conversation or a run reaches it by a cascading foreign key (a future table without one fails here)", async () => {
+    const cols = await t.db.sql<{ table_name: string; column_name: string }[]>`
+      select table_name, column_name from information_schema.columns
+      where table_schema = current_schema() and column_name in ('conversation_id', 'run_id', 'thread_id') order by table_name, column_name`;
+    const fks = await t.db.sql<{ table_name: string; column_name: string; target: string; delete_rule: string }[]>`
+      select kcu.table_name, kcu.column_name, ccu.table_name as target, rc.delete_rule
+      from information_schema.referential_constraints rc
+      join information_schema.key_column_usage kcu on kcu.constraint_name = rc.constraint_name and kcu.constraint_schema = rc.constraint_schema
+      join information_schema.constraint_column_usage ccu on ccu.constraint_name = rc.unique_constraint_name and ccu.constraint_schema = rc.unique_constraint_schema
+      where rc.constraint_schema = current_schema()`;
+    const tablesNaming = [...new Set(cols.map((c) => c.table_name))];
+    expect(tablesNaming).toEqual(expect.arrayContaining(["messages", "runs", "run_events", "machine_events", "evidence_runs", "interactions", "outbox", "webhook_dead_letters"]));
+    const uncovered = tablesNaming.filter(
+      (tbl) => tbl !== "conversations" && !fks.some((f) => f.table_name === tbl && ["conversations", "runs"].includes(f.target) && f.delete_rule === "CASCADE"),
+    );
+    expect(uncovered).toEqual([]);
   });
 });
