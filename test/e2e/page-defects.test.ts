@@ -107,6 +107,22 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: page defects of issue 17" : `e
     expect(errors).toEqual([]);
   });
 
+  it("Workbench: Stop ends a streaming answer and gives the text back", async () => {
+    const errors: string[] = [];
+    const page = await openPage(stack.browser, `${stack.server.url}/workbench.html`, errors);
+    await page.fill("#workspace", JSON.stringify(workspace, null, 2));
+    stack.llm.script("answer", { content: "Композиция [[composition-alpha]] лежит в папке «Продажи». Она считает скидку по сумме заказа. Других с этим именем нет.", chunkDelayMs: 200 });
+    await sendText(page, "Покажи composition-alpha");
+    await page.waitForFunction(() => (document.querySelector(".msg.assistant.streaming .text")?.textContent ?? "").length > 0);
+    await page.click("#stop");
+    await page.waitForSelector(".msg.assistant[data-failed]");
+    expect(await failedBubble(page).locator('[data-error="turn"] [data-message]').textContent()).toBe("Остановлено. Текст сообщения возвращён в поле ввода.");
+    expect(await streaming(page)).toBe(0);
+    expect(await page.inputValue("#text")).toBe("Покажи composition-alpha");
+    expect(await page.isHidden("#stop")).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
   it("/favicon.ico is served, and every page links it", async () => {
     const r = await fetch(`${stack.server.url}/favicon.ico`);
     expect(r.status).toBe(200);

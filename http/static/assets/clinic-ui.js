@@ -33,6 +33,7 @@ export function replyBadges({ state, events, notes }) {
     } else if (e.startsWith("guard_blocked:")) out.push(el("span", { class: "badge err lock", dataset: { badge: "guard" } }, `защитное условие ${e.slice(14)}`));
     else if (e === "transition_rejected") out.push(el("span", { class: "badge err", dataset: { badge: "rejected" } }, "переход отклонён валидатором"));
     else if (e === "loop_guard") out.push(el("span", { class: "badge err", dataset: { badge: "loop_guard" } }, "защита от петли"));
+    else if (e === "held_by_operator") out.push(el("span", { class: "badge warn", dataset: { badge: "held" } }, "диалог у оператора: бот только просит подождать"));
     else if (e === "model_unavailable") out.push(el("span", { class: "badge err", dataset: { badge: "model_unavailable" } }, "модель недоступна"));
     else if (e === "red_flag") out.push(el("span", { class: "badge err", dataset: { badge: "red_flag" } }, "экстренный ответ: признаки опасного состояния (103 / 112)"));
     // The debug notes say what exactly was wrong; shown as the badge's tooltip.

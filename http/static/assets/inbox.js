@@ -16,6 +16,8 @@ const systemRu = { clinic: "клиника", workbench: "Workbench", evidence: "
 
 let selected = new URLSearchParams(location.hash.slice(1)).get("id");
 let cursor = null;
+/** Pages added with «Показать ещё»: a periodic refresh would fold them back, so it waits. */
+let extraPages = 0;
 
 function query() {
   const p = new URLSearchParams();
@@ -48,6 +50,7 @@ function itemNode(it) {
 
 async function loadList(append = false) {
   if (!append) cursor = null;
+  extraPages = append ? extraPages + 1 : 0;
   try {
     const page = await api(`/v1/inbox/conversations?${query()}`);
     const nodes = page.items.map(itemNode);
@@ -125,6 +128,11 @@ $("#q").addEventListener("input", () => {
 });
 $("#refresh").addEventListener("click", () => loadList().then(() => selected && select(selected)));
 $("#more").addEventListener("click", () => loadList(true));
+
+// New escalations show up without a reload.
+setInterval(() => {
+  if (!document.hidden && extraPages === 0) loadList();
+}, 10_000);
 
 (async () => {
   await loadList();
