@@ -16,12 +16,16 @@ alter table conversations add column last_activity_at timestamptz not null defau
 update conversations c set last_activity_at = coalesce((select max(m.created_at) from messages m where m.conversation_id = c.id), c.created_at);
 create index conversations_inbox on conversations (tenant_id, escalated, last_activity_at desc, id desc);
 
+-- One update per insert statement (a turn appends its messages in one), not one per row.
 create function conversations_touch() returns trigger language plpgsql as $$
 begin
-  update conversations set last_activity_at = greatest(last_activity_at, new.created_at) where id = new.conversation_id;
-  return new;
+  update conversations c set last_activity_at = greatest(c.last_activity_at, i.at)
+  from (select conversation_id, max(created_at) as at from inserted group by conversation_id) i
+  where c.id = i.conversation_id;
+  return null;
 end $$;
-create trigger messages_touch_conversation after insert on messages for each row execute function conversations_touch();
+create trigger messages_touch_conversation after insert on messages referencing new table as inserted
+  for each statement execute function conversations_touch();
 
 -- Webhook deliveries, written in the transaction of the turn that caused them and sent after
 -- its commit; a row that failed every attempt moves to webhook_dead_letters.

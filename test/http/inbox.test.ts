@@ -46,7 +46,7 @@ async function newThread(headers = A): Promise<string> {
 }
 const say = (id: string, text: string, headers = A) => postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text }, headers);
 const final = (r: Awaited<ReturnType<typeof say>>) => eventsNamed(r, "final")[0] as { reply: string; events: string[]; state: { activeBranch: string | null } };
-type Item = { id: string; system: string; status: string; escalated: boolean; escalationReason: string | null; contactPhone: string | null; takenBy: string | null };
+type Item = { id: string; system: string; status: string; escalated: boolean; lastActivityAt: string; escalationReason: string | null; contactPhone: string | null; takenBy: string | null };
 type Page = { items: Item[]; nextCursor: string | null };
 
 async function escalate(text = "Позовите администратора, пожалуйста"): Promise<string> {
@@ -161,6 +161,11 @@ describe("operator inbox", () => {
     llm.script("router", "general_info");
     llm.script("branch", "Мы работаем с 8 до 20.");
     expect(final(await say(id, "Когда вы работаете?")).reply).toBe("Мы работаем с 8 до 20.");
+    // Its new messages put it first among those not waiting (last activity, kept by the messages trigger).
+    const byActivity = await json<Page>(api("/v1/inbox/conversations?escalated=false&system=clinic"));
+    expect(byActivity.items[0]!.id).toBe(id);
+    const times = byActivity.items.map((i) => Date.parse(i.lastActivityAt));
+    expect(times).toEqual([...times].sort((x, y) => y - x));
     // Close: not waiting any more.
     const again = await escalate("Позовите живого человека");
     expect((await json<Item>(api(`/v1/inbox/conversations/${again}/close`, { method: "POST" })))).toMatchObject({ status: "closed", escalated: false });
