@@ -9,6 +9,7 @@ import { registerWorkbenchRoutes } from "../systems/workbench/routes";
 import { registerClinicRoutes } from "../systems/clinic/routes";
 import { registerOperatorRoutes } from "./routes/operator";
 import { registerEvidenceRoutes } from "../systems/evidence/routes";
+import { registerInboxRoutes } from "./routes/inbox";
 
 export function createApp(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
@@ -32,5 +33,6 @@ export function createApp(deps: Deps): Hono<AuthEnv> {
   registerWorkbenchRoutes(app, deps);
   registerOperatorRoutes(app, deps);
   registerEvidenceRoutes(app, deps);
+  registerInboxRoutes(app, deps);
   return app;
 }

@@ -19,6 +19,11 @@ const envSchema = z.object({
   API_TOKENS: z.string().optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
   RUN_DETACH_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+  WEBHOOK_URL: z.string().url().optional().or(z.literal("")),
+  WEBHOOK_SECRET: z.string().optional(),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(1).default(1_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
 });
 
 export interface Config {
@@ -35,6 +40,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long a run whose client left keeps going, waiting for a Last-Event-ID follower. */
   detachGraceMs: number;
+  /** The escalation webhook (http/webhook.ts); off without a URL. */
+  webhook: { url?: string; secret?: string; maxAttempts: number; backoffMs: number; timeoutMs: number };
 }
 
 /** Reads `.env` (if present) without overriding the real environment. */
@@ -66,6 +73,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration: ${msg}`);
   }
   const e = parsed.data;
+  // An unsigned webhook would let anyone who learns the URL forge escalations.
+  if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET) throw new Error("Invalid configuration: WEBHOOK_URL is set but WEBHOOK_SECRET is not (deliveries are signed with it).");
   const roleModels = Object.fromEntries(roles.map((r) => [r.toLowerCase(), env[`LLM_MODEL_${r}`] || undefined]));
   return {
     port: e.PORT,
@@ -79,5 +88,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tokens: parseTokens(e.API_TOKENS),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     detachGraceMs: e.RUN_DETACH_GRACE_MS,
+    webhook: { url: e.WEBHOOK_URL || undefined, secret: e.WEBHOOK_SECRET || undefined, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, backoffMs: e.WEBHOOK_BACKOFF_MS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
   };
 }

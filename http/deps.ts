@@ -3,6 +3,7 @@ import type { Llm } from "../llm/client";
 import type { Database } from "../storage/db";
 import type { Config } from "./config";
 import type { RunWaker } from "./run-waker";
+import type { WebhookDispatcher } from "./webhook";
 
 /** What every route gets: built once in main (or in a test) and passed down. */
 export interface Deps {
@@ -15,4 +16,6 @@ export interface Deps {
   /** This process's id: runs it owns are marked failed if it dies. */
   instanceId: string;
   log: (line: string) => void;
+  /** Sends the outbox's escalation webhooks after their turn commits. */
+  webhook: WebhookDispatcher;
 }

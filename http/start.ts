@@ -9,6 +9,7 @@ import { isLoopback } from "./auth";
 import type { Config } from "./config";
 import type { Deps } from "./deps";
 import { RunWaker } from "./run-waker";
+import { WebhookDispatcher } from "./webhook";
 import { STALE_RUN_MS } from "./routes/runs";
 
 export interface Started {
@@ -40,7 +41,8 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const llm = opts.llm ?? createLlm({ ...config.llm, roleModels: config.llm.roleModels }, log);
   const hub = new RunHub();
   const waker = new RunWaker(db);
-  const deps: Deps = { db, llm, config, hub, waker, instanceId, log };
+  const webhook = new WebhookDispatcher(db, config.webhook, log);
+  const deps: Deps = { db, llm, config, hub, waker, instanceId, log, webhook };
   const app = createApp(deps);
   opts.extend?.(app, deps);
   const heartbeat = setInterval(() => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}), 5_000);
@@ -48,6 +50,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
+  webhook.start();
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
@@ -57,6 +60,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
     url,
     async stop() {
       clearInterval(heartbeat);
+      await webhook.stop();
       await waker.close();
       await new Promise<void>((r) => {
         server.close(() => r());

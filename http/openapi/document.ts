@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DiagramQuery } from "../routes/operator-machines";
 import { ReplayQuery } from "../routes/operator-replay";
 import * as S from "./schemas";
+import { InboxFilter } from "../../storage/inbox";
 
 /**
  * The OpenAPI 3.1 document, generated from zod schemas with zod 4's `z.toJSONSchema`: shared
@@ -70,6 +71,15 @@ export const operations: Op[] = [
   { method: "get", path: "/v1/machines", tag: "machines", summary: "Машины, которые умеет рисовать сервер", responses: { 200: { description: "{machines: MachineSummary[]}" } } },
   { method: "get", path: "/v1/conversations/{conversationId}/replay", tag: "machines", summary: "Проверка воспроизводимости: каждый снимок машины диалога пересобран из журнала её событий и сравнён с сохранённым", description: "Для каждого снимка: сколько событий в журнале, какими определениями машины они приняты, удалось ли воспроизвести и совпал ли результат. С `?key=` — один снимок, с журналом и обоими снимками.", query: ReplayQuery, responses: { 200: { description: "{conversationId, kind, machines: [{key, machineId, events, definitions, replayed, matches, reason?}]}" }, 404: err("Нет диалога или снимка") } },
   { method: "get", path: "/v1/machines/{machineId}/diagram", tag: "machines", summary: "Схема машины из её определения; текущее состояние диалога подсвечено", query: DiagramQuery, responses: { 200: { description: "SVG (по умолчанию), JSON-граф или HTML-страница", contentType: "image/svg+xml" }, 404: err("Нет машины или диалога") } },
+  { method: "get", path: "/v1/inbox/conversations", tag: "inbox", summary: "Обращения: диалоги всех систем, ждущие человека — первыми", description: "Курсорная пагинация: `nextCursor` из ответа → `?cursor=`. Фильтры: system, status (open|taken|closed), escalated, reason, from/to (по последней активности), q (текст сообщений, телефон, id).", query: InboxFilter, responses: { 200: { description: "{items: InboxItem[], nextCursor}" }, 400: err("Неверный фильтр или курсор") } },
+  { method: "get", path: "/v1/inbox/conversations/{id}", tag: "inbox", summary: "Обращение с расшифровкой", responses: { 200: { description: "InboxItem + {state?, messages: [{seq, role, text, meta, createdAt}]}" }, 404: err("Нет диалога") } },
+  { method: "post", path: "/v1/inbox/conversations/{id}/take", tag: "inbox", summary: "Оператор берёт диалог: бот до освобождения отвечает только просьбой подождать", responses: { 200: { description: "InboxItem" }, 404: err("Нет диалога"), 409: err("Взять можно только диалог клиники") } },
+  { method: "post", path: "/v1/inbox/conversations/{id}/release", tag: "inbox", summary: "Вернуть диалог боту (снимает передачу оператору)", responses: { 200: { description: "InboxItem" }, 404: err("Нет диалога"), 409: err("Диалог не у оператора") } },
+  { method: "post", path: "/v1/inbox/conversations/{id}/close", tag: "inbox", summary: "Закрыть обращение", responses: { 200: { description: "InboxItem" }, 404: err("Нет диалога") } },
+  { method: "delete", path: "/v1/inbox/conversations/{id}", tag: "inbox", summary: "Удалить диалог и все его данные (право на удаление)", responses: { 204: { description: "Удалён" }, 404: err("Нет диалога"), 409: err("Идёт ход диалога") } },
+  { method: "get", path: "/v1/clinic/threads", tag: "inbox", summary: "Диалоги клиники (как /v1/inbox/conversations?system=clinic)", query: InboxFilter.omit({ system: true }), responses: { 200: { description: "{items, nextCursor}" } } },
+  { method: "get", path: "/v1/workbench/conversations", tag: "inbox", summary: "Диалоги Workbench (постранично)", query: InboxFilter.omit({ system: true }), responses: { 200: { description: "{items, nextCursor}" } } },
+  { method: "get", path: "/v1/evidence/conversations", tag: "inbox", summary: "Диалоги Evidence (постранично)", query: InboxFilter.omit({ system: true }), responses: { 200: { description: "{items, nextCursor}" } } },
 ];
 
 const strip = (s: Record<string, unknown>) => {
@@ -133,6 +143,7 @@ export function buildOpenApi(routes: { method: string; path: string }[] = []): R
     servers: [{ url: "/" }],
     tags: [
       { name: "clinic", description: "Чат пациента" },
+      { name: "inbox", description: "Обращения: список диалогов, взять / вернуть / закрыть, удаление" },
       { name: "clinic-settings", description: "Ветки, версии промптов, графы шагов" },
       { name: "clinic-kb", description: "База знаний" },
       { name: "workbench", description: "Configurator chat" },

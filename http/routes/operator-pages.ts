@@ -39,6 +39,8 @@ async function send(c: Context, rel: string): Promise<Response> {
 export function registerOperatorPages(app: Hono<AuthEnv>): void {
   // Seed 003 puts Отладка at the root.
   app.get("/", (c) => send(c, "debug.html"));
+  // Browsers ask for /favicon.ico on every page; an SVG answers it (no binary icon in the repo).
+  app.get("/favicon.ico", (c) => send(c, join("assets", "favicon.svg")));
   app.get("/:page{[a-z0-9-]+\\.html}", (c) => send(c, c.req.param("page")));
   app.get("/assets/:file{[a-z0-9-]+\\.(?:js|css|svg|json)}", (c) => send(c, join("assets", c.req.param("file"))));
 }

@@ -12,6 +12,8 @@ import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
 import { registerClinicAdminRoutes } from "./admin-routes";
+import { holdClinicTurn } from "./hold";
+import { readHandling, setHandling } from "../../storage/inbox";
 
 export const MAX_MESSAGE_CHARS = 4000;
 const MessageBody = z.object({
@@ -48,6 +50,7 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
     if (!context) throw new AppError("not_found", "Такого диалога нет.");
     const body = await readJson(c, MessageBody);
+    const handling = await readHandling(deps.db.sql, context.threadId);
     return streamRun(c, deps, {
       conversationId: context.threadId,
       tenantId,
@@ -55,6 +58,11 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       idField: "threadId",
       debug: body.debug === true || deps.config.aiDebug,
       work: async (run) => {
+        // An operator has the thread: the patient gets a holding reply, no model is asked.
+        if (handling?.status === "taken") {
+          await holdClinicTurn({ sql: deps.db.sql, run, threadId: context.threadId, text: body.text, handling, state: await readClinicState(deps.db.sql, context.threadId) });
+          return;
+        }
         await runClinicTurn({
           sql: deps.db.sql,
           llm: deps.llm,
@@ -63,7 +71,11 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           context,
           text: body.text,
           debugDir: deps.config.aiDebug ? deps.config.debugDir : undefined,
+          handling,
+          webhook: deps.webhook.enabled,
         });
+        // After the commit: an escalation's outbox row is due now.
+        deps.webhook.kick();
       },
     });
   });
@@ -74,6 +86,7 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), 0);
     if (!context) throw new AppError("not_found", "Такого диалога нет.");
     const state = await releaseClinicThread(deps.db.sql, tenantId, context);
+    await setHandling(deps.db.sql, tenantId, context.threadId, { status: "open", clearEscalation: true });
     return c.json({ threadId: context.threadId, released: true, state });
   });
 

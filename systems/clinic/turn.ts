@@ -17,6 +17,9 @@ import { clinicSpec, registryFor } from "./registry-load";
 import { AppError } from "../../driver/errors";
 import type { Run } from "../../driver/run";
 import { runTurn } from "../../driver/turn";
+import { asksForContact, CONTACT_REQUEST, phoneFromText } from "./contact";
+import { markEscalated, reopenIfClosed, saveContactPhone, setEscalationReason, type Handling } from "../../storage/inbox";
+import { enqueueOutbox } from "../../storage/outbox";
 
 /** The clinic turn: the dialogue machine's effects answered by the router/branch models and the knowledge base. */
 
@@ -30,6 +33,10 @@ export interface ClinicTurnArgs {
   text: string;
   /** AI_DEBUG: also write the stages as files under this directory. */
   debugDir?: string;
+  /** The thread's inbox row as read before the turn (the contact already known). */
+  handling?: Handling | null;
+  /** WEBHOOK_URL is set: an escalation writes an outbox row in the turn's transaction. */
+  webhook?: boolean;
 }
 
 export interface ClinicFinal {
@@ -105,6 +112,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
   let streamed = false;
   // The router call's details, for the routing stage written when the machine has read the decision.
   let routerCall: { raw: string; model: string; attempts: number; system: string; t0: number } | null = null;
+  // With a human now: the patient's phone is taken from the message, and asked for while unknown.
+  let phone: string | null = null;
 
   const failure = (role: "router" | "branch", error: { code: string; message: string }) => {
     if (error.code === "cancelled") throw new AppError("internal", "client went away");
@@ -175,6 +184,14 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       },
       "clinic.final": (e) => {
         final = e as unknown as Extract<DialogueEmitted, { type: "clinic.final" }>;
+        if (final.state.activeBranch === "escalate_human" && !a.handling?.contactPhone) {
+          phone = phoneFromText(a.text);
+          // The emergency reply stays exactly as written (red-flags.ts): nothing is added to it.
+          if (!phone && final.events.includes("escalated") && !final.events.includes("red_flag") && !asksForContact(final.reply)) {
+            final = { ...final, reply: final.reply ? `${final.reply}\n\n${CONTACT_REQUEST}` : CONTACT_REQUEST };
+            if (streamed) a.run.emit("token", { delta: `\n\n${CONTACT_REQUEST}` });
+          }
+        }
         stages.emit("12", "response-validation", { events: final.events, notes: final.notes, state: final.state });
       },
     },
@@ -205,6 +222,22 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           ],
           a.run.id,
         );
+        await reopenIfClosed(tx, a.context.threadId);
+        if (phone) await saveContactPhone(tx, a.context.threadId, phone);
+        if (f.events.includes("escalated")) {
+          await markEscalated(tx, a.context.threadId, f.state.escalationReason);
+          if (a.webhook) {
+            await enqueueOutbox(tx, {
+              tenantId: a.tenantId,
+              conversationId: a.context.threadId,
+              event: "conversation.escalated",
+              payload: { tenantId: a.tenantId, system: "clinic", conversationId: a.context.threadId, reason: f.state.escalationReason, runId: a.run.id, patientText: a.text, reply: f.reply, contactPhone: phone ?? a.handling?.contactPhone ?? null, at: new Date().toISOString() },
+            });
+          }
+        } else if (f.state.activeBranch === "escalate_human" && f.state.escalationReason) {
+          // A reason named on a later turn of the escalation (the model's STATE_JSON, the patient's words).
+          await setEscalationReason(tx, a.context.threadId, f.state.escalationReason);
+        }
       },
       closing: () => {
         const f = final!;

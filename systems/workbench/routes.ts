@@ -22,7 +22,7 @@ import { stageTrace } from "./stage-trace";
 import { modelCalls, newCounter, runPreparationTurn, type Workspace } from "./turn";
 
 const MessageBody = z.object({
-  text: z.string().trim().min(1).max(10_000),
+  text: z.string().trim().min(1, "Сообщение пустое.").max(10_000, "Сообщение слишком длинное: не больше 10 000 символов. Сократите его, пожалуйста."),
   workspace: z.unknown().optional(),
   interactionId: z.string().min(1).max(200).optional(),
   replyToClarificationId: z.string().min(1).max(200).optional(),

@@ -15,10 +15,14 @@ const reasonRu = {
 export function replyBadges({ state, events, notes }) {
   const out = [];
   const ev = events ?? [];
+  // A turn that began by keeping the branch (sticky) but ended in another one (a branch's own
+  // signal, an escalation, the loop guard) did not stay: one badge for what happened, not both.
+  const left = ev.some((e) => e === "handoff" || e === "resumed" || e === "escalated" || e === "loop_guard");
   if (state?.routerDecision) out.push(el("span", { class: "badge", dataset: { badge: "router" } }, `Решение маршрутизатора: ${state.routerDecision}`));
   if (state?.activeBranch) out.push(el("span", { class: "badge gray", dataset: { badge: "branch" } }, `Активная ветка: ${state.activeBranch}`));
   if (state?.step) out.push(el("span", { class: "badge gray", dataset: { badge: "step" } }, `Шаг: ${state.step}`));
   for (const e of ev) {
+    if (e === "sticky" && left) continue;
     if (e === "sticky") out.push(el("span", { class: "badge", dataset: { badge: "sticky" } }, "удержались в ветке (sticky)"));
     else if (e === "soft_insertion") out.push(el("span", { class: "badge warn", dataset: { badge: "soft_insertion" } }, "тип ответа: боковой вопрос"));
     else if (e === "handoff") out.push(el("span", { class: "badge warn", dataset: { badge: "handoff" } }, "переключение ветки"));
@@ -29,6 +33,7 @@ export function replyBadges({ state, events, notes }) {
     } else if (e.startsWith("guard_blocked:")) out.push(el("span", { class: "badge err lock", dataset: { badge: "guard" } }, `защитное условие ${e.slice(14)}`));
     else if (e === "transition_rejected") out.push(el("span", { class: "badge err", dataset: { badge: "rejected" } }, "переход отклонён валидатором"));
     else if (e === "loop_guard") out.push(el("span", { class: "badge err", dataset: { badge: "loop_guard" } }, "защита от петли"));
+    else if (e === "held_by_operator") out.push(el("span", { class: "badge warn", dataset: { badge: "held" } }, "диалог у оператора: бот только просит подождать"));
     else if (e === "model_unavailable") out.push(el("span", { class: "badge err", dataset: { badge: "model_unavailable" } }, "модель недоступна"));
     else if (e === "red_flag") out.push(el("span", { class: "badge err", dataset: { badge: "red_flag" } }, "экстренный ответ: признаки опасного состояния (103 / 112)"));
     // The debug notes say what exactly was wrong; shown as the badge's tooltip.

@@ -3,6 +3,7 @@
 const PAGES = [
   ["/", "Отладка"],
   ["/sandbox.html", "Песочница"],
+  ["/inbox.html", "Обращения"],
   ["/settings.html", "Настройки"],
   ["/workbench.html", "Workbench"],
   ["/machines.html", "Схемы"],
@@ -89,8 +90,8 @@ export async function api(path, { method = "GET", body } = {}) {
  * POSTs and reads the answer as Server-Sent Events (fetch, not EventSource: the body is JSON
  * and the token goes in a header). Calls onEvent({event, id, data}) for each; resolves after `done`.
  */
-export async function streamPost(path, body, onEvent) {
-  const res = await fetch(path, { method: "POST", headers: headers({ "content-type": "application/json", accept: "text/event-stream" }), body: JSON.stringify(body) });
+export async function streamPost(path, body, onEvent, { signal } = {}) {
+  const res = await fetch(path, { method: "POST", headers: headers({ "content-type": "application/json", accept: "text/event-stream" }), body: JSON.stringify(body), signal });
   if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
     const json = await res.json().catch(() => null);
     const e = json?.error ?? {};
@@ -164,7 +165,8 @@ export async function loadDiagram(container, machineId, conversationId) {
   if (svg) {
     const natural = Number(svg.getAttribute("width")) || 0;
     svg.style.maxWidth = `${natural}px`;
-    svg.style.minWidth = `${Math.min(natural, 640)}px`;
+    // At least 80% of the drawn size: a large machine scrolls in a small panel rather than shrinking to unreadable text.
+    svg.style.minWidth = `${Math.min(natural, Math.max(640, Math.ceil(natural * 0.8)))}px`;
   }
   // Bring the highlighted state into the (height-limited) diagram's view.
   const active = [...container.querySelectorAll('g.s[data-active="true"]')].at(-1);

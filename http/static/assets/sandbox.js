@@ -1,6 +1,7 @@
 // Песочница: a patient chat over POST /v1/clinic/threads/{id}/messages (SSE), with the thread state beside it.
 import { $, api, el, errorText, loadDiagram, renderHeader, streamPost, wireComposer } from "./common.js";
 import { debugDetails, replyBadges, stateCard } from "./clinic-ui.js";
+import { failTurn, russianMessage, startTurn } from "./turn-ui.js";
 
 renderHeader("/sandbox.html");
 
@@ -110,37 +111,56 @@ async function send(text) {
   if (busy || !text.trim()) return;
   busy = true;
   $("#send").disabled = true;
+  const turn = startTurn();
+  let b = null;
   try {
     if (!threadId) setThread((await api("/v1/clinic/threads", { method: "POST" })).threadId);
     userBubble(text);
-    const b = assistantBubble();
+    b = assistantBubble();
     b.node.classList.add("streaming");
     const stages = [];
     let streamed = "";
-    await streamPost(`/v1/clinic/threads/${threadId}/messages`, { text, debug: true }, ({ event, data }) => {
-      if (event === "token") {
-        streamed += data.delta;
-        b.text.textContent = streamed;
-        scroll();
-      } else if (event === "router_decision") {
-        b.meta.replaceChildren(el("span", { class: "badge" }, `маршрутизатор: ${data.intent}…`));
-      } else if (event === "stage") {
-        stages.push(data);
-      } else if (event === "final") {
-        b.text.textContent = data.reply;
-        b.meta.replaceChildren(replyBadges(data), ...debugDetails(stages));
-        showState(data.state, data.events);
-        const details = debugDetails(stages);
-        $("#last-debug").replaceChildren(...(details.length ? details.map((d) => ((d.open = true), d)) : [el("span", { class: "muted" }, "В этом ходе ни фрагментов, ни вызова ветки.")]));
-      } else if (event === "error") {
-        b.meta.append(el("div", { class: "error-box" }, `${data.message} (${data.code})`));
-      }
-    });
-    b.node.classList.remove("streaming");
-    b.node.dataset.done = "true";
+    let failed = null;
+    await streamPost(
+      `/v1/clinic/threads/${threadId}/messages`,
+      { text, debug: true },
+      ({ event, data }) => {
+        if (event === "token") {
+          streamed += data.delta;
+          b.text.textContent = streamed;
+          scroll();
+        } else if (event === "router_decision") {
+          b.meta.replaceChildren(el("span", { class: "badge" }, `маршрутизатор: ${data.intent}…`));
+        } else if (event === "stage") {
+          stages.push(data);
+        } else if (event === "final") {
+          b.text.textContent = data.reply;
+          b.meta.replaceChildren(replyBadges(data), ...debugDetails(stages));
+          showState(data.state, data.events);
+          const details = debugDetails(stages);
+          $("#last-debug").replaceChildren(...(details.length ? details.map((d) => ((d.open = true), d)) : [el("span", { class: "muted" }, "В этом ходе ни фрагментов, ни вызова ветки.")]));
+        } else if (event === "error") {
+          failed = data;
+        }
+      },
+      { signal: turn.signal },
+    );
+    // The turn was not stored: its text goes back to the composer.
+    if (failed) {
+      failTurn(b.node, b.text, russianMessage(failed), text, failed.code);
+      b.node.dataset.done = "true";
+    } else {
+      b.node.classList.remove("streaming");
+      b.node.dataset.done = "true";
+    }
   } catch (e) {
-    messages.append(el("div", { class: "error-box" }, errorText(e)));
+    if (b) failTurn(b.node, b.text, russianMessage(e), text, e?.name === "AbortError" ? undefined : e?.code);
+    else {
+      messages.append(el("div", { class: "error-box", dataset: { error: "turn" } }, russianMessage(e)));
+      if (!$("#text").value.trim()) $("#text").value = text;
+    }
   } finally {
+    turn.end();
     busy = false;
     $("#send").disabled = false;
     scroll();

@@ -1,6 +1,7 @@
 // Workbench console: a Configurator-like chat over a workspace snapshot, clarification candidates as
 // buttons, and every run's numbered stages (00–12) laid out under its reply.
 import { $, api, el, errorText, json, loadDiagram, renderHeader, streamPost, wireComposer } from "./common.js";
+import { failTurn, russianMessage, startTurn } from "./turn-ui.js";
 
 renderHeader("/workbench.html", "Workbench");
 
@@ -98,12 +99,16 @@ async function send(text, extra = {}) {
   if (!ws.ok) return;
   busy = true;
   $("#send").disabled = true;
+  const turn = startTurn();
+  let bubble = null;
+  let body = null;
+  let failed = null;
   try {
     if (!conversationId) setConversation((await api("/v1/workbench/conversations", { method: "POST" })).conversationId);
     if (open && !extra.replyToClarificationId) extra = { interactionId: open.interactionId, replyToClarificationId: open.id };
     messages.append(el("div", { class: "msg user", dataset: { role: "user" } }, text));
-    const bubble = el("div", { class: "msg assistant streaming", dataset: { role: "assistant" } });
-    const body = el("div", { class: "text" });
+    bubble = el("div", { class: "msg assistant streaming", dataset: { role: "assistant" } });
+    body = el("div", { class: "text" });
     const meta = el("div", { class: "meta" });
     bubble.append(body, meta);
     messages.append(bubble);
@@ -145,14 +150,20 @@ async function send(text, extra = {}) {
         );
       } else if (event === "error") {
         // doc/streaming.md: text streamed before an error is not an answer (none was stored).
-        if (streamed) body.replaceChildren();
         streamed = "";
-        meta.append(el("div", { class: "error-box" }, `${data.message} (${data.code})`));
+        failed = data;
       }
-    });
+    }, { signal: turn.signal });
     if (stages.length) meta.append(stagesBlock(stages));
-    bubble.classList.remove("streaming");
-    bubble.dataset.done = "true";
+    // The turn was not stored: the bubble says why and the typed text goes back to the composer
+    // (a candidate's button press has no typed text to give back).
+    if (failed) {
+      failTurn(bubble, body, russianMessage(failed), extra.selectedCandidateId ? undefined : text, failed.code);
+      bubble.dataset.done = "true";
+    } else {
+      bubble.classList.remove("streaming");
+      bubble.dataset.done = "true";
+    }
     if (interactionId) {
       const it = await api(`/v1/workbench/interactions/${encodeURIComponent(interactionId)}`).catch(() => null);
       if (it) {
@@ -161,9 +172,15 @@ async function send(text, extra = {}) {
       }
     }
   } catch (e) {
-    messages.append(el("div", { class: "error-box" }, errorText(e)));
+    const typed = extra.selectedCandidateId ? undefined : text;
+    if (bubble) failTurn(bubble, body, russianMessage(e), typed, e?.name === "AbortError" ? undefined : e?.code);
+    else {
+      messages.append(el("div", { class: "error-box", dataset: { error: "turn" } }, russianMessage(e)));
+      if (typed && !$("#text").value.trim()) $("#text").value = typed;
+    }
     if (e.code === "conflict" || e.code === "unknown_candidate") setOpen(null);
   } finally {
+    turn.end();
     busy = false;
     $("#send").disabled = false;
     scroll();

@@ -1,0 +1,193 @@
+import { z } from "zod";
+import type { ConversationKind } from "./conversations";
+import type { Tx } from "./db";
+
+/**
+ * The operators' inbox over every system's conversations (issue 17 item 1): tenant-scoped,
+ * ordered "waiting for a human" first, then by last activity, paginated by an opaque keyset
+ * cursor so a page never repeats or skips a row while new messages arrive.
+ */
+
+export const InboxStatus = z.enum(["open", "taken", "closed"]);
+export type InboxStatus = z.infer<typeof InboxStatus>;
+
+export const InboxFilter = z.object({
+  system: z.enum(["clinic", "workbench", "evidence"]).optional(),
+  status: InboxStatus.optional(),
+  escalated: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+  reason: z.string().min(1).max(64).optional(),
+  /** Last activity on or after / before (ISO dates or timestamps). */
+  from: z.string().datetime({ offset: true }).or(z.string().date()).optional(),
+  to: z.string().datetime({ offset: true }).or(z.string().date()).optional(),
+  /** Text search over the messages, the contact phone and the id. */
+  q: z.string().trim().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(300).optional(),
+});
+export type InboxFilter = z.infer<typeof InboxFilter>;
+
+export interface InboxItem {
+  id: string;
+  system: ConversationKind;
+  status: InboxStatus;
+  escalated: boolean;
+  escalationReason: string | null;
+  escalatedAt: string | null;
+  contactPhone: string | null;
+  takenBy: string | null;
+  createdAt: string;
+  lastActivityAt: string;
+  messageCount: number;
+  lastMessage: { role: string; text: string } | null;
+}
+
+interface Row {
+  id: string;
+  kind: ConversationKind;
+  status: InboxStatus;
+  escalated: boolean;
+  escalation_reason: string | null;
+  escalated_at: Date | null;
+  contact_phone: string | null;
+  taken_by: string | null;
+  created_at: Date;
+  last_activity_at: Date;
+  /** Microseconds since the epoch, as text: a JS Date would drop the microseconds the keyset needs. */
+  activity_us: string;
+  message_count: number;
+  last_role: string | null;
+  last_text: string | null;
+}
+
+const Cursor = z.tuple([z.boolean(), z.string().regex(/^\d+$/), z.string()]);
+const encodeCursor = (r: Row) => Buffer.from(JSON.stringify([r.escalated, r.activity_us, r.id])).toString("base64url");
+function decodeCursor(s: string): z.infer<typeof Cursor> | null {
+  try {
+    const v = Cursor.safeParse(JSON.parse(Buffer.from(s, "base64url").toString("utf8")));
+    return v.success ? v.data : null;
+  } catch {
+    return null;
+  }
+}
+
+const toItem = (r: Row): InboxItem => ({
+  id: r.id,
+  system: r.kind,
+  status: r.status,
+  escalated: r.escalated,
+  escalationReason: r.escalation_reason,
+  escalatedAt: r.escalated_at?.toISOString() ?? null,
+  contactPhone: r.contact_phone,
+  takenBy: r.taken_by,
+  createdAt: r.created_at.toISOString(),
+  lastActivityAt: r.last_activity_at.toISOString(),
+  messageCount: Number(r.message_count),
+  lastMessage: r.last_role ? { role: r.last_role, text: r.last_text ?? "" } : null,
+});
+
+export class BadCursor extends Error {}
+
+const columns = (sql: Tx) => sql`
+  c.id, c.kind, c.status, c.escalated, c.escalation_reason, c.escalated_at, c.contact_phone, c.taken_by, c.created_at, c.last_activity_at,
+  (extract(epoch from c.last_activity_at) * 1000000)::bigint::text as activity_us,
+  (select count(*)::int from messages m where m.conversation_id = c.id) as message_count,
+  l.role as last_role, left(l.text, 300) as last_text`;
+const lastMessage = (sql: Tx) => sql`left join lateral (select role, text from messages m where m.conversation_id = c.id order by seq desc limit 1) l on true`;
+
+export async function listInbox(sql: Tx, tenantId: string, f: InboxFilter): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
+  const after = f.cursor ? decodeCursor(f.cursor) : null;
+  if (f.cursor && !after) throw new BadCursor("cursor");
+  const like = f.q ? `%${f.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : null;
+  const rows = await sql<Row[]>`
+    select ${columns(sql)}
+    from conversations c ${lastMessage(sql)}
+    where c.tenant_id = ${tenantId} and c.kind <> 'test'
+      ${f.system ? sql`and c.kind = ${f.system}` : sql``}
+      ${f.status ? sql`and c.status = ${f.status}` : sql``}
+      ${f.escalated !== undefined ? sql`and c.escalated = ${f.escalated}` : sql``}
+      ${f.reason ? sql`and c.escalation_reason = ${f.reason}` : sql``}
+      ${f.from ? sql`and c.last_activity_at >= ${f.from}::timestamptz` : sql``}
+      ${f.to ? sql`and c.last_activity_at < ${f.to}::timestamptz + (case when ${f.to}::text ~ '^\\d{4}-\\d{2}-\\d{2}$' then interval '1 day' else interval '0' end)` : sql``}
+      ${like ? sql`and (c.id ilike ${like} or c.contact_phone ilike ${like} or exists (select 1 from messages m where m.conversation_id = c.id and m.text ilike ${like}))` : sql``}
+      ${after ? sql`and (c.escalated, c.last_activity_at, c.id) < (${after[0]}, timestamptz 'epoch' + ${after[1]}::bigint * interval '1 microsecond', ${after[2]})` : sql``}
+    order by c.escalated desc, c.last_activity_at desc, c.id desc
+    limit ${f.limit + 1}`;
+  const page = rows.slice(0, f.limit);
+  return { items: page.map(toItem), nextCursor: rows.length > f.limit ? encodeCursor(page.at(-1)!) : null };
+}
+
+export async function findInboxItem(sql: Tx, tenantId: string, id: string): Promise<InboxItem | null> {
+  const rows = await sql<Row[]>`
+    select ${columns(sql)} from conversations c ${lastMessage(sql)}
+    where c.id = ${id} and c.tenant_id = ${tenantId} and c.kind <> 'test'`;
+  return rows[0] ? toItem(rows[0]) : null;
+}
+
+/** Who handles the conversation now. Returns false when there is no such conversation of the tenant. */
+export async function setHandling(
+  sql: Tx,
+  tenantId: string,
+  id: string,
+  change: { status: InboxStatus; takenBy?: string | null; clearEscalation?: boolean },
+): Promise<boolean> {
+  const taken = change.status === "taken";
+  const rows = await sql`
+    update conversations set
+      status = ${change.status},
+      taken_by = ${taken ? (change.takenBy ?? null) : null},
+      taken_at = ${taken ? sql`now()` : sql`null`},
+      escalated = ${change.clearEscalation ? sql`false` : sql`escalated`}
+    where id = ${id} and tenant_id = ${tenantId}
+    returning id`;
+  return rows.length > 0;
+}
+
+/** An escalation, recorded in the turn's transaction (the inbox shows it, the webhook's outbox row goes with it). */
+export async function markEscalated(tx: Tx, conversationId: string, reason: string | null): Promise<void> {
+  await tx`
+    update conversations set escalated = true, escalated_at = now(), escalation_reason = ${reason},
+      status = case when status = 'closed' then 'open' else status end
+    where id = ${conversationId}`;
+}
+
+export async function setEscalationReason(tx: Tx, conversationId: string, reason: string): Promise<void> {
+  await tx`update conversations set escalation_reason = coalesce(escalation_reason, ${reason}) where id = ${conversationId} and escalated`;
+}
+
+export async function saveContactPhone(tx: Tx, conversationId: string, phone: string): Promise<void> {
+  await tx`update conversations set contact_phone = ${phone} where id = ${conversationId}`;
+}
+
+/** A patient writing into a closed conversation opens it again. */
+export async function reopenIfClosed(tx: Tx, conversationId: string): Promise<void> {
+  await tx`update conversations set status = 'open' where id = ${conversationId} and status = 'closed'`;
+}
+
+export interface Handling {
+  status: InboxStatus;
+  escalated: boolean;
+  contactPhone: string | null;
+}
+
+export async function readHandling(sql: Tx, conversationId: string): Promise<Handling | null> {
+  const [r] = await sql<{ status: InboxStatus; escalated: boolean; contact_phone: string | null }[]>`
+    select status, escalated, contact_phone from conversations where id = ${conversationId}`;
+  return r ? { status: r.status, escalated: r.escalated, contactPhone: r.contact_phone } : null;
+}
+
+/**
+ * The right to erasure: the conversation and everything of it. Every table that refers to a
+ * conversation or a run does so with `on delete cascade` (the erasure test checks every table of
+ * the schema afterwards, so a future table without it fails there). Refused while a turn runs.
+ */
+export async function eraseConversation(sql: Tx, tenantId: string, id: string): Promise<{ result: "erased" | "not_found" | "running"; runIds: string[] }> {
+  const runs = await sql<{ id: string }[]>`select r.id from runs r join conversations c on c.id = r.conversation_id where c.id = ${id} and c.tenant_id = ${tenantId}`;
+  // One statement: a turn that starts between a check and the delete cannot slip through.
+  const rows = await sql`
+    delete from conversations c where c.id = ${id} and c.tenant_id = ${tenantId} and c.kind <> 'test'
+      and not exists (select 1 from runs r where r.conversation_id = c.id and r.status = 'running')
+    returning c.id`;
+  if (rows.length) return { result: "erased", runIds: runs.map((r) => r.id) };
+  const [left] = await sql`select 1 from conversations where id = ${id} and tenant_id = ${tenantId} and kind <> 'test'`;
+  return { result: left ? "running" : "not_found", runIds: [] };
+}

@@ -1,0 +1,114 @@
+import { createHmac } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "../utils/db";
+import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import { startTestServer } from "../utils/server";
+import { eventsNamed, postSse } from "../utils/sse";
+import { startWebhookReceiver } from "../utils/webhook-receiver";
+import { hasChromium, launchBrowser, openPage, screenshot, skipReason } from "./browser";
+
+/** «Обращения» end to end: an escalation appears first, is taken, held, released, closed; the webhook receiver gets it signed. */
+
+const t = useTestDatabase();
+const SECRET = "e2e-secret";
+let llm: ScriptedLlm;
+let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  llm = await startScriptedLlm();
+  hook = await startWebhookReceiver();
+  server = await startTestServer({ db: t.db, llm, env: { WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "50", WEBHOOK_MAX_ATTEMPTS: "4" } });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await hook?.close();
+  await llm?.close();
+});
+
+const H = { "content-type": "application/json" };
+async function thread(): Promise<string> {
+  return ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: H, body: "{}" })).json()) as { threadId: string }).threadId;
+}
+const say = async (id: string, text: string) => eventsNamed(await postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text }, H), "final")[0] as { reply: string; events: string[] };
+const item = (page: Page, id: string) => page.locator(`.inbox-item[data-id="${id}"]`);
+
+describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e: «Обращения» (${skipReason})`, () => {
+  it("an escalation appears first with reason and contact; take holds the patient, release hands back, close ends it; one signed webhook, retried", async () => {
+    const calm = await thread();
+    llm.script("router", "general_info");
+    llm.script("branch", "Мы работаем с 8 до 20.");
+    await say(calm, "Когда вы работаете?");
+    hook.failNext(502);
+    const id = await thread();
+    llm.script("router", "escalate_human");
+    llm.script("branch", "Передаю ваш вопрос администратору.");
+    expect((await say(id, "Позовите администратора")).reply).toContain("номер телефона");
+    llm.script("router", "escalate_human");
+    llm.script("branch", "Спасибо!");
+    await say(id, "8 916 123-45-67");
+
+    const errors: string[] = [];
+    const page = await openPage(browser, `${server.url}/inbox.html`, errors);
+    await page.waitForSelector(".inbox-item");
+    expect(await page.locator(".inbox-item").first().getAttribute("data-id")).toBe(id);
+    expect(await item(page, id).locator('[data-badge="reason"]').textContent()).toBe("ждёт человека · просьба пациента");
+    expect(await item(page, id).locator('[data-badge="contact"]').textContent()).toBe("+79161234567");
+    expect(await item(page, calm).locator('[data-badge="reason"]').count()).toBe(0);
+    await page.check("#escalated");
+    await expect.poll(() => page.locator(".inbox-item").count()).toBe(1);
+    await page.uncheck("#escalated");
+    await expect.poll(() => page.locator(".inbox-item").count()).toBe(2);
+
+    await item(page, id).click();
+    await page.waitForSelector("#transcript .msg.user");
+    expect(await page.locator('[data-field="contact"]').textContent()).toBe("+79161234567");
+    expect(await page.locator("#transcript").textContent()).toContain("Позовите администратора");
+    await page.click("#take");
+    await expect.poll(() => page.locator('[data-field="status"]').textContent()).toContain("у оператора");
+    const calls = llm.calls.length;
+    expect((await say(id, "Алло?")).events).toEqual(["held_by_operator"]);
+    expect(llm.calls.length).toBe(calls);
+    await page.click("#refresh");
+    await expect.poll(() => page.locator("#transcript").textContent()).toContain("Ваше сообщение передано администратору клиники");
+    await screenshot(page, "inbox-taken");
+    await page.click("#release");
+    await expect.poll(() => page.locator('[data-field="status"]').textContent()).toBe("у бота");
+    expect(await page.locator('[data-field="escalated"]').textContent()).toBe("нет");
+    expect(await item(page, id).getAttribute("data-escalated")).toBe("false");
+    await page.click("#close");
+    await expect.poll(() => page.locator('[data-field="status"]').textContent()).toBe("закрыт");
+    expect(await item(page, id).getAttribute("data-status")).toBe("closed");
+
+    // The receiver: one escalation → one delivery id, the 502 retried, every attempt signed.
+    await expect.poll(() => hook.deliveries.filter((d) => d.status === 200).length, { timeout: 5_000 }).toBe(1);
+    expect(hook.deliveries.map((d) => d.status)).toEqual([502, 200]);
+    expect(new Set(hook.deliveries.map((d) => d.headers["x-webhook-id"])).size).toBe(1);
+    for (const d of hook.deliveries) {
+      expect(d.headers["x-webhook-signature"]).toBe(`sha256=${createHmac("sha256", SECRET).update(`${d.headers["x-webhook-timestamp"]}.${d.body}`).digest("hex")}`);
+      expect(d.json).toMatchObject({ conversationId: id, reason: "explicit_request" });
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it("erasing from the page removes the conversation", async () => {
+    const id = await thread();
+    llm.script("router", "general_info");
+    llm.script("branch", "Адрес: ул. Ленина, 1.");
+    await say(id, "Где вы находитесь?");
+    const errors: string[] = [];
+    const page = await openPage(browser, `${server.url}/inbox.html#id=${id}`, errors);
+    await page.waitForSelector("#erase");
+    page.once("dialog", (d) => void d.accept());
+    await page.click("#erase");
+    await expect.poll(() => page.locator("#detail").textContent()).toBe("Диалог удалён.");
+    expect(await item(page, id).count()).toBe(0);
+    expect((await fetch(`${server.url}/v1/inbox/conversations/${id}`)).status).toBe(404);
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,30 @@
+import { createServer, type Server } from "node:http";
+
+export interface Delivery {
+  headers: Record<string, string>;
+  body: string;
+  json: Record<string, unknown>;
+  status: number;
+}
+
+/** A webhook receiver on loopback: records every POST and answers with the next scripted status (200 when none is queued). */
+export async function startWebhookReceiver(): Promise<{ url: string; deliveries: Delivery[]; failNext(...statuses: number[]): void; close(): Promise<void> }> {
+  const deliveries: Delivery[] = [];
+  const queue: number[] = [];
+  const server: Server = createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    const status = queue.shift() ?? 200;
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+    deliveries.push({ headers, body, json: JSON.parse(body) as Record<string, unknown>, status });
+    res.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? "ok" : "nope");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const addr = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${addr.port}/hook`,
+    deliveries,
+    failNext: (...s) => queue.push(...s),
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
