@@ -2,6 +2,7 @@
 export const errorStatus = {
   invalid_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   unknown_candidate: 422,

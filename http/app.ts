@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AppError } from "../driver/errors";
 import { bearerAuth, type AuthEnv } from "./auth";
+import { requiredRole, requireRole } from "./roles";
 import type { Deps } from "./deps";
 import { errorResponse } from "./errors";
 import { registerRunRoutes } from "./routes/runs";
@@ -26,6 +27,8 @@ export function createApp(deps: Deps): Hono<AuthEnv> {
   });
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.use("/v1/*", bearerAuth(deps.config.tokens));
+  // One policy for every /v1 route (http/roles.ts): chat routes listed, the rest operator or admin.
+  app.use("/v1/*", requireRole(requiredRole));
   registerRunRoutes(app, deps);
   // Feature routes register below, one line each.
   registerClinicRoutes(app, deps);

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
+import type { TokenGrant } from "./auth";
+import { ROLES, type Role } from "./roles";
 
 const roles = ["ROUTER", "BRANCH", "PLANNER", "RERANKER", "CLASSIFIER", "ANSWER"] as const;
 
@@ -30,8 +32,8 @@ export interface Config {
   docsDir?: string;
   aiDebug: boolean;
   debugDir: string;
-  /** token → tenant; null = open (only allowed on loopback). */
-  tokens: Map<string, string> | null;
+  /** token → tenant and role; null = open (only allowed on loopback). */
+  tokens: Map<string, TokenGrant> | null;
   bodyLimitBytes: number;
   /** How long a run whose client left keeps going, waiting for a Last-Event-ID follower. */
   detachGraceMs: number;
@@ -48,13 +50,24 @@ export function loadDotEnv(path = resolve(".env")): void {
   }
 }
 
-export function parseTokens(spec: string | undefined): Map<string, string> | null {
+/**
+ * API_TOKENS: comma-separated `[role@]tenant:token` or a bare `token` (tenant `default`).
+ * Without a role a token keeps full rights (`admin`), as before roles existed.
+ */
+export function parseTokens(spec: string | undefined): Map<string, TokenGrant> | null {
   if (!spec || !spec.trim()) return null;
-  const map = new Map<string, string>();
-  for (const item of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+  const map = new Map<string, TokenGrant>();
+  const roleRe = new RegExp(`^(${ROLES.join("|")})@`);
+  for (let item of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+    let role: Role = "admin";
+    const r = item.match(roleRe);
+    if (r) {
+      role = r[1] as Role;
+      item = item.slice(r[0].length);
+    }
     const i = item.indexOf(":");
-    if (i > 0) map.set(item.slice(i + 1), item.slice(0, i));
-    else map.set(item, "default");
+    if (i > 0) map.set(item.slice(i + 1), { tenant: item.slice(0, i), role });
+    else map.set(item, { tenant: "default", role });
   }
   return map;
 }

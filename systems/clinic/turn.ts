@@ -6,7 +6,7 @@ import type { HistoryMessage, KnowledgeFragment } from "./prompt";
 import { parseRouterOutput } from "./router-output";
 import { createTailFilter } from "./service-tail";
 import { MODEL_UNAVAILABLE_REPLY } from "./templates";
-import { ClinicState, initialClinicState, type BranchCode } from "./types";
+import { ClinicState, ESCALATION_PREFIX, initialClinicState, type BranchCode } from "./types";
 import { OFFLINE_LABEL, type Llm } from "../../llm/client";
 import type { DialogueEmitted } from "./dialogue.machine";
 import { searchChunks } from "./store/kb";
@@ -203,7 +203,12 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         // The debug notes go out only to a debugging client (the Sandbox); a patient's client never sees them.
         return [{ event: "final", data: { reply: f.reply, state: f.state, events: f.events, ...(a.run.debug && f.notes.length ? { notes: f.notes } : {}) } }];
       },
-      outcome: () => ({ outcome: final!.events.includes("escalated") ? "escalated" : "answered", reasonCodes: final!.events.filter((x) => x !== "sticky") }),
+      outcome: () => {
+        const escalated = final!.events.includes("escalated");
+        const reason = escalated ? (final!.state.escalationReason ?? "unknown") : null;
+        // The reason rides along as `escalation:<reason>` so /v1/stats/outcomes can count escalations by reason.
+        return { outcome: escalated ? "escalated" : "answered", reasonCodes: [...final!.events.filter((x) => x !== "sticky"), ...(reason ? [`${ESCALATION_PREFIX}${reason}`] : [])] };
+      },
     });
     await stages.flush();
     const f = final!;
