@@ -8,6 +8,8 @@ export const errorStatus = {
   unknown_candidate: 422,
   payload_too_large: 413,
   model_unavailable: 503,
+  /** The server is shutting down (or not ready): retry shortly, elsewhere. */
+  unavailable: 503,
   internal: 500,
 } as const;
 

@@ -21,6 +21,7 @@ const envSchema = z.object({
   API_TOKENS: z.string().optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
   RUN_DETACH_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
 });
 
 export interface Config {
@@ -37,6 +38,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long a run whose client left keeps going, waiting for a Last-Event-ID follower. */
   detachGraceMs: number;
+  /** On SIGTERM, how long running turns may go on before they are stopped (failed with `error` + `done`). */
+  shutdownGraceMs: number;
 }
 
 /** Reads `.env` (if present) without overriding the real environment. */
@@ -80,6 +83,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const roleModels = Object.fromEntries(roles.map((r) => [r.toLowerCase(), env[`LLM_MODEL_${r}`] || undefined]));
+  // A self-hosted or third-party endpoint has no "default model": sending OpenAI's name there
+  // fails on every call. So a base URL needs LLM_MODEL, unless every role names its own.
+  const unnamed = roles.filter((r) => !env[`LLM_MODEL_${r}`]);
+  if (e.OPENAI_BASE_URL && !e.LLM_MODEL && unnamed.length) {
+    throw new Error(
+      `Invalid configuration: OPENAI_BASE_URL is set (${e.OPENAI_BASE_URL}) but LLM_MODEL is not, and no model is named for ${unnamed.map((r) => `LLM_MODEL_${r}`).join(", ")}. ` +
+        "Set LLM_MODEL to the model your endpoint serves (e.g. deepseek-chat, llama3.1:8b), or LLM_MODEL_<ROLE> for every role.",
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -92,5 +104,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tokens: parseTokens(e.API_TOKENS),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     detachGraceMs: e.RUN_DETACH_GRACE_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
 }

@@ -1,6 +1,7 @@
 import type { RunHub } from "../driver/hub";
 import type { Llm } from "../llm/client";
 import type { Database } from "../storage/db";
+import type { ActiveTurns } from "./active-turns";
 import type { Config } from "./config";
 import type { RunWaker } from "./run-waker";
 
@@ -15,4 +16,6 @@ export interface Deps {
   /** This process's id: runs it owns are marked failed if it dies. */
   instanceId: string;
   log: (line: string) => void;
+  /** Turns running in this process (graceful shutdown waits for them). */
+  turns: ActiveTurns;
 }
