@@ -1,8 +1,10 @@
 import { loadConfig, loadDotEnv, type Config } from "./config";
-import { logger } from "./observability/logger";
+import { createLogger, logger, useLogger } from "./observability/logger";
 import { startServer } from "./start";
 
 loadDotEnv();
+// JSON lines on stdout at LOG_LEVEL (default info).
+useLogger(createLogger());
 let config: Config;
 try {
   config = loadConfig();

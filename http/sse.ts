@@ -145,6 +145,8 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
       await turn;
     } finally {
       metrics.openStreams.dec({ kind: "turn" });
+      // Wakes whoever follows every turn (the inspector bridge reads the machine events it logged).
+      deps.waker.announce(run.id);
     }
     await writer.drain();
     writer.close();

@@ -36,9 +36,9 @@ for _ in $(seq 1 120); do
 done
 [ -n "$ok" ] || { echo "dry-build: server did not become ready"; cat "$ctx/server.log"; kill "$pid" 2>/dev/null; exit 1; }
 echo "dry-build: /readyz -> $(curl -fsS "http://127.0.0.1:$port/readyz")"
-echo "dry-build: as chat-less admin, /v1/clinic/kb/documents -> $(curl -s -o /dev/null -w '%{http_code}' -H 'authorization: Bearer dry-token' "http://127.0.0.1:$port/v1/clinic/kb/documents")"
+echo "dry-build: admin token, GET /v1/clinic/kb/documents -> $(curl -s -o /dev/null -w '%{http_code}' -H 'authorization: Bearer dry-token' "http://127.0.0.1:$port/v1/clinic/kb/documents")"
 kill -TERM "$pid"
-wait "$pid"; rc=$?
+rc=0; wait "$pid" || rc=$?
 echo "dry-build: exit after SIGTERM: $rc"
 tail -n 3 "$ctx/server.log"
 [ "$rc" -eq 0 ]

@@ -35,8 +35,12 @@ export function createLogger(destination?: DestinationStream, level = process.en
   );
 }
 
-/** The process's logger; tests swap it for one writing to memory (useLogger). */
-export let logger: Logger = createLogger();
+/**
+ * The process's logger. Silent until the server's entry point (http/main.ts) turns it on, so an
+ * in-process server (benchmarks, the eval runner, tests) prints nothing of its own; tests that
+ * read the lines install one writing to memory (useLogger).
+ */
+export let logger: Logger = createLogger(undefined, "silent");
 
 export function useLogger(l: Logger): void {
   logger = l;
