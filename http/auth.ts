@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
+import { addLogContext } from "./observability/logger";
 import { acceptsQueryToken, type Role } from "./roles";
 
 export type AuthEnv = { Variables: { tenantId: string; role: Role } };
@@ -43,6 +44,7 @@ export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHa
       if (sameSecret(token, presented)) {
         c.set("tenantId", grant.tenant);
         c.set("role", grant.role);
+        addLogContext({ tenantId: grant.tenant });
         return next();
       }
     }

@@ -112,7 +112,7 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
       await writer.drain();
       return;
     }
-    addLogContext({ runId: run.id, conversationId: o.conversationId, system: o.kind });
+    addLogContext({ tenantId: o.tenantId, runId: run.id, conversationId: o.conversationId, system: o.kind });
     metrics.openStreams.inc({ kind: "turn" });
     const started = performance.now();
     const turn = inSpan("turn", { "run.id": run.id, "conversation.id": o.conversationId, "tenant.id": o.tenantId, system: o.kind }, async (span) => {
