@@ -51,6 +51,8 @@ export class Run implements Flushable {
   private abort = new AbortController();
   private detachedAt: number | null = null;
   ended = false;
+  /** How the run ended, once it has (for the turn's log line and metrics). */
+  result: { status: "completed" | "failed"; outcome: string; errorCode?: string } | null = null;
   /** Between `complete` and its commit: closing events are numbered, nothing else may be emitted. */
   private completing = false;
 
@@ -104,6 +106,11 @@ export class Run implements Flushable {
     this.watchdog.unref();
   }
 
+  /** Stops the run's work (a server shutting down): the turn fails before its commit, as on a client that left. */
+  cancel(): void {
+    if (!this.ended) this.abort.abort();
+  }
+
   private async checkFollowed(): Promise<void> {
     if (this.detachedAt === null || this.ended || this.abort.signal.aborted) return;
     if (this.init.hub.followers(this.id) > 0) return;
@@ -155,6 +162,7 @@ export class Run implements Flushable {
     // its followers were told so. Committing the turn now would contradict that: roll back.
     if (!closed) throw new AppError("conflict", "Ход прерван: сервер счёл его зависшим и закрыл. Отправьте сообщение ещё раз.", { reason: "run_closed", runId: this.id });
     return () => {
+      this.result = { status: "completed", outcome: o.outcome ?? "answered" };
       this.completing = false;
       this.all.push(...tail);
       this.seq = this.stored = seq;
@@ -170,6 +178,7 @@ export class Run implements Flushable {
     this.stop();
     const tail = [this.next("error", { code, message }), this.next("done", {})];
     this.ended = true;
+    this.result = { status: "failed", outcome: o.outcome ?? "failed", errorCode: code };
     try {
       await closeRun(this.init.sql, this.id, this.all.slice(this.stored), { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] }, { notify: this.init.notifyFollowers });
       this.stored = this.seq;

@@ -6,6 +6,7 @@ import type { Sql, Tx } from "../storage/db";
 import { StaleVersionError } from "../storage/errors";
 import { loadSnapshot, saveSnapshot, type SnapshotRow } from "../storage/snapshots";
 import { AppError } from "./errors";
+import { inSpan } from "./tracing";
 import type { Outcome, Run } from "./run";
 
 /** A machine as the driver persists it: its id and version are stored beside every snapshot. */
@@ -150,7 +151,7 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
     let publish: (() => void) | null = null;
     const closing = a.closing?.(snapshot) ?? [];
     const outcome = a.outcome?.(snapshot);
-    const rowVersion = await a.sql.begin(async (tx) => {
+    const rowVersion = await inSpan("commit", { "machine.id": a.spec.id, "conversation.id": a.conversationId }, () => a.sql.begin(async (tx) => {
       // The turn's writes go out together (one round trip, one socket write) and run in
       // order on the connection: the snapshot's version check first, so a concurrent turn
       // blocks there (and reads the event log's last seq only after it). A stale snapshot is seen on its result and rolls everything back.
@@ -172,7 +173,7 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
       for (const r of [v, logged, written, p]) if (r.status === "rejected") throw r.reason;
       publish = (p as PromiseFulfilledResult<(() => void) | undefined>).value ?? null;
       return (v as PromiseFulfilledResult<number>).value;
-    });
+    }));
     (publish as (() => void) | null)?.();
     return { snapshot, rowVersion, steps };
   } catch (e) {

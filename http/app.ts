@@ -2,6 +2,8 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AppError } from "../driver/errors";
 import { bearerAuth, type AuthEnv } from "./auth";
+import { registerObservabilityRoutes, requestLog } from "./observability/routes";
+import { requiredRole, requireRole } from "./roles";
 import type { Deps } from "./deps";
 import { errorResponse } from "./errors";
 import { registerRunRoutes } from "./routes/runs";
@@ -13,6 +15,7 @@ import { registerInboxRoutes } from "./routes/inbox";
 
 export function createApp(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
+  app.use("*", requestLog());
   app.onError((e, c) => errorResponse(c, e));
   app.notFound((c) => errorResponse(c, new AppError("not_found", `Нет такого адреса: ${c.req.method} ${c.req.path}`)));
   const tooLarge = (c: Context) => errorResponse(c, new AppError("payload_too_large", `Тело запроса больше ${deps.config.bodyLimitBytes} байт.`));
@@ -26,7 +29,15 @@ export function createApp(deps: Deps): Hono<AuthEnv> {
     return countingLimit(c, next);
   });
   app.get("/healthz", (c) => c.json({ status: "ok" }));
+  registerObservabilityRoutes(app, deps);
+  app.use("/v1/*", async (c, next) => {
+    // Shutting down: requests already inside finish, new ones go elsewhere (http/active-turns.ts).
+    if (deps.turns?.draining) throw new AppError("unavailable", "Сервер останавливается; повторите запрос через несколько секунд.");
+    return next();
+  });
   app.use("/v1/*", bearerAuth(deps.config.tokens));
+  // One policy for every /v1 route (http/roles.ts): chat routes listed, the rest operator or admin.
+  app.use("/v1/*", requireRole(requiredRole));
   registerRunRoutes(app, deps);
   // Feature routes register below, one line each.
   registerClinicRoutes(app, deps);

@@ -1,8 +1,16 @@
 import { timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
+import { addLogContext } from "./observability/logger";
+import { acceptsQueryToken, type Role } from "./roles";
 
-export type AuthEnv = { Variables: { tenantId: string } };
+export type AuthEnv = { Variables: { tenantId: string; role: Role } };
+
+/** What a configured token grants. */
+export interface TokenGrant {
+  tenant: string;
+  role: Role;
+}
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -11,23 +19,32 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /**
- * Bearer tokens from API_TOKENS, each mapped to a tenant. With no tokens configured every
- * request is tenant `default` — the server refuses to listen beyond loopback in that case.
+ * Bearer tokens from API_TOKENS, each mapped to a tenant and a role. With no tokens configured
+ * every request is tenant `default` with every right — the server refuses to listen beyond
+ * loopback in that case.
  */
-export function bearerAuth(tokens: Map<string, string> | null): MiddlewareHandler<AuthEnv> {
+export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHandler<AuthEnv> {
   return async (c, next) => {
     if (!tokens) {
       c.set("tenantId", "default");
+      c.set("role", "admin");
       return next();
     }
     const header = c.req.header("authorization") ?? "";
     const m = header.match(/^Bearer\s+(.+)$/i);
-    // EventSource cannot set headers: a browser client may pass the token as ?access_token=.
-    const presented = m?.[1]?.trim() ?? c.req.query("access_token");
-    if (!presented) throw new AppError("unauthorized", "Нужен заголовок Authorization: Bearer <token>.");
-    for (const [token, tenant] of tokens) {
+    // EventSource cannot set headers: a browser may pass the token as ?access_token=, but only
+    // to a GET stream route — elsewhere a token in the URL would end up in logs and histories.
+    const fromQuery = acceptsQueryToken(c.req.method, c.req.path) ? c.req.query("access_token") : undefined;
+    const presented = m?.[1]?.trim() ?? fromQuery;
+    if (!presented) {
+      const inQuery = c.req.query("access_token") !== undefined;
+      throw new AppError("unauthorized", inQuery ? "Токен в адресе (?access_token=) принимается только потоками событий; передайте его в заголовке Authorization: Bearer <token>." : "Нужен заголовок Authorization: Bearer <token>.");
+    }
+    for (const [token, grant] of tokens) {
       if (sameSecret(token, presented)) {
-        c.set("tenantId", tenant);
+        c.set("tenantId", grant.tenant);
+        c.set("role", grant.role);
+        addLogContext({ tenantId: grant.tenant });
         return next();
       }
     }

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
+import type { TokenGrant } from "./auth";
+import { ROLES, type Role } from "./roles";
 
 const roles = ["ROUTER", "BRANCH", "PLANNER", "RERANKER", "CLASSIFIER", "ANSWER"] as const;
 
@@ -24,6 +26,7 @@ const envSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(1).default(1_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
 });
 
 export interface Config {
@@ -35,13 +38,15 @@ export interface Config {
   docsDir?: string;
   aiDebug: boolean;
   debugDir: string;
-  /** token → tenant; null = open (only allowed on loopback). */
-  tokens: Map<string, string> | null;
+  /** token → tenant and role; null = open (only allowed on loopback). */
+  tokens: Map<string, TokenGrant> | null;
   bodyLimitBytes: number;
   /** How long a run whose client left keeps going, waiting for a Last-Event-ID follower. */
   detachGraceMs: number;
   /** The escalation webhook (http/webhook.ts); off without a URL. */
   webhook: { url?: string; secret?: string; maxAttempts: number; backoffMs: number; timeoutMs: number };
+  /** On SIGTERM, how long running turns may go on before they are stopped (failed with `error` + `done`). */
+  shutdownGraceMs: number;
 }
 
 /** Reads `.env` (if present) without overriding the real environment. */
@@ -55,13 +60,24 @@ export function loadDotEnv(path = resolve(".env")): void {
   }
 }
 
-export function parseTokens(spec: string | undefined): Map<string, string> | null {
+/**
+ * API_TOKENS: comma-separated `[role@]tenant:token` or a bare `token` (tenant `default`).
+ * Without a role a token keeps full rights (`admin`), as before roles existed.
+ */
+export function parseTokens(spec: string | undefined): Map<string, TokenGrant> | null {
   if (!spec || !spec.trim()) return null;
-  const map = new Map<string, string>();
-  for (const item of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+  const map = new Map<string, TokenGrant>();
+  const roleRe = new RegExp(`^(${ROLES.join("|")})@`);
+  for (let item of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+    let role: Role = "admin";
+    const r = item.match(roleRe);
+    if (r) {
+      role = r[1] as Role;
+      item = item.slice(r[0].length);
+    }
     const i = item.indexOf(":");
-    if (i > 0) map.set(item.slice(i + 1), item.slice(0, i));
-    else map.set(item, "default");
+    if (i > 0) map.set(item.slice(i + 1), { tenant: item.slice(0, i), role });
+    else map.set(item, { tenant: "default", role });
   }
   return map;
 }
@@ -76,6 +92,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // An unsigned webhook would let anyone who learns the URL forge escalations.
   if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET) throw new Error("Invalid configuration: WEBHOOK_URL is set but WEBHOOK_SECRET is not (deliveries are signed with it).");
   const roleModels = Object.fromEntries(roles.map((r) => [r.toLowerCase(), env[`LLM_MODEL_${r}`] || undefined]));
+  // A self-hosted or third-party endpoint has no "default model": sending OpenAI's name there
+  // fails on every call. So a base URL needs LLM_MODEL, unless every role names its own.
+  const unnamed = roles.filter((r) => !env[`LLM_MODEL_${r}`]);
+  if (e.OPENAI_BASE_URL && !e.LLM_MODEL && unnamed.length) {
+    throw new Error(
+      `Invalid configuration: OPENAI_BASE_URL is set (${e.OPENAI_BASE_URL}) but LLM_MODEL is not, and no model is named for ${unnamed.map((r) => `LLM_MODEL_${r}`).join(", ")}. ` +
+        "Set LLM_MODEL to the model your endpoint serves (e.g. deepseek-chat, llama3.1:8b), or LLM_MODEL_<ROLE> for every role.",
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -89,5 +114,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     detachGraceMs: e.RUN_DETACH_GRACE_MS,
     webhook: { url: e.WEBHOOK_URL || undefined, secret: e.WEBHOOK_SECRET || undefined, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, backoffMs: e.WEBHOOK_BACKOFF_MS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
 }

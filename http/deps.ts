@@ -1,6 +1,7 @@
 import type { RunHub } from "../driver/hub";
 import type { Llm } from "../llm/client";
 import type { Database } from "../storage/db";
+import type { ActiveTurns } from "./active-turns";
 import type { Config } from "./config";
 import type { RunWaker } from "./run-waker";
 import type { WebhookDispatcher } from "./webhook";
@@ -18,4 +19,6 @@ export interface Deps {
   log: (line: string) => void;
   /** Sends the outbox's escalation webhooks after their turn commits. */
   webhook: WebhookDispatcher;
+  /** Turns running in this process (graceful shutdown waits for them). */
+  turns: ActiveTurns;
 }

@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { AppError, errorStatus, type ErrorCode } from "../driver/errors";
+import { logger } from "./observability/logger";
+import { metrics } from "./observability/metrics";
 import { isDataException, StaleVersionError } from "../storage/errors";
 
 export interface ErrorBody {
@@ -27,7 +29,8 @@ export function describeZod(e: z.ZodError): string {
 
 export function errorResponse(c: Context, e: unknown): Response {
   const err = toAppError(e);
-  if (err.code === "internal") console.error("internal error:", e);
+  if (err.code === "internal") logger.error({ event: "request_failed", err: { message: (e as Error)?.message ?? String(e), stack: (e as Error)?.stack } }, "internal error");
+  metrics.errors.inc({ where: "request", code: err.code });
   const body: ErrorBody = { error: { code: err.code, message: err.message, ...(err.details !== undefined && err.code !== "internal" ? { details: err.details } : {}) } };
   return c.json(body, errorStatus[err.code] as never);
 }

@@ -1,20 +1,50 @@
-import { loadConfig, loadDotEnv } from "./config";
+import { loadConfig, loadDotEnv, type Config } from "./config";
+import { createLogger, logger, useLogger } from "./observability/logger";
 import { startServer } from "./start";
 
 loadDotEnv();
-const config = loadConfig();
-const started = await startServer(config).catch((e: Error) => {
+// JSON lines on stdout at LOG_LEVEL (default info).
+useLogger(createLogger());
+let config: Config;
+try {
+  config = loadConfig();
+} catch (e) {
+  // A clear start-up error, on stderr as text and in the JSON log, then a non-zero exit.
+  console.error(`could not start: ${(e as Error).message}`);
+  logger.fatal({ event: "startup_failed", err: { message: (e as Error).message } }, "invalid configuration");
+  process.exit(1);
+}
+const log = (line: string) => logger.info(line);
+const started = await startServer(config, log).catch((e: Error) => {
   console.error(`could not start: ${e.message}`);
+  logger.fatal({ event: "startup_failed", err: { message: e.message } }, "could not start");
   process.exit(1);
 });
 const where = started.deps.db.backend === "pglite" ? `embedded PGlite at ${config.dataDir}` : "PostgreSQL server";
-console.log(`listening on ${started.url} (${where}; model: ${started.deps.llm.offline ? "offline provider" : config.llm.baseURL})`);
+logger.info({ event: "listening", url: started.url, database: started.deps.db.backend, model: started.deps.llm.offline ? "offline provider" : config.llm.baseURL }, `listening on ${started.url} (${where})`);
 
+/**
+ * SIGTERM/SIGINT: stop accepting, let running turns finish within SHUTDOWN_GRACE_MS, fail the
+ * rest (`error` + `done`, nothing committed), close the database, exit 0. A second signal exits
+ * at once. `npm start` runs node directly (no tsx watcher process between), so the signal
+ * reaches this process.
+ */
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (stopping) process.exit(1);
     stopping = true;
-    started.stop().then(() => process.exit(0), () => process.exit(1));
+    logger.info({ event: "shutdown", signal, graceMs: config.shutdownGraceMs, running: started.deps.turns.size }, "shutting down");
+    started.stop(config.shutdownGraceMs).then(
+      () => {
+        logger.info({ event: "stopped" }, "stopped");
+        logger.flush?.();
+        process.exit(0);
+      },
+      (e: Error) => {
+        logger.error({ event: "shutdown_failed", err: { message: e.message } }, "shutdown failed");
+        process.exit(1);
+      },
+    );
   });
 }

@@ -30,6 +30,8 @@ export class RunWaker {
   private failedAt = 0;
   private unlisten: (() => Promise<void>) | null = null;
   private closed = false;
+  /** Told of every run announced, here or (LISTEN) by another process: the inspector bridge. */
+  private anyRun = new Set<(runId: string) => void>();
   /** Announcements received (for tests and debugging). */
   notifications = 0;
 
@@ -88,6 +90,22 @@ export class RunWaker {
   private wake(runId: string): void {
     this.notifications++;
     for (const fire of [...(this.waiters.get(runId) ?? [])]) fire("announced");
+    this.announce(runId);
+  }
+
+  /**
+   * Calls `fn` for every run announced from now on: a run of this process when it ends
+   * (`announce`, http/sse.ts), and runs of other processes that LISTEN hears of.
+   */
+  onAnyRun(fn: (runId: string) => void): () => void {
+    void this.listen();
+    this.anyRun.add(fn);
+    return () => this.anyRun.delete(fn);
+  }
+
+  /** A run of this process has ended and its turn is committed (or rolled back). */
+  announce(runId: string): void {
+    for (const fn of [...this.anyRun]) fn(runId);
   }
 
   async close(): Promise<void> {

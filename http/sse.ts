@@ -1,4 +1,8 @@
 import type { Context } from "hono";
+import { AppError } from "../driver/errors";
+import { inSpan } from "../driver/tracing";
+import { addLogContext, logger } from "./observability/logger";
+import { metrics } from "./observability/metrics";
 import { Run, type Outcome } from "../driver/run";
 import type { RunEventRow } from "../storage/runs";
 import type { Deps } from "./deps";
@@ -80,6 +84,8 @@ export interface StreamRunOptions {
 
 /** Runs one streamed turn: run_started … (error) … done, always ending with `done`. */
 export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response {
+  // A server shutting down takes no new turn (the request may come on a kept-alive connection).
+  if (deps.turns.draining) throw new AppError("unavailable", "Сервер останавливается и новых ходов не принимает; повторите запрос через несколько секунд.");
   return sseResponse(c, async (stream) => {
     const writer = new SseWriter(stream);
     let run: Run;
@@ -99,25 +105,59 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
       });
     } catch (e) {
       const err = toAppError(e);
+      logger.error({ event: "turn_failed", system: o.kind, conversationId: o.conversationId, code: err.code, err: describe(e) }, "could not start a run");
+      metrics.errors.inc({ where: "turn", code: err.code });
       writer.send({ seq: 1, event: "error", data: { code: err.code, message: err.message } });
       writer.send({ seq: 2, event: "done", data: {} });
       await writer.drain();
       return;
     }
-    stream.onAbort(() => run.detach());
+    addLogContext({ tenantId: o.tenantId, runId: run.id, conversationId: o.conversationId, system: o.kind });
+    metrics.openStreams.inc({ kind: "turn" });
+    const started = performance.now();
+    const turn = inSpan("turn", { "run.id": run.id, "conversation.id": o.conversationId, "tenant.id": o.tenantId, system: o.kind }, async (span) => {
+      stream.onAbort(() => run.detach());
+      try {
+        if (!o.deferStart) run.emit("run_started", { runId: run.id, [o.idField ?? "conversationId"]: o.conversationId });
+        await o.work(run, writer);
+        if (!run.ended) await inSpan("commit", { "run.id": run.id }, () => deps.db.sql.begin(async (tx) => run.complete(tx, [], o.outcome))).then((publish) => publish());
+      } catch (e) {
+        const shutdown = deps.turns.stoppedByShutdown(run);
+        const gone = run.signal.aborted;
+        const err = toAppError(e);
+        const code = shutdown ? "unavailable" : gone ? "internal" : err.code;
+        metrics.errors.inc({ where: "turn", code });
+        logger.error({ event: "turn_failed", code, cause: shutdown ? "shutdown" : gone ? "client_gone" : "error", err: describe(e) }, "turn failed");
+        span.setAttribute("turn.error", code);
+        await run
+          .fail(code, shutdown ? SHUTDOWN_MESSAGE : gone ? "Клиент отключился; ход не сохранён — отправьте сообщение ещё раз." : err.message)
+          .catch((fe) => logger.error({ event: "run_fail_not_recorded", err: describe(fe) }, "could not record run failure"));
+      }
+      const outcome = run.result?.outcome ?? "unknown";
+      const seconds = (performance.now() - started) / 1000;
+      metrics.turns.inc({ system: o.kind, outcome });
+      metrics.turnSeconds.observe({ system: o.kind }, seconds);
+      span.setAttribute("turn.outcome", outcome);
+      logger.info({ event: "turn", status: run.result?.status ?? "unknown", outcome, errorCode: run.result?.errorCode, latencyMs: Math.round(seconds * 1000), events: run.eventCount }, "turn");
+    });
+    deps.turns.track(run, turn);
     try {
-      if (!o.deferStart) run.emit("run_started", { runId: run.id, [o.idField ?? "conversationId"]: o.conversationId });
-      await o.work(run, writer);
-      if (!run.ended) await deps.db.sql.begin(async (tx) => run.complete(tx, [], o.outcome)).then((publish) => publish());
-    } catch (e) {
-      const gone = run.signal.aborted;
-      const err = toAppError(e);
-      if (err.code === "internal" && !gone) console.error(`run ${run.id} failed:`, e);
-      await run
-        .fail(gone ? "internal" : err.code, gone ? "Клиент отключился; ход не сохранён — отправьте сообщение ещё раз." : err.message)
-        .catch((fe) => console.error("could not record run failure", fe));
+      await turn;
+    } finally {
+      metrics.openStreams.dec({ kind: "turn" });
+      // Wakes whoever follows every turn (the inspector bridge reads the machine events it logged).
+      deps.waker.announce(run.id);
     }
     await writer.drain();
     writer.close();
   });
+}
+
+export const SHUTDOWN_MESSAGE = "Сервер перезапускается: ход прерван и не сохранён — отправьте сообщение ещё раз.";
+
+/** An error for a log line: message and stack, never the request that caused it. */
+export function describe(e: unknown): { message: string; stack?: string; code?: string } {
+  if (e instanceof AppError) return { message: e.message, code: e.code };
+  if (e instanceof Error) return { message: e.message, stack: e.stack };
+  return { message: String(e) };
 }

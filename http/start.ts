@@ -4,7 +4,9 @@ import { RunHub } from "../driver/hub";
 import { createLlm, type Llm } from "../llm/client";
 import { openDatabase, type Database } from "../storage/db";
 import { failAbandonedRuns, touchRuns } from "../storage/runs";
+import { ActiveTurns } from "./active-turns";
 import { createApp } from "./app";
+import { observeLlm } from "./observability/observed-llm";
 import { isLoopback } from "./auth";
 import type { Config } from "./config";
 import type { Deps } from "./deps";
@@ -16,7 +18,11 @@ export interface Started {
   deps: Deps;
   server: ServerType;
   url: string;
-  stop(): Promise<void>;
+  /**
+   * Stops listening, lets running turns finish within `graceMs` (default 0: stop them at once),
+   * fails the rest with `error` + `done`, then closes the database.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Builds the dependencies and listens; used by main and by tests that need a real server. */
@@ -38,11 +44,12 @@ export async function startServer(config: Config, log: (line: string) => void = 
   // Embedded: one process owns the database, so any run still "running" died with the last one.
   const closed = await failAbandonedRuns(db.sql, db.backend === "pglite" ? { staleAfterMs: 0 } : { staleAfterMs: STALE_RUN_MS, exceptOwner: instanceId });
   if (closed.length) log(`closed ${closed.length} run(s) abandoned by a stopped process`);
-  const llm = opts.llm ?? createLlm({ ...config.llm, roleModels: config.llm.roleModels }, log);
+  const llm = observeLlm(opts.llm ?? createLlm({ ...config.llm, roleModels: config.llm.roleModels }, log));
   const hub = new RunHub();
   const waker = new RunWaker(db);
   const webhook = new WebhookDispatcher(db, config.webhook, log);
-  const deps: Deps = { db, llm, config, hub, waker, instanceId, log, webhook };
+  const turns = new ActiveTurns();
+  const deps: Deps = { db, llm, config, hub, waker, instanceId, log, webhook, turns };
   const app = createApp(deps);
   opts.extend?.(app, deps);
   const heartbeat = setInterval(() => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}), 5_000);
@@ -58,14 +65,18 @@ export async function startServer(config: Config, log: (line: string) => void = 
     deps,
     server,
     url,
-    async stop() {
+    async stop(graceMs = 0) {
+      // Stop accepting first; idle kept-alive sockets go now, busy ones when their response ends.
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      const drained = await turns.drain(graceMs);
+      if (drained.finished || drained.stopped) log(`shutdown: ${drained.finished} turn(s) finished, ${drained.stopped} stopped after ${graceMs} ms`);
       clearInterval(heartbeat);
       await webhook.stop();
       await waker.close();
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      // Followers' streams and anything else still open: their runs have ended by now.
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await closed;
       if (!opts.db) await db.close();
     },
   };

@@ -52,7 +52,7 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
   const retryDelay = o.retryDelayMs ?? 250;
   const idleMs = o.timeoutMs ?? 60_000;
 
-  async function attempt<T>(role: Role, messages: ChatMessage[], opts: CallOptions | undefined, once: (signal: AbortSignal | undefined) => Promise<T>): Promise<LlmResult<T>> {
+  async function attempt<T>(role: Role, messages: ChatMessage[], opts: CallOptions | undefined, once: (signal: AbortSignal | undefined, meta: CallMeta) => Promise<T>): Promise<LlmResult<T>> {
     const started = performance.now();
     const meta: CallMeta = { role, model: modelFor(role), attempts: 0, durationMs: 0, promptChars: JSON.stringify(messages).length, offline: false };
     let lastError: LlmError = { code: "model_unavailable", message: "no attempt made" };
@@ -61,7 +61,7 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
       meta.attempts++;
       opts?.onAttempt?.(role);
       try {
-        const value = await once(opts?.signal);
+        const value = await once(opts?.signal, meta);
         return { ok: true, value, meta: done() };
       } catch (e) {
         if (e instanceof InvalidOutput) return { ok: false, error: { code: "invalid_output", message: redact(e.message, o.apiKey) }, meta: done() };
@@ -82,17 +82,19 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
     offline: false,
     modelFor,
     complete(role, messages, opts) {
-      return attempt(role, messages, opts, async (signal) => {
+      return attempt(role, messages, opts, async (signal, meta) => {
         const r = await client.chat.completions.create({ model: modelFor(role), messages }, { signal });
+        meta.usage = usageOf(r.usage);
         return r.choices[0]?.message?.content ?? "";
       });
     },
     structured<S extends z.ZodType>(role: Role, messages: ChatMessage[], schema: S, name: string, opts?: CallOptions) {
-      return attempt<z.infer<S>>(role, messages, opts, async (signal) => {
+      return attempt<z.infer<S>>(role, messages, opts, async (signal, meta) => {
         const r = await client.chat.completions.create(
           { model: modelFor(role), messages, response_format: responseFormat(schema, name) as never },
           { signal },
         );
+        meta.usage = usageOf(r.usage);
         const content = r.choices[0]?.message?.content ?? "";
         const value = parseStructured(content, schema);
         if (value === null) throw new InvalidOutput(`${role} answered outside its schema: ${content.slice(0, 200)}`);
@@ -100,7 +102,7 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
       });
     },
     stream(role, messages, opts: StreamOptions) {
-      return attempt(role, messages, opts, async (signal) => {
+      return attempt(role, messages, opts, async (signal, meta) => {
         // The client's timeout ends when the response headers arrive; a stream that then goes
         // silent would hold the turn forever. No chunk for timeoutMs ends the attempt as a timeout.
         // One timer per attempt that looks at the time of the last chunk (re-arming a timer per
@@ -119,6 +121,7 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
           // does per token (measured, bench/stream.ts), and a token relay is all this is.
           const res = await client.chat.completions.create({ model: modelFor(role), messages, stream: true }, { signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal }).asResponse();
           await readChunks(res, state, opts.onDelta, rearm);
+          if (state.usage) meta.usage = usageOf(state.usage);
         } catch (e) {
           const stalled = idle.signal.aborted && !signal?.aborted;
           // Tokens already reached the client: a retry would duplicate them, so a broken stream after the first delta is final.
@@ -146,6 +149,12 @@ interface ChunkState {
   /** `data: [DONE]` seen: anything after it is ignored. */
   done: boolean;
   failure: unknown;
+  /** A provider that sends usage in its last chunk (not asked for: some servers refuse stream_options). */
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
+function usageOf(u: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): CallMeta["usage"] {
+  return u ? { promptTokens: u.prompt_tokens ?? 0, completionTokens: u.completion_tokens ?? 0 } : undefined;
 }
 
 /**
@@ -160,7 +169,7 @@ async function readChunks(res: Response, state: ChunkState, onDelta: (d: string)
       state.done = true;
       return;
     }
-    let chunk: { error?: unknown; choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[] };
+    let chunk: { error?: unknown; usage?: ChunkState["usage"]; choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[] };
     try {
       chunk = JSON.parse(data);
     } catch (e) {
@@ -171,6 +180,7 @@ async function readChunks(res: Response, state: ChunkState, onDelta: (d: string)
       state.failure = new OpenAI.APIError(undefined, chunk.error as object, undefined, res.headers);
       return;
     }
+    if (chunk?.usage) state.usage = chunk.usage;
     const choice = chunk?.choices?.[0];
     const d = choice?.delta?.content;
     if (d) {

@@ -15,6 +15,8 @@ export interface CallMeta {
   durationMs: number;
   promptChars: number;
   offline: boolean;
+  /** Tokens as the provider reported them (absent when it did not, e.g. a stream without usage). */
+  usage?: { promptTokens: number; completionTokens: number };
 }
 
 export interface LlmError {

@@ -28,3 +28,10 @@ export async function listMachineEvents(sql: Tx, key: string): Promise<LoggedEve
     select seq, event, machine, run_id from machine_events where snapshot_key = ${key} order by seq`;
   return rows.map((r) => ({ seq: r.seq, event: r.event, machine: r.machine, runId: r.run_id }));
 }
+
+/** A machine's logged events after `afterSeq`, in order (the inspector bridge follows logs this way). */
+export async function listMachineEventsAfter(sql: Tx, key: string, afterSeq: number, limit = 1_000): Promise<LoggedEvent[]> {
+  const rows = await sql<{ seq: number; event: unknown; machine: string | null; run_id: string | null }[]>`
+    select seq, event, machine, run_id from machine_events where snapshot_key = ${key} and seq > ${afterSeq} order by seq limit ${limit}`;
+  return rows.map((r) => ({ seq: r.seq, event: r.event, machine: r.machine, runId: r.run_id }));
+}

@@ -74,7 +74,7 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): vo
 }
 
 /** The machine definition a log label names; an unlabelled row (logged before labels) took the running one. */
-async function definitionOf(sql: Tx, tenantId: string, label: string | null, storedMachineId: string): Promise<AnyStateMachine | null> {
+export async function definitionOf(sql: Tx, tenantId: string, label: string | null, storedMachineId: string): Promise<AnyStateMachine | null> {
   if (label === null) return fixedSpecs.get(storedMachineId)?.machine ?? null;
   const l = parseMachineLabel(label);
   if (!l) return null;

@@ -5,7 +5,7 @@ import { buildBranchMessages, buildRouterMessages, BRANCH_PROMPT, ROUTER_PROMPT 
 import type { HistoryMessage, KnowledgeFragment } from "./prompt";
 import { createTailFilter } from "./service-tail";
 import { MODEL_UNAVAILABLE_REPLY } from "./templates";
-import { ClinicState, initialClinicState } from "./types";
+import { ClinicState, ESCALATION_PREFIX, initialClinicState } from "./types";
 import { OFFLINE_LABEL, type Llm } from "../../llm/client";
 import type { DialogueEmitted } from "./dialogue.machine";
 import { searchChunks } from "./store/kb";
@@ -244,7 +244,12 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         // The debug notes go out only to a debugging client (the Sandbox); a patient's client never sees them.
         return [{ event: "final", data: { reply: f.reply, state: f.state, events: f.events, ...(a.run.debug && f.notes.length ? { notes: f.notes } : {}) } }];
       },
-      outcome: () => ({ outcome: final!.events.includes("escalated") ? "escalated" : "answered", reasonCodes: final!.events.filter((x) => x !== "sticky") }),
+      outcome: () => {
+        const escalated = final!.events.includes("escalated");
+        const reason = escalated ? (final!.state.escalationReason ?? "unknown") : null;
+        // The reason rides along as `escalation:<reason>` so /v1/stats/outcomes can count escalations by reason.
+        return { outcome: escalated ? "escalated" : "answered", reasonCodes: [...final!.events.filter((x) => x !== "sticky"), ...(reason ? [`${ESCALATION_PREFIX}${reason}`] : [])] };
+      },
   });
   if (result.discarded && failed) {
     const f = failed as Extract<DialogueEmitted, { type: "clinic.failed" }>;

@@ -1,6 +1,7 @@
 // One MCP connection through the official SDK client, over stdio (a spawned server), Streamable
 // HTTP, or an in-process linked pair (the bundled demo server, no extra process). Connected
 // lazily, reused across runs, and re-opened after the transport closes.
+import { inSpan } from "../../driver/tracing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -73,7 +74,7 @@ export class McpConnection implements ToolCaller {
   async call(name: string, args: Record<string, unknown>, o: { timeoutMs: number; signal?: AbortSignal }): Promise<RawCall> {
     try {
       const client = await this.connect();
-      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: o.timeoutMs, signal: o.signal });
+      const result = await inSpan("tool call", { "tool.name": name }, () => client.callTool({ name, arguments: args }, undefined, { timeout: o.timeoutMs, signal: o.signal }));
       return { ok: true, result: result as never };
     } catch (error) {
       return { ok: false, error };

@@ -100,15 +100,15 @@ export function sortReasons(codes: Iterable<ReasonCode>): ReasonCode[] {
  * itself; other systems' own outcome names are mapped where the meaning is unambiguous, and
  * left "UNCLASSIFIED" otherwise rather than guessed.
  */
-export function outcomeClassOf(outcome: string | null, reasonCodes: readonly string[] = []): OutcomeClass | "UNCLASSIFIED" {
+export function outcomeClassOf(outcome: string | null, reasonCodes: readonly string[] = []): OutcomeClass | "ESCALATED" | "UNCLASSIFIED" {
   if (outcome && (OUTCOME_CLASSES as readonly string[]).includes(outcome)) return outcome as OutcomeClass;
   const has = (...codes: string[]) => codes.some((c) => reasonCodes.includes(c));
   switch (outcome) {
     case "answered":
       // Workbench: an answer whose validation flagged issues is only partly trustworthy.
       return has("validation_failed") ? "PARTIALLY_ANSWERED" : "FULLY_ANSWERED";
-    case "escalated": // clinic: handed to a human on purpose — the turn did what it should
-      return "FULLY_ANSWERED";
+    case "escalated": // clinic: handed to a human — not an answer, whatever the reason (issue 17)
+      return "ESCALATED";
     case "clarification":
     case "plain_answer":
       // Workbench adequacy reasons say why no model answer was given.

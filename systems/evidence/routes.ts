@@ -19,6 +19,7 @@ import type { AuthEnv } from "../../http/auth";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
+import { ESCALATION_PREFIX } from "../clinic/types";
 import { runEvidenceTurn } from "./turn";
 
 const toolsByDeps = new WeakMap<Deps, EvidenceTools>();
@@ -128,6 +129,9 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       classes.set(k, { ...cur, runs: cur.runs + o.runs });
     }
     const { byOutcomeAndReasons: _detail, ...rest } = stats;
-    return c.json({ ...rest, byOutcomeClass: [...classes.values()] });
+    const byEscalationReason = stats.byReasonCode
+      .filter((r) => r.reasonCode.startsWith(ESCALATION_PREFIX))
+      .map((r) => ({ kind: r.kind, reason: r.reasonCode.slice(ESCALATION_PREFIX.length), runs: r.runs }));
+    return c.json({ ...rest, byOutcomeClass: [...classes.values()], byEscalationReason });
   });
 }

@@ -5,12 +5,13 @@ import { startTestServer } from "../utils/server";
 import { postSse, readSse, type SseEvent } from "../utils/sse";
 
 /**
- * STATELY_INSPECT=true: committed snapshots become @statelyai/inspect events on /v1/inspect/events,
- * per tenant. (Each vitest file runs in its own process, so the flag stays in this file.)
+ * STATELY_INSPECT=true: the machine events every turn logs become @statelyai/inspect events on
+ * /v1/inspect/events — one @xstate.event (and the snapshot it led to) per logged event — per tenant. (Each vitest file runs in its own process, so the flag stays in this file.)
  */
 
 process.env.STATELY_INSPECT = "true";
-process.env.STATELY_INSPECT_POLL_MS = "100";
+// No timed reads within the test: only the run waker can wake the bridge.
+process.env.STATELY_INSPECT_FALLBACK_MS = "600000";
 
 const t = useTestDatabase();
 let llm: ScriptedLlm;
@@ -25,6 +26,7 @@ afterAll(async () => {
   await server?.stop();
   await llm?.close();
   delete process.env.STATELY_INSPECT;
+  delete process.env.STATELY_INSPECT_FALLBACK_MS;
 });
 
 type Insp = { type: string; sessionId: string; snapshot?: { value: unknown }; definition?: string; event?: { type: string } };
@@ -62,7 +64,15 @@ describe("Stately inspector bridge", () => {
     expect(JSON.parse(stepActor.definition!).states).toHaveProperty("offer_time");
     const moved = events.find((e) => e.type === "@xstate.snapshot" && e.sessionId === steps)!;
     expect(moved.snapshot!.value).toBe("qualify");
-    expect(moved.event!.type).toBe("turn (row_version 2)");
+    // One inspection event per real machine event: the dialogue's logged events, in order, all but the init.
+    const log = await t.db.sql<{ event: { type: string } }[]>`select event from machine_events where snapshot_key = ${threadId} order by seq`;
+    expect(log[0]!.event.type).toBe("xstate.init");
+    const inspected = events.filter((e) => e.type === "@xstate.event" && e.sessionId === threadId).map((e) => e.event!.type);
+    expect(inspected).toEqual(log.slice(1).map((r) => r.event.type));
+    expect(inspected.length).toBeGreaterThanOrEqual(4); // two turns, each a message and the model results
+    expect(events.filter((e) => e.type === "@xstate.snapshot" && e.sessionId === threadId)).toHaveLength(inspected.length);
+    expect(inspected).toContain(moved.event!.type);
+    expect(inspected.some((type) => /turn \(row_version/.test(type))).toBe(false);
     expect(await seenB).toEqual([]);
   });
 });

@@ -1,3 +1,5 @@
+import { Writable } from "node:stream";
+import { createLogger, useLogger } from "../../http/observability/logger";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +30,8 @@ const original = { log: console.log, error: console.error, warn: console.warn };
 
 beforeAll(async () => {
   llm = await startScriptedLlm();
+  // The JSON log too, at its most verbose.
+  useLogger(createLogger(new Writable({ write: (chunk, _e, cb) => (logs.push(String(chunk)), cb()) }), "trace"));
   for (const k of ["log", "error", "warn"] as const) console[k] = (...a: unknown[]) => void logs.push(a.map((x) => (x instanceof Error ? `${x.message} ${x.stack}` : typeof x === "string" ? x : JSON.stringify(x))).join(" "));
   const env: Record<string, string> = {
     PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", RUN_DETACH_GRACE_MS: "0", AI_DEBUG: "true", DEBUG_DIR: debugDir,
@@ -93,5 +97,6 @@ describe("credentials never leak", () => {
     expect(haystacks.some(([, s]) => s.includes("incorrect credentials"))).toBe(true);
     const leaks = haystacks.flatMap(([where, s]) => secrets.filter((x) => s.includes(x)).map((x) => `${where}: ${x.slice(0, 12)}…`));
     expect(leaks).toEqual([]);
+    expect(logs.some((l) => l.includes('"event":"model_call"') && l.includes("model_unavailable"))).toBe(true);
   });
 });

@@ -24,7 +24,7 @@ describe("vocabulary", () => {
     expect(outcomeClassOf("clarification", ["target_not_found"])).toBe("FAILED_TO_BIND_ENTITIES");
     expect(outcomeClassOf("clarification", ["ambiguous_target"])).toBe("BLOCKED_BY_AMBIGUITY");
     expect(outcomeClassOf("model_unavailable")).toBe("BLOCKED_BY_TOOLING");
-    expect(outcomeClassOf("escalated")).toBe("FULLY_ANSWERED");
+    expect(outcomeClassOf("escalated")).toBe("ESCALATED");
     expect(OUTCOME_CLASSES).toEqual(["FULLY_ANSWERED", "PARTIALLY_ANSWERED", "BLOCKED_BY_AMBIGUITY", "BLOCKED_BY_MISSING_DATA", "BLOCKED_BY_TOOLING", "MISROUTED", "FAILED_TO_BIND_ENTITIES"]);
   });
 });
