@@ -3,7 +3,7 @@ import type { AnyStateMachine } from "xstate";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { parseMachineLabel, replayLog } from "../../driver/replay";
-import type { MachineSpec } from "../../driver/turn";
+import type { MachineSpec } from "../../driver/machine-spec";
 import { clarificationSpec } from "../../systems/workbench/clarification.machine";
 import { evidenceSpec } from "../../systems/evidence/conversation.machine";
 import { interactionSpec } from "../../systems/workbench/interaction.machine";

@@ -3,7 +3,7 @@ import { seedBookingSteps } from "./seed-booking-steps";
 import { seedBranches } from "./seed-branches";
 import { seedRouter } from "./seed-router";
 import type { Registry } from "./types";
-import type { MachineSpec } from "../../driver/turn";
+import type { MachineSpec } from "../../driver/machine-spec";
 import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, type ClinicDialogueMachine } from "./dialogue.machine";
 import { branchCodes, ROUTER_CODE } from "./types";
 import type { Tx } from "../../storage/db";
