@@ -5,12 +5,13 @@ import { bearerAuth, type AuthEnv } from "./auth";
 import type { Deps } from "./deps";
 import { errorResponse } from "./errors";
 import { registerRunRoutes } from "./routes/runs";
-import { registerWorkbenchRoutes } from "../systems/workbench/routes";
-import { registerClinicRoutes } from "../systems/clinic/routes";
 import { registerOperatorRoutes } from "./routes/operator";
-import { registerEvidenceRoutes } from "../systems/evidence/routes";
+import { dialogueSystems, type HttpDialogueSystem } from "../systems";
+import { registerOfflineResponder } from "../llm/client";
 
-export function createApp(deps: Deps): Hono<AuthEnv> {
+/** The gateway over the listed dialogue systems (tests pass their own list, e.g. with a test-only system). */
+export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = dialogueSystems): Hono<AuthEnv> {
+  for (const s of systems) for (const o of s.offline) registerOfflineResponder(o.role, o.respond);
   const app = new Hono<AuthEnv>();
   app.onError((e, c) => errorResponse(c, e));
   app.notFound((c) => errorResponse(c, new AppError("not_found", `Нет такого адреса: ${c.req.method} ${c.req.path}`)));
@@ -27,10 +28,7 @@ export function createApp(deps: Deps): Hono<AuthEnv> {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.use("/v1/*", bearerAuth(deps.config.tokens));
   registerRunRoutes(app, deps);
-  // Feature routes register below, one line each.
-  registerClinicRoutes(app, deps);
-  registerWorkbenchRoutes(app, deps);
-  registerOperatorRoutes(app, deps);
-  registerEvidenceRoutes(app, deps);
+  for (const s of systems) s.register(app, deps);
+  registerOperatorRoutes(app, deps, systems);
   return app;
 }

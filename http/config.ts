@@ -2,8 +2,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 
-const roles = ["ROUTER", "BRANCH", "PLANNER", "RERANKER", "CLASSIFIER", "ANSWER"] as const;
-
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("127.0.0.1"),
@@ -66,7 +64,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration: ${msg}`);
   }
   const e = parsed.data;
-  const roleModels = Object.fromEntries(roles.map((r) => [r.toLowerCase(), env[`LLM_MODEL_${r}`] || undefined]));
+  // LLM_MODEL_<ROLE> for whatever roles the systems call (DialogueSystem.modelRoles): no list to keep here.
+  const roleModels = Object.fromEntries(
+    Object.entries(env).flatMap(([k, v]) => (/^LLM_MODEL_[A-Z0-9_]+$/.test(k) && v ? [[k.slice("LLM_MODEL_".length).toLowerCase(), v]] : [])),
+  );
   return {
     port: e.PORT,
     host: e.HOST,

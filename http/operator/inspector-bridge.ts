@@ -1,8 +1,7 @@
 import type { AnyStateMachine } from "xstate";
-import { loadRegistry } from "../../systems/clinic/registry-load";
 import type { Database } from "../../storage/db";
 import { snapshotsChangedSince } from "../../storage/operator-snapshots";
-import { machineCatalog, type MachineEntry } from "../../visualizations/catalog";
+import type { MachineEntry } from "../../visualizations/catalog";
 
 /**
  * Live inspection with Stately's inspector (STATELY_INSPECT=true). Our machines never run as
@@ -27,7 +26,8 @@ export interface InspectorBridge {
 
 const BUFFER = 500;
 
-export function startInspectorBridge(deps: { db: Database; log: (l: string) => void }, env: Record<string, string | undefined>): InspectorBridge {
+/** `catalog` lists a tenant's machine diagrams (driver/system.ts `machineCatalog` over the systems list). */
+export function startInspectorBridge(deps: { db: Database; log: (l: string) => void }, env: Record<string, string | undefined>, catalog: (tenantId: string) => Promise<MachineEntry[]>): InspectorBridge {
   const listeners = new Set<Listener>();
   const buffer: { e: InspectionEvent; tenantId: string }[] = [];
   // Which tenant each inspected actor belongs to: a subscriber sees only its own tenant's.
@@ -53,7 +53,7 @@ export function startInspectorBridge(deps: { db: Database; log: (l: string) => v
     const catalogs = new Map<string, MachineEntry[]>();
     const entriesFor = async (tenantId: string) => {
       let c = catalogs.get(tenantId);
-      if (!c) catalogs.set(tenantId, (c = machineCatalog((await loadRegistry(deps.db.sql, tenantId)).registry)));
+      if (!c) catalogs.set(tenantId, (c = await catalog(tenantId)));
       return c;
     };
     const machines = new Map<string, AnyStateMachine>();
@@ -64,7 +64,6 @@ export function startInspectorBridge(deps: { db: Database; log: (l: string) => v
         // The cursor has millisecond precision and the column microseconds: a row can come twice.
         if (versions.get(row.key) === row.rowVersion) continue;
         versions.set(row.key, row.rowVersion);
-        const registry = (await loadRegistry(deps.db.sql, row.tenantId)).registry;
         for (const entry of (await entriesFor(row.tenantId)).filter((e) => e.snapshotMachineId === row.machineId)) {
           const pos = entry.position(row.snapshot, row.key);
           if (!pos) continue;
@@ -75,7 +74,7 @@ export function startInspectorBridge(deps: { db: Database; log: (l: string) => v
           if (!seen.has(actorId)) {
             seen.add(actorId);
             let m = machines.get(`${row.tenantId}|${entry.id}`);
-            if (!m) machines.set(`${row.tenantId}|${entry.id}`, (m = entry.build(registry)));
+            if (!m) machines.set(`${row.tenantId}|${entry.id}`, (m = entry.build()));
             // 0.7.2 reads the definition from actorRef.logic.config only (info.definition is ignored),
             // so the actor is described the way a running actor would be.
             const ref = { sessionId: actorId, id: actorId, logic: { config: m.config } };

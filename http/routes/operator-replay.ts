@@ -3,23 +3,16 @@ import type { AnyStateMachine } from "xstate";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { parseMachineLabel, replayLog } from "../../driver/replay";
-import type { MachineSpec } from "../../driver/machine-spec";
-import { clarificationSpec } from "../../systems/workbench/clarification.machine";
-import { evidenceSpec } from "../../systems/evidence/conversation.machine";
-import { interactionSpec } from "../../systems/workbench/interaction.machine";
+import { replaySpec, type DialogueSystem } from "../../driver/system";
 import { findConversation } from "../../storage/conversations";
 import type { Tx } from "../../storage/db";
 import { listMachineEvents } from "../../storage/machine-events";
 import { conversationSnapshots } from "../../storage/operator-snapshots";
 import type { AuthEnv } from "../auth";
-import { clinicSpec, registryAt } from "../../systems/clinic/registry-load";
 import type { Deps } from "../deps";
 import { describeZod } from "../errors";
 
 export const ReplayQuery = z.object({ key: z.string().min(1).max(300).optional() });
-
-/** The machines whose definitions do not depend on settings, by spec id. */
-const fixedSpecs = new Map<string, MachineSpec>([interactionSpec, clarificationSpec, evidenceSpec].map((s) => [s.id, s as MachineSpec]));
 
 /**
  * GET /v1/conversations/{id}/replay — DESIGN principle 2 checked on stored data: each of the
@@ -28,7 +21,7 @@ const fixedSpecs = new Map<string, MachineSpec>([interactionSpec, clarificationS
  * the log names) and compared with the stored snapshot. `?key=` narrows it to one snapshot and
  * adds the log and both snapshots.
  */
-export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps, systems: readonly DialogueSystem[]): void {
   const sql = deps.db.sql;
 
   app.get("/v1/conversations/:conversationId/replay", async (c) => {
@@ -44,7 +37,7 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): vo
     const definitions = new Map<string, Promise<AnyStateMachine | null>>();
     const definition = (label: string | null, storedMachineId: string) => {
       const key = label ?? storedMachineId;
-      if (!definitions.has(key)) definitions.set(key, definitionOf(sql, tenantId, label, storedMachineId));
+      if (!definitions.has(key)) definitions.set(key, definitionOf(systems, sql, tenantId, label, storedMachineId));
       return definitions.get(key)!;
     };
 
@@ -72,18 +65,12 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): vo
   });
 }
 
-/** The machine definition a log label names; an unlabelled row (logged before labels) took the running one. */
-async function definitionOf(sql: Tx, tenantId: string, label: string | null, storedMachineId: string): Promise<AnyStateMachine | null> {
-  if (label === null) return fixedSpecs.get(storedMachineId)?.machine ?? null;
+/** The machine definition a log label names (the systems' fixed specs, or one generated from the settings it names); an unlabelled row (logged before labels) took the running one. */
+async function definitionOf(systems: readonly DialogueSystem[], sql: Tx, tenantId: string, label: string | null, storedMachineId: string): Promise<AnyStateMachine | null> {
+  if (label === null) return (await replaySpec(systems, sql, tenantId, storedMachineId))?.machine ?? null;
   const l = parseMachineLabel(label);
   if (!l) return null;
-  if (l.id === "clinic-dialogue" && l.settings) {
-    // The same generated (and cached) machine a turn on those settings runs.
-    const loaded = await registryAt(sql, tenantId, l.settings);
-    const spec = loaded ? clinicSpec(tenantId, loaded) : null;
-    return spec && spec.version === l.version ? spec.machine : null;
-  }
-  const spec = fixedSpecs.get(l.id);
+  const spec = await replaySpec(systems, sql, tenantId, l.id, l.settings ?? undefined);
   return spec && spec.version === l.version ? spec.machine : null;
 }
 

@@ -1,10 +1,8 @@
 import type { Hono } from "hono";
 import { z } from "zod";
-import { offlineBranch, offlineRouter } from "./offline";
 import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
 import { loadClinicTurnContext } from "./store/turn-context";
 import { AppError } from "../../driver/errors";
-import { registerOfflineResponder } from "../../llm/client";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { listMessages } from "../../storage/messages";
 import type { AuthEnv } from "../../http/auth";
@@ -21,9 +19,6 @@ const MessageBody = z.object({
 
 /** CONTRACT §5: the patient chat. Settings and knowledge base routes live in clinic-admin.ts. */
 export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
-  registerOfflineResponder("router", offlineRouter);
-  registerOfflineResponder("branch", offlineBranch);
-
   const thread = async (tenantId: string, id: string) => {
     const conv = await findConversation(deps.db.sql, tenantId, id, "clinic");
     if (!conv) throw new AppError("not_found", "Такого диалога нет.");
