@@ -4,6 +4,7 @@ import { RunHub } from "../driver/hub";
 import { createLlm, type Llm } from "../llm/client";
 import { openDatabase, type Database } from "../storage/db";
 import { failAbandonedRuns, touchRuns } from "../storage/runs";
+import type { HttpDialogueSystem } from "../systems";
 import { createApp } from "./app";
 import { isLoopback } from "./auth";
 import type { Config } from "./config";
@@ -26,6 +27,8 @@ export interface StartOptions {
   extend?: (app: ReturnType<typeof createApp>, deps: Deps) => void;
   /** Use this model client instead of building one from the config (benchmarks inject an in-process model). */
   llm?: Llm;
+  /** Serve these dialogue systems instead of systems/index.ts's list (tests add a test-only one). */
+  systems?: readonly HttpDialogueSystem[];
 }
 
 export async function startServer(config: Config, log: (line: string) => void = (l) => console.log(l), opts: StartOptions = {}): Promise<Started> {
@@ -41,7 +44,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const hub = new RunHub();
   const waker = new RunWaker(db);
   const deps: Deps = { db, llm, config, hub, waker, instanceId, log };
-  const app = createApp(deps);
+  const app = createApp(deps, opts.systems);
   opts.extend?.(app, deps);
   const heartbeat = setInterval(() => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}), 5_000);
   heartbeat.unref();
