@@ -82,3 +82,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     detachGraceMs: e.RUN_DETACH_GRACE_MS,
   };
 }
+
+/** The configured credentials (model API key, API tokens) a debug stage must never carry. */
+export const configuredSecrets = (config: Pick<Config, "llm" | "tokens">): string[] => [config.llm.apiKey ?? "", ...(config.tokens?.keys() ?? [])].filter(Boolean);

@@ -6,6 +6,7 @@ import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { listMessages } from "../../storage/messages";
 import type { AuthEnv } from "../../http/auth";
+import { configuredSecrets } from "../../http/config";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
@@ -58,6 +59,7 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           context,
           text: body.text,
           debugDir: deps.config.aiDebug ? deps.config.debugDir : undefined,
+          secrets: configuredSecrets(deps.config),
         });
       },
     });
