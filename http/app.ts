@@ -2,11 +2,11 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AppError } from "../driver/errors";
 import { bearerAuth, type AuthEnv } from "./auth";
-import type { Deps } from "./deps";
+import type { Deps, HttpDialogueSystem } from "./deps";
 import { errorResponse } from "./errors";
 import { registerRunRoutes } from "./routes/runs";
 import { registerOperatorRoutes } from "./routes/operator";
-import { dialogueSystems, type HttpDialogueSystem } from "../systems";
+import { dialogueSystems } from "../systems";
 import { registerOfflineResponder } from "../llm/client";
 
 /** The gateway over the listed dialogue systems (tests pass their own list, e.g. with a test-only system). */

@@ -1,6 +1,9 @@
+import type { Hono } from "hono";
 import type { RunHub } from "../driver/hub";
+import type { DialogueSystem } from "../driver/system";
 import type { Llm } from "../llm/client";
 import type { Database } from "../storage/db";
+import type { AuthEnv } from "./auth";
 import type { Config } from "./config";
 import type { RunWaker } from "./run-waker";
 
@@ -16,3 +19,6 @@ export interface Deps {
   instanceId: string;
   log: (line: string) => void;
 }
+
+/** A dialogue system as the gateway mounts it (driver/system.ts, with the gateway's app and deps). */
+export type HttpDialogueSystem = DialogueSystem<Hono<AuthEnv>, Deps>;

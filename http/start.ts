@@ -4,11 +4,10 @@ import { RunHub } from "../driver/hub";
 import { createLlm, type Llm } from "../llm/client";
 import { openDatabase, type Database } from "../storage/db";
 import { failAbandonedRuns, touchRuns } from "../storage/runs";
-import type { HttpDialogueSystem } from "../systems";
 import { createApp } from "./app";
 import { isLoopback } from "./auth";
 import type { Config } from "./config";
-import type { Deps } from "./deps";
+import type { Deps, HttpDialogueSystem } from "./deps";
 import { RunWaker } from "./run-waker";
 import { STALE_RUN_MS } from "./routes/runs";
 

@@ -1,8 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { Hono } from "hono";
-import type { DialogueSystem } from "../../driver/system";
-import type { AuthEnv } from "../../http/auth";
-import type { Deps } from "../../http/deps";
+import type { HttpDialogueSystem } from "../../http/deps";
 import { clinicDiagrams } from "./diagrams";
 import { registerOperatorKbRoutes } from "./kb-routes";
 import { offlineBranch, offlineRouter } from "./offline";
@@ -10,7 +7,7 @@ import { clinicSpec, registryAt } from "./registry-load";
 import { registerClinicRoutes } from "./routes";
 
 /** Seed 003: the clinic's patient chat, its settings and knowledge base, its generated dialogue machine. */
-export const clinicSystem: DialogueSystem<Hono<AuthEnv>, Deps> = {
+export const clinicSystem: HttpDialogueSystem = {
   name: "clinic",
   kinds: ["clinic"],
   register(app, deps) {

@@ -1,14 +1,11 @@
 import { fileURLToPath } from "node:url";
-import type { Hono } from "hono";
-import type { DialogueSystem } from "../../driver/system";
-import type { AuthEnv } from "../../http/auth";
-import type { Deps } from "../../http/deps";
+import type { HttpDialogueSystem } from "../../http/deps";
 import { evidenceMachine, evidenceSpec } from "./conversation.machine";
 import { ANSWER_ROLE, STRUCTURED_ROLE } from "./model-steps";
 import { registerEvidenceRoutes } from "./routes";
 
 /** Seed 002: questions over accounting data answered from evidence gathered by MCP tools. */
-export const evidenceSystem: DialogueSystem<Hono<AuthEnv>, Deps> = {
+export const evidenceSystem: HttpDialogueSystem = {
   name: "evidence",
   kinds: ["evidence"],
   register: registerEvidenceRoutes,

@@ -1,8 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { Hono } from "hono";
-import type { DialogueSystem } from "../../driver/system";
-import type { AuthEnv } from "../../http/auth";
-import type { Deps } from "../../http/deps";
+import type { HttpDialogueSystem } from "../../http/deps";
 import { clarificationMachine, clarificationSpec } from "./clarification.machine";
 import { interactionMachine, interactionSpec } from "./interaction.machine";
 import { offlineAnswerResponder } from "./offline-answer";
@@ -11,7 +8,7 @@ import { WORKBENCH_ROLES } from "./prompts";
 import { registerWorkbenchRoutes } from "./routes";
 
 /** Seed 001: answers over a workspace snapshot, with clarifications as machines of their own. */
-export const workbenchSystem: DialogueSystem<Hono<AuthEnv>, Deps> = {
+export const workbenchSystem: HttpDialogueSystem = {
   name: "workbench",
   kinds: ["workbench"],
   register(app, deps) {

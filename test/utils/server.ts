@@ -2,7 +2,7 @@ import { loadConfig, type Config } from "../../http/config";
 import type { Deps } from "../../http/deps";
 import { startServer, type Started } from "../../http/start";
 import type { Database } from "../../storage/db";
-import type { HttpDialogueSystem } from "../../systems";
+import type { HttpDialogueSystem } from "../../http/deps";
 import { scriptedLlmConfig, type ScriptedLlm } from "./scripted-llm";
 
 export interface TestServerOptions {

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { HttpDialogueSystem } from "../../../systems";
+import type { HttpDialogueSystem } from "../../../http/deps";
 import { echoMachine, echoSpec } from "./echo.machine";
 import { registerEchoRoutes } from "./routes";
 
