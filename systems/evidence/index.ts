@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type { HttpDialogueSystem } from "../../http/deps";
 import { evidenceMachine, evidenceSpec } from "./conversation.machine";
-import { ANSWER_ROLE, STRUCTURED_ROLE } from "./model-steps";
+import { ANSWER_ROLE, STRUCTURED_ROLE } from "./turn-model-steps";
 import { registerEvidenceRoutes } from "./routes";
 
 /** Seed 002: questions over accounting data answered from evidence gathered by MCP tools. */

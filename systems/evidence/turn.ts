@@ -9,7 +9,7 @@ import { debugView } from "./debug-view";
 import { ValidatedStream } from "../../driver/validated-stream";
 import { executePlan } from "./executor";
 import type { EvidenceTools } from "./mcp-config";
-import { answerMessages, criticWithModel, EVIDENCE_PROMPTS, interpretWithModel, planWithModel } from "./model-steps";
+import { answerMessages, criticWithModel, EVIDENCE_PROMPTS, interpretWithModel, planWithModel } from "./turn-model-steps";
 import { interpretDeterministic } from "./interpret-rules";
 import { extendToFloor, missingCoverage, normalizePlan, planFor, validatePlan } from "./plan-rules";
 import { runStages } from "../../driver/stages";
