@@ -2,7 +2,9 @@ import { createServer, type Server } from "node:http";
 import type { z } from "zod";
 import { createOpenAiLlm } from "../llm/openai-client";
 import { parseStructured } from "../llm/structured";
-import { roles, type ChatMessage, type Llm, type LlmResult, type Role } from "../llm/types";
+import { modelRoles } from "../driver/system";
+import type { ChatMessage, Llm, LlmResult, Role } from "../llm/types";
+import { dialogueSystems } from "../systems";
 
 /**
  * The benchmarks' scripted model, one script behind three transports: an in-process
@@ -22,7 +24,7 @@ export type Reply = string | { tokens: AsyncIterable<string> };
 export type Script = (role: string, req: ChatRequest) => Reply;
 
 export const roleOf = (model: string) => model.replace(/^bench-/, "");
-export const benchRoleModels = () => Object.fromEntries(roles.map((r) => [r, `bench-${r}`])) as Record<Role, string>;
+export const benchRoleModels = () => Object.fromEntries(modelRoles(dialogueSystems).map((r) => [r, `bench-${r}`])) as Record<Role, string>;
 
 const enc = new TextEncoder();
 const created = Math.floor(Date.now() / 1000);

@@ -1,6 +1,12 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Run } from "./run";
+
+/**
+ * The one stage recorder of every dialogue system (CONTRACT §2 `stage`, §4 debug files):
+ * numbered stages, each scrubbed of credentials before it goes anywhere, sent as SSE `stage`
+ * events to a debugging client and written as DEBUG_DIR/{runId}/NN-name.json with AI_DEBUG.
+ */
 
 export type StageStatus = "ok" | "skipped" | "failed";
 
@@ -12,74 +18,140 @@ export interface StageRecord {
   data: unknown;
 }
 
-// Keys whose values never leave the process in a stage (CONTRACT §4: no stage holds a credential).
-const SECRET_KEY = /(api[-_]?key|authorization|password|secret|token(?!s?$)|bearer|credential)/i;
-const SECRET_VALUE = /\b(sk-[A-Za-z0-9_-]{8,}|Bearer\s+[A-Za-z0-9._~+\/-]{8,})/g;
+/** CONTRACT §4's numbered stages (Workbench and clinic); a system may number its own (Evidence). */
+export const CONTRACT_STAGES = [
+  ["00", "metadata"],
+  ["01", "original-request"],
+  ["02", "normalization"],
+  ["03", "plan"],
+  ["04", "routing"],
+  ["05", "documentation"],
+  ["06", "domain-resolution"],
+  ["07", "interaction-clarification"],
+  ["08", "conversation-context"],
+  ["09", "adequacy-context-plan"],
+  ["10", "prompt-manifest"],
+  ["11", "model-request"],
+  ["12", "response-validation"],
+] as const;
 
-/** Deep copy with credentials replaced; applied to every stage before it is sent or written. */
-export function redact(value: unknown, secrets: string[] = []): unknown {
+// Keys whose values never leave the process in a stage (CONTRACT §4: no stage holds a credential);
+// `tokens`, `maxTokens`, `tokensBudget` are counts, not credentials.
+const SECRET_KEY = /(?:api[-_]?key|authorization|password|secret|token(?!s?Budget|s$)|credential|bearer)/i;
+const SECRET_VALUE = /\b(?:sk-[A-Za-z0-9_-]{8,}|Bearer\s+\S+)/g;
+
+/** Deep copy with credentials replaced (by key, by shape, and every configured secret of 8+ characters: a shorter one would blank ordinary words); applied to every stage. */
+export function redact(value: unknown, secrets: readonly string[] = [], depth = 0): unknown {
+  if (depth > 12) return "[depth]";
   if (typeof value === "string") {
     let s = value.replace(SECRET_VALUE, "[redacted]");
-    for (const secret of secrets) if (secret && secret.length >= 4) s = s.split(secret).join("[redacted]");
+    for (const secret of secrets) if (secret.length >= 8) s = s.split(secret).join("[redacted]");
     return s;
   }
-  if (Array.isArray(value)) return value.map((v) => redact(v, secrets));
+  if (Array.isArray(value)) return value.map((v) => redact(v, secrets, depth + 1));
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) && typeof v === "string" ? "[redacted]" : redact(v, secrets)]));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? "[redacted]" : redact(v, secrets, depth + 1);
+    return out;
   }
   return value;
 }
 
+/** Where a recorded stage goes; `stream: false` for a stage only written as a file (one that never ran). */
+export type StageSink = (rec: StageRecord, how: { stream: boolean }) => void;
+
 export interface StageRecorderOptions {
-  run: Run;
-  /** Send `stage` SSE events (the request's `debug: true` or AI_DEBUG). */
-  stream: boolean;
-  /** Write DEBUG_DIR/{runId}/NN-name.json (AI_DEBUG=true). */
-  dir?: string;
+  /** The system's numbered stages: names by id, and the list a finished run reports in full. */
+  stages: readonly (readonly [string, string])[];
+  sink?: StageSink;
+  /**
+   * Each stage is reported once, and the stages before it not yet reported go first as skipped,
+   * so ids reach the client in order and `finish()` sends the rest as skipped (Workbench). Without
+   * it a stage may repeat (the clinic's second branch call) and the stages that never ran are only
+   * written as skipped files.
+   */
+  inOrder?: boolean;
   /** Configured secrets (API keys, tokens) scrubbed from every stage. */
-  secrets?: string[];
+  secrets?: readonly string[];
+}
+
+export class StageRecorder<Id extends string = string> {
+  readonly records: StageRecord[] = [];
+  private readonly done = new Set<string>();
+  private readonly names: Map<string, string>;
+
+  constructor(private readonly o: StageRecorderOptions) {
+    this.names = new Map(o.stages.map(([id, name]) => [id, name]));
+  }
+
+  /** Records a stage (its name from the list unless given); in order mode a repeated id is ignored. */
+  record(stageId: Id, status: StageStatus, data: unknown, durationMs = 0, name?: string): void {
+    if (this.o.inOrder) {
+      if (this.done.has(stageId)) return;
+      for (const [id, n] of this.o.stages) {
+        if (id >= stageId) break;
+        if (!this.done.has(id)) this.emit({ stageId: id, name: n, status: "skipped", durationMs: 0, data: { reason: "not_run" } });
+      }
+    }
+    this.emit({ stageId, name: name ?? this.names.get(stageId) ?? stageId, status, durationMs: Math.round(durationMs * 100) / 100, data: redact(data, this.o.secrets) });
+  }
+
+  skip(stageId: Id, reason: string): void {
+    this.record(stageId, "skipped", { reason });
+  }
+
+  /** Times `fn` and records its result as the stage's data. */
+  time<T>(stageId: Id, fn: () => T, data: (r: T) => unknown = (r) => r): T {
+    const t0 = performance.now();
+    const r = fn();
+    this.record(stageId, "ok", data(r), performance.now() - t0);
+    return r;
+  }
+
+  has(stageId: Id): boolean {
+    return this.done.has(stageId);
+  }
+
+  /** The end of the run: every listed stage that did not run is reported (in order mode) or written as skipped. */
+  finish(reason = "not_needed"): void {
+    for (const [id, name] of this.o.stages) {
+      if (this.done.has(id)) continue;
+      if (this.o.inOrder) this.skip(id as Id, reason);
+      else this.o.sink?.({ stageId: id, name, status: "skipped", durationMs: 0, data: null }, { stream: false });
+    }
+  }
+
+  private emit(r: StageRecord): void {
+    this.done.add(r.stageId);
+    this.records.push(r);
+    this.o.sink?.(r, { stream: true });
+  }
 }
 
 /**
- * Numbered stages of one run (CONTRACT §2 `stage`, §4 debug files). Stages that did not
- * run are recorded as `skipped`, so the sequence stays diagnosable.
+ * A run's stage output: SSE `stage` events when the run is debugged (the request's `debug` or
+ * AI_DEBUG), and with `dir` (AI_DEBUG) DEBUG_DIR/{runId}/NN-name.json — a repeated stage gets
+ * -2, -3…. Files are best effort: an unwritable directory must not fail the turn.
  */
-export class StageRecorder {
-  readonly records: StageRecord[] = [];
-  private writes: Promise<unknown>[] = [];
-
-  constructor(private readonly o: StageRecorderOptions) {}
-
-  record(stageId: string, name: string, status: StageStatus, data: unknown, durationMs = 0): StageRecord {
-    const rec: StageRecord = { stageId, name, status, durationMs: Math.round(durationMs * 100) / 100, data: redact(data ?? {}, this.o.secrets) };
-    this.records.push(rec);
-    if (this.o.stream) this.o.run.emit("stage", rec);
-    if (this.o.dir) {
-      const dir = join(this.o.dir, this.o.run.id);
-      this.writes.push(mkdir(dir, { recursive: true }).then(() => writeFile(join(dir, `${stageId}-${name}.json`), JSON.stringify(rec, null, 2))).catch(() => {}));
-    }
-    return rec;
-  }
-
-  /** Times `fn` and records its result (or its failure, rethrown). */
-  async time<T>(stageId: string, name: string, fn: () => Promise<T> | T, view: (r: T) => unknown = (r) => r): Promise<T> {
-    const started = performance.now();
+export function stageSink(run: Pick<Run, "id" | "debug" | "ended" | "emit">, dir: string | null, log: (line: string) => void = () => {}): StageSink {
+  const runDir = dir ? join(dir, run.id) : null;
+  const written = new Map<string, number>();
+  let made = false;
+  return (rec, how) => {
+    if (how.stream && run.debug && !run.ended) run.emit("stage", rec);
+    if (!runDir) return;
+    const n = (written.get(rec.stageId) ?? 0) + 1;
+    written.set(rec.stageId, n);
     try {
-      const r = await fn();
-      this.record(stageId, name, "ok", view(r), performance.now() - started);
-      return r;
+      if (!made) (mkdirSync(runDir, { recursive: true }), (made = true));
+      writeFileSync(join(runDir, `${rec.stageId}-${rec.name}${n > 1 ? `-${n}` : ""}.json`), `${JSON.stringify(rec, null, 2)}\n`);
     } catch (e) {
-      this.record(stageId, name, "failed", { error: (e as Error).message }, performance.now() - started);
-      throw e;
+      log(`debug stage ${rec.stageId} not written: ${(e as Error).message}`);
     }
-  }
+  };
+}
 
-  skip(stageId: string, name: string, reason: string): StageRecord {
-    return this.record(stageId, name, "skipped", { reason });
-  }
-
-  /** Waits for debug files (tests read them right after the run). */
-  async flushed(): Promise<void> {
-    await Promise.all(this.writes);
-  }
+/** The recorder of one run, wired to its output. */
+export function runStages<Id extends string = string>(run: Pick<Run, "id" | "debug" | "ended" | "emit">, o: Omit<StageRecorderOptions, "sink"> & { dir: string | null; log?: (line: string) => void }): StageRecorder<Id> {
+  return new StageRecorder<Id>({ ...o, sink: stageSink(run, o.dir, o.log) });
 }

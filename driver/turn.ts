@@ -7,16 +7,11 @@ import { StaleVersionError } from "../storage/errors";
 import { loadSnapshot, saveSnapshot, type SnapshotRow } from "../storage/snapshots";
 import { AppError } from "./errors";
 import { inSpan } from "./tracing";
+import type { MachineSpec } from "./machine-spec";
 import type { Outcome, Run } from "./run";
 
-/** A machine as the driver persists it: its id and version are stored beside every snapshot. */
-export interface MachineSpec<M extends AnyStateMachine = AnyStateMachine> {
-  id: string;
-  version: number;
-  machine: M;
-  /** Upgrades a persisted snapshot written by an older version; absent → such snapshots are refused. */
-  migrate?: (persisted: unknown, fromVersion: number) => unknown;
-}
+// Kept for callers written before the spec had its own file.
+export type { MachineSpec } from "./machine-spec";
 
 export interface EffectContext {
   signal: AbortSignal;

@@ -4,16 +4,17 @@ import { AppError } from "../driver/errors";
 import { bearerAuth, type AuthEnv } from "./auth";
 import { registerObservabilityRoutes, requestLog } from "./observability/routes";
 import { requiredRole, requireRole } from "./roles";
-import type { Deps } from "./deps";
+import type { Deps, HttpDialogueSystem } from "./deps";
 import { errorResponse } from "./errors";
 import { registerRunRoutes } from "./routes/runs";
-import { registerWorkbenchRoutes } from "../systems/workbench/routes";
-import { registerClinicRoutes } from "../systems/clinic/routes";
 import { registerOperatorRoutes } from "./routes/operator";
-import { registerEvidenceRoutes } from "../systems/evidence/routes";
 import { registerInboxRoutes } from "./routes/inbox";
+import { dialogueSystems } from "../systems";
+import { registerOfflineResponder } from "../llm/client";
 
-export function createApp(deps: Deps): Hono<AuthEnv> {
+/** The gateway over the listed dialogue systems (tests pass their own list, e.g. with a test-only system). */
+export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = dialogueSystems): Hono<AuthEnv> {
+  for (const s of systems) for (const o of s.offline) registerOfflineResponder(o.role, o.respond);
   const app = new Hono<AuthEnv>();
   app.use("*", requestLog());
   app.onError((e, c) => errorResponse(c, e));
@@ -39,11 +40,8 @@ export function createApp(deps: Deps): Hono<AuthEnv> {
   // One policy for every /v1 route (http/roles.ts): chat routes listed, the rest operator or admin.
   app.use("/v1/*", requireRole(requiredRole));
   registerRunRoutes(app, deps);
-  // Feature routes register below, one line each.
-  registerClinicRoutes(app, deps);
-  registerWorkbenchRoutes(app, deps);
-  registerOperatorRoutes(app, deps);
-  registerEvidenceRoutes(app, deps);
+  for (const s of systems) s.register(app, deps);
+  registerOperatorRoutes(app, deps, systems);
   registerInboxRoutes(app, deps);
   return app;
 }

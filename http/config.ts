@@ -3,8 +3,8 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import type { TokenGrant } from "./auth";
 import { ROLES, type Role } from "./roles";
-
-const roles = ["ROUTER", "BRANCH", "PLANNER", "RERANKER", "CLASSIFIER", "ANSWER"] as const;
+import { modelRoles } from "../driver/system";
+import { dialogueSystems } from "../systems";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -82,7 +82,11 @@ export function parseTokens(spec: string | undefined): Map<string, TokenGrant> |
   return map;
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  /** The model roles the listed systems call (their `modelRoles`). */
+  rolesInUse: readonly string[] = modelRoles(dialogueSystems),
+): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
@@ -91,10 +95,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   // An unsigned webhook would let anyone who learns the URL forge escalations.
   if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET) throw new Error("Invalid configuration: WEBHOOK_URL is set but WEBHOOK_SECRET is not (deliveries are signed with it).");
-  const roleModels = Object.fromEntries(roles.map((r) => [r.toLowerCase(), env[`LLM_MODEL_${r}`] || undefined]));
+  // LLM_MODEL_<ROLE> for whatever roles the systems call (DialogueSystem.modelRoles): no list to keep here.
+  const roleModels = Object.fromEntries(
+    Object.entries(env).flatMap(([k, v]) => (/^LLM_MODEL_[A-Z0-9_]+$/.test(k) && v ? [[k.slice("LLM_MODEL_".length).toLowerCase(), v]] : [])),
+  );
   // A self-hosted or third-party endpoint has no "default model": sending OpenAI's name there
-  // fails on every call. So a base URL needs LLM_MODEL, unless every role names its own.
-  const unnamed = roles.filter((r) => !env[`LLM_MODEL_${r}`]);
+  // fails on every call. So a base URL needs LLM_MODEL, unless every role the systems call names its own.
+  const unnamed = rolesInUse.map((r) => r.toUpperCase()).filter((r) => !env[`LLM_MODEL_${r}`]);
   if (e.OPENAI_BASE_URL && !e.LLM_MODEL && unnamed.length) {
     throw new Error(
       `Invalid configuration: OPENAI_BASE_URL is set (${e.OPENAI_BASE_URL}) but LLM_MODEL is not, and no model is named for ${unnamed.map((r) => `LLM_MODEL_${r}`).join(", ")}. ` +
@@ -117,3 +124,4 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
 }
+

@@ -1,7 +1,10 @@
+import type { Hono } from "hono";
 import type { RunHub } from "../driver/hub";
+import type { DialogueSystem } from "../driver/system";
 import type { Llm } from "../llm/client";
 import type { Database } from "../storage/db";
 import type { ActiveTurns } from "./active-turns";
+import type { AuthEnv } from "./auth";
 import type { Config } from "./config";
 import type { RunWaker } from "./run-waker";
 import type { WebhookDispatcher } from "./webhook";
@@ -22,3 +25,6 @@ export interface Deps {
   /** Turns running in this process (graceful shutdown waits for them). */
   turns: ActiveTurns;
 }
+
+/** A dialogue system as the gateway mounts it (driver/system.ts, with the gateway's app and deps). */
+export type HttpDialogueSystem = DialogueSystem<Hono<AuthEnv>, Deps>;

@@ -9,7 +9,7 @@ import { createApp } from "./app";
 import { observeLlm } from "./observability/observed-llm";
 import { isLoopback } from "./auth";
 import type { Config } from "./config";
-import type { Deps } from "./deps";
+import type { Deps, HttpDialogueSystem } from "./deps";
 import { RunWaker } from "./run-waker";
 import { WebhookDispatcher } from "./webhook";
 import { STALE_RUN_MS } from "./routes/runs";
@@ -33,6 +33,8 @@ export interface StartOptions {
   extend?: (app: ReturnType<typeof createApp>, deps: Deps) => void;
   /** Use this model client instead of building one from the config (benchmarks inject an in-process model). */
   llm?: Llm;
+  /** Serve these dialogue systems instead of systems/index.ts's list (tests add a test-only one). */
+  systems?: readonly HttpDialogueSystem[];
 }
 
 export async function startServer(config: Config, log: (line: string) => void = (l) => console.log(l), opts: StartOptions = {}): Promise<Started> {
@@ -50,7 +52,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const webhook = new WebhookDispatcher(db, config.webhook, log);
   const turns = new ActiveTurns();
   const deps: Deps = { db, llm, config, hub, waker, instanceId, log, webhook, turns };
-  const app = createApp(deps);
+  const app = createApp(deps, opts.systems);
   opts.extend?.(app, deps);
   const heartbeat = setInterval(() => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}), 5_000);
   heartbeat.unref();

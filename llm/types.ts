@@ -1,7 +1,10 @@
 import type { z } from "zod";
 
-export const roles = ["router", "branch", "planner", "reranker", "classifier", "answer"] as const;
-export type Role = (typeof roles)[number];
+/**
+ * A model role ("router", "answer", …): each dialogue system names the roles it calls
+ * (`DialogueSystem.modelRoles`), and LLM_MODEL_<ROLE> may pick a model per role.
+ */
+export type Role = string;
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Tx } from "./db";
 
-export type ConversationKind = "workbench" | "clinic" | "evidence" | "test";
+/** A dialogue system's kind (`DialogueSystem.kinds`, systems/index.ts); the table's check constraint is what refuses an unknown one. */
+export type ConversationKind = string;
 
 export interface Conversation {
   id: string;

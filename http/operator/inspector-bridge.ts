@@ -1,11 +1,9 @@
 import type { AnyStateMachine } from "xstate";
 import { pureInitialTransition, pureTransition } from "../../driver/pure";
-import { loadRegistry } from "../../systems/clinic/registry-load";
 import type { Database } from "../../storage/db";
 import { listMachineEventsAfter } from "../../storage/machine-events";
 import { snapshotsChangedSince, type SnapshotView } from "../../storage/operator-snapshots";
-import { machineCatalog, type MachineEntry } from "../../visualizations/catalog";
-import { definitionOf } from "../routes/operator-replay";
+import type { MachineEntry } from "../../visualizations/catalog";
 import type { RunWaker } from "../run-waker";
 
 /**
@@ -48,7 +46,16 @@ interface Followed {
   broken: boolean;
 }
 
-export function startInspectorBridge(deps: { db: Database; log: (l: string) => void; waker?: RunWaker }, env: Record<string, string | undefined>): InspectorBridge {
+/** The machine definition a log label names (http/routes/operator-replay.ts `definitionOf` over the systems list). */
+export type DefinitionOf = (tenantId: string, label: string | null, storedMachineId: string) => Promise<AnyStateMachine | null>;
+
+/** `catalog` lists a tenant's machine diagrams (driver/system.ts `machineCatalog` over the systems list). */
+export function startInspectorBridge(
+  deps: { db: Database; log: (l: string) => void; waker?: RunWaker },
+  env: Record<string, string | undefined>,
+  catalog: (tenantId: string) => Promise<MachineEntry[]>,
+  definitionOf: DefinitionOf,
+): InspectorBridge {
   const sql = deps.db.sql;
   const listeners = new Set<Listener>();
   const buffer: { e: InspectionEvent; tenantId: string }[] = [];
@@ -75,20 +82,17 @@ export function startInspectorBridge(deps: { db: Database; log: (l: string) => v
   const ready = (async () => {
     const { createInspector } = await import("@statelyai/inspect");
     const inspector = createInspector({ send: (e) => fanOut(e as unknown as InspectionEvent) }, { autoStart: true });
-    const catalogs = new Map<string, { entries: MachineEntry[]; registry: Awaited<ReturnType<typeof loadRegistry>>["registry"] }>();
+    const catalogs = new Map<string, { entries: MachineEntry[] }>();
     const catalogFor = async (tenantId: string) => {
       let c = catalogs.get(tenantId);
-      if (!c) {
-        const registry = (await loadRegistry(sql, tenantId)).registry;
-        catalogs.set(tenantId, (c = { entries: machineCatalog(registry), registry }));
-      }
+      if (!c) catalogs.set(tenantId, (c = { entries: await catalog(tenantId) }));
       return c;
     };
     const built = new Map<string, AnyStateMachine>();
 
     /** Reports one replayed snapshot of `row.key` (after `event`, or the initial one). */
     const report = async (row: SnapshotView, f: Followed, persisted: { value?: unknown; context?: Record<string, unknown>; status?: string }, event: { type: string } | null) => {
-      const { entries, registry } = await catalogFor(row.tenantId);
+      const { entries } = await catalogFor(row.tenantId);
       for (const entry of entries.filter((e) => e.snapshotMachineId === row.machineId)) {
         const pos = entry.position(persisted, row.key);
         if (!pos) continue;
@@ -100,7 +104,7 @@ export function startInspectorBridge(deps: { db: Database; log: (l: string) => v
         if (!seen.has(actorId)) {
           seen.add(actorId);
           let m = built.get(`${row.tenantId}|${entry.id}`);
-          if (!m) built.set(`${row.tenantId}|${entry.id}`, (m = entry.build(registry)));
+          if (!m) built.set(`${row.tenantId}|${entry.id}`, (m = entry.build()));
           // 0.7.2 reads the definition from actorRef.logic.config only (info.definition is ignored),
           // so the actor is described the way a running actor would be.
           const ref = { sessionId: actorId, id: actorId, logic: { config: m.config } };
@@ -130,7 +134,7 @@ export function startInspectorBridge(deps: { db: Database; log: (l: string) => v
         const log = await listMachineEventsAfter(sql, row.key, f.seq);
         if (log.length === 0) return;
         for (const entry of log) {
-          if (!definitions.has(entry.machine)) definitions.set(entry.machine, await definitionOf(sql, row.tenantId, entry.machine, row.machineId));
+          if (!definitions.has(entry.machine)) definitions.set(entry.machine, await definitionOf(row.tenantId, entry.machine, row.machineId));
           const m = definitions.get(entry.machine);
           const ev = entry.event as { type?: string; input?: unknown };
           if (!m || (f.machine === null && ev?.type !== "xstate.init")) {

@@ -1,10 +1,10 @@
 import type { Hono } from "hono";
 import { z } from "zod";
-import { loadRegistry } from "../../systems/clinic/registry-load";
 import { AppError } from "../../driver/errors";
 import { findConversation } from "../../storage/conversations";
 import { latestSnapshot } from "../../storage/operator-snapshots";
-import { machineCatalog, type MachineEntry } from "../../visualizations/catalog";
+import { machineCatalog, type DialogueSystem } from "../../driver/system";
+import type { MachineEntry } from "../../visualizations/catalog";
 import { activeStateIds, machineGraph } from "../../visualizations/graph";
 import { layoutMachine } from "../../visualizations/layout";
 import { renderSvg } from "../../visualizations/svg";
@@ -25,14 +25,14 @@ export const DiagramQuery = z.object({
   format: z.enum(["svg", "json", "html"]).default("svg"),
 });
 
-export function registerOperatorMachineRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+export function registerOperatorMachineRoutes(app: Hono<AuthEnv>, deps: Deps, systems: readonly DialogueSystem[]): void {
   const sql = deps.db.sql;
+  const catalog = (tenantId: string) => machineCatalog(systems, { sql, tenantId });
 
   app.get("/v1/machines", async (c) => {
-    const { registry } = await loadRegistry(sql, c.get("tenantId"));
     return c.json({
-      machines: machineCatalog(registry).map((m) => {
-        const g = machineGraph(m.build(registry));
+      machines: (await catalog(c.get("tenantId"))).map((m) => {
+        const g = machineGraph(m.build());
         return { id: m.id, title: m.title, description: m.description, conversationKind: m.conversationKind, machineId: g.machineId, states: g.nodes.size - 1, transitions: g.edges.length };
       }),
     });
@@ -43,10 +43,9 @@ export function registerOperatorMachineRoutes(app: Hono<AuthEnv>, deps: Deps): v
     const parsed = DiagramQuery.safeParse(c.req.query());
     if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error));
     const q = parsed.data;
-    const { registry } = await loadRegistry(sql, tenantId);
-    const entry: MachineEntry | undefined = machineCatalog(registry).find((m) => m.id === c.req.param("machineId"));
+    const entry: MachineEntry | undefined = (await catalog(tenantId)).find((m) => m.id === c.req.param("machineId"));
     if (!entry) throw new AppError("not_found", `Нет машины ${c.req.param("machineId")}. Список: GET /v1/machines.`);
-    const machine = entry.build(registry);
+    const machine = entry.build();
     let value: unknown;
     let caption = "определение машины; диалог не выбран";
     if (q.conversationId) {

@@ -3,24 +3,17 @@ import type { AnyStateMachine } from "xstate";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { parseMachineLabel, replayLog } from "../../driver/replay";
-import type { MachineSpec } from "../../driver/turn";
-import { clarificationSpec } from "../../systems/workbench/clarification.machine";
-import { evidenceSpec } from "../../systems/evidence/conversation.machine";
-import { interactionSpec } from "../../systems/workbench/interaction.machine";
-import { CLINIC_DIALOGUE_VERSION, migrateClinicDialogue } from "../../systems/clinic/dialogue.machine";
+import { replaySpec, type DialogueSystem } from "../../driver/system";
+import type { MachineSpec } from "../../driver/machine-spec";
 import { findConversation } from "../../storage/conversations";
 import type { Tx } from "../../storage/db";
 import { listMachineEvents } from "../../storage/machine-events";
 import { conversationSnapshots } from "../../storage/operator-snapshots";
 import type { AuthEnv } from "../auth";
-import { clinicSpec, registryAt } from "../../systems/clinic/registry-load";
 import type { Deps } from "../deps";
 import { describeZod } from "../errors";
 
 export const ReplayQuery = z.object({ key: z.string().min(1).max(300).optional() });
-
-/** The machines whose definitions do not depend on settings, by spec id. */
-const fixedSpecs = new Map<string, MachineSpec>([interactionSpec, clarificationSpec, evidenceSpec].map((s) => [s.id, s as MachineSpec]));
 
 /**
  * GET /v1/conversations/{id}/replay — DESIGN principle 2 checked on stored data: each of the
@@ -29,7 +22,7 @@ const fixedSpecs = new Map<string, MachineSpec>([interactionSpec, clarificationS
  * the log names) and compared with the stored snapshot. `?key=` narrows it to one snapshot and
  * adds the log and both snapshots.
  */
-export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps, systems: readonly DialogueSystem[]): void {
   const sql = deps.db.sql;
 
   app.get("/v1/conversations/:conversationId/replay", async (c) => {
@@ -45,7 +38,7 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): vo
     const definitions = new Map<string, Promise<AnyStateMachine | null>>();
     const definition = (label: string | null, storedMachineId: string) => {
       const key = label ?? storedMachineId;
-      if (!definitions.has(key)) definitions.set(key, definitionOf(sql, tenantId, label, storedMachineId));
+      if (!definitions.has(key)) definitions.set(key, definitionOf(systems, sql, tenantId, label, storedMachineId));
       return definitions.get(key)!;
     };
 
@@ -55,7 +48,7 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): vo
       const labels = [...new Set(log.map((e) => e.machine))];
       const byLabel = new Map(await Promise.all(labels.map(async (l) => [l, await definition(l, s.machineId)] as const)));
       const result = log.length === 0 ? ({ ok: false, reason: "no event log for this snapshot" } as const) : replayLog(log, (l) => byLabel.get(l) ?? null);
-      const matches = result.ok ? sameSnapshot(s, result.snapshot, labels) : null;
+      const matches = result.ok ? sameSnapshot(s, result.snapshot, labels, await replaySpec(systems, sql, tenantId, s.machineId)) : null;
       machines.push({
         key: s.key,
         machineId: s.machineId,
@@ -73,21 +66,15 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps): vo
   });
 }
 
-/** The machine definition a log label names; an unlabelled row (logged before labels) took the running one. */
-export async function definitionOf(sql: Tx, tenantId: string, label: string | null, storedMachineId: string): Promise<AnyStateMachine | null> {
-  if (label === null) return fixedSpecs.get(storedMachineId)?.machine ?? null;
+/** The machine definition a log label names (the systems' fixed specs, or one generated from the settings it names); an unlabelled row (logged before labels) took the running one. */
+export async function definitionOf(systems: readonly DialogueSystem[], sql: Tx, tenantId: string, label: string | null, storedMachineId: string): Promise<AnyStateMachine | null> {
+  if (label === null) return (await replaySpec(systems, sql, tenantId, storedMachineId))?.machine ?? null;
   const l = parseMachineLabel(label);
   if (!l) return null;
-  if (l.id === "clinic-dialogue" && l.settings) {
-    // The same generated (and cached) machine a turn on those settings runs. An older version's
-    // events (v1: the same events, the decisions made by an if/else ladder) replay through it too:
-    // the v1 → v2 rewrite kept the behaviour (test/machines/clinic-dialogue-v1.test.ts).
-    const loaded = await registryAt(sql, tenantId, l.settings);
-    const spec = loaded ? clinicSpec(tenantId, loaded) : null;
-    return spec && l.version <= spec.version ? (spec.machine as unknown as AnyStateMachine) : null;
-  }
-  const spec = fixedSpecs.get(l.id);
-  return spec && spec.version === l.version ? spec.machine : null;
+  const spec = await replaySpec(systems, sql, tenantId, l.id, l.settings ?? undefined);
+  if (!spec) return null;
+  const replays = spec.version === l.version || (spec.replaysFrom !== undefined && l.version >= spec.replaysFrom && l.version < spec.version);
+  return replays ? spec.machine : null;
 }
 
 /**
@@ -97,11 +84,12 @@ export async function definitionOf(sql: Tx, tenantId: string, label: string | nu
  * for the suspended scenario (the one a resume enters), while replaying v1's events through v2
  * also records a booking left at its final step — an entry no transition ever reads.
  */
-function sameSnapshot(stored: { machineId: string; machineVersion: number; snapshot: unknown }, replayed: unknown, labels: (string | null)[]): boolean {
+function sameSnapshot(stored: { machineId: string; machineVersion: number; snapshot: unknown }, replayed: unknown, labels: (string | null)[], spec: MachineSpec | null): boolean {
   let before = stored.snapshot;
-  const olderClinic = stored.machineId === "clinic-dialogue" && labels.some((l) => (l ? (parseMachineLabel(l)?.version ?? CLINIC_DIALOGUE_VERSION) : CLINIC_DIALOGUE_VERSION) < CLINIC_DIALOGUE_VERSION);
-  if (stored.machineId === "clinic-dialogue" && stored.machineVersion < CLINIC_DIALOGUE_VERSION) before = migrateClinicDialogue(before, stored.machineVersion);
-  const strip = (v: unknown) => (olderClinic ? { ...(v as object), historyValue: undefined } : v);
+  if (spec?.migrate && stored.machineVersion < spec.version) before = spec.migrate(before, stored.machineVersion);
+  const older = spec ? labels.some((l) => (l ? (parseMachineLabel(l)?.version ?? spec.version) : spec.version) < spec.version) : false;
+  const omit = older ? (spec?.unrecordedBefore ?? []) : [];
+  const strip = (v: unknown) => (omit.length ? Object.fromEntries(Object.entries(v as object).filter(([k]) => !omit.includes(k))) : v);
   return JSON.stringify(canonical(strip(replayed))) === JSON.stringify(canonical(strip(before)));
 }
 

@@ -1,31 +1,33 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { AppError } from "../../driver/errors";
+import { machineCatalog, type DialogueSystem } from "../../driver/system";
 import { buildOpenApi } from "../openapi/document";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { startInspectorBridge, type InspectorBridge } from "../operator/inspector-bridge";
-import { registerOperatorKbRoutes } from "../../systems/clinic/kb-routes";
 import { registerOperatorMachineRoutes } from "./operator-machines";
 import { registerOperatorPages } from "./operator-pages";
-import { registerOperatorReplayRoutes } from "./operator-replay";
-import { registerOperatorWorkbenchRoutes } from "../../systems/workbench/operator-routes";
+import { definitionOf, registerOperatorReplayRoutes } from "./operator-replay";
 
 /**
  * Everything operators and engineers look at: the pages (Отладка, Песочница, Настройки,
  * Workbench, Схемы, API, Документация), machine diagrams, the OpenAPI document, and — with
  * STATELY_INSPECT=true — the bridge to Stately's inspector.
  */
-export function registerOperatorRoutes(app: Hono<AuthEnv>, deps: Deps, env: Record<string, string | undefined> = process.env): { inspector: InspectorBridge | null } {
+export function registerOperatorRoutes(app: Hono<AuthEnv>, deps: Deps, systems: readonly DialogueSystem[], env: Record<string, string | undefined> = process.env): { inspector: InspectorBridge | null } {
   registerOperatorPages(app);
-  registerOperatorMachineRoutes(app, deps);
-  registerOperatorReplayRoutes(app, deps);
-  registerOperatorKbRoutes(app, deps);
-  registerOperatorWorkbenchRoutes(app);
+  registerOperatorMachineRoutes(app, deps, systems);
+  registerOperatorReplayRoutes(app, deps, systems);
   // Built on request, from the routes registered by then: a route added later still shows up.
   app.get("/openapi.json", (c) => c.json(buildOpenApi(app.routes)));
 
-  const inspector = env.STATELY_INSPECT === "true" ? startInspectorBridge(deps, env) : null;
+  const inspector = env.STATELY_INSPECT === "true" ? startInspectorBridge(
+          deps,
+          env,
+          (tenantId) => machineCatalog(systems, { sql: deps.db.sql, tenantId }),
+          (tenantId, label, storedMachineId) => definitionOf(systems, deps.db.sql, tenantId, label, storedMachineId),
+        ) : null;
   app.get("/v1/inspect/events", (c) => {
     if (!inspector) throw new AppError("not_found", "Инспектор выключен: запустите сервер с STATELY_INSPECT=true.");
     const tenantId = c.get("tenantId");

@@ -3,7 +3,7 @@ import { seedBookingSteps } from "./seed-booking-steps";
 import { seedBranches } from "./seed-branches";
 import { seedRouter } from "./seed-router";
 import type { Registry } from "./types";
-import type { MachineSpec } from "../../driver/turn";
+import type { MachineSpec } from "../../driver/machine-spec";
 import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, migrateClinicDialogue, type ClinicDialogueMachine } from "./dialogue.machine";
 import { stageEnabled } from "../../driver/stage-switches";
 import { branchCodes, ROUTER_CODE } from "./types";
@@ -104,5 +104,7 @@ export function clinicSpec(tenantId: string, loaded: LoadedRegistry): MachineSpe
     if (machines.size > 256) machines.clear();
     machines.set(key, (machine = createClinicDialogueMachine(loaded.registry, { routerHint })));
   }
-  return { id: "clinic-dialogue", version: CLINIC_DIALOGUE_VERSION, machine, migrate: migrateClinicDialogue };
+  // v1's events (the same events, decided by an if/else ladder) replay through v2: the rewrite kept the
+  // behaviour (test/systems/clinic/dialogue.machine-v1.test.ts); v1 kept no history state.
+  return { id: "clinic-dialogue", version: CLINIC_DIALOGUE_VERSION, machine, migrate: migrateClinicDialogue, replaysFrom: 1, unrecordedBefore: ["historyValue"] };
 }

@@ -1,13 +1,12 @@
 import type { Hono } from "hono";
 import { z } from "zod";
-import { offlineBranch, offlineRouter } from "./offline";
 import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
 import { loadClinicTurnContext } from "./store/turn-context";
 import { AppError } from "../../driver/errors";
-import { registerOfflineResponder } from "../../llm/client";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { listMessages } from "../../storage/messages";
 import type { AuthEnv } from "../../http/auth";
+import { configuredSecrets } from "../../http/secrets";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
@@ -23,9 +22,6 @@ const MessageBody = z.object({
 
 /** CONTRACT §5: the patient chat. Settings and knowledge base routes live in clinic-admin.ts. */
 export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
-  registerOfflineResponder("router", offlineRouter);
-  registerOfflineResponder("branch", offlineBranch);
-
   const thread = async (tenantId: string, id: string) => {
     const conv = await findConversation(deps.db.sql, tenantId, id, "clinic");
     if (!conv) throw new AppError("not_found", "Такого диалога нет.");
@@ -73,6 +69,7 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           debugDir: deps.config.aiDebug ? deps.config.debugDir : undefined,
           handling,
           webhook: deps.webhook.enabled,
+          secrets: configuredSecrets(deps.config),
         });
         // After the commit: an escalation's outbox row is due now.
         deps.webhook.kick();

@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { buildBranchMessages, buildRouterMessages, BRANCH_PROMPT, ROUTER_PROMPT } from "./prompt";
 import type { HistoryMessage, KnowledgeFragment } from "./prompt";
 import { createTailFilter } from "./service-tail";
@@ -15,6 +13,7 @@ import { appendMessages } from "../../storage/messages";
 import { loadSnapshot, type SnapshotRow } from "../../storage/snapshots";
 import { clinicSpec, registryFor } from "./registry-load";
 import { AppError } from "../../driver/errors";
+import { CONTRACT_STAGES, runStages } from "../../driver/stages";
 import type { Run } from "../../driver/run";
 import { runTurn } from "../../driver/turn";
 import { asksForContact, CONTACT_REQUEST, phoneFromText } from "./contact";
@@ -37,6 +36,8 @@ export interface ClinicTurnArgs {
   handling?: Handling | null;
   /** WEBHOOK_URL is set: an escalation writes an outbox row in the turn's transaction. */
   webhook?: boolean;
+  /** Configured credentials scrubbed from every stage. */
+  secrets?: string[];
 }
 
 export interface ClinicFinal {
@@ -59,37 +60,15 @@ function clinicStateOf(row: SnapshotRow | null): ClinicState {
   return parsed.success ? parsed.data : initialClinicState();
 }
 
-/** CONTRACT §4: every run's numbered stages; the clinic runs a subset, the rest are written as skipped. */
-const STAGES: [string, string][] = [
-  ["00", "metadata"], ["01", "original-request"], ["02", "normalization"], ["03", "plan"], ["04", "routing"],
-  ["05", "documentation"], ["06", "domain-resolution"], ["07", "interaction-clarification"], ["08", "conversation-context"],
-  ["09", "adequacy-context-plan"], ["10", "prompt-manifest"], ["11", "model-request"], ["12", "response-validation"],
-];
-
-function stageWriter(run: Run, debugDir: string | undefined) {
-  const written: { stageId: string; name: string; payload: unknown }[] = [];
+/**
+ * The clinic's stages (CONTRACT §4 numbering) on the driver's recorder: a subset runs, a repeated
+ * one (a second branch call) is kept, and the rest are written as skipped when the turn finishes.
+ */
+function clinicStages(a: ClinicTurnArgs) {
+  const rec = runStages(a.run, { stages: CONTRACT_STAGES, dir: a.debugDir ?? null, secrets: a.secrets });
   return {
-    emit(stageId: string, name: string, data: unknown, startedAt = performance.now()) {
-      const payload = { stageId, name, status: "ok" as const, durationMs: Math.round(performance.now() - startedAt), data };
-      if (run.debug) run.emit("stage", payload);
-      if (debugDir) written.push({ stageId, name, payload });
-    },
-    /** With AI_DEBUG: NN-name.json per stage (a repeated stage, e.g. a second branch call, gets -2, -3…). */
-    async flush() {
-      if (!debugDir) return;
-      const dir = join(debugDir, run.id);
-      // Debug files are best effort: an unwritable directory must not fail a committed turn.
-      if (!(await mkdir(dir, { recursive: true }).then(() => true, () => false))) return;
-      const seen = new Map<string, number>();
-      const files = written.map((w) => {
-        const n = (seen.get(w.stageId) ?? 0) + 1;
-        seen.set(w.stageId, n);
-        return writeFile(join(dir, `${w.stageId}-${w.name}${n > 1 ? `-${n}` : ""}.json`), JSON.stringify(w.payload, null, 2));
-      });
-      for (const [id, name] of STAGES)
-        if (!seen.has(id)) files.push(writeFile(join(dir, `${id}-${name}.json`), JSON.stringify({ stageId: id, name, status: "skipped", durationMs: 0, data: null }, null, 2)));
-      await Promise.all(files).catch(() => {});
-    },
+    emit: (stageId: string, name: string, data: unknown, startedAt = performance.now()) => rec.record(stageId, "ok", data, performance.now() - startedAt, name),
+    finish: () => rec.finish(),
   };
 }
 
@@ -102,7 +81,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
   const history: HistoryMessage[] = a.context.history
     .filter((m) => m.role === "user" || m.role === "assistant")
     .map((m) => ({ role: m.role as "user" | "assistant", text: m.text }));
-  const stages = stageWriter(a.run, a.debugDir);
+  const stages = clinicStages(a);
   stages.emit("00", "metadata", { kind: "clinic", threadId: a.context.threadId, settings: loaded.versions, backend: a.llm.offline ? "offline" : "openai-compatible" });
   stages.emit("01", "original-request", { text: a.text });
   stages.emit("08", "conversation-context", { historyMessages: history.length, stateBefore: before });
@@ -256,12 +235,12 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     // Nothing of the turn was written: the patient reads a clear message and the thread is as before.
     const data: ClinicFinal = { reply: MODEL_UNAVAILABLE_REPLY, state: before, events: ["model_unavailable"] };
     stages.emit("12", "response-validation", { events: data.events, error: `${f.role}: ${f.message}` });
-    await stages.flush();
+    stages.finish();
     const publish = await a.sql.begin((tx) => a.run.complete(tx, [{ event: "final", data }], { outcome: "model_unavailable", reasonCodes: ["model_unavailable"] }));
     publish();
     return data;
   }
-  await stages.flush();
+  stages.finish();
   const f = final!;
   return { reply: f.reply, state: f.state, events: f.events };
 }

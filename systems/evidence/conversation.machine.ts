@@ -3,7 +3,7 @@
 // between turns. Model calls and MCP tools are effects the driver runs; their results come
 // back as events, and every decision between them is a pure function of the artifacts.
 import { assign, emit, setup } from "xstate";
-import type { MachineSpec } from "../../driver/turn";
+import type { MachineSpec } from "../../driver/machine-spec";
 import { modelPackage } from "./answer-package";
 import { emptyConversationState, type ConversationState, type CoverageReport, type EvidenceBundle, type ExecutionPlan, type FinalAnswerPackage, type QueryFrame, type ToolRun } from "./artifacts";
 import { checkAnswer, createClaimChecker, type AnswerValidation } from "./claim-check";

@@ -9,10 +9,12 @@ import { debugView } from "./debug-view";
 import { ValidatedStream } from "../../driver/validated-stream";
 import { executePlan } from "./executor";
 import type { EvidenceTools } from "./mcp-config";
-import { answerMessages, criticWithModel, EVIDENCE_PROMPTS, interpretWithModel, planWithModel } from "./model-steps";
+import { answerMessages, criticWithModel, EVIDENCE_PROMPTS, interpretWithModel, planWithModel } from "./turn-model-steps";
 import { interpretDeterministic } from "./interpret-rules";
 import { extendToFloor, missingCoverage, normalizePlan, planFor, validatePlan } from "./plan-rules";
-import { Trace } from "./trace";
+import { runStages } from "../../driver/stages";
+import { configuredSecrets } from "../../http/secrets";
+import { EVIDENCE_STAGES } from "./trace";
 import { evidenceSpec, type EvidenceEffect, type TurnWork } from "./conversation.machine";
 import { AppError } from "../../driver/errors";
 import { insertEvidenceRun } from "./store/evidence-runs";
@@ -37,7 +39,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
   const { deps, run } = a;
   const llm = deps.llm;
   const offline = llm.offline;
-  const trace = new Trace({ runId: run.id, emit: run.debug ? (s) => run.emit("stage", s) : null, dir: deps.config.aiDebug ? deps.config.debugDir : null });
+  const trace = runStages(run, { stages: EVIDENCE_STAGES, dir: deps.config.aiDebug ? deps.config.debugDir : null, secrets: configuredSecrets(deps.config), log: deps.log });
   const modelCalls = { preparatory: 0, final: 0 };
   let recorded: { work: TurnWork; state: ConversationState } | null = null;
   let contextStaged = false;
@@ -50,15 +52,15 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
   const stageContext = (e: Fx<"effect.plan"> | Fx<"effect.critic">) => {
     if (contextStaged) return;
     contextStaged = true;
-    trace.stage("03", "conversation-context", "ok", 0, { gate: e.scope.gate, premises: e.scope.premises, reasons: e.scope.reasons, clarifyingQuestion: e.scope.clarifying_question, counterparty: e.scope.counterparty, time: e.scope.time });
+    trace.record("03", "ok", { gate: e.scope.gate, premises: e.scope.premises, reasons: e.scope.reasons, clarifyingQuestion: e.scope.clarifying_question, counterparty: e.scope.counterparty, time: e.scope.time }, 0);
   };
 
-  trace.stage("00", "metadata", "ok", 0, {
+  trace.record("00", "ok", {
     runId: run.id, conversationId: a.conversationId, kind: "evidence", machine: { id: evidenceSpec.id, version: evidenceSpec.version },
     models: offline ? "offline" : { interpreter: llm.modelFor("planner"), planner: llm.modelFor("planner"), critic: llm.modelFor("planner"), answer: llm.modelFor("answer") },
     mcp: a.tools.caller.label, toolTimeoutMs: a.tools.settings.timeoutMs,
-  });
-  trace.stage("01", "original-request", "ok", 0, { text: a.text });
+  }, 0);
+  trace.record("01", "ok", { text: a.text }, 0);
   await a.tools.prepare();
 
   try {
@@ -91,7 +93,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
             }
           }
           output ??= interpretDeterministic(e.text, e.state);
-          trace.stage("02", "interpretation", output ? "ok" : "failed", since(t), { via, output, model, modelIssue, originalQuestion: e.text });
+          trace.record("02", output ? "ok" : "failed", { via, output, model, modelIssue, originalQuestion: e.text }, since(t));
           return { type: "interpreted", output, via, modelIssue };
         },
         "effect.plan": async (raw) => {
@@ -121,7 +123,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
               } else plan = candidate;
             } else if (r.issues.length) rejected.push({ stage: "plan", issues: r.issues });
           }
-          trace.stage("04", "plan", "ok", since(t), { plannedBy: plan.planned_by, plan, model, coverage });
+          trace.record("04", "ok", { plannedBy: plan.planned_by, plan, model, coverage }, since(t));
           return { type: "planned", plan };
         },
         "effect.execute": async (raw) => {
@@ -130,28 +132,28 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           const r = await executePlan(e.plan, a.tools.caller, { timeoutMs: a.tools.settings.timeoutMs, maxForEach: a.tools.settings.maxForEach, signal });
           if (signal.aborted) throw new AppError("internal", "client went away");
           const brief = (x: ToolRun) => ({ ...x, output: x.output && JSON.stringify(x.output).length > 4000 ? "(сокращено; полностью — в evidence_runs)" : x.output });
-          trace.stage("05", "tool-runs", r.toolRuns.some((x) => x.error_code && x.status !== "no_match" && x.status !== "unbound_entity" && x.status !== "ambiguous") ? "failed" : "ok", since(t), { mcp: a.tools.caller.label, toolRuns: r.toolRuns.map(brief), truncated: r.truncated });
+          trace.record("05", r.toolRuns.some((x) => x.error_code && x.status !== "no_match" && x.status !== "unbound_entity" && x.status !== "ambiguous") ? "failed" : "ok", { mcp: a.tools.caller.label, toolRuns: r.toolRuns.map(brief), truncated: r.truncated }, since(t));
           return { type: "executed", toolRuns: r.toolRuns, truncated: r.truncated };
         },
         "effect.critic": async (raw) => {
           const e = raw as unknown as Fx<"effect.critic">;
           stageContext(e);
-          trace.stage("06", "evidence", e.bundle.facts.length ? "ok" : "skipped", 0, e.bundle);
+          trace.record("06", e.bundle.facts.length ? "ok" : "skipped", e.bundle, 0);
           const t = performance.now();
           if (offline) {
-            trace.stage("07", "coverage", "ok", since(t), { rules: e.coverage, model: "offline" });
+            trace.record("07", "ok", { rules: e.coverage, model: "offline" }, since(t));
             return { type: "criticized", critique: null, status: "offline" };
           }
           const r = await criticWithModel(llm, e.frame, e.bundle, e.coverage, { signal });
           modelCalls.preparatory += r.calls;
-          trace.stage("07", "coverage", "ok", since(t), { rules: e.coverage, model: { value: r.value, calls: r.calls, issues: r.issues, prompt: r.prompt } });
+          trace.record("07", "ok", { rules: e.coverage, model: { value: r.value, calls: r.calls, issues: r.issues, prompt: r.prompt } }, since(t));
           if (!r.value && r.issues.length) rejected.push({ stage: "coverage", issues: r.issues });
           return { type: "criticized", critique: r.value, status: r.value ? "used" : "failed", note: r.value ? null : `критик-модель не дала валидного ответа: ${r.issues.join("; ").slice(0, 300)}` };
         },
         "effect.answer": async (raw) => {
           const e = raw as unknown as Fx<"effect.answer">;
           answerStarted = performance.now();
-          trace.stage("08", "prompt-manifest", "ok", 0, { prompts: EVIDENCE_PROMPTS, roles: { interpreter: "planner", planner: "planner", critic: "planner", answer: "answer" } });
+          trace.record("08", "ok", { prompts: EVIDENCE_PROMPTS, roles: { interpreter: "planner", planner: "planner", critic: "planner", answer: "answer" } }, 0);
           if (offline) {
             for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
             return { type: "answered", text: null };
@@ -182,8 +184,8 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           recorded = { work: e.work, state: e.state };
           const w = e.work;
           if (w.validation && !w.validation.ok) rejected.push({ stage: "answer", issues: w.validation.issues });
-          trace.stage("09", "answer", w.validation && !w.validation.ok ? "failed" : "ok", answerStarted ? since(answerStarted) : 0, { composedBy: w.answer!.composed_by, validation: w.validation, rejectedModelAnswer: w.rejected, package: w.answer });
-          trace.stage("10", "debug-view", "ok", 0, debugView({ frame: w.frame, scope: w.scope, plan: w.plan, toolRuns: w.toolRuns, bundle: w.bundle, coverage: w.coverage!, state: e.state }));
+          trace.record("09", w.validation && !w.validation.ok ? "failed" : "ok", { composedBy: w.answer!.composed_by, validation: w.validation, rejectedModelAnswer: w.rejected, package: w.answer }, answerStarted ? since(answerStarted) : 0);
+          trace.record("10", "ok", debugView({ frame: w.frame, scope: w.scope, plan: w.plan, toolRuns: w.toolRuns, bundle: w.bundle, coverage: w.coverage!, state: e.state }), 0);
           return undefined;
         },
       },
@@ -199,9 +201,9 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           artifacts: {
             query_frame: w.frame, premises: w.scope?.premises ?? [], execution_plan: w.plan, tool_runs: w.toolRuns, evidence_bundle: w.bundle,
             coverage_report: w.coverage, final_answer_package: w.answer, validation: w.validation, rejected_answer: w.rejected, conversation_state: s.context.state,
-            model_calls: modelCalls, stages: trace.stages.map(({ stageId, name, status, durationMs }) => ({ stageId, name, status, durationMs })),
+            model_calls: modelCalls, stages: trace.records.map(({ stageId, name, status, durationMs }) => ({ stageId, name, status, durationMs })),
             // The readable debug view and the model outputs that were not used, retrievable after the request.
-            debug_view: trace.stages.find((x) => x.stageId === "10")?.data ?? null,
+            debug_view: trace.records.find((x) => x.stageId === "10")?.data ?? null,
             rejected_model_outputs: rejected,
           },
         });
@@ -222,6 +224,6 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
       outcome: (s) => ({ outcome: s.context.last!.outcome, reasonCodes: s.context.last!.reasonCodes }),
     });
   } finally {
-    await trace.writeFiles().catch((e) => deps.log(`evidence: could not write debug files: ${(e as Error).message}`));
+    trace.finish();
   }
 }

@@ -1,5 +1,5 @@
 import { assign, setup } from "xstate";
-import type { MachineSpec } from "../../driver/turn";
+import type { MachineSpec } from "../../driver/machine-spec";
 import type { Candidate } from "./types";
 
 /**

@@ -1,5 +1,5 @@
 import { assign, emit, setup } from "xstate";
-import type { MachineSpec } from "../../driver/turn";
+import type { MachineSpec } from "../../driver/machine-spec";
 import { applyPatch, type PlanUpdate } from "./patch";
 import type { Candidate, Plan } from "./types";
 

@@ -2,7 +2,9 @@
 // prepared context itself, citing only what was passed — so `npm start` offline gives a useful,
 // valid answer and the whole pipeline (citations, validation) runs end to end.
 import { TYPE_LABELS } from "./lexicon";
+import type { ChatMessage } from "../../llm/types";
 import type { ModelRequest } from "./model-request";
+import { ANSWER_PROMPT } from "./prompts";
 
 function describe(content: unknown): string {
   if (!content || typeof content !== "object") return "";
@@ -48,3 +50,18 @@ export function offlineAnswer(req: ModelRequest): string {
 }
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * The offline ANSWER responder. Other systems use ANSWER too: a prompt that is not the
+ * Workbench's is declined (null) for the next responder.
+ */
+export function offlineAnswerResponder(messages: ChatMessage[]): string | null {
+  if (messages[0]?.content === ANSWER_PROMPT.text) {
+    try {
+      return offlineAnswer(JSON.parse(messages.at(-1)?.content ?? "{}") as ModelRequest);
+    } catch {
+      /* not a ModelRequest: decline */
+    }
+  }
+  return null;
+}

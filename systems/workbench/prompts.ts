@@ -52,3 +52,6 @@ export const CLASSIFIER_PROMPT = definePrompt(
     "независимая задача; cancel — отмена; unclear — нельзя связать с вопросом.",
   ].join("\n"),
 );
+
+/** The model roles the Workbench calls (each configurable as LLM_MODEL_<ROLE>). */
+export const WORKBENCH_ROLES = ["planner", "reranker", "classifier", "answer"] as const;

@@ -2,16 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
-import { registerOfflineResponder } from "../../llm/client";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { getInteraction, listClarifications } from "./store/interactions";
 import { listMessages } from "../../storage/messages";
 import { snapshotSha256 } from "./canonical";
-import { offlineAnswer } from "./offline-answer";
-import type { ModelRequest } from "./model-request";
 import { WorkspaceSnapshotSchema } from "./types";
 import { duplicateIdentities, duplicateIdentitiesMessage } from "./workspace-check";
-import { ANSWER_PROMPT } from "./prompts";
+import { WORKBENCH_ROLES } from "./prompts";
 import type { AuthEnv } from "../../http/auth";
 import type { Deps } from "../../http/deps";
 import { describeZod, readJson } from "../../http/errors";
@@ -29,19 +26,6 @@ const MessageBody = z.object({
   selectedCandidateId: z.string().min(1).max(200).optional(),
   basePlanVersion: z.number().int().positive().optional(),
   debug: z.boolean().optional(),
-});
-
-// Offline (no OPENAI_BASE_URL): the ANSWER role renders the prepared context deterministically.
-// Other features use ANSWER too: a prompt that is not ours is declined (null) for the next responder.
-registerOfflineResponder("answer", (messages) => {
-  if (messages[0]?.content === ANSWER_PROMPT.text) {
-    try {
-      return offlineAnswer(JSON.parse(messages.at(-1)?.content ?? "{}") as ModelRequest);
-    } catch {
-      /* not a ModelRequest: decline */
-    }
-  }
-  return null;
 });
 
 function readWorkspace(raw: unknown): Workspace {
@@ -134,7 +118,7 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           runId: run.id, conversationId: conv.id, tenantId: conv.tenantId, interactionId, planVersion, continuation: !isNew,
           workspace: { generation: workspace.parsed.generation, snapshotSha256: workspace.sha, documents: workspace.parsed.documents.length, sample: body.workspace === undefined },
           documentation: docs ? { version: docs.version, sections: docs.sections.length } : null,
-          llm: { offline: deps.llm.offline, models: Object.fromEntries((["planner", "reranker", "classifier", "answer"] as const).map((r) => [r, deps.llm.modelFor(r)])) },
+          llm: { offline: deps.llm.offline, models: Object.fromEntries(WORKBENCH_ROLES.map((r) => [r, deps.llm.modelFor(r)])) },
           budget: { preparatory: 2, final: 1 },
         });
         trace.record("01", "ok", { text: body.text, interactionId: body.interactionId ?? null, replyToClarificationId: body.replyToClarificationId ?? null, selectedCandidateId: body.selectedCandidateId ?? null });

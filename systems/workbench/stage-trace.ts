@@ -1,26 +1,13 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Run } from "../../driver/run";
-import { StageTrace, type StageRecord } from "./trace";
+import { stageSink } from "../../driver/stages";
+import { configuredSecrets } from "../../http/secrets";
 import type { Deps } from "../../http/deps";
+import { StageTrace } from "./trace";
 
 /**
- * Where a run's stages go: SSE `stage` events when the request asked for debug (or AI_DEBUG is
- * on), and `DEBUG_DIR/{runId}/NN-name.json` files with AI_DEBUG=true. Stage data is scrubbed of
- * credential-like keys by StageTrace before it gets here.
+ * A Workbench run's stages: SSE `stage` events when the request asked for debug (or AI_DEBUG is
+ * on), and `DEBUG_DIR/{runId}/NN-name.json` files with AI_DEBUG=true (driver/stages.ts).
  */
 export function stageTrace(deps: Deps, run: Run): StageTrace {
-  const dir = deps.config.aiDebug ? join(deps.config.debugDir, run.id) : null;
-  let made = false;
-  return new StageTrace((s: StageRecord) => {
-    if (run.debug && !run.ended) run.emit("stage", s);
-    if (dir) {
-      try {
-        if (!made) { mkdirSync(dir, { recursive: true }); made = true; }
-        writeFileSync(join(dir, `${s.stageId}-${s.name}.json`), `${JSON.stringify(s, null, 2)}\n`);
-      } catch (e) {
-        deps.log(`debug stage ${s.stageId} not written: ${(e as Error).message}`);
-      }
-    }
-  });
+  return new StageTrace(stageSink(run, deps.config.aiDebug ? deps.config.debugDir : null, deps.log), configuredSecrets(deps.config));
 }

@@ -14,7 +14,8 @@ import { getIndex } from "./resolve-index";
 import { isReference } from "./resolve-tasks";
 import type { Candidate, Plan } from "./types";
 import type { Deps } from "../../http/deps";
-import { clarificationKey, interactionKey, transitionStored } from "./stored-machines";
+import { transitionStored } from "../../driver/side-machines";
+import { clarificationKey, interactionKey } from "./stored-machines";
 import type { CallCounter, Workspace } from "./turn";
 
 export interface ReplyBody {

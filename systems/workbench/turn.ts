@@ -25,7 +25,8 @@ import { gatedValidation, issueText, replacementAnswer, workbenchAnswerChecker }
 import { ValidatedStream } from "../../driver/validated-stream";
 import type { Deps } from "../../http/deps";
 import { loadDocsIndex } from "./resources";
-import { clarificationKey, createStored, interactionKey, transitionStored } from "./stored-machines";
+import { createStored, transitionStored } from "../../driver/side-machines";
+import { clarificationKey, interactionKey } from "./stored-machines";
 
 /** Seed 001 table: at most 2 preparatory calls and 1 final call per run. */
 export const MAX_PREPARATORY_CALLS = 2;

@@ -1,5 +1,5 @@
 import { assign, emit, setup } from "xstate";
-import type { MachineSpec } from "../../driver/turn";
+import type { MachineSpec } from "../../driver/machine-spec";
 
 /**
  * A small dialogue machine for driver tests: each user message asks the model (an effect)

@@ -2,6 +2,7 @@ import { loadConfig, type Config } from "../../http/config";
 import type { Deps } from "../../http/deps";
 import { startServer, type Started } from "../../http/start";
 import type { Database } from "../../storage/db";
+import type { HttpDialogueSystem } from "../../http/deps";
 import { scriptedLlmConfig, type ScriptedLlm } from "./scripted-llm";
 
 export interface TestServerOptions {
@@ -11,6 +12,8 @@ export interface TestServerOptions {
   /** API_TOKENS spec, e.g. "a:tok-a,b:tok-b". */
   tokens?: string;
   env?: Record<string, string>;
+  /** Dialogue systems to serve (default: systems/index.ts). */
+  systems?: readonly HttpDialogueSystem[];
   extend?: (app: Parameters<NonNullable<Parameters<typeof startServer>[2]>["extend"] & {}>[0], deps: Deps) => void;
 }
 
@@ -18,6 +21,6 @@ export interface TestServerOptions {
 export async function startTestServer(o: TestServerOptions): Promise<Started & { config: Config }> {
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", ...(o.tokens ? { API_TOKENS: o.tokens } : {}), ...o.env });
   if (o.llm) config.llm = { ...config.llm, ...scriptedLlmConfig(o.llm) };
-  const started = await startServer(config, () => {}, { db: o.db, extend: o.extend });
+  const started = await startServer(config, () => {}, { db: o.db, extend: o.extend, systems: o.systems });
   return { ...started, config };
 }

@@ -3,14 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMachine } from "xstate";
 import { describe, expect, it } from "vitest";
-import { defaultRegistry } from "../../systems/clinic/registry";
-import { machineCatalog } from "../../visualizations/catalog";
+import { machineCatalog } from "../../driver/system";
+import { dialogueSystems } from "../../systems";
 import { generateDiagrams } from "../../visualizations/generate";
 import { machineGraph } from "../../visualizations/graph";
 import { layoutMachine, type Layout } from "../../visualizations/layout";
 import { machineSvg, renderSvg } from "../../visualizations/svg";
 
-const registry = defaultRegistry();
+// Every system's diagrams, the clinic's generated from the seed settings.
+const catalog = await machineCatalog(dialogueSystems, null);
 
 function overlaps(l: Layout, ids: string[]): string[] {
   const bad: string[] = [];
@@ -25,9 +26,9 @@ function overlaps(l: Layout, ids: string[]): string[] {
 }
 
 describe("diagrams of every machine in the catalog", () => {
-  for (const entry of machineCatalog(registry)) {
+  for (const entry of catalog) {
     it(`${entry.id}: every state and transition drawn, siblings apart, inside the picture`, () => {
-      const machine = entry.build(registry);
+      const machine = entry.build();
       const g = machineGraph(machine);
       const l = layoutMachine(g);
       const svg = renderSvg(g, l, { title: entry.title });
@@ -45,8 +46,8 @@ describe("diagrams of every machine in the catalog", () => {
   }
 
   it("highlights the states of a value, and only those", () => {
-    const steps = machineCatalog(registry).find((e) => e.id === "steps-new_booking")!;
-    const svg = machineSvg(steps.build(registry), { value: "present", caption: "шаг present" });
+    const steps = catalog.find((e) => e.id === "steps-new_booking")!;
+    const svg = machineSvg(steps.build(), { value: "present", caption: "шаг present" });
     expect(svg.match(/data-active="true"/g)).toHaveLength(1);
     expect(svg).toMatch(/<g class="s atomic active" data-state="[^"]+\.present" data-active="true">/);
     expect(svg).toContain("шаг present");
@@ -84,8 +85,8 @@ describe("diagrams of every machine in the catalog", () => {
 
   it("npm run diagrams writes one SVG per machine and an index page", () => {
     const dir = mkdtempSync(join(tmpdir(), "diagrams-"));
-    const written = generateDiagrams(dir);
-    const ids = machineCatalog(registry).map((e) => e.id);
+    const written = generateDiagrams(dir, catalog);
+    const ids = catalog.map((e) => e.id);
     expect(readdirSync(dir).sort()).toEqual([...ids.map((i) => `${i}.svg`), "index.html"].sort());
     expect(written).toHaveLength(ids.length + 1);
     const index = readFileSync(join(dir, "index.html"), "utf8");

@@ -1,0 +1,59 @@
+import type { Role } from "../llm/types";
+import type { OfflineResponder } from "../llm/offline";
+import type { Tx } from "../storage/db";
+import type { MachineEntry } from "../visualizations/catalog";
+import type { MachineSpec } from "./machine-spec";
+
+/** Where a system's settings-generated machines come from: a tenant's active settings, or (null) the seed settings. */
+export type SettingsSource = { sql: Tx; tenantId: string } | null;
+
+/**
+ * One dialogue system (clinic, Workbench, Evidence, …) as the rest of the project sees it.
+ * Each `systems/<name>/index.ts` exports one; `systems/index.ts` lists them, and everything
+ * that used to name the systems one by one — route registration, the replay route's machine
+ * lookup, the diagram catalog, conversation kinds, offline responders, model roles — reads the
+ * list. `App`/`Deps` are the gateway's types (Hono app, http/deps.ts): the driver knows no HTTP.
+ */
+export interface DialogueSystem<App = unknown, Deps = unknown> {
+  name: string;
+  /** `conversations.kind` values this system creates (the table's check lists them: see `migrations`). */
+  kinds: readonly string[];
+  /** Mounts the system's routes (patient/user API and its operator routes). */
+  register(app: App, deps: Deps): void;
+  /** Machines whose definition does not depend on settings: replayed by spec id and version. */
+  specs: readonly MachineSpec[];
+  /** A machine generated from settings, as the log label names it (null: not one of this system's). */
+  specAt?(sql: Tx, tenantId: string, machineId: string, settings: string): Promise<MachineSpec | null>;
+  /** Diagram catalog entries (GET /v1/machines, the Stately inspector bridge, `npm run diagrams`). */
+  diagrams(source: SettingsSource): Promise<MachineEntry[]> | MachineEntry[];
+  /** Deterministic stand-ins for the model when none is configured (llm/offline.ts chains them per role). */
+  offline: readonly { role: Role; respond: OfflineResponder }[];
+  /** Model roles the system calls (each configurable as LLM_MODEL_<ROLE>). */
+  modelRoles: readonly Role[];
+  /** Absolute path of the folder with the system's numbered migrations (storage/migrate.ts). */
+  migrations: string | null;
+}
+
+/** Every diagram of every system, in list order. */
+export async function machineCatalog(systems: readonly DialogueSystem[], source: SettingsSource): Promise<MachineEntry[]> {
+  return (await Promise.all(systems.map((s) => s.diagrams(source)))).flat();
+}
+
+/** The machine a replay log label names: a fixed spec by id, else one generated from the settings the label names. */
+export async function replaySpec(systems: readonly DialogueSystem[], sql: Tx, tenantId: string, id: string, settings?: string): Promise<MachineSpec | null> {
+  for (const s of systems) {
+    if (settings && s.specAt) {
+      const spec = await s.specAt(sql, tenantId, id, settings);
+      if (spec) return spec;
+    }
+    const fixed = s.specs.find((spec) => spec.id === id);
+    if (fixed) return fixed;
+  }
+  return null;
+}
+
+/** Every conversation kind the listed systems create. */
+export const conversationKinds = (systems: readonly DialogueSystem[]): string[] => [...new Set(systems.flatMap((s) => s.kinds))];
+
+/** Every model role the listed systems call. */
+export const modelRoles = (systems: readonly DialogueSystem[]): Role[] => [...new Set(systems.flatMap((s) => s.modelRoles))];

@@ -1,0 +1,32 @@
+import { fileURLToPath } from "node:url";
+import type { HttpDialogueSystem } from "../../http/deps";
+import { clinicDiagrams } from "./diagrams";
+import { registerOperatorKbRoutes } from "./kb-routes";
+import { offlineBranch, offlineRouter } from "./offline";
+import { clinicSpec, registryAt } from "./registry-load";
+import { registerClinicRoutes } from "./routes";
+
+/** Seed 003: the clinic's patient chat, its settings and knowledge base, its generated dialogue machine. */
+export const clinicSystem: HttpDialogueSystem = {
+  name: "clinic",
+  kinds: ["clinic"],
+  register(app, deps) {
+    registerClinicRoutes(app, deps);
+    registerOperatorKbRoutes(app, deps);
+  },
+  // The dialogue machine is generated from the settings: none is fixed.
+  specs: [],
+  async specAt(sql, tenantId, machineId, settings) {
+    if (machineId !== "clinic-dialogue") return null;
+    // The same generated (and cached) machine a turn on those settings runs.
+    const loaded = await registryAt(sql, tenantId, settings);
+    return loaded ? clinicSpec(tenantId, loaded) : null;
+  },
+  diagrams: clinicDiagrams,
+  offline: [
+    { role: "router", respond: offlineRouter },
+    { role: "branch", respond: offlineBranch },
+  ],
+  modelRoles: ["router", "branch"],
+  migrations: fileURLToPath(new URL("./migrations", import.meta.url)),
+};

@@ -1,0 +1,26 @@
+import { fileURLToPath } from "node:url";
+import type { HttpDialogueSystem } from "../../../http/deps";
+import { echoMachine, echoSpec } from "./echo.machine";
+import { registerEchoRoutes } from "./routes";
+
+/** A test-only fourth dialogue system: what adding a system takes (this folder + one list entry + its migration). */
+export const echoSystem: HttpDialogueSystem = {
+  name: "echo",
+  kinds: ["echo"],
+  register: registerEchoRoutes,
+  specs: [echoSpec],
+  diagrams: () => [
+    {
+      id: "echo",
+      title: "Эхо",
+      description: "Тестовая система: одно состояние, ответ — повтор реплики.",
+      conversationKind: "echo",
+      snapshotMachineId: "echo",
+      build: () => echoMachine,
+      position: (snapshot) => ({ value: snapshot.value, caption: `ходов: ${String((snapshot.context as { turns?: number } | undefined)?.turns ?? 0)}` }),
+    },
+  ],
+  offline: [{ role: "echo", respond: (messages) => `эхо: ${messages.at(-1)?.content ?? ""}` }],
+  modelRoles: ["echo"],
+  migrations: fileURLToPath(new URL("./migrations", import.meta.url)),
+};

@@ -1,0 +1,50 @@
+import type { Hono } from "hono";
+import { z } from "zod";
+import { AppError } from "../../../driver/errors";
+import { runTurn } from "../../../driver/turn";
+import type { AuthEnv } from "../../../http/auth";
+import type { Deps } from "../../../http/deps";
+import { readJson } from "../../../http/errors";
+import { streamRun } from "../../../http/sse";
+import { createConversation, findConversation } from "../../../storage/conversations";
+import { appendMessages } from "../../../storage/messages";
+import { echoSpec } from "./echo.machine";
+
+const MessageBody = z.object({ text: z.string().min(1).max(1000) });
+
+export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+  app.post("/v1/echo/conversations", async (c) => {
+    const conv = await createConversation(deps.db.sql, c.get("tenantId"), "echo");
+    return c.json({ conversationId: conv.id }, 201);
+  });
+  app.post("/v1/echo/conversations/:id/messages", async (c) => {
+    const body = await readJson(c, MessageBody);
+    const conv = await findConversation(deps.db.sql, c.get("tenantId"), c.req.param("id"), "echo");
+    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+    return streamRun(c, deps, {
+      conversationId: conv.id,
+      tenantId: conv.tenantId,
+      kind: "echo",
+      work: async (run) => {
+        await runTurn({
+          sql: deps.db.sql,
+          run,
+          spec: echoSpec,
+          key: conv.id,
+          conversationId: conv.id,
+          events: [{ type: "user.message", text: body.text }],
+          log: {},
+          effects: {
+            "effect.echo": async (e) => {
+              const r = await deps.llm.complete("echo", [{ role: "user", content: String(e.text) }], { signal: run.signal });
+              if (!r.ok) throw new AppError("model_unavailable", "Модель временно недоступна.");
+              return { type: "echo.replied", text: r.value };
+            },
+          },
+          commit: (tx, s) => appendMessages(tx, conv.id, [{ role: "user", text: body.text }, { role: "assistant", text: s.context.last ?? "" }], run.id).then(() => {}),
+          closing: (s) => [{ event: "final", data: { answer: s.context.last, turns: s.context.turns } }],
+        });
+      },
+    });
+  });
+}
