@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
+import type { ModelLimits, Role } from "../llm/types";
 
 const roles = ["ROUTER", "BRANCH", "PLANNER", "RERANKER", "CLASSIFIER", "ANSWER"] as const;
 
@@ -13,6 +14,8 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  LLM_MAX_REPLY_CHARS: z.coerce.number().int().positive().optional(),
+  LLM_TOTAL_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   DOCS_DIR: z.string().optional(),
   AI_DEBUG: z.enum(["true", "false", "1", "0", ""]).default("false").transform((v) => v === "true" || v === "1"),
   DEBUG_DIR: z.string().optional(),
@@ -26,7 +29,16 @@ export interface Config {
   host: string;
   databaseUrl?: string;
   dataDir: string;
-  llm: { baseURL?: string; apiKey?: string; model?: string; roleModels: Record<string, string | undefined>; timeoutMs: number };
+  llm: {
+    baseURL?: string;
+    apiKey?: string;
+    model?: string;
+    roleModels: Record<string, string | undefined>;
+    timeoutMs: number;
+    /** Unset fields fall back to DEFAULT_LIMITS (llm/types.ts). */
+    limits: Partial<ModelLimits>;
+    roleLimits: Partial<Record<Role, Partial<ModelLimits>>>;
+  };
   docsDir?: string;
   aiDebug: boolean;
   debugDir: string;
@@ -67,12 +79,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const roleModels = Object.fromEntries(roles.map((r) => [r.toLowerCase(), env[`LLM_MODEL_${r}`] || undefined]));
+  const positive = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`Invalid configuration: ${name}: expected a positive integer, got ${raw}`);
+    return n;
+  };
+  const roleLimits: Partial<Record<Role, Partial<ModelLimits>>> = {};
+  for (const r of roles) {
+    const maxReplyChars = positive(`LLM_MAX_REPLY_CHARS_${r}`);
+    const totalTimeoutMs = positive(`LLM_TOTAL_TIMEOUT_MS_${r}`);
+    if (maxReplyChars !== undefined || totalTimeoutMs !== undefined) roleLimits[r.toLowerCase() as Role] = { ...(maxReplyChars !== undefined && { maxReplyChars }), ...(totalTimeoutMs !== undefined && { totalTimeoutMs }) };
+  }
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL || undefined,
     dataDir: e.DATA_DIR,
-    llm: { baseURL: e.OPENAI_BASE_URL || undefined, apiKey: e.OPENAI_API_KEY || undefined, model: e.LLM_MODEL, roleModels, timeoutMs: e.LLM_TIMEOUT_MS },
+    llm: { baseURL: e.OPENAI_BASE_URL || undefined, apiKey: e.OPENAI_API_KEY || undefined, model: e.LLM_MODEL, roleModels, timeoutMs: e.LLM_TIMEOUT_MS,
+      limits: { ...(e.LLM_MAX_REPLY_CHARS !== undefined && { maxReplyChars: e.LLM_MAX_REPLY_CHARS }), ...(e.LLM_TOTAL_TIMEOUT_MS !== undefined && { totalTimeoutMs: e.LLM_TOTAL_TIMEOUT_MS }) }, roleLimits },
     docsDir: e.DOCS_DIR,
     aiDebug: e.AI_DEBUG,
     debugDir: e.DEBUG_DIR ?? (e.DATA_DIR.startsWith("memory://") ? "./.data/debug" : resolve(e.DATA_DIR, "debug")),
