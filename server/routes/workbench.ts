@@ -4,7 +4,7 @@ import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { registerOfflineResponder } from "../../llm/client";
 import { createConversation, findConversation } from "../../storage/conversations";
-import { getInteraction, listClarifications } from "../../storage/interactions";
+import { bindClarificationClaim, getInteraction, listClarifications } from "../../storage/interactions";
 import { listMessages } from "../../storage/messages";
 import { snapshotSha256 } from "../../workbench/canonical";
 import { offlineAnswer } from "../../workbench/offline-answer";
@@ -148,8 +148,15 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           publish();
           return;
         }
+        if (reply.kind === "continue") {
+          // From here the claim lives as long as this run: a failed or crashed run frees the clarification.
+          if (!(await bindClarificationClaim(sql, reply.pending.clarificationId, reply.pending.claimToken, run.id))) {
+            throw new AppError("conflict", "На это уточнение уже отвечают (или оно закрыто).");
+          }
+        }
         try {
           await runPreparationTurn({
+            reply: reply.kind === "continue" ? reply.pending : null,
             deps, run, trace, conversationId: conv.id, interactionId, isNew,
             // A continuation restores the root text from the Interaction's snapshot (it never changes).
             rootText: body.text,
