@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { AppError, errorStatus, type ErrorCode } from "../driver/errors";
 import { isDataException, StaleVersionError } from "../storage/errors";
+import { jsonTooDeep, MAX_JSON_DEPTH } from "./json-depth";
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: unknown };
@@ -38,6 +39,7 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S): Prom
   const text = await c.req.text();
   if (text.trim() === "") raw = {};
   else {
+    if (jsonTooDeep(text)) throw new AppError("invalid_request", `JSON в теле запроса вложен глубже ${MAX_JSON_DEPTH} уровней.`);
     try {
       raw = JSON.parse(text);
     } catch {
