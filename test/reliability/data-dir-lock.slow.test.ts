@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCK_FILE } from "../../storage/data-dir-lock";
+import { onServer } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { postSse } from "../utils/sse";
 import { freePort, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
@@ -51,7 +52,8 @@ async function turnWorks(url: string) {
   expect(r.events.find((e) => e.event === "final")?.data).toMatchObject({ reply: "Здравствуйте!" });
 }
 
-describe("one server process per embedded DATA_DIR", () => {
+// On the PostgreSQL run of the suite this would test the same embedded folder again.
+describe.skipIf(onServer)("one server process per embedded DATA_DIR", () => {
   it("a second process on the same folder refuses to start; the first keeps serving; kill -9 leaves a lock the next process takes over", async () => {
     const first = await startServerProcess(storage, modelEnv(llm));
     running.push(first);
