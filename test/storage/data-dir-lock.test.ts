@@ -52,5 +52,5 @@ describe("DATA_DIR lock", () => {
       await db.close();
     }
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
-  });
+  }, 120_000); // a file-backed PGlite boots in seconds, far longer on a loaded machine
 });
