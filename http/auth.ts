@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
 import { addLogContext } from "./observability/logger";
@@ -13,9 +13,8 @@ export interface TokenGrant {
 }
 
 function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  // Constant time in the secret's content and length: equal-length digests, compared with timingSafeEqual.
+  return timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
 }
 
 /**

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { TokenGrant } from "./auth";
-import { ROLES, type Role } from "./roles";
+import { ROLES, type Role as AccessRole } from "./roles";
+import type { ModelLimits, Role } from "../llm/types";
 import { modelRoles } from "../driver/system";
 import { dialogueSystems } from "../systems";
 
@@ -15,6 +16,8 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  LLM_MAX_REPLY_CHARS: z.coerce.number().int().positive().optional(),
+  LLM_TOTAL_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   DOCS_DIR: z.string().optional(),
   AI_DEBUG: z.enum(["true", "false", "1", "0", ""]).default("false").transform((v) => v === "true" || v === "1"),
   DEBUG_DIR: z.string().optional(),
@@ -34,7 +37,16 @@ export interface Config {
   host: string;
   databaseUrl?: string;
   dataDir: string;
-  llm: { baseURL?: string; apiKey?: string; model?: string; roleModels: Record<string, string | undefined>; timeoutMs: number };
+  llm: {
+    baseURL?: string;
+    apiKey?: string;
+    model?: string;
+    roleModels: Record<string, string | undefined>;
+    timeoutMs: number;
+    /** Unset fields fall back to DEFAULT_LIMITS (llm/types.ts). */
+    limits: Partial<ModelLimits>;
+    roleLimits: Partial<Record<Role, Partial<ModelLimits>>>;
+  };
   docsDir?: string;
   aiDebug: boolean;
   debugDir: string;
@@ -69,10 +81,10 @@ export function parseTokens(spec: string | undefined): Map<string, TokenGrant> |
   const map = new Map<string, TokenGrant>();
   const roleRe = new RegExp(`^(${ROLES.join("|")})@`);
   for (let item of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
-    let role: Role = "admin";
+    let role: AccessRole = "admin";
     const r = item.match(roleRe);
     if (r) {
-      role = r[1] as Role;
+      role = r[1] as AccessRole;
       item = item.slice(r[0].length);
     }
     const i = item.indexOf(":");
@@ -113,7 +125,15 @@ export function loadConfig(
     host: e.HOST,
     databaseUrl: e.DATABASE_URL || undefined,
     dataDir: e.DATA_DIR,
-    llm: { baseURL: e.OPENAI_BASE_URL || undefined, apiKey: e.OPENAI_API_KEY || undefined, model: e.LLM_MODEL, roleModels, timeoutMs: e.LLM_TIMEOUT_MS },
+    llm: {
+      baseURL: e.OPENAI_BASE_URL || undefined,
+      apiKey: e.OPENAI_API_KEY || undefined,
+      model: e.LLM_MODEL,
+      roleModels,
+      timeoutMs: e.LLM_TIMEOUT_MS,
+      limits: { ...(e.LLM_MAX_REPLY_CHARS !== undefined && { maxReplyChars: e.LLM_MAX_REPLY_CHARS }), ...(e.LLM_TOTAL_TIMEOUT_MS !== undefined && { totalTimeoutMs: e.LLM_TOTAL_TIMEOUT_MS }) },
+      roleLimits: modelLimitsPerRole(env),
+    },
     docsDir: e.DOCS_DIR,
     aiDebug: e.AI_DEBUG,
     debugDir: e.DEBUG_DIR ?? (e.DATA_DIR.startsWith("memory://") ? "./.data/debug" : resolve(e.DATA_DIR, "debug")),
@@ -125,3 +145,17 @@ export function loadConfig(
   };
 }
 
+
+/** LLM_MAX_REPLY_CHARS_<ROLE> / LLM_TOTAL_TIMEOUT_MS_<ROLE>, for whatever roles the systems call; a bad value refuses to start. */
+function modelLimitsPerRole(env: Record<string, string | undefined>): Partial<Record<Role, Partial<ModelLimits>>> {
+  const out: Partial<Record<Role, Partial<ModelLimits>>> = {};
+  for (const [k, raw] of Object.entries(env)) {
+    const m = /^(LLM_MAX_REPLY_CHARS|LLM_TOTAL_TIMEOUT_MS)_([A-Z0-9_]+)$/.exec(k);
+    if (!m || raw === undefined || raw === "") continue;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`Invalid configuration: ${k}: expected a positive integer, got ${raw}`);
+    const role = m[2]!.toLowerCase() as Role;
+    out[role] = { ...out[role], ...(m[1] === "LLM_MAX_REPLY_CHARS" ? { maxReplyChars: n } : { totalTimeoutMs: n }) };
+  }
+  return out;
+}

@@ -5,6 +5,7 @@ import { AppError, errorStatus, type ErrorCode } from "../driver/errors";
 import { logger } from "./observability/logger";
 import { metrics } from "./observability/metrics";
 import { isDataException, StaleVersionError } from "../storage/errors";
+import { jsonTooDeep, MAX_JSON_DEPTH } from "./json-depth";
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: unknown };
@@ -41,6 +42,7 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S): Prom
   const text = await c.req.text();
   if (text.trim() === "") raw = {};
   else {
+    if (jsonTooDeep(text)) throw new AppError("invalid_request", `JSON в теле запроса вложен глубже ${MAX_JSON_DEPTH} уровней.`);
     try {
       raw = JSON.parse(text);
     } catch {

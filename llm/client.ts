@@ -1,6 +1,6 @@
 import { createOfflineLlm } from "./offline";
 import { createOpenAiLlm } from "./openai-client";
-import type { Llm, Role } from "./types";
+import type { Llm, ModelLimits, Role } from "./types";
 
 export * from "./types";
 export { OFFLINE_LABEL, registerOfflineResponder } from "./offline";
@@ -12,6 +12,8 @@ export interface LlmConfig {
   roleModels?: Partial<Record<Role, string | undefined>>;
   timeoutMs?: number;
   retryDelayMs?: number;
+  limits?: Partial<ModelLimits>;
+  roleLimits?: Partial<Record<Role, Partial<ModelLimits>>>;
 }
 
 /** The configured endpoint, or the offline provider when there is none. */
@@ -25,5 +27,7 @@ export function createLlm(c: LlmConfig, log: (line: string) => void = () => {}):
     roleModels: c.roleModels,
     timeoutMs: c.timeoutMs,
     retryDelayMs: c.retryDelayMs,
+    limits: c.limits,
+    roleLimits: c.roleLimits,
   });
 }

@@ -1,8 +1,8 @@
 import OpenAI from "openai";
 import type { z } from "zod";
-import { SseDataReader } from "./sse-data";
+import { EventTooLarge, SseDataReader } from "./sse-data";
 import { parseStructured, responseFormat } from "./structured";
-import type { CallMeta, CallOptions, ChatMessage, Llm, LlmError, LlmResult, Role, StreamOptions } from "./types";
+import { DEFAULT_LIMITS, type CallMeta, type CallOptions, type ChatMessage, type Llm, type LlmError, type LlmResult, type ModelLimits, type Role, type StreamOptions } from "./types";
 
 export interface OpenAiLlmOptions {
   baseURL: string;
@@ -12,6 +12,9 @@ export interface OpenAiLlmOptions {
   timeoutMs?: number;
   /** Pause before the single retry; small, since a patient is waiting. */
   retryDelayMs?: number;
+  /** Reply cap and total deadline for every role (DEFAULT_LIMITS where unset), and per role on top. */
+  limits?: Partial<ModelLimits>;
+  roleLimits?: Partial<Record<Role, Partial<ModelLimits>>>;
   fetch?: typeof fetch;
 }
 
@@ -38,10 +41,16 @@ export function redact(text: string, apiKey: string): string {
   return out;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+/** A pause that an abort ends early; its listener goes with it (a signal outlives many pauses). */
+const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
   });
 
 /** One `openai` client for every role; the role picks the model name (LLM_MODEL_<ROLE>). */
@@ -49,89 +58,145 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
   // The SDK's own retries are off: exactly one retry is ours to count and to apply to streams too.
   const client = new OpenAI({ baseURL: o.baseURL, apiKey: o.apiKey, maxRetries: 0, timeout: o.timeoutMs ?? 60_000, ...(o.fetch ? { fetch: o.fetch } : {}) });
   const modelFor = (role: Role) => o.roleModels?.[role] ?? o.model ?? "gpt-4o-mini";
+  const limitsFor = (role: Role): ModelLimits => {
+    const pick = <K extends keyof ModelLimits>(k: K) => o.roleLimits?.[role]?.[k] ?? o.limits?.[k] ?? DEFAULT_LIMITS[k];
+    return { maxReplyChars: pick("maxReplyChars"), totalTimeoutMs: pick("totalTimeoutMs") };
+  };
   const retryDelay = o.retryDelayMs ?? 250;
   const idleMs = o.timeoutMs ?? 60_000;
 
-  async function attempt<T>(role: Role, messages: ChatMessage[], opts: CallOptions | undefined, once: (signal: AbortSignal | undefined, meta: CallMeta) => Promise<T>): Promise<LlmResult<T>> {
+  /**
+   * One call: at most two attempts under one total deadline. Each attempt gets its own
+   * AbortController that the caller's signal and the deadline abort through listeners removed
+   * when the call ends. Not `AbortSignal.any([...])`: on Node 20 every such signal stays
+   * reachable from its sources (nodejs/node#55351, #54614), about 2 KB per streamed turn.
+   */
+  async function attempt<T>(role: Role, messages: ChatMessage[], opts: CallOptions | undefined, once: (ac: AbortController, limits: ModelLimits, meta: CallMeta) => Promise<T>): Promise<LlmResult<T>> {
     const started = performance.now();
+    const limits = limitsFor(role);
     const meta: CallMeta = { role, model: modelFor(role), attempts: 0, durationMs: 0, promptChars: JSON.stringify(messages).length, offline: false };
     let lastError: LlmError = { code: "model_unavailable", message: "no attempt made" };
-    for (let i = 0; i < 2; i++) {
-      if (opts?.signal?.aborted) return { ok: false, error: { code: "cancelled", message: "client went away" }, meta: done() };
-      meta.attempts++;
-      opts?.onAttempt?.(role);
-      try {
-        const value = await once(opts?.signal, meta);
-        return { ok: true, value, meta: done() };
-      } catch (e) {
-        if (e instanceof InvalidOutput) return { ok: false, error: { code: "invalid_output", message: redact(e.message, o.apiKey) }, meta: done() };
-        if (opts?.signal?.aborted) return { ok: false, error: { code: "cancelled", message: "client went away" }, meta: done() };
-        lastError = { code: "model_unavailable", message: redact(describe(e), o.apiKey) };
-        if (!retryable(e) || (e instanceof StreamStarted)) break;
-        if (i === 0) await sleep(retryDelay, opts?.signal);
+    let current: AbortController | null = null;
+    let deadlineHit = false;
+    const deadline = setTimeout(() => {
+      deadlineHit = true;
+      current?.abort();
+    }, limits.totalTimeoutMs);
+    deadline.unref();
+    const onCallerAbort = () => current?.abort();
+    const caller = opts?.signal;
+    caller?.addEventListener("abort", onCallerAbort);
+    const cancelled = (): LlmResult<T> => ({ ok: false, error: { code: "cancelled", message: "client went away" }, meta: done() });
+    const overDeadline: LlmError = { code: "model_unavailable", message: `no complete reply within ${limits.totalTimeoutMs} ms`, limit: "total_timeout" };
+    try {
+      for (let i = 0; i < 2; i++) {
+        if (caller?.aborted) return cancelled();
+        if (deadlineHit) {
+          lastError = overDeadline;
+          break;
+        }
+        meta.attempts++;
+        opts?.onAttempt?.(role);
+        current = new AbortController();
+        try {
+          const value = await once(current, limits, meta);
+          return { ok: true, value, meta: done() };
+        } catch (e) {
+          if (e instanceof InvalidOutput) return { ok: false, error: { code: "invalid_output", message: redact(e.message, o.apiKey) }, meta: done() };
+          if (caller?.aborted) return cancelled();
+          if (deadlineHit) {
+            lastError = overDeadline;
+            break;
+          }
+          if (e instanceof ReplyTooLong) {
+            lastError = { code: "model_unavailable", message: e.message, limit: "reply_too_long" };
+            break;
+          }
+          lastError = { code: "model_unavailable", message: redact(describe(e), o.apiKey) };
+          if (!retryable(e) || e instanceof StreamStarted) break;
+          if (i === 0) {
+            current = new AbortController();
+            await sleep(retryDelay, current.signal);
+          }
+        }
       }
+      return { ok: false, error: lastError, meta: done() };
+    } finally {
+      clearTimeout(deadline);
+      caller?.removeEventListener("abort", onCallerAbort);
+      current = null;
     }
-    return { ok: false, error: lastError, meta: done() };
     function done() {
       meta.durationMs = performance.now() - started;
       return meta;
     }
   }
 
+  /** A whole (non-streamed) reply over the cap is refused like a streamed one. */
+  const capped = (content: string, limits: ModelLimits) => {
+    if (content.length > limits.maxReplyChars) throw new ReplyTooLong(limits.maxReplyChars);
+    return content;
+  };
+
   return {
     offline: false,
     modelFor,
     complete(role, messages, opts) {
-      return attempt(role, messages, opts, async (signal, meta) => {
-        const r = await client.chat.completions.create({ model: modelFor(role), messages }, { signal });
+      return attempt(role, messages, opts, async (ac, limits, meta) => {
+        const r = await client.chat.completions.create({ model: modelFor(role), messages }, { signal: ac.signal });
         meta.usage = usageOf(r.usage);
-        return r.choices[0]?.message?.content ?? "";
+        return capped(r.choices[0]?.message?.content ?? "", limits);
       });
     },
     structured<S extends z.ZodType>(role: Role, messages: ChatMessage[], schema: S, name: string, opts?: CallOptions) {
-      return attempt<z.infer<S>>(role, messages, opts, async (signal, meta) => {
+      return attempt<z.infer<S>>(role, messages, opts, async (ac, limits, meta) => {
         const r = await client.chat.completions.create(
           { model: modelFor(role), messages, response_format: responseFormat(schema, name) as never },
-          { signal },
+          { signal: ac.signal },
         );
         meta.usage = usageOf(r.usage);
-        const content = r.choices[0]?.message?.content ?? "";
+        const content = capped(r.choices[0]?.message?.content ?? "", limits);
         const value = parseStructured(content, schema);
         if (value === null) throw new InvalidOutput(`${role} answered outside its schema: ${content.slice(0, 200)}`);
         return value;
       });
     },
     stream(role, messages, opts: StreamOptions) {
-      return attempt(role, messages, opts, async (signal, meta) => {
+      return attempt(role, messages, opts, async (ac, limits, meta) => {
         // The client's timeout ends when the response headers arrive; a stream that then goes
         // silent would hold the turn forever. No chunk for timeoutMs ends the attempt as a timeout.
         // One timer per attempt that looks at the time of the last chunk (re-arming a timer per
         // token costs more than the rest of reading it).
-        const idle = new AbortController();
+        let stalled = false;
         let lastData = performance.now();
-        const timer = setInterval(() => performance.now() - lastData >= idleMs && idle.abort(), Math.max(10, Math.min(1_000, idleMs / 4)));
+        const timer = setInterval(() => {
+          if (performance.now() - lastData < idleMs) return;
+          stalled = true;
+          ac.abort();
+        }, Math.max(10, Math.min(1_000, idleMs / 4)));
         timer.unref();
         const rearm = () => {
           lastData = performance.now();
         };
-        const state: ChunkState = { text: "", finished: false, done: false, failure: null };
+        const state: ChunkState = { text: "", finished: false, done: false, failure: null, maxChars: limits.maxReplyChars };
         try {
           // The SDK makes the request (auth, errors by status, timeout to the headers); the body
           // is read here: the SDK's stream decoder costs about twice what the rest of the relay
           // does per token (measured, bench/stream.ts), and a token relay is all this is.
-          const res = await client.chat.completions.create({ model: modelFor(role), messages, stream: true }, { signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal }).asResponse();
+          const res = await client.chat.completions.create({ model: modelFor(role), messages, stream: true }, { signal: ac.signal }).asResponse();
           await readChunks(res, state, opts.onDelta, rearm);
           if (state.usage) meta.usage = usageOf(state.usage);
         } catch (e) {
-          const stalled = idle.signal.aborted && !signal?.aborted;
+          // Ours (a limit, the caller, the deadline): the call decides; nothing here is retried.
+          if (e instanceof ReplyTooLong || (ac.signal.aborted && !stalled)) throw e;
           // Tokens already reached the client: a retry would duplicate them, so a broken stream after the first delta is final.
-          if (state.text && !signal?.aborted) throw new StreamStarted(stalled ? `the stream stalled for ${idleMs} ms` : describe(e));
+          if (state.text) throw new StreamStarted(stalled ? `the stream stalled for ${idleMs} ms` : describe(e));
           if (stalled) throw new OpenAI.APIConnectionTimeoutError({ message: `no data for ${idleMs} ms` });
           throw e;
         } finally {
           clearInterval(timer);
         }
-        if (signal?.aborted) throw new Error("cancelled");
+        if (ac.signal.aborted) throw new Error("aborted");
         // A stream that just stops, without a finish_reason, was cut: not an answer.
         if (!state.finished) {
           if (state.text) throw new StreamStarted("the stream ended without finish_reason");
@@ -149,6 +214,8 @@ interface ChunkState {
   /** `data: [DONE]` seen: anything after it is ignored. */
   done: boolean;
   failure: unknown;
+  /** The reply cap: one more character fails the stream (ReplyTooLong). */
+  maxChars: number;
   /** A provider that sends usage in its last chunk (not asked for: some servers refuse stream_options). */
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
@@ -184,6 +251,10 @@ async function readChunks(res: Response, state: ChunkState, onDelta: (d: string)
     const choice = chunk?.choices?.[0];
     const d = choice?.delta?.content;
     if (d) {
+      if (state.text.length + d.length > state.maxChars) {
+        state.failure = new ReplyTooLong(state.maxChars);
+        return;
+      }
       state.text += d;
       onDelta(d);
     }
@@ -191,13 +262,19 @@ async function readChunks(res: Response, state: ChunkState, onDelta: (d: string)
   };
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  const events = new SseDataReader(onEvent);
+  // An event is one JSON chunk; escaping can make its data up to six times its text, plus the envelope.
+  const events = new SseDataReader(onEvent, state.maxChars * 6 + 4096);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       onData();
-      events.push(decoder.decode(value, { stream: true }));
+      try {
+        events.push(decoder.decode(value, { stream: true }));
+      } catch (e) {
+        if (e instanceof EventTooLarge) throw new ReplyTooLong(state.maxChars);
+        throw e;
+      }
       if (state.failure) throw state.failure;
     }
   } finally {
@@ -207,3 +284,8 @@ async function readChunks(res: Response, state: ChunkState, onDelta: (d: string)
 
 class InvalidOutput extends Error {}
 class StreamStarted extends Error {}
+class ReplyTooLong extends Error {
+  constructor(limit: number) {
+    super(`the reply exceeded ${limit} characters`);
+  }
+}

@@ -13,7 +13,15 @@ export class SseDataReader {
   /** A CR ended the last piece: an LF starting the next one belongs to it. */
   private pendingCr = false;
 
-  constructor(private readonly onData: (data: string) => void) {}
+  /**
+   * `maxEventChars`: an unterminated line or an event's data longer than this throws
+   * (EventTooLarge). Without it a peer that never ends a line grows the buffer without bound,
+   * and every piece rescans it.
+   */
+  constructor(
+    private readonly onData: (data: string) => void,
+    private readonly maxEventChars = Infinity,
+  ) {}
 
   push(text: string): void {
     let buf = this.buf + text;
@@ -43,6 +51,7 @@ export class SseDataReader {
       start = next;
     }
     this.buf = start === 0 ? buf : buf.slice(start);
+    if (this.buf.length > this.maxEventChars) throw new EventTooLarge(this.maxEventChars);
   }
 
   private line(line: string): void {
@@ -58,5 +67,12 @@ export class SseDataReader {
     else if (line.charCodeAt(4) !== 58) return; // a field named e.g. "dataset"
     else v = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
     this.data = this.data === null ? v : `${this.data}\n${v}`;
+    if (this.data.length > this.maxEventChars) throw new EventTooLarge(this.maxEventChars);
+  }
+}
+
+export class EventTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`a server-sent event longer than ${limit} characters`);
   }
 }

@@ -26,7 +26,19 @@ export interface LlmError {
   /** model_unavailable: the endpoint failed (after the one retry); invalid_output: it answered, but not in the asked shape. */
   code: "model_unavailable" | "invalid_output" | "cancelled";
   message: string;
+  /** A model_unavailable that was a limit of ours, not the endpoint's failure (never retried). */
+  limit?: "reply_too_long" | "total_timeout";
 }
+
+/** Bounds on one model call, per role (LLM_MAX_REPLY_CHARS[_ROLE], LLM_TOTAL_TIMEOUT_MS[_ROLE]). */
+export interface ModelLimits {
+  /** Longest reply accepted, in characters: past it the call fails and the turn with it (nothing stored). */
+  maxReplyChars: number;
+  /** Wall-clock bound on one call, its retry included; the idle timeout alone lets an endless stream run forever. */
+  totalTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: ModelLimits = { maxReplyChars: 64 * 1024, totalTimeoutMs: 180_000 };
 
 export type LlmResult<T> = ({ ok: true; value: T } | { ok: false; error: LlmError }) & { meta: CallMeta };
 

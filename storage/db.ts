@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { lockDataDir } from "./data-dir-lock";
 import { runMigrations } from "./migrate";
 import { installSafeBegin } from "./safe-begin";
 
@@ -57,11 +58,19 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
   const memory = dataDir === "memory://" || dataDir.startsWith("memory://");
   let pgDir: string | undefined;
+  // Before PGlite touches the folder: a second process must not open it at all.
+  const lock = memory ? null : lockDataDir(dataDir);
   if (!memory) {
     pgDir = resolve(dataDir, "pgdata");
     mkdirSync(pgDir, { recursive: true });
   }
-  const pglite = memory ? await PGlite.create() : await PGlite.create({ dataDir: pgDir });
+  let pglite: Awaited<ReturnType<typeof PGlite.create>>;
+  try {
+    pglite = memory ? await PGlite.create() : await PGlite.create({ dataDir: pgDir });
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
   const sockDir = mkdtempSync(join(tmpdir(), "pglite-sock-"));
   const socketPath = join(sockDir, ".s.PGSQL.5432");
   const server = new PGLiteSocketServer({ db: pglite, path: socketPath, maxConnections: 4 });
@@ -88,6 +97,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       await server.stop().catch(() => {});
       await pglite.close().catch(() => {});
       rmSync(sockDir, { recursive: true, force: true });
+      lock?.release();
     },
   };
 }

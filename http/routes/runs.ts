@@ -30,8 +30,9 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const run = await getRun(deps.db.sql, runId);
     if (!run || run.tenantId !== c.get("tenantId")) throw new AppError("not_found", "Такого запуска нет.");
     const header = c.req.header("last-event-id") ?? c.req.query("lastEventId") ?? "0";
-    const after = Number.parseInt(header, 10);
-    if (!Number.isFinite(after) || after < 0) throw new AppError("invalid_request", "Last-Event-ID должен быть неотрицательным целым.");
+    // Digits only ("5abc" is not 5) and within what a run's sequence can reach (a huge id reached the database as an error).
+    const after = /^\d{1,9}$/.test(header.trim()) ? Number(header.trim()) : NaN;
+    if (!Number.isSafeInteger(after)) throw new AppError("invalid_request", "Last-Event-ID должен быть неотрицательным целым.");
     return sseResponse(c, async (stream) => {
       const writer = new SseWriter(stream);
       let last = after;

@@ -145,7 +145,7 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
     const d = await getDocument(sql, tenantId, c.req.param("id"));
     if (!d) throw new AppError("not_found", "Такого документа нет.");
     const chunks = chunkDocument(d.title, d.body);
-    await sql.begin((tx) => replaceChunks(tx, tenantId, d.id, chunks));
+    if (!(await sql.begin((tx) => replaceChunks(tx, tenantId, d.id, chunks)))) throw new AppError("not_found", "Такого документа нет.");
     return c.json({ documentId: d.id, version: d.version, chunks: chunks.length });
   });
 

@@ -3,7 +3,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
-import { getInteraction, listClarifications } from "./store/interactions";
+import { bindClarificationClaim, getInteraction, listClarifications } from "./store/interactions";
 import { listMessages } from "../../storage/messages";
 import { snapshotSha256 } from "./canonical";
 import { WorkspaceSnapshotSchema } from "./types";
@@ -132,8 +132,15 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           publish();
           return;
         }
+        if (reply.kind === "continue") {
+          // From here the claim lives as long as this run: a failed or crashed run frees the clarification.
+          if (!(await bindClarificationClaim(sql, reply.pending.clarificationId, reply.pending.claimToken, run.id))) {
+            throw new AppError("conflict", "На это уточнение уже отвечают (или оно закрыто).");
+          }
+        }
         try {
           await runPreparationTurn({
+            reply: reply.kind === "continue" ? reply.pending : null,
             deps, run, trace, conversationId: conv.id, interactionId, isNew,
             // A continuation restores the root text from the Interaction's snapshot (it never changes).
             rootText: body.text,

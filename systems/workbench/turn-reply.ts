@@ -1,9 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { AppError } from "../../driver/errors";
 import { stageEnabled } from "../../driver/stage-switches";
-import { runTurn } from "../../driver/turn";
+import { restoreRow, runTurn } from "../../driver/turn";
+import { pureTransition } from "../../driver/pure";
+import { loadSnapshot, type SnapshotRow } from "../../storage/snapshots";
+import { STALE_RUN_MS } from "../../http/routes/runs";
 import { clarificationSpec, type ClarificationEvent } from "./clarification.machine";
 import { interactionSpec, type InteractionContext, type InteractionEvent } from "./interaction.machine";
-import { closeClarification, getClarification, getInteraction, openClarificationOf, upsertInteraction, type ClarificationRow, type InteractionRow } from "./store/interactions";
+import { claimClarification, closeClarification, getClarification, getInteraction, openClarificationOf, releaseClarificationClaim, upsertInteraction, type ClarificationRow, type InteractionRow } from "./store/interactions";
 import { appendMessages } from "../../storage/messages";
 import { parseClause } from "./plan";
 import type { PlanUpdate } from "./patch";
@@ -26,18 +30,41 @@ export interface ReplyBody {
   basePlanVersion?: number;
 }
 
+/**
+ * An answer (or an unclear reply) to apply together with its continuation, in the
+ * continuation's transaction (issue 18 item 3): nothing of it is stored before. The
+ * clarification is claimed meanwhile (`claimToken`), so a concurrent answer gets 409.
+ */
+export interface PendingReply {
+  claimToken: string;
+  clarificationId: string;
+  /** The Interaction's snapshot row as the reply was checked against; the commit's version check guards it. */
+  stored: SnapshotRow;
+  event: InteractionEvent;
+  userMessage: { text: string; meta: Record<string, unknown> };
+  closeStatus: "answered" | "unclear";
+  clarificationEvent: (messageId: string) => ClarificationEvent;
+  /** The question and this answer, for the continuation's model request (not stored yet). */
+  answered: { question: string; answer: string } | null;
+}
+
 /** What the message turns into once its reply has been classified (and, if so, applied). */
 export type ReplyOutcome =
   | { kind: "new_request"; stage: Record<string, unknown> }
-  | { kind: "continue"; interaction: InteractionRow; planVersion: number; stage: Record<string, unknown> }
+  | { kind: "continue"; interaction: InteractionRow; planVersion: number; stage: Record<string, unknown>; pending: PendingReply }
   | { kind: "cancelled"; interaction: InteractionRow; stage: Record<string, unknown> };
+
+/** A claim whose run has not started (or stopped beating) lapses after this long, like an abandoned run. */
+export const CLAIM_STALE_MS = STALE_RUN_MS;
 
 const conflict = (message: string, details?: unknown) => new AppError("conflict", message, details);
 
 /**
  * Before the stream opens (so refusals are plain HTTP errors): find the clarification the
- * message answers, check it is still open and the plan version current, classify the reply
- * and apply it as a scoped patch in one transaction. A concurrent answer loses with 409.
+ * message answers, check it is still open and the plan version current, claim it, classify the
+ * reply and check that it applies. A concurrent answer loses with 409. A cancel is applied here;
+ * an answer is applied only with its continuation (PendingReply), so a continuation that fails
+ * leaves the clarification open and the same answer can be sent again.
  */
 export async function handleReply(deps: Deps, conversationId: string, body: ReplyBody, workspace: Workspace, calls: CallCounter): Promise<ReplyOutcome> {
   const sql = deps.db.sql;
@@ -68,6 +95,26 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
   if (interaction.status !== "awaiting_clarification") throw conflict("Запрос уже не ждёт уточнения.", { status: interaction.status });
   const base = body.basePlanVersion ?? clar.planVersion;
   if (base !== interaction.planVersion) throw conflict("План запроса уже изменился; обновите состояние.", { basePlanVersion: base, planVersion: interaction.planVersion });
+  const claimToken = randomUUID();
+  if (!(await claimClarification(sql, clar.id, claimToken, CLAIM_STALE_MS))) {
+    throw conflict("На это уточнение уже отвечают (или оно закрыто).", { clarificationId: clar.id });
+  }
+  try {
+    const outcome = await classifyAndCheck(deps, conversationId, body, workspace, calls, interaction, clar, base, claimToken);
+    if (outcome.kind === "new_request") await releaseClarificationClaim(sql, clar.id, claimToken);
+    return outcome;
+  } catch (e) {
+    await releaseClarificationClaim(sql, clar.id, claimToken).catch(() => {});
+    throw e;
+  }
+}
+
+async function classifyAndCheck(
+  deps: Deps, conversationId: string, body: ReplyBody, workspace: Workspace, calls: CallCounter,
+  interaction: InteractionRow, clar: ClarificationRow, base: number, claimToken: string,
+): Promise<ReplyOutcome> {
+  const sql = deps.db.sql;
+  const candidates = clar.candidates as Candidate[];
 
   // ---- classification: code first, the CLASSIFIER only for ambiguous free text ----
   const byCode = classifyReplyByCode(body.text, candidates, body.selectedCandidateId);
@@ -123,29 +170,47 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
     : kind === "unclear" ? { type: "unclear", messageId }
     : { type: "answer", messageId, candidateId, kind: kind === "correction" ? "correction" : "answer" };
   const expectedState = kind === "cancel" ? "cancelled" : "preparing";
+  const key = interactionKey(interaction.id);
+  const userMessage = { text: body.text, meta: { interactionId: interaction.id, clarificationId: clar.id, replyKind: kind, decidedBy, candidateId } };
 
-  const done = await runTurn({
-    sql, run: null, spec: interactionSpec, key: interactionKey(interaction.id), conversationId,
-    events: [event],
-    log: {},
-    commit: async (tx, snap) => {
-      const c = snap.context as InteractionContext;
-      if (String(snap.value) !== expectedState || (event.type === "reply.answer" && c.planVersion !== interaction!.planVersion + 1)) {
-        throw conflict("Ответ не применим к текущему состоянию запроса.");
-      }
-      const [msg] = await appendMessages(tx, conversationId, [{ role: "user", text: body.text, meta: { interactionId: interaction!.id, clarificationId: clar!.id, replyKind: kind, decidedBy, candidateId } }]);
-      const status = kind === "cancel" ? "cancelled" : kind === "unclear" ? "unclear" : "answered";
-      if (!(await closeClarification(tx, clar!.id, status, msg!.id))) throw conflict("На это уточнение уже ответили.");
-      await transitionStored(tx, clarificationSpec, clarificationKey(clar!.id), conversationId, clarEvent(msg!.id));
-      await upsertInteraction(tx, {
-        id: interaction!.id, conversationId, rootMessageId: null, status: String(snap.value), plan: c.plan, planVersion: c.planVersion,
-        workspaceGeneration: null, workspaceSnapshotSha256: null, documentationVersion: null,
-      });
+  // Checked now, against the snapshot as stored, so a reply that does not apply is a plain 409.
+  const stored = await loadSnapshot(sql, key);
+  const loaded = restoreRow(interactionSpec, key, stored);
+  if (!stored || !loaded) throw conflict("Ответ не применим к текущему состоянию запроса.");
+  const [after] = pureTransition(interactionSpec.machine, loaded.snapshot, event as never);
+  const next = after.context as InteractionContext;
+  if (String(after.value) !== expectedState || (event.type === "reply.answer" && next.planVersion !== interaction.planVersion + 1)) {
+    throw conflict("Ответ не применим к текущему состоянию запроса.");
+  }
+
+  if (kind === "cancel") {
+    // No continuation to wait for: the cancel is the whole turn.
+    await runTurn({
+      sql, run: null, spec: interactionSpec, key, conversationId, stored,
+      events: [event],
+      log: {},
+      commit: async (tx, snap) => {
+        const c = snap.context as InteractionContext;
+        const [msg] = await appendMessages(tx, conversationId, [{ role: "user", ...userMessage }]);
+        if (!(await closeClarification(tx, clar.id, "cancelled", msg!.id, claimToken))) throw conflict("На это уточнение уже ответили.");
+        await transitionStored(tx, clarificationSpec, clarificationKey(clar.id), conversationId, clarEvent(msg!.id));
+        await upsertInteraction(tx, {
+          id: interaction.id, conversationId, rootMessageId: null, status: String(snap.value), plan: c.plan, planVersion: c.planVersion,
+          workspaceGeneration: null, workspaceSnapshotSha256: null, documentationVersion: null,
+        });
+      },
+    });
+    return { kind: "cancelled", interaction, stage };
+  }
+  return {
+    kind: "continue", interaction, planVersion: next.planVersion, stage: { ...stage, invalidated: next.invalidated },
+    pending: {
+      claimToken, clarificationId: clar.id, stored, event, userMessage,
+      closeStatus: kind === "unclear" ? "unclear" : "answered",
+      clarificationEvent: clarEvent,
+      answered: kind === "unclear" ? null : { question: clar.question, answer: body.text },
     },
-  });
-  const planVersion = (done.snapshot.context as InteractionContext).planVersion;
-  if (kind === "cancel") return { kind: "cancelled", interaction, stage };
-  return { kind: "continue", interaction, planVersion, stage: { ...stage, invalidated: (done.snapshot.context as InteractionContext).invalidated } };
+  };
 }
 
 /**

@@ -24,6 +24,7 @@ import { extractCitations, validateResponse } from "./validate-response";
 import { gatedValidation, issueText, replacementAnswer, workbenchAnswerChecker } from "./answer-checker";
 import { ValidatedStream } from "../../driver/validated-stream";
 import type { Deps } from "../../http/deps";
+import type { PendingReply } from "./turn-reply";
 import { loadDocsIndex } from "./resources";
 import { createStored, transitionStored } from "../../driver/side-machines";
 import { clarificationKey, interactionKey } from "./stored-machines";
@@ -101,6 +102,12 @@ export interface PreparationTurn {
   calls: CallCounter;
   /** Stage 07 payload. */
   interaction: Record<string, unknown>;
+  /**
+   * A continuation's clarification answer, applied in this turn's transaction: its event goes
+   * to the machine before `prepare`, its message and the clarification's close are written with
+   * the reply. Null for a new request.
+   */
+  reply?: PendingReply | null;
 }
 
 /**
@@ -112,7 +119,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
   const sql = deps.db.sql;
   const ctx = await conversationContext(sql, t.conversationId);
   const docs = loadDocsIndex(deps.config.docsDir);
-  const clarifications = t.isNew ? [] : await answeredClarifications(sql, t.interactionId);
+  const clarifications = t.isNew ? [] : [...(await answeredClarifications(sql, t.interactionId)), ...(t.reply?.answered ? [t.reply.answered] : [])];
+  const pending = t.reply ?? null;
   let prepared: PrepareResult | null = null;
   let validation: ReturnType<typeof validateResponse> | null = null;
   let replacement: { text: string; reason: "validation_failed"; issues: string[] } | null = null;
@@ -134,7 +142,9 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     key: interactionKey(t.interactionId),
     conversationId: t.conversationId,
     input,
-    events: [prepareEvent],
+    // With a pending answer: the snapshot it was checked against (a concurrent change is a conflict at commit).
+    ...(pending ? { stored: pending.stored } : {}),
+    events: pending ? [pending.event as never, prepareEvent] : [prepareEvent],
     // The Interaction's event log (machine_events): what it was given, as the driver applied it.
     log: {},
     effects: {
@@ -192,6 +202,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         if (!r.ok) {
           trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
           if (r.error.code === "cancelled") throw new AppError("internal", "client went away");
+          // A clarification answer is applied only with its reply: nothing is stored, the same answer can be sent again.
+          if (pending) throw new AppError("model_unavailable", "Модель ответа сейчас недоступна. Ответ на уточнение не применён — отправьте его ещё раз.");
           return { type: "failed", code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." };
         }
         const gated = gate.end();
@@ -214,6 +226,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       const state = String(snap.value);
       if (t.isNew) await supersedeActive(tx, t.conversationId, t.interactionId);
       const msgs: Parameters<typeof appendMessages>[2] = [];
+      if (pending) msgs.push({ role: "user", ...pending.userMessage });
       if (t.userMessage) msgs.push({ role: "user", text: t.userMessage.text, meta: { ...t.userMessage.meta, interactionId: t.interactionId } });
       const assistantIndex = msgs.length;
       const clar = prepared?.clarification;
@@ -223,6 +236,14 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         msgs.push({ role: "assistant", text: c.answer ?? "", meta: { interactionId: t.interactionId, kind: "answer", planVersion: c.planVersion, targets: c.targets, citations: answerCitations(), validationOk: c.validationOk } });
       }
       const ids = await appendMessages(tx, t.conversationId, msgs, run.id);
+      if (pending) {
+        // The answer and its continuation commit together; a lost claim means another answer won.
+        const answerId = ids[0]!.id;
+        if (!(await closeClarification(tx, pending.clarificationId, pending.closeStatus, answerId, pending.claimToken))) {
+          throw new AppError("conflict", "На это уточнение уже ответили.");
+        }
+        await transitionStored(tx, clarificationSpec, clarificationKey(pending.clarificationId), t.conversationId, pending.clarificationEvent(answerId));
+      }
       await upsertInteraction(tx, {
         id: t.interactionId, conversationId: t.conversationId, rootMessageId: t.isNew && t.userMessage ? ids[0]?.id ?? null : null, status: state,
         plan: c.plan, planVersion: c.planVersion, workspaceGeneration: wsRef.generation, workspaceSnapshotSha256: wsRef.snapshotSha256,

@@ -82,6 +82,60 @@ describe("openai client", () => {
   });
 });
 
+describe("openai client: limits (issue 18 items 1, 4)", () => {
+  const limited = () => createLlm({ ...scriptedLlmConfig(s), timeoutMs: 800, limits: { maxReplyChars: 100, totalTimeoutMs: 5_000 }, roleLimits: { branch: { maxReplyChars: 20 }, router: { totalTimeoutMs: 300 } } });
+
+  it("a streamed reply past the cap fails at the cap, once, not retried; a per-role cap overrides", async () => {
+    s.reset();
+    const l = limited();
+    s.script("answer", { content: "x".repeat(500), chunkChars: 7 }, "не вызывается");
+    const seen: string[] = [];
+    const r = await l.stream("answer", msgs, { onDelta: (d) => seen.push(d) });
+    expect(r).toMatchObject({ ok: false, error: { code: "model_unavailable", limit: "reply_too_long" }, meta: { attempts: 1 } });
+    expect(seen.join("").length).toBeLessThanOrEqual(100);
+    s.script("branch", "двадцать один символ!");
+    expect(await l.stream("branch", msgs, { onDelta: () => {} })).toMatchObject({ ok: false, error: { limit: "reply_too_long" } });
+    s.script("answer", "x".repeat(100));
+    expect(await l.stream("answer", msgs, { onDelta: () => {} })).toMatchObject({ ok: true });
+    expect(s.count("answer")).toBe(2);
+  });
+
+  it("a whole (non-streamed) reply past the cap fails too", async () => {
+    s.reset();
+    s.script("branch", "x".repeat(21));
+    expect(await limited().complete("branch", msgs)).toMatchObject({ ok: false, error: { limit: "reply_too_long" }, meta: { attempts: 1 } });
+  });
+
+  it("one SSE line longer than the cap allows fails the stream (the buffer never grows past it)", async () => {
+    s.reset();
+    s.script("answer", { content: "ok", rawChunk: `{"choices":[{"delta":{"content":"${"y".repeat(20_000)}"}}]}` });
+    expect(await limited().stream("answer", msgs, { onDelta: () => {} })).toMatchObject({ ok: false, error: { limit: "reply_too_long" } });
+  });
+
+  it("the total deadline covers both attempts and the retry pause", async () => {
+    s.reset();
+    // Each attempt would time out at 800 ms; the router's total deadline (300 ms) ends the call first.
+    s.script("router", { content: "поздно", delayMs: 2_000 }, { content: "поздно", delayMs: 2_000 });
+    const started = Date.now();
+    const r = await limited().complete("router", msgs);
+    expect(r).toMatchObject({ ok: false, error: { code: "model_unavailable", limit: "total_timeout" }, meta: { attempts: 1 } });
+    expect(Date.now() - started).toBeLessThan(700);
+  });
+
+  it("a caller's signal gets no listener left behind by a call", async () => {
+    s.reset();
+    s.script("answer", "ответ");
+    const ac = new AbortController();
+    const added: unknown[] = [];
+    const add = ac.signal.addEventListener.bind(ac.signal);
+    const remove = ac.signal.removeEventListener.bind(ac.signal);
+    ac.signal.addEventListener = ((type: string, l: never, o?: never) => (added.push(l), add(type, l, o))) as never;
+    ac.signal.removeEventListener = ((type: string, l: never, o?: never) => (added.splice(added.indexOf(l), 1), remove(type, l, o))) as never;
+    expect(await limited().stream("answer", msgs, { signal: ac.signal, onDelta: () => {} })).toMatchObject({ ok: true });
+    expect(added).toEqual([]);
+  });
+});
+
 describe("offline provider", () => {
   it("labels text answers and gives structured roles no opinion", async () => {
     const off = createLlm({});

@@ -22,6 +22,10 @@ export type ScriptStep =
       rawChunk?: string;
       /** With `status`: put the request's Authorization header in the error message, as some providers do. */
       echoAuth?: boolean;
+      /** Characters per streamed chunk (default 8). */
+      chunkChars?: number;
+      /** Stream `content` again and again, never finishing, until the client leaves. */
+      endless?: boolean;
     };
 
 export interface RecordedCall {
@@ -80,21 +84,32 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       const send = (o: object) => res.write(`data: ${JSON.stringify(o)}\n\n`);
       send(chunk(body.model, { role: "assistant", content: "" }));
       let sent = 0;
-      for (const piece of content.match(/[\s\S]{1,8}/g) ?? []) {
-        if (s.truncateAfter !== undefined && sent >= s.truncateAfter) {
-          await new Promise((r) => setTimeout(r, 20)); // let the partial reply reach the client first
-          return req.socket.destroy();
+      let gone = false;
+      res.once("close", () => (gone = true));
+      // Writes wait for the socket to drain, so a 10 MB reply goes at the client's pace, not into this process's memory.
+      const drained = () => new Promise<void>((r) => { const end = () => (res.off("drain", end), res.off("close", end), r()); res.once("drain", end); res.once("close", end); });
+      const size = s.chunkChars ?? 8;
+      do {
+        for (let at = 0; at < content.length; at += size) {
+          if (gone) return;
+          const piece = content.slice(at, at + size);
+          if (s.truncateAfter !== undefined && sent >= s.truncateAfter) {
+            await new Promise((r) => setTimeout(r, 20)); // let the partial reply reach the client first
+            return req.socket.destroy();
+          }
+          if (s.stallAfter !== undefined && sent >= s.stallAfter) {
+            // Silent but open, as a stuck upstream is: only the client can end it.
+            if (!gone) await new Promise<void>((r) => req.socket.once("close", () => r()));
+            return;
+          }
+          if (!res.write(`data: ${JSON.stringify(chunk(body.model, { content: piece }))}\n\n`)) await drained();
+          if (s.rawChunk !== undefined && sent === 0) res.write(`data: ${s.rawChunk}\n\n`);
+          sent += piece.length;
+          if (s.chunkDelayMs) await new Promise((r) => setTimeout(r, s.chunkDelayMs));
         }
-        if (s.stallAfter !== undefined && sent >= s.stallAfter) {
-          // Silent but open, as a stuck upstream is: only the client can end it.
-          await new Promise<void>((r) => req.socket.once("close", () => r()));
-          return;
-        }
-        send(chunk(body.model, { content: piece }));
-        if (s.rawChunk !== undefined && sent === 0) res.write(`data: ${s.rawChunk}\n\n`);
-        sent += piece.length;
-        if (s.chunkDelayMs) await new Promise((r) => setTimeout(r, s.chunkDelayMs));
-      }
+        if (s.endless) await new Promise((r) => setImmediate(r)); // an endless stream still lets the server breathe
+      } while (s.endless && content && !gone);
+      if (gone) return;
       send(chunk(body.model, {}, "stop"));
       res.write("data: [DONE]\n\n");
       return res.end();

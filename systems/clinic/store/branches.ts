@@ -81,8 +81,21 @@ export async function seedClinicSettings(sql: Tx, tenantId: string, branches: { 
   }
 }
 
+/**
+ * Version writes of one branch (or one step graph) take turns: `max(version) + 1` and the swap of
+ * the active row are read-then-write, so two concurrent admin edits on the PostgreSQL server
+ * would collide on the primary key or the one-active index (a 500). A transaction-scoped
+ * advisory lock per (table, tenant, code) serializes them; the next statement sees the
+ * previous writer's commit (read committed takes a snapshot per statement). `tx` must be a
+ * transaction: outside one the lock would end with its own statement.
+ */
+async function serializeVersions(tx: Tx, table: "clinic_branches" | "clinic_step_graphs", tenantId: string, code: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtextextended(${`${table}/${tenantId}/${code}`}, 0))`;
+}
+
 /** Adds the next version; with `activate` it replaces the active one in the same transaction. */
 export async function insertBranchVersion(tx: Tx, tenantId: string, code: string, config: object, activate: boolean): Promise<number> {
+  await serializeVersions(tx, "clinic_branches", tenantId, code);
   if (activate) await tx`update clinic_branches set active = false where tenant_id = ${tenantId} and code = ${code} and active`;
   const [row] = await tx<{ version: number }[]>`
     insert into clinic_branches (tenant_id, code, version, active, config)
@@ -93,6 +106,7 @@ export async function insertBranchVersion(tx: Tx, tenantId: string, code: string
 }
 
 export async function insertStepGraphVersion(tx: Tx, tenantId: string, branch: string, graph: object, activate: boolean): Promise<number> {
+  await serializeVersions(tx, "clinic_step_graphs", tenantId, branch);
   if (activate) await tx`update clinic_step_graphs set active = false where tenant_id = ${tenantId} and branch = ${branch} and active`;
   const [row] = await tx<{ version: number }[]>`
     insert into clinic_step_graphs (tenant_id, branch, version, active, graph)
@@ -104,6 +118,7 @@ export async function insertStepGraphVersion(tx: Tx, tenantId: string, branch: s
 
 /** Makes an existing version the active one; false when that version does not exist. */
 export async function activateBranchVersion(tx: Tx, tenantId: string, code: string, version: number): Promise<boolean> {
+  await serializeVersions(tx, "clinic_branches", tenantId, code);
   const exists = await tx`select 1 from clinic_branches where tenant_id = ${tenantId} and code = ${code} and version = ${version}`;
   if (exists.length === 0) return false;
   await tx`update clinic_branches set active = false where tenant_id = ${tenantId} and code = ${code} and active`;
@@ -112,6 +127,7 @@ export async function activateBranchVersion(tx: Tx, tenantId: string, code: stri
 }
 
 export async function activateStepGraphVersion(tx: Tx, tenantId: string, branch: string, version: number): Promise<boolean> {
+  await serializeVersions(tx, "clinic_step_graphs", tenantId, branch);
   const exists = await tx`select 1 from clinic_step_graphs where tenant_id = ${tenantId} and branch = ${branch} and version = ${version}`;
   if (exists.length === 0) return false;
   await tx`update clinic_step_graphs set active = false where tenant_id = ${tenantId} and branch = ${branch} and active`;

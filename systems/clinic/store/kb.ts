@@ -30,12 +30,20 @@ export async function upsertDocument(tx: Tx, tenantId: string, d: { id: string; 
   return row!.version;
 }
 
-/** Re-indexing: the document's chunks are replaced as a whole. */
-export async function replaceChunks(tx: Tx, tenantId: string, documentId: string, chunks: { ord: number; heading: string; text: string }[]): Promise<void> {
+/**
+ * Re-indexing: the document's chunks are replaced as a whole. The document's row is locked
+ * first, so concurrent re-indexes, uploads and a delete of one document take turns (delete then
+ * insert raced into duplicate chunk keys, or chunks of a deleted document: a 500 on the server).
+ * False when the document is gone. `tx` must be a transaction.
+ */
+export async function replaceChunks(tx: Tx, tenantId: string, documentId: string, chunks: { ord: number; heading: string; text: string }[]): Promise<boolean> {
+  const held = await tx`select 1 from clinic_kb_documents where tenant_id = ${tenantId} and id = ${documentId} for update`;
+  if (held.length === 0) return false;
   await tx`delete from clinic_kb_chunks where tenant_id = ${tenantId} and document_id = ${documentId}`;
-  if (chunks.length === 0) return;
+  if (chunks.length === 0) return true;
   const rows = chunks.map((c) => ({ tenant_id: tenantId, document_id: documentId, ord: c.ord, heading: c.heading, text: c.text }));
   await tx`insert into clinic_kb_chunks ${tx(rows, "tenant_id", "document_id", "ord", "heading", "text")}`;
+  return true;
 }
 
 type RawDoc = { id: string; title: string; body: string; branch: string | null; version: number; updated_at: Date; chunk_count: number };
