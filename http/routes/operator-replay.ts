@@ -1,6 +1,5 @@
 import type { Hono } from "hono";
 import type { AnyStateMachine } from "xstate";
-import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { parseMachineLabel, replayLog } from "../../driver/replay";
 import type { MachineSpec } from "../../driver/turn";
@@ -12,11 +11,10 @@ import type { Tx } from "../../storage/db";
 import { listMachineEvents } from "../../storage/machine-events";
 import { conversationSnapshots } from "../../storage/operator-snapshots";
 import type { AuthEnv } from "../auth";
+import { ReplayQuery } from "../contract";
 import { clinicSpec, registryAt } from "../../systems/clinic/registry-load";
 import type { Deps } from "../deps";
 import { describeZod } from "../errors";
-
-export const ReplayQuery = z.object({ key: z.string().min(1).max(300).optional() });
 
 /** The machines whose definitions do not depend on settings, by spec id. */
 const fixedSpecs = new Map<string, MachineSpec>([interactionSpec, clarificationSpec, evidenceSpec].map((s) => [s.id, s as MachineSpec]));

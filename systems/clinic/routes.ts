@@ -1,5 +1,4 @@
 import type { Hono } from "hono";
-import { z } from "zod";
 import { offlineBranch, offlineRouter } from "./offline";
 import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
 import { loadClinicTurnContext } from "./store/turn-context";
@@ -12,12 +11,7 @@ import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
 import { registerClinicAdminRoutes } from "./admin-routes";
-
-export const MAX_MESSAGE_CHARS = 4000;
-const MessageBody = z.object({
-  text: z.string().trim().min(1, "text не может быть пустым").max(MAX_MESSAGE_CHARS, `Сообщение слишком длинное: не больше ${MAX_MESSAGE_CHARS} символов. Сократите его, пожалуйста.`),
-  debug: z.boolean().optional(),
-});
+import { ClinicMessageBody, type ClinicEvents } from "./contract";
 
 /** CONTRACT §5: the patient chat. Settings and knowledge base routes live in clinic-admin.ts. */
 export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
@@ -47,7 +41,7 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     // The thread with everything its turn reads, in one statement (the 404 comes from here).
     const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
     if (!context) throw new AppError("not_found", "Такого диалога нет.");
-    const body = await readJson(c, MessageBody);
+    const body = await readJson(c, ClinicMessageBody);
     return streamRun(c, deps, {
       conversationId: context.threadId,
       tenantId,

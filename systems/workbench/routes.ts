@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { Hono } from "hono";
-import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { registerOfflineResponder } from "../../llm/client";
 import { createConversation, findConversation } from "../../storage/conversations";
@@ -19,17 +18,8 @@ import { streamRun } from "../../http/sse";
 import { handleReply } from "./turn-reply";
 import { loadDocsIndex, sampleWorkspace } from "./resources";
 import { stageTrace } from "./stage-trace";
+import { WorkbenchMessageBody, type WorkbenchEvents } from "./contract";
 import { modelCalls, newCounter, runPreparationTurn, type Workspace } from "./turn";
-
-const MessageBody = z.object({
-  text: z.string().trim().min(1).max(10_000),
-  workspace: z.unknown().optional(),
-  interactionId: z.string().min(1).max(200).optional(),
-  replyToClarificationId: z.string().min(1).max(200).optional(),
-  selectedCandidateId: z.string().min(1).max(200).optional(),
-  basePlanVersion: z.number().int().positive().optional(),
-  debug: z.boolean().optional(),
-});
 
 // Offline (no OPENAI_BASE_URL): the ANSWER role renders the prepared context deterministically.
 // Other features use ANSWER too: a prompt that is not ours is declined (null) for the next responder.
@@ -106,7 +96,7 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   });
 
   app.post("/v1/workbench/conversations/:id/messages", async (c) => {
-    const body = await readJson(c, MessageBody);
+    const body = await readJson(c, WorkbenchMessageBody);
     const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench");
     if (!conv) throw new AppError("not_found", "Диалог не найден.");
     const workspace = readWorkspace(body.workspace);
