@@ -140,7 +140,7 @@ export const ReplayReport = z.object({
       machineVersion: z.number().int(),
       rowVersion: z.number().int(),
       events: z.number().int().describe("entries in the snapshot's event log"),
-      definitions: z.array(z.string()).describe("labels of the machine definitions that took them"),
+      definitions: z.array(z.string().nullable()).describe("labels of the machine definitions that took them (null: logged before labels)"),
       replayed: z.boolean(),
       matches: z.boolean().nullable(),
       reason: z.string().optional(),
