@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { Run, type Outcome } from "../driver/run";
+import type { EventsOf, runEvents } from "./contract";
 import type { RunEventRow } from "../storage/runs";
 import type { Deps } from "./deps";
 import { toAppError } from "./errors";
@@ -64,7 +65,10 @@ export class SseWriter {
   }
 }
 
-export interface StreamRunOptions {
+/** The events every streamed run carries; a system's map (its contract) extends them. */
+type RunEvents = EventsOf<typeof runEvents>;
+
+export interface StreamRunOptions<E extends RunEvents = RunEvents> {
   conversationId: string;
   tenantId: string;
   kind: string;
@@ -73,18 +77,18 @@ export interface StreamRunOptions {
   /** When true, `work` emits run_started itself (e.g. with an interactionId it has to find first). */
   deferStart?: boolean;
   debug?: boolean;
-  work: (run: Run, writer: SseWriter) => Promise<void>;
+  work: (run: Run<E>, writer: SseWriter) => Promise<void>;
   /** Called when `work` finishes without completing the run through the driver. */
   outcome?: Outcome;
 }
 
 /** Runs one streamed turn: run_started … (error) … done, always ending with `done`. */
-export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response {
+export function streamRun<E extends RunEvents = RunEvents>(c: Context, deps: Deps, o: StreamRunOptions<E>): Response {
   return sseResponse(c, async (stream) => {
     const writer = new SseWriter(stream);
-    let run: Run;
+    let run: Run<E>;
     try {
-      run = await Run.start({
+      run = await Run.start<E>({
         sql: deps.db.sql,
         hub: deps.hub,
         conversationId: o.conversationId,

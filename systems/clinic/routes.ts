@@ -42,7 +42,7 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
     if (!context) throw new AppError("not_found", "Такого диалога нет.");
     const body = await readJson(c, ClinicMessageBody);
-    return streamRun(c, deps, {
+    return streamRun<ClinicEvents>(c, deps, {
       conversationId: context.threadId,
       tenantId,
       kind: "clinic",

@@ -18,6 +18,7 @@ import { clinicSpec, registryFor } from "./registry-load";
 import { AppError } from "../../driver/errors";
 import { stageEnabled } from "../../driver/stage-switches";
 import type { Run } from "../../driver/run";
+import type { ClinicEvents } from "./contract";
 import { runTurn } from "../../driver/turn";
 
 /** The clinic turn: the dialogue machine's effects answered by the router/branch models and the knowledge base. */
@@ -25,7 +26,7 @@ import { runTurn } from "../../driver/turn";
 export interface ClinicTurnArgs {
   sql: Sql;
   llm: Llm;
-  run: Run;
+  run: Run<ClinicEvents>;
   tenantId: string;
   /** The thread with its snapshot, history and active settings versions, read before the run started (storage/clinic-turn-context.ts). */
   context: ClinicTurnContext;
@@ -63,7 +64,7 @@ const STAGES: [string, string][] = [
   ["09", "adequacy-context-plan"], ["10", "prompt-manifest"], ["11", "model-request"], ["12", "response-validation"],
 ];
 
-function stageWriter(run: Run, debugDir: string | undefined) {
+function stageWriter(run: Run<ClinicEvents>, debugDir: string | undefined) {
   const written: { stageId: string; name: string; payload: unknown }[] = [];
   return {
     emit(stageId: string, name: string, data: unknown, startedAt = performance.now()) {

@@ -19,7 +19,7 @@ import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
 import { runEvidenceTurn } from "./turn";
-import { EvidenceMessageBody, StatsQuery } from "./contract";
+import { EvidenceMessageBody, StatsQuery, type EvidenceEvents } from "./contract";
 
 const toolsByDeps = new WeakMap<Deps, EvidenceTools>();
 
@@ -68,7 +68,7 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   app.post("/v1/evidence/conversations/:id/messages", async (c) => {
     const body = await readJson(c, EvidenceMessageBody);
     const conv = await find(c.get("tenantId"), c.req.param("id"));
-    return streamRun(c, deps, {
+    return streamRun<EvidenceEvents>(c, deps, {
       conversationId: conv.id,
       tenantId: conv.tenantId,
       kind: "evidence",

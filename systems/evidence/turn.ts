@@ -2,6 +2,7 @@
 // modes, the MCP executor — each leaving a numbered trace stage; the turn commits in one
 // transaction (snapshot, messages, artifacts, run outcome) and `final` follows the commit.
 import type { Run } from "../../driver/run";
+import type { EvidenceEvents } from "./contract";
 import { runTurn } from "../../driver/turn";
 import type { ConversationState, ToolRun } from "./artifacts";
 import { createClaimChecker } from "./claim-check";
@@ -21,7 +22,7 @@ import type { Deps } from "../../http/deps";
 
 export interface EvidenceTurnArgs {
   deps: Deps;
-  run: Run;
+  run: Run<EvidenceEvents>;
   tools: EvidenceTools;
   conversationId: string;
   tenantId: string;
@@ -209,7 +210,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
       closing: (s) => {
         const last = s.context.last!;
         // Tokens already shown that are not the answer: the client replaces them before `final`.
-        const replaced = last.replacement ? [{ event: "answer_replaced", data: last.replacement }] : [];
+        const replaced = last.replacement ? [{ event: "answer_replaced" as const, data: last.replacement }] : [];
         return [...replaced, {
           event: "final",
           data: {

@@ -40,10 +40,12 @@ export const ClarificationRequired = z.object({
   modelCalls: ModelCalls,
 });
 
+export const InteractionStatus = z.enum(["preparing", "awaiting_clarification", "answering", "completed", "superseded", "cancelled", "failed"]);
+
 export const ValidationIssue = z.object({ code: z.string(), detail: z.string().optional() });
 export const WorkbenchFinal = z.object({
   interactionId: z.string(),
-  status: z.enum(["completed", "cancelled"]),
+  status: InteractionStatus.describe("completed, or cancelled when the answer to a clarification cancelled the request"),
   planVersion: z.number().int(),
   answer: z.string().describe("markdown; documents cited inline as [[identity]]"),
   entityCitations: z.array(z.string()),
@@ -62,7 +64,6 @@ export type WorkbenchEvents = EventsOf<typeof workbenchEvents>;
 export const WorkbenchSseEvent = sseUnion(workbenchEvents);
 
 const timestamp = z.string().describe("ISO 8601");
-export const InteractionStatus = z.enum(["preparing", "awaiting_clarification", "answering", "completed", "superseded", "cancelled", "failed"]);
 export const WorkbenchConversation = z.object({
   conversationId: z.string(),
   messages: z.array(z.object({ seq: z.number().int(), role: z.enum(["user", "assistant", "system", "tool"]), text: z.string(), meta: z.record(z.string(), z.unknown()) })),

@@ -107,7 +107,7 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) => { throw asConflict(e); })
       : { kind: "new_request" as const, stage: {} };
 
-    return streamRun(c, deps, {
+    return streamRun<WorkbenchEvents>(c, deps, {
       conversationId: conv.id,
       tenantId: conv.tenantId,
       kind: "workbench",

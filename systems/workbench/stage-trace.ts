@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Run } from "../../driver/run";
+import type { WorkbenchEvents } from "./contract";
 import { StageTrace, type StageRecord } from "./trace";
 import type { Deps } from "../../http/deps";
 
@@ -9,7 +10,7 @@ import type { Deps } from "../../http/deps";
  * on), and `DEBUG_DIR/{runId}/NN-name.json` files with AI_DEBUG=true. Stage data is scrubbed of
  * credential-like keys by StageTrace before it gets here.
  */
-export function stageTrace(deps: Deps, run: Run): StageTrace {
+export function stageTrace(deps: Deps, run: Run<WorkbenchEvents>): StageTrace {
   const dir = deps.config.aiDebug ? join(deps.config.debugDir, run.id) : null;
   let made = false;
   return new StageTrace((s: StageRecord) => {
