@@ -6,7 +6,7 @@ import type { HistoryMessage, KnowledgeFragment } from "./prompt";
 import { parseRouterOutput } from "./router-output";
 import { createTailFilter } from "./service-tail";
 import { MODEL_UNAVAILABLE_REPLY } from "./templates";
-import { ClinicState, initialClinicState, type BranchCode } from "./types";
+import { ClinicState, initialClinicState } from "./types";
 import { OFFLINE_LABEL, type Llm } from "../../llm/client";
 import type { DialogueEmitted } from "./dialogue.machine";
 import { searchChunks } from "./store/kb";
@@ -18,7 +18,7 @@ import { clinicSpec, registryFor } from "./registry-load";
 import { AppError } from "../../driver/errors";
 import { stageEnabled } from "../../driver/stage-switches";
 import type { Run } from "../../driver/run";
-import type { ClinicEvents } from "./contract";
+import type { ClinicEvents, ClinicFinal } from "./contract";
 import { runTurn } from "../../driver/turn";
 
 /** The clinic turn: the dialogue machine's effects answered by the router/branch models and the knowledge base. */
@@ -35,11 +35,7 @@ export interface ClinicTurnArgs {
   debugDir?: string;
 }
 
-export interface ClinicFinal {
-  reply: string;
-  state: ClinicState;
-  events: string[];
-}
+export type { ClinicFinal };
 
 /** How many stored messages a turn reads as the dialogue history. */
 export const HISTORY_MESSAGES = 12;
@@ -127,7 +123,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       effects: {
         "effect.router": async (e, ctx) => {
           const t0 = performance.now();
-          const messages = buildRouterMessages(history, String(e.text), undefined, loaded.registry.router?.system_prompt);
+          const messages = buildRouterMessages(history, e.text, undefined, loaded.registry.router?.system_prompt);
           const r = await a.llm.complete("router", messages, { signal: ctx.signal });
           if (!r.ok) return fail("router", r.error);
           const intent = parseRouterOutput(r.value);
@@ -137,7 +133,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         },
         "effect.retrieve": async (e) => {
           const t0 = performance.now();
-          const hits = await searchChunks(a.sql, a.tenantId, String(e.query), { branch: String(e.branch), limit: 3 });
+          const hits = await searchChunks(a.sql, a.tenantId, e.query, { branch: e.branch, limit: 3 });
           const fragments: KnowledgeFragment[] = hits.map((h) => ({ docId: h.docId, title: h.heading, text: h.text, score: h.score }));
           stages.emit("05", "documentation", { branch: e.branch, query: e.query, fragments: hits.map((h) => ({ docId: h.docId, heading: h.heading, text: h.text, score: h.score })) }, t0);
           return { type: "retrieve.result", fragments };
@@ -145,8 +141,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         "effect.branch": async (e, ctx) => {
           const t0 = performance.now();
           // CLINIC_ROUTER_HINT=off: the stepped branch is called without the [ПОДСКАЗКА РОУТЕРА] block.
-          const system = stageEnabled("routerHint") || !e.hint ? String(e.system) : String(e.system).replace(`\n\n${routerHintBlock(e.hint as BranchCode, e.branch as BranchCode)}`, "");
-          const messages = buildBranchMessages(system, history, String(e.text));
+          const system = stageEnabled("routerHint") || !e.hint ? e.system : e.system.replace(`\n\n${routerHintBlock(e.hint, e.branch)}`, "");
+          const messages = buildBranchMessages(system, history, e.text);
           stages.emit("10", "prompt-manifest", { branch: e.branch, call: e.call, hint: e.hint, prompt: { ...BRANCH_PROMPT, sha256: sha256(system) }, settings: loaded.versions, system });
           const filter = createTailFilter();
           let first = true;
@@ -167,13 +163,13 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           return { type: "branch.result", text };
         },
         "clinic.final": (e) => {
-          final = e as unknown as Extract<DialogueEmitted, { type: "clinic.final" }>;
+          final = e;
           stages.emit("12", "response-validation", { events: final.events, notes: final.notes, state: final.state });
         },
       },
       commit: async (tx) => {
         if (!final) throw new AppError("internal", "clinic turn ended without a reply");
-        const f = final as Extract<DialogueEmitted, { type: "clinic.final" }>;
+        const f = final;
         await appendMessages(
           tx,
           a.context.threadId,

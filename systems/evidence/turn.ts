@@ -73,8 +73,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
       events: [{ type: "user.message", text: a.text, requestId: run.id, offline }],
       log: {},
       effects: {
-        "effect.interpret": async (raw) => {
-          const e = raw as unknown as Fx<"effect.interpret">;
+        "effect.interpret": async (e) => {
           const t = performance.now();
           let output = null;
           let via: "llm" | "deterministic" = "deterministic";
@@ -95,8 +94,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           trace.stage("02", "interpretation", output ? "ok" : "failed", since(t), { via, output, model, modelIssue, originalQuestion: e.text });
           return { type: "interpreted", output, via, modelIssue };
         },
-        "effect.plan": async (raw) => {
-          const e = raw as unknown as Fx<"effect.plan">;
+        "effect.plan": async (e) => {
           stageContext(e);
           const t = performance.now();
           const builtIn = planFor(e.scope, run.id);
@@ -125,8 +123,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           trace.stage("04", "plan", "ok", since(t), { plannedBy: plan.planned_by, plan, model, coverage });
           return { type: "planned", plan };
         },
-        "effect.execute": async (raw) => {
-          const e = raw as unknown as Fx<"effect.execute">;
+        "effect.execute": async (e) => {
           const t = performance.now();
           const r = await executePlan(e.plan, a.tools.caller, { timeoutMs: a.tools.settings.timeoutMs, maxForEach: a.tools.settings.maxForEach, signal });
           if (signal.aborted) throw new AppError("internal", "client went away");
@@ -134,8 +131,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           trace.stage("05", "tool-runs", r.toolRuns.some((x) => x.error_code && x.status !== "no_match" && x.status !== "unbound_entity" && x.status !== "ambiguous") ? "failed" : "ok", since(t), { mcp: a.tools.caller.label, toolRuns: r.toolRuns.map(brief), truncated: r.truncated });
           return { type: "executed", toolRuns: r.toolRuns, truncated: r.truncated };
         },
-        "effect.critic": async (raw) => {
-          const e = raw as unknown as Fx<"effect.critic">;
+        "effect.critic": async (e) => {
           stageContext(e);
           trace.stage("06", "evidence", e.bundle.facts.length ? "ok" : "skipped", 0, e.bundle);
           const t = performance.now();
@@ -149,8 +145,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           if (!r.value && r.issues.length) rejected.push({ stage: "coverage", issues: r.issues });
           return { type: "criticized", critique: r.value, status: r.value ? "used" : "failed", note: r.value ? null : `критик-модель не дала валидного ответа: ${r.issues.join("; ").slice(0, 300)}` };
         },
-        "effect.answer": async (raw) => {
-          const e = raw as unknown as Fx<"effect.answer">;
+        "effect.answer": async (e) => {
           answerStarted = performance.now();
           trace.stage("08", "prompt-manifest", "ok", 0, { prompts: EVIDENCE_PROMPTS, roles: { interpreter: "planner", planner: "planner", critic: "planner", answer: "answer" } });
           if (offline) {
@@ -178,8 +173,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           const g = gate.end();
           return { type: "answered", text: r.value, released, gateIssues: g.issues };
         },
-        "effect.record": async (raw) => {
-          const e = raw as unknown as Fx<"effect.record">;
+        "effect.record": async (e) => {
           recorded = { work: e.work, state: e.state };
           const w = e.work;
           if (w.validation && !w.validation.ok) rejected.push({ stage: "answer", issues: w.validation.issues });

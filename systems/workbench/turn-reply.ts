@@ -2,7 +2,7 @@ import { AppError } from "../../driver/errors";
 import { stageEnabled } from "../../driver/stage-switches";
 import { runTurn } from "../../driver/turn";
 import { clarificationSpec, type ClarificationEvent } from "./clarification.machine";
-import { interactionSpec, type InteractionContext, type InteractionEvent } from "./interaction.machine";
+import { interactionSpec, type InteractionEvent } from "./interaction.machine";
 import { closeClarification, getClarification, getInteraction, openClarificationOf, upsertInteraction, type ClarificationRow, type InteractionRow } from "./store/interactions";
 import { appendMessages } from "../../storage/messages";
 import { parseClause } from "./plan";
@@ -128,7 +128,7 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
     events: [event],
     log: {},
     commit: async (tx, snap) => {
-      const c = snap.context as InteractionContext;
+      const c = snap.context;
       if (String(snap.value) !== expectedState || (event.type === "reply.answer" && c.planVersion !== interaction!.planVersion + 1)) {
         throw conflict("Ответ не применим к текущему состоянию запроса.");
       }
@@ -142,9 +142,9 @@ export async function handleReply(deps: Deps, conversationId: string, body: Repl
       });
     },
   });
-  const planVersion = (done.snapshot.context as InteractionContext).planVersion;
+  const planVersion = done.snapshot.context.planVersion;
   if (kind === "cancel") return { kind: "cancelled", interaction, stage };
-  return { kind: "continue", interaction, planVersion, stage: { ...stage, invalidated: (done.snapshot.context as InteractionContext).invalidated } };
+  return { kind: "continue", interaction, planVersion, stage: { ...stage, invalidated: done.snapshot.context.invalidated } };
 }
 
 /**

@@ -6,7 +6,7 @@ import { stageEnabled } from "../../driver/stage-switches";
 import { runTurn } from "../../driver/turn";
 import type { Role } from "../../llm/client";
 import { clarificationSpec } from "./clarification.machine";
-import { interactionSpec, type InteractionContext, type WorkspaceRef } from "./interaction.machine";
+import { interactionSpec, type WorkspaceRef } from "./interaction.machine";
 import type { Tx } from "../../storage/db";
 import { activeInteraction, answeredClarifications, closeClarification, insertClarification, openClarificationOf, upsertInteraction } from "./store/interactions";
 import { appendMessages, listMessages } from "../../storage/messages";
@@ -145,8 +145,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           plan = dropModelSelections(plan, (id) => index.byIdentity.has(fold(id)));
         }
         prepared = await prepare({
-          text: String(e.rootText),
-          planVersion: Number(e.planVersion),
+          text: e.rootText,
+          planVersion: e.planVersion,
           ...(plan ? { plan } : {}),
           workspace: t.workspace.parsed,
           snapshotSha256: t.workspace.sha,
@@ -155,7 +155,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           history: ctx.history,
           clarifications,
           preparatoryBudget: Math.max(0, MAX_PREPARATORY_CALLS - t.calls.classifier),
-          interaction: { ...t.interaction, interactionId: t.interactionId, planVersion: Number(e.planVersion), workspaceChanged, snapshotSha256: t.workspace.sha, previousSnapshotSha256: t.previousSha },
+          interaction: { ...t.interaction, interactionId: t.interactionId, planVersion: e.planVersion, workspaceChanged, snapshotSha256: t.workspace.sha, previousSnapshotSha256: t.previousSha },
           // A switched-off stage has no port: prepare() then keeps to its deterministic path.
           ports: {
             ...(stageEnabled("planner") ? { planner: structuredPort(deps, run, "planner", PlannerOutputSchema, "workbench_plan") } : {}),
@@ -210,7 +210,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       },
     },
     commit: async (tx, snap) => {
-      const c = snap.context as InteractionContext;
+      const c = snap.context;
       const state = String(snap.value);
       if (t.isNew) await supersedeActive(tx, t.conversationId, t.interactionId);
       const msgs: Parameters<typeof appendMessages>[2] = [];
@@ -235,7 +235,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       }
     },
     closing: (snap) => {
-      const c = snap.context as InteractionContext;
+      const c = snap.context;
       const state = String(snap.value);
       trace.finish(state === "awaiting_clarification" ? "clarification_required" : state === "failed" ? "failed" : "not_needed");
       if (state === "awaiting_clarification" && prepared?.clarification && clarificationId) {
