@@ -29,6 +29,14 @@ export interface RunInit {
   notifyFollowers?: boolean;
 }
 
+/**
+ * Event name → payload type. A system's map is inferred from its zod contract
+ * (`systems/<name>/contract.ts`), so `emit` with a wrong name or payload is a type error.
+ */
+export type EventMap = Record<string, unknown>;
+/** One `{event, data}` of a map, e.g. a closing event of `complete`. */
+export type RunEvent<E extends EventMap> = { [K in keyof E & string]: { event: K; data: E[K] } }[keyof E & string];
+
 export interface Outcome {
   outcome?: string | null;
   reasonCodes?: string[];
@@ -40,7 +48,7 @@ export interface Outcome {
  * one statement for all live runs of the process, see run-flusher.ts) and the rest commit
  * with the turn's own transaction.
  */
-export class Run implements Flushable {
+export class Run<E extends EventMap = EventMap> implements Flushable {
   readonly id = randomUUID();
   private seq = 0;
   private stored = 0;
@@ -65,8 +73,8 @@ export class Run implements Flushable {
   /** Aborted when nobody is listening any more: the client left and no follower came within the grace period. */
   get signal() { return this.abort.signal; }
 
-  static async start(init: RunInit): Promise<Run> {
-    const run = new Run(init);
+  static async start<E extends EventMap = EventMap>(init: RunInit): Promise<Run<E>> {
+    const run = new Run<E>(init);
     // On a server, committed asynchronously: visible to followers at once, durable with the turn's own commit.
     await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner }, { asyncCommit: !!init.asyncCommits });
     init.hub.open(run.id);
@@ -76,7 +84,7 @@ export class Run implements Flushable {
   }
 
   /** Sends an event now; it is stored by the next flush or the final commit. */
-  emit(event: string, data: unknown): void {
+  emit<K extends keyof E & string>(event: K, data: E[K]): void {
     if (this.ended) throw new Error(`run ${this.id} already ended; cannot emit ${event}`);
     if (this.completing) throw new Error(`run ${this.id} is being completed; cannot emit ${event}`);
     this.publish(this.next(event, data));
@@ -143,7 +151,7 @@ export class Run implements Flushable {
    * and `done`, and mark the run completed. Returns what to publish once committed —
    * `final` must not reach a client before the turn it reports is durable.
    */
-  async complete(tx: Tx, closing: { event: string; data: unknown }[], o: Outcome = {}): Promise<() => void> {
+  async complete(tx: Tx, closing: RunEvent<E>[], o: Outcome = {}): Promise<() => void> {
     this.stop();
     // Not waiting for an in-flight flush here: this runs inside a transaction that holds a
     // pool connection, and the flush may be queued for one (with PGlite's single connection,

@@ -1,4 +1,4 @@
-import type { AnyStateMachine, EventFrom, SnapshotFrom } from "xstate";
+import type { AnyStateMachine, EmittedFrom, EventFrom, SnapshotFrom } from "xstate";
 import { pureInitialTransition, pureTransition } from "./pure";
 import { appendMachineEvents } from "../storage/machine-events";
 import { initEvent, machineLabel } from "./replay";
@@ -8,22 +8,27 @@ import { loadSnapshot, saveSnapshot, type SnapshotRow } from "../storage/snapsho
 import { AppError } from "./errors";
 import { inSpan } from "./tracing";
 import type { MachineSpec } from "./machine-spec";
-import type { Outcome, Run } from "./run";
+import type { EventMap, Outcome, Run, RunEvent } from "./run";
 
 // Kept for callers written before the spec had its own file.
 export type { MachineSpec } from "./machine-spec";
 
+/** What an effect handler gets besides its event (the run it reports to is in its closure, typed by its system). */
 export interface EffectContext {
   signal: AbortSignal;
-  run: Run | null;
 }
 
-/** An emitted event the driver must act on; returns the events to feed back (in order). */
-export type EffectHandler = (effect: { type: string; [k: string]: unknown }, ctx: EffectContext) => Promise<unknown[] | unknown | void> | unknown[] | unknown | void;
+type Fed<M extends AnyStateMachine> = EventFrom<M> | EventFrom<M>[] | undefined | void;
 
-export interface TurnArgs<M extends AnyStateMachine> {
+/** An emitted event the driver must act on; returns the machine's events to feed back (in order). */
+export type EffectHandler<M extends AnyStateMachine = AnyStateMachine, T extends EmittedFrom<M> = EmittedFrom<M>> = (effect: T, ctx: EffectContext) => Promise<Fed<M>> | Fed<M>;
+
+/** A handler per event the machine emits, each typed by that event (`effect.router` → its fields). */
+export type EffectHandlers<M extends AnyStateMachine> = { [K in EmittedFrom<M>["type"]]?: EffectHandler<M, Extract<EmittedFrom<M>, { type: K }>> };
+
+export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventMap> {
   sql: Sql;
-  run: Run | null;
+  run: Run<E> | null;
   spec: MachineSpec<M>;
   /** Snapshot row key, e.g. the conversation id or an interaction id. */
   key: string;
@@ -35,11 +40,11 @@ export interface TurnArgs<M extends AnyStateMachine> {
    */
   stored?: SnapshotRow | null;
   events: EventFrom<M>[];
-  effects?: Record<string, EffectHandler>;
+  effects?: NoInfer<EffectHandlers<M>>;
   /** Extra writes of the same transaction (messages, projections). */
   commit?: (tx: Tx, snapshot: SnapshotFrom<M>) => Promise<void>;
   /** Events published only after the commit (e.g. `final`); `done` is added by the run. */
-  closing?: (snapshot: SnapshotFrom<M>) => { event: string; data: unknown }[];
+  closing?: (snapshot: SnapshotFrom<M>) => NoInfer<RunEvent<E>>[];
   outcome?: (snapshot: SnapshotFrom<M>) => Outcome;
   /**
    * A turn the machine itself declared void (e.g. it rests in a model-failure state): nothing is
@@ -100,7 +105,7 @@ function emitted(actions: { type: string; params?: unknown }[]): { type: string;
  * for → feed results back → one transaction (snapshot with version check, the caller's
  * writes, the run's events). Nothing is written if any step fails.
  */
-export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promise<TurnResult<M>> {
+export async function runTurn<M extends AnyStateMachine, E extends EventMap = EventMap>(a: TurnArgs<M, E>): Promise<TurnResult<M>> {
   const loaded = a.stored !== undefined ? restoreRow(a.spec, a.key, a.stored) : await restore(a.sql, a.spec, a.key);
   const signal = a.run?.signal ?? new AbortController().signal;
   let snapshot: SnapshotFrom<M>;
@@ -122,10 +127,10 @@ export async function runTurn<M extends AnyStateMachine>(a: TurnArgs<M>): Promis
     // Effects first: their results are the machine's next events, ahead of later input.
     const results: unknown[] = [];
     for (const effect of pending) {
-      const handler = a.effects?.[effect.type];
+      const handler = (a.effects as Record<string, EffectHandler | undefined> | undefined)?.[effect.type];
       if (!handler) throw new AppError("internal", `machine ${a.spec.id} emitted ${effect.type} and nothing handles it`);
       if (signal.aborted) throw new AppError("internal", "client went away");
-      const out = await handler(effect, { signal, run: a.run });
+      const out = await handler(effect, { signal });
       if (out !== undefined) results.push(...(Array.isArray(out) ? out : [out]));
     }
     pending = [];

@@ -7,9 +7,8 @@ import { metrics } from "./observability/metrics";
 import { isDataException, StaleVersionError } from "../storage/errors";
 import { jsonTooDeep, MAX_JSON_DEPTH } from "./json-depth";
 
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; details?: unknown };
-}
+import type { ErrorBody } from "./contract";
+export type { ErrorBody };
 
 /** The one mapping from anything thrown inside to the contract's error shape (CONTRACT §6). */
 export function toAppError(e: unknown): AppError {
@@ -34,6 +33,13 @@ export function errorResponse(c: Context, e: unknown): Response {
   metrics.errors.inc({ where: "request", code: err.code });
   const body: ErrorBody = { error: { code: err.code, message: err.message, ...(err.details !== undefined && err.code !== "internal" ? { details: err.details } : {}) } };
   return c.json(body, errorStatus[err.code] as never);
+}
+
+/** Parses the query string against a schema; a mismatch is `invalid_request`. */
+export function readQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
+  const parsed = schema.safeParse(c.req.query());
+  if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error), parsed.error.issues);
+  return parsed.data;
 }
 
 /** Parses a JSON body against a schema; a missing or malformed body is `invalid_request`. */

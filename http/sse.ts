@@ -4,6 +4,7 @@ import { inSpan } from "../driver/tracing";
 import { addLogContext, logger } from "./observability/logger";
 import { metrics } from "./observability/metrics";
 import { Run, type Outcome } from "../driver/run";
+import type { EventsOf, runEvents } from "./contract";
 import type { RunEventRow } from "../storage/runs";
 import type { Deps } from "./deps";
 import { toAppError } from "./errors";
@@ -68,7 +69,10 @@ export class SseWriter {
   }
 }
 
-export interface StreamRunOptions {
+/** The events every streamed run carries; a system's map (its contract) extends them. */
+type RunEvents = EventsOf<typeof runEvents>;
+
+export interface StreamRunOptions<E extends RunEvents = RunEvents> {
   conversationId: string;
   tenantId: string;
   kind: string;
@@ -77,20 +81,20 @@ export interface StreamRunOptions {
   /** When true, `work` emits run_started itself (e.g. with an interactionId it has to find first). */
   deferStart?: boolean;
   debug?: boolean;
-  work: (run: Run, writer: SseWriter) => Promise<void>;
+  work: (run: Run<E>, writer: SseWriter) => Promise<void>;
   /** Called when `work` finishes without completing the run through the driver. */
   outcome?: Outcome;
 }
 
 /** Runs one streamed turn: run_started … (error) … done, always ending with `done`. */
-export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response {
+export function streamRun<E extends RunEvents = RunEvents>(c: Context, deps: Deps, o: StreamRunOptions<E>): Response {
   // A server shutting down takes no new turn (the request may come on a kept-alive connection).
   if (deps.turns.draining) throw new AppError("unavailable", "Сервер останавливается и новых ходов не принимает; повторите запрос через несколько секунд.");
   return sseResponse(c, async (stream) => {
     const writer = new SseWriter(stream);
-    let run: Run;
+    let run: Run<E>;
     try {
-      run = await Run.start({
+      run = await Run.start<E>({
         sql: deps.db.sql,
         hub: deps.hub,
         conversationId: o.conversationId,
@@ -122,7 +126,7 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
         await o.work(run, writer);
         if (!run.ended) await inSpan("commit", { "run.id": run.id }, () => deps.db.sql.begin(async (tx) => run.complete(tx, [], o.outcome))).then((publish) => publish());
       } catch (e) {
-        const shutdown = deps.turns.stoppedByShutdown(run);
+        const shutdown = deps.turns.stoppedByShutdown(run as unknown as Run);
         const gone = run.signal.aborted;
         const err = toAppError(e);
         const code = shutdown ? "unavailable" : gone ? "internal" : err.code;
@@ -140,7 +144,7 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
       span.setAttribute("turn.outcome", outcome);
       logger.info({ event: "turn", status: run.result?.status ?? "unknown", outcome, errorCode: run.result?.errorCode, latencyMs: Math.round(seconds * 1000), events: run.eventCount }, "turn");
     });
-    deps.turns.track(run, turn);
+    deps.turns.track(run as unknown as Run, turn);
     try {
       await turn;
     } finally {

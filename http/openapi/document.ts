@@ -1,134 +1,136 @@
 import { z } from "zod";
-import { DiagramQuery } from "../routes/operator-machines";
-import { ReplayQuery } from "../routes/operator-replay";
-import * as S from "./schemas";
-import { InboxFilter } from "../../storage/inbox";
+import {
+  AnswerReplaced,
+  DiagramGraph,
+  DiagramQuery,
+  ErrorBody,
+  Health,
+  MachineList,
+  MachineSummary,
+  ReplayQuery,
+  ReplayReport,
+  ResumeQuery,
+  RunStages,
+  StageEvent,
+  err,
+  ok,
+  type Operation,
+} from "../contract";
+import { inboxOperations, inboxSchemas } from "../inbox-contract";
+import { clinicOperations, clinicSchemas, ClinicSseEvent } from "../../systems/clinic/contract";
+import { evidenceOperations, evidenceSchemas, EvidenceSseEvent } from "../../systems/evidence/contract";
+import { workbenchOperations, workbenchSchemas, WorkbenchSseEvent } from "../../systems/workbench/contract";
 
 /**
- * The OpenAPI 3.1 document, generated from zod schemas with zod 4's `z.toJSONSchema`: shared
- * shapes become components (as the server returns them), request bodies are inlined as the
- * server accepts them (defaults optional). Any /v1 route the server has that is not described
- * here still appears, marked undocumented, so the document never hides an endpoint.
+ * The OpenAPI 3.1 document, generated from the zod contracts (http/contract.ts and each
+ * system's contract.ts) with zod 4's `z.toJSONSchema`: every body and event schema is the one
+ * the code parses or emits with. Named shapes become components; a body without a name gets
+ * one from its operation. Any /v1 route the server has that no operation describes still
+ * appears, marked undocumented, so the document never hides an endpoint.
  */
 
-type Res = { description: string; schema?: string; sse?: string; contentType?: string };
-export interface Op {
-  method: "get" | "post" | "delete";
-  path: string;
-  tag: string;
-  summary: string;
-  description?: string;
-  body?: z.ZodType;
-  query?: z.ZodObject;
-  responses: Record<string, Res>;
-}
+/** A resumed run is one of any system's runs. */
+export const AnyRunEvent = z.union([ClinicSseEvent, WorkbenchSseEvent, EvidenceSseEvent]);
 
-const err = (description: string): Res => ({ description, schema: "Error" });
-const json = (schema: string, description = "OK"): Res => ({ description, schema });
-
-export const operations: Op[] = [
-  { method: "get", path: "/healthz", tag: "service", summary: "Готовность сервера", responses: { 200: { description: '{"status":"ok"}' } } },
-  { method: "get", path: "/openapi.json", tag: "service", summary: "Этот документ", responses: { 200: { description: "OpenAPI 3.1" } } },
-  { method: "get", path: "/v1/runs/{runId}/stages", tag: "runs", summary: "Отладочные стадии сохранённого запуска", description: "Стадии (`stage`), записанные, если ход шёл с `debug: true`: RAG-фрагменты, собранный промпт, разбор хвоста.", responses: { 200: { description: "{runId, stages: Stage[]}" }, 404: err("Нет такого запуска") } },
-  { method: "get", path: "/v1/runs/{runId}/events", tag: "runs", summary: "Возобновить поток запуска", description: "Заголовок `Last-Event-ID` (или `?lastEventId=`): все события после этого id, затем живые — до `done`.", responses: { 200: { description: "События запуска", sse: "ClinicSseEvent" }, 404: err("Нет такого запуска") } },
-
-  { method: "post", path: "/v1/clinic/threads", tag: "clinic", summary: "Новый диалог пациента", responses: { 201: { description: "{threadId}" } } },
-  { method: "get", path: "/v1/clinic/threads/{threadId}", tag: "clinic", summary: "Состояние и сообщения диалога", responses: { 200: json("ClinicThread"), 404: err("Нет диалога") } },
-  { method: "post", path: "/v1/clinic/threads/{threadId}/messages", tag: "clinic", summary: "Реплика пациента → поток SSE", body: S.ClinicMessageBody, responses: { 200: { description: "run_started, [stage], router_decision, token…, final, done", sse: "ClinicSseEvent" }, 400: err("Неверное тело"), 404: err("Нет диалога") } },
-  { method: "post", path: "/v1/clinic/threads/{threadId}/release", tag: "clinic", summary: "Оператор возвращает переданный ему диалог боту", responses: { 200: { description: "{threadId, released: true, state}" }, 404: err("Нет диалога"), 409: err("Диалог не передан оператору") } },
-  { method: "get", path: "/v1/clinic/branches", tag: "clinic-settings", summary: "Активные настройки веток и графы шагов", responses: { 200: json("BranchSettings") } },
-  { method: "get", path: "/v1/clinic/branches/{code}/versions", tag: "clinic-settings", summary: "Версии настроек ветки", responses: { 200: { description: "{versions: BranchVersionRow[]}" }, 404: err("Нет ветки") } },
-  { method: "post", path: "/v1/clinic/branches/{code}/versions", tag: "clinic-settings", summary: "Новая версия настроек ветки", body: S.NewBranchVersion, responses: { 201: { description: "{code, version, active}" }, 400: err("Настройки не прошли проверку") } },
-  { method: "post", path: "/v1/clinic/branches/{code}/versions/{version}/activate", tag: "clinic-settings", summary: "Сделать версию активной (в том числе откат)", responses: { 200: { description: "{code, version, active: true}" }, 404: err("Нет версии") } },
-  { method: "get", path: "/v1/clinic/branches/{code}/steps/versions", tag: "clinic-settings", summary: "Версии графа шагов", responses: { 200: { description: "{versions: StepGraphVersionRow[]}" } } },
-  { method: "post", path: "/v1/clinic/branches/{code}/steps", tag: "clinic-settings", summary: "Новая версия графа шагов (prompt, allowed_next, guards)", body: S.NewStepGraph, responses: { 201: { description: "{branch, version, active}" }, 400: err("Граф не прошёл проверку: сообщение называет шаг и поле") } },
-  { method: "post", path: "/v1/clinic/branches/{code}/steps/versions/{version}/activate", tag: "clinic-settings", summary: "Сделать версию графа активной", responses: { 200: { description: "{branch, version, active: true}" }, 404: err("Нет версии") } },
-  { method: "get", path: "/v1/clinic/kb/documents", tag: "clinic-kb", summary: "Документы базы знаний", responses: { 200: { description: "{documents: KbDocument[]}" } } },
-  { method: "post", path: "/v1/clinic/kb/documents", tag: "clinic-kb", summary: "Загрузить (заменить) документ: разбивка и индекс в одной транзакции", body: S.KbDocumentBody, responses: { 201: { description: "{documentId, version, chunks}" }, 400: err("Неверное тело") } },
-  { method: "get", path: "/v1/clinic/kb/documents/{id}", tag: "clinic-kb", summary: "Документ с текстом", responses: { 200: json("KbDocument"), 404: err("Нет документа") } },
-  { method: "delete", path: "/v1/clinic/kb/documents/{id}", tag: "clinic-kb", summary: "Удалить документ", responses: { 204: { description: "Удалён" }, 404: err("Нет документа") } },
-  { method: "get", path: "/v1/clinic/kb/documents/{id}/chunks", tag: "clinic-kb", summary: "Фрагменты документа, как они проиндексированы", responses: { 200: { description: "{documentId, version, chunks: KbChunk[]}" }, 404: err("Нет документа") } },
-  { method: "post", path: "/v1/clinic/kb/documents/{id}/reindex", tag: "clinic-kb", summary: "Переразметить документ", responses: { 200: { description: "{documentId, version, chunks}" } } },
-  { method: "post", path: "/v1/clinic/kb/reindex", tag: "clinic-kb", summary: "Переразметить всю базу", responses: { 200: { description: "{documents, chunks}" } } },
-  { method: "get", path: "/v1/clinic/kb/search", tag: "clinic-kb", summary: "Поиск фрагментов (как для ветки)", query: z.object({ q: z.string(), branch: z.string().optional(), limit: z.coerce.number().int().max(20).optional() }), responses: { 200: { description: "{query, fragments: KbFragment[]}" } } },
-
-  { method: "post", path: "/v1/workbench/conversations", tag: "workbench", summary: "Новый диалог Configurator", responses: { 201: { description: "{conversationId}" } } },
-  { method: "get", path: "/v1/workbench/conversations/{id}", tag: "workbench", summary: "Сообщения и запросы диалога", responses: { 200: { description: "{conversationId, messages, interactions}" }, 404: err("Нет диалога") } },
-  { method: "post", path: "/v1/workbench/conversations/{id}/messages", tag: "workbench", summary: "Сообщение → поток SSE (12 этапов при debug)", body: S.WorkbenchMessageBody, responses: { 200: { description: "run_started, [stage…], clarification_required | token…, [answer_replaced], final, done (doc/streaming.md)", sse: "WorkbenchSseEvent" }, 409: err("Уточнение уже отвечено или план устарел"), 422: err("unknown_candidate: id вне списка кандидатов") } },
-  { method: "get", path: "/v1/workbench/interactions/{id}", tag: "workbench", summary: "Запрос (Interaction): статус, план, уточнения", responses: { 200: json("Interaction"), 404: err("Нет запроса") } },
-
-  { method: "get", path: "/v1/workbench/sample-workspace", tag: "workbench", summary: "Встроенный пример снапшота (его берёт сервер, если сообщение пришло без workspace)", responses: { 200: json("WorkspaceSnapshot"), 404: err("Примера нет") } },
-
-  { method: "post", path: "/v1/evidence/conversations", tag: "evidence", summary: "Новый диалог evidence workflow", responses: { 201: { description: "{conversationId}" } } },
-  { method: "get", path: "/v1/evidence/conversations/{id}", tag: "evidence", summary: "Состояние разговора и сообщения", responses: { 200: { description: "{conversationId, state, last, messages}" }, 404: err("Нет диалога") } },
-  { method: "post", path: "/v1/evidence/conversations/{id}/messages", tag: "evidence", summary: "Вопрос → поток SSE (стадии при debug)", body: S.ClinicMessageBody, responses: { 200: { description: "run_started, [stage…], token…, final, done" }, 404: err("Нет диалога") } },
-  { method: "get", path: "/v1/evidence/runs/{runId}", tag: "evidence", summary: "Артефакты запуска: QueryFrame … FinalAnswerPackage", responses: { 200: { description: "{runId, conversationId, turn, question, outcome, reasonCodes, artifacts}" }, 404: err("Нет запуска") } },
-  { method: "get", path: "/v1/evidence/tools", tag: "evidence", summary: "Инструменты подключённого MCP-сервера", description: "ready — сервер предлагает все инструменты контракта; missing — каких нет.", responses: { 200: { description: "{mcp, tools, expected, missing, ready}" } } },
-  { method: "post", path: "/v1/evidence/mcp", tag: "evidence", summary: "Демо MCP-сервер (Streamable HTTP, без состояния)", responses: { 200: { description: "JSON-RPC MCP" } } },
-  { method: "get", path: "/v1/stats/outcomes", tag: "evidence", summary: "Классы исходов и коды причин всех запусков", query: z.object({ kind: z.string().optional(), since: z.string().optional().describe("ISO 8601") }), responses: { 200: { description: "{byOutcome, byOutcomeClass, …}" } } },
-
-  { method: "get", path: "/v1/inspect/events", tag: "machines", summary: "События инспекции Stately по SSE (STATELY_INSPECT=true)", description: "Для /inspector.html; EventSource передаёт токен как `?access_token=`.", responses: { 200: { description: "event: inspect — @xstate.actor / @xstate.event / @xstate.snapshot" }, 404: err("Инспектор выключен") } },
-  { method: "get", path: "/v1/machines", tag: "machines", summary: "Машины, которые умеет рисовать сервер", responses: { 200: { description: "{machines: MachineSummary[]}" } } },
-  { method: "get", path: "/v1/conversations/{conversationId}/replay", tag: "machines", summary: "Проверка воспроизводимости: каждый снимок машины диалога пересобран из журнала её событий и сравнён с сохранённым", description: "Для каждого снимка: сколько событий в журнале, какими определениями машины они приняты, удалось ли воспроизвести и совпал ли результат. С `?key=` — один снимок, с журналом и обоими снимками.", query: ReplayQuery, responses: { 200: { description: "{conversationId, kind, machines: [{key, machineId, events, definitions, replayed, matches, reason?}]}" }, 404: err("Нет диалога или снимка") } },
-  { method: "get", path: "/v1/machines/{machineId}/diagram", tag: "machines", summary: "Схема машины из её определения; текущее состояние диалога подсвечено", query: DiagramQuery, responses: { 200: { description: "SVG (по умолчанию), JSON-граф или HTML-страница", contentType: "image/svg+xml" }, 404: err("Нет машины или диалога") } },
-  { method: "get", path: "/v1/inbox/conversations", tag: "inbox", summary: "Обращения: диалоги всех систем, ждущие человека — первыми", description: "Курсорная пагинация: `nextCursor` из ответа → `?cursor=`. Фильтры: system, status (open|taken|closed), escalated, reason, from/to (по последней активности), q (текст сообщений, телефон, id).", query: InboxFilter, responses: { 200: { description: "{items: InboxItem[], nextCursor}" }, 400: err("Неверный фильтр или курсор") } },
-  { method: "get", path: "/v1/inbox/conversations/{id}", tag: "inbox", summary: "Обращение с расшифровкой", responses: { 200: { description: "InboxItem + {state?, messages: [{seq, role, text, meta, createdAt}]}" }, 404: err("Нет диалога") } },
-  { method: "post", path: "/v1/inbox/conversations/{id}/take", tag: "inbox", summary: "Оператор берёт диалог: бот до освобождения отвечает только просьбой подождать", responses: { 200: { description: "InboxItem" }, 404: err("Нет диалога"), 409: err("Взять можно только диалог клиники") } },
-  { method: "post", path: "/v1/inbox/conversations/{id}/release", tag: "inbox", summary: "Вернуть диалог боту (снимает передачу оператору)", responses: { 200: { description: "InboxItem" }, 404: err("Нет диалога"), 409: err("Диалог не у оператора") } },
-  { method: "post", path: "/v1/inbox/conversations/{id}/close", tag: "inbox", summary: "Закрыть обращение", responses: { 200: { description: "InboxItem" }, 404: err("Нет диалога") } },
-  { method: "delete", path: "/v1/inbox/conversations/{id}", tag: "inbox", summary: "Удалить диалог и все его данные (право на удаление)", responses: { 204: { description: "Удалён" }, 404: err("Нет диалога"), 409: err("Идёт ход диалога") } },
-  { method: "get", path: "/v1/clinic/threads", tag: "inbox", summary: "Диалоги клиники (как /v1/inbox/conversations?system=clinic)", query: InboxFilter.omit({ system: true }), responses: { 200: { description: "{items, nextCursor}" } } },
-  { method: "get", path: "/v1/workbench/conversations", tag: "inbox", summary: "Диалоги Workbench (постранично)", query: InboxFilter.omit({ system: true }), responses: { 200: { description: "{items, nextCursor}" } } },
-  { method: "get", path: "/v1/evidence/conversations", tag: "inbox", summary: "Диалоги Evidence (постранично)", query: InboxFilter.omit({ system: true }), responses: { 200: { description: "{items, nextCursor}" } } },
+const httpOperations: Operation[] = [
+  { operationId: "health", method: "get", path: "/healthz", tag: "service", summary: "Готовность сервера", responses: { 200: ok(Health) } },
+  { operationId: "openapi", method: "get", path: "/openapi.json", tag: "service", summary: "Этот документ", responses: { 200: ok(z.record(z.string(), z.unknown()), "OpenAPI 3.1") } },
+  { operationId: "getRunStages", method: "get", path: "/v1/runs/{runId}/stages", tag: "runs", summary: "Отладочные стадии сохранённого запуска", description: "Стадии (`stage`), записанные, если ход шёл с `debug: true`: RAG-фрагменты, собранный промпт, разбор хвоста.", responses: { 200: ok(RunStages), 404: err("Нет такого запуска") } },
+  {
+    operationId: "resumeRun", method: "get", path: "/v1/runs/{runId}/events", tag: "runs", summary: "Возобновить поток запуска", query: ResumeQuery,
+    description: "Заголовок `Last-Event-ID` (или `?lastEventId=`): все события после этого id, затем живые — до `done`.",
+    responses: { 200: { description: "События запуска (любой системы)", sse: AnyRunEvent }, 404: err("Нет такого запуска") },
+  },
+  { operationId: "inspectEvents", method: "get", path: "/v1/inspect/events", tag: "machines", summary: "События инспекции Stately по SSE (STATELY_INSPECT=true)", description: "Для /inspector.html; EventSource передаёт токен как `?access_token=`. Каждое событие `inspect`: @xstate.actor / @xstate.event / @xstate.snapshot.", responses: { 200: { description: "event: inspect", other: ["text/event-stream"] }, 404: err("Инспектор выключен") } },
+  { operationId: "listMachines", method: "get", path: "/v1/machines", tag: "machines", summary: "Машины, которые умеет рисовать сервер", responses: { 200: ok(MachineList) } },
+  {
+    operationId: "replayConversation", method: "get", path: "/v1/conversations/{conversationId}/replay", tag: "machines", query: ReplayQuery,
+    summary: "Проверка воспроизводимости: каждый снимок машины диалога пересобран из журнала её событий и сравнён с сохранённым",
+    description: "Для каждого снимка: сколько событий в журнале, какими определениями машины они приняты, удалось ли воспроизвести и совпал ли результат. С `?key=` — один снимок, с журналом и обоими снимками.",
+    responses: { 200: ok(ReplayReport), 404: err("Нет диалога или снимка") },
+  },
+  {
+    operationId: "getMachineDiagram", method: "get", path: "/v1/machines/{machineId}/diagram", tag: "machines", query: DiagramQuery,
+    summary: "Схема машины из её определения; текущее состояние диалога подсвечено",
+    responses: { 200: { description: "SVG (по умолчанию), JSON-граф (format=json) или HTML-страница (format=html)", json: DiagramGraph, other: ["image/svg+xml", "text/html"] }, 404: err("Нет машины или диалога") },
+  },
 ];
+
+export const operations: Operation[] = [...httpOperations, ...inboxOperations, ...clinicOperations, ...workbenchOperations, ...evidenceOperations];
+
+const sharedSchemas: Record<string, z.ZodType> = { Error: ErrorBody, Health, StageEvent, AnswerReplaced, RunStages, AnyRunEvent, MachineSummary, MachineList, DiagramGraph, ReplayReport };
+
+/** Errors any /v1 operation may answer besides its own (auth, body checks and limits, a crash). */
+const commonErrors: Record<number, string> = {
+  400: "invalid_request: тело, параметры или заголовки не прошли проверку",
+  401: "unauthorized: нет или неверный токен (API_TOKENS)",
+  413: "payload_too_large: тело больше лимита",
+  500: "internal: внутренняя ошибка; данные не изменены",
+};
 
 const strip = (s: Record<string, unknown>) => {
   const { $schema: _s, $id: _i, ...rest } = s;
   return rest;
 };
-
-function components(): Record<string, unknown> {
-  const reg = z.registry<{ id: string }>();
-  for (const [id, schema] of S.schemaNames) reg.add(schema, { id });
-  const out = z.toJSONSchema(reg, { uri: (id) => `#/components/schemas/${id}`, io: "output", unrepresentable: "any" }) as { schemas: Record<string, Record<string, unknown>> };
-  return Object.fromEntries(Object.entries(out.schemas).map(([k, v]) => [k, strip(v)]));
-}
-
-const inline = (schema: z.ZodType) => strip(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+/**
+ * Every response body and event schema as components, named where the contracts name them,
+ * else after the operation (`GetRunStages200`). Generated as the server sends them (`output`).
+ */
+function responseComponents(): { names: Map<z.ZodType, string>; schemas: Record<string, unknown> } {
+  const names = new Map<z.ZodType, string>();
+  for (const [name, schema] of Object.entries({ ...sharedSchemas, ...inboxSchemas, ...clinicSchemas, ...workbenchSchemas, ...evidenceSchemas })) if (!names.has(schema)) names.set(schema, name);
+  for (const op of operations)
+    for (const [status, r] of Object.entries(op.responses)) {
+      const s = r.sse ?? r.json;
+      if (s && !names.has(s)) names.set(s, `${pascal(op.operationId)}${status}`);
+    }
+  const reg = z.registry<{ id: string }>();
+  for (const [schema, id] of names) reg.add(schema, { id });
+  const out = z.toJSONSchema(reg, { uri: (id) => `#/components/schemas/${id}`, io: "output", unrepresentable: "any" }) as { schemas: Record<string, Record<string, unknown>> };
+  return { names, schemas: Object.fromEntries(Object.entries(out.schemas).map(([k, v]) => [k, strip(v)])) };
+}
+
+/** Request bodies and queries as the server accepts them (`input`: defaults optional), inlined. */
+const inline = (schema: z.ZodType) => strip(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+
 export function buildOpenApi(routes: { method: string; path: string }[] = []): Record<string, unknown> {
+  const { names, schemas } = responseComponents();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
-    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    const params: Record<string, unknown>[] = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
     if (op.query) {
-      const q = inline(op.query) as { properties?: Record<string, unknown>; required?: string[] };
-      for (const [name, schema] of Object.entries(q.properties ?? {})) params.push({ name, in: "query", required: (q.required ?? []).includes(name), schema: schema as never });
+      const q = inline(op.query) as { properties?: Record<string, { description?: string }>; required?: string[] };
+      for (const [name, schema] of Object.entries(q.properties ?? {}))
+        params.push({ name, in: "query", required: (q.required ?? []).includes(name), ...(schema.description ? { description: schema.description } : {}), schema });
     }
+    if (op.operationId === "resumeRun") params.push({ name: "Last-Event-ID", in: "header", required: false, description: "the id of the last event the client has", schema: { type: "string", pattern: "^\\d+$" } });
+    const errors = op.path.startsWith("/v1/") ? commonErrors : { 413: commonErrors[413]! };
+    const all: Record<number, { description: string; json?: z.ZodType; sse?: z.ZodType; other?: string[] }> = { ...Object.fromEntries(Object.entries(errors).map(([s, d]) => [s, err(d)])), ...op.responses };
     const responses = Object.fromEntries(
-      Object.entries(op.responses).map(([status, r]) => {
-        const content = r.sse
-          ? { "text/event-stream": { schema: ref(r.sse) } }
-          : r.schema
-            ? { "application/json": { schema: ref(r.schema) } }
-            : r.contentType
-              ? { [r.contentType]: { schema: { type: "string" } } }
-              : undefined;
-        return [status, { description: r.description, ...(content ? { content } : {}) }];
+      Object.entries(all).map(([status, r]) => {
+        const content: Record<string, unknown> = {};
+        if (r.sse) content["text/event-stream"] = { schema: ref(names.get(r.sse)!) };
+        if (r.json) content["application/json"] = { schema: ref(names.get(r.json)!) };
+        for (const t of r.other ?? []) content[t] = { schema: { type: "string" } };
+        return [status, { description: r.description, ...(Object.keys(content).length ? { content } : {}) }];
       }),
     );
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
+      operationId: op.operationId,
       tags: [op.tag],
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       ...(params.length ? { parameters: params } : {}),
       ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: inline(op.body) } } } } : {}),
       responses,
-      ...(op.path.startsWith("/v1/") ? { security: [{ bearer: [] }] } : {}),
+      security: op.path.startsWith("/v1/") ? [{ bearer: [] }] : [],
     };
   }
-  // Routes the server has but this file does not describe yet: listed, not hidden.
+  // Routes the server has but no operation describes: listed, not hidden.
   for (const r of routes) {
     if (!r.path.startsWith("/v1/") || r.method === "ALL") continue;
     const path = r.path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}");
@@ -139,7 +141,7 @@ export function buildOpenApi(routes: { method: string; path: string }[] = []): R
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Dialogue statecharts API", version: "0.1.0", description: "Клиника (CONTRACT §5), Workbench (§3), запуски и SSE (§2), схемы машин. Ошибки — `{error: {code, message}}` (§6)." },
+    info: { title: "Dialogue statecharts API", version: "0.1.0", description: "Клиника (CONTRACT §5), Workbench (§3), evidence workflow, запуски и SSE (§2), схемы машин. Ошибки — `{error: {code, message}}` (§6).", license: { name: "UNLICENSED", identifier: "UNLICENSED" } },
     servers: [{ url: "/" }],
     tags: [
       { name: "clinic", description: "Чат пациента" },
@@ -153,6 +155,6 @@ export function buildOpenApi(routes: { method: string; path: string }[] = []): R
       { name: "service", description: "Служебное" },
     ],
     paths,
-    components: { schemas: components(), securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API_TOKENS; без них API открыт только на loopback" } } },
+    components: { schemas, securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API_TOKENS; без них API открыт только на loopback" } } },
   };
 }

@@ -1,5 +1,4 @@
 import type { Hono } from "hono";
-import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { findConversation } from "../../storage/conversations";
 import { latestSnapshot } from "../../storage/operator-snapshots";
@@ -10,6 +9,7 @@ import { layoutMachine } from "../../visualizations/layout";
 import { renderSvg } from "../../visualizations/svg";
 import { diagramPage } from "../../visualizations/page";
 import type { AuthEnv } from "../auth";
+import { DiagramQuery } from "../contract";
 import type { Deps } from "../deps";
 import { describeZod } from "../errors";
 
@@ -17,13 +17,6 @@ import { describeZod } from "../errors";
  * Machine diagrams drawn from the machine objects the server runs (the clinic's are generated
  * from the tenant's active settings), with a conversation's current state highlighted.
  */
-
-export const DiagramQuery = z.object({
-  conversationId: z.string().min(1).max(200).optional(),
-  /** A particular snapshot of the conversation (e.g. `interaction:…`); default: its latest one. */
-  key: z.string().min(1).max(300).optional(),
-  format: z.enum(["svg", "json", "html"]).default("svg"),
-});
 
 export function registerOperatorMachineRoutes(app: Hono<AuthEnv>, deps: Deps, systems: readonly DialogueSystem[]): void {
   const sql = deps.db.sql;

@@ -1,6 +1,5 @@
 import type { Hono } from "hono";
 import type { AnyStateMachine } from "xstate";
-import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { parseMachineLabel, replayLog } from "../../driver/replay";
 import { replaySpec, type DialogueSystem } from "../../driver/system";
@@ -10,10 +9,9 @@ import type { Tx } from "../../storage/db";
 import { listMachineEvents } from "../../storage/machine-events";
 import { conversationSnapshots } from "../../storage/operator-snapshots";
 import type { AuthEnv } from "../auth";
+import { ReplayQuery } from "../contract";
 import type { Deps } from "../deps";
 import { describeZod } from "../errors";
-
-export const ReplayQuery = z.object({ key: z.string().min(1).max(300).optional() });
 
 /**
  * GET /v1/conversations/{id}/replay — DESIGN principle 2 checked on stored data: each of the

@@ -1,5 +1,4 @@
 import type { Hono } from "hono";
-import { z } from "zod";
 import { chunkDocument } from "./kb-chunk";
 import { BranchConfig, BranchCode, ROUTER_CODE, RouterConfig, StepGraph } from "./types";
 import { loadRegistry } from "./registry-load";
@@ -15,19 +14,13 @@ import {
 import { deleteDocument, getDocument, listDocuments, replaceChunks, searchChunks, upsertDocument } from "./store/kb";
 import type { AuthEnv } from "../../http/auth";
 import type { Deps } from "../../http/deps";
-import { describeZod, readJson } from "../../http/errors";
+import { describeZod, readJson, readQuery } from "../../http/errors";
+import { KbDocumentBody, KbSearchQuery, NewBranchVersion, NewStepGraph } from "./contract";
 
 /**
  * Clinic settings (versioned branches and step graphs) and the knowledge base — the
  * "Настройки" and "Отладка" screens of seed 003, as JSON endpoints.
  */
-
-const DocumentBody = z.object({
-  id: z.string().regex(/^[\w.-]{1,128}$/).optional(),
-  title: z.string().trim().min(1).max(300),
-  text: z.string().min(1).max(1_000_000),
-  branch: BranchCode.nullable().optional(),
-});
 
 const slug = (s: string) =>
   s
@@ -62,7 +55,7 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
   app.post("/v1/clinic/branches/:code/versions", async (c) => {
     const tenantId = c.get("tenantId");
     const branch = settingsCode(c.req.param("code"));
-    const body = await readJson(c, z.object({ config: z.record(z.string(), z.unknown()), activate: z.boolean().default(true) }));
+    const body = await readJson(c, NewBranchVersion);
     const { registry } = await loadRegistry(sql, tenantId);
     if (branch === ROUTER_CODE) {
       const parsed = RouterConfig.safeParse({ ...registry.router, ...body.config, code: ROUTER_CODE, version: 1 });
@@ -95,7 +88,7 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
   app.post("/v1/clinic/branches/:code/steps", async (c) => {
     const tenantId = c.get("tenantId");
     const branch = code(c.req.param("code"));
-    const body = await readJson(c, z.object({ graph: z.record(z.string(), z.unknown()), activate: z.boolean().default(true) }));
+    const body = await readJson(c, NewStepGraph);
     const parsed = StepGraph.safeParse({ ...body.graph, branch, version: 1 });
     if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error));
     await loadRegistry(sql, tenantId);
@@ -128,7 +121,7 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
   /** Upload (or replace) a document; it is chunked and indexed in the same transaction. */
   app.post("/v1/clinic/kb/documents", async (c) => {
     const tenantId = c.get("tenantId");
-    const body = await readJson(c, DocumentBody);
+    const body = await readJson(c, KbDocumentBody);
     const id = body.id ?? slug(body.title);
     const chunks = chunkDocument(body.title, body.text);
     const version = await sql.begin(async (tx) => {
@@ -170,10 +163,8 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
 
   /** A single test question without dialogue memory: which fragments would a branch get. */
   app.get("/v1/clinic/kb/search", async (c) => {
-    const q = c.req.query("q") ?? "";
-    if (!q.trim()) throw new AppError("invalid_request", "Нужен параметр q.");
-    const branch = c.req.query("branch");
-    const fragments = await searchChunks(sql, c.get("tenantId"), q, { branch: branch ? code(branch) : null, limit: Math.min(Number(c.req.query("limit") ?? 5) || 5, 20) });
+    const { q, branch, limit } = readQuery(c, KbSearchQuery);
+    const fragments = await searchChunks(sql, c.get("tenantId"), q, { branch: branch ? code(branch) : null, limit });
     return c.json({ query: q, fragments });
   });
 }

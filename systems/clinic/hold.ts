@@ -1,4 +1,5 @@
 import type { Run } from "../../driver/run";
+import type { ClinicEvents } from "./contract";
 import type { Sql } from "../../storage/db";
 import { saveContactPhone, type Handling } from "../../storage/inbox";
 import { appendMessages } from "../../storage/messages";
@@ -10,7 +11,7 @@ import type { ClinicState } from "./types";
  * holding reply and no model call, until the operator releases it. The dialogue machine is not
  * given the message, so its snapshot and event log stay where the operator found them.
  */
-export async function holdClinicTurn(a: { sql: Sql; run: Run; threadId: string; text: string; handling: Handling; state: ClinicState }): Promise<{ reply: string }> {
+export async function holdClinicTurn(a: { sql: Sql; run: Run<ClinicEvents>; threadId: string; text: string; handling: Handling; state: ClinicState }): Promise<{ reply: string }> {
   const phone = a.handling.contactPhone ? null : phoneFromText(a.text);
   const reply = phone ? `${CONTACT_SAVED} ${HOLDING_REPLY}` : HOLDING_REPLY;
   a.run.emit("token", { delta: reply });

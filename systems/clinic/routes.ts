@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { z } from "zod";
+import { offlineBranch, offlineRouter } from "./offline";
 import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
 import { loadClinicTurnContext } from "./store/turn-context";
 import { AppError } from "../../driver/errors";
@@ -13,12 +13,7 @@ import { streamRun } from "../../http/sse";
 import { registerClinicAdminRoutes } from "./admin-routes";
 import { holdClinicTurn } from "./hold";
 import { readHandling, setHandling } from "../../storage/inbox";
-
-export const MAX_MESSAGE_CHARS = 4000;
-const MessageBody = z.object({
-  text: z.string().trim().min(1, "text не может быть пустым").max(MAX_MESSAGE_CHARS, `Сообщение слишком длинное: не больше ${MAX_MESSAGE_CHARS} символов. Сократите его, пожалуйста.`),
-  debug: z.boolean().optional(),
-});
+import { ClinicMessageBody, type ClinicEvents } from "./contract";
 
 /** CONTRACT §5: the patient chat. Settings and knowledge base routes live in clinic-admin.ts. */
 export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
@@ -45,9 +40,9 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     // The thread with everything its turn reads, in one statement (the 404 comes from here).
     const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
     if (!context) throw new AppError("not_found", "Такого диалога нет.");
-    const body = await readJson(c, MessageBody);
+    const body = await readJson(c, ClinicMessageBody);
     const handling = await readHandling(deps.db.sql, context.threadId);
-    return streamRun(c, deps, {
+    return streamRun<ClinicEvents>(c, deps, {
       conversationId: context.threadId,
       tenantId,
       kind: "clinic",

@@ -15,6 +15,7 @@ import { clinicSpec, registryFor } from "./registry-load";
 import { AppError } from "../../driver/errors";
 import { CONTRACT_STAGES, runStages } from "../../driver/stages";
 import type { Run } from "../../driver/run";
+import type { ClinicEvents, ClinicFinal } from "./contract";
 import { runTurn } from "../../driver/turn";
 import { asksForContact, CONTACT_REQUEST, phoneFromText } from "./contact";
 import { markEscalated, reopenIfClosed, saveContactPhone, setEscalationReason, type Handling } from "../../storage/inbox";
@@ -25,7 +26,7 @@ import { enqueueOutbox } from "../../storage/outbox";
 export interface ClinicTurnArgs {
   sql: Sql;
   llm: Llm;
-  run: Run;
+  run: Run<ClinicEvents>;
   tenantId: string;
   /** The thread with its snapshot, history and active settings versions, read before the run started (storage/clinic-turn-context.ts). */
   context: ClinicTurnContext;
@@ -40,11 +41,7 @@ export interface ClinicTurnArgs {
   secrets?: string[];
 }
 
-export interface ClinicFinal {
-  reply: string;
-  state: ClinicState;
-  events: string[];
-}
+export type { ClinicFinal };
 
 /** How many stored messages a turn reads as the dialogue history. */
 export const HISTORY_MESSAGES = 12;
@@ -96,7 +93,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
 
   const failure = (role: "router" | "branch", error: { code: string; message: string }) => {
     if (error.code === "cancelled") throw new AppError("internal", "client went away");
-    return { type: "model.failed", role, message: error.message };
+    return { type: "model.failed" as const, role, message: error.message };
   };
 
   const result = await runTurn({
@@ -176,7 +173,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     },
       commit: async (tx) => {
         if (!final) throw new AppError("internal", "clinic turn ended without a reply");
-        const f = final as Extract<DialogueEmitted, { type: "clinic.final" }>;
+        const f = final;
         await appendMessages(
           tx,
           a.context.threadId,

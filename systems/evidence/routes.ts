@@ -2,7 +2,6 @@
 // demo MCP server over Streamable HTTP, and outcome statistics of every system's runs.
 import { TOOL_NAMES } from "./tool-contracts";
 import type { Hono } from "hono";
-import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { restore } from "../../driver/turn";
 import { emptyConversationState } from "./artifacts";
@@ -21,6 +20,7 @@ import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
 import { ESCALATION_PREFIX } from "../clinic/types";
 import { runEvidenceTurn } from "./turn";
+import { EvidenceMessageBody, StatsQuery, type EvidenceEvents } from "./contract";
 
 const toolsByDeps = new WeakMap<Deps, EvidenceTools>();
 
@@ -40,8 +40,6 @@ export async function closeEvidenceMcp(deps: Deps): Promise<void> {
   await toolsByDeps.get(deps)?.close();
   toolsByDeps.delete(deps);
 }
-
-const MessageBody = z.object({ text: z.string().trim().min(1).max(4000), debug: z.boolean().optional() });
 
 export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   const sql = deps.db.sql;
@@ -69,9 +67,9 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   });
 
   app.post("/v1/evidence/conversations/:id/messages", async (c) => {
-    const body = await readJson(c, MessageBody);
+    const body = await readJson(c, EvidenceMessageBody);
     const conv = await find(c.get("tenantId"), c.req.param("id"));
-    return streamRun(c, deps, {
+    return streamRun<EvidenceEvents>(c, deps, {
       conversationId: conv.id,
       tenantId: conv.tenantId,
       kind: "evidence",
@@ -118,7 +116,7 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
 
   /** Outcome classes and reason codes of every system's finished runs (seed 002 §16, stage 6). */
   app.get("/v1/stats/outcomes", async (c) => {
-    const q = z.object({ kind: z.string().max(40).optional(), since: z.coerce.date().optional() }).safeParse(c.req.query());
+    const q = StatsQuery.safeParse(c.req.query());
     if (!q.success) throw new AppError("invalid_request", "kind — строка, since — дата ISO 8601.");
     const stats = await outcomeStats(sql, { tenantId: c.get("tenantId"), kind: q.data.kind, since: q.data.since });
     const classes = new Map<string, { kind: string; outcomeClass: string; runs: number }>();

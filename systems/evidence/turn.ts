@@ -2,6 +2,7 @@
 // modes, the MCP executor — each leaving a numbered trace stage; the turn commits in one
 // transaction (snapshot, messages, artifacts, run outcome) and `final` follows the commit.
 import type { Run } from "../../driver/run";
+import type { EvidenceEvents } from "./contract";
 import { runTurn } from "../../driver/turn";
 import type { ConversationState, ToolRun } from "./artifacts";
 import { createClaimChecker } from "./claim-check";
@@ -23,7 +24,7 @@ import type { Deps } from "../../http/deps";
 
 export interface EvidenceTurnArgs {
   deps: Deps;
-  run: Run;
+  run: Run<EvidenceEvents>;
   tools: EvidenceTools;
   conversationId: string;
   tenantId: string;
@@ -74,8 +75,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
       events: [{ type: "user.message", text: a.text, requestId: run.id, offline }],
       log: {},
       effects: {
-        "effect.interpret": async (raw) => {
-          const e = raw as unknown as Fx<"effect.interpret">;
+        "effect.interpret": async (e) => {
           const t = performance.now();
           let output = null;
           let via: "llm" | "deterministic" = "deterministic";
@@ -96,8 +96,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           trace.record("02", output ? "ok" : "failed", { via, output, model, modelIssue, originalQuestion: e.text }, since(t));
           return { type: "interpreted", output, via, modelIssue };
         },
-        "effect.plan": async (raw) => {
-          const e = raw as unknown as Fx<"effect.plan">;
+        "effect.plan": async (e) => {
           stageContext(e);
           const t = performance.now();
           const builtIn = planFor(e.scope, run.id);
@@ -126,8 +125,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           trace.record("04", "ok", { plannedBy: plan.planned_by, plan, model, coverage }, since(t));
           return { type: "planned", plan };
         },
-        "effect.execute": async (raw) => {
-          const e = raw as unknown as Fx<"effect.execute">;
+        "effect.execute": async (e) => {
           const t = performance.now();
           const r = await executePlan(e.plan, a.tools.caller, { timeoutMs: a.tools.settings.timeoutMs, maxForEach: a.tools.settings.maxForEach, signal });
           if (signal.aborted) throw new AppError("internal", "client went away");
@@ -135,8 +133,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           trace.record("05", r.toolRuns.some((x) => x.error_code && x.status !== "no_match" && x.status !== "unbound_entity" && x.status !== "ambiguous") ? "failed" : "ok", { mcp: a.tools.caller.label, toolRuns: r.toolRuns.map(brief), truncated: r.truncated }, since(t));
           return { type: "executed", toolRuns: r.toolRuns, truncated: r.truncated };
         },
-        "effect.critic": async (raw) => {
-          const e = raw as unknown as Fx<"effect.critic">;
+        "effect.critic": async (e) => {
           stageContext(e);
           trace.record("06", e.bundle.facts.length ? "ok" : "skipped", e.bundle, 0);
           const t = performance.now();
@@ -150,8 +147,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           if (!r.value && r.issues.length) rejected.push({ stage: "coverage", issues: r.issues });
           return { type: "criticized", critique: r.value, status: r.value ? "used" : "failed", note: r.value ? null : `критик-модель не дала валидного ответа: ${r.issues.join("; ").slice(0, 300)}` };
         },
-        "effect.answer": async (raw) => {
-          const e = raw as unknown as Fx<"effect.answer">;
+        "effect.answer": async (e) => {
           answerStarted = performance.now();
           trace.record("08", "ok", { prompts: EVIDENCE_PROMPTS, roles: { interpreter: "planner", planner: "planner", critic: "planner", answer: "answer" } }, 0);
           if (offline) {
@@ -179,8 +175,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           const g = gate.end();
           return { type: "answered", text: r.value, released, gateIssues: g.issues };
         },
-        "effect.record": async (raw) => {
-          const e = raw as unknown as Fx<"effect.record">;
+        "effect.record": async (e) => {
           recorded = { work: e.work, state: e.state };
           const w = e.work;
           if (w.validation && !w.validation.ok) rejected.push({ stage: "answer", issues: w.validation.issues });
@@ -211,7 +206,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
       closing: (s) => {
         const last = s.context.last!;
         // Tokens already shown that are not the answer: the client replaces them before `final`.
-        const replaced = last.replacement ? [{ event: "answer_replaced", data: last.replacement }] : [];
+        const replaced = last.replacement ? [{ event: "answer_replaced" as const, data: last.replacement }] : [];
         return [...replaced, {
           event: "final",
           data: {

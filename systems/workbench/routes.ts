@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { Hono } from "hono";
-import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { bindClarificationClaim, getInteraction, listClarifications } from "./store/interactions";
@@ -16,17 +15,8 @@ import { streamRun } from "../../http/sse";
 import { handleReply } from "./turn-reply";
 import { loadDocsIndex, sampleWorkspace } from "./resources";
 import { stageTrace } from "./stage-trace";
+import { WorkbenchMessageBody, type WorkbenchEvents } from "./contract";
 import { modelCalls, newCounter, runPreparationTurn, type Workspace } from "./turn";
-
-const MessageBody = z.object({
-  text: z.string().trim().min(1, "Сообщение пустое.").max(10_000, "Сообщение слишком длинное: не больше 10 000 символов. Сократите его, пожалуйста."),
-  workspace: z.unknown().optional(),
-  interactionId: z.string().min(1).max(200).optional(),
-  replyToClarificationId: z.string().min(1).max(200).optional(),
-  selectedCandidateId: z.string().min(1).max(200).optional(),
-  basePlanVersion: z.number().int().positive().optional(),
-  debug: z.boolean().optional(),
-});
 
 function readWorkspace(raw: unknown): Workspace {
   if (raw === undefined || raw === null) {
@@ -90,7 +80,7 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   });
 
   app.post("/v1/workbench/conversations/:id/messages", async (c) => {
-    const body = await readJson(c, MessageBody);
+    const body = await readJson(c, WorkbenchMessageBody);
     const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench");
     if (!conv) throw new AppError("not_found", "Диалог не найден.");
     const workspace = readWorkspace(body.workspace);
@@ -101,7 +91,7 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) => { throw asConflict(e); })
       : { kind: "new_request" as const, stage: {} };
 
-    return streamRun(c, deps, {
+    return streamRun<WorkbenchEvents>(c, deps, {
       conversationId: conv.id,
       tenantId: conv.tenantId,
       kind: "workbench",

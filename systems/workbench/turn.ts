@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../driver/errors";
 import type { Run } from "../../driver/run";
+import type { WorkbenchEvents } from "./contract";
 import { stageEnabled } from "../../driver/stage-switches";
 import { runTurn } from "../../driver/turn";
 import type { Role } from "../../llm/client";
 import { clarificationSpec } from "./clarification.machine";
-import { interactionSpec, type InteractionContext, type WorkspaceRef } from "./interaction.machine";
+import { interactionSpec, type WorkspaceRef } from "./interaction.machine";
 import type { Tx } from "../../storage/db";
 import { activeInteraction, answeredClarifications, closeClarification, insertClarification, openClarificationOf, upsertInteraction } from "./store/interactions";
 import { appendMessages, listMessages } from "../../storage/messages";
@@ -48,7 +49,7 @@ export const newCounter = (): CallCounter => ({ planner: 0, reranker: 0, classif
 export const modelCalls = (c: CallCounter) => ({ preparatory: c.planner + c.reranker + c.classifier, final: c.answer, byRole: { ...c } });
 
 /** A structured-output port over the LLM client: the parsed value, or null (fallback path). */
-export function structuredPort(deps: Deps, run: Run | null, role: Role, schema: import("zod").ZodType, name: string): ModelPort {
+export function structuredPort(deps: Deps, run: { signal: AbortSignal } | null, role: Role, schema: import("zod").ZodType, name: string): ModelPort {
   return async (messages) => {
     const r = await deps.llm.structured(role, messages, schema, name, run ? { signal: run.signal } : {});
     return r.ok ? r.value : null;
@@ -87,7 +88,7 @@ function projectionOf(r: { id: string; conversationId: string; rootMessageId: st
 
 export interface PreparationTurn {
   deps: Deps;
-  run: Run;
+  run: Run<WorkbenchEvents>;
   trace: StageTrace;
   conversationId: string;
   interactionId: string;
@@ -155,8 +156,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           plan = dropModelSelections(plan, (id) => index.byIdentity.has(fold(id)));
         }
         prepared = await prepare({
-          text: String(e.rootText),
-          planVersion: Number(e.planVersion),
+          text: e.rootText,
+          planVersion: e.planVersion,
           ...(plan ? { plan } : {}),
           workspace: t.workspace.parsed,
           snapshotSha256: t.workspace.sha,
@@ -165,7 +166,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           history: ctx.history,
           clarifications,
           preparatoryBudget: Math.max(0, MAX_PREPARATORY_CALLS - t.calls.classifier),
-          interaction: { ...t.interaction, interactionId: t.interactionId, planVersion: Number(e.planVersion), workspaceChanged, snapshotSha256: t.workspace.sha, previousSnapshotSha256: t.previousSha },
+          interaction: { ...t.interaction, interactionId: t.interactionId, planVersion: e.planVersion, workspaceChanged, snapshotSha256: t.workspace.sha, previousSnapshotSha256: t.previousSha },
           // A switched-off stage has no port: prepare() then keeps to its deterministic path.
           ports: {
             ...(stageEnabled("planner") ? { planner: structuredPort(deps, run, "planner", PlannerOutputSchema, "workbench_plan") } : {}),
@@ -204,13 +205,13 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           if (r.error.code === "cancelled") throw new AppError("internal", "client went away");
           // A clarification answer is applied only with its reply: nothing is stored, the same answer can be sent again.
           if (pending) throw new AppError("model_unavailable", "Модель ответа сейчас недоступна. Ответ на уточнение не применён — отправьте его ещё раз.");
-          return { type: "failed", code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." };
+          return { type: "failed" as const, code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." };
         }
         const gated = gate.end();
         validation = gatedValidation(r.value, opts, checker.rejected);
         if (gated.ok && validation.ok) {
           trace.record("12", "ok", validation);
-          return { type: "answered", answer: notice + r.value, validationOk: true };
+          return { type: "answered" as const, answer: notice + r.value, validationOk: true };
         }
         // Rejected: the user gets the replacement (the client drops every token, the notice too),
         // the run keeps what the model said and what was shown.
@@ -218,11 +219,11 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         replacement = { text, reason: "validation_failed", issues: validation.issues.map(issueText) };
         trace.record("12", "ok", { ...validation, replaced: true, modelAnswer: r.value, released: gated.released, gateIssues: gated.issues });
         run.emit("answer_replaced", replacement);
-        return { type: "answered", answer: text, validationOk: false };
+        return { type: "answered" as const, answer: text, validationOk: false };
       },
     },
     commit: async (tx, snap) => {
-      const c = snap.context as InteractionContext;
+      const c = snap.context;
       const state = String(snap.value);
       if (t.isNew) await supersedeActive(tx, t.conversationId, t.interactionId);
       const msgs: Parameters<typeof appendMessages>[2] = [];
@@ -256,16 +257,16 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       }
     },
     closing: (snap) => {
-      const c = snap.context as InteractionContext;
+      const c = snap.context;
       const state = String(snap.value);
       trace.finish(state === "awaiting_clarification" ? "clarification_required" : state === "failed" ? "failed" : "not_needed");
-      if (state === "awaiting_clarification" && prepared?.clarification) {
+      if (state === "awaiting_clarification" && prepared?.clarification && clarificationId) {
         const q = prepared.clarification;
         return [{ event: "clarification_required", data: { id: clarificationId, interactionId: t.interactionId, taskId: q.taskId, slot: q.slot, question: q.question, candidates: q.candidates, reasons: prepared.adequacy.reasons, planVersion: c.planVersion, modelCalls: modelCalls(t.calls) } }];
       }
       if (state === "failed") return [{ event: "error", data: { code: c.error?.code ?? "internal", message: c.error?.message ?? "Запрос не выполнен." } }];
       return [{ event: "final", data: {
-        interactionId: t.interactionId, status: state, planVersion: c.planVersion, answer: c.answer ?? "",
+        interactionId: t.interactionId, status: snap.value, planVersion: c.planVersion, answer: c.answer ?? "",
         entityCitations: answerCitations(), validation: validation ? { ok: validation.ok, issues: validation.issues } : { ok: true, issues: [] },
         modelCalls: modelCalls(t.calls),
         ...(prepared && prepared.outcome === "plain" ? { reasons: prepared.adequacy.reasons } : {}),

@@ -43,7 +43,7 @@ const counterTurn = (run: Run, conversationId: string, text: string, commit: (tx
     key: conversationId,
     conversationId,
     events: [{ type: "user.message", text }],
-    effects: { "effect.model": () => ({ type: "model.replied", text: "ответ" }) },
+    effects: { "effect.model": () => ({ type: "model.replied" as const, text: "ответ" }) },
     commit,
     closing: () => [{ event: "final", data: { answer: "ответ" } }],
   });

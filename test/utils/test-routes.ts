@@ -5,6 +5,7 @@ import { runTurn } from "../../driver/turn";
 import type { AuthEnv } from "../../http/auth";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
+import type { EventsOf, runEvents } from "../../http/contract";
 import { streamRun } from "../../http/sse";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { appendMessages, listMessages } from "../../storage/messages";
@@ -31,7 +32,7 @@ export function registerTestRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const body = await readJson(c, MessageBody);
     const conv = await findConversation(deps.db.sql, c.get("tenantId"), c.req.param("id"), "test");
     if (!conv) throw new AppError("not_found", "Диалог не найден.");
-    return streamRun(c, deps, {
+    return streamRun<EventsOf<typeof runEvents> & { final: { answer: string | null; turns: number } }>(c, deps, {
       conversationId: conv.id,
       tenantId: conv.tenantId,
       kind: "test",

@@ -6,6 +6,7 @@ import type { AuthEnv } from "../../../http/auth";
 import type { Deps } from "../../../http/deps";
 import { readJson } from "../../../http/errors";
 import { streamRun } from "../../../http/sse";
+import { runEvents, type EventsOf } from "../../../http/contract";
 import { createConversation, findConversation } from "../../../storage/conversations";
 import { appendMessages } from "../../../storage/messages";
 import { echoSpec } from "./echo.machine";
@@ -21,7 +22,7 @@ export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const body = await readJson(c, MessageBody);
     const conv = await findConversation(deps.db.sql, c.get("tenantId"), c.req.param("id"), "echo");
     if (!conv) throw new AppError("not_found", "Диалог не найден.");
-    return streamRun(c, deps, {
+    return streamRun<EchoEvents>(c, deps, {
       conversationId: conv.id,
       tenantId: conv.tenantId,
       kind: "echo",
@@ -48,3 +49,7 @@ export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     });
   });
 }
+
+/** The echo system's events: the shared run events and its own `final`. */
+const echoEvents = { ...runEvents, final: z.object({ answer: z.string().nullable(), turns: z.number().int() }) };
+type EchoEvents = EventsOf<typeof echoEvents>;

@@ -7,7 +7,7 @@ import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
 import { startTestServer } from "../../utils/server";
 import { eventsNamed, type SseResponse } from "../../utils/sse";
 import { workspace } from "./fixtures";
-import { WorkbenchSseEvent } from "../../../http/openapi/schemas";
+import { WorkbenchSseEvent } from "../../../systems/workbench/contract";
 import { newConversation, one, send, stage, type Json } from "./http-workbench-helpers";
 
 const t = useTestDatabase();

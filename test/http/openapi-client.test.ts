@@ -1,0 +1,105 @@
+// An integrator's view of /openapi.json (issue 16 item 2): Redocly's recommended rules lint it
+// clean, and openapi-typescript generates types that a typed script of a real run over all three
+// systems type-checks against (tsc in a temp dir, no network). A script that misuses the types
+// must not type-check, so the generated types are not `any`/`never`.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import openapiTS, { astToString } from "openapi-typescript";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "../utils/db";
+import { startTestServer } from "../utils/server";
+import { postSse } from "../utils/sse";
+
+const t = useTestDatabase();
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let doc: string;
+const dir = mkdtempSync(join(tmpdir(), "openapi-client-"));
+
+beforeAll(async () => {
+  server = await startTestServer({ db: t.db });
+  doc = await (await fetch(`${server.url}/openapi.json`)).text();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Type-checks the files (strict) and returns tsc's messages. */
+function typecheck(files: string[]): string[] {
+  const program = ts.createProgram(files, { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, skipLibCheck: true, types: [] });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+    return `${d.file?.fileName.split("/").pop() ?? ""}:${line}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
+  });
+}
+
+describe("the OpenAPI document as a client generator sees it", () => {
+  it("lints clean with Redocly's recommended rules", async () => {
+    const config = await createConfig({ extends: ["recommended"] });
+    const problems = await lintFromString({ source: doc, absoluteRef: join(dir, "openapi.json"), config });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  }, 60_000);
+
+  it("openapi-typescript's types accept a real run over all three systems and reject misuse", async () => {
+    writeFileSync(join(dir, "api.d.ts"), astToString(await openapiTS(JSON.parse(doc))));
+
+    // A real run: each system's conversation, its message stream, its stored view.
+    const post = async (path: string) => (await (await fetch(`${server.url}${path}`, { method: "POST" })).json()) as Record<string, string>;
+    const get = async (path: string) => (await fetch(`${server.url}${path}`)).json();
+    const thread = await post("/v1/clinic/threads");
+    const clinic = await postSse(`${server.url}/v1/clinic/threads/${thread.threadId}/messages`, { text: "Хочу записаться на чистку", debug: true });
+    const wb = await post("/v1/workbench/conversations");
+    const workbench = await postSse(`${server.url}/v1/workbench/conversations/${wb.conversationId}/messages`, { text: "Найди сущность «Договор»" });
+    const interactionId = (workbench.events[0]!.data as { interactionId: string }).interactionId;
+    const evc = await post("/v1/evidence/conversations");
+    const evidence = await postSse(`${server.url}/v1/evidence/conversations/${evc.conversationId}/messages`, { text: "Какая погода в Москве?" });
+    for (const r of [clinic, workbench, evidence]) expect(r.events.at(-1)?.event).toBe("done");
+
+    const lit = (v: unknown) => JSON.stringify(v, null, 1);
+    const body = (p: string, m: string, s: number, type = "application/json") => `paths["${p}"]["${m}"]["responses"][${s}]["content"]["${type}"]`;
+    writeFileSync(
+      join(dir, "run.ts"),
+      `import type { paths } from "./api";
+type Req<P extends keyof paths> = paths[P] extends { post: { requestBody?: { content: { "application/json": infer B } } } } ? B : never;
+const clinicBody: Req<"/v1/clinic/threads/{threadId}/messages"> = { text: "Хочу записаться на чистку", debug: true };
+const thread: ${body("/v1/clinic/threads", "post", 201)} = ${lit(thread)};
+const clinicEvents: ${body("/v1/clinic/threads/{threadId}/messages", "post", 200, "text/event-stream")}[] = ${lit(clinic.events)};
+const clinicThread: ${body("/v1/clinic/threads/{threadId}", "get", 200)} = ${lit(await get(`/v1/clinic/threads/${thread.threadId}`))};
+const workbenchBody: Req<"/v1/workbench/conversations/{id}/messages"> = { text: "Найди сущность «Договор»" };
+const wb: ${body("/v1/workbench/conversations", "post", 201)} = ${lit(wb)};
+const workbenchEvents: ${body("/v1/workbench/conversations/{id}/messages", "post", 200, "text/event-stream")}[] = ${lit(workbench.events)};
+const interaction: ${body("/v1/workbench/interactions/{id}", "get", 200)} = ${lit(await get(`/v1/workbench/interactions/${interactionId}`))};
+const evidenceEvents: ${body("/v1/evidence/conversations/{id}/messages", "post", 200, "text/event-stream")}[] = ${lit(evidence.events)};
+const evidenceConversation: ${body("/v1/evidence/conversations/{id}", "get", 200)} = ${lit(await get(`/v1/evidence/conversations/${evc.conversationId}`))};
+// What a client does with them: fields are typed, not never/any.
+const threadId: string = thread.threadId;
+const reply: string | undefined = clinicEvents.flatMap((e) => (e.event === "final" ? [e.data.reply] : []))[0];
+const branch: "new_booking" | "price_question" | "general_info" | "medical_question" | "reschedule" | "escalate_human" | null = clinicThread.state.activeBranch;
+const answer: string[] = workbenchEvents.flatMap((e) => (e.event === "final" ? [e.data.answer] : []));
+const status: string = interaction.status;
+const outcome: string[] = evidenceEvents.flatMap((e) => (e.event === "final" ? [e.data.outcome] : []));
+export const used = [clinicBody, workbenchBody, wb, evidenceConversation, threadId, reply, branch, answer, status, outcome];
+`,
+    );
+    expect(typecheck([join(dir, "run.ts")])).toEqual([]);
+
+    // Misuse the types must catch: a wrong field type, an unknown field, a missing required field.
+    writeFileSync(
+      join(dir, "misuse.ts"),
+      `import type { paths } from "./api";
+const a: ${body("/v1/clinic/threads", "post", 201)} = { threadId: 1 };
+const b: ${body("/v1/clinic/threads/{threadId}", "get", 200)}["state"]["activeBranch"] = "dentistry";
+const c: ${body("/v1/workbench/interactions/{id}", "get", 200)} = { id: "x" };
+export const used = [a, b, c];
+`,
+    );
+    const errors = typecheck([join(dir, "misuse.ts")]);
+    expect(errors.map((e) => e.split(": ")[0])).toEqual(["misuse.ts:2", "misuse.ts:3", "misuse.ts:4"]);
+    expect(errors[0]).toMatch(/number.*string/);
+    expect(errors[1]).toMatch(/dentistry/);
+    expect(errors[2]).toMatch(/missing/);
+  }, 120_000);
+});
