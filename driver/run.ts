@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Sql, Tx } from "../storage/db";
-import { closeRun, heartbeatRun, startRun, type RunEventRow } from "../storage/runs";
+import { closeRun, heartbeatRun, startRun, type KeyClaim, type RunEventRow } from "../storage/runs";
 import { AppError, type ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
 import { flusherFor, type Flushable, type RunFlusher } from "./run-flusher";
@@ -27,6 +27,8 @@ export interface RunInit {
    * server only), so such a follower wakes when there is something to read instead of polling.
    */
   notifyFollowers?: boolean;
+  /** Claim this Idempotency-Key with the run row (http/turn-begin.ts); see `Run.claim`. */
+  claim?: KeyClaim;
 }
 
 export interface Outcome {
@@ -64,13 +66,26 @@ export class Run implements Flushable {
   get signal() { return this.abort.signal; }
 
   static async start(init: RunInit): Promise<Run> {
+    const run = await Run.claim(init);
+    if (!run) throw new AppError("conflict", "Этот Idempotency-Key уже занят другим запросом.", { reason: "idempotency_key_in_use" });
+    return run;
+  }
+
+  /** Like `start`, but null when `init.claim`'s key belongs to another request's run. */
+  static async claim(init: RunInit): Promise<Run | null> {
     const run = new Run(init);
     // On a server, committed asynchronously: visible to followers at once, durable with the turn's own commit.
-    await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner }, { asyncCommit: !!init.asyncCommits });
+    const claimed = await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner }, { asyncCommit: !!init.asyncCommits, claim: init.claim });
+    if (!claimed) return null;
     init.hub.open(run.id);
     run.flusher = flusherFor(init.sql, !!init.asyncCommits, !!init.notifyFollowers);
     run.flusher.add(run);
     return run;
+  }
+
+  /** Where emitted events also go from now on: the SSE writer of the request, once its stream is open. */
+  attach(sink: (e: RunEventRow) => void): void {
+    this.init.sink = sink;
   }
 
   /** Sends an event now; it is stored by the next flush or the final commit. */

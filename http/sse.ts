@@ -4,6 +4,7 @@ import type { RunEventRow } from "../storage/runs";
 import type { Deps } from "./deps";
 import { toAppError } from "./errors";
 import { sseResponse, type SseStream } from "./sse-response";
+import { beginRun } from "./turn-begin";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -76,34 +77,38 @@ export interface StreamRunOptions {
   work: (run: Run, writer: SseWriter) => Promise<void>;
   /** Called when `work` finishes without completing the run through the driver. */
   outcome?: Outcome;
+  /** A run the route began itself (beginRun) because it had work to do between the claim and the stream. */
+  begun?: Run;
 }
 
-/** Runs one streamed turn: run_started … (error) … done, always ending with `done`. */
-export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response {
+/**
+ * Runs one streamed turn: run_started … (error) … done, always ending with `done`. The run is
+ * claimed before the stream opens (http/turn-begin.ts): a busy conversation or a reused
+ * Idempotency-Key is a plain HTTP 409, a retried key replays its run; the stream's headers
+ * carry X-Run-Id and X-Conversation-Id.
+ */
+export async function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Promise<Response> {
+  let run = o.begun;
+  if (!run) {
+    const begun = await beginRun(c, deps, { conversationId: o.conversationId, tenantId: o.tenantId, kind: o.kind, debug: o.debug });
+    if (begun.replay) return begun.replay;
+    run = begun.run;
+  }
+  return streamBegunRun(c, deps, run, o);
+}
+
+/** A route that began the run but then refused the request (before any stream): the run ends failed, the error goes out as JSON. */
+export async function failBegunRun(run: Run, e: unknown): Promise<never> {
+  const err = toAppError(e);
+  await run.fail(err.code, err.message).catch((fe) => console.error("could not record run failure", fe));
+  throw e;
+}
+
+function streamBegunRun(c: Context, deps: Deps, run: Run, o: StreamRunOptions): Response {
+  const headers = { "x-run-id": run.id, "x-conversation-id": o.conversationId };
   return sseResponse(c, async (stream) => {
     const writer = new SseWriter(stream);
-    let run: Run;
-    try {
-      run = await Run.start({
-        sql: deps.db.sql,
-        hub: deps.hub,
-        conversationId: o.conversationId,
-        tenantId: o.tenantId,
-        kind: o.kind,
-        owner: deps.instanceId,
-        debug: o.debug ?? deps.config.aiDebug,
-        detachGraceMs: deps.config.detachGraceMs,
-        sink: (e) => writer.send(e),
-        asyncCommits: deps.db.backend === "postgres",
-        notifyFollowers: deps.db.backend === "postgres",
-      });
-    } catch (e) {
-      const err = toAppError(e);
-      writer.send({ seq: 1, event: "error", data: { code: err.code, message: err.message } });
-      writer.send({ seq: 2, event: "done", data: {} });
-      await writer.drain();
-      return;
-    }
+    run.attach((e) => writer.send(e));
     stream.onAbort(() => run.detach());
     try {
       if (!o.deferStart) run.emit("run_started", { runId: run.id, [o.idField ?? "conversationId"]: o.conversationId });
@@ -119,5 +124,5 @@ export function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Response
     }
     await writer.drain();
     writer.close();
-  });
+  }, headers);
 }
