@@ -92,6 +92,8 @@ export function createClient(o: ClientOptions) {
   return {
     baseUrl,
     call,
+    /** Any POST that starts a run (a route this client has no method for), idempotent and resuming like the others. */
+    sendTo: <F = unknown>(path: string, body: unknown, opts: SendOptions = {}) => new Turn<F>(t, path, body, opts),
     clinic: {
       create: () => call<{ threadId: string }>("POST", "/v1/clinic/threads"),
       /** The tenant's threads (the list endpoint; see the API page for its paging). */
