@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Sql, Tx } from "../storage/db";
-import { closeRun, heartbeatRun, startRun, type KeyClaim, type RunEventRow } from "../storage/runs";
+import { closeRun, deleteRun, heartbeatRun, startRun, type KeyClaim, type RunEventRow } from "../storage/runs";
 import { AppError, type ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
 import { flusherFor, type Flushable, type RunFlusher } from "./run-flusher";
@@ -176,6 +176,19 @@ export class Run implements Flushable {
       this.ended = true;
       for (const e of tail) this.publish(e);
     };
+  }
+
+  /**
+   * The request was refused before the run's stream opened (an invalid or stale clarification
+   * answer): as if the run never started — no row, no events, its Idempotency-Key free again —
+   * so a refused request changes nothing.
+   */
+  async discard(): Promise<void> {
+    if (this.ended) return;
+    this.stop();
+    this.ended = true;
+    this.init.hub.forget(this.id);
+    await deleteRun(this.init.sql, this.id);
   }
 
   /** Ends the run as failed in one statement of its own: `error` then `done`, stored and sent. */

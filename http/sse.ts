@@ -97,10 +97,9 @@ export async function streamRun(c: Context, deps: Deps, o: StreamRunOptions): Pr
   return streamBegunRun(c, deps, run, o);
 }
 
-/** A route that began the run but then refused the request (before any stream): the run ends failed, the error goes out as JSON. */
-export async function failBegunRun(run: Run, e: unknown): Promise<never> {
-  const err = toAppError(e);
-  await run.fail(err.code, err.message).catch((fe) => console.error("could not record run failure", fe));
+/** A route that began the run but then refused the request (before any stream): the run is discarded, the error goes out as JSON. */
+export async function refuseBegunRun(run: Run, e: unknown): Promise<never> {
+  await run.discard().catch((de) => console.error("could not discard a refused run", de));
   throw e;
 }
 

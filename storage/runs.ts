@@ -158,6 +158,11 @@ export async function closeRun(
   return res[0]?.closed === 1;
 }
 
+/** A run refused before its stream opened: gone with its events and the Idempotency-Key that named it. */
+export async function deleteRun(sql: Tx, runId: string): Promise<void> {
+  await sql`with k as (delete from idempotency_keys where run_id = ${runId}) delete from runs where id = ${runId}`;
+}
+
 export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
   const rows = await sql<{ id: string; conversation_id: string; tenant_id: string; kind: string; status: RunStatus; outcome: string | null; reason_codes: string[]; error_code: string | null; owner: string; heartbeat_at: Date }[]>`
     select id, conversation_id, tenant_id, kind, status, outcome, reason_codes, error_code, owner, heartbeat_at from runs where id = ${id}`;

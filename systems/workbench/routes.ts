@@ -15,7 +15,7 @@ import { ANSWER_PROMPT } from "./prompts";
 import type { AuthEnv } from "../../http/auth";
 import type { Deps } from "../../http/deps";
 import { describeZod, readJson } from "../../http/errors";
-import { failBegunRun, streamRun } from "../../http/sse";
+import { refuseBegunRun, streamRun } from "../../http/sse";
 import { beginRun } from "../../http/turn-begin";
 import { handleReply } from "./turn-reply";
 import { loadDocsIndex, sampleWorkspace } from "./resources";
@@ -119,7 +119,7 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     // Replies are classified and applied before the stream opens: a stale or concurrent answer
     // is a plain 409, an id outside the candidate list a 422.
     const reply = body.replyToClarificationId || body.interactionId
-      ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) => failBegunRun(begun.run, asConflict(e)))
+      ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) => refuseBegunRun(begun.run, asConflict(e)))
       : { kind: "new_request" as const, stage: {} };
 
     return streamRun(c, deps, {
