@@ -5,6 +5,7 @@ import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { postSse, readSse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
+import { workspace } from "../systems/workbench/fixtures";
 
 /** issue 16 (Idempotency-Key, X-Run-Id, resume at the end of a run) and issue 18 item 6 (reject before the model). */
 const t = useTestDatabase();
@@ -83,6 +84,31 @@ describe(`Idempotency-Key and one run per conversation (${onServer ? "PostgreSQL
     expect(await userMessages(conv)).toBe(1);
     const runs = await t.db.sql<{ status: string }[]>`select status from runs where conversation_id = ${conv} order by created_at`;
     expect(runs.map((r) => r.status)).toEqual(["failed", "completed"]);
+  });
+
+  it("a clarification answer sent twice with its key is one answer: the retry replays the continuation, not a 409", async () => {
+    llm.reset();
+    const c = createClient({ baseUrl: server.url });
+    const { conversationId } = await c.workbench.create();
+    llm.script("reranker", '{"choice": "clarify"}');
+    const asked = await c.workbench.send(conversationId, { text: "Покажи композицию «Расчёт скидки»", workspace }).result();
+    const q = asked.clarification!;
+    expect(q.candidates.length).toBeGreaterThanOrEqual(2);
+    llm.script("answer", "Это [[composition-discount-v1]].", "Второй ответ не должен понадобиться.");
+    const answer = { text: "первую", workspace, selectedCandidateId: q.candidates[0]!.candidateId };
+    const first = c.workbench.answer(conversationId, q, answer, { idempotencyKey: "k-answer" });
+    const one = await first.result();
+    const retry = c.workbench.answer(conversationId, q, answer, { idempotencyKey: "k-answer" });
+    const two = await retry.result();
+    expect(retry.runId).toBe(first.runId);
+    expect(two.events).toEqual(one.events);
+    expect(one.final).toMatchObject({ status: "completed" });
+    expect(llm.count("answer")).toBe(1);
+    // Without the key the same answer is the contract's 409 (the clarification is answered).
+    const again = await c.workbench.answer(conversationId, q, answer).result().catch((e) => e);
+    expect(again).toMatchObject({ status: 409, code: "conflict" });
+    const it1 = (await c.workbench.interaction(q.interactionId)) as { clarifications: { status: string }[] };
+    expect(it1.clarifications.map((x) => x.status)).toEqual(["answered"]);
   });
 
   it("policy reject: a message while the conversation's turn runs is HTTP 409 conversation_busy before the stream, and no model call", async () => {
