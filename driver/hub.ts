@@ -23,6 +23,12 @@ export class RunHub {
     return r;
   }
 
+  /** Drops a run that never streamed (refused before its stream opened). */
+  forget(id: string): void {
+    this.live.delete(id);
+    this.listeners.delete(id);
+  }
+
   get(id: string): LiveRun | undefined {
     return this.live.get(id);
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Sql, Tx } from "../storage/db";
-import { closeRun, heartbeatRun, startRun, type RunEventRow } from "../storage/runs";
+import { closeRun, deleteRun, heartbeatRun, startRun, type KeyClaim, type RunEventRow } from "../storage/runs";
 import { AppError, type ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
 import { flusherFor, type Flushable, type RunFlusher } from "./run-flusher";
@@ -27,6 +27,8 @@ export interface RunInit {
    * server only), so such a follower wakes when there is something to read instead of polling.
    */
   notifyFollowers?: boolean;
+  /** Claim this Idempotency-Key with the run row (http/turn-begin.ts); see `Run.claim`. */
+  claim?: KeyClaim;
 }
 
 /**
@@ -74,13 +76,26 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
   get signal() { return this.abort.signal; }
 
   static async start<E extends EventMap = EventMap>(init: RunInit): Promise<Run<E>> {
+    const run = await Run.claim<E>(init);
+    if (!run) throw new AppError("conflict", "Этот Idempotency-Key уже занят другим запросом.", { reason: "idempotency_key_in_use" });
+    return run;
+  }
+
+  /** Like `start`, but null when `init.claim`'s key belongs to another request's run. */
+  static async claim<E extends EventMap = EventMap>(init: RunInit): Promise<Run<E> | null> {
     const run = new Run<E>(init);
     // On a server, committed asynchronously: visible to followers at once, durable with the turn's own commit.
-    await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner }, { asyncCommit: !!init.asyncCommits });
+    const claimed = await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner }, { asyncCommit: !!init.asyncCommits, claim: init.claim });
+    if (!claimed) return null;
     init.hub.open(run.id);
     run.flusher = flusherFor(init.sql, !!init.asyncCommits, !!init.notifyFollowers);
     run.flusher.add(run);
     return run;
+  }
+
+  /** Where emitted events also go from now on: the SSE writer of the request, once its stream is open. */
+  attach(sink: (e: RunEventRow) => void): void {
+    this.init.sink = sink;
   }
 
   /** Sends an event now; it is stored by the next flush or the final commit. */
@@ -177,6 +192,19 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
       this.ended = true;
       for (const e of tail) this.publish(e);
     };
+  }
+
+  /**
+   * The request was refused before the run's stream opened (an invalid or stale clarification
+   * answer): as if the run never started — no row, no events, its Idempotency-Key free again —
+   * so a refused request changes nothing.
+   */
+  async discard(): Promise<void> {
+    if (this.ended) return;
+    this.stop();
+    this.ended = true;
+    this.init.hub.forget(this.id);
+    await deleteRun(this.init.sql, this.id);
   }
 
   /** Ends the run as failed in one statement of its own: `error` then `done`, stored and sent. */

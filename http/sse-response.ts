@@ -23,13 +23,16 @@ const HEADERS = {
  * the adapter's reader loop for every write, a measurable share of a streamed turn's CPU
  * (bench/turn.ts). Elsewhere (app.request in a test, another runtime) it is `streamSSE`.
  */
-export function sseResponse(c: Context, body: (stream: SseStream) => Promise<void>): Response {
+export function sseResponse(c: Context, body: (stream: SseStream) => Promise<void>, headers: Record<string, string> = {}): Response {
   const res = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
   if (!res) {
-    for (const [k, v] of Object.entries(HEADERS)) c.header(k, v);
+    for (const [k, v] of Object.entries({ ...HEADERS, ...headers })) c.header(k, v);
     return streamSSE(c, body);
   }
-  res.writeHead(200, HEADERS);
+  res.writeHead(200, { ...HEADERS, ...headers });
+  // The headers (with X-Run-Id) go out now, not with the first event: a client learns the run
+  // id even if the first event is slow to come.
+  res.flushHeaders();
   const aborts: (() => void)[] = [];
   let gone = false;
   res.on("close", () => {

@@ -9,6 +9,7 @@ import type { RunEventRow } from "../storage/runs";
 import type { Deps } from "./deps";
 import { toAppError } from "./errors";
 import { sseResponse, type SseStream } from "./sse-response";
+import { beginRun } from "./turn-begin";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -84,38 +85,38 @@ export interface StreamRunOptions<E extends RunEvents = RunEvents> {
   work: (run: Run<E>, writer: SseWriter) => Promise<void>;
   /** Called when `work` finishes without completing the run through the driver. */
   outcome?: Outcome;
+  /** A run the route began itself (beginRun) because it had work to do between the claim and the stream. */
+  begun?: Run;
 }
 
-/** Runs one streamed turn: run_started … (error) … done, always ending with `done`. */
-export function streamRun<E extends RunEvents = RunEvents>(c: Context, deps: Deps, o: StreamRunOptions<E>): Response {
-  // A server shutting down takes no new turn (the request may come on a kept-alive connection).
+/**
+ * Runs one streamed turn: run_started … (error) … done, always ending with `done`. The run is
+ * claimed before the stream opens (http/turn-begin.ts): a busy conversation or a reused
+ * Idempotency-Key is a plain HTTP 409, a retried key replays its run; the stream's headers
+ * carry X-Run-Id and X-Conversation-Id. A server shutting down takes no new turn.
+ */
+export async function streamRun<E extends RunEvents = RunEvents>(c: Context, deps: Deps, o: StreamRunOptions<E>): Promise<Response> {
   if (deps.turns.draining) throw new AppError("unavailable", "Сервер останавливается и новых ходов не принимает; повторите запрос через несколько секунд.");
+  let run = o.begun;
+  if (!run) {
+    const begun = await beginRun(c, deps, { conversationId: o.conversationId, tenantId: o.tenantId, kind: o.kind, debug: o.debug });
+    if (begun.replay) return begun.replay;
+    run = begun.run;
+  }
+  return streamBegunRun(c, deps, run as unknown as Run<E>, o);
+}
+
+/** A route that began the run but then refused the request (before any stream): the run is discarded, the error goes out as JSON. */
+export async function refuseBegunRun(run: Run, e: unknown): Promise<never> {
+  await run.discard().catch((de) => logger.error({ event: "run_discard_failed", err: describe(de) }, "could not discard a refused run"));
+  throw e;
+}
+
+function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>, o: StreamRunOptions<E>): Response {
+  const headers = { "x-run-id": run.id, "x-conversation-id": o.conversationId };
   return sseResponse(c, async (stream) => {
     const writer = new SseWriter(stream);
-    let run: Run<E>;
-    try {
-      run = await Run.start<E>({
-        sql: deps.db.sql,
-        hub: deps.hub,
-        conversationId: o.conversationId,
-        tenantId: o.tenantId,
-        kind: o.kind,
-        owner: deps.instanceId,
-        debug: o.debug ?? deps.config.aiDebug,
-        detachGraceMs: deps.config.detachGraceMs,
-        sink: (e) => writer.send(e),
-        asyncCommits: deps.db.backend === "postgres",
-        notifyFollowers: deps.db.backend === "postgres",
-      });
-    } catch (e) {
-      const err = toAppError(e);
-      logger.error({ event: "turn_failed", system: o.kind, conversationId: o.conversationId, code: err.code, err: describe(e) }, "could not start a run");
-      metrics.errors.inc({ where: "turn", code: err.code });
-      writer.send({ seq: 1, event: "error", data: { code: err.code, message: err.message } });
-      writer.send({ seq: 2, event: "done", data: {} });
-      await writer.drain();
-      return;
-    }
+    run.attach((e) => writer.send(e));
     addLogContext({ tenantId: o.tenantId, runId: run.id, conversationId: o.conversationId, system: o.kind });
     metrics.openStreams.inc({ kind: "turn" });
     const started = performance.now();
@@ -154,7 +155,7 @@ export function streamRun<E extends RunEvents = RunEvents>(c: Context, deps: Dep
     }
     await writer.drain();
     writer.close();
-  });
+  }, headers);
 }
 
 export const SHUTDOWN_MESSAGE = "Сервер перезапускается: ход прерван и не сохранён — отправьте сообщение ещё раз.";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { createParser } from "eventsource-parser";
+import { ApiError, ClientError, ConnectionError, createClient, type RunEvent, type Turn } from "../client";
 
 /**
  * `npm run chat -- [clinic|workbench]`: a terminal client that talks to a running server through
@@ -14,7 +14,8 @@ const HELP = `Usage: npm run chat -- [clinic|workbench] [options]
   --token <token>      bearer token (default $API_TOKEN)
   --workspace <file>   Workbench: a workspace snapshot JSON sent with every message
   --debug              print the run's stages
-Commands: /new — new conversation, /state — thread state (clinic), /quit`;
+Commands: /new — new conversation, /state — thread state (clinic), /last — the last answer the server stored, /quit
+Ctrl-C during an answer stops printing it (the server still finishes and stores it: /last shows it); Ctrl-C again quits.`;
 
 type Json = Record<string, any>;
 const out = (s: string) => process.stdout.write(s);
@@ -38,35 +39,59 @@ const EVENT_RU: Record<string, string> = {
   model_unavailable: "модель недоступна",
 };
 
+/** One line for a user: what went wrong and what to do, never a stack. */
+export function describeError(e: unknown): string {
+  if (e instanceof ConnectionError) return `${e.message}. Проверьте --url и что сервер запущен (npm start). / Server unreachable.`;
+  if (e instanceof ApiError) return `${e.message} (${e.reason ?? e.code})`;
+  if (e instanceof ClientError) return e.message;
+  return (e as Error)?.message ?? String(e);
+}
+
 export function createChat(o: ChatOptions) {
-  const headers = (json: boolean): Record<string, string> => ({ ...(json ? { "content-type": "application/json" } : {}), ...(o.token ? { authorization: `Bearer ${o.token}` } : {}) });
+  const client = createClient({ baseUrl: o.url, token: o.token });
   let id: string | null = null;
   let open: Json | null = null;
-
-  async function call(method: string, path: string, body?: unknown): Promise<Json> {
-    const res = await fetch(`${o.url}${path}`, { method, headers: headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = (await res.json().catch(() => ({}))) as Json;
-    if (!res.ok) throw new Error(`${json.error?.message ?? res.statusText} (${json.error?.code ?? res.status})`);
-    return json;
-  }
+  /** A turn whose printing Ctrl-C stopped: it is still read to the end, so the server stores it. */
+  let background: Promise<unknown> | null = null;
+  let current: { stop(): void } | null = null;
 
   async function ensure(): Promise<string> {
     if (id) return id;
-    const r = o.mode === "clinic" ? await call("POST", "/v1/clinic/threads") : await call("POST", "/v1/workbench/conversations");
-    id = (r.threadId ?? r.conversationId) as string;
+    const r = o.mode === "clinic" ? (await client.clinic.create()).threadId : (await client.workbench.create()).conversationId;
+    id = r;
     out(`[${o.mode === "clinic" ? "тред" : "диалог"} ${id}]\n`);
     return id;
   }
 
-  async function stream(path: string, body: unknown, onEvent: (event: string, data: Json) => void): Promise<void> {
-    const res = await fetch(`${o.url}${path}`, { method: "POST", headers: { ...headers(true), accept: "text/event-stream" }, body: JSON.stringify(body) });
-    if (!res.headers.get("content-type")?.includes("text/event-stream")) {
-      const json = (await res.json().catch(() => ({}))) as Json;
-      throw new Error(`${json.error?.message ?? res.statusText} (${json.error?.code ?? res.status})`);
+  /** Prints a turn's events until it ends or Ctrl-C stops the printing (the turn is then read on, silently). */
+  async function stream(turn: Turn<unknown>, onEvent: (event: string, data: Json) => void): Promise<void> {
+    const it = turn[Symbol.asyncIterator]();
+    let stopped = false;
+    let wake: () => void = () => {};
+    const stop = new Promise<void>((r) => (wake = r));
+    current = {
+      stop() {
+        stopped = true;
+        wake();
+      },
+    };
+    try {
+      for (;;) {
+        const next = await Promise.race([it.next(), stop.then(() => null)]);
+        if (next === null || stopped) {
+          out("\n  [прервано: ответ дописывается на сервере; /last — показать сохранённый ответ]\n");
+          background = (async () => {
+            while (!(await it.next()).done);
+          })().catch(() => {});
+          return;
+        }
+        if (next.done) return;
+        const e = next.value as RunEvent;
+        onEvent(e.event, (e.data ?? {}) as Json);
+      }
+    } finally {
+      current = null;
     }
-    const parser = createParser({ onEvent: (m) => onEvent(m.event ?? "message", m.data ? (JSON.parse(m.data) as Json) : {}) });
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   }
 
   async function say(text: string): Promise<void> {
@@ -83,7 +108,7 @@ export function createChat(o: ChatOptions) {
       streamed = true;
     };
     if (o.mode === "clinic") {
-      await stream(`/v1/clinic/threads/${conv}/messages`, { text, debug: o.debug }, (event, d) => {
+      await stream(client.clinic.send(conv, text, { debug: o.debug }), (event, d) => {
         if (event === "router_decision") out(`  [маршрутизатор: ${d.intent}]\n`);
         else if (event === "stage") stageLine(d);
         else if (event === "token") {
@@ -109,7 +134,7 @@ export function createChat(o: ChatOptions) {
       ...(open ? { interactionId: open.interactionId, replyToClarificationId: open.id } : {}),
       ...(pick ? { selectedCandidateId: pick.candidateId } : {}),
     };
-    await stream(`/v1/workbench/conversations/${conv}/messages`, body, (event, d) => {
+    await stream(client.workbench.send(conv, body), (event, d) => {
       if (event === "stage") stageLine(d);
       else if (event === "token") {
         if (!streamed) out("< ");
@@ -132,6 +157,19 @@ export function createChat(o: ChatOptions) {
     });
   }
 
+  /** The last assistant message the server stored (after a Ctrl-C, once the interrupted turn is over). */
+  async function last(): Promise<void> {
+    if (!id) return void out("  (диалога ещё нет)\n");
+    if (background) {
+      out("  [жду окончания прерванного ответа…]\n");
+      await background;
+      background = null;
+    }
+    const messages = o.mode === "clinic" ? (await client.clinic.get(id)).messages : (await client.workbench.get(id)).messages;
+    const answer = [...messages].reverse().find((m) => m.role === "assistant");
+    out(answer ? `< ${answer.text}\n` : "  (сохранённого ответа нет: ход не записан — отправьте сообщение ещё раз)\n");
+  }
+
   async function command(line: string): Promise<boolean> {
     const cmd = line.trim();
     if (cmd === "/quit" || cmd === "/exit") return false;
@@ -141,13 +179,20 @@ export function createChat(o: ChatOptions) {
       await ensure();
     } else if (cmd === "/state") {
       if (o.mode !== "clinic" || !id) out("  (состояние есть у треда клиники после первого сообщения)\n");
-      else out(`${JSON.stringify((await call("GET", `/v1/clinic/threads/${id}`)).state, null, 2)}\n`);
-    } else if (cmd.startsWith("/")) out(`${HELP}\n`);
+      else out(`${JSON.stringify((await client.clinic.get(id)).state, null, 2)}\n`);
+    } else if (cmd === "/last") await last(); else if (cmd.startsWith("/")) out(`${HELP}\n`);
     else if (cmd) await say(cmd);
     return true;
   }
 
-  return { command, say, get id() { return id; } };
+  /** Ctrl-C: stops printing the answer in progress; false when nothing was in progress (the caller quits). */
+  function interrupt(): boolean {
+    if (!current) return false;
+    current.stop();
+    return true;
+  }
+
+  return { command, say, interrupt, get id() { return id; } };
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
@@ -161,12 +206,26 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     out(`${HELP}\n`);
     return;
   }
+  let workspace: unknown;
+  if (values.workspace) {
+    try {
+      workspace = JSON.parse(readFileSync(values.workspace, "utf8"));
+    } catch (e) {
+      const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "файла нет" : (e as NodeJS.ErrnoException).code === "EISDIR" ? "это папка" : e instanceof SyntaxError ? `не JSON (${e.message})` : (e as Error).message;
+      process.stderr.write(`! Не удалось прочитать --workspace ${values.workspace}: ${why}. / Cannot read the workspace file.\n`);
+      process.exitCode = 2;
+      return;
+    }
+  }
   const chat = createChat({
     mode,
     url: (values.url ?? process.env.CHAT_URL ?? "http://127.0.0.1:3000").replace(/\/$/, ""),
     token: values.token ?? process.env.API_TOKEN,
-    workspace: values.workspace ? JSON.parse(readFileSync(values.workspace, "utf8")) : undefined,
+    workspace,
     debug: values.debug ?? false,
+  });
+  process.on("SIGINT", () => {
+    if (!chat.interrupt()) process.exit(130);
   });
   const tty = process.stdin.isTTY;
   if (tty) out(`${mode === "clinic" ? "Чат пациента клиники" : "Workbench (Configurator chat)"} — /quit для выхода\n> `);
@@ -176,7 +235,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     try {
       if (!(await chat.command(line))) break;
     } catch (e) {
-      out(`! ${(e as Error).message}\n`);
+      out(`! ${describeError(e)}\n`);
     }
     if (tty) out("> ");
   }

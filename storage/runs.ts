@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { Tx } from "./db";
+import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
 
 export type RunStatus = "running" | "completed" | "failed";
 
@@ -41,16 +42,51 @@ const asyncCommit = (sql: Tx) => sql`select set_config('synchronous_commit', 'of
 /** The `_` CTE of a statement that commits asynchronously when asked (a no-op otherwise). */
 const commitMode = (sql: Tx, async: boolean | undefined) => (async ? asyncCommit(sql) : sql`select true as sync`);
 
+/** An Idempotency-Key claimed together with the run row (see storage/idempotency.ts). */
+export interface KeyClaim {
+  key: string;
+  requestHash: string;
+  /** The run the key named before, when that run failed (or the key expired): the key moves to the new run. */
+  replaces: string | null;
+}
+
 /**
  * The run row at run start, so a resuming client and a crash recovery can find it, without
  * a second durable commit per turn: if the database itself crashed before the turn's commit,
  * losing the row loses nothing a client could have been promised (the turn was not stored).
+ *
+ * With a key: the key and the run go in in one statement, and the run only if the key was
+ * claimed (new, or moved from the failed/expired run `replaces`). False: another request holds
+ * the key — the caller replays that request's run. A second running run of the conversation
+ * fails the statement with a unique violation (runs_one_running_per_conversation).
  */
-export async function startRun(sql: Tx, r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string }, o: { asyncCommit: boolean }): Promise<void> {
-  if (!o.asyncCommit) return insertRun(sql, r);
-  await sql`with _ as (${asyncCommit(sql)})
-            insert into runs (id, conversation_id, tenant_id, kind, status, owner)
-            select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from _`;
+export async function startRun(
+  sql: Tx,
+  r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string },
+  o: { asyncCommit: boolean; claim?: KeyClaim },
+): Promise<boolean> {
+  if (!o.claim) {
+    if (!o.asyncCommit) await insertRun(sql, r);
+    else
+      await sql`with _ as (${asyncCommit(sql)})
+                insert into runs (id, conversation_id, tenant_id, kind, status, owner)
+                select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from _`;
+    return true;
+  }
+  const c = o.claim;
+  const rows = await sql<{ id: string }[]>`
+    with _ as (${commitMode(sql, o.asyncCommit)}),
+    k as (insert into idempotency_keys (tenant_id, key, request_hash, run_id, conversation_id)
+          select ${r.tenantId}, ${c.key}, ${c.requestHash}, ${r.id}, ${r.conversationId} from _
+          on conflict (tenant_id, key) do update
+            set request_hash = excluded.request_hash, run_id = excluded.run_id, conversation_id = excluded.conversation_id, created_at = now()
+            where idempotency_keys.run_id = ${c.replaces ?? ""}
+               or idempotency_keys.created_at <= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+          returning 1)
+    insert into runs (id, conversation_id, tenant_id, kind, status, owner)
+    select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from k
+    returning id`;
+  return rows.length === 1;
 }
 
 /** The `event` of a stored row that holds several consecutive events (migration 000012). */
@@ -173,6 +209,11 @@ export async function closeRun(
   // False: the run had already ended — e.g. closed by crash recovery that took its process
   // for dead. The caller's transaction must not commit a turn whose run is failed.
   return res[0]?.closed === 1;
+}
+
+/** A run refused before its stream opened: gone with its events and the Idempotency-Key that named it. */
+export async function deleteRun(sql: Tx, runId: string): Promise<void> {
+  await sql`with k as (delete from idempotency_keys where run_id = ${runId}) delete from runs where id = ${runId}`;
 }
 
 export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {

@@ -11,7 +11,8 @@ import { WORKBENCH_ROLES } from "./prompts";
 import type { AuthEnv } from "../../http/auth";
 import type { Deps } from "../../http/deps";
 import { describeZod, readJson } from "../../http/errors";
-import { streamRun } from "../../http/sse";
+import { refuseBegunRun, streamRun } from "../../http/sse";
+import { beginRun } from "../../http/turn-begin";
 import { handleReply } from "./turn-reply";
 import { loadDocsIndex, sampleWorkspace } from "./resources";
 import { stageTrace } from "./stage-trace";
@@ -85,13 +86,18 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     if (!conv) throw new AppError("not_found", "Диалог не найден.");
     const workspace = readWorkspace(body.workspace);
     const calls = newCounter();
+    // The run is claimed first (Idempotency-Key replay, one running run per conversation), so a
+    // retried answer replays its run instead of meeting its own applied answer as a conflict.
+    const begun = await beginRun(c, deps, { conversationId: conv.id, tenantId: conv.tenantId, kind: "workbench", debug: body.debug });
+    if (begun.replay) return begun.replay;
     // Replies are classified and applied before the stream opens: a stale or concurrent answer
     // is a plain 409, an id outside the candidate list a 422.
     const reply = body.replyToClarificationId || body.interactionId
-      ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) => { throw asConflict(e); })
+      ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) => refuseBegunRun(begun.run, asConflict(e)))
       : { kind: "new_request" as const, stage: {} };
 
     return streamRun<WorkbenchEvents>(c, deps, {
+      begun: begun.run,
       conversationId: conv.id,
       tenantId: conv.tenantId,
       kind: "workbench",

@@ -7,6 +7,7 @@ import { useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { workspace } from "../systems/workbench/fixtures";
+import { freePort } from "../reliability/processes";
 
 /** `npm run chat` as a user runs it: a real process, lines on stdin, the streamed conversation on stdout. */
 
@@ -23,9 +24,9 @@ afterAll(async () => {
   await llm?.close();
 });
 
-function chat(args: string[], lines: string[]): Promise<{ code: number | null; out: string; err: string }> {
+function chat(args: string[], lines: string[], url = server.url): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done, fail) => {
-    const p = spawn(resolve("node_modules/.bin/tsx"), ["scripts/chat.ts", ...args, "--url", server.url], { env: { ...process.env, API_TOKEN: "secret-token" } });
+    const p = spawn(resolve("node_modules/.bin/tsx"), ["scripts/chat.ts", ...args, "--url", url], { env: { ...process.env, API_TOKEN: "secret-token" } });
     let out = "";
     let err = "";
     p.stdout.on("data", (d) => (out += d));
@@ -90,20 +91,62 @@ describe("npm run chat", () => {
   });
 });
 
+describe("npm run chat: failures a user can act on", () => {
+  it("a down server: one clear line, no stack", async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const r = await chat(["clinic"], ["Привет", "/quit"], url);
+    expect(r.out).toContain(`! Сервер недоступен (${url}): соединение отклонено — сервер не запущен?`);
+    expect(r.out + r.err).not.toMatch(/\bat .+:\d+:\d+/);
+    expect(r.code).toBe(0);
+  });
+
+  it("a bad --workspace file: a message naming the file and the reason, exit code 2, no stack", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "chat-"));
+    writeFileSync(join(dir, "bad.json"), "{ not json");
+    const broken = await chat(["workbench", "--workspace", join(dir, "bad.json")], ["/quit"]);
+    expect(broken.code).toBe(2);
+    expect(broken.err).toContain(`! Не удалось прочитать --workspace ${join(dir, "bad.json")}: не JSON`);
+    const missing = await chat(["workbench", "--workspace", join(dir, "nope.json")], ["/quit"]);
+    expect(missing.err).toContain("файла нет");
+    expect(broken.err + missing.err).not.toMatch(/\bat .+:\d+:\d+/);
+  });
+
+  it("Ctrl-C mid-answer stops printing; /last shows the answer the server stored", async () => {
+    llm.reset();
+    llm.script("router", "general_info");
+    const reply = "Клиника работает ежедневно с восьми утра до восьми вечера, без перерыва на обед. ".repeat(4).trim();
+    llm.script("branch", { content: reply, chunkDelayMs: 60 });
+    const s = session(["clinic"]);
+    s.send("Когда вы работаете?");
+    await s.waitFor(/< Клиника/);
+    s.interrupt();
+    await s.waitFor(/прервано: ответ дописывается на сервере/);
+    s.send("/last");
+    const shown = await s.waitFor(`/last`, 30_000, `< ${reply}\n`);
+    // Printing stopped at Ctrl-C: the full answer appears once, after /last.
+    expect(shown.indexOf(`< ${reply}\n`)).toBeGreaterThan(shown.indexOf("прервано"));
+    s.send("/quit");
+    expect(await s.exit).toBe(0);
+  }, 60_000);
+});
+
 function session(args: string[]) {
   const p = spawn(resolve("node_modules/.bin/tsx"), ["scripts/chat.ts", ...args, "--url", server.url], { env: { ...process.env, API_TOKEN: "secret-token" } });
   let out = "";
   p.stdout.on("data", (d) => (out += d));
   return {
     send: (line: string) => p.stdin.write(`${line}\n`),
-    waitFor: async (re: RegExp, ms = 15_000) => {
+    /** Until `re` matches (or, given `text`, until `text` appears after the first match of the string `re`). */
+    waitFor: async (re: RegExp | string, ms = 15_000, text?: string) => {
       const until = Date.now() + ms;
-      while (!re.test(out)) {
+      const seen = () => (typeof re === "string" ? out.includes(re) && (!text || out.slice(out.indexOf(re)).includes(text)) : re.test(out));
+      while (!seen()) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${re}; got:\n${out}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       return out;
     },
+    interrupt: () => p.kill("SIGINT"),
     exit: new Promise<number | null>((r) => p.on("close", r)),
   };
 }

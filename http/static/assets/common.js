@@ -87,16 +87,11 @@ export async function api(path, { method = "GET", body } = {}) {
 }
 
 /**
- * POSTs and reads the answer as Server-Sent Events (fetch, not EventSource: the body is JSON
- * and the token goes in a header). Calls onEvent({event, id, data}) for each; resolves after `done`.
+ * The one SSE reader of the pages: the events of one response body, calling onEvent({event, id, data})
+ * for each. A server-sent `event: error` always carries JSON data `{code, message}`; the browser's
+ * own connection error (EventSource `onerror`) never reaches here — a dropped fetch throws instead.
  */
-export async function streamPost(path, body, onEvent, { signal } = {}) {
-  const res = await fetch(path, { method: "POST", headers: headers({ "content-type": "application/json", accept: "text/event-stream" }), body: JSON.stringify(body), signal });
-  if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
-    const json = await res.json().catch(() => null);
-    const e = json?.error ?? {};
-    throw new ApiError(res.status, e.code ?? "internal", e.message ?? `HTTP ${res.status}`, e.details);
-  }
+export async function readEvents(res, onEvent) {
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
@@ -133,6 +128,59 @@ export async function streamPost(path, body, onEvent, { signal } = {}) {
     }
   }
   if (buf.trim()) dispatch(buf);
+}
+
+async function errorOf(res) {
+  const json = await res.json().catch(() => null);
+  const e = json?.error ?? {};
+  return new ApiError(res.status, e.code ?? "internal", e.message ?? `HTTP ${res.status}`, e.details);
+}
+
+/**
+ * POSTs and reads the answer as Server-Sent Events (fetch, not EventSource: the body is JSON
+ * and the token goes in a header). Calls onEvent({event, id, data}) for each event once, in
+ * order; resolves after `done`. The send carries an Idempotency-Key; if the connection drops,
+ * it resumes at /v1/runs/{X-Run-Id}/events with Last-Event-ID (or re-sends the POST with the same
+ * key when the run id never arrived) — the server never runs the message twice (doc/clients.md).
+ */
+export async function streamPost(path, body, onEvent, { signal } = {}) {
+  const key = crypto.randomUUID();
+  let runId = null;
+  let last = 0;
+  for (let failures = 0; ; ) {
+    const resume = last > 0 ? { "last-event-id": String(last) } : {};
+    let res;
+    try {
+      res = runId
+        ? await fetch(`/v1/runs/${encodeURIComponent(runId)}/events`, { headers: headers({ accept: "text/event-stream", ...resume }), signal })
+        : await fetch(path, { method: "POST", headers: headers({ "content-type": "application/json", accept: "text/event-stream", "idempotency-key": key, ...resume }), body: JSON.stringify(body), signal });
+    } catch (e) {
+      // Stopped by the user (the Stop button): no retry.
+      if (signal?.aborted || ++failures > 5) throw e;
+      await new Promise((r) => setTimeout(r, 200 * 2 ** failures));
+      continue;
+    }
+    if (res.status === 204) return;
+    if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) throw await errorOf(res);
+    runId ??= res.headers.get("x-run-id");
+    let finished = false;
+    try {
+      await readEvents(res, (e) => {
+        const id = Number(e.id);
+        if (Number.isInteger(id) && id <= last) return; // replayed: delivered already
+        if (Number.isInteger(id)) last = id;
+        failures = 0;
+        if (e.event === "done") finished = true;
+        onEvent(e);
+      });
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      /* dropped: resume below */
+    }
+    if (finished) return;
+    if (++failures > 5) throw new ApiError(0, "internal", "Соединение с сервером прерывается; ответ не получен полностью.");
+    await new Promise((r) => setTimeout(r, 200 * 2 ** failures));
+  }
 }
 
 let toastTimer;

@@ -1,0 +1,121 @@
+import type { Context } from "hono";
+import { AppError } from "../driver/errors";
+import { ABANDONED, ABANDONED_MESSAGE, failAbandonedRuns, getRun, listRunEnding, listRunEvents, markFollowed, type RunEventRow, type RunRow } from "../storage/runs";
+import type { Deps } from "./deps";
+import { SseWriter } from "./sse";
+import { sseResponse, type SseStream } from "./sse-response";
+
+/** A run silent this long is taken for dead: its process no longer flushes or beats. */
+export const STALE_RUN_MS = 15_000;
+
+/** Last-Event-ID as sent (header, else `?lastEventId=`); absent → 0. Digits only, at most 9. */
+export function lastEventId(c: Context): number {
+  const raw = (c.req.header("last-event-id") ?? c.req.query("lastEventId") ?? "0").trim();
+  // Digits only: `parseInt` would take "5abc", and a 20-digit id overflowed the integer column.
+  if (!/^\d{1,9}$/.test(raw)) throw new AppError("invalid_request", "Last-Event-ID должен быть неотрицательным целым (не больше 9 цифр).");
+  return Number(raw);
+}
+
+/** True when the client is an EventSource (or says it reads a stream): it gets 204, not a JSON 404. */
+export const wantsStream = (c: Context) => (c.req.header("accept") ?? "").includes("text/event-stream");
+
+/**
+ * The answer to a client that follows a run from `after`: a finished run with nothing after
+ * `after` is 204 No Content (an EventSource stops reconnecting on 204); otherwise an SSE
+ * stream that replays what is stored after `after`, follows the live run and closes after `done`.
+ */
+export async function followRunResponse(c: Context, deps: Deps, run: RunRow, after: number, headers: Record<string, string> = {}): Promise<Response> {
+  if (run.status !== "running" && !deps.hub.get(run.id)?.events.some((e) => e.seq > after)) {
+    const rest = await listRunEvents(deps.db.sql, run.id, after);
+    if (rest.length === 0) {
+      const ending = await listRunEnding(deps.db.sql, run.id);
+      const done = ending.find((e) => e.event === "done");
+      // An abandoned run's client may have seen ids past the stored ending (from the dead
+      // process): it still needs that ending, renumbered (followRun does it).
+      const sawPastEnding = run.outcome === ABANDONED && done !== undefined && after > done.seq;
+      if (done && !sawPastEnding) return new Response(null, { status: 204, headers });
+    }
+  }
+  return sseResponse(c, (stream) => followRun(deps, stream, run.id, after), headers);
+}
+
+/**
+ * Replays the stored events after `after`, then follows the live run: from memory when this
+ * process serves it, else by reading what the serving process flushes to the database — on a
+ * PostgreSQL server when that process announces it (LISTEN/NOTIFY, http/run-waker.ts), else
+ * by polling. Ends after `done`.
+ */
+export async function followRun(deps: Deps, stream: SseStream, runId: string, after: number): Promise<void> {
+  const writer = new SseWriter(stream);
+  let last = after;
+  let finished = false;
+  const deliver = (e: RunEventRow) => {
+    if (e.seq !== last + 1) return false;
+    writer.send(e);
+    last = e.seq;
+    if (e.event === "done") finished = true;
+    return true;
+  };
+  const live = deps.hub.get(runId);
+  if (live) {
+    // Same process: memory has every event, stored or not, in order.
+    await new Promise<void>((resolve) => {
+      const catchUp = () => {
+        for (const e of live.events) if (e.seq > last) deliver(e);
+        // Ended and this client already has `done` (it resumed at the last id): nothing will come.
+        if (live.ended && !live.events.some((e) => e.seq > last)) finished = true;
+        if (finished || writer.isClosed) resolve();
+      };
+      const unsubscribe = deps.hub.subscribe(runId, () => {
+        catchUp();
+        if (finished || writer.isClosed) unsubscribe();
+      });
+      stream.onAbort(() => (unsubscribe(), resolve()));
+      catchUp();
+      if (finished) unsubscribe();
+    });
+  } else {
+    while (!finished && !writer.isClosed) {
+      // Armed before reading, so news stored while this reads still wakes the next wait.
+      const news = deps.waker.arm(runId);
+      await markFollowed(deps.db.sql, runId);
+      const now = await getRun(deps.db.sql, runId);
+      if (now?.outcome === ABANDONED) {
+        // Closed by recovery after its process died. That process may have sent events it
+        // never stored, so the stored ending can carry ids this client already saw (from
+        // the dead process): then it gets the ending numbered after what it saw.
+        const ending = await listRunEnding(deps.db.sql, runId);
+        if (ending.length === 2 && last >= ending[0]!.seq) {
+          for (const e of ending) deliver({ ...e, seq: last + 1 });
+          break;
+        }
+      }
+      const rows = await listRunEvents(deps.db.sql, runId, last);
+      for (const e of rows) if (!deliver(e)) break;
+      if (finished) break;
+      if (now && now.status !== "running" && rows.length === 0) {
+        // Ended and nothing after Last-Event-ID: the client has it all — unless no `done`
+        // was ever stored (a run closed by an older recovery), then it gets an ending.
+        const stored = await listRunEnding(deps.db.sql, runId);
+        if (!stored.some((e) => e.event === "done")) for (const e of endingOf(now)) deliver({ ...e, seq: last + 1 });
+        break;
+      }
+      if (now?.status === "running" && Date.now() - now.heartbeatAt.getTime() > STALE_RUN_MS) {
+        await failAbandonedRuns(deps.db.sql, { staleAfterMs: STALE_RUN_MS, ownerIs: now.owner });
+        continue;
+      }
+      await news.wait();
+    }
+  }
+  await writer.drain();
+  writer.close();
+}
+
+/** The ending of an ended run that has none stored. */
+function endingOf(run: RunRow): Omit<RunEventRow, "seq">[] {
+  if (run.status !== "failed") return [{ event: "done", data: {} }];
+  return [
+    { event: "error", data: { code: run.errorCode ?? "internal", message: ABANDONED_MESSAGE } },
+    { event: "done", data: {} },
+  ];
+}
