@@ -50,13 +50,19 @@ export async function openPglite(): Promise<Backend> {
   };
 }
 
-export async function openPostgres(serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl, max = 10): Promise<Backend> {
+export async function openPostgres(
+  serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl,
+  max = 10,
+): Promise<Backend> {
   const name = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   // Scratch databases of runs that died without cleaning up (their name starts with the time).
-  for (const { datname } of await admin<{ datname: string }[]>`select datname from pg_database where datname like 'bench\_%'`) {
+  for (const { datname } of await admin<
+    { datname: string }[]
+  >`select datname from pg_database where datname like 'bench\_%'`) {
     const born = Number.parseInt(datname.split("_")[1] ?? "", 36);
-    if (Number.isFinite(born) && Date.now() - born > 3_600_000) await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
+    if (Number.isFinite(born) && Date.now() - born > 3_600_000)
+      await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
   }
   await admin.unsafe(`create database ${name}`);
   const url = new URL(serverUrl);
@@ -64,8 +70,13 @@ export async function openPostgres(serverUrl = process.env.BENCH_DATABASE_URL ??
   const db = await openDatabase({ url: url.toString(), max });
   // A side connection into the scratch database for pg_walinspect, used only outside measured windows.
   const side = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  const walinspect = await side`create extension if not exists pg_walinspect`.then(() => true, () => false);
-  const [{ oid } = { oid: 0 }] = await admin<{ oid: number }[]>`select oid::int as oid from pg_database where datname = ${name}`;
+  const walinspect = await side`create extension if not exists pg_walinspect`.then(
+    () => true,
+    () => false,
+  );
+  const [{ oid } = { oid: 0 }] = await admin<
+    { oid: number }[]
+  >`select oid::int as oid from pg_database where datname = ${name}`;
   return {
     name: "postgres",
     db,
@@ -86,7 +97,9 @@ export async function openPostgres(serverUrl = process.env.BENCH_DATABASE_URL ??
       let prev = -1;
       for (let i = 0; i < 10; i++) {
         await sleep(150);
-        const [r] = await admin<{ xact_commit: string }[]>`select xact_commit::text from pg_stat_database where datname = ${name}`;
+        const [r] = await admin<
+          { xact_commit: string }[]
+        >`select xact_commit::text from pg_stat_database where datname = ${name}`;
         const now = Number(r?.xact_commit ?? 0);
         if (now === prev) break;
         prev = now;

@@ -20,15 +20,32 @@ async function main(): Promise<void> {
   const backend = await openPostgres();
   const model = await startLoopbackModel(turnScript);
   const engine = await startBenchServer(backend.db, loopbackLlm(model.baseURL));
-  const side = postgres(process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test", { max: 1, onnotice: () => {} });
-  const [{ db }] = (await backend.db.sql<{ db: string }[]>`select current_database() as db`) as unknown as [{ db: string }];
+  const side = postgres(
+    process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+    { max: 1, onnotice: () => {} },
+  );
+  const [{ db }] = (await backend.db.sql<{ db: string }[]>`select current_database() as db`) as unknown as [
+    { db: string },
+  ];
   try {
     const warm = await engine.target.create();
     for (let i = 0; i < 20; i++) await checkedTurn(engine.target, warm, `разогрев ${i}`);
     const ids = new Map<number, string[]>();
     for (const n of concs) ids.set(n, await Promise.all(Array.from({ length: n }, () => engine.target.create())));
-    const res = new Map<number, { turns: number; ms: number; lat: number[]; waits: Map<string, number>; samples: number; active: number; counter: SqlCounter }>();
-    for (const n of concs) res.set(n, { turns: 0, ms: 0, lat: [], waits: new Map(), samples: 0, active: 0, counter: new SqlCounter() });
+    const res = new Map<
+      number,
+      {
+        turns: number;
+        ms: number;
+        lat: number[];
+        waits: Map<string, number>;
+        samples: number;
+        active: number;
+        counter: SqlCounter;
+      }
+    >();
+    for (const n of concs)
+      res.set(n, { turns: 0, ms: 0, lat: [], waits: new Map(), samples: 0, active: 0, counter: new SqlCounter() });
     for (let round = 0; round < 2; round++) {
       for (const n of round % 2 ? [...concs].reverse() : concs) {
         const r = res.get(n)!;
@@ -53,7 +70,9 @@ async function main(): Promise<void> {
         })();
         let i = 0;
         r.counter.attach(backend.db.sql);
-        const out = await lanes(n, (seconds * 1000) / 2, (l) => checkedTurn(engine.target, ids.get(n)![l]!, `Сколько стоит приём? ${i++}`));
+        const out = await lanes(n, (seconds * 1000) / 2, (l) =>
+          checkedTurn(engine.target, ids.get(n)![l]!, `Сколько стоит приём? ${i++}`),
+        );
         r.counter.detach(backend.db.sql);
         sampling = false;
         await sampler;
@@ -62,13 +81,20 @@ async function main(): Promise<void> {
         r.lat.push(...out.latencies);
       }
     }
-    console.log(`engine clinic turns, loopback model, ${seconds} s per concurrency (2 alternating windows); load average ${loadavg()[0]!.toFixed(1)}`);
+    console.log(
+      `engine clinic turns, loopback model, ${seconds} s per concurrency (2 alternating windows); load average ${loadavg()[0]!.toFixed(1)}`,
+    );
     for (const [n, r] of res) {
       const s = summarize(r.lat);
       const p = perTurn(r.counter.snapshot(), r.turns);
-      console.log(`\n@${n}: ${perSec(r.turns / (r.ms / 1000))}, latency p50 ${ms(s.p50)} p99 ${ms(s.p99)}; per turn ${p.statements.toFixed(2)} statements, ${p.transactions.toFixed(2)} transactions, ${p.writingCommits.toFixed(2)} writing commits`);
-      console.log(`  database sessions not idle, mean ${(r.active / r.samples).toFixed(2)} of ${backend.db.sql.options.max}; by state / wait (share of samples):`);
-      for (const [k, v] of [...r.waits].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`    ${k.padEnd(48)} ${(v / r.samples).toFixed(2)}`.replace(/\s+$/, ""));
+      console.log(
+        `\n@${n}: ${perSec(r.turns / (r.ms / 1000))}, latency p50 ${ms(s.p50)} p99 ${ms(s.p99)}; per turn ${p.statements.toFixed(2)} statements, ${p.transactions.toFixed(2)} transactions, ${p.writingCommits.toFixed(2)} writing commits`,
+      );
+      console.log(
+        `  database sessions not idle, mean ${(r.active / r.samples).toFixed(2)} of ${backend.db.sql.options.max}; by state / wait (share of samples):`,
+      );
+      for (const [k, v] of [...r.waits].sort((a, b) => b[1] - a[1]).slice(0, 10))
+        console.log(`    ${k.padEnd(48)} ${(v / r.samples).toFixed(2)}`.replace(/\s+$/, ""));
     }
   } finally {
     await side.end({ timeout: 2 });

@@ -17,8 +17,14 @@ import { floorState } from "./floor";
 export const FLOOR_PREFIX = "/floor/threads";
 
 /** Prompts of the size the engine sends for a clinic turn (a few KB of system text), so request bytes are alike. */
-const ROUTER_SYSTEM = `Ты — маршрутизатор сообщений пациента клиники. Ответь одним кодом намерения: ${["general_info", "new_booking", "reschedule", "cancel", "complaint", "red_flag"].join(", ")}.\n`.repeat(6);
-const BRANCH_SYSTEM = "Ты — администратор клиники. Отвечай вежливо и кратко, по-русски. В конце ответа добавь строку STATE_JSON: {...} с шагом и слотами.\n".repeat(14);
+const ROUTER_SYSTEM =
+  `Ты — маршрутизатор сообщений пациента клиники. Ответь одним кодом намерения: ${["general_info", "new_booking", "reschedule", "cancel", "complaint", "red_flag"].join(", ")}.\n`.repeat(
+    6,
+  );
+const BRANCH_SYSTEM =
+  "Ты — администратор клиники. Отвечай вежливо и кратко, по-русски. В конце ответа добавь строку STATE_JSON: {...} с шагом и слотами.\n".repeat(
+    14,
+  );
 
 export async function createFloorHttpTables(sql: Sql): Promise<void> {
   await sql`create table if not exists floor_threads (
@@ -48,7 +54,14 @@ async function router(base: string, history: History, text: string): Promise<str
   const r = await fetch(`${base}/chat/completions`, {
     method: "POST",
     headers,
-    body: JSON.stringify({ model: "bench-router", messages: [{ role: "system", content: ROUTER_SYSTEM }, ...toChat(history.slice(-6)), { role: "user", content: text }] }),
+    body: JSON.stringify({
+      model: "bench-router",
+      messages: [
+        { role: "system", content: ROUTER_SYSTEM },
+        ...toChat(history.slice(-6)),
+        { role: "user", content: text },
+      ],
+    }),
   });
   if (!r.ok) throw new Error(`router HTTP ${r.status}`);
   const j = (await r.json()) as { choices: { message: { content: string } }[] };
@@ -60,7 +73,15 @@ async function branch(base: string, history: History, text: string, onDelta: (d:
   const r = await fetch(`${base}/chat/completions`, {
     method: "POST",
     headers,
-    body: JSON.stringify({ model: "bench-branch", stream: true, messages: [{ role: "system", content: BRANCH_SYSTEM }, ...toChat(history.slice(-12)), { role: "user", content: text }] }),
+    body: JSON.stringify({
+      model: "bench-branch",
+      stream: true,
+      messages: [
+        { role: "system", content: BRANCH_SYSTEM },
+        ...toChat(history.slice(-12)),
+        { role: "user", content: text },
+      ],
+    }),
   });
   if (!r.ok || !r.body) throw new Error(`branch HTTP ${r.status}`);
   const dec = new TextDecoder();
@@ -73,7 +94,8 @@ async function branch(base: string, history: History, text: string, onDelta: (d:
       const block = buf.slice(0, i);
       buf = buf.slice(i + 2);
       if (!block.startsWith("data: ") || block === "data: [DONE]") continue;
-      const d = (JSON.parse(block.slice(6)) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content;
+      const d = (JSON.parse(block.slice(6)) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta
+        ?.content;
       if (d) {
         all += d;
         onDelta(d);
@@ -96,7 +118,8 @@ async function turn(sql: Sql, base: string, req: IncomingMessage, res: ServerRes
   if (!row) return json(res, 404, { error: { code: "not_found", message: "no such thread" } });
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   let eid = 0;
-  const send = (event: string, data: unknown) => res.write(`event: ${event}\nid: ${++eid}\ndata: ${JSON.stringify(data)}\n\n`);
+  const send = (event: string, data: unknown) =>
+    res.write(`event: ${event}\nid: ${++eid}\ndata: ${JSON.stringify(data)}\n\n`);
   try {
     const intent = await router(base, row.history, text);
     send("router_decision", { intent });
@@ -108,7 +131,7 @@ async function turn(sql: Sql, base: string, req: IncomingMessage, res: ServerRes
       const at = d.indexOf("STATE_JSON");
       if (at >= 0) cut = true;
       const v = at >= 0 ? d.slice(0, at) : d;
-      if (v) (visible += v), send("token", { delta: v });
+      if (v) ((visible += v), send("token", { delta: v }));
     });
     if (!raw) throw new Error("empty branch reply");
     const state = floorState(row.version + 1);
@@ -135,12 +158,16 @@ export async function startFloorHttp(sql: Sql, modelBaseURL: string): Promise<{ 
   await createFloorHttpTables(sql);
   const base = modelBaseURL.replace(/\/$/, "");
   const server: Server = createServer((req, res) => {
-    const fail = (e: unknown) => (res.headersSent ? res.end() : json(res, 500, { error: { code: "internal", message: String(e) } }));
+    const fail = (e: unknown) =>
+      res.headersSent ? res.end() : json(res, 500, { error: { code: "internal", message: String(e) } });
     const m = req.method === "POST" ? MSG.exec(req.url ?? "") : null;
     if (m) return void turn(sql, base, req, res, decodeURIComponent(m[1]!)).catch(fail);
     if (req.method === "POST" && req.url === FLOOR_PREFIX) {
       const id = randomUUID();
-      return void sql`insert into floor_threads (id, state, version) values (${id}, ${sql.json(floorState(0) as never)}, 0)`.then(() => json(res, 201, { threadId: id }), fail);
+      return void sql`insert into floor_threads (id, state, version) values (${id}, ${sql.json(floorState(0) as never)}, 0)`.then(
+        () => json(res, 201, { threadId: id }),
+        fail,
+      );
     }
     json(res, 404, { error: { code: "not_found", message: "no route" } });
   });
@@ -149,6 +176,10 @@ export async function startFloorHttp(sql: Sql, modelBaseURL: string): Promise<{ 
   const addr = server.address();
   return {
     url: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -21,7 +21,15 @@ export const floorState = (turn: number) => ({
   value: "idle",
   historyValue: {},
   children: {},
-  context: { turns: turn, step: "qualify", activeBranch: "general_info", slots: { name: "Алексей", phone: null }, handoffCount: 0, softInsertionCount: 0, last: "Добрый день! Чем могу помочь?" },
+  context: {
+    turns: turn,
+    step: "qualify",
+    activeBranch: "general_info",
+    slots: { name: "Алексей", phone: null },
+    handoffCount: 0,
+    softInsertionCount: 0,
+    last: "Добрый день! Чем могу помочь?",
+  },
 });
 
 export interface FloorLane {

@@ -37,7 +37,18 @@ export class HttpClient {
     const payload = JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = request(
-        { host: this.host, port: this.port, path, method: "POST", agent: this.agent, headers: { "content-type": "application/json", accept: "text/event-stream", "content-length": Buffer.byteLength(payload) } },
+        {
+          host: this.host,
+          port: this.port,
+          path,
+          method: "POST",
+          agent: this.agent,
+          headers: {
+            "content-type": "application/json",
+            accept: "text/event-stream",
+            "content-length": Buffer.byteLength(payload),
+          },
+        },
         (res) => {
           res.setEncoding("utf8");
           const out: TurnOutcome = { status: res.statusCode ?? 0, events: 0, closing: null };
@@ -76,13 +87,23 @@ export class HttpClient {
   json<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const payload = body === undefined ? "" : JSON.stringify(body);
     return new Promise((resolve, reject) => {
-      const req = request({ host: this.host, port: this.port, path, method, agent: this.agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: (text ? JSON.parse(text) : null) as T }));
-        res.on("error", reject);
-      });
+      const req = request(
+        {
+          host: this.host,
+          port: this.port,
+          path,
+          method,
+          agent: this.agent,
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: (text ? JSON.parse(text) : null) as T }));
+          res.on("error", reject);
+        },
+      );
       req.on("error", reject);
       req.end(payload);
     });

@@ -15,7 +15,11 @@ import { benchTurnHttp } from "./turn-http";
  */
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
-const pick = (flag: string) => args.find((a) => a.startsWith(`--${flag}=`))?.split("=")[1]?.split(",");
+const pick = (flag: string) =>
+  args
+    .find((a) => a.startsWith(`--${flag}=`))
+    ?.split("=")[1]
+    ?.split(",");
 const only = new Set(pick("only") ?? ["turnhttp", "turn", "stream", "resolve", "prompt"]);
 const backends = pick("backend") ?? ["pglite", "postgres"];
 const log = (line: string) => console.log(line);
@@ -43,8 +47,13 @@ async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
 async function main(): Promise<void> {
   const started = performance.now();
   const goals: Goal[] = [];
-  const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
-  log(`bench${quick ? " --quick" : ""}: node ${process.version}, ${cpus().length} cores, load average ${load()}, ${new Date().toISOString()}`);
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ");
+  log(
+    `bench${quick ? " --quick" : ""}: node ${process.version}, ${cpus().length} cores, load average ${load()}, ${new Date().toISOString()}`,
+  );
   let prompted = false;
   for (const name of backends) {
     if (!only.has("turnhttp") && !only.has("turn") && !only.has("stream") && !only.has("prompt")) break;

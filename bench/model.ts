@@ -24,7 +24,8 @@ export type Reply = string | { tokens: AsyncIterable<string> };
 export type Script = (role: string, req: ChatRequest) => Reply;
 
 export const roleOf = (model: string) => model.replace(/^bench-/, "");
-export const benchRoleModels = () => Object.fromEntries(modelRoles(dialogueSystems).map((r) => [r, `bench-${r}`])) as Record<Role, string>;
+export const benchRoleModels = () =>
+  Object.fromEntries(modelRoles(dialogueSystems).map((r) => [r, `bench-${r}`])) as Record<Role, string>;
 
 const enc = new TextEncoder();
 const created = Math.floor(Date.now() / 1000);
@@ -35,7 +36,14 @@ function chunk(model: string, delta: object, finish: string | null = null): stri
 }
 
 function completion(model: string, content: string): string {
-  return JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion", created, model, choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+  return JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  });
 }
 
 /** The chat-completions SSE body of a reply: one buffer for whole text, a pull stream for lazy tokens. */
@@ -43,8 +51,19 @@ export function streamBody(model: string, reply: Reply): ReadableStream<Uint8Arr
   const head = chunk(model, { role: "assistant", content: "" });
   const tail = chunk(model, {}, "stop") + "data: [DONE]\n\n";
   if (typeof reply === "string") {
-    const body = enc.encode(head + splitWords(reply).map((t) => chunk(model, { content: t })).join("") + tail);
-    return new ReadableStream({ start(c) { c.enqueue(body); c.close(); } });
+    const body = enc.encode(
+      head +
+        splitWords(reply)
+          .map((t) => chunk(model, { content: t }))
+          .join("") +
+        tail,
+    );
+    return new ReadableStream({
+      start(c) {
+        c.enqueue(body);
+        c.close();
+      },
+    });
   }
   const it = reply.tokens[Symbol.asyncIterator]();
   let started = false;
@@ -78,8 +97,15 @@ export function instantFetch(script: Script): typeof fetch {
   return (async (_url: unknown, init?: RequestInit) => {
     const req = JSON.parse(String(init?.body ?? "{}")) as ChatRequest;
     const reply = script(roleOf(req.model), req);
-    if (req.stream) return new Response(streamBody(req.model, reply), { status: 200, headers: { "content-type": "text/event-stream" } });
-    return new Response(completion(req.model, await whole(reply)), { status: 200, headers: { "content-type": "application/json" } });
+    if (req.stream)
+      return new Response(streamBody(req.model, reply), {
+        status: 200,
+        headers: { "content-type": "text/event-stream" },
+      });
+    return new Response(completion(req.model, await whole(reply)), {
+      status: 200,
+      headers: { "content-type": "application/json" },
+    });
   }) as typeof fetch;
 }
 
@@ -109,12 +135,22 @@ export async function startLoopbackModel(script: Script): Promise<{ baseURL: str
   const port = typeof addr === "object" && addr ? addr.port : 0;
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 export function instantLlm(script: Script): Llm {
-  return createOpenAiLlm({ baseURL: "http://instant.model.invalid/v1", apiKey: "bench", roleModels: benchRoleModels(), fetch: instantFetch(script), retryDelayMs: 0 });
+  return createOpenAiLlm({
+    baseURL: "http://instant.model.invalid/v1",
+    apiKey: "bench",
+    roleModels: benchRoleModels(),
+    fetch: instantFetch(script),
+    retryDelayMs: 0,
+  });
 }
 
 export function loopbackLlm(baseURL: string): Llm {
@@ -123,7 +159,14 @@ export function loopbackLlm(baseURL: string): Llm {
 
 /** The model with no client at all: what the engine costs by itself. */
 export function directLlm(script: Script): Llm {
-  const meta = (role: Role) => ({ role, model: `bench-${role}`, attempts: 1, durationMs: 0, promptChars: 0, offline: false });
+  const meta = (role: Role) => ({
+    role,
+    model: `bench-${role}`,
+    attempts: 1,
+    durationMs: 0,
+    promptChars: 0,
+    offline: false,
+  });
   const ok = <T>(role: Role, value: T): LlmResult<T> => ({ ok: true, value, meta: meta(role) });
   return {
     offline: false,
@@ -144,7 +187,9 @@ export function directLlm(script: Script): Llm {
     async structured<S extends z.ZodType>(role: Role, messages: ChatMessage[], schema: S) {
       const content = await whole(script(role, { model: `bench-${role}`, messages, response_format: {} }));
       const value = parseStructured(content, schema);
-      return value === null ? { ok: false, error: { code: "invalid_output", message: content.slice(0, 100) }, meta: meta(role) } : ok(role, value);
+      return value === null
+        ? { ok: false, error: { code: "invalid_output", message: content.slice(0, 100) }, meta: meta(role) }
+        : ok(role, value);
     },
   };
 }

@@ -26,7 +26,15 @@ export class SqlCounter {
   private open = new Map<number, { writes: boolean; async: boolean }>();
 
   static zero(): SqlCounts {
-    return { statements: 0, transactions: 0, autocommitReads: 0, autocommitWrites: 0, writingCommits: 0, asyncCommits: 0, rollbacks: 0 };
+    return {
+      statements: 0,
+      transactions: 0,
+      autocommitReads: 0,
+      autocommitWrites: 0,
+      writingCommits: 0,
+      asyncCommits: 0,
+      rollbacks: 0,
+    };
   }
 
   private readonly hook = (conn: number, query: string) => {

@@ -23,12 +23,22 @@ export const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(x < 10 ? 2 :
 export const perSec = (x: number) => (Number.isFinite(x) ? `${Math.round(x).toLocaleString("en-US")}/s` : "n/a");
 export const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "n/a");
 export const bytes = (x: number) =>
-  !Number.isFinite(x) ? "n/a" : x >= 1024 * 1024 ? `${(x / 1024 / 1024).toFixed(1)} MB` : x >= 1024 ? `${(x / 1024).toFixed(1)} KB` : `${Math.round(x)} B`;
+  !Number.isFinite(x)
+    ? "n/a"
+    : x >= 1024 * 1024
+      ? `${(x / 1024 / 1024).toFixed(1)} MB`
+      : x >= 1024
+        ? `${(x / 1024).toFixed(1)} KB`
+        : `${Math.round(x)} B`;
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Runs `worker(i)` on `n` lanes until `deadline`; returns the latencies of every call. */
-export async function lanes(n: number, durationMs: number, worker: (lane: number) => Promise<void>): Promise<{ latencies: number[]; elapsedMs: number; errors: number }> {
+export async function lanes(
+  n: number,
+  durationMs: number,
+  worker: (lane: number) => Promise<void>,
+): Promise<{ latencies: number[]; elapsedMs: number; errors: number }> {
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();

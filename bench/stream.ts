@@ -41,7 +41,10 @@ function gate(): Gate {
 /** The model side of one measurement: per stream, when each token was handed out. */
 class TokenSource {
   emitted = new Map<number, Float64Array>();
-  constructor(readonly tokens: number, readonly g: Gate) {}
+  constructor(
+    readonly tokens: number,
+    readonly g: Gate,
+  ) {}
 
   script: Script = (role, req) => {
     if (role !== "answer") return "{}";
@@ -73,7 +76,15 @@ interface Result {
   failures: number;
 }
 
-async function measure(name: string, n: number, tokens: number, log: (l: string) => void, setup: (src: TokenSource) => Promise<{ post(i: number, onEvent: (e: SseEventLite) => void): Promise<string | null>; close(): Promise<void> }>): Promise<Result> {
+async function measure(
+  name: string,
+  n: number,
+  tokens: number,
+  log: (l: string) => void,
+  setup: (
+    src: TokenSource,
+  ) => Promise<{ post(i: number, onEvent: (e: SseEventLite) => void): Promise<string | null>; close(): Promise<void> }>,
+): Promise<Result> {
   const g = gate();
   const src = new TokenSource(tokens, g);
   const target = await setup(src);
@@ -90,26 +101,28 @@ async function measure(name: string, n: number, tokens: number, log: (l: string)
     // Clients arrive in waves of 50, 10 ms apart: a thousand connects in the same instant
     // would overflow the listen backlog and measure TCP retransmits instead of the relay.
     const runs = Array.from({ length: n }, (_, i) =>
-      sleep(Math.floor(i / 50) * 10).then(() => target
-        .post(i, (e) => {
-          if (e.event !== "token") return;
-          const now = performance.now();
-          const k = Number(/t(\d+)/.exec(e.data)?.[1] ?? -1);
-          if (k === 0) firsts++;
-          else if (k > 0) {
-            const emitted = src.emitted.get(i)?.[k];
-            if (emitted) delays[delayCount++] = now - emitted;
-            lastToken = now;
-          }
-        })
-        .then(
-          (closing) => {
-            if (closing !== "final") failures++;
-          },
-          (e: Error) => {
-            if (++failures <= 3) log(`  ${name}: stream ${i} failed: ${e.message}`);
-          },
-        )),
+      sleep(Math.floor(i / 50) * 10).then(() =>
+        target
+          .post(i, (e) => {
+            if (e.event !== "token") return;
+            const now = performance.now();
+            const k = Number(/t(\d+)/.exec(e.data)?.[1] ?? -1);
+            if (k === 0) firsts++;
+            else if (k > 0) {
+              const emitted = src.emitted.get(i)?.[k];
+              if (emitted) delays[delayCount++] = now - emitted;
+              lastToken = now;
+            }
+          })
+          .then(
+            (closing) => {
+              if (closing !== "final") failures++;
+            },
+            (e: Error) => {
+              if (++failures <= 3) log(`  ${name}: stream ${i} failed: ${e.message}`);
+            },
+          ),
+      ),
     );
     const deadline = performance.now() + 120_000;
     while (firsts < n && performance.now() < deadline) await sleep(20);
@@ -146,10 +159,14 @@ async function startBareRelay(script: Script): Promise<{ url: string; close(): P
     let raw = "";
     for await (const c of req) raw += c;
     const { text } = JSON.parse(raw) as { text: string };
-    const upstream = await model("http://model/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "bench-answer", stream: true, messages: [{ role: "user", content: text }] }) });
+    const upstream = await model("http://model/v1/chat/completions", {
+      method: "POST",
+      body: JSON.stringify({ model: "bench-answer", stream: true, messages: [{ role: "user", content: text }] }),
+    });
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     let id = 0;
-    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\nid: ${++id}\n\n`);
+    const send = (event: string, data: unknown) =>
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\nid: ${++id}\n\n`);
     send("run_started", {});
     const reader = upstream.body!.getReader();
     const dec = new TextDecoder();
@@ -164,7 +181,8 @@ async function startBareRelay(script: Script): Promise<{ url: string; close(): P
         const line = buf.slice(0, i);
         buf = buf.slice(i + 2);
         if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
-        const delta = (JSON.parse(line.slice(6)) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content;
+        const delta = (JSON.parse(line.slice(6)) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta
+          ?.content;
         if (delta) {
           answer += delta;
           send("token", { delta });
@@ -179,7 +197,11 @@ async function startBareRelay(script: Script): Promise<{ url: string; close(): P
   const addr = server.address();
   return {
     url: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -188,15 +210,19 @@ export async function benchStream(backend: Backend, o: StreamBenchOptions): Prom
   // --quick keeps the shape (many concurrent streams, a burst of tokens) at a twentieth of the size.
   const n = Number(process.env.BENCH_STREAMS ?? (o.quick ? 200 : 1000));
   const tokens = Number(process.env.BENCH_TOKENS ?? (o.quick ? 50 : 200));
-  log(`stream — ${backend.name}: ${n} concurrent SSE runs × ${tokens} tokens (test dialogue route; events stored as the run goes)`);
+  log(
+    `stream — ${backend.name}: ${n} concurrent SSE runs × ${tokens} tokens (test dialogue route; events stored as the run goes)`,
+  );
 
   const viaEngine = (llm: (script: Script) => Llm) => async (src: TokenSource) => {
     const s = await startBenchServer(backend.db, llm(src.script), "test");
     const t = testTarget(s.client);
     const ids: string[] = [];
-    for (let i = 0; i < n; i += 50) ids.push(...(await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => t.create()))));
+    for (let i = 0; i < n; i += 50)
+      ids.push(...(await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => t.create()))));
     return {
-      post: (i: number, onEvent: (e: SseEventLite) => void) => s.client.sse(`/v1/test/conversations/${ids[i]}/messages`, { text: `s${i}` }, onEvent).then((r) => r.closing),
+      post: (i: number, onEvent: (e: SseEventLite) => void) =>
+        s.client.sse(`/v1/test/conversations/${ids[i]}/messages`, { text: `s${i}` }, onEvent).then((r) => r.closing),
       close: () => s.close(),
     };
   };
@@ -208,7 +234,8 @@ export async function benchStream(backend: Backend, o: StreamBenchOptions): Prom
     const relay = await startBareRelay(src.script);
     const client = new HttpClient(relay.url);
     return {
-      post: (i: number, onEvent: (e: SseEventLite) => void) => client.sse("/", { text: `s${i}` }, onEvent).then((r) => r.closing),
+      post: (i: number, onEvent: (e: SseEventLite) => void) =>
+        client.sse("/", { text: `s${i}` }, onEvent).then((r) => r.closing),
       async close() {
         client.close();
         await relay.close();
@@ -229,12 +256,25 @@ export async function benchStream(backend: Backend, o: StreamBenchOptions): Prom
     if (r === 0 && !o.quick) results.push(await measure("engine, no client", n, tokens, log, viaEngine(directLlm)));
   }
 
-  log(`  ${"".padEnd(18)} ${"open all".padStart(9)} ${"heap/stream".padStart(12)} ${"rss/stream".padStart(11)} ${"tokens/s".padStart(10)} ${"delay p50".padStart(10)} ${"delay p99".padStart(10)} ${"all done".padStart(9)}`);
+  log(
+    `  ${"".padEnd(18)} ${"open all".padStart(9)} ${"heap/stream".padStart(12)} ${"rss/stream".padStart(11)} ${"tokens/s".padStart(10)} ${"delay p50".padStart(10)} ${"delay p99".padStart(10)} ${"all done".padStart(9)}`,
+  );
   for (const r of results) {
-    log(`  ${r.name.padEnd(18)} ${ms(r.openMs).padStart(9)} ${bytes(r.heapPerStream).padStart(12)} ${bytes(r.rssPerStream).padStart(11)} ${perSec(r.tokensPerSec).padStart(10)} ${ms(r.delayP50).padStart(10)} ${ms(r.delayP99).padStart(10)} ${ms(r.doneMs).padStart(9)}${r.failures ? `  ${r.failures} run(s) did not end with final` : ""}`);
+    log(
+      `  ${r.name.padEnd(18)} ${ms(r.openMs).padStart(9)} ${bytes(r.heapPerStream).padStart(12)} ${bytes(r.rssPerStream).padStart(11)} ${perSec(r.tokensPerSec).padStart(10)} ${ms(r.delayP50).padStart(10)} ${ms(r.delayP99).padStart(10)} ${ms(r.doneMs).padStart(9)}${r.failures ? `  ${r.failures} run(s) did not end with final` : ""}`,
+    );
   }
   const tputRatio = [...ratios].sort((x, y) => x - y)[Math.floor((ratios.length - 1) / 2)]!;
   const [bare, engine] = results as [Result, Result];
-  log(`  ratios vs bare relay: tokens/s ${ratios.map(ratio).join(", ")} by round (median ${ratio(tputRatio)}); round 1: added delay p99 ${ms(engine.delayP99 - bare.delayP99)} per token, memory per open stream +${bytes(engine.heapPerStream - bare.heapPerStream)} heap, +${bytes(engine.rssPerStream - bare.rssPerStream)} RSS`);
-  return [{ name: `stream.${backend.name}.tokens`, ratio: tputRatio, goal: "≥ 0.5× bare relay", ok: tputRatio >= 0.5 && failures === 0 }];
+  log(
+    `  ratios vs bare relay: tokens/s ${ratios.map(ratio).join(", ")} by round (median ${ratio(tputRatio)}); round 1: added delay p99 ${ms(engine.delayP99 - bare.delayP99)} per token, memory per open stream +${bytes(engine.heapPerStream - bare.heapPerStream)} heap, +${bytes(engine.rssPerStream - bare.rssPerStream)} RSS`,
+  );
+  return [
+    {
+      name: `stream.${backend.name}.tokens`,
+      ratio: tputRatio,
+      goal: "≥ 0.5× bare relay",
+      ok: tputRatio >= 0.5 && failures === 0,
+    },
+  ];
 }

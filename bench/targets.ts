@@ -16,7 +16,8 @@ export interface Target {
   turn(id: string, text: string, onEvent?: (e: SseEventLite) => void): Promise<TurnOutcome>;
 }
 
-export const REPLY = "Добрый день! Конечно, помогу: расскажите, пожалуйста, что вас беспокоит и когда вам удобно прийти.";
+export const REPLY =
+  "Добрый день! Конечно, помогу: расскажите, пожалуйста, что вас беспокоит и когда вам удобно прийти.";
 
 /** Replies for every role a turn may call: the router picks general_info, the branch and answer speak. */
 export const turnScript: Script = (role) => {
@@ -38,7 +39,11 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-export async function startBenchServer(db: Database, llm: Llm, prefer: "clinic" | "test" = "clinic"): Promise<BenchServer> {
+export async function startBenchServer(
+  db: Database,
+  llm: Llm,
+  prefer: "clinic" | "test" = "clinic",
+): Promise<BenchServer> {
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", RUN_DETACH_GRACE_MS: "0" });
   const started = await startServer(config, () => {}, { db, llm, extend: registerTestRoutes });
   const client = new HttpClient(started.url);
@@ -84,9 +89,17 @@ export function testTarget(client: HttpClient): Target {
 }
 
 /** A turn that did not end with `final` is a failed benchmark, not a fast one. */
-export async function checkedTurn(t: Target, id: string, text: string, onEvent?: (e: SseEventLite) => void): Promise<void> {
+export async function checkedTurn(
+  t: Target,
+  id: string,
+  text: string,
+  onEvent?: (e: SseEventLite) => void,
+): Promise<void> {
   const r = await t.turn(id, text, onEvent);
-  if (r.closing !== "final") throw new Error(`turn ended with ${r.closing ?? `HTTP ${r.status}`}${r.errorCode ? ` (${r.errorCode})` : ""}${r.body ? `: ${r.body.slice(0, 200)}` : ""}`);
+  if (r.closing !== "final")
+    throw new Error(
+      `turn ended with ${r.closing ?? `HTTP ${r.status}`}${r.errorCode ? ` (${r.errorCode})` : ""}${r.body ? `: ${r.body.slice(0, 200)}` : ""}`,
+    );
 }
 
 /** FLOOR-HTTP (bench/floor-http.ts) behind the same load client as the engine. */

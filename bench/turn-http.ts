@@ -23,7 +23,8 @@ export interface TurnHttpOptions {
 }
 
 const load = () => loadavg()[0]!.toFixed(1);
-const userText = (i: number) => `Здравствуйте, вопрос ${i}: сколько стоит первичный приём и нужно ли что-то взять с собой?`;
+const userText = (i: number) =>
+  `Здравствуйте, вопрос ${i}: сколько стоит первичный приём и нужно ли что-то взять с собой?`;
 
 /** One turn's wall time and time to its first `token` event. */
 async function timedTurn(t: Target, id: string, text: string): Promise<{ total: number; ttft: number }> {
@@ -49,7 +50,9 @@ export async function benchTurnHttp(backend: Backend, o: TurnHttpOptions): Promi
   const targets: Record<"floor" | "engine", Target> = { floor: floorHttpTarget(floorClient), engine: engine.target };
   const kinds = ["floor", "engine"] as const;
   try {
-    log(`turn vs FLOOR-HTTP — ${backend.name}: ${engine.target.name} turns, both with a loopback HTTP model server (router + streamed branch); load average ${load()}`);
+    log(
+      `turn vs FLOOR-HTTP — ${backend.name}: ${engine.target.name} turns, both with a loopback HTTP model server (router + streamed branch); load average ${load()}`,
+    );
     for (const k of kinds) {
       const id = await targets[k].create();
       for (let i = 0; i < (o.quick ? 15 : 40); i++) await checkedTurn(targets[k], id, userText(i));
@@ -62,10 +65,13 @@ export async function benchTurnHttp(backend: Backend, o: TurnHttpOptions): Promi
       cost[k] = await measureCost(backend, costTurns, (i) => checkedTurn(targets[k], id, userText(i)), true);
     }
 
-    const seq = { floor: { total: [] as number[], ttft: [] as number[] }, engine: { total: [] as number[], ttft: [] as number[] } };
+    const seq = {
+      floor: { total: [] as number[], ttft: [] as number[] },
+      engine: { total: [] as number[], ttft: [] as number[] },
+    };
     const seqLoad: string[] = [];
     for (let r = 0; r < rounds; r++) {
-      for (const k of r % 2 === 0 ? kinds : ([...kinds].reverse() as typeof kinds[number][])) {
+      for (const k of r % 2 === 0 ? kinds : ([...kinds].reverse() as (typeof kinds)[number][])) {
         const id = await targets[k].create();
         for (let i = 0; i < seqPerRound; i++) {
           const t = await timedTurn(targets[k], id, userText(i));
@@ -80,18 +86,26 @@ export async function benchTurnHttp(backend: Backend, o: TurnHttpOptions): Promi
     const cpu: Record<string, Record<number, number>> = { floor: {}, engine: {} };
     const tputLoad: Record<number, string[]> = {};
     for (const n of [16, 64]) {
-      const ids = Object.fromEntries(await Promise.all(kinds.map(async (k) => [k, await Promise.all(Array.from({ length: n }, () => targets[k].create()))] as const))) as Record<string, string[]>;
+      const ids = Object.fromEntries(
+        await Promise.all(
+          kinds.map(async (k) => [k, await Promise.all(Array.from({ length: n }, () => targets[k].create()))] as const),
+        ),
+      ) as Record<string, string[]>;
       const sums = new Map<string, { turns: number; ms: number; cpu: number }>();
       tputLoad[n] = [];
       for (let w = 0; w < windows; w++) {
-        for (const k of w % 2 === 0 ? kinds : ([...kinds].reverse() as typeof kinds[number][])) {
+        for (const k of w % 2 === 0 ? kinds : ([...kinds].reverse() as (typeof kinds)[number][])) {
           let i = 0;
           const c0 = process.cpuUsage();
           const r = await lanes(n, windowMs / windows, (l) => checkedTurn(targets[k], ids[k]![l]!, userText(i++)));
           const c = process.cpuUsage(c0);
           if (r.errors) log(`  ${k} at ${n} in flight: ${r.errors} turn(s) failed`);
           const s = sums.get(k) ?? { turns: 0, ms: 0, cpu: 0 };
-          sums.set(k, { turns: s.turns + r.latencies.length, ms: s.ms + r.elapsedMs, cpu: s.cpu + (c.user + c.system) / 1000 });
+          sums.set(k, {
+            turns: s.turns + r.latencies.length,
+            ms: s.ms + r.elapsedMs,
+            cpu: s.cpu + (c.user + c.system) / 1000,
+          });
         }
         tputLoad[n]!.push(load());
       }
@@ -101,10 +115,15 @@ export async function benchTurnHttp(backend: Backend, o: TurnHttpOptions): Promi
       }
     }
 
-    const s = { floor: { total: summarize(seq.floor.total), ttft: summarize(seq.floor.ttft) }, engine: { total: summarize(seq.engine.total), ttft: summarize(seq.engine.ttft) } };
+    const s = {
+      floor: { total: summarize(seq.floor.total), ttft: summarize(seq.floor.ttft) },
+      engine: { total: summarize(seq.engine.total), ttft: summarize(seq.engine.ttft) },
+    };
     const durable = (c: Cost) => (c.counts.writingCommits - c.counts.asyncCommits) / c.turns;
     const pad = (x: string, n = 11) => x.padStart(n);
-    log(`  ${"".padEnd(12)}${pad("seq p50")}${pad("seq p99")}${pad("TTFT p50")}${pad("@16")}${pad("@64")}${pad("CPU/turn16")}${pad("CPU/turn64")}${pad("stmts")}${pad("durable")}${pad("WAL/turn")}`);
+    log(
+      `  ${"".padEnd(12)}${pad("seq p50")}${pad("seq p99")}${pad("TTFT p50")}${pad("@16")}${pad("@64")}${pad("CPU/turn16")}${pad("CPU/turn64")}${pad("stmts")}${pad("durable")}${pad("WAL/turn")}`,
+    );
     for (const k of kinds) {
       const c = cost[k]!;
       log(
@@ -119,13 +138,25 @@ export async function benchTurnHttp(backend: Backend, o: TurnHttpOptions): Promi
       t64: tput.engine![64]! / tput.floor![64]!,
       cpu16: cpu.engine![16]! / cpu.floor![16]!,
       cpu64: cpu.engine![64]! / cpu.floor![64]!,
-      wal: cost.engine!.walMine !== null && cost.floor!.walMine ? cost.engine!.walMine / cost.floor!.walMine : Number.NaN,
-      walCluster: cost.engine!.walBytes !== null && cost.floor!.walBytes ? cost.engine!.walBytes / cost.floor!.walBytes : Number.NaN,
+      wal:
+        cost.engine!.walMine !== null && cost.floor!.walMine ? cost.engine!.walMine / cost.floor!.walMine : Number.NaN,
+      walCluster:
+        cost.engine!.walBytes !== null && cost.floor!.walBytes
+          ? cost.engine!.walBytes / cost.floor!.walBytes
+          : Number.NaN,
     };
-    log(`  ${"ENGINE ÷ FLOOR".padEnd(12)}${pad(ratio(r.p50))}${pad(ratio(s.engine.total.p99 / s.floor.total.p99))}${pad(ratio(r.ttft))}${pad(ratio(r.t16))}${pad(ratio(r.t64))}${pad(ratio(r.cpu16))}${pad(ratio(r.cpu64))}${pad(ratio(perTurn(cost.engine!.counts, costTurns).statements / perTurn(cost.floor!.counts, costTurns).statements))}${pad("")}${pad(ratio(r.wal))}`);
-    log(`  engine throughput 64 ÷ 16 in flight: ${ratio(tput.engine![64]! / tput.engine![16]!)} (floor ${ratio(tput.floor![64]! / tput.floor![16]!)})`);
-    log(`  load average (1 min): sequential rounds ${seqLoad.join(", ")}; windows @16 ${tputLoad[16]!.join(", ")}; @64 ${tputLoad[64]!.join(", ")}`);
-    log(`  CPU is this Node process's (server, load client and model server share it), so the ratio understates the servers' own difference; WAL is this database's (pg_walinspect), cluster-wide ratio ${ratio(r.walCluster)}`);
+    log(
+      `  ${"ENGINE ÷ FLOOR".padEnd(12)}${pad(ratio(r.p50))}${pad(ratio(s.engine.total.p99 / s.floor.total.p99))}${pad(ratio(r.ttft))}${pad(ratio(r.t16))}${pad(ratio(r.t64))}${pad(ratio(r.cpu16))}${pad(ratio(r.cpu64))}${pad(ratio(perTurn(cost.engine!.counts, costTurns).statements / perTurn(cost.floor!.counts, costTurns).statements))}${pad("")}${pad(ratio(r.wal))}`,
+    );
+    log(
+      `  engine throughput 64 ÷ 16 in flight: ${ratio(tput.engine![64]! / tput.engine![16]!)} (floor ${ratio(tput.floor![64]! / tput.floor![16]!)})`,
+    );
+    log(
+      `  load average (1 min): sequential rounds ${seqLoad.join(", ")}; windows @16 ${tputLoad[16]!.join(", ")}; @64 ${tputLoad[64]!.join(", ")}`,
+    );
+    log(
+      `  CPU is this Node process's (server, load client and model server share it), so the ratio understates the servers' own difference; WAL is this database's (pg_walinspect), cluster-wide ratio ${ratio(r.walCluster)}`,
+    );
     log(`  per turn (${costTurns} sequential turns):`);
     log(describeCost("floor", cost.floor!));
     log(describeCost("engine", cost.engine!));
@@ -135,13 +166,45 @@ export async function benchTurnHttp(backend: Backend, o: TurnHttpOptions): Promi
     return [
       { name: name("p50"), ratio: r.p50, goal: "≤ 1.2× FLOOR-HTTP", ok: r.p50 <= 1.2, informational: !onServer },
       { name: name("ttft"), ratio: r.ttft, goal: "≤ 1.2× FLOOR-HTTP", ok: r.ttft <= 1.2, informational: !onServer },
-      { name: name("throughput16"), ratio: r.t16, goal: "≥ 0.8× FLOOR-HTTP", ok: r.t16 >= 0.8, informational: !onServer },
-      { name: name("throughput64"), ratio: r.t64, goal: "≥ 0.8× FLOOR-HTTP", ok: r.t64 >= 0.8, informational: !onServer },
+      {
+        name: name("throughput16"),
+        ratio: r.t16,
+        goal: "≥ 0.8× FLOOR-HTTP",
+        ok: r.t16 >= 0.8,
+        informational: !onServer,
+      },
+      {
+        name: name("throughput64"),
+        ratio: r.t64,
+        goal: "≥ 0.8× FLOOR-HTTP",
+        ok: r.t64 >= 0.8,
+        informational: !onServer,
+      },
       // "No drop from 16 to 64": the engine keeps its share of the floor as the load quadruples (5 % noise allowed).
-      { name: name("throughput64vs16"), ratio: r.t64 / r.t16, goal: "≥ 0.95 (ratio @64 ÷ ratio @16)", ok: r.t64 / r.t16 >= 0.95, informational: !onServer },
-      { name: name("cpu16"), ratio: r.cpu16, goal: "≤ 1.25× FLOOR-HTTP", ok: r.cpu16 <= 1.25, informational: !onServer },
-      ...(Number.isFinite(r.wal) ? [{ name: name("wal"), ratio: r.wal, goal: "≤ 3× FLOOR-HTTP", ok: r.wal <= 3, informational: !onServer }] : []),
-      { name: name("commits"), ratio: durable(cost.engine!), goal: "1 durable commit per turn", ok: durable(cost.engine!) <= 1.0001, informational: !onServer },
+      {
+        name: name("throughput64vs16"),
+        ratio: r.t64 / r.t16,
+        goal: "≥ 0.95 (ratio @64 ÷ ratio @16)",
+        ok: r.t64 / r.t16 >= 0.95,
+        informational: !onServer,
+      },
+      {
+        name: name("cpu16"),
+        ratio: r.cpu16,
+        goal: "≤ 1.25× FLOOR-HTTP",
+        ok: r.cpu16 <= 1.25,
+        informational: !onServer,
+      },
+      ...(Number.isFinite(r.wal)
+        ? [{ name: name("wal"), ratio: r.wal, goal: "≤ 3× FLOOR-HTTP", ok: r.wal <= 3, informational: !onServer }]
+        : []),
+      {
+        name: name("commits"),
+        ratio: durable(cost.engine!),
+        goal: "1 durable commit per turn",
+        ok: durable(cost.engine!) <= 1.0001,
+        informational: !onServer,
+      },
     ];
   } finally {
     floorClient.close();

@@ -25,7 +25,8 @@ export interface Cost {
   walCommits: number | null;
 }
 
-const userText = (i: number) => `Здравствуйте, вопрос ${i}: сколько стоит первичный приём и нужно ли что-то взять с собой?`;
+const userText = (i: number) =>
+  `Здравствуйте, вопрос ${i}: сколько стоит первичный приём и нужно ли что-то взять с собой?`;
 
 async function sequential(n: number, fn: (i: number) => Promise<void>): Promise<number[]> {
   const out: number[] = [];
@@ -37,7 +38,12 @@ async function sequential(n: number, fn: (i: number) => Promise<void>): Promise<
   return out;
 }
 
-export async function measureCost(backend: Backend, turns: number, fn: (i: number) => Promise<void>, serverCounters: boolean): Promise<Cost> {
+export async function measureCost(
+  backend: Backend,
+  turns: number,
+  fn: (i: number) => Promise<void>,
+  serverCounters: boolean,
+): Promise<Cost> {
   const sql = backend.db.sql;
   const counter = new SqlCounter();
   // pg_stat_database and WAL need the backends to publish their counters (about a second of
@@ -74,7 +80,8 @@ export function describeCost(label: string, c: Cost): string {
 export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<Goal[]> {
   const { log } = o;
   const t0 = performance.now();
-  const progress = (what: string) => process.env.BENCH_VERBOSE && console.error(`  [${((performance.now() - t0) / 1000).toFixed(1)} s] ${what}`);
+  const progress = (what: string) =>
+    process.env.BENCH_VERBOSE && console.error(`  [${((performance.now() - t0) / 1000).toFixed(1)} s] ${what}`);
   const sql = backend.db.sql;
   const seqPerRound = o.quick ? 30 : 100;
   const rounds = o.quick ? 2 : 4;
@@ -94,7 +101,9 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
   const floorLane = (): FloorLane => ({ conversationId: `floor-${++lanesMade}`, seq: 0 });
   const goals: Goal[] = [];
   try {
-    log(`turn — ${backend.name}: ${target.name === "clinic" ? "clinic turns (POST /v1/clinic/threads/{id}/messages: router + streamed branch)" : "test dialogue turns (POST /v1/test/conversations/{id}/messages: streamed answer)"}, ${REPLY.split(" ").length} streamed tokens per reply`);
+    log(
+      `turn — ${backend.name}: ${target.name === "clinic" ? "clinic turns (POST /v1/clinic/threads/{id}/messages: router + streamed branch)" : "test dialogue turns (POST /v1/test/conversations/{id}/messages: streamed answer)"}, ${REPLY.split(" ").length} streamed tokens per reply`,
+    );
 
     // Warm-up: JIT, prepared statements, pool connections.
     const warmConv = await target.create();
@@ -111,16 +120,35 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     progress("warm-up done");
     // What a turn costs the database.
     const costConv = await target.create();
-    const engineCost = await measureCost(backend, costTurns, (i) => checkedTurn(target, costConv, userText(i)), !o.quick);
+    const engineCost = await measureCost(
+      backend,
+      costTurns,
+      (i) => checkedTurn(target, costConv, userText(i)),
+      !o.quick,
+    );
     const costLane = floorLane();
-    const floorCost = await measureCost(backend, costTurns, (i) => floorTurn(sql, costLane, userText(i), REPLY), !o.quick);
+    const floorCost = await measureCost(
+      backend,
+      costTurns,
+      (i) => floorTurn(sql, costLane, userText(i), REPLY),
+      !o.quick,
+    );
     const genericConv = generic ? await generic.create() : null;
-    const genericCost = generic ? await measureCost(backend, costTurns, (i) => checkedTurn(generic, genericConv!, userText(i)), !o.quick) : null;
+    const genericCost = generic
+      ? await measureCost(backend, costTurns, (i) => checkedTurn(generic, genericConv!, userText(i)), !o.quick)
+      : null;
 
     progress("cost measured");
     // Sequential latency, floor and engine interleaved by rounds so drift hits both.
-    const lat: Record<"floor" | "instant" | "direct" | "loopback" | "generic", number[]> = { floor: [], instant: [], direct: [], loopback: [], generic: [] };
-    const targetOf = (k: "instant" | "direct" | "loopback" | "generic") => (k === "generic" ? generic! : servers[k].target);
+    const lat: Record<"floor" | "instant" | "direct" | "loopback" | "generic", number[]> = {
+      floor: [],
+      instant: [],
+      direct: [],
+      loopback: [],
+      generic: [],
+    };
+    const targetOf = (k: "instant" | "direct" | "loopback" | "generic") =>
+      k === "generic" ? generic! : servers[k].target;
     for (let r = 0; r < rounds; r++) {
       const lane = floorLane();
       lat.floor.push(...(await sequential(seqPerRound, (i) => floorTurn(sql, lane, userText(i), REPLY))));
@@ -130,19 +158,37 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
         lat[k].push(...(await sequential(seqPerRound, (i) => checkedTurn(t, id, userText(i)))));
       }
     }
-    const seq = Object.fromEntries(Object.entries(lat).map(([k, v]) => [k, summarize(v)])) as Record<keyof typeof lat, ReturnType<typeof summarize>>;
+    const seq = Object.fromEntries(Object.entries(lat).map(([k, v]) => [k, summarize(v)])) as Record<
+      keyof typeof lat,
+      ReturnType<typeof summarize>
+    >;
 
     progress("sequential done");
     // Throughput with N conversations in flight, each sending its next message when the last
     // turn ended. Floor and engine windows alternate (rounds), so a change in the machine's load
     // falls on both; each figure is turns over the time of all its windows.
-    const tput: Record<string, Record<number, number>> = { floor: {}, instant: {}, direct: {}, loopback: {}, generic: {} };
-    const cpuPerTurn: Record<string, Record<number, number>> = { floor: {}, instant: {}, direct: {}, loopback: {}, generic: {} };
+    const tput: Record<string, Record<number, number>> = {
+      floor: {},
+      instant: {},
+      direct: {},
+      loopback: {},
+      generic: {},
+    };
+    const cpuPerTurn: Record<string, Record<number, number>> = {
+      floor: {},
+      instant: {},
+      direct: {},
+      loopback: {},
+      generic: {},
+    };
     const windows = o.quick ? 1 : 3;
     for (const n of [16, 64]) {
       const floorLanes = Array.from({ length: n }, floorLane);
       // --quick measures the side variants sequentially only.
-      const kinds = n === 16 && !o.quick ? (["instant", "direct", "loopback", ...(generic ? (["generic"] as const) : [])] as const) : (["instant"] as const);
+      const kinds =
+        n === 16 && !o.quick
+          ? (["instant", "direct", "loopback", ...(generic ? (["generic"] as const) : [])] as const)
+          : (["instant"] as const);
       const ids = new Map<string, string[]>();
       for (const k of kinds) ids.set(k, await Promise.all(Array.from({ length: n }, () => targetOf(k).create())));
       const sums = new Map<string, { turns: number; ms: number; cpu: number }>();
@@ -152,14 +198,22 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
         const r = await run();
         const c = process.cpuUsage(c0);
         const s = sums.get(k) ?? { turns: 0, ms: 0, cpu: 0 };
-        sums.set(k, { turns: s.turns + r.latencies.length, ms: s.ms + r.elapsedMs, cpu: s.cpu + (c.user + c.system) / 1000 });
+        sums.set(k, {
+          turns: s.turns + r.latencies.length,
+          ms: s.ms + r.elapsedMs,
+          cpu: s.cpu + (c.user + c.system) / 1000,
+        });
         return r;
       };
       for (let w = 0; w < windows; w++) {
-        await add("floor", () => lanes(n, windowMs / windows, (l) => floorTurn(sql, floorLanes[l]!, userText(l), REPLY)));
+        await add("floor", () =>
+          lanes(n, windowMs / windows, (l) => floorTurn(sql, floorLanes[l]!, userText(l), REPLY)),
+        );
         for (const k of kinds) {
           let i = 0;
-          const e = await add(k, () => lanes(n, windowMs / windows, (l) => checkedTurn(targetOf(k), ids.get(k)![l]!, userText(i++))));
+          const e = await add(k, () =>
+            lanes(n, windowMs / windows, (l) => checkedTurn(targetOf(k), ids.get(k)![l]!, userText(i++))),
+          );
           if (e.errors) log(`  ${k} at ${n} concurrent: ${e.errors} turn(s) failed`);
         }
       }
@@ -171,7 +225,9 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
 
     const row = (label: string, s: { p50: number; p99: number }, t16: number | undefined, t64: number | undefined) =>
       `  ${label.padEnd(44)} ${ms(s.p50).padStart(9)} ${ms(s.p99).padStart(9)} ${(t16 === undefined ? "" : perSec(t16)).padStart(10)} ${(t64 === undefined ? "" : perSec(t64)).padStart(10)}`;
-    log(`  ${"".padEnd(44)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"16 conc".padStart(10)} ${"64 conc".padStart(10)}`);
+    log(
+      `  ${"".padEnd(44)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"16 conc".padStart(10)} ${"64 conc".padStart(10)}`,
+    );
     log(row("floor: BEGIN, 2 messages, upsert state, COMMIT", seq.floor, tput.floor![16], tput.floor![64]));
     log(row("engine, instant model (openai client, no socket)", seq.instant, tput.instant![16], tput.instant![64]));
     log(row("engine, direct model (no client)", seq.direct, tput.direct![16], undefined));
@@ -180,9 +236,18 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     const p50Ratio = seq.instant.p50 / seq.floor.p50;
     const t16Ratio = tput.instant![16]! / tput.floor![16]!;
     const t64Ratio = tput.instant![64]! / tput.floor![64]!;
-    log(`  ratios vs floor: p50 ${ratio(p50Ratio)}, p99 ${ratio(seq.instant.p99 / seq.floor.p99)}, throughput 16 conc ${ratio(t16Ratio)}, 64 conc ${ratio(t64Ratio)}`);
-    log(`  Node CPU per turn at 16 concurrent (server + load client, one process): ${Object.entries(cpuPerTurn).filter(([, v]) => v[16] !== undefined).map(([k, v]) => `${k} ${ms(v[16]!)}`).join(", ")}`);
-    log(`  model client's share of a sequential turn (p50): openai client in-process ${ms(seq.instant.p50 - seq.direct.p50)}, + loopback HTTP ${ms(seq.loopback.p50 - seq.instant.p50)}`);
+    log(
+      `  ratios vs floor: p50 ${ratio(p50Ratio)}, p99 ${ratio(seq.instant.p99 / seq.floor.p99)}, throughput 16 conc ${ratio(t16Ratio)}, 64 conc ${ratio(t64Ratio)}`,
+    );
+    log(
+      `  Node CPU per turn at 16 concurrent (server + load client, one process): ${Object.entries(cpuPerTurn)
+        .filter(([, v]) => v[16] !== undefined)
+        .map(([k, v]) => `${k} ${ms(v[16]!)}`)
+        .join(", ")}`,
+    );
+    log(
+      `  model client's share of a sequential turn (p50): openai client in-process ${ms(seq.instant.p50 - seq.direct.p50)}, + loopback HTTP ${ms(seq.loopback.p50 - seq.instant.p50)}`,
+    );
     log(`  per turn (${costTurns} sequential turns):`);
     log(describeCost("floor", floorCost));
     log(describeCost("engine", engineCost));
@@ -192,10 +257,34 @@ export async function benchTurn(backend: Backend, o: TurnBenchOptions): Promise<
     const onServer = backend.name === "postgres";
     goals.push(
       // The database-only floor is a second reference since issue 19; the turn goals are against FLOOR-HTTP (bench/turn-http.ts).
-      { name: `turn.${backend.name}.vsDbFloor.p50`, ratio: p50Ratio, goal: "≤ 2.5× floor", ok: p50Ratio <= 2.5, reference: true },
-      { name: `turn.${backend.name}.vsDbFloor.throughput16`, ratio: t16Ratio, goal: "≥ 0.5× floor", ok: t16Ratio >= 0.5, reference: true },
-      { name: `turn.${backend.name}.vsDbFloor.throughput64`, ratio: t64Ratio, goal: "≥ 0.5× floor", ok: t64Ratio >= 0.5, reference: true },
-      { name: `turn.${backend.name}.commits`, ratio: durable(engineCost) / durable(floorCost), goal: "1 durable commit per turn (floor: 1)", ok: durable(engineCost) <= 1.0001, informational: !onServer },
+      {
+        name: `turn.${backend.name}.vsDbFloor.p50`,
+        ratio: p50Ratio,
+        goal: "≤ 2.5× floor",
+        ok: p50Ratio <= 2.5,
+        reference: true,
+      },
+      {
+        name: `turn.${backend.name}.vsDbFloor.throughput16`,
+        ratio: t16Ratio,
+        goal: "≥ 0.5× floor",
+        ok: t16Ratio >= 0.5,
+        reference: true,
+      },
+      {
+        name: `turn.${backend.name}.vsDbFloor.throughput64`,
+        ratio: t64Ratio,
+        goal: "≥ 0.5× floor",
+        ok: t64Ratio >= 0.5,
+        reference: true,
+      },
+      {
+        name: `turn.${backend.name}.commits`,
+        ratio: durable(engineCost) / durable(floorCost),
+        goal: "1 durable commit per turn (floor: 1)",
+        ok: durable(engineCost) <= 1.0001,
+        informational: !onServer,
+      },
     );
     return goals;
   } finally {

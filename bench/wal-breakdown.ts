@@ -23,8 +23,15 @@ async function main(): Promise<void> {
     for (let i = 0; i < turns; i++) await checkedTurn(engine.target, id, `Сколько стоит приём? ${i}`);
     // The run row commits asynchronously: wait until the WAL writer flushed it (pg_walinspect reads flushed WAL only).
     const to = (await sql<{ lsn: string }[]>`select pg_current_wal_insert_lsn()::text as lsn`)[0]!.lsn;
-    for (let i = 0; i < 50 && !(await sql<{ ok: boolean }[]>`select pg_current_wal_flush_lsn() >= ${to}::pg_lsn as ok`)[0]!.ok; i++) await new Promise((r) => setTimeout(r, 100));
-    const oid = (await sql<{ oid: number }[]>`select oid::int as oid from pg_database where datname = current_database()`)[0]!.oid;
+    for (
+      let i = 0;
+      i < 50 && !(await sql<{ ok: boolean }[]>`select pg_current_wal_flush_lsn() >= ${to}::pg_lsn as ok`)[0]!.ok;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 100));
+    const oid = (
+      await sql<{ oid: number }[]>`select oid::int as oid from pg_database where datname = current_database()`
+    )[0]!.oid;
     const rows = await sql<{ what: string; records: number; bytes: number; fpi: number }[]>`
       with r as (select xid, resource_manager, record_type, record_length, fpi_length, block_ref from pg_get_wal_records_info(${from}::pg_lsn, ${to}::pg_lsn)),
            mine as (select distinct xid from r where xid::text <> '0' and block_ref like ${`%/${oid}/%`}),
@@ -36,8 +43,13 @@ async function main(): Promise<void> {
       group by 1 order by 3 desc`;
     const total = rows.reduce((a, r) => a + r.bytes, 0);
     console.log(`WAL of ${turns} clinic turns (loopback model), per turn: ${bytes(total / turns)}`);
-    console.log(`  ${"relation / record".padEnd(40)} ${"records".padStart(8)} ${"bytes".padStart(10)} ${"of which FPI".padStart(12)}`);
-    for (const r of rows) console.log(`  ${r.what.padEnd(40)} ${(r.records / turns).toFixed(1).padStart(8)} ${bytes(r.bytes / turns).padStart(10)} ${bytes(r.fpi / turns).padStart(12)}`);
+    console.log(
+      `  ${"relation / record".padEnd(40)} ${"records".padStart(8)} ${"bytes".padStart(10)} ${"of which FPI".padStart(12)}`,
+    );
+    for (const r of rows)
+      console.log(
+        `  ${r.what.padEnd(40)} ${(r.records / turns).toFixed(1).padStart(8)} ${bytes(r.bytes / turns).padStart(10)} ${bytes(r.fpi / turns).padStart(12)}`,
+      );
   } finally {
     await engine.close();
     await model.close();

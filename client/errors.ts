@@ -12,7 +12,10 @@ export class ClientError extends Error {
 
 /** The server could not be reached (refused, reset, DNS) — after the client's retries. */
 export class ConnectionError extends ClientError {
-  constructor(readonly url: string, cause: unknown) {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
     super(`Сервер недоступен (${url}): ${describeCause(cause)}`, { cause });
   }
 }
@@ -63,8 +66,15 @@ export class RunFailedError extends ClientError {
 
 /** The stream kept breaking: no progress after the client's retries. */
 export class StreamInterruptedError extends ClientError {
-  constructor(readonly runId: string | null, readonly lastEventId: number, cause: unknown) {
-    super(`Поток ответа прервался и не восстановился (run ${runId ?? "неизвестен"}, последнее событие ${lastEventId}): ${describeCause(cause)}`, { cause });
+  constructor(
+    readonly runId: string | null,
+    readonly lastEventId: number,
+    cause: unknown,
+  ) {
+    super(
+      `Поток ответа прервался и не восстановился (run ${runId ?? "неизвестен"}, последнее событие ${lastEventId}): ${describeCause(cause)}`,
+      { cause },
+    );
   }
 }
 
@@ -75,15 +85,23 @@ export function apiError(status: number, body: unknown): ApiError {
   const message = e.message ?? `HTTP ${status}`;
   const reason = (e.details as { reason?: string } | undefined)?.reason;
   const Cls =
-    status === 404 ? NotFoundError
-    : status === 401 ? UnauthorizedError
-    : code === "conflict" && reason === "conversation_busy" ? ConversationBusyError
-    : code === "conflict" && reason === "idempotency_key_reused" ? IdempotencyKeyReusedError
-    : status === 409 ? ConflictError
-    : code === "unknown_candidate" ? UnknownCandidateError
-    : code === "model_unavailable" ? ModelUnavailableError
-    : status === 400 ? InvalidRequestError
-    : ApiError;
+    status === 404
+      ? NotFoundError
+      : status === 401
+        ? UnauthorizedError
+        : code === "conflict" && reason === "conversation_busy"
+          ? ConversationBusyError
+          : code === "conflict" && reason === "idempotency_key_reused"
+            ? IdempotencyKeyReusedError
+            : status === 409
+              ? ConflictError
+              : code === "unknown_candidate"
+                ? UnknownCandidateError
+                : code === "model_unavailable"
+                  ? ModelUnavailableError
+                  : status === 400
+                    ? InvalidRequestError
+                    : ApiError;
   return new Cls(status, code, message, e.details);
 }
 

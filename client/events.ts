@@ -50,7 +50,13 @@ export interface ServerError {
 
 export interface ClinicFinal {
   reply: string;
-  state: { activeBranch: string | null; step?: string | null; handoffCount: number; escalationReason?: string | null; [k: string]: unknown };
+  state: {
+    activeBranch: string | null;
+    step?: string | null;
+    handoffCount: number;
+    escalationReason?: string | null;
+    [k: string]: unknown;
+  };
   events: string[];
   [k: string]: unknown;
 }

@@ -100,13 +100,20 @@ export function createClient(o: ClientOptions) {
       list: <T = unknown>(query = "") => call<T>("GET", `/v1/clinic/threads${query}`),
       get: (threadId: string) => call<ClinicThread>("GET", `/v1/clinic/threads/${q(threadId)}`),
       send: (threadId: string, text: string, opts: SendOptions & { debug?: boolean } = {}) =>
-        new Turn<ClinicFinal>(t, `/v1/clinic/threads/${q(threadId)}/messages`, { text, ...(opts.debug ? { debug: true } : {}) }, opts),
+        new Turn<ClinicFinal>(
+          t,
+          `/v1/clinic/threads/${q(threadId)}/messages`,
+          { text, ...(opts.debug ? { debug: true } : {}) },
+          opts,
+        ),
     },
     workbench: {
       create: () => call<{ conversationId: string }>("POST", "/v1/workbench/conversations"),
       list: <T = unknown>(query = "") => call<T>("GET", `/v1/workbench/conversations${query}`),
-      get: (conversationId: string) => call<WorkbenchConversation>("GET", `/v1/workbench/conversations/${q(conversationId)}`),
-      interaction: (interactionId: string) => call<Record<string, unknown>>("GET", `/v1/workbench/interactions/${q(interactionId)}`),
+      get: (conversationId: string) =>
+        call<WorkbenchConversation>("GET", `/v1/workbench/conversations/${q(conversationId)}`),
+      interaction: (interactionId: string) =>
+        call<Record<string, unknown>>("GET", `/v1/workbench/interactions/${q(interactionId)}`),
       send: (conversationId: string, message: WorkbenchMessage, opts: SendOptions = {}) =>
         new Turn<WorkbenchFinal>(t, `/v1/workbench/conversations/${q(conversationId)}/messages`, message, opts),
       /** The answer to a clarification: a candidate (by id) or free text, as one more idempotent send. */
@@ -126,9 +133,15 @@ export function createClient(o: ClientOptions) {
     evidence: {
       create: () => call<{ conversationId: string }>("POST", "/v1/evidence/conversations"),
       list: <T = unknown>(query = "") => call<T>("GET", `/v1/evidence/conversations${query}`),
-      get: (conversationId: string) => call<EvidenceConversation>("GET", `/v1/evidence/conversations/${q(conversationId)}`),
+      get: (conversationId: string) =>
+        call<EvidenceConversation>("GET", `/v1/evidence/conversations/${q(conversationId)}`),
       send: (conversationId: string, text: string, opts: SendOptions & { debug?: boolean } = {}) =>
-        new Turn<EvidenceFinal>(t, `/v1/evidence/conversations/${q(conversationId)}/messages`, { text, ...(opts.debug ? { debug: true } : {}) }, opts),
+        new Turn<EvidenceFinal>(
+          t,
+          `/v1/evidence/conversations/${q(conversationId)}/messages`,
+          { text, ...(opts.debug ? { debug: true } : {}) },
+          opts,
+        ),
     },
     runs: {
       /** Follows (or replays) a run from `lastEventId`: the events after it, then the live run. */

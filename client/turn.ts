@@ -50,11 +50,20 @@ export class Turn<Final = unknown> implements AsyncIterable<RunEvent<Final>> {
   }
 
   /** Reads the whole turn; resolves with `final` (or `clarification_required`), throws RunFailedError on the server's `error`. */
-  async result(): Promise<{ final?: Final; clarification?: Extract<RunEvent<Final>, { event: "clarification_required" }>["data"]; events: RunEvent<Final>[] }> {
+  async result(): Promise<{
+    final?: Final;
+    clarification?: Extract<RunEvent<Final>, { event: "clarification_required" }>["data"];
+    events: RunEvent<Final>[];
+  }> {
     const events: RunEvent<Final>[] = [];
     for await (const e of this) events.push(e);
     const error = events.find((e) => e.event === "error");
-    if (error) throw new RunFailedError(this.runId, (error.data as { code: string }).code, (error.data as { message: string }).message);
+    if (error)
+      throw new RunFailedError(
+        this.runId,
+        (error.data as { code: string }).code,
+        (error.data as { message: string }).message,
+      );
     const final = events.find((e) => e.event === "final")?.data as Final | undefined;
     const clarification = events.find((e) => e.event === "clarification_required")?.data as never;
     return { final, clarification, events };
@@ -68,14 +77,24 @@ export class Turn<Final = unknown> implements AsyncIterable<RunEvent<Final>> {
       if (failures > 0) await sleep(this.t.retryDelayMs * 2 ** (failures - 1), this.o.signal);
       let res: Response;
       const resume: Record<string, string> = this.lastEventId > 0 ? { "last-event-id": String(this.lastEventId) } : {};
-      const url = this.runId ? `${this.t.baseUrl}/v1/runs/${encodeURIComponent(this.runId)}/events` : `${this.t.baseUrl}${this.path}`;
+      const url = this.runId
+        ? `${this.t.baseUrl}/v1/runs/${encodeURIComponent(this.runId)}/events`
+        : `${this.t.baseUrl}${this.path}`;
       try {
         this.connections++;
         res = this.runId
-          ? await this.t.fetch(url, { headers: this.t.headers({ accept: "text/event-stream", ...resume }), signal: this.o.signal })
+          ? await this.t.fetch(url, {
+              headers: this.t.headers({ accept: "text/event-stream", ...resume }),
+              signal: this.o.signal,
+            })
           : await this.t.fetch(url, {
               method: "POST",
-              headers: this.t.headers({ "content-type": "application/json", accept: "text/event-stream", "idempotency-key": this.idempotencyKey, ...resume }),
+              headers: this.t.headers({
+                "content-type": "application/json",
+                accept: "text/event-stream",
+                "idempotency-key": this.idempotencyKey,
+                ...resume,
+              }),
               body: JSON.stringify(this.body),
               signal: this.o.signal,
             });

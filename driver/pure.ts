@@ -1,4 +1,11 @@
-import { createActor, type ActorScope, type AnyActorLogic, type EventFromLogic, type InputFrom, type SnapshotFrom } from "xstate";
+import {
+  createActor,
+  type ActorScope,
+  type AnyActorLogic,
+  type EventFromLogic,
+  type InputFrom,
+  type SnapshotFrom,
+} from "xstate";
 
 /**
  * `transition` / `initialTransition` as in xstate, with the inert actor scope made once per
@@ -53,10 +60,20 @@ function collecting<T>(machine: AnyActorLogic, run: (scope: ActorScope<never, ne
   }
 }
 
-export function pureTransition<M extends AnyActorLogic>(machine: M, snapshot: SnapshotFrom<M>, event: EventFromLogic<M>): [SnapshotFrom<M>, Action[]] {
-  return collecting(machine, (scope) => machine.transition(snapshot as never, event as never, scope as never) as SnapshotFrom<M>);
+export function pureTransition<M extends AnyActorLogic>(
+  machine: M,
+  snapshot: SnapshotFrom<M>,
+  event: EventFromLogic<M>,
+): [SnapshotFrom<M>, Action[]] {
+  return collecting(
+    machine,
+    (scope) => machine.transition(snapshot as never, event as never, scope as never) as SnapshotFrom<M>,
+  );
 }
 
-export function pureInitialTransition<M extends AnyActorLogic>(machine: M, input?: InputFrom<M>): [SnapshotFrom<M>, Action[]] {
+export function pureInitialTransition<M extends AnyActorLogic>(
+  machine: M,
+  input?: InputFrom<M>,
+): [SnapshotFrom<M>, Action[]] {
   return collecting(machine, (scope) => machine.getInitialSnapshot(scope as never, input) as SnapshotFrom<M>);
 }

@@ -41,7 +41,8 @@ export function replayLog(log: LogEntry[], machines: (label: string | null) => A
     if (!m) return { ok: false, reason: `machine ${entry.machine ?? "(unnamed)"} is not available to replay with` };
     if (machine === null) [s] = pureInitialTransition(m, first.input as never);
     else {
-      if (m !== machine) s = m.resolveState(JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s as never))) as never);
+      if (m !== machine)
+        s = m.resolveState(JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s as never))) as never);
       [s] = pureTransition(m, s as never, entry.event as never);
     }
     machine = m;

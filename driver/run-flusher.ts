@@ -45,7 +45,11 @@ export class RunFlusher {
     if (this.flushing) return this.flushing;
     const batch = [...this.runs].map((run) => ({ run, events: run.pending() })).filter((b) => b.events.length > 0);
     if (batch.length === 0) return Promise.resolve();
-    this.flushing = flushRunsEvents(this.sql, batch.map((b) => ({ runId: b.run.id, events: b.events })), { asyncCommit: this.asyncCommit, notify: this.notify })
+    this.flushing = flushRunsEvents(
+      this.sql,
+      batch.map((b) => ({ runId: b.run.id, events: b.events })),
+      { asyncCommit: this.asyncCommit, notify: this.notify },
+    )
       .then(
         () => {
           for (const b of batch) b.run.markStored(b.events.at(-1)!.seq);

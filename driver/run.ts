@@ -68,16 +68,29 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
 
   private constructor(private readonly init: RunInit) {}
 
-  get conversationId() { return this.init.conversationId; }
-  get tenantId() { return this.init.tenantId; }
-  get kind() { return this.init.kind; }
-  get debug() { return this.init.debug; }
+  get conversationId() {
+    return this.init.conversationId;
+  }
+  get tenantId() {
+    return this.init.tenantId;
+  }
+  get kind() {
+    return this.init.kind;
+  }
+  get debug() {
+    return this.init.debug;
+  }
   /** Aborted when nobody is listening any more: the client left and no follower came within the grace period. */
-  get signal() { return this.abort.signal; }
+  get signal() {
+    return this.abort.signal;
+  }
 
   static async start<E extends EventMap = EventMap>(init: RunInit): Promise<Run<E>> {
     const run = await Run.claim<E>(init);
-    if (!run) throw new AppError("conflict", "Этот Idempotency-Key уже занят другим запросом.", { reason: "idempotency_key_in_use" });
+    if (!run)
+      throw new AppError("conflict", "Этот Idempotency-Key уже занят другим запросом.", {
+        reason: "idempotency_key_in_use",
+      });
     return run;
   }
 
@@ -85,7 +98,11 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
   static async claim<E extends EventMap = EventMap>(init: RunInit): Promise<Run<E> | null> {
     const run = new Run<E>(init);
     // On a server, committed asynchronously: visible to followers at once, durable with the turn's own commit.
-    const claimed = await startRun(init.sql, { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner }, { asyncCommit: !!init.asyncCommits, claim: init.claim });
+    const claimed = await startRun(
+      init.sql,
+      { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner },
+      { asyncCommit: !!init.asyncCommits, claim: init.claim },
+    );
     if (!claimed) return null;
     init.hub.open(run.id);
     run.flusher = flusherFor(init.sql, !!init.asyncCommits, !!init.notifyFollowers);
@@ -178,12 +195,26 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
     // it was and `fail` numbers its `error` right after the last event a client saw — a gap
     // in the ids would stall a follower resuming with Last-Event-ID.
     let seq = this.seq;
-    const tail: RunEventRow[] = [...closing, { event: "done", data: {} }].map((c) => ({ seq: ++seq, event: c.event, data: c.data ?? {} }));
+    const tail: RunEventRow[] = [...closing, { event: "done", data: {} }].map((c) => ({
+      seq: ++seq,
+      event: c.event,
+      data: c.data ?? {},
+    }));
     this.completing = true;
-    const closed = await closeRun(tx, this.id, [...this.all.slice(this.stored), ...tail], { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] }, { notify: this.init.notifyFollowers });
+    const closed = await closeRun(
+      tx,
+      this.id,
+      [...this.all.slice(this.stored), ...tail],
+      { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] },
+      { notify: this.init.notifyFollowers },
+    );
     // Another process declared this one dead (no heartbeat for too long) and failed the run;
     // its followers were told so. Committing the turn now would contradict that: roll back.
-    if (!closed) throw new AppError("conflict", "Ход прерван: сервер счёл его зависшим и закрыл. Отправьте сообщение ещё раз.", { reason: "run_closed", runId: this.id });
+    if (!closed)
+      throw new AppError("conflict", "Ход прерван: сервер счёл его зависшим и закрыл. Отправьте сообщение ещё раз.", {
+        reason: "run_closed",
+        runId: this.id,
+      });
     return () => {
       this.result = { status: "completed", outcome: o.outcome ?? "answered" };
       this.completing = false;
@@ -216,7 +247,13 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
     this.ended = true;
     this.result = { status: "failed", outcome: o.outcome ?? "failed", errorCode: code };
     try {
-      await closeRun(this.init.sql, this.id, this.all.slice(this.stored), { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] }, { notify: this.init.notifyFollowers });
+      await closeRun(
+        this.init.sql,
+        this.id,
+        this.all.slice(this.stored),
+        { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] },
+        { notify: this.init.notifyFollowers },
+      );
       this.stored = this.seq;
     } finally {
       for (const e of tail) this.publish(e);

@@ -15,24 +15,45 @@ import { restore } from "./turn";
  */
 
 /** Restores a stored machine, applies one event, saves it back with the row-version check; null if none is stored. */
-export async function transitionStored<M extends AnyStateMachine>(tx: Tx, spec: MachineSpec<M>, key: string, conversationId: string, event: EventFrom<M>): Promise<SnapshotFrom<M> | null> {
+export async function transitionStored<M extends AnyStateMachine>(
+  tx: Tx,
+  spec: MachineSpec<M>,
+  key: string,
+  conversationId: string,
+  event: EventFrom<M>,
+): Promise<SnapshotFrom<M> | null> {
   const loaded = await restore(tx, spec, key);
   if (!loaded) return null;
   const [next] = pureTransition(spec.machine, loaded.snapshot, event as never);
   await saveSnapshot(tx, {
-    key, conversationId, machineId: spec.id, machineVersion: spec.version,
-    snapshot: spec.machine.getPersistedSnapshot(next), expectedRowVersion: loaded.rowVersion,
+    key,
+    conversationId,
+    machineId: spec.id,
+    machineVersion: spec.version,
+    snapshot: spec.machine.getPersistedSnapshot(next),
+    expectedRowVersion: loaded.rowVersion,
   });
   await appendMachineEvents(tx, key, conversationId, [event]);
   return next as SnapshotFrom<M>;
 }
 
 /** Creates a machine's first snapshot (insert; fails if the key exists). */
-export async function createStored<M extends AnyStateMachine>(tx: Tx, spec: MachineSpec<M>, key: string, conversationId: string, input: unknown, runId: string | null = null): Promise<void> {
+export async function createStored<M extends AnyStateMachine>(
+  tx: Tx,
+  spec: MachineSpec<M>,
+  key: string,
+  conversationId: string,
+  input: unknown,
+  runId: string | null = null,
+): Promise<void> {
   const [snapshot] = pureInitialTransition(spec.machine, input as never);
   await saveSnapshot(tx, {
-    key, conversationId, machineId: spec.id, machineVersion: spec.version,
-    snapshot: spec.machine.getPersistedSnapshot(snapshot), expectedRowVersion: null,
+    key,
+    conversationId,
+    machineId: spec.id,
+    machineVersion: spec.version,
+    snapshot: spec.machine.getPersistedSnapshot(snapshot),
+    expectedRowVersion: null,
   });
   await appendMachineEvents(tx, key, conversationId, [initEvent(input)], runId);
 }

@@ -19,7 +19,12 @@ export const STAGE_SWITCHES = {
 export type StageName = keyof typeof STAGE_SWITCHES;
 
 /** Defaults, chosen by the comparison recorded in notes/README_EVAL.md. */
-export const STAGE_DEFAULTS: Record<StageName, boolean> = { planner: true, reranker: true, classifier: true, routerHint: true };
+export const STAGE_DEFAULTS: Record<StageName, boolean> = {
+  planner: true,
+  reranker: true,
+  classifier: true,
+  routerHint: true,
+};
 
 export function stageEnabled(stage: StageName, env: Record<string, string | undefined> = process.env): boolean {
   const v = env[STAGE_SWITCHES[stage]]?.trim().toLowerCase();

@@ -51,7 +51,8 @@ export function redact(value: unknown, secrets: readonly string[] = [], depth = 
   if (Array.isArray(value)) return value.map((v) => redact(v, secrets, depth + 1));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? "[redacted]" : redact(v, secrets, depth + 1);
+    for (const [k, v] of Object.entries(value))
+      out[k] = SECRET_KEY.test(k) ? "[redacted]" : redact(v, secrets, depth + 1);
     return out;
   }
   return value;
@@ -90,10 +91,17 @@ export class StageRecorder<Id extends string = string> {
       if (this.done.has(stageId)) return;
       for (const [id, n] of this.o.stages) {
         if (id >= stageId) break;
-        if (!this.done.has(id)) this.emit({ stageId: id, name: n, status: "skipped", durationMs: 0, data: { reason: "not_run" } });
+        if (!this.done.has(id))
+          this.emit({ stageId: id, name: n, status: "skipped", durationMs: 0, data: { reason: "not_run" } });
       }
     }
-    this.emit({ stageId, name: name ?? this.names.get(stageId) ?? stageId, status, durationMs: Math.round(durationMs * 100) / 100, data: redact(data, this.o.secrets) });
+    this.emit({
+      stageId,
+      name: name ?? this.names.get(stageId) ?? stageId,
+      status,
+      durationMs: Math.round(durationMs * 100) / 100,
+      data: redact(data, this.o.secrets),
+    });
   }
 
   skip(stageId: Id, reason: string): void {
@@ -133,7 +141,11 @@ export class StageRecorder<Id extends string = string> {
  * AI_DEBUG), and with `dir` (AI_DEBUG) DEBUG_DIR/{runId}/NN-name.json — a repeated stage gets
  * -2, -3…. Files are best effort: an unwritable directory must not fail the turn.
  */
-export function stageSink(run: Pick<Run, "id" | "debug" | "ended" | "emit">, dir: string | null, log: (line: string) => void = () => {}): StageSink {
+export function stageSink(
+  run: Pick<Run, "id" | "debug" | "ended" | "emit">,
+  dir: string | null,
+  log: (line: string) => void = () => {},
+): StageSink {
   const runDir = dir ? join(dir, run.id) : null;
   const written = new Map<string, number>();
   let made = false;
@@ -144,7 +156,10 @@ export function stageSink(run: Pick<Run, "id" | "debug" | "ended" | "emit">, dir
     written.set(rec.stageId, n);
     try {
       if (!made) (mkdirSync(runDir, { recursive: true }), (made = true));
-      writeFileSync(join(runDir, `${rec.stageId}-${rec.name}${n > 1 ? `-${n}` : ""}.json`), `${JSON.stringify(rec, null, 2)}\n`);
+      writeFileSync(
+        join(runDir, `${rec.stageId}-${rec.name}${n > 1 ? `-${n}` : ""}.json`),
+        `${JSON.stringify(rec, null, 2)}\n`,
+      );
     } catch (e) {
       log(`debug stage ${rec.stageId} not written: ${(e as Error).message}`);
     }
@@ -152,6 +167,9 @@ export function stageSink(run: Pick<Run, "id" | "debug" | "ended" | "emit">, dir
 }
 
 /** The recorder of one run, wired to its output. */
-export function runStages<Id extends string = string>(run: Pick<Run, "id" | "debug" | "ended" | "emit">, o: Omit<StageRecorderOptions, "sink"> & { dir: string | null; log?: (line: string) => void }): StageRecorder<Id> {
+export function runStages<Id extends string = string>(
+  run: Pick<Run, "id" | "debug" | "ended" | "emit">,
+  o: Omit<StageRecorderOptions, "sink"> & { dir: string | null; log?: (line: string) => void },
+): StageRecorder<Id> {
   return new StageRecorder<Id>({ ...o, sink: stageSink(run, o.dir, o.log) });
 }

@@ -35,12 +35,21 @@ export interface DialogueSystem<App = unknown, Deps = unknown> {
 }
 
 /** Every diagram of every system, in list order. */
-export async function machineCatalog(systems: readonly DialogueSystem[], source: SettingsSource): Promise<MachineEntry[]> {
+export async function machineCatalog(
+  systems: readonly DialogueSystem[],
+  source: SettingsSource,
+): Promise<MachineEntry[]> {
   return (await Promise.all(systems.map((s) => s.diagrams(source)))).flat();
 }
 
 /** The machine a replay log label names: a fixed spec by id, else one generated from the settings the label names. */
-export async function replaySpec(systems: readonly DialogueSystem[], sql: Tx, tenantId: string, id: string, settings?: string): Promise<MachineSpec | null> {
+export async function replaySpec(
+  systems: readonly DialogueSystem[],
+  sql: Tx,
+  tenantId: string,
+  id: string,
+  settings?: string,
+): Promise<MachineSpec | null> {
   for (const s of systems) {
     if (settings && s.specAt) {
       const spec = await s.specAt(sql, tenantId, id, settings);
@@ -53,7 +62,11 @@ export async function replaySpec(systems: readonly DialogueSystem[], sql: Tx, te
 }
 
 /** Every conversation kind the listed systems create. */
-export const conversationKinds = (systems: readonly DialogueSystem[]): string[] => [...new Set(systems.flatMap((s) => s.kinds))];
+export const conversationKinds = (systems: readonly DialogueSystem[]): string[] => [
+  ...new Set(systems.flatMap((s) => s.kinds)),
+];
 
 /** Every model role the listed systems call. */
-export const modelRoles = (systems: readonly DialogueSystem[]): Role[] => [...new Set(systems.flatMap((s) => s.modelRoles))];
+export const modelRoles = (systems: readonly DialogueSystem[]): Role[] => [
+  ...new Set(systems.flatMap((s) => s.modelRoles)),
+];

@@ -21,10 +21,15 @@ export interface EffectContext {
 type Fed<M extends AnyStateMachine> = EventFrom<M> | EventFrom<M>[] | undefined | void;
 
 /** An emitted event the driver must act on; returns the machine's events to feed back (in order). */
-export type EffectHandler<M extends AnyStateMachine = AnyStateMachine, T extends EmittedFrom<M> = EmittedFrom<M>> = (effect: T, ctx: EffectContext) => Promise<Fed<M>> | Fed<M>;
+export type EffectHandler<M extends AnyStateMachine = AnyStateMachine, T extends EmittedFrom<M> = EmittedFrom<M>> = (
+  effect: T,
+  ctx: EffectContext,
+) => Promise<Fed<M>> | Fed<M>;
 
 /** A handler per event the machine emits, each typed by that event (`effect.router` → its fields). */
-export type EffectHandlers<M extends AnyStateMachine> = { [K in EmittedFrom<M>["type"]]?: EffectHandler<M, Extract<EmittedFrom<M>, { type: K }>> };
+export type EffectHandlers<M extends AnyStateMachine> = {
+  [K in EmittedFrom<M>["type"]]?: EffectHandler<M, Extract<EmittedFrom<M>, { type: K }>>;
+};
 
 export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventMap> {
   sql: Sql;
@@ -105,7 +110,9 @@ function emitted(actions: { type: string; params?: unknown }[]): { type: string;
  * for → feed results back → one transaction (snapshot with version check, the caller's
  * writes, the run's events). Nothing is written if any step fails.
  */
-export async function runTurn<M extends AnyStateMachine, E extends EventMap = EventMap>(a: TurnArgs<M, E>): Promise<TurnResult<M>> {
+export async function runTurn<M extends AnyStateMachine, E extends EventMap = EventMap>(
+  a: TurnArgs<M, E>,
+): Promise<TurnResult<M>> {
   const loaded = a.stored !== undefined ? restoreRow(a.spec, a.key, a.stored) : await restore(a.sql, a.spec, a.key);
   const signal = a.run?.signal ?? new AbortController().signal;
   let snapshot: SnapshotFrom<M>;
@@ -128,7 +135,8 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
     const results: unknown[] = [];
     for (const effect of pending) {
       const handler = (a.effects as Record<string, EffectHandler | undefined> | undefined)?.[effect.type];
-      if (!handler) throw new AppError("internal", `machine ${a.spec.id} emitted ${effect.type} and nothing handles it`);
+      if (!handler)
+        throw new AppError("internal", `machine ${a.spec.id} emitted ${effect.type} and nothing handles it`);
       if (signal.aborted) throw new AppError("internal", "client went away");
       const out = await handler(effect, { signal });
       if (out !== undefined) results.push(...(Array.isArray(out) ? out : [out]));
@@ -151,34 +159,47 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
     let publish: (() => void) | null = null;
     const closing = a.closing?.(snapshot) ?? [];
     const outcome = a.outcome?.(snapshot);
-    const rowVersion = await inSpan("commit", { "machine.id": a.spec.id, "conversation.id": a.conversationId }, () => a.sql.begin(async (tx) => {
-      // The turn's writes go out together (one round trip, one socket write) and run in
-      // order on the connection: the snapshot's version check first, so a concurrent turn
-      // blocks there (and reads the event log's last seq only after it). A stale snapshot is seen on its result and rolls everything back.
-      // All three settle before the transaction ends, so no statement is left to run on a
-      // closed transaction; the first failure (the version check's, if any) is the turn's.
-      const [v, logged, written, p] = await Promise.allSettled([
-        saveSnapshot(tx, {
-          key: a.key,
-          conversationId: a.conversationId,
-          machineId: a.spec.id,
-          machineVersion: a.spec.version,
-          snapshot: persisted,
-          expectedRowVersion: loaded?.rowVersion ?? null,
-        }),
-        a.log ? appendMachineEvents(tx, a.key, a.conversationId, fed, a.run?.id ?? null, machineLabel(a.spec, a.log.settings)) : undefined,
-        a.commit?.(tx, snapshot),
-        a.run?.complete(tx, closing, outcome),
-      ]);
-      for (const r of [v, logged, written, p]) if (r.status === "rejected") throw r.reason;
-      publish = (p as PromiseFulfilledResult<(() => void) | undefined>).value ?? null;
-      return (v as PromiseFulfilledResult<number>).value;
-    }));
+    const rowVersion = await inSpan("commit", { "machine.id": a.spec.id, "conversation.id": a.conversationId }, () =>
+      a.sql.begin(async (tx) => {
+        // The turn's writes go out together (one round trip, one socket write) and run in
+        // order on the connection: the snapshot's version check first, so a concurrent turn
+        // blocks there (and reads the event log's last seq only after it). A stale snapshot is seen on its result and rolls everything back.
+        // All three settle before the transaction ends, so no statement is left to run on a
+        // closed transaction; the first failure (the version check's, if any) is the turn's.
+        const [v, logged, written, p] = await Promise.allSettled([
+          saveSnapshot(tx, {
+            key: a.key,
+            conversationId: a.conversationId,
+            machineId: a.spec.id,
+            machineVersion: a.spec.version,
+            snapshot: persisted,
+            expectedRowVersion: loaded?.rowVersion ?? null,
+          }),
+          a.log
+            ? appendMachineEvents(
+                tx,
+                a.key,
+                a.conversationId,
+                fed,
+                a.run?.id ?? null,
+                machineLabel(a.spec, a.log.settings),
+              )
+            : undefined,
+          a.commit?.(tx, snapshot),
+          a.run?.complete(tx, closing, outcome),
+        ]);
+        for (const r of [v, logged, written, p]) if (r.status === "rejected") throw r.reason;
+        publish = (p as PromiseFulfilledResult<(() => void) | undefined>).value ?? null;
+        return (v as PromiseFulfilledResult<number>).value;
+      }),
+    );
     (publish as (() => void) | null)?.();
     return { snapshot, rowVersion, steps };
   } catch (e) {
     if (e instanceof StaleVersionError) {
-      throw new AppError("conflict", "Диалог уже изменён другим запросом; обновите состояние и повторите.", { key: a.key });
+      throw new AppError("conflict", "Диалог уже изменён другим запросом; обновите состояние и повторите.", {
+        key: a.key,
+      });
     }
     throw e;
   }

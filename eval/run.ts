@@ -26,20 +26,36 @@ export interface CliResult {
 export function upstreamFromEnv(env: Record<string, string | undefined>): Upstream {
   const baseURL = env.OPENAI_BASE_URL;
   if (!baseURL) throw new Error("--live needs OPENAI_BASE_URL (and OPENAI_API_KEY, LLM_MODEL or LLM_MODEL_<ROLE>)");
-  const models = Object.fromEntries(ROLES.map((r) => [r, env[`LLM_MODEL_${r.toUpperCase()}`] || env.LLM_MODEL || ""])) as Upstream["models"];
+  const models = Object.fromEntries(
+    ROLES.map((r) => [r, env[`LLM_MODEL_${r.toUpperCase()}`] || env.LLM_MODEL || ""]),
+  ) as Upstream["models"];
   const missing = ROLES.filter((r) => !models[r]);
-  if (missing.length) throw new Error(`--live needs a model name: set LLM_MODEL (or LLM_MODEL_${missing[0]!.toUpperCase()})`);
+  if (missing.length)
+    throw new Error(`--live needs a model name: set LLM_MODEL (or LLM_MODEL_${missing[0]!.toUpperCase()})`);
   return { baseURL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}), models };
 }
 
-export async function main(argv: string[], env: Record<string, string | undefined> = process.env, print: (s: string) => void = console.log): Promise<CliResult> {
+export async function main(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+  print: (s: string) => void = console.log,
+): Promise<CliResult> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
-      live: { type: "boolean" }, replay: { type: "string" }, record: { type: "string" }, compare: { type: "boolean" },
-      config: { type: "string" }, suite: { type: "string" }, filter: { type: "string" }, out: { type: "string" },
-      baseline: { type: "string" }, "no-baseline": { type: "boolean" }, "write-baseline": { type: "boolean" }, verbose: { type: "boolean" },
+      live: { type: "boolean" },
+      replay: { type: "string" },
+      record: { type: "string" },
+      compare: { type: "boolean" },
+      config: { type: "string" },
+      suite: { type: "string" },
+      filter: { type: "string" },
+      out: { type: "string" },
+      baseline: { type: "string" },
+      "no-baseline": { type: "boolean" },
+      "write-baseline": { type: "boolean" },
+      verbose: { type: "boolean" },
       help: { type: "boolean" },
     },
   });
@@ -57,7 +73,18 @@ export async function main(argv: string[], env: Record<string, string | undefine
   const reports: ConfigReport[] = [];
   for (const config of configs) {
     print(`eval: ${mode}, config ${config.name}…`);
-    reports.push(await evaluate({ mode, config, suites, datasets, ...(values.filter ? { filter: new RegExp(values.filter) } : {}), ...(upstream ? { upstream } : {}), ...(replay ? { replay } : {}), log: print }));
+    reports.push(
+      await evaluate({
+        mode,
+        config,
+        suites,
+        datasets,
+        ...(values.filter ? { filter: new RegExp(values.filter) } : {}),
+        ...(upstream ? { upstream } : {}),
+        ...(replay ? { replay } : {}),
+        log: print,
+      }),
+    );
   }
   if (values.record) {
     writeRecording(resolve(values.record), reports[0]!.recording);
@@ -66,7 +93,14 @@ export async function main(argv: string[], env: Record<string, string | undefine
   const outDir = resolve(values.out ?? resolve(import.meta.dirname, "out"));
   mkdirSync(outDir, { recursive: true });
   const stamp = configs.length === 2 ? "compare" : "report";
-  writeFileSync(resolve(outDir, `${stamp}.json`), JSON.stringify(reports.map(({ recording: _r, ...rest }) => rest), null, 1));
+  writeFileSync(
+    resolve(outDir, `${stamp}.json`),
+    JSON.stringify(
+      reports.map(({ recording: _r, ...rest }) => rest),
+      null,
+      1,
+    ),
+  );
   writeFileSync(resolve(outDir, `${stamp}.html`), htmlReport(reports));
   const text = textReport(reports, { verbose: values.verbose ?? false });
   print(text);
@@ -74,7 +108,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
 
   const baselineFile = resolve(values.baseline ?? resolve(import.meta.dirname, "baseline.json"));
   if (values["write-baseline"]) {
-    if (mode !== "scripted" || configs.length !== 1 || values.filter) throw new Error("--write-baseline records a full scripted run of one configuration");
+    if (mode !== "scripted" || configs.length !== 1 || values.filter)
+      throw new Error("--write-baseline records a full scripted run of one configuration");
     writeBaseline(baselineFile, reports[0]!);
     print(`baseline written to ${baselineFile} (${Object.keys(baselineOf(reports[0]!).metrics).length} gated metrics)`);
     return { code: 0, reports, text };

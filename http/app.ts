@@ -19,21 +19,24 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
   app.use("*", requestLog());
   app.onError((e, c) => errorResponse(c, e));
   app.notFound((c) => errorResponse(c, new AppError("not_found", `Нет такого адреса: ${c.req.method} ${c.req.path}`)));
-  const tooLarge = (c: Context) => errorResponse(c, new AppError("payload_too_large", `Тело запроса больше ${deps.config.bodyLimitBytes} байт.`));
+  const tooLarge = (c: Context) =>
+    errorResponse(c, new AppError("payload_too_large", `Тело запроса больше ${deps.config.bodyLimitBytes} байт.`));
   const countingLimit = bodyLimit({ maxSize: deps.config.bodyLimitBytes, onError: tooLarge });
   app.use("*", async (c, next) => {
     // A declared length is checked as declared (Node's parser never reads past it), without
     // touching the body: hono's bodyLimit opens it as a web stream, which costs more than the
     // rest of reading a small JSON body and keeps @hono/node-server off its direct read path.
     const length = c.req.header("content-length");
-    if (length !== undefined && !c.req.header("transfer-encoding")) return Number(length) > deps.config.bodyLimitBytes ? tooLarge(c) : next();
+    if (length !== undefined && !c.req.header("transfer-encoding"))
+      return Number(length) > deps.config.bodyLimitBytes ? tooLarge(c) : next();
     return countingLimit(c, next);
   });
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   registerObservabilityRoutes(app, deps);
   app.use("/v1/*", async (c, next) => {
     // Shutting down: requests already inside finish, new ones go elsewhere (http/active-turns.ts).
-    if (deps.turns?.draining) throw new AppError("unavailable", "Сервер останавливается; повторите запрос через несколько секунд.");
+    if (deps.turns?.draining)
+      throw new AppError("unavailable", "Сервер останавливается; повторите запрос через несколько секунд.");
     return next();
   });
   app.use("/v1/*", bearerAuth(deps.config.tokens));

@@ -37,7 +37,12 @@ export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHa
     const presented = m?.[1]?.trim() ?? fromQuery;
     if (!presented) {
       const inQuery = c.req.query("access_token") !== undefined;
-      throw new AppError("unauthorized", inQuery ? "Токен в адресе (?access_token=) принимается только потоками событий; передайте его в заголовке Authorization: Bearer <token>." : "Нужен заголовок Authorization: Bearer <token>.");
+      throw new AppError(
+        "unauthorized",
+        inQuery
+          ? "Токен в адресе (?access_token=) принимается только потоками событий; передайте его в заголовке Authorization: Bearer <token>."
+          : "Нужен заголовок Authorization: Bearer <token>.",
+      );
     }
     for (const [token, grant] of tokens) {
       if (sameSecret(token, presented)) {

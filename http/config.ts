@@ -19,10 +19,17 @@ const envSchema = z.object({
   LLM_MAX_REPLY_CHARS: z.coerce.number().int().positive().optional(),
   LLM_TOTAL_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   DOCS_DIR: z.string().optional(),
-  AI_DEBUG: z.enum(["true", "false", "1", "0", ""]).default("false").transform((v) => v === "true" || v === "1"),
+  AI_DEBUG: z
+    .enum(["true", "false", "1", "0", ""])
+    .default("false")
+    .transform((v) => v === "true" || v === "1"),
   DEBUG_DIR: z.string().optional(),
   API_TOKENS: z.string().optional(),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 * 1024),
   RUN_DETACH_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   WEBHOOK_URL: z.string().url().optional().or(z.literal("")),
   WEBHOOK_SECRET: z.string().optional(),
@@ -80,7 +87,10 @@ export function parseTokens(spec: string | undefined): Map<string, TokenGrant> |
   if (!spec || !spec.trim()) return null;
   const map = new Map<string, TokenGrant>();
   const roleRe = new RegExp(`^(${ROLES.join("|")})@`);
-  for (let item of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (let item of spec
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     let role: AccessRole = "admin";
     const r = item.match(roleRe);
     if (r) {
@@ -106,10 +116,15 @@ export function loadConfig(
   }
   const e = parsed.data;
   // An unsigned webhook would let anyone who learns the URL forge escalations.
-  if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET) throw new Error("Invalid configuration: WEBHOOK_URL is set but WEBHOOK_SECRET is not (deliveries are signed with it).");
+  if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET)
+    throw new Error(
+      "Invalid configuration: WEBHOOK_URL is set but WEBHOOK_SECRET is not (deliveries are signed with it).",
+    );
   // LLM_MODEL_<ROLE> for whatever roles the systems call (DialogueSystem.modelRoles): no list to keep here.
   const roleModels = Object.fromEntries(
-    Object.entries(env).flatMap(([k, v]) => (/^LLM_MODEL_[A-Z0-9_]+$/.test(k) && v ? [[k.slice("LLM_MODEL_".length).toLowerCase(), v]] : [])),
+    Object.entries(env).flatMap(([k, v]) =>
+      /^LLM_MODEL_[A-Z0-9_]+$/.test(k) && v ? [[k.slice("LLM_MODEL_".length).toLowerCase(), v]] : [],
+    ),
   );
   // A self-hosted or third-party endpoint has no "default model": sending OpenAI's name there
   // fails on every call. So a base URL needs LLM_MODEL, unless every role the systems call names its own.
@@ -131,7 +146,10 @@ export function loadConfig(
       model: e.LLM_MODEL,
       roleModels,
       timeoutMs: e.LLM_TIMEOUT_MS,
-      limits: { ...(e.LLM_MAX_REPLY_CHARS !== undefined && { maxReplyChars: e.LLM_MAX_REPLY_CHARS }), ...(e.LLM_TOTAL_TIMEOUT_MS !== undefined && { totalTimeoutMs: e.LLM_TOTAL_TIMEOUT_MS }) },
+      limits: {
+        ...(e.LLM_MAX_REPLY_CHARS !== undefined && { maxReplyChars: e.LLM_MAX_REPLY_CHARS }),
+        ...(e.LLM_TOTAL_TIMEOUT_MS !== undefined && { totalTimeoutMs: e.LLM_TOTAL_TIMEOUT_MS }),
+      },
       roleLimits: modelLimitsPerRole(env),
     },
     docsDir: e.DOCS_DIR,
@@ -140,11 +158,16 @@ export function loadConfig(
     tokens: parseTokens(e.API_TOKENS),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     detachGraceMs: e.RUN_DETACH_GRACE_MS,
-    webhook: { url: e.WEBHOOK_URL || undefined, secret: e.WEBHOOK_SECRET || undefined, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, backoffMs: e.WEBHOOK_BACKOFF_MS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    webhook: {
+      url: e.WEBHOOK_URL || undefined,
+      secret: e.WEBHOOK_SECRET || undefined,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      backoffMs: e.WEBHOOK_BACKOFF_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
 }
-
 
 /** LLM_MAX_REPLY_CHARS_<ROLE> / LLM_TOTAL_TIMEOUT_MS_<ROLE>, for whatever roles the systems call; a bad value refuses to start. */
 function modelLimitsPerRole(env: Record<string, string | undefined>): Partial<Record<Role, Partial<ModelLimits>>> {
@@ -153,7 +176,8 @@ function modelLimitsPerRole(env: Record<string, string | undefined>): Partial<Re
     const m = /^(LLM_MAX_REPLY_CHARS|LLM_TOTAL_TIMEOUT_MS)_([A-Z0-9_]+)$/.exec(k);
     if (!m || raw === undefined || raw === "") continue;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`Invalid configuration: ${k}: expected a positive integer, got ${raw}`);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new Error(`Invalid configuration: ${k}: expected a positive integer, got ${raw}`);
     const role = m[2]!.toLowerCase() as Role;
     out[role] = { ...out[role], ...(m[1] === "LLM_MAX_REPLY_CHARS" ? { maxReplyChars: n } : { totalTimeoutMs: n }) };
   }

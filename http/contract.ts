@@ -14,7 +14,10 @@ export const ErrorBody = z.object({
   error: z.object({
     code: z.enum(errorCodes),
     message: z.string().describe("clear, user-showable text (Russian)"),
-    details: z.unknown().optional().describe("machine-readable detail: zod issues, duplicate identities, a conflict reason"),
+    details: z
+      .unknown()
+      .optional()
+      .describe("machine-readable detail: zod issues, duplicate identities, a conflict reason"),
   }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
@@ -38,14 +41,24 @@ export const TokenEvent = z.object({ delta: z.string() });
 /** doc/streaming.md: the client discards every `token` of this run and shows `text`; `final` follows. */
 export const AnswerReplaced = z.object({
   text: z.string().describe("the authoritative answer; equals final's answer text"),
-  reason: z.enum(["validation_failed", "model_failed"]).describe("validation_failed: a checker rejected the model's text; model_failed: the model's stream ended unusable after text was released"),
+  reason: z
+    .enum(["validation_failed", "model_failed"])
+    .describe(
+      "validation_failed: a checker rejected the model's text; model_failed: the model's stream ended unusable after text was released",
+    ),
   issues: z.array(z.string()).describe("why, one issue per string (`code` or `code: detail`)"),
 });
 export const ErrorEvent = z.object({ code: z.string().describe("a code of CONTRACT §6"), message: z.string() });
 export const DoneEvent = z.object({});
 
 /** The events every run may carry, whatever its system (http/sse.ts, driver/run.ts `fail`). */
-export const runEvents = { run_started: RunStarted, stage: StageEvent, token: TokenEvent, error: ErrorEvent, done: DoneEvent };
+export const runEvents = {
+  run_started: RunStarted,
+  stage: StageEvent,
+  token: TokenEvent,
+  error: ErrorEvent,
+  done: DoneEvent,
+};
 
 /** Event name → zod schema of its `data`; a system's map extends `runEvents`. */
 export type EventSchemas = Record<string, z.ZodType>;
@@ -65,7 +78,11 @@ export function sseUnion(events: EventSchemas) {
 // ---- runs (CONTRACT §2: resume) ----
 export const RunParams = z.object({ runId: z.string() });
 export const ResumeQuery = z.object({
-  lastEventId: z.string().regex(/^\d+$/, "Last-Event-ID должен быть неотрицательным целым.").optional().describe("instead of the Last-Event-ID header (EventSource cannot set headers on a new URL)"),
+  lastEventId: z
+    .string()
+    .regex(/^\d+$/, "Last-Event-ID должен быть неотрицательным целым.")
+    .optional()
+    .describe("instead of the Last-Event-ID header (EventSource cannot set headers on a new URL)"),
 });
 export const RunStages = z.object({ runId: z.string(), stages: z.array(StageEvent) });
 
@@ -117,7 +134,12 @@ export const MachineList = z.object({ machines: z.array(MachineSummary) });
 export const DiagramQuery = z.object({
   conversationId: z.string().min(1).max(200).optional(),
   /** A particular snapshot of the conversation (e.g. `interaction:…`); default: its latest one. */
-  key: z.string().min(1).max(300).optional().describe("a snapshot of the conversation (e.g. `interaction:…`); default: its latest one"),
+  key: z
+    .string()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe("a snapshot of the conversation (e.g. `interaction:…`); default: its latest one"),
   format: z.enum(["svg", "json", "html"]).default("svg"),
 });
 export const DiagramGraph = z.object({
@@ -140,11 +162,23 @@ export const ReplayReport = z.object({
       machineVersion: z.number().int(),
       rowVersion: z.number().int(),
       events: z.number().int().describe("entries in the snapshot's event log"),
-      definitions: z.array(z.string().nullable()).describe("labels of the machine definitions that took them (null: logged before labels)"),
+      definitions: z
+        .array(z.string().nullable())
+        .describe("labels of the machine definitions that took them (null: logged before labels)"),
       replayed: z.boolean(),
       matches: z.boolean().nullable(),
       reason: z.string().optional(),
-      log: z.array(z.object({ seq: z.number().int(), machine: z.string().nullable(), runId: z.string().nullable(), event: z.unknown() })).optional().describe("with ?key="),
+      log: z
+        .array(
+          z.object({
+            seq: z.number().int(),
+            machine: z.string().nullable(),
+            runId: z.string().nullable(),
+            event: z.unknown(),
+          }),
+        )
+        .optional()
+        .describe("with ?key="),
       stored: z.unknown().optional(),
       replayedSnapshot: z.unknown().optional(),
     }),

@@ -13,11 +13,25 @@ export type { ErrorBody };
 /** The one mapping from anything thrown inside to the contract's error shape (CONTRACT §6). */
 export function toAppError(e: unknown): AppError {
   if (e instanceof AppError) return e;
-  if (e instanceof StaleVersionError) return new AppError("conflict", "Данные уже изменены другим запросом; обновите и повторите.");
-  if (isDataException(e)) return new AppError("invalid_request", "Недопустимое значение в запросе (например, нулевой байт в тексте или не число там, где ожидается число).");
+  if (e instanceof StaleVersionError)
+    return new AppError("conflict", "Данные уже изменены другим запросом; обновите и повторите.");
+  if (isDataException(e))
+    return new AppError(
+      "invalid_request",
+      "Недопустимое значение в запросе (например, нулевой байт в тексте или не число там, где ожидается число).",
+    );
   if (e instanceof z.ZodError) return new AppError("invalid_request", describeZod(e), e.issues);
   if (e instanceof HTTPException) {
-    const code: ErrorCode = e.status === 413 ? "payload_too_large" : e.status === 401 ? "unauthorized" : e.status === 404 ? "not_found" : e.status < 500 ? "invalid_request" : "internal";
+    const code: ErrorCode =
+      e.status === 413
+        ? "payload_too_large"
+        : e.status === 401
+          ? "unauthorized"
+          : e.status === 404
+            ? "not_found"
+            : e.status < 500
+              ? "invalid_request"
+              : "internal";
     return new AppError(code, e.message || code);
   }
   return new AppError("internal", "Внутренняя ошибка сервера. Запрос не выполнен, данные не изменены.");
@@ -29,9 +43,19 @@ export function describeZod(e: z.ZodError): string {
 
 export function errorResponse(c: Context, e: unknown): Response {
   const err = toAppError(e);
-  if (err.code === "internal") logger.error({ event: "request_failed", err: { message: (e as Error)?.message ?? String(e), stack: (e as Error)?.stack } }, "internal error");
+  if (err.code === "internal")
+    logger.error(
+      { event: "request_failed", err: { message: (e as Error)?.message ?? String(e), stack: (e as Error)?.stack } },
+      "internal error",
+    );
   metrics.errors.inc({ where: "request", code: err.code });
-  const body: ErrorBody = { error: { code: err.code, message: err.message, ...(err.details !== undefined && err.code !== "internal" ? { details: err.details } : {}) } };
+  const body: ErrorBody = {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.details !== undefined && err.code !== "internal" ? { details: err.details } : {}),
+    },
+  };
   return c.json(body, errorStatus[err.code] as never);
 }
 
@@ -48,7 +72,8 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S): Prom
   const text = await c.req.text();
   if (text.trim() === "") raw = {};
   else {
-    if (jsonTooDeep(text)) throw new AppError("invalid_request", `JSON в теле запроса вложен глубже ${MAX_JSON_DEPTH} уровней.`);
+    if (jsonTooDeep(text))
+      throw new AppError("invalid_request", `JSON в теле запроса вложен глубже ${MAX_JSON_DEPTH} уровней.`);
     try {
       raw = JSON.parse(text);
     } catch {

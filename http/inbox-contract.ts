@@ -20,7 +20,9 @@ export const InboxItem = z.object({
 export const InboxList = z.object({ items: z.array(InboxItem), nextCursor: z.string().nullable() });
 export const InboxDetail = InboxItem.extend({
   state: z.unknown().optional().describe("the clinic thread's state (clinic only)"),
-  messages: z.array(z.object({ seq: z.number().int(), role: z.string(), text: z.string(), meta: z.unknown(), createdAt: z.string() })),
+  messages: z.array(
+    z.object({ seq: z.number().int(), role: z.string(), text: z.string(), meta: z.unknown(), createdAt: z.string() }),
+  ),
 });
 
 const noConv = err("Нет диалога");
@@ -28,19 +30,82 @@ const SystemFilter = InboxFilter.omit({ system: true });
 
 export const inboxOperations: Operation[] = [
   {
-    operationId: "listInbox", method: "get", path: "/v1/inbox/conversations", tag: "inbox", query: InboxFilter,
+    operationId: "listInbox",
+    method: "get",
+    path: "/v1/inbox/conversations",
+    tag: "inbox",
+    query: InboxFilter,
     summary: "Обращения: диалоги всех систем, ждущие человека — первыми",
     description: "Курсорная пагинация: `nextCursor` → `?cursor=`.",
     responses: { 200: ok(InboxList), 400: err("Неверный фильтр или курсор") },
   },
-  { operationId: "getInboxConversation", method: "get", path: "/v1/inbox/conversations/{id}", tag: "inbox", summary: "Обращение с расшифровкой", responses: { 200: ok(InboxDetail), 404: noConv } },
-  { operationId: "takeInboxConversation", method: "post", path: "/v1/inbox/conversations/{id}/take", tag: "inbox", summary: "Оператор берёт диалог: бот до освобождения отвечает только просьбой подождать", responses: { 200: ok(InboxItem), 404: noConv } },
-  { operationId: "releaseInboxConversation", method: "post", path: "/v1/inbox/conversations/{id}/release", tag: "inbox", summary: "Вернуть диалог боту (снимает передачу оператору)", responses: { 200: ok(InboxItem), 404: noConv } },
-  { operationId: "closeInboxConversation", method: "post", path: "/v1/inbox/conversations/{id}/close", tag: "inbox", summary: "Закрыть обращение", responses: { 200: ok(InboxItem), 404: noConv } },
-  { operationId: "eraseConversation", method: "delete", path: "/v1/inbox/conversations/{id}", tag: "inbox", summary: "Удалить диалог и все его данные (право на удаление)", responses: { 204: { description: "Удалён" }, 404: noConv, 409: err("Идёт ход диалога") } },
-  { operationId: "listClinicThreads", method: "get", path: "/v1/clinic/threads", tag: "inbox", query: SystemFilter, summary: "Диалоги клиники (как /v1/inbox/conversations?system=clinic)", responses: { 200: ok(InboxList) } },
-  { operationId: "listWorkbenchConversations", method: "get", path: "/v1/workbench/conversations", tag: "inbox", query: SystemFilter, summary: "Диалоги Workbench (постранично)", responses: { 200: ok(InboxList) } },
-  { operationId: "listEvidenceConversations", method: "get", path: "/v1/evidence/conversations", tag: "inbox", query: SystemFilter, summary: "Диалоги Evidence (постранично)", responses: { 200: ok(InboxList) } },
+  {
+    operationId: "getInboxConversation",
+    method: "get",
+    path: "/v1/inbox/conversations/{id}",
+    tag: "inbox",
+    summary: "Обращение с расшифровкой",
+    responses: { 200: ok(InboxDetail), 404: noConv },
+  },
+  {
+    operationId: "takeInboxConversation",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/take",
+    tag: "inbox",
+    summary: "Оператор берёт диалог: бот до освобождения отвечает только просьбой подождать",
+    responses: { 200: ok(InboxItem), 404: noConv },
+  },
+  {
+    operationId: "releaseInboxConversation",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/release",
+    tag: "inbox",
+    summary: "Вернуть диалог боту (снимает передачу оператору)",
+    responses: { 200: ok(InboxItem), 404: noConv },
+  },
+  {
+    operationId: "closeInboxConversation",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/close",
+    tag: "inbox",
+    summary: "Закрыть обращение",
+    responses: { 200: ok(InboxItem), 404: noConv },
+  },
+  {
+    operationId: "eraseConversation",
+    method: "delete",
+    path: "/v1/inbox/conversations/{id}",
+    tag: "inbox",
+    summary: "Удалить диалог и все его данные (право на удаление)",
+    responses: { 204: { description: "Удалён" }, 404: noConv, 409: err("Идёт ход диалога") },
+  },
+  {
+    operationId: "listClinicThreads",
+    method: "get",
+    path: "/v1/clinic/threads",
+    tag: "inbox",
+    query: SystemFilter,
+    summary: "Диалоги клиники (как /v1/inbox/conversations?system=clinic)",
+    responses: { 200: ok(InboxList) },
+  },
+  {
+    operationId: "listWorkbenchConversations",
+    method: "get",
+    path: "/v1/workbench/conversations",
+    tag: "inbox",
+    query: SystemFilter,
+    summary: "Диалоги Workbench (постранично)",
+    responses: { 200: ok(InboxList) },
+  },
+  {
+    operationId: "listEvidenceConversations",
+    method: "get",
+    path: "/v1/evidence/conversations",
+    tag: "inbox",
+    query: SystemFilter,
+    summary: "Диалоги Evidence (постранично)",
+    responses: { 200: ok(InboxList) },
+  },
 ];
 
 export const inboxSchemas: Record<string, z.ZodType> = { InboxItem, InboxList, InboxDetail };

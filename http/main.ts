@@ -21,7 +21,15 @@ const started = await startServer(config, log).catch((e: Error) => {
   process.exit(1);
 });
 const where = started.deps.db.backend === "pglite" ? `embedded PGlite at ${config.dataDir}` : "PostgreSQL server";
-logger.info({ event: "listening", url: started.url, database: started.deps.db.backend, model: started.deps.llm.offline ? "offline provider" : config.llm.baseURL }, `listening on ${started.url} (${where})`);
+logger.info(
+  {
+    event: "listening",
+    url: started.url,
+    database: started.deps.db.backend,
+    model: started.deps.llm.offline ? "offline provider" : config.llm.baseURL,
+  },
+  `listening on ${started.url} (${where})`,
+);
 
 /**
  * SIGTERM/SIGINT: stop accepting, let running turns finish within SHUTDOWN_GRACE_MS, fail the
@@ -34,7 +42,10 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (stopping) process.exit(1);
     stopping = true;
-    logger.info({ event: "shutdown", signal, graceMs: config.shutdownGraceMs, running: started.deps.turns.size }, "shutting down");
+    logger.info(
+      { event: "shutdown", signal, graceMs: config.shutdownGraceMs, running: started.deps.turns.size },
+      "shutting down",
+    );
     started.stop(config.shutdownGraceMs).then(
       () => {
         logger.info({ event: "stopped" }, "stopped");

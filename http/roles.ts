@@ -63,14 +63,17 @@ export function requiredRole(method: string, path: string): Role {
  * EventSource cannot send headers — so only these accept the token as ?access_token=.
  */
 const STREAM_ROUTES = [p("/v1/runs/:id/events"), p("/v1/inspect/events")];
-export const acceptsQueryToken = (method: string, path: string) => method.toUpperCase() === "GET" && STREAM_ROUTES.some((r) => r.test(path));
+export const acceptsQueryToken = (method: string, path: string) =>
+  method.toUpperCase() === "GET" && STREAM_ROUTES.some((r) => r.test(path));
 
 /** Middleware factory: the request's token must carry at least `need` (set by bearerAuth). */
 export function requireRole(need: Role | ((method: string, path: string) => Role)): MiddlewareHandler<AuthEnv> {
   return async (c, next) => {
     const role = need instanceof Function ? need(c.req.method, c.req.path) : need;
     if (!hasRole(c.get("role"), role)) {
-      throw new AppError("forbidden", `Недостаточно прав: нужна роль «${role}», у токена — «${c.get("role")}».`, { required: role });
+      throw new AppError("forbidden", `Недостаточно прав: нужна роль «${role}», у токена — «${c.get("role")}».`, {
+        required: role,
+      });
     }
     return next();
   };

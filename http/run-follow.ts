@@ -1,6 +1,16 @@
 import type { Context } from "hono";
 import { AppError } from "../driver/errors";
-import { ABANDONED, ABANDONED_MESSAGE, failAbandonedRuns, getRun, listRunEnding, listRunEvents, markFollowed, type RunEventRow, type RunRow } from "../storage/runs";
+import {
+  ABANDONED,
+  ABANDONED_MESSAGE,
+  failAbandonedRuns,
+  getRun,
+  listRunEnding,
+  listRunEvents,
+  markFollowed,
+  type RunEventRow,
+  type RunRow,
+} from "../storage/runs";
 import type { Deps } from "./deps";
 import { SseWriter } from "./sse";
 import { sseResponse, type SseStream } from "./sse-response";
@@ -12,7 +22,8 @@ export const STALE_RUN_MS = 15_000;
 export function lastEventId(c: Context): number {
   const raw = (c.req.header("last-event-id") ?? c.req.query("lastEventId") ?? "0").trim();
   // Digits only: `parseInt` would take "5abc", and a 20-digit id overflowed the integer column.
-  if (!/^\d{1,9}$/.test(raw)) throw new AppError("invalid_request", "Last-Event-ID должен быть неотрицательным целым (не больше 9 цифр).");
+  if (!/^\d{1,9}$/.test(raw))
+    throw new AppError("invalid_request", "Last-Event-ID должен быть неотрицательным целым (не больше 9 цифр).");
   return Number(raw);
 }
 
@@ -24,7 +35,13 @@ export const wantsStream = (c: Context) => (c.req.header("accept") ?? "").includ
  * `after` is 204 No Content (an EventSource stops reconnecting on 204); otherwise an SSE
  * stream that replays what is stored after `after`, follows the live run and closes after `done`.
  */
-export async function followRunResponse(c: Context, deps: Deps, run: RunRow, after: number, headers: Record<string, string> = {}): Promise<Response> {
+export async function followRunResponse(
+  c: Context,
+  deps: Deps,
+  run: RunRow,
+  after: number,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   if (run.status !== "running" && !deps.hub.get(run.id)?.events.some((e) => e.seq > after)) {
     const rest = await listRunEvents(deps.db.sql, run.id, after);
     if (rest.length === 0) {

@@ -23,7 +23,11 @@ const HEADERS = {
  * the adapter's reader loop for every write, a measurable share of a streamed turn's CPU
  * (bench/turn.ts). Elsewhere (app.request in a test, another runtime) it is `streamSSE`.
  */
-export function sseResponse(c: Context, body: (stream: SseStream) => Promise<void>, headers: Record<string, string> = {}): Response {
+export function sseResponse(
+  c: Context,
+  body: (stream: SseStream) => Promise<void>,
+  headers: Record<string, string> = {},
+): Response {
   const res = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
   if (!res) {
     for (const [k, v] of Object.entries({ ...HEADERS, ...headers })) c.header(k, v);

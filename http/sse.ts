@@ -95,11 +95,24 @@ export interface StreamRunOptions<E extends RunEvents = RunEvents> {
  * Idempotency-Key is a plain HTTP 409, a retried key replays its run; the stream's headers
  * carry X-Run-Id and X-Conversation-Id. A server shutting down takes no new turn.
  */
-export async function streamRun<E extends RunEvents = RunEvents>(c: Context, deps: Deps, o: StreamRunOptions<E>): Promise<Response> {
-  if (deps.turns.draining) throw new AppError("unavailable", "Сервер останавливается и новых ходов не принимает; повторите запрос через несколько секунд.");
+export async function streamRun<E extends RunEvents = RunEvents>(
+  c: Context,
+  deps: Deps,
+  o: StreamRunOptions<E>,
+): Promise<Response> {
+  if (deps.turns.draining)
+    throw new AppError(
+      "unavailable",
+      "Сервер останавливается и новых ходов не принимает; повторите запрос через несколько секунд.",
+    );
   let run = o.begun;
   if (!run) {
-    const begun = await beginRun(c, deps, { conversationId: o.conversationId, tenantId: o.tenantId, kind: o.kind, debug: o.debug });
+    const begun = await beginRun(c, deps, {
+      conversationId: o.conversationId,
+      tenantId: o.tenantId,
+      kind: o.kind,
+      debug: o.debug,
+    });
     if (begun.replay) return begun.replay;
     run = begun.run;
   }
@@ -108,54 +121,95 @@ export async function streamRun<E extends RunEvents = RunEvents>(c: Context, dep
 
 /** A route that began the run but then refused the request (before any stream): the run is discarded, the error goes out as JSON. */
 export async function refuseBegunRun(run: Run, e: unknown): Promise<never> {
-  await run.discard().catch((de) => logger.error({ event: "run_discard_failed", err: describe(de) }, "could not discard a refused run"));
+  await run
+    .discard()
+    .catch((de) => logger.error({ event: "run_discard_failed", err: describe(de) }, "could not discard a refused run"));
   throw e;
 }
 
 function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>, o: StreamRunOptions<E>): Response {
   const headers = { "x-run-id": run.id, "x-conversation-id": o.conversationId };
-  return sseResponse(c, async (stream) => {
-    const writer = new SseWriter(stream);
-    run.attach((e) => writer.send(e));
-    addLogContext({ tenantId: o.tenantId, runId: run.id, conversationId: o.conversationId, system: o.kind });
-    metrics.openStreams.inc({ kind: "turn" });
-    const started = performance.now();
-    const turn = inSpan("turn", { "run.id": run.id, "conversation.id": o.conversationId, "tenant.id": o.tenantId, system: o.kind }, async (span) => {
-      stream.onAbort(() => run.detach());
+  return sseResponse(
+    c,
+    async (stream) => {
+      const writer = new SseWriter(stream);
+      run.attach((e) => writer.send(e));
+      addLogContext({ tenantId: o.tenantId, runId: run.id, conversationId: o.conversationId, system: o.kind });
+      metrics.openStreams.inc({ kind: "turn" });
+      const started = performance.now();
+      const turn = inSpan(
+        "turn",
+        { "run.id": run.id, "conversation.id": o.conversationId, "tenant.id": o.tenantId, system: o.kind },
+        async (span) => {
+          stream.onAbort(() => run.detach());
+          try {
+            if (!o.deferStart)
+              run.emit("run_started", { runId: run.id, [o.idField ?? "conversationId"]: o.conversationId });
+            await o.work(run, writer);
+            if (!run.ended)
+              await inSpan("commit", { "run.id": run.id }, () =>
+                deps.db.sql.begin(async (tx) => run.complete(tx, [], o.outcome)),
+              ).then((publish) => publish());
+          } catch (e) {
+            const shutdown = deps.turns.stoppedByShutdown(run as unknown as Run);
+            const gone = run.signal.aborted;
+            const err = toAppError(e);
+            const code = shutdown ? "unavailable" : gone ? "internal" : err.code;
+            metrics.errors.inc({ where: "turn", code });
+            logger.error(
+              {
+                event: "turn_failed",
+                code,
+                cause: shutdown ? "shutdown" : gone ? "client_gone" : "error",
+                err: describe(e),
+              },
+              "turn failed",
+            );
+            span.setAttribute("turn.error", code);
+            await run
+              .fail(
+                code,
+                shutdown
+                  ? SHUTDOWN_MESSAGE
+                  : gone
+                    ? "Клиент отключился; ход не сохранён — отправьте сообщение ещё раз."
+                    : err.message,
+              )
+              .catch((fe) =>
+                logger.error({ event: "run_fail_not_recorded", err: describe(fe) }, "could not record run failure"),
+              );
+          }
+          const outcome = run.result?.outcome ?? "unknown";
+          const seconds = (performance.now() - started) / 1000;
+          metrics.turns.inc({ system: o.kind, outcome });
+          metrics.turnSeconds.observe({ system: o.kind }, seconds);
+          span.setAttribute("turn.outcome", outcome);
+          logger.info(
+            {
+              event: "turn",
+              status: run.result?.status ?? "unknown",
+              outcome,
+              errorCode: run.result?.errorCode,
+              latencyMs: Math.round(seconds * 1000),
+              events: run.eventCount,
+            },
+            "turn",
+          );
+        },
+      );
+      deps.turns.track(run as unknown as Run, turn);
       try {
-        if (!o.deferStart) run.emit("run_started", { runId: run.id, [o.idField ?? "conversationId"]: o.conversationId });
-        await o.work(run, writer);
-        if (!run.ended) await inSpan("commit", { "run.id": run.id }, () => deps.db.sql.begin(async (tx) => run.complete(tx, [], o.outcome))).then((publish) => publish());
-      } catch (e) {
-        const shutdown = deps.turns.stoppedByShutdown(run as unknown as Run);
-        const gone = run.signal.aborted;
-        const err = toAppError(e);
-        const code = shutdown ? "unavailable" : gone ? "internal" : err.code;
-        metrics.errors.inc({ where: "turn", code });
-        logger.error({ event: "turn_failed", code, cause: shutdown ? "shutdown" : gone ? "client_gone" : "error", err: describe(e) }, "turn failed");
-        span.setAttribute("turn.error", code);
-        await run
-          .fail(code, shutdown ? SHUTDOWN_MESSAGE : gone ? "Клиент отключился; ход не сохранён — отправьте сообщение ещё раз." : err.message)
-          .catch((fe) => logger.error({ event: "run_fail_not_recorded", err: describe(fe) }, "could not record run failure"));
+        await turn;
+      } finally {
+        metrics.openStreams.dec({ kind: "turn" });
+        // Wakes whoever follows every turn (the inspector bridge reads the machine events it logged).
+        deps.waker.announce(run.id);
       }
-      const outcome = run.result?.outcome ?? "unknown";
-      const seconds = (performance.now() - started) / 1000;
-      metrics.turns.inc({ system: o.kind, outcome });
-      metrics.turnSeconds.observe({ system: o.kind }, seconds);
-      span.setAttribute("turn.outcome", outcome);
-      logger.info({ event: "turn", status: run.result?.status ?? "unknown", outcome, errorCode: run.result?.errorCode, latencyMs: Math.round(seconds * 1000), events: run.eventCount }, "turn");
-    });
-    deps.turns.track(run as unknown as Run, turn);
-    try {
-      await turn;
-    } finally {
-      metrics.openStreams.dec({ kind: "turn" });
-      // Wakes whoever follows every turn (the inspector bridge reads the machine events it logged).
-      deps.waker.announce(run.id);
-    }
-    await writer.drain();
-    writer.close();
-  }, headers);
+      await writer.drain();
+      writer.close();
+    },
+    headers,
+  );
 }
 
 export const SHUTDOWN_MESSAGE = "Сервер перезапускается: ход прерван и не сохранён — отправьте сообщение ещё раз.";

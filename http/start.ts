@@ -37,14 +37,23 @@ export interface StartOptions {
   systems?: readonly HttpDialogueSystem[];
 }
 
-export async function startServer(config: Config, log: (line: string) => void = (l) => console.log(l), opts: StartOptions = {}): Promise<Started> {
+export async function startServer(
+  config: Config,
+  log: (line: string) => void = (l) => console.log(l),
+  opts: StartOptions = {},
+): Promise<Started> {
   if (!config.tokens && !isLoopback(config.host)) {
-    throw new Error(`API_TOKENS is not set: the API is open, so it may only listen on loopback (HOST=${config.host}). Set API_TOKENS or HOST=127.0.0.1.`);
+    throw new Error(
+      `API_TOKENS is not set: the API is open, so it may only listen on loopback (HOST=${config.host}). Set API_TOKENS or HOST=127.0.0.1.`,
+    );
   }
   const db = opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
   const instanceId = randomUUID();
   // Embedded: one process owns the database, so any run still "running" died with the last one.
-  const closed = await failAbandonedRuns(db.sql, db.backend === "pglite" ? { staleAfterMs: 0 } : { staleAfterMs: STALE_RUN_MS, exceptOwner: instanceId });
+  const closed = await failAbandonedRuns(
+    db.sql,
+    db.backend === "pglite" ? { staleAfterMs: 0 } : { staleAfterMs: STALE_RUN_MS, exceptOwner: instanceId },
+  );
   if (closed.length) log(`closed ${closed.length} run(s) abandoned by a stopped process`);
   const llm = observeLlm(opts.llm ?? createLlm({ ...config.llm, roleModels: config.llm.roleModels }, log));
   const hub = new RunHub();
@@ -54,7 +63,10 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const deps: Deps = { db, llm, config, hub, waker, instanceId, log, webhook, turns };
   const app = createApp(deps, opts.systems);
   opts.extend?.(app, deps);
-  const heartbeat = setInterval(() => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}), 5_000);
+  const heartbeat = setInterval(
+    () => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}),
+    5_000,
+  );
   heartbeat.unref();
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
@@ -72,7 +84,8 @@ export async function startServer(config: Config, log: (line: string) => void = 
       const closed = new Promise<void>((r) => server.close(() => r()));
       (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       const drained = await turns.drain(graceMs);
-      if (drained.finished || drained.stopped) log(`shutdown: ${drained.finished} turn(s) finished, ${drained.stopped} stopped after ${graceMs} ms`);
+      if (drained.finished || drained.stopped)
+        log(`shutdown: ${drained.finished} turn(s) finished, ${drained.stopped} stopped after ${graceMs} ms`);
       clearInterval(heartbeat);
       await webhook.stop();
       await waker.close();

@@ -30,16 +30,22 @@ const KEY = /^[\x21-\x7e]{1,200}$/;
  */
 export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise<Begun> {
   const key = c.req.header("idempotency-key");
-  if (key !== undefined && !KEY.test(key)) throw new AppError("invalid_request", "Idempotency-Key: от 1 до 200 печатных символов ASCII без пробелов.");
+  if (key !== undefined && !KEY.test(key))
+    throw new AppError("invalid_request", "Idempotency-Key: от 1 до 200 печатных символов ASCII без пробелов.");
   const requestHash = key === undefined ? "" : await hashRequest(c);
   for (let attempt = 0; ; attempt++) {
     let claim: KeyClaim | undefined;
     if (key !== undefined) {
       const held = await findIdempotencyKey(deps.db.sql, o.tenantId, key);
       if (held && held.requestHash !== requestHash) {
-        throw new AppError("conflict", "Этот Idempotency-Key уже использован для другого запроса. Для нового сообщения нужен новый ключ.", { reason: "idempotency_key_reused" });
+        throw new AppError(
+          "conflict",
+          "Этот Idempotency-Key уже использован для другого запроса. Для нового сообщения нужен новый ключ.",
+          { reason: "idempotency_key_reused" },
+        );
       }
-      if (held && held.runStatus !== "failed" && held.runStatus !== null) return { replay: await replay(c, deps, held.runId) };
+      if (held && held.runStatus !== "failed" && held.runStatus !== null)
+        return { replay: await replay(c, deps, held.runId) };
       claim = { key, requestHash, replaces: held?.runId ?? null };
     }
     let run: Run | null;
@@ -61,10 +67,14 @@ export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise
       if (!isUniqueViolation(e) || attempt >= 2) throw e;
       const running = await findRunningRun(deps.db.sql, o.conversationId);
       if (running && Date.now() - running.heartbeatAt.getTime() <= STALE_RUN_MS) {
-        throw new AppError("conflict", "Предыдущее сообщение этого диалога ещё обрабатывается. Дождитесь ответа и отправьте снова.", {
-          reason: "conversation_busy",
-          runId: running.id,
-        });
+        throw new AppError(
+          "conflict",
+          "Предыдущее сообщение этого диалога ещё обрабатывается. Дождитесь ответа и отправьте снова.",
+          {
+            reason: "conversation_busy",
+            runId: running.id,
+          },
+        );
       }
       // The running run's process died (no heartbeat): close it, then try again.
       if (running) await failAbandonedRuns(deps.db.sql, { staleAfterMs: STALE_RUN_MS, ownerIs: running.owner });
@@ -72,14 +82,22 @@ export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise
     }
     if (run) return { run };
     // Another request claimed the key between our read and our insert: replay it next round.
-    if (attempt >= 2) throw new AppError("conflict", "Этот Idempotency-Key сейчас занят другим запросом.", { reason: "idempotency_key_in_use" });
+    if (attempt >= 2)
+      throw new AppError("conflict", "Этот Idempotency-Key сейчас занят другим запросом.", {
+        reason: "idempotency_key_in_use",
+      });
   }
 }
 
 async function replay(c: Context, deps: Deps, runId: string): Promise<Response> {
   const run = await getRun(deps.db.sql, runId);
-  if (!run) throw new AppError("not_found", "Запуск по этому Idempotency-Key удалён.", { reason: "run_not_found", runId });
-  return followRunResponse(c, deps, run, lastEventId(c), { "x-run-id": run.id, "x-conversation-id": run.conversationId, "idempotent-replayed": "true" });
+  if (!run)
+    throw new AppError("not_found", "Запуск по этому Idempotency-Key удалён.", { reason: "run_not_found", runId });
+  return followRunResponse(c, deps, run, lastEventId(c), {
+    "x-run-id": run.id,
+    "x-conversation-id": run.conversationId,
+    "idempotent-replayed": "true",
+  });
 }
 
 /** The request a key stands for: method, path and the JSON body with keys sorted (whitespace and key order do not matter). */

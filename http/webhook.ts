@@ -109,6 +109,8 @@ export class WebhookDispatcher {
     }
     const last = attempt >= this.config.maxAttempts;
     await markFailed(this.db.sql, row.id, attempt, error, last ? null : this.config.backoffMs * 2 ** (attempt - 1));
-    this.log(`webhook: delivery ${row.id} (${row.event}) attempt ${attempt}/${this.config.maxAttempts} failed: ${error}${last ? " — moved to webhook_dead_letters" : ""}`);
+    this.log(
+      `webhook: delivery ${row.id} (${row.event}) attempt ${attempt}/${this.config.maxAttempts} failed: ${error}${last ? " — moved to webhook_dead_letters" : ""}`,
+    );
   }
 }

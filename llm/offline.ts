@@ -48,9 +48,17 @@ function answer(role: Role, messages: ChatMessage[]): string {
 /** A deterministic provider for `npm start` without a key: same interface, no network. */
 export function createOfflineLlm(log: (line: string) => void = () => {}): Llm {
   let warned = false;
-  const meta = (role: Role, messages: ChatMessage[]): CallMeta => ({ role, model: `offline-${role}`, attempts: 1, durationMs: 0, promptChars: JSON.stringify(messages).length, offline: true });
+  const meta = (role: Role, messages: ChatMessage[]): CallMeta => ({
+    role,
+    model: `offline-${role}`,
+    attempts: 1,
+    durationMs: 0,
+    promptChars: JSON.stringify(messages).length,
+    offline: true,
+  });
   const note = (role: Role) => {
-    if (!warned) log("llm: no OPENAI_BASE_URL/OPENAI_API_KEY — the offline provider answers every role deterministically");
+    if (!warned)
+      log("llm: no OPENAI_BASE_URL/OPENAI_API_KEY — the offline provider answers every role deterministically");
     warned = true;
     log(`llm: offline answer for role ${role}`);
   };
@@ -68,17 +76,28 @@ export function createOfflineLlm(log: (line: string) => void = () => {}): Llm {
       const text = answer(role, messages);
       // Stream word by word, like a model would, so the client's path is the same.
       for (const piece of text.match(/\S+\s*|\s+/g) ?? []) {
-        if (opts.signal?.aborted) return { ok: false, error: { code: "cancelled", message: "client went away" }, meta: meta(role, messages) };
+        if (opts.signal?.aborted)
+          return { ok: false, error: { code: "cancelled", message: "client went away" }, meta: meta(role, messages) };
         opts.onDelta(piece);
       }
       return { ok: true, value: text, meta: meta(role, messages) };
     },
-    async structured<S extends z.ZodType>(role: Role, messages: ChatMessage[], schema: S, _name: string, opts?: { onAttempt?: (r: Role) => void }): Promise<LlmResult<z.infer<S>>> {
+    async structured<S extends z.ZodType>(
+      role: Role,
+      messages: ChatMessage[],
+      schema: S,
+      _name: string,
+      opts?: { onAttempt?: (r: Role) => void },
+    ): Promise<LlmResult<z.infer<S>>> {
       opts?.onAttempt?.(role);
       note(role);
       const value = parseStructured(answer(role, messages), schema);
       return value === null
-        ? { ok: false, error: { code: "invalid_output", message: "offline provider has no structured opinion" }, meta: meta(role, messages) }
+        ? {
+            ok: false,
+            error: { code: "invalid_output", message: "offline provider has no structured opinion" },
+            meta: meta(role, messages),
+          }
         : { ok: true, value, meta: meta(role, messages) };
     },
   };

@@ -2,7 +2,18 @@ import OpenAI from "openai";
 import type { z } from "zod";
 import { EventTooLarge, SseDataReader } from "./sse-data";
 import { parseStructured, responseFormat } from "./structured";
-import { DEFAULT_LIMITS, type CallMeta, type CallOptions, type ChatMessage, type Llm, type LlmError, type LlmResult, type ModelLimits, type Role, type StreamOptions } from "./types";
+import {
+  DEFAULT_LIMITS,
+  type CallMeta,
+  type CallOptions,
+  type ChatMessage,
+  type Llm,
+  type LlmError,
+  type LlmResult,
+  type ModelLimits,
+  type Role,
+  type StreamOptions,
+} from "./types";
 
 export interface OpenAiLlmOptions {
   baseURL: string;
@@ -22,7 +33,8 @@ export interface OpenAiLlmOptions {
 function retryable(e: unknown): boolean {
   if (e instanceof OpenAI.APIUserAbortError) return false;
   if (e instanceof OpenAI.APIConnectionError) return true; // includes timeouts
-  if (e instanceof OpenAI.APIError) return e.status === undefined || e.status === 408 || e.status === 429 || e.status >= 500;
+  if (e instanceof OpenAI.APIError)
+    return e.status === undefined || e.status === 408 || e.status === 429 || e.status >= 500;
   return e instanceof TypeError; // fetch's network failures
 }
 
@@ -56,7 +68,13 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /** One `openai` client for every role; the role picks the model name (LLM_MODEL_<ROLE>). */
 export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
   // The SDK's own retries are off: exactly one retry is ours to count and to apply to streams too.
-  const client = new OpenAI({ baseURL: o.baseURL, apiKey: o.apiKey, maxRetries: 0, timeout: o.timeoutMs ?? 60_000, ...(o.fetch ? { fetch: o.fetch } : {}) });
+  const client = new OpenAI({
+    baseURL: o.baseURL,
+    apiKey: o.apiKey,
+    maxRetries: 0,
+    timeout: o.timeoutMs ?? 60_000,
+    ...(o.fetch ? { fetch: o.fetch } : {}),
+  });
   const modelFor = (role: Role) => o.roleModels?.[role] ?? o.model ?? "gpt-4o-mini";
   const limitsFor = (role: Role): ModelLimits => {
     const pick = <K extends keyof ModelLimits>(k: K) => o.roleLimits?.[role]?.[k] ?? o.limits?.[k] ?? DEFAULT_LIMITS[k];
@@ -71,10 +89,22 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
    * when the call ends. Not `AbortSignal.any([...])`: on Node 20 every such signal stays
    * reachable from its sources (nodejs/node#55351, #54614), about 2 KB per streamed turn.
    */
-  async function attempt<T>(role: Role, messages: ChatMessage[], opts: CallOptions | undefined, once: (ac: AbortController, limits: ModelLimits, meta: CallMeta) => Promise<T>): Promise<LlmResult<T>> {
+  async function attempt<T>(
+    role: Role,
+    messages: ChatMessage[],
+    opts: CallOptions | undefined,
+    once: (ac: AbortController, limits: ModelLimits, meta: CallMeta) => Promise<T>,
+  ): Promise<LlmResult<T>> {
     const started = performance.now();
     const limits = limitsFor(role);
-    const meta: CallMeta = { role, model: modelFor(role), attempts: 0, durationMs: 0, promptChars: JSON.stringify(messages).length, offline: false };
+    const meta: CallMeta = {
+      role,
+      model: modelFor(role),
+      attempts: 0,
+      durationMs: 0,
+      promptChars: JSON.stringify(messages).length,
+      offline: false,
+    };
     let lastError: LlmError = { code: "model_unavailable", message: "no attempt made" };
     let current: AbortController | null = null;
     let deadlineHit = false;
@@ -86,8 +116,16 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
     const onCallerAbort = () => current?.abort();
     const caller = opts?.signal;
     caller?.addEventListener("abort", onCallerAbort);
-    const cancelled = (): LlmResult<T> => ({ ok: false, error: { code: "cancelled", message: "client went away" }, meta: done() });
-    const overDeadline: LlmError = { code: "model_unavailable", message: `no complete reply within ${limits.totalTimeoutMs} ms`, limit: "total_timeout" };
+    const cancelled = (): LlmResult<T> => ({
+      ok: false,
+      error: { code: "cancelled", message: "client went away" },
+      meta: done(),
+    });
+    const overDeadline: LlmError = {
+      code: "model_unavailable",
+      message: `no complete reply within ${limits.totalTimeoutMs} ms`,
+      limit: "total_timeout",
+    };
     try {
       for (let i = 0; i < 2; i++) {
         if (caller?.aborted) return cancelled();
@@ -102,7 +140,8 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
           const value = await once(current, limits, meta);
           return { ok: true, value, meta: done() };
         } catch (e) {
-          if (e instanceof InvalidOutput) return { ok: false, error: { code: "invalid_output", message: redact(e.message, o.apiKey) }, meta: done() };
+          if (e instanceof InvalidOutput)
+            return { ok: false, error: { code: "invalid_output", message: redact(e.message, o.apiKey) }, meta: done() };
           if (caller?.aborted) return cancelled();
           if (deadlineHit) {
             lastError = overDeadline;
@@ -169,21 +208,32 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
         // token costs more than the rest of reading it).
         let stalled = false;
         let lastData = performance.now();
-        const timer = setInterval(() => {
-          if (performance.now() - lastData < idleMs) return;
-          stalled = true;
-          ac.abort();
-        }, Math.max(10, Math.min(1_000, idleMs / 4)));
+        const timer = setInterval(
+          () => {
+            if (performance.now() - lastData < idleMs) return;
+            stalled = true;
+            ac.abort();
+          },
+          Math.max(10, Math.min(1_000, idleMs / 4)),
+        );
         timer.unref();
         const rearm = () => {
           lastData = performance.now();
         };
-        const state: ChunkState = { text: "", finished: false, done: false, failure: null, maxChars: limits.maxReplyChars };
+        const state: ChunkState = {
+          text: "",
+          finished: false,
+          done: false,
+          failure: null,
+          maxChars: limits.maxReplyChars,
+        };
         try {
           // The SDK makes the request (auth, errors by status, timeout to the headers); the body
           // is read here: the SDK's stream decoder costs about twice what the rest of the relay
           // does per token (measured, bench/stream.ts), and a token relay is all this is.
-          const res = await client.chat.completions.create({ model: modelFor(role), messages, stream: true }, { signal: ac.signal }).asResponse();
+          const res = await client.chat.completions
+            .create({ model: modelFor(role), messages, stream: true }, { signal: ac.signal })
+            .asResponse();
           await readChunks(res, state, opts.onDelta, rearm);
           if (state.usage) meta.usage = usageOf(state.usage);
         } catch (e) {
@@ -229,14 +279,23 @@ function usageOf(u: { prompt_tokens?: number; completion_tokens?: number } | nul
  * the SDK, a chunk that is not JSON or that carries `error` fails the stream. Server-sent
  * events are split by SseDataReader: this runs once per token.
  */
-async function readChunks(res: Response, state: ChunkState, onDelta: (d: string) => void, onData: () => void): Promise<void> {
+async function readChunks(
+  res: Response,
+  state: ChunkState,
+  onDelta: (d: string) => void,
+  onData: () => void,
+): Promise<void> {
   const onEvent = (data: string) => {
     if (state.done || state.failure) return;
     if (data.startsWith("[DONE]")) {
       state.done = true;
       return;
     }
-    let chunk: { error?: unknown; usage?: ChunkState["usage"]; choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[] };
+    let chunk: {
+      error?: unknown;
+      usage?: ChunkState["usage"];
+      choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
+    };
     try {
       chunk = JSON.parse(data);
     } catch (e) {

@@ -64,7 +64,8 @@ export class SseDataReader {
     if (!line.startsWith("data")) return;
     let v: string;
     if (line.length === 4) v = "";
-    else if (line.charCodeAt(4) !== 58) return; // a field named e.g. "dataset"
+    else if (line.charCodeAt(4) !== 58)
+      return; // a field named e.g. "dataset"
     else v = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
     this.data = this.data === null ? v : `${this.data}\n${v}`;
     if (this.data.length > this.maxEventChars) throw new EventTooLarge(this.maxEventChars);

@@ -4,7 +4,10 @@ import { z } from "zod";
 export function responseFormat(schema: z.ZodType, name: string) {
   const json = z.toJSONSchema(schema, { target: "draft-7", unrepresentable: "any" }) as Record<string, unknown>;
   delete json.$schema;
-  return { type: "json_schema" as const, json_schema: { name: name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64), schema: json, strict: false } };
+  return {
+    type: "json_schema" as const,
+    json_schema: { name: name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64), schema: json, strict: false },
+  };
 }
 
 /**

@@ -58,5 +58,11 @@ export interface Llm {
   modelFor(role: Role): string;
   complete(role: Role, messages: ChatMessage[], opts?: CallOptions): Promise<LlmResult<string>>;
   stream(role: Role, messages: ChatMessage[], opts: StreamOptions): Promise<LlmResult<string>>;
-  structured<S extends z.ZodType>(role: Role, messages: ChatMessage[], schema: S, name: string, opts?: CallOptions): Promise<LlmResult<z.infer<S>>>;
+  structured<S extends z.ZodType>(
+    role: Role,
+    messages: ChatMessage[],
+    schema: S,
+    name: string,
+    opts?: CallOptions,
+  ): Promise<LlmResult<z.infer<S>>>;
 }

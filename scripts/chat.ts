@@ -41,7 +41,8 @@ const EVENT_RU: Record<string, string> = {
 
 /** One line for a user: what went wrong and what to do, never a stack. */
 export function describeError(e: unknown): string {
-  if (e instanceof ConnectionError) return `${e.message}. Проверьте --url и что сервер запущен (npm start). / Server unreachable.`;
+  if (e instanceof ConnectionError)
+    return `${e.message}. Проверьте --url и что сервер запущен (npm start). / Server unreachable.`;
   if (e instanceof ApiError) return `${e.message} (${e.reason ?? e.code})`;
   if (e instanceof ClientError) return e.message;
   return (e as Error)?.message ?? String(e);
@@ -57,7 +58,8 @@ export function createChat(o: ChatOptions) {
 
   async function ensure(): Promise<string> {
     if (id) return id;
-    const r = o.mode === "clinic" ? (await client.clinic.create()).threadId : (await client.workbench.create()).conversationId;
+    const r =
+      o.mode === "clinic" ? (await client.clinic.create()).threadId : (await client.workbench.create()).conversationId;
     id = r;
     out(`[${o.mode === "clinic" ? "тред" : "диалог"} ${id}]\n`);
     return id;
@@ -98,13 +100,16 @@ export function createChat(o: ChatOptions) {
     const conv = await ensure();
     let streamed = false;
     // A stage arriving after the reply began starts on its own line.
-    const stageLine = (d: Json) => o.debug && out(`${streamed ? "\n" : ""}  · ${d.stageId} ${d.name} ${d.status} ${d.durationMs} мс\n`);
+    const stageLine = (d: Json) =>
+      o.debug && out(`${streamed ? "\n" : ""}  · ${d.stageId} ${d.name} ${d.status} ${d.durationMs} мс\n`);
     // doc/streaming.md: the printed tokens are void; a terminal cannot erase them, so say so
     // plainly and print the answer that replaces them.
     const replaced = (d: Json) => {
       // Only the issue codes: an issue's detail may quote the rejected text itself.
       const issues = [...new Set(((d.issues as string[] | undefined) ?? []).map((i) => i.split(":")[0]!))];
-      out(`${streamed ? "\n" : ""}  [× ответ модели отклонён проверкой${issues.length ? ` (${issues.join(", ")})` : ""}; текст выше недействителен — ответ:]\n< ${d.text}`);
+      out(
+        `${streamed ? "\n" : ""}  [× ответ модели отклонён проверкой${issues.length ? ` (${issues.join(", ")})` : ""}; текст выше недействителен — ответ:]\n< ${d.text}`,
+      );
       streamed = true;
     };
     if (o.mode === "clinic") {
@@ -119,8 +124,12 @@ export function createChat(o: ChatOptions) {
         else if (event === "final") {
           if (!streamed) out(`< ${d.reply}`);
           const s = d.state as Json;
-          const events = (d.events as string[]).map((e) => (e.startsWith("guard_blocked:") ? `защитное условие ${e.slice(14)}` : (EVENT_RU[e] ?? e)));
-          out(`\n  [ветка ${s.activeBranch ?? "—"}${s.step ? ` · шаг ${s.step}` : ""} · переключений ${s.handoffCount} из 3${s.escalationReason ? ` · причина ${s.escalationReason}` : ""}${events.length ? ` · ${events.join(", ")}` : ""}]\n`);
+          const events = (d.events as string[]).map((e) =>
+            e.startsWith("guard_blocked:") ? `защитное условие ${e.slice(14)}` : (EVENT_RU[e] ?? e),
+          );
+          out(
+            `\n  [ветка ${s.activeBranch ?? "—"}${s.step ? ` · шаг ${s.step}` : ""} · переключений ${s.handoffCount} из 3${s.escalationReason ? ` · причина ${s.escalationReason}` : ""}${events.length ? ` · ${events.join(", ")}` : ""}]\n`,
+          );
         } else if (event === "error") out(`\n! ${d.message} (${d.code})\n`);
       });
       return;
@@ -144,12 +153,16 @@ export function createChat(o: ChatOptions) {
       else if (event === "clarification_required") {
         open = d;
         out(`? ${d.question}\n`);
-        (d.candidates as Json[]).forEach((c, i) => out(`  ${i + 1}) ${c.displayName} · ${c.documentType} · ${c.identity}\n`));
+        (d.candidates as Json[]).forEach((c, i) =>
+          out(`  ${i + 1}) ${c.displayName} · ${c.documentType} · ${c.identity}\n`),
+        );
         out("  (номер — выбрать, или ответьте текстом)\n");
       } else if (event === "final") {
         open = null;
         if (!streamed) out(`< ${d.answer}`);
-        out(`\n  [${d.status} · проверка ${d.validation?.ok ? "ok" : "не пройдена"} · ссылки: ${(d.entityCitations ?? []).join(", ") || "—"}]\n`);
+        out(
+          `\n  [${d.status} · проверка ${d.validation?.ok ? "ok" : "не пройдена"} · ссылки: ${(d.entityCitations ?? []).join(", ") || "—"}]\n`,
+        );
       } else if (event === "error") {
         open = null;
         out(`\n! ${d.message} (${d.code})\n`);
@@ -165,7 +178,8 @@ export function createChat(o: ChatOptions) {
       await background;
       background = null;
     }
-    const messages = o.mode === "clinic" ? (await client.clinic.get(id)).messages : (await client.workbench.get(id)).messages;
+    const messages =
+      o.mode === "clinic" ? (await client.clinic.get(id)).messages : (await client.workbench.get(id)).messages;
     const answer = [...messages].reverse().find((m) => m.role === "assistant");
     out(answer ? `< ${answer.text}\n` : "  (сохранённого ответа нет: ход не записан — отправьте сообщение ещё раз)\n");
   }
@@ -180,7 +194,8 @@ export function createChat(o: ChatOptions) {
     } else if (cmd === "/state") {
       if (o.mode !== "clinic" || !id) out("  (состояние есть у треда клиники после первого сообщения)\n");
       else out(`${JSON.stringify((await client.clinic.get(id)).state, null, 2)}\n`);
-    } else if (cmd === "/last") await last(); else if (cmd.startsWith("/")) out(`${HELP}\n`);
+    } else if (cmd === "/last") await last();
+    else if (cmd.startsWith("/")) out(`${HELP}\n`);
     else if (cmd) await say(cmd);
     return true;
   }
@@ -192,14 +207,27 @@ export function createChat(o: ChatOptions) {
     return true;
   }
 
-  return { command, say, interrupt, get id() { return id; } };
+  return {
+    command,
+    say,
+    interrupt,
+    get id() {
+      return id;
+    },
+  };
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { url: { type: "string" }, token: { type: "string" }, workspace: { type: "string" }, debug: { type: "boolean", default: false }, help: { type: "boolean", default: false } },
+    options: {
+      url: { type: "string" },
+      token: { type: "string" },
+      workspace: { type: "string" },
+      debug: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
   });
   const mode = (positionals[0] ?? "clinic") as ChatOptions["mode"];
   if (values.help || (mode !== "clinic" && mode !== "workbench")) {
@@ -211,8 +239,17 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     try {
       workspace = JSON.parse(readFileSync(values.workspace, "utf8"));
     } catch (e) {
-      const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "файла нет" : (e as NodeJS.ErrnoException).code === "EISDIR" ? "это папка" : e instanceof SyntaxError ? `не JSON (${e.message})` : (e as Error).message;
-      process.stderr.write(`! Не удалось прочитать --workspace ${values.workspace}: ${why}. / Cannot read the workspace file.\n`);
+      const why =
+        (e as NodeJS.ErrnoException).code === "ENOENT"
+          ? "файла нет"
+          : (e as NodeJS.ErrnoException).code === "EISDIR"
+            ? "это папка"
+            : e instanceof SyntaxError
+              ? `не JSON (${e.message})`
+              : (e as Error).message;
+      process.stderr.write(
+        `! Не удалось прочитать --workspace ${values.workspace}: ${why}. / Cannot read the workspace file.\n`,
+      );
       process.exitCode = 2;
       return;
     }
@@ -228,7 +265,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     if (!chat.interrupt()) process.exit(130);
   });
   const tty = process.stdin.isTTY;
-  if (tty) out(`${mode === "clinic" ? "Чат пациента клиники" : "Workbench (Configurator chat)"} — /quit для выхода\n> `);
+  if (tty)
+    out(`${mode === "clinic" ? "Чат пациента клиники" : "Workbench (Configurator chat)"} — /quit для выхода\n> `);
   const rl = createInterface({ input: process.stdin, terminal: false });
   for await (const line of rl) {
     if (!tty && line.trim()) out(`> ${line}\n`);

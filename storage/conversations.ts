@@ -11,7 +11,12 @@ export interface Conversation {
   createdAt: Date;
 }
 
-export async function createConversation(sql: Tx, tenantId: string, kind: ConversationKind, id: string = randomUUID()): Promise<Conversation> {
+export async function createConversation(
+  sql: Tx,
+  tenantId: string,
+  kind: ConversationKind,
+  id: string = randomUUID(),
+): Promise<Conversation> {
   const [row] = await sql<{ id: string; tenant_id: string; kind: ConversationKind; created_at: Date }[]>`
     insert into conversations (id, tenant_id, kind) values (${id}, ${tenantId}, ${kind})
     returning id, tenant_id, kind, created_at`;
@@ -19,7 +24,12 @@ export async function createConversation(sql: Tx, tenantId: string, kind: Conver
 }
 
 /** Tenant-scoped lookup: another tenant's conversation is indistinguishable from a missing one. */
-export async function findConversation(sql: Tx, tenantId: string, id: string, kind?: ConversationKind): Promise<Conversation | null> {
+export async function findConversation(
+  sql: Tx,
+  tenantId: string,
+  id: string,
+  kind?: ConversationKind,
+): Promise<Conversation | null> {
   const rows = await sql<{ id: string; tenant_id: string; kind: ConversationKind; created_at: Date }[]>`
     select id, tenant_id, kind, created_at from conversations
     where id = ${id} and tenant_id = ${tenantId} ${kind ? sql`and kind = ${kind}` : sql``}`;

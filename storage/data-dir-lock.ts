@@ -16,7 +16,9 @@ export class DataDirLocked extends Error {
     readonly dataDir: string,
     readonly pid: number,
   ) {
-    super(`DATA_DIR ${dataDir} is in use by another server process (pid ${pid}). Stop that process or choose another DATA_DIR; one embedded database serves one process.`);
+    super(
+      `DATA_DIR ${dataDir} is in use by another server process (pid ${pid}). Stop that process or choose another DATA_DIR; one embedded database serves one process.`,
+    );
   }
 }
 

@@ -14,7 +14,10 @@ export type InboxStatus = z.infer<typeof InboxStatus>;
 export const InboxFilter = z.object({
   system: z.enum(["clinic", "workbench", "evidence"]).optional(),
   status: InboxStatus.optional(),
-  escalated: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+  escalated: z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional(),
   reason: z.string().min(1).max(64).optional(),
   /** Last activity on or after / before (ISO dates or timestamps). */
   from: z.string().datetime({ offset: true }).or(z.string().date()).optional(),
@@ -92,9 +95,14 @@ const columns = (sql: Tx) => sql`
   (extract(epoch from c.last_activity_at) * 1000000)::bigint::text as activity_us,
   (select count(*)::int from messages m where m.conversation_id = c.id) as message_count,
   l.role as last_role, left(l.text, 300) as last_text`;
-const lastMessage = (sql: Tx) => sql`left join lateral (select role, text from messages m where m.conversation_id = c.id order by seq desc limit 1) l on true`;
+const lastMessage = (sql: Tx) =>
+  sql`left join lateral (select role, text from messages m where m.conversation_id = c.id order by seq desc limit 1) l on true`;
 
-export async function listInbox(sql: Tx, tenantId: string, f: InboxFilter): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
+export async function listInbox(
+  sql: Tx,
+  tenantId: string,
+  f: InboxFilter,
+): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
   const after = f.cursor ? decodeCursor(f.cursor) : null;
   if (f.cursor && !after) throw new BadCursor("cursor");
   const like = f.q ? `%${f.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : null;
@@ -180,8 +188,14 @@ export async function readHandling(sql: Tx, conversationId: string): Promise<Han
  * conversation or a run does so with `on delete cascade` (the erasure test checks every table of
  * the schema afterwards, so a future table without it fails there). Refused while a turn runs.
  */
-export async function eraseConversation(sql: Tx, tenantId: string, id: string): Promise<{ result: "erased" | "not_found" | "running"; runIds: string[] }> {
-  const runs = await sql<{ id: string }[]>`select r.id from runs r join conversations c on c.id = r.conversation_id where c.id = ${id} and c.tenant_id = ${tenantId}`;
+export async function eraseConversation(
+  sql: Tx,
+  tenantId: string,
+  id: string,
+): Promise<{ result: "erased" | "not_found" | "running"; runIds: string[] }> {
+  const runs = await sql<
+    { id: string }[]
+  >`select r.id from runs r join conversations c on c.id = r.conversation_id where c.id = ${id} and c.tenant_id = ${tenantId}`;
   // One statement: a turn that starts between a check and the delete cannot slip through.
   const rows = await sql`
     delete from conversations c where c.id = ${id} and c.tenant_id = ${tenantId} and c.kind <> 'test'

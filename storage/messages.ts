@@ -18,7 +18,12 @@ export interface StoredMessage extends Required<NewMessage> {
  * last one, and the (conversation_id, seq) key turns a concurrent append into an error
  * instead of an interleaving. Returns the stored rows' ids in order.
  */
-export async function appendMessages(tx: Tx, conversationId: string, messages: NewMessage[], runId: string | null = null): Promise<{ id: string; seq: number }[]> {
+export async function appendMessages(
+  tx: Tx,
+  conversationId: string,
+  messages: NewMessage[],
+  runId: string | null = null,
+): Promise<{ id: string; seq: number }[]> {
   if (messages.length === 0) return [];
   const payload = messages.map((m) => ({ role: m.role, text: m.text, meta: m.meta ?? {} }));
   const rows = await tx<{ id: bigint; seq: number }[]>`
@@ -32,9 +37,27 @@ export async function appendMessages(tx: Tx, conversationId: string, messages: N
 }
 
 export async function listMessages(sql: Tx, conversationId: string, limit = 1000): Promise<StoredMessage[]> {
-  const rows = await sql<{ id: bigint; seq: number; role: NewMessage["role"]; text: string; meta: Record<string, unknown>; run_id: string | null; created_at: Date }[]>`
+  const rows = await sql<
+    {
+      id: bigint;
+      seq: number;
+      role: NewMessage["role"];
+      text: string;
+      meta: Record<string, unknown>;
+      run_id: string | null;
+      created_at: Date;
+    }[]
+  >`
     select id, seq, role, text, meta, run_id, created_at from (
       select * from messages where conversation_id = ${conversationId} order by seq desc limit ${limit}
     ) m order by seq`;
-  return rows.map((r) => ({ id: String(r.id), seq: r.seq, role: r.role, text: r.text, meta: r.meta, runId: r.run_id, createdAt: r.created_at }));
+  return rows.map((r) => ({
+    id: String(r.id),
+    seq: r.seq,
+    role: r.role,
+    text: r.text,
+    meta: r.meta,
+    runId: r.run_id,
+    createdAt: r.created_at,
+  }));
 }

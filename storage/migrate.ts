@@ -42,7 +42,8 @@ export function readMigrations(dirs: string | string[] = migrationDirs()): Migra
   );
   files.sort((a, b) => a.id - b.id);
   for (let i = 1; i < files.length; i++) {
-    if (files[i]!.id === files[i - 1]!.id) throw new Error(`Two migrations share number ${files[i]!.id}: ${files[i - 1]!.name} and ${files[i]!.name}`);
+    if (files[i]!.id === files[i - 1]!.id)
+      throw new Error(`Two migrations share number ${files[i]!.id}: ${files[i - 1]!.name} and ${files[i]!.name}`);
   }
   return files;
 }
@@ -68,7 +69,11 @@ export async function runMigrations(sql: Sql, dirs: string | string[] = migratio
       await conn`select pg_advisory_lock(7262001)`;
       await conn`create table if not exists schema_migrations (
         id integer primary key, name text not null, sha256 text not null, applied_at timestamptz not null default now())`;
-      const done = new Map((await conn<{ id: number; name: string; sha256: string }[]>`select id, name, sha256 from schema_migrations`).map((r) => [r.id, r]));
+      const done = new Map(
+        (
+          await conn<{ id: number; name: string; sha256: string }[]>`select id, name, sha256 from schema_migrations`
+        ).map((r) => [r.id, r]),
+      );
       for (const f of files) {
         const prior = done.get(f.id);
         if (prior) {

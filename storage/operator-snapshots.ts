@@ -38,7 +38,13 @@ const view = (r: Raw): SnapshotView => ({
 });
 
 /** The conversation's most recently written snapshot of that machine (tenant-scoped), or one named by key. */
-export async function latestSnapshot(sql: Tx, tenantId: string, conversationId: string, machineId: string, key?: string): Promise<SnapshotView | null> {
+export async function latestSnapshot(
+  sql: Tx,
+  tenantId: string,
+  conversationId: string,
+  machineId: string,
+  key?: string,
+): Promise<SnapshotView | null> {
   const rows = await sql<Raw[]>`
     select s.key, s.conversation_id, c.tenant_id, s.machine_id, s.machine_version, s.row_version, s.snapshot, s.updated_at
     from machine_snapshots s join conversations c on c.id = s.conversation_id
@@ -59,8 +65,19 @@ export async function snapshotsChangedSince(sql: Tx, since: Date, limit = 200): 
 }
 
 /** Every machine snapshot of a conversation (its own and those of its Interactions, clarifications…). */
-export async function conversationSnapshots(sql: Tx, conversationId: string): Promise<{ key: string; machineId: string; machineVersion: number; rowVersion: number; snapshot: unknown }[]> {
-  const rows = await sql<{ key: string; machine_id: string; machine_version: number; row_version: number; snapshot: unknown }[]>`
+export async function conversationSnapshots(
+  sql: Tx,
+  conversationId: string,
+): Promise<{ key: string; machineId: string; machineVersion: number; rowVersion: number; snapshot: unknown }[]> {
+  const rows = await sql<
+    { key: string; machine_id: string; machine_version: number; row_version: number; snapshot: unknown }[]
+  >`
     select key, machine_id, machine_version, row_version, snapshot from machine_snapshots where conversation_id = ${conversationId} order by updated_at, key`;
-  return rows.map((r) => ({ key: r.key, machineId: r.machine_id, machineVersion: r.machine_version, rowVersion: r.row_version, snapshot: r.snapshot }));
+  return rows.map((r) => ({
+    key: r.key,
+    machineId: r.machine_id,
+    machineVersion: r.machine_version,
+    rowVersion: r.row_version,
+    snapshot: r.snapshot,
+  }));
 }

@@ -16,7 +16,10 @@ export interface OutboxRow {
   attempts: number;
 }
 
-export async function enqueueOutbox(tx: Tx, row: { tenantId: string; conversationId: string; event: string; payload: Record<string, unknown> }): Promise<string> {
+export async function enqueueOutbox(
+  tx: Tx,
+  row: { tenantId: string; conversationId: string; event: string; payload: Record<string, unknown> },
+): Promise<string> {
   const [r] = await tx<{ id: bigint }[]>`
     insert into outbox (tenant_id, conversation_id, event, payload)
     values (${row.tenantId}, ${row.conversationId}, ${row.event}, ${tx.json(row.payload as never)})
@@ -29,13 +32,29 @@ export async function enqueueOutbox(tx: Tx, row: { tenantId: string; conversatio
  * process (or a pass of this one) skips it while this delivery is in flight.
  */
 export async function claimDue(sql: Tx, limit: number, leaseMs: number): Promise<OutboxRow[]> {
-  const rows = await sql<{ id: bigint; tenant_id: string; conversation_id: string; event: string; payload: Record<string, unknown>; attempts: number }[]>`
+  const rows = await sql<
+    {
+      id: bigint;
+      tenant_id: string;
+      conversation_id: string;
+      event: string;
+      payload: Record<string, unknown>;
+      attempts: number;
+    }[]
+  >`
     update outbox o set next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
     where o.id in (
       select id from outbox where status = 'pending' and next_attempt_at <= now()
       order by next_attempt_at, id limit ${limit} for update skip locked)
     returning o.id, o.tenant_id, o.conversation_id, o.event, o.payload, o.attempts`;
-  return rows.map((r) => ({ id: String(r.id), tenantId: r.tenant_id, conversationId: r.conversation_id, event: r.event, payload: r.payload, attempts: r.attempts }));
+  return rows.map((r) => ({
+    id: String(r.id),
+    tenantId: r.tenant_id,
+    conversationId: r.conversation_id,
+    event: r.event,
+    payload: r.payload,
+    attempts: r.attempts,
+  }));
 }
 
 export async function markDelivered(sql: Tx, id: string, attempts: number): Promise<void> {
@@ -43,7 +62,13 @@ export async function markDelivered(sql: Tx, id: string, attempts: number): Prom
 }
 
 /** A failed attempt: retried after `retryInMs`, or (null) dead — copied to webhook_dead_letters in the same transaction. */
-export async function markFailed(sql: Tx, id: string, attempts: number, error: string, retryInMs: number | null): Promise<void> {
+export async function markFailed(
+  sql: Tx,
+  id: string,
+  attempts: number,
+  error: string,
+  retryInMs: number | null,
+): Promise<void> {
   if (retryInMs !== null) {
     await sql`update outbox set attempts = ${attempts}, last_error = ${error}, next_attempt_at = now() + ${retryInMs} * interval '1 millisecond' where id = ${id}`;
     return;

@@ -30,7 +30,12 @@ export async function outcomeStats(sql: Tx, f: OutcomeStatsFilter): Promise<Outc
   const combos = await sql<{ kind: string; outcome: string | null; reason_codes: string[]; runs: number }[]>`
     select kind, outcome, reason_codes, count(*)::int as runs from runs where ${where} group by kind, outcome, reason_codes`;
   return {
-    byOutcomeAndReasons: combos.map((r) => ({ kind: r.kind, outcome: r.outcome, reasonCodes: r.reason_codes, runs: r.runs })),
+    byOutcomeAndReasons: combos.map((r) => ({
+      kind: r.kind,
+      outcome: r.outcome,
+      reasonCodes: r.reason_codes,
+      runs: r.runs,
+    })),
     total: byKind.reduce((s, r) => s + r.runs, 0),
     byKind: byKind.map((r) => ({ ...r })),
     byOutcome: byOutcome.map((r) => ({ ...r })),

@@ -23,7 +23,10 @@ export interface RunEventRow {
   data: unknown;
 }
 
-export async function insertRun(sql: Tx, r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string }): Promise<void> {
+export async function insertRun(
+  sql: Tx,
+  r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string },
+): Promise<void> {
   await sql`insert into runs (id, conversation_id, tenant_id, kind, status, owner)
             values (${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner})`;
 }
@@ -107,9 +110,19 @@ interface StoredRow {
  */
 export function packRunEvents(events: RunEventRow[]): StoredRow[] {
   if (events.length === 0) return [];
-  if (events.length === 1) return [{ seq: events[0]!.seq, first_seq: null, event: events[0]!.event, data: events[0]!.data ?? {} }];
-  for (let i = 1; i < events.length; i++) if (events[i]!.seq !== events[i - 1]!.seq + 1) throw new Error(`run events to store are not consecutive: ${events[i - 1]!.seq} then ${events[i]!.seq}`);
-  return [{ seq: events.at(-1)!.seq, first_seq: events[0]!.seq, event: BATCH_EVENT, data: events.map((e) => [e.event, e.data ?? {}]) }];
+  if (events.length === 1)
+    return [{ seq: events[0]!.seq, first_seq: null, event: events[0]!.event, data: events[0]!.data ?? {} }];
+  for (let i = 1; i < events.length; i++)
+    if (events[i]!.seq !== events[i - 1]!.seq + 1)
+      throw new Error(`run events to store are not consecutive: ${events[i - 1]!.seq} then ${events[i]!.seq}`);
+  return [
+    {
+      seq: events.at(-1)!.seq,
+      first_seq: events[0]!.seq,
+      event: BATCH_EVENT,
+      data: events.map((e) => [e.event, e.data ?? {}]),
+    },
+  ];
 }
 
 /**
@@ -122,13 +135,13 @@ export function unpackRunEvents(rows: StoredRow[], afterSeq = 0): RunEventRow[] 
   let last = afterSeq;
   for (const r of rows) {
     if (r.first_seq === null) {
-      if (r.seq > last) out.push({ seq: r.seq, event: r.event, data: r.data }), (last = r.seq);
+      if (r.seq > last) (out.push({ seq: r.seq, event: r.event, data: r.data }), (last = r.seq));
       continue;
     }
     const items = r.data as [string, unknown][];
     items.forEach(([event, data], i) => {
       const seq = r.first_seq! + i;
-      if (seq > last) out.push({ seq, event, data }), (last = seq);
+      if (seq > last) (out.push({ seq, event, data }), (last = seq));
     });
   }
   return out;
@@ -138,7 +151,10 @@ export function unpackRunEvents(rows: StoredRow[], afterSeq = 0): RunEventRow[] 
  * The insert of packed rows, as a CTE body. Two writers never produce the same key at once (a
  * row's key is its last id; see migration 000012); a retried write of the same range is skipped.
  */
-const insertPacked = (tx: Tx, rows: { run_id: string; seq: number; first_seq: number | null; event: string; data: unknown }[]) =>
+const insertPacked = (
+  tx: Tx,
+  rows: { run_id: string; seq: number; first_seq: number | null; event: string; data: unknown }[],
+) =>
   tx`insert into run_events (run_id, seq, first_seq, event, data)
      select e.run_id, e.seq, e.first_seq, e.event, e.data
      from jsonb_to_recordset(${tx.json(rows as never)}) as e(run_id text, seq integer, first_seq integer, event text, data jsonb)
@@ -149,7 +165,11 @@ const insertPacked = (tx: Tx, rows: { run_id: string; seq: number; first_seq: nu
  * The background flush of every live run of a process in one statement: their new events,
  * and a heartbeat for each. Asynchronous commit on a server, as for one run.
  */
-export async function flushRunsEvents(sql: Tx, batch: { runId: string; events: RunEventRow[] }[], o: { asyncCommit: boolean; notify?: boolean }): Promise<void> {
+export async function flushRunsEvents(
+  sql: Tx,
+  batch: { runId: string; events: RunEventRow[] }[],
+  o: { asyncCommit: boolean; notify?: boolean },
+): Promise<void> {
   const rows = batch.flatMap((b) => packRunEvents(b.events).map((r) => ({ run_id: b.runId, ...r })));
   if (rows.length === 0) return;
   await sql`with _ as (${commitMode(sql, o.asyncCommit)}),
@@ -197,10 +217,18 @@ export async function closeRun(
   tx: Tx,
   runId: string,
   events: RunEventRow[],
-  r: { status: Exclude<RunStatus, "running">; outcome?: string | null; reasonCodes?: string[]; errorCode?: string | null },
+  r: {
+    status: Exclude<RunStatus, "running">;
+    outcome?: string | null;
+    reasonCodes?: string[];
+    errorCode?: string | null;
+  },
   o: { notify?: boolean } = {},
 ): Promise<boolean> {
-  const res = await tx<{ closed: number }[]>`with ev as (${insertPacked(tx, packRunEvents(events).map((r) => ({ run_id: runId, ...r })))}),
+  const res = await tx<{ closed: number }[]>`with ev as (${insertPacked(
+    tx,
+    packRunEvents(events).map((r) => ({ run_id: runId, ...r })),
+  )}),
                 up as (update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
                          error_code = ${r.errorCode ?? null}, finished_at = now()
                        where id = ${runId} and status = 'running' and (select count(*) from ev) >= 0
@@ -217,18 +245,45 @@ export async function deleteRun(sql: Tx, runId: string): Promise<void> {
 }
 
 export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
-  const rows = await sql<{ id: string; conversation_id: string; tenant_id: string; kind: string; status: RunStatus; outcome: string | null; reason_codes: string[]; error_code: string | null; owner: string; heartbeat_at: Date }[]>`
+  const rows = await sql<
+    {
+      id: string;
+      conversation_id: string;
+      tenant_id: string;
+      kind: string;
+      status: RunStatus;
+      outcome: string | null;
+      reason_codes: string[];
+      error_code: string | null;
+      owner: string;
+      heartbeat_at: Date;
+    }[]
+  >`
     select id, conversation_id, tenant_id, kind, status, outcome, reason_codes, error_code, owner, heartbeat_at from runs where id = ${id}`;
   const r = rows[0];
   return r
-    ? { id: r.id, conversationId: r.conversation_id, tenantId: r.tenant_id, kind: r.kind, status: r.status, outcome: r.outcome, reasonCodes: r.reason_codes, errorCode: r.error_code, owner: r.owner, heartbeatAt: r.heartbeat_at }
+    ? {
+        id: r.id,
+        conversationId: r.conversation_id,
+        tenantId: r.tenant_id,
+        kind: r.kind,
+        status: r.status,
+        outcome: r.outcome,
+        reasonCodes: r.reason_codes,
+        errorCode: r.error_code,
+        owner: r.owner,
+        heartbeatAt: r.heartbeat_at,
+      }
     : null;
 }
 
 /** One statement for any number of events, so a turn's commit stays a fixed number of statements. */
 export async function appendRunEvents(tx: Tx, runId: string, events: RunEventRow[]): Promise<void> {
   if (events.length === 0) return;
-  await tx`with ev as (${insertPacked(tx, packRunEvents(events).map((r) => ({ run_id: runId, ...r })))}) select count(*) from ev`;
+  await tx`with ev as (${insertPacked(
+    tx,
+    packRunEvents(events).map((r) => ({ run_id: runId, ...r })),
+  )}) select count(*) from ev`;
 }
 
 /** A run's stored `error` and `done` events, in order. */
@@ -239,7 +294,9 @@ export async function listRunEnding(sql: Tx, runId: string): Promise<RunEventRow
 
 /** The stored events after `afterSeq` (an id inside a batch row included: the batch's later events are returned). */
 export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): Promise<RunEventRow[]> {
-  const rows = await sql<StoredRow[]>`select seq, first_seq, event, data from run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`;
+  const rows = await sql<
+    StoredRow[]
+  >`select seq, first_seq, event, data from run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`;
   return unpackRunEvents(rows, afterSeq);
 }
 
@@ -276,7 +333,10 @@ export const ABANDONED = "abandoned";
  * is numbered after what is stored, and the runs route renumbers it for a client that saw
  * more (outcome `abandoned` tells it so). Returns the ids it closed.
  */
-export async function failAbandonedRuns(sql: Tx, opts: { staleAfterMs: number; exceptOwner?: string; ownerIs?: string }): Promise<string[]> {
+export async function failAbandonedRuns(
+  sql: Tx,
+  opts: { staleAfterMs: number; exceptOwner?: string; ownerIs?: string },
+): Promise<string[]> {
   const error = sql.json({ code: "internal", message: ABANDONED_MESSAGE } as never);
   const rows = await sql<{ id: string }[]>`
     with dead as (

@@ -11,11 +11,27 @@ export interface SnapshotRow {
 }
 
 export async function loadSnapshot(sql: Tx, key: string): Promise<SnapshotRow | null> {
-  const rows = await sql<{ key: string; conversation_id: string; machine_id: string; machine_version: number; row_version: number; snapshot: unknown }[]>`
+  const rows = await sql<
+    {
+      key: string;
+      conversation_id: string;
+      machine_id: string;
+      machine_version: number;
+      row_version: number;
+      snapshot: unknown;
+    }[]
+  >`
     select key, conversation_id, machine_id, machine_version, row_version, snapshot from machine_snapshots where key = ${key}`;
   const r = rows[0];
   return r
-    ? { key: r.key, conversationId: r.conversation_id, machineId: r.machine_id, machineVersion: r.machine_version, rowVersion: r.row_version, snapshot: r.snapshot }
+    ? {
+        key: r.key,
+        conversationId: r.conversation_id,
+        machineId: r.machine_id,
+        machineVersion: r.machine_version,
+        rowVersion: r.row_version,
+        snapshot: r.snapshot,
+      }
     : null;
 }
 

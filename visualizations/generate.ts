@@ -10,7 +10,12 @@ import { machineSvg } from "./svg";
  */
 export function generateDiagrams(dir: string, entries: MachineEntry[]): string[] {
   mkdirSync(dir, { recursive: true });
-  const items = entries.map((m) => ({ id: m.id, title: m.title, description: m.description, svg: machineSvg(m.build(), { title: m.title }) }));
+  const items = entries.map((m) => ({
+    id: m.id,
+    title: m.title,
+    description: m.description,
+    svg: machineSvg(m.build(), { title: m.title }),
+  }));
   const written: string[] = [];
   for (const i of items) {
     const file = join(dir, `${i.id}.svg`);

@@ -45,7 +45,12 @@ export interface MachineGraph {
 }
 
 type AnyGuard = unknown;
-type AnyTransition = { target?: { id: string }[] | undefined; guard?: AnyGuard; actions?: unknown[]; eventType: string };
+type AnyTransition = {
+  target?: { id: string }[] | undefined;
+  guard?: AnyGuard;
+  actions?: unknown[];
+  eventType: string;
+};
 type AnyStateNode = {
   id: string;
   key: string;
@@ -74,8 +79,10 @@ export function describeGuard(guard: AnyGuard): string | null {
     const g = guard as { name?: string; guards?: AnyGuard[]; stateValue?: unknown };
     // and(x) of a single guard says no more than x.
     if (Array.isArray(g.guards) && g.guards.length === 1 && g.name !== "not") return describeGuard(g.guards[0]);
-    if (Array.isArray(g.guards)) return `${g.name || "guard"}(${g.guards.map((x) => describeGuard(x) ?? "?").join(", ")})`;
-    if (g.stateValue !== undefined) return `in(${typeof g.stateValue === "string" ? g.stateValue : JSON.stringify(g.stateValue)})`;
+    if (Array.isArray(g.guards))
+      return `${g.name || "guard"}(${g.guards.map((x) => describeGuard(x) ?? "?").join(", ")})`;
+    if (g.stateValue !== undefined)
+      return `in(${typeof g.stateValue === "string" ? g.stateValue : JSON.stringify(g.stateValue)})`;
     // An inline arrow assigned to `guard:` is named "guard" by the engine: say it is inline.
     return g.name && g.name !== "guard" ? g.name : "inline";
   }
@@ -119,7 +126,15 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
 
   const visit = (s: AnyStateNode, parent: string | null) => {
     const kind: NodeKind =
-      s.type === "parallel" ? "parallel" : s.type === "final" ? "final" : s.type === "history" ? "history" : Object.keys(s.states).length ? "compound" : "atomic";
+      s.type === "parallel"
+        ? "parallel"
+        : s.type === "final"
+          ? "final"
+          : s.type === "history"
+            ? "history"
+            : Object.keys(s.states).length
+              ? "compound"
+              : "atomic";
     const node: DiagramNode = {
       id: s.id,
       key: s.key,
@@ -159,7 +174,8 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
 export function activeStateIds(graph: MachineGraph, value: unknown): Set<string> {
   const out = new Set<string>([graph.root]);
   // Children are matched by key, not by id: a state may carry an explicit id of its own.
-  const child = (parentId: string, key: string) => graph.nodes.get(parentId)?.children.find((c) => graph.nodes.get(c)?.key === key);
+  const child = (parentId: string, key: string) =>
+    graph.nodes.get(parentId)?.children.find((c) => graph.nodes.get(c)?.key === key);
   const walk = (parentId: string, v: unknown) => {
     if (typeof v === "string") {
       const id = child(parentId, v);

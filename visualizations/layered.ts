@@ -109,10 +109,12 @@ export function layered(nodes: LNode[], edges: LEdge[], roots: string[] = []): L
     for (const e of dir) {
       if (e.from === e.to) continue;
       const r = rank.get(e.from)! + (e.label ? 2 : 1);
-      if (r > rank.get(e.to)!) rank.set(e.to, r), (changed = true);
+      if (r > rank.get(e.to)!) (rank.set(e.to, r), (changed = true));
     }
   }
-  const vs = new Map<string, V>(nodes.map((n) => [n.id, { id: n.id, w: n.w, h: n.h, rank: rank.get(n.id)!, x: 0, y: 0, real: true }]));
+  const vs = new Map<string, V>(
+    nodes.map((n) => [n.id, { id: n.id, w: n.w, h: n.h, rank: rank.get(n.id)!, x: 0, y: 0, real: true }]),
+  );
   const chains = new Map<string, { chain: V[]; label: V | null }>();
   const links: [V, V][] = [];
   for (const e of dir) {
@@ -122,7 +124,15 @@ export function layered(nodes: LNode[], edges: LEdge[], roots: string[] = []): L
     let label: V | null = null;
     for (let r = a.rank + 1; r < b.rank; r++) {
       const isLabel = r === a.rank + 1 && !!e.label;
-      const v: V = { id: `${e.id}@${r}`, w: isLabel ? e.label!.w : DUMMY_W, h: isLabel ? e.label!.h : 0, rank: r, x: 0, y: 0, real: false };
+      const v: V = {
+        id: `${e.id}@${r}`,
+        w: isLabel ? e.label!.w : DUMMY_W,
+        h: isLabel ? e.label!.h : 0,
+        rank: r,
+        x: 0,
+        y: 0,
+        real: false,
+      };
       if (isLabel) label = v;
       chain.push(v);
     }
@@ -151,14 +161,16 @@ export function layered(nodes: LNode[], edges: LEdge[], roots: string[] = []): L
     for (const r of order.slice(1)) {
       const idx = index();
       const nb = downward ? up : down;
-      const bary = new Map(rows[r]!.map((v, i) => {
-        const ns = nb.get(v) ?? [];
-        return [v, ns.length ? ns.reduce((s, n) => s + idx.get(n)!, 0) / ns.length : i] as const;
-      }));
+      const bary = new Map(
+        rows[r]!.map((v, i) => {
+          const ns = nb.get(v) ?? [];
+          return [v, ns.length ? ns.reduce((s, n) => s + idx.get(n)!, 0) / ns.length : i] as const;
+        }),
+      );
       rows[r]!.sort((a, b) => bary.get(a)! - bary.get(b)!);
     }
     const c = crossings(rows, links);
-    if (c < bestC) (bestC = c), (best = rows.map((r) => [...r]));
+    if (c < bestC) ((bestC = c), (best = rows.map((r) => [...r])));
   }
   rows = best;
 
@@ -169,13 +181,22 @@ export function layered(nodes: LNode[], edges: LEdge[], roots: string[] = []): L
     for (const v of row) v.y = y + (h - v.h) / 2;
     y += h + (row.length ? RANK_GAP : 0);
   }
-  for (const row of rows) isotonic(row, row.map((_, i) => i * 200));
+  for (const row of rows)
+    isotonic(
+      row,
+      row.map((_, i) => i * 200),
+    );
   const center = (v: V) => v.x + v.w / 2;
   for (let it = 0; it < 12; it++) {
     const seq = it % 3 === 0 ? rows : it % 3 === 1 ? [...rows].reverse() : rows;
     for (const row of seq) {
       const want = row.map((v) => {
-        const ns = it % 3 === 0 ? (up.get(v) ?? []) : it % 3 === 1 ? (down.get(v) ?? []) : [...(up.get(v) ?? []), ...(down.get(v) ?? [])];
+        const ns =
+          it % 3 === 0
+            ? (up.get(v) ?? [])
+            : it % 3 === 1
+              ? (down.get(v) ?? [])
+              : [...(up.get(v) ?? []), ...(down.get(v) ?? [])];
         if (!ns.length) return center(v);
         const cs = ns.map(center).sort((a, b) => a - b);
         return (cs[Math.floor((cs.length - 1) / 2)]! + cs[Math.ceil((cs.length - 1) / 2)]!) / 2;
@@ -196,5 +217,10 @@ export function layered(nodes: LNode[], edges: LEdge[], roots: string[] = []): L
     if (reversed) points = points.reverse();
     routes.set(e.id, { points, label: label ? { x: label.x, y: label.y } : null, reversed });
   }
-  return { pos: new Map([...vs.values()].map((v) => [v.id, { x: v.x, y: v.y }])), width, height: Math.max(0, y - RANK_GAP), routes };
+  return {
+    pos: new Map([...vs.values()].map((v) => [v.id, { x: v.x, y: v.y }])),
+    width,
+    height: Math.max(0, y - RANK_GAP),
+    routes,
+  };
 }

@@ -51,7 +51,11 @@ export function edgeLabelLines(e: DiagramEdge, sameEvent: number): string[] {
   return e.guard ? [clip(head, 40), clip(`[${e.guard}]`, 72)] : [clip(head, 40)];
 }
 
-const internalLine = (e: DiagramEdge, sameEvent: number) => clip(`⟲ ${e.event}${sameEvent > 1 ? ` #${e.order + 1}` : ""}${e.guard ? ` [${e.guard}]` : ""}${e.actions.length ? ` / ${e.actions.join(", ")}` : ""}`, 64);
+const internalLine = (e: DiagramEdge, sameEvent: number) =>
+  clip(
+    `⟲ ${e.event}${sameEvent > 1 ? ` #${e.order + 1}` : ""}${e.guard ? ` [${e.guard}]` : ""}${e.actions.length ? ` / ${e.actions.join(", ")}` : ""}`,
+    64,
+  );
 
 export function layoutMachine(g: MachineGraph): Layout {
   const boxes = new Map<string, Box>();
@@ -71,7 +75,9 @@ export function layoutMachine(g: MachineGraph): Layout {
     return i > 0 ? a[i - 1]! : null;
   };
   // Same event from one state: number the transitions, since the engine tries them in that order.
-  const count = (e: DiagramEdge) => g.edges.filter((x) => x.source === e.source && x.event === e.event).length + node(e.source).internal.filter((x) => x.event === e.event).length;
+  const count = (e: DiagramEdge) =>
+    g.edges.filter((x) => x.source === e.source && x.event === e.event).length +
+    node(e.source).internal.filter((x) => x.event === e.event).length;
 
   // Which level routes each (edge, target); self-loops and edges into an own descendant are drawn apart.
   const pairs = g.edges.flatMap((edge) => edge.targets.map((target) => ({ edge, target })));
@@ -96,7 +102,12 @@ export function layoutMachine(g: MachineGraph): Layout {
     level.set(p, rs && rt && rs !== rt && node(c).kind !== "parallel" ? c : null);
   }
   const loops = new Map<string, number>();
-  for (const p of pairs) if (p.target === p.edge.source) loops.set(p.edge.source, Math.max(loops.get(p.edge.source) ?? 0, ...edgeLabelLines(p.edge, 1).map((l) => monoWidth(l, FONT.edge) + 40)));
+  for (const p of pairs)
+    if (p.target === p.edge.source)
+      loops.set(
+        p.edge.source,
+        Math.max(loops.get(p.edge.source) ?? 0, ...edgeLabelLines(p.edge, 1).map((l) => monoWidth(l, FONT.edge) + 40)),
+      );
 
   const size = (id: string): { w: number; h: number } => {
     const n = node(id);
@@ -127,7 +138,8 @@ export function layoutMachine(g: MachineGraph): Layout {
         levelInit.set(id, initId);
       }
       const anyId = `${id}#any`;
-      if (pairs.some((p) => fromAny.has(p) && level.get(p) === id)) lnodes.unshift({ id: anyId, w: textWidth(ANY_LABEL, FONT.edge) + 22, h: 22 });
+      if (pairs.some((p) => fromAny.has(p) && level.get(p) === id))
+        lnodes.unshift({ id: anyId, w: textWidth(ANY_LABEL, FONT.edge) + 22, h: 22 });
       pairs.forEach((p, i) => {
         if (level.get(p) !== id) return;
         const lines = edgeLabelLines(p.edge, count(p.edge));
@@ -180,7 +192,14 @@ export function layoutMachine(g: MachineGraph): Layout {
     const o = origin.get(container)!;
     anys.push({ x: o.x + r.x, y: o.y + r.y, w: r.w, h: r.h, container });
   }
-  const addRoute = (edge: DiagramEdge, target: string, inner: Pt[], label: Pt | null, sameEvent: number, from?: Box) => {
+  const addRoute = (
+    edge: DiagramEdge,
+    target: string,
+    inner: Pt[],
+    label: Pt | null,
+    sameEvent: number,
+    from?: Box,
+  ) => {
     const s = from ?? boxes.get(edge.source)!;
     const t = boxes.get(target)!;
     const path: Pt[] = [{ x: 0, y: 0 }, ...inner, { x: 0, y: 0 }];
@@ -189,8 +208,19 @@ export function layoutMachine(g: MachineGraph): Layout {
     const sDown = first.y > s.y + s.h / 2;
     const tFromAbove = last.y < t.y + t.h / 2;
     attaches.push({ box: s, side: sDown ? "bottom" : "top", toward: first.x, set: (p) => (path[0] = p) });
-    attaches.push({ box: t, side: tFromAbove ? "top" : "bottom", toward: last.x, set: (p) => (path[path.length - 1] = p) });
-    routes.push({ edge, target, path, label: label ? { ...label, lines: edgeLabelLines(edge, sameEvent) } : null, selfLoop: false });
+    attaches.push({
+      box: t,
+      side: tFromAbove ? "top" : "bottom",
+      toward: last.x,
+      set: (p) => (path[path.length - 1] = p),
+    });
+    routes.push({
+      edge,
+      target,
+      path,
+      label: label ? { ...label, lines: edgeLabelLines(edge, sameEvent) } : null,
+      selfLoop: false,
+    });
   };
   pairs.forEach((p, i) => {
     const lv = level.get(p);
@@ -198,16 +228,36 @@ export function layoutMachine(g: MachineGraph): Layout {
     if (p.target === p.edge.source) {
       const b = boxes.get(p.target)!;
       const x = b.x + b.w;
-      const path = [{ x, y: b.y + b.h * 0.3 }, { x: x + 22, y: b.y + b.h * 0.3 }, { x: x + 22, y: b.y + b.h * 0.7 }, { x, y: b.y + b.h * 0.7 }];
-      routes.push({ edge: p.edge, target: p.target, path, label: { x: x + 26, y: b.y + b.h / 2 - 8, lines: edgeLabelLines(p.edge, sameEvent) }, selfLoop: true });
+      const path = [
+        { x, y: b.y + b.h * 0.3 },
+        { x: x + 22, y: b.y + b.h * 0.3 },
+        { x: x + 22, y: b.y + b.h * 0.7 },
+        { x, y: b.y + b.h * 0.7 },
+      ];
+      routes.push({
+        edge: p.edge,
+        target: p.target,
+        path,
+        label: { x: x + 26, y: b.y + b.h / 2 - 8, lines: edgeLabelLines(p.edge, sameEvent) },
+        selfLoop: true,
+      });
       return;
     }
     if (lv) {
       const r = levelRoutes.get(lv)!.routes.get(`p${i}`)!;
       const o = origin.get(lv)!;
       const any = fromAny.has(p) ? anys.find((a) => a.container === lv) : undefined;
-      const from = any ? ({ id: `${lv}#any`, x: any.x, y: any.y, w: any.w, h: any.h, node: node(lv), lines: [] } as Box) : undefined;
-      addRoute(p.edge, p.target, r.points.map((q) => ({ x: q.x + o.x, y: q.y + o.y })), r.label ? { x: r.label.x + o.x + 8, y: r.label.y + o.y } : null, sameEvent, from);
+      const from = any
+        ? ({ id: `${lv}#any`, x: any.x, y: any.y, w: any.w, h: any.h, node: node(lv), lines: [] } as Box)
+        : undefined;
+      addRoute(
+        p.edge,
+        p.target,
+        r.points.map((q) => ({ x: q.x + o.x, y: q.y + o.y })),
+        r.label ? { x: r.label.x + o.x + 8, y: r.label.y + o.y } : null,
+        sameEvent,
+        from,
+      );
     } else {
       // Into an own descendant or across parallel regions: a direct curve, label at its middle.
       const s = boxes.get(p.edge.source)!;
@@ -221,9 +271,17 @@ export function layoutMachine(g: MachineGraph): Layout {
     const r = rel.get(initId)!;
     const at = { x: o.x + r.x + INIT / 2, y: o.y + r.y + INIT / 2 };
     const target = boxes.get(node(container).initial!)!;
-    const inner = levelRoutes.get(container)!.routes.get(initId)!.points.map((q) => ({ x: q.x + o.x, y: q.y + o.y }));
+    const inner = levelRoutes
+      .get(container)!
+      .routes.get(initId)!
+      .points.map((q) => ({ x: q.x + o.x, y: q.y + o.y }));
     const path = [{ x: at.x, y: at.y + INIT / 2 }, ...inner, { x: 0, y: 0 }];
-    attaches.push({ box: target, side: "top", toward: inner.at(-1)?.x ?? at.x, set: (p) => (path[path.length - 1] = p) });
+    attaches.push({
+      box: target,
+      side: "top",
+      toward: inner.at(-1)?.x ?? at.x,
+      set: (p) => (path[path.length - 1] = p),
+    });
     initials.push({ at, path });
   }
   const groups = new Map<string, Attach[]>();
@@ -236,6 +294,11 @@ export function layoutMachine(g: MachineGraph): Layout {
       a.set({ x, y: a.side === "top" ? a.box.y : a.box.y + a.box.h });
     });
   }
-  const loopW = Math.max(0, ...routes.filter((r) => r.selfLoop).map((r) => r.label!.x + Math.max(...r.label!.lines.map((l) => monoWidth(l, FONT.edge))) + 8));
+  const loopW = Math.max(
+    0,
+    ...routes
+      .filter((r) => r.selfLoop)
+      .map((r) => r.label!.x + Math.max(...r.label!.lines.map((l) => monoWidth(l, FONT.edge))) + 8),
+  );
   return { width: Math.max(total.w, loopW), height: total.h, boxes, routes, initials, anys };
 }

@@ -23,7 +23,17 @@ export function diagramPage(title: string, description: string, svg: string): st
 }
 
 /** One page with every machine: a heading, its description and its diagram. */
-export function galleryPage(title: string, items: { id: string; title: string; description: string; svg: string }[]): string {
-  const body = items.map((i) => `<h2 id="${escapeXml(i.id)}">${escapeXml(i.title)}</h2><p>${escapeXml(i.description)}</p><figure>${i.svg}</figure>`);
-  return shell(title, "Сгенерировано из объектов машин (machine.root): состояния, переходы, события и защитные условия.", body.join("\n"));
+export function galleryPage(
+  title: string,
+  items: { id: string; title: string; description: string; svg: string }[],
+): string {
+  const body = items.map(
+    (i) =>
+      `<h2 id="${escapeXml(i.id)}">${escapeXml(i.title)}</h2><p>${escapeXml(i.description)}</p><figure>${i.svg}</figure>`,
+  );
+  return shell(
+    title,
+    "Сгенерировано из объектов машин (machine.root): состояния, переходы, события и защитные условия.",
+    body.join("\n"),
+  );
 }

@@ -62,7 +62,10 @@ const STYLE = `
 `;
 
 export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions = {}): string {
-  const active = new Set<string>([...(o.value !== undefined ? activeStateIds(graph, o.value) : []), ...(o.activeIds ?? [])]);
+  const active = new Set<string>([
+    ...(o.value !== undefined ? activeStateIds(graph, o.value) : []),
+    ...(o.activeIds ?? []),
+  ]);
   const W = Math.ceil(layout.width + 2 * M);
   const H = Math.ceil(layout.height + 2 * M + TITLE_H);
   const out: string[] = [];
@@ -88,26 +91,42 @@ export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions 
     const n = b.node;
     const cls = ["s", n.kind, active.has(b.id) ? "active" : ""].filter(Boolean).join(" ");
     const tip = [n.id, n.description ?? "", ...b.lines].filter(Boolean).join("\n");
-    out.push(`<g class="${cls}" data-state="${escapeXml(n.id)}"${active.has(b.id) ? ' data-active="true"' : ""}><title>${escapeXml(tip)}</title>`);
-    out.push(`<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="${n.kind === "atomic" || n.kind === "final" ? 10 : 12}"/>`);
-    if (n.kind === "final") out.push(`<rect class="inner" x="${b.x + 3}" y="${b.y + 3}" width="${b.w - 6}" height="${b.h - 6}" rx="8"/>`);
+    out.push(
+      `<g class="${cls}" data-state="${escapeXml(n.id)}"${active.has(b.id) ? ' data-active="true"' : ""}><title>${escapeXml(tip)}</title>`,
+    );
+    out.push(
+      `<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="${n.kind === "atomic" || n.kind === "final" ? 10 : 12}"/>`,
+    );
+    if (n.kind === "final")
+      out.push(`<rect class="inner" x="${b.x + 3}" y="${b.y + 3}" width="${b.w - 6}" height="${b.h - 6}" rx="8"/>`);
     const compound = n.kind === "compound" || n.kind === "parallel";
     const ky = compound ? b.y + 17 : b.y + 20;
-    out.push(`<text class="k" x="${compound ? b.x + 10 : b.x + b.w / 2}" y="${ky}"${compound ? "" : ' text-anchor="middle"'}>${escapeXml(n.key)}</text>`);
-    b.lines.forEach((l, i) => out.push(`<text class="i" x="${b.x + 8}" y="${ky + 16 + i * 14}">${escapeXml(l)}</text>`));
+    out.push(
+      `<text class="k" x="${compound ? b.x + 10 : b.x + b.w / 2}" y="${ky}"${compound ? "" : ' text-anchor="middle"'}>${escapeXml(n.key)}</text>`,
+    );
+    b.lines.forEach((l, i) =>
+      out.push(`<text class="i" x="${b.x + 8}" y="${ky + 16 + i * 14}">${escapeXml(l)}</text>`),
+    );
     out.push(`</g>`);
   }
   for (const a of layout.anys) {
-    out.push(`<g class="any" data-any="${escapeXml(a.container)}"><rect x="${a.x}" y="${a.y}" width="${a.w}" height="${a.h}" rx="${a.h / 2}"/><text x="${a.x + a.w / 2}" y="${a.y + a.h / 2 + 4}" text-anchor="middle">${ANY_LABEL}</text></g>`);
+    out.push(
+      `<g class="any" data-any="${escapeXml(a.container)}"><rect x="${a.x}" y="${a.y}" width="${a.w}" height="${a.h}" rx="${a.h / 2}"/><text x="${a.x + a.w / 2}" y="${a.y + a.h / 2 + 4}" text-anchor="middle">${ANY_LABEL}</text></g>`,
+    );
   }
   for (const init of layout.initials) {
-    out.push(`<g class="init"><circle cx="${init.at.x}" cy="${init.at.y}" r="5"/><path d="${curve(init.path)}" marker-end="url(#arrow)"/></g>`);
+    out.push(
+      `<g class="init"><circle cx="${init.at.x}" cy="${init.at.y}" r="5"/><path d="${curve(init.path)}" marker-end="url(#arrow)"/></g>`,
+    );
   }
   for (const r of layout.routes) {
     const hot = active.has(r.edge.source);
     const label = r.label
       ? `<text x="${r.label.x.toFixed(1)}" y="${(r.label.y + 11).toFixed(1)}">${r.label.lines
-          .map((l, i) => `<tspan x="${r.label!.x.toFixed(1)}" dy="${i ? 13 : 0}"${l.startsWith("[") ? ' class="g"' : ""}>${escapeXml(l)}</tspan>`)
+          .map(
+            (l, i) =>
+              `<tspan x="${r.label!.x.toFixed(1)}" dy="${i ? 13 : 0}"${l.startsWith("[") ? ' class="g"' : ""}>${escapeXml(l)}</tspan>`,
+          )
           .join("")}</text>`
       : "";
     out.push(

@@ -21,7 +21,9 @@ const EPS = 1e-6;
 
 export function baselineOf(rep: ConfigReport): Baseline {
   const metrics: Baseline["metrics"] = {};
-  for (const h of headlines(rep)) if (h.better !== "none" && h.value !== null) metrics[h.key] = { value: Number(h.value.toFixed(6)), better: h.better, kind: h.kind };
+  for (const h of headlines(rep))
+    if (h.better !== "none" && h.value !== null)
+      metrics[h.key] = { value: Number(h.value.toFixed(6)), better: h.better, kind: h.kind };
   return {
     version: 1,
     recordedAt: new Date().toISOString(),
@@ -52,13 +54,21 @@ export function regressions(base: Baseline, rep: ConfigReport): string[] {
     if (!h) continue;
     const v = h.value ?? (b.better === "higher" ? 0 : Infinity);
     const worse = b.better === "higher" ? v < b.value - EPS : v > b.value + EPS;
-    if (worse) out.push(`${h.label}: ${fmt({ value: h.value, kind: b.kind })} (baseline ${fmt({ value: b.value, kind: b.kind })})`);
+    if (worse)
+      out.push(
+        `${h.label}: ${fmt({ value: h.value, kind: b.kind })} (baseline ${fmt({ value: b.value, kind: b.kind })})`,
+      );
   }
-  const suites: Array<[string, { passingCases: string[]; failures: Array<{ caseId: string }> } | null]> = [["workbench", rep.workbench], ["clinic", rep.clinic], ["evidence", rep.evidence]];
+  const suites: Array<[string, { passingCases: string[]; failures: Array<{ caseId: string }> } | null]> = [
+    ["workbench", rep.workbench],
+    ["clinic", rep.clinic],
+    ["evidence", rep.evidence],
+  ];
   for (const [suite, m] of suites) {
     if (!m) continue;
     const failing = new Set(m.failures.map((f) => f.caseId));
-    for (const id of base.passingCases[suite] ?? []) if (failing.has(id)) out.push(`${suite} case ${id} passed in the baseline and fails now`);
+    for (const id of base.passingCases[suite] ?? [])
+      if (failing.has(id)) out.push(`${suite} case ${id} passed in the baseline and fails now`);
   }
   return out;
 }

@@ -43,15 +43,22 @@ export interface ClinicTurnResult {
 export async function loadClinicKb(client: Client, kb: Datasets["clinicKb"]): Promise<void> {
   for (const d of kb) {
     const r = await client.json("POST", "/v1/clinic/kb/documents", d);
-    if (r.status >= 300) throw new Error(`clinic knowledge base: HTTP ${r.status} for ${d.id}: ${JSON.stringify(r.body).slice(0, 200)}`);
+    if (r.status >= 300)
+      throw new Error(`clinic knowledge base: HTTP ${r.status} for ${d.id}: ${JSON.stringify(r.body).slice(0, 200)}`);
   }
 }
 
-export async function runClinicCase(client: Client, models: ModelServer, c: ClinicCase, scriptFor: ScriptFor): Promise<ClinicTurnResult[]> {
+export async function runClinicCase(
+  client: Client,
+  models: ModelServer,
+  c: ClinicCase,
+  scriptFor: ScriptFor,
+): Promise<ClinicTurnResult[]> {
   const created = await client.json<{ threadId?: string }>("POST", "/v1/clinic/threads", {});
   const threadId = created.body.threadId;
   if (!threadId) throw new Error(`case ${c.id}: could not create a thread (HTTP ${created.status})`);
-  const thread = async () => (await client.json<{ state?: ClinicState; messages?: unknown[] }>("GET", `/v1/clinic/threads/${threadId}`)).body;
+  const thread = async () =>
+    (await client.json<{ state?: ClinicState; messages?: unknown[] }>("GET", `/v1/clinic/threads/${threadId}`)).body;
   const out: ClinicTurnResult[] = [];
   for (const [i, t] of c.turns.entries()) {
     const before = t.expect.stateUnchanged !== undefined ? await thread() : null;

@@ -22,7 +22,8 @@ const keyOf = (node: AnyStateNode, eventType: string, target: readonly AnyStateN
 export function definedTransitions(machine: AnyStateMachine): string[] {
   const out: string[] = [];
   const visit = (node: AnyStateNode) => {
-    for (const [event, defs] of node.transitions) (defs as TransitionDef[]).forEach((d, i) => out.push(keyOf(node, event, d.target, i)));
+    for (const [event, defs] of node.transitions)
+      (defs as TransitionDef[]).forEach((d, i) => out.push(keyOf(node, event, d.target, i)));
     ((node.always ?? []) as TransitionDef[]).forEach((d, i) => out.push(keyOf(node, "", d.target, i)));
     for (const child of Object.values(node.states) as AnyStateNode[]) visit(child);
   };
@@ -31,7 +32,8 @@ export function definedTransitions(machine: AnyStateMachine): string[] {
 }
 
 function keyOfTaken(t: TransitionDef): string {
-  const list = (t.eventType === "" ? t.source.always : t.source.transitions.get(t.eventType)) as TransitionDef[] | undefined;
+  const list = (t.eventType === "" ? t.source.always : t.source.transitions.get(t.eventType)) as
+    TransitionDef[] | undefined;
   const i = list ? list.indexOf(t) : -1;
   return keyOf(t.source, t.eventType, t.target, i);
 }
@@ -44,7 +46,9 @@ export interface CoverageRecorder {
 }
 
 interface Inspectable {
-  system?: { inspect?: (o: { next: (e: { type: string; _transitions?: TransitionDef[] }) => void }) => { unsubscribe(): void } };
+  system?: {
+    inspect?: (o: { next: (e: { type: string; _transitions?: TransitionDef[] }) => void }) => { unsubscribe(): void };
+  };
 }
 
 type Methods = Record<string, (...a: unknown[]) => unknown>;
@@ -76,7 +80,10 @@ export function installCoverage(existing: AnyStateMachine[]): CoverageRecorder {
       }
     };
   const patch = (target: Methods, self?: AnyStateMachine) => {
-    for (const [name, scopeArg] of [["transition", 2], ["getInitialSnapshot", 0]] as const) {
+    for (const [name, scopeArg] of [
+      ["transition", 2],
+      ["getInitialSnapshot", 0],
+    ] as const) {
       const original = target[name]!;
       const wrapped = wrap(original, scopeArg);
       target[name] = self ? wrapped.bind(self) : wrapped;
@@ -84,11 +91,16 @@ export function installCoverage(existing: AnyStateMachine[]): CoverageRecorder {
     }
   };
   patch(proto);
-  for (const m of existing) if (Object.prototype.hasOwnProperty.call(m, "transition")) patch(m as unknown as Methods, m);
+  for (const m of existing)
+    if (Object.prototype.hasOwnProperty.call(m, "transition")) patch(m as unknown as Methods, m);
   return {
     taken,
     reset: () => taken.clear(),
-    uninstall: () => restore.splice(0).reverse().forEach((f) => f()),
+    uninstall: () =>
+      restore
+        .splice(0)
+        .reverse()
+        .forEach((f) => f()),
   };
 }
 

@@ -15,7 +15,14 @@ const Intent = z.enum(["explain_documentation", "find_entity", "inspect_entity",
 const SourceMode = z.enum(["documentation", "domain", "mixed", "conversation", "none"]);
 const Status = z.enum(["resolved", "ambiguous", "not_found", "unsupported_type"]);
 const ReplyKind = z.enum(["answer", "correction", "new_request", "cancel", "unclear"]);
-export const SEED_ROWS = ["exact", "documentation", "compound", "ambiguous", "compound_ambiguous", "clarification"] as const;
+export const SEED_ROWS = [
+  "exact",
+  "documentation",
+  "compound",
+  "ambiguous",
+  "compound_ambiguous",
+  "clarification",
+] as const;
 
 const Document = z.object({
   documentType: z.string(),
@@ -27,15 +34,37 @@ const Document = z.object({
 export const WorkspaceSchema = z.object({ generation: z.string(), documents: z.array(Document) });
 export type Workspace = z.infer<typeof WorkspaceSchema>;
 
-const Calls = z.object({ planner: z.number(), reranker: z.number(), classifier: z.number(), answer: z.number() }).partial().strict();
+const Calls = z
+  .object({ planner: z.number(), reranker: z.number(), classifier: z.number(), answer: z.number() })
+  .partial()
+  .strict();
 
 export const WorkbenchExpect = z
   .object({
     outcome: z.enum(["final", "clarification", "error"]),
-    plan: z.array(z.object({ intent: Intent, sourceMode: SourceMode, entityType: z.string().optional(), dependsOn: z.number().int().optional(), folderScope: z.boolean().optional() }).strict()).optional(),
+    plan: z
+      .array(
+        z
+          .object({
+            intent: Intent,
+            sourceMode: SourceMode,
+            entityType: z.string().optional(),
+            dependsOn: z.number().int().optional(),
+            folderScope: z.boolean().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
     plannedBy: z.enum(["deterministic", "llm"]).optional(),
     resolution: z.array(z.object({ status: Status, identity: z.string().optional() }).strict()).optional(),
-    clarification: z.object({ slot: z.string().optional(), candidates: z.array(z.string()).optional(), candidatesInclude: z.array(z.string()).optional() }).strict().optional(),
+    clarification: z
+      .object({
+        slot: z.string().optional(),
+        candidates: z.array(z.string()).optional(),
+        candidatesInclude: z.array(z.string()).optional(),
+      })
+      .strict()
+      .optional(),
     replyKind: ReplyKind.optional(),
     interactionStatus: z.string().optional(),
     previousInteractionStatus: z.string().optional(),
@@ -50,7 +79,14 @@ export const WorkbenchExpect = z
   .strict();
 export type WorkbenchExpect = z.infer<typeof WorkbenchExpect>;
 
-const Patch = z.object({ remove: z.array(z.string()).optional(), add: z.array(Document).optional(), rename: z.record(z.string(), z.string()).optional(), generation: z.string().optional() }).strict();
+const Patch = z
+  .object({
+    remove: z.array(z.string()).optional(),
+    add: z.array(Document).optional(),
+    rename: z.record(z.string(), z.string()).optional(),
+    generation: z.string().optional(),
+  })
+  .strict();
 
 export const WorkbenchCase = z
   .object({
@@ -82,12 +118,22 @@ export const WorkbenchCase = z
   .strict();
 export type WorkbenchCase = z.infer<typeof WorkbenchCase>;
 
-const Branch = z.enum(["new_booking", "price_question", "general_info", "medical_question", "reschedule", "escalate_human"]);
+const Branch = z.enum([
+  "new_booking",
+  "price_question",
+  "general_info",
+  "medical_question",
+  "reschedule",
+  "escalate_human",
+]);
 
 export const ClinicExpect = z
   .object({
     /** The router's decision; a list when more than one intent is a correct routing of the message. */
-    routerDecision: z.union([Branch, z.array(Branch).min(1)]).nullable().optional(),
+    routerDecision: z
+      .union([Branch, z.array(Branch).min(1)])
+      .nullable()
+      .optional(),
     activeBranch: Branch.nullable().optional(),
     step: z.string().nullable().optional(),
     /** Slots that must have these values (others may exist). */
@@ -112,7 +158,9 @@ export const ClinicCase = z
     id: z.string(),
     tags: z.array(z.string()).min(1),
     note: z.string().optional(),
-    turns: z.array(z.object({ text: z.string(), models: ScriptSchema.optional(), expect: ClinicExpect }).strict()).min(1),
+    turns: z
+      .array(z.object({ text: z.string(), models: ScriptSchema.optional(), expect: ClinicExpect }).strict())
+      .min(1),
   })
   .strict();
 export type ClinicCase = z.infer<typeof ClinicCase>;
@@ -128,7 +176,14 @@ export const EvidenceCase = z
           .object({
             text: z.string(),
             models: ScriptSchema.optional(),
-            expect: z.object({ outcome: z.string(), reasonCodes: z.array(z.string()).optional(), reasonCodesExclude: z.array(z.string()).optional(), answerIncludes: z.array(z.string()).optional() }).strict(),
+            expect: z
+              .object({
+                outcome: z.string(),
+                reasonCodes: z.array(z.string()).optional(),
+                reasonCodesExclude: z.array(z.string()).optional(),
+                answerIncludes: z.array(z.string()).optional(),
+              })
+              .strict(),
           })
           .strict(),
       )
@@ -174,7 +229,10 @@ export interface Datasets {
 export function loadDatasets(dir = DATASETS_DIR): Datasets {
   const workspaces = new Map<string, Workspace>();
   for (const { file, data } of readJsonFiles(join(dir, "workspaces"))) {
-    const name = file.split("/").pop()!.replace(/\.json$/, "");
+    const name = file
+      .split("/")
+      .pop()!
+      .replace(/\.json$/, "");
     workspaces.set(name, WorkspaceSchema.parse(data));
   }
   const workbench = parseAll(join(dir, "workbench"), WorkbenchCase);
@@ -200,7 +258,11 @@ function checkIdentities(c: WorkbenchCase, workspaces: Map<string, Workspace>): 
     ...(t.expect.clarification?.candidates ?? []),
     ...(t.expect.clarification?.candidatesInclude ?? []),
     ...(t.expect.citations ?? []),
-    ...Object.values(t.models ?? {}).flatMap((steps) => (steps ?? []).flatMap((s) => (typeof s === "object" && s.choose ? [s.choose] : []))),
+    ...Object.values(t.models ?? {}).flatMap((steps) =>
+      (steps ?? []).flatMap((s) => (typeof s === "object" && s.choose ? [s.choose] : [])),
+    ),
   ];
-  for (const t of c.turns) for (const id of named(t)) if (!known.has(id)) throw new Error(`case ${c.id}: identity ${id} is not in workspace ${c.workspace}`);
+  for (const t of c.turns)
+    for (const id of named(t))
+      if (!known.has(id)) throw new Error(`case ${c.id}: identity ${id} is not in workspace ${c.workspace}`);
 }

@@ -7,10 +7,27 @@ import { common, ratio, type CommonMetrics, type Ratio } from "./metrics";
 export function evidenceChecks(t: EvidenceTurnResult): Check[] {
   const e = t.expect;
   const o = t.observed;
-  const out: Check[] = [{ name: "outcome", ok: o.outcome === e.outcome, detail: `${o.outcome}${o.error ? ` (error ${o.error})` : ""}, expected ${e.outcome}` }];
-  if (e.reasonCodes) out.push({ name: "reasonCodes", ok: e.reasonCodes.every((r) => o.reasonCodes.includes(r)), detail: `got [${o.reasonCodes}], must include [${e.reasonCodes}]` });
-  if (e.reasonCodesExclude) out.push({ name: "reasonCodesExclude", ok: !e.reasonCodesExclude.some((r) => o.reasonCodes.includes(r)), detail: `got [${o.reasonCodes}], must exclude [${e.reasonCodesExclude}]` });
-  for (const x of e.answerIncludes ?? []) out.push({ name: "answer", ok: o.answer.includes(x), detail: `answer lacks "${x}"` });
+  const out: Check[] = [
+    {
+      name: "outcome",
+      ok: o.outcome === e.outcome,
+      detail: `${o.outcome}${o.error ? ` (error ${o.error})` : ""}, expected ${e.outcome}`,
+    },
+  ];
+  if (e.reasonCodes)
+    out.push({
+      name: "reasonCodes",
+      ok: e.reasonCodes.every((r) => o.reasonCodes.includes(r)),
+      detail: `got [${o.reasonCodes}], must include [${e.reasonCodes}]`,
+    });
+  if (e.reasonCodesExclude)
+    out.push({
+      name: "reasonCodesExclude",
+      ok: !e.reasonCodesExclude.some((r) => o.reasonCodes.includes(r)),
+      detail: `got [${o.reasonCodes}], must exclude [${e.reasonCodesExclude}]`,
+    });
+  for (const x of e.answerIncludes ?? [])
+    out.push({ name: "answer", ok: o.answer.includes(x), detail: `answer lacks "${x}"` });
   return out;
 }
 
@@ -24,8 +41,21 @@ export interface EvidenceMetrics extends CommonMetrics {
 }
 
 function stage(turns: EvidenceTurnResult[], role: string, names: string[], measure: string) {
-  const ts = turns.filter((t) => t.calls.some((c) => c.role === role && !c.injected) && evidenceChecks(t).some((c) => names.includes(c.name)));
-  return { turns: ts.length, accuracy: ratio(ts.filter((t) => evidenceChecks(t).filter((c) => names.includes(c.name)).every((c) => c.ok)).length, ts.length), measure };
+  const ts = turns.filter(
+    (t) => t.calls.some((c) => c.role === role && !c.injected) && evidenceChecks(t).some((c) => names.includes(c.name)),
+  );
+  return {
+    turns: ts.length,
+    accuracy: ratio(
+      ts.filter((t) =>
+        evidenceChecks(t)
+          .filter((c) => names.includes(c.name))
+          .every((c) => c.ok),
+      ).length,
+      ts.length,
+    ),
+    measure,
+  };
 }
 
 export function evidenceMetrics(turns: EvidenceTurnResult[]): EvidenceMetrics {
@@ -42,7 +72,12 @@ export function evidenceMetrics(turns: EvidenceTurnResult[]): EvidenceMetrics {
     reasonCodes: ratio(rc.filter((c) => c.ok).length, rc.length),
     confusion,
     stages: {
-      planner: stage(turns, "planner", ["outcome", "reasonCodes", "reasonCodesExclude"], "outcome class + reason codes"),
+      planner: stage(
+        turns,
+        "planner",
+        ["outcome", "reasonCodes", "reasonCodesExclude"],
+        "outcome class + reason codes",
+      ),
       answer: stage(turns, "answer", ["answer"], "answer mentions the evidence"),
     },
   };

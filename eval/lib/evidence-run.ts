@@ -18,7 +18,12 @@ export interface EvidenceTurnResult {
   diverged: false;
 }
 
-export async function runEvidenceCase(client: Client, models: ModelServer, c: EvidenceCase, scriptFor: ScriptFor): Promise<EvidenceTurnResult[]> {
+export async function runEvidenceCase(
+  client: Client,
+  models: ModelServer,
+  c: EvidenceCase,
+  scriptFor: ScriptFor,
+): Promise<EvidenceTurnResult[]> {
   const created = await client.json<{ conversationId?: string }>("POST", "/v1/evidence/conversations", {});
   const id = created.body.conversationId;
   if (!id) throw new Error(`case ${c.id}: could not create an evidence conversation (HTTP ${created.status})`);
@@ -30,9 +35,21 @@ export async function runEvidenceCase(client: Client, models: ModelServer, c: Ev
     const fin = first(r, "final") as { outcome?: string; reasonCodes?: string[]; answer?: string } | undefined;
     const err = first(r, "error") as { code?: string } | undefined;
     out.push({
-      suite: "evidence", caseId: c.id, turn: i, tags: c.tags, text: t.text, expect: t.expect,
-      observed: { outcome: fin?.outcome ?? null, reasonCodes: fin?.reasonCodes ?? [], answer: fin?.answer ?? "", error: err?.code ?? r.json?.error?.code ?? null },
-      calls, ms: r.ms, diverged: false,
+      suite: "evidence",
+      caseId: c.id,
+      turn: i,
+      tags: c.tags,
+      text: t.text,
+      expect: t.expect,
+      observed: {
+        outcome: fin?.outcome ?? null,
+        reasonCodes: fin?.reasonCodes ?? [],
+        answer: fin?.answer ?? "",
+        error: err?.code ?? r.json?.error?.code ?? null,
+      },
+      calls,
+      ms: r.ms,
+      diverged: false,
     });
   }
   return out;

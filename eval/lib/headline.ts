@@ -18,33 +18,80 @@ export interface Headline {
   better: "higher" | "lower" | "none";
 }
 
-const r = (key: string, label: string, x: Ratio | undefined, better: Headline["better"] = "higher"): Headline => ({ key, label, value: x?.value ?? null, n: x?.n ?? 0, kind: "ratio", better });
-const num = (key: string, label: string, value: number | null, better: Headline["better"], kind: Kind = "number"): Headline => ({ key, label, value, kind, better });
+const r = (key: string, label: string, x: Ratio | undefined, better: Headline["better"] = "higher"): Headline => ({
+  key,
+  label,
+  value: x?.value ?? null,
+  n: x?.n ?? 0,
+  kind: "ratio",
+  better,
+});
+const num = (
+  key: string,
+  label: string,
+  value: number | null,
+  better: Headline["better"],
+  kind: Kind = "number",
+): Headline => ({ key, label, value, kind, better });
 
 export function headlines(rep: ConfigReport): Headline[] {
   const out: Headline[] = [];
   const w = rep.workbench;
   if (w) {
-    const prep = (w.callsPerRequest.planner ?? 0) + (w.callsPerRequest.reranker ?? 0) + (w.callsPerRequest.classifier ?? 0);
+    const prep =
+      (w.callsPerRequest.planner ?? 0) + (w.callsPerRequest.reranker ?? 0) + (w.callsPerRequest.classifier ?? 0);
     out.push(
       r("workbench.turnPass", "Workbench: requests fully as labelled", w.turnPass),
       r("workbench.casePass", "Workbench: cases fully as labelled", w.casePass),
       r("workbench.plan", "Workbench: plan accuracy", w.plan),
       r("workbench.routing", "Workbench: routing (source mode) accuracy", w.routing),
       r("workbench.resolution", "Workbench: resolution accuracy", w.resolution),
-      { key: "workbench.clarification.precision", label: "Workbench: clarification precision", value: w.clarification.precision, n: w.clarification.tp + w.clarification.fp, kind: "ratio", better: "higher" },
-      { key: "workbench.clarification.recall", label: "Workbench: clarification recall", value: w.clarification.recall, n: w.clarification.tp + w.clarification.fn, kind: "ratio", better: "higher" },
+      {
+        key: "workbench.clarification.precision",
+        label: "Workbench: clarification precision",
+        value: w.clarification.precision,
+        n: w.clarification.tp + w.clarification.fp,
+        kind: "ratio",
+        better: "higher",
+      },
+      {
+        key: "workbench.clarification.recall",
+        label: "Workbench: clarification recall",
+        value: w.clarification.recall,
+        n: w.clarification.tp + w.clarification.fn,
+        kind: "ratio",
+        better: "higher",
+      },
       r("workbench.clarification.candidates", "Workbench: clarification candidate lists", w.clarification.candidates),
       r("workbench.replyKind", "Workbench: clarification-answer classification", w.replyKind),
       r("workbench.citations", "Workbench: answer citations", w.citations),
       r("workbench.validation", "Workbench: response validation verdict", w.validation),
       r("workbench.callsExact", "Workbench: model calls as labelled", w.callsExact),
-      r("workbench.seedTable", "Workbench: requests within the seed's call table", mergeRatios(w.seedTable.map((x) => x.within))),
-      r("workbench.overBudget", "Workbench: requests over the seed's budget (>2 prep or >1 final)", w.overBudget, "lower"),
-      num("workbench.diverged", "Workbench: reply turns with no question to answer (run left the labels)", w.diverged, "none"),
+      r(
+        "workbench.seedTable",
+        "Workbench: requests within the seed's call table",
+        mergeRatios(w.seedTable.map((x) => x.within)),
+      ),
+      r(
+        "workbench.overBudget",
+        "Workbench: requests over the seed's budget (>2 prep or >1 final)",
+        w.overBudget,
+        "lower",
+      ),
+      num(
+        "workbench.diverged",
+        "Workbench: reply turns with no question to answer (run left the labels)",
+        w.diverged,
+        "none",
+      ),
       num("workbench.prepCalls", "Workbench: preparatory calls per request", prep, "lower"),
       num("workbench.finalCalls", "Workbench: final calls per request", w.callsPerRequest.answer ?? 0, "none"),
-      num("workbench.promptTokens", `Workbench: prompt tokens per request${w.tokens.estimated ? " (≈chars/4)" : ""}`, w.tokens.promptPerTurn, "none"),
+      num(
+        "workbench.promptTokens",
+        `Workbench: prompt tokens per request${w.tokens.estimated ? " (≈chars/4)" : ""}`,
+        w.tokens.promptPerTurn,
+        "none",
+      ),
       num("workbench.latencyP50", "Workbench: latency p50", w.latency.p50, "none", "ms"),
       num("workbench.latencyP95", "Workbench: latency p95", w.latency.p95, "none", "ms"),
     );
@@ -62,7 +109,12 @@ export function headlines(rep: ConfigReport): Headline[] {
       r("clinic.escalation", "Clinic: escalation reason", c.escalation),
       r("clinic.callsExact", "Clinic: model calls as labelled", c.callsExact),
       num("clinic.branchCalls", "Clinic: branch calls per turn", c.callsPerTurn.branch ?? 0, "none"),
-      num("clinic.promptTokens", `Clinic: prompt tokens per turn${c.tokens.estimated ? " (≈chars/4)" : ""}`, c.tokens.promptPerTurn, "none"),
+      num(
+        "clinic.promptTokens",
+        `Clinic: prompt tokens per turn${c.tokens.estimated ? " (≈chars/4)" : ""}`,
+        c.tokens.promptPerTurn,
+        "none",
+      ),
       num("clinic.latencyP50", "Clinic: latency p50", c.latency.p50, "none", "ms"),
       num("clinic.latencyP95", "Clinic: latency p95", c.latency.p95, "none", "ms"),
     );
@@ -73,11 +125,24 @@ export function headlines(rep: ConfigReport): Headline[] {
       r("evidence.turnPass", "Evidence: questions fully as labelled", e.turnPass),
       r("evidence.outcome", "Evidence: outcome class", e.outcome),
       r("evidence.reasonCodes", "Evidence: reason codes", e.reasonCodes),
-      num("evidence.promptTokens", `Evidence: prompt tokens per question${e.tokens.estimated ? " (≈chars/4)" : ""}`, e.tokens.promptPerTurn, "none"),
+      num(
+        "evidence.promptTokens",
+        `Evidence: prompt tokens per question${e.tokens.estimated ? " (≈chars/4)" : ""}`,
+        e.tokens.promptPerTurn,
+        "none",
+      ),
       num("evidence.latencyP50", "Evidence: latency p50", e.latency.p50, "none", "ms"),
     );
   }
-  for (const m of rep.coverage) out.push({ key: `coverage.${m.machine}`, label: `Coverage: ${m.machine} transitions`, value: m.defined ? m.covered / m.defined : null, n: m.defined, kind: "ratio", better: "higher" });
+  for (const m of rep.coverage)
+    out.push({
+      key: `coverage.${m.machine}`,
+      label: `Coverage: ${m.machine} transitions`,
+      value: m.defined ? m.covered / m.defined : null,
+      n: m.defined,
+      kind: "ratio",
+      better: "higher",
+    });
   return out;
 }
 

@@ -21,7 +21,11 @@ export class Client {
     private readonly headers: Record<string, string> = {},
   ) {}
 
-  async json<T = Record<string, unknown>>(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  async json<T = Record<string, unknown>>(
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }> {
     const res = await fetch(`${this.base}${path}`, {
       method,
       headers: { ...this.headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
@@ -45,16 +49,23 @@ export class Client {
     const parser = createParser({
       onEvent(m) {
         let data: Record<string, unknown> = {};
-        try { data = m.data ? (JSON.parse(m.data) as Record<string, unknown>) : {}; } catch { /* keep {} */ }
+        try {
+          data = m.data ? (JSON.parse(m.data) as Record<string, unknown>) : {};
+        } catch {
+          /* keep {} */
+        }
         events.push({ event: m.event ?? "message", data });
       },
     });
     const decoder = new TextDecoder();
-    for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(piece, { stream: true }));
+    for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>)
+      parser.feed(decoder.decode(piece, { stream: true }));
     return { status: res.status, events, ms: performance.now() - t0 };
   }
 }
 
 export const named = (r: SseResult, name: string) => r.events.filter((e) => e.event === name).map((e) => e.data);
 export const first = (r: SseResult, name: string) => named(r, name)[0];
-export const stageOf = (r: SseResult, id: string) => named(r, "stage").find((s) => s.stageId === id) as { stageId: string; status: string; data: Record<string, unknown> } | undefined;
+export const stageOf = (r: SseResult, id: string) =>
+  named(r, "stage").find((s) => s.stageId === id) as
+    { stageId: string; status: string; data: Record<string, unknown> } | undefined;

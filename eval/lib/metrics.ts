@@ -49,7 +49,9 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
-export function common<T extends { caseId: string; turn: number; text: string; tags: string[]; calls: CallRecord[]; ms: number }>(turns: T[], checks: (t: T) => Check[]): CommonMetrics {
+export function common<
+  T extends { caseId: string; turn: number; text: string; tags: string[]; calls: CallRecord[]; ms: number },
+>(turns: T[], checks: (t: T) => Check[]): CommonMetrics {
   const byCase = new Map<string, boolean>();
   const byTag: Record<string, { ok: number; n: number }> = {};
   const failures: Failure[] = [];
@@ -83,10 +85,23 @@ export function common<T extends { caseId: string; turn: number; text: string; t
     casePass: ratio(passing.length, byCase.size),
     passingCases: passing.sort(),
     failures,
-    byTag: Object.fromEntries(Object.entries(byTag).sort().map(([k, v]) => [k, ratio(v.ok, v.n)])),
+    byTag: Object.fromEntries(
+      Object.entries(byTag)
+        .sort()
+        .map(([k, v]) => [k, ratio(v.ok, v.n)]),
+    ),
     roles,
-    tokens: { prompt, completion: calls.reduce((s, c) => s + c.completionTokens, 0), promptPerTurn: turns.length ? prompt / turns.length : 0, estimated: calls.some((c) => c.estimated) },
-    latency: { p50: percentile(ms, 50), p95: percentile(ms, 95), mean: ms.length ? ms.reduce((a, b) => a + b, 0) / ms.length : 0 },
+    tokens: {
+      prompt,
+      completion: calls.reduce((s, c) => s + c.completionTokens, 0),
+      promptPerTurn: turns.length ? prompt / turns.length : 0,
+      estimated: calls.some((c) => c.estimated),
+    },
+    latency: {
+      p50: percentile(ms, 50),
+      p95: percentile(ms, 95),
+      mean: ms.length ? ms.reduce((a, b) => a + b, 0) / ms.length : 0,
+    },
   };
 }
 
@@ -94,7 +109,15 @@ export interface WorkbenchMetrics extends CommonMetrics {
   plan: Ratio;
   routing: Ratio;
   resolution: Ratio;
-  clarification: { tp: number; fp: number; fn: number; tn: number; precision: number | null; recall: number | null; candidates: Ratio };
+  clarification: {
+    tp: number;
+    fp: number;
+    fn: number;
+    tn: number;
+    precision: number | null;
+    recall: number | null;
+    candidates: Ratio;
+  };
   replyKind: Ratio;
   citations: Ratio;
   validation: Ratio;
@@ -111,7 +134,10 @@ export interface WorkbenchMetrics extends CommonMetrics {
 
 /** The role answered this turn itself (in a live run: not only injected faults or mistakes). */
 const has = (t: { calls: CallRecord[] }, role: string) => t.calls.some((c) => c.role === role && !c.injected);
-const checkOk = (t: WorkbenchTurnResult, names: string[]) => workbenchChecks(t).filter((c) => names.includes(c.name)).every((c) => c.ok);
+const checkOk = (t: WorkbenchTurnResult, names: string[]) =>
+  workbenchChecks(t)
+    .filter((c) => names.includes(c.name))
+    .every((c) => c.ok);
 
 export function workbenchMetrics(turns: WorkbenchTurnResult[]): WorkbenchMetrics {
   const labelled = (f: (t: WorkbenchTurnResult) => boolean) => turns.filter(f);
@@ -119,12 +145,17 @@ export function workbenchMetrics(turns: WorkbenchTurnResult[]): WorkbenchMetrics
   const resolved = labelled((t) => !!t.expect.resolution);
   const clarTurns = labelled((t) => t.expect.outcome !== "error");
   const tp = clarTurns.filter((t) => t.expect.outcome === "clarification" && t.observed.outcome === "clarification");
-  const fp = clarTurns.filter((t) => t.expect.outcome !== "clarification" && t.observed.outcome === "clarification").length;
-  const fn = clarTurns.filter((t) => t.expect.outcome === "clarification" && t.observed.outcome !== "clarification").length;
+  const fp = clarTurns.filter(
+    (t) => t.expect.outcome !== "clarification" && t.observed.outcome === "clarification",
+  ).length;
+  const fn = clarTurns.filter(
+    (t) => t.expect.outcome === "clarification" && t.observed.outcome !== "clarification",
+  ).length;
   const tn = clarTurns.length - tp.length - fp - fn;
   const withCands = tp.filter((t) => t.expect.clarification?.candidates || t.expect.clarification?.candidatesInclude);
   const callChecks = turns.flatMap((t) => workbenchChecks(t).filter((c) => c.name.startsWith("calls.")));
-  const perRole = (role: string) => (turns.length ? turns.reduce((s, t) => s + (countCalls(t.calls)[role] ?? 0), 0) / turns.length : 0);
+  const perRole = (role: string) =>
+    turns.length ? turns.reduce((s, t) => s + (countCalls(t.calls)[role] ?? 0), 0) / turns.length : 0;
   const rows = new Map<SeedRow, WorkbenchTurnResult[]>();
   for (const t of turns) {
     const r = seedRowOf(t);
@@ -132,7 +163,10 @@ export function workbenchMetrics(turns: WorkbenchTurnResult[]): WorkbenchMetrics
   }
   // Calls the model answered: a failed attempt and its retry are one call of the design.
   const answered = (t: WorkbenchTurnResult) => countCalls(t.calls.filter((c) => typeof c.reply === "string"));
-  const prepOf = (t: WorkbenchTurnResult) => { const n = answered(t); return (n.planner ?? 0) + (n.reranker ?? 0) + (n.classifier ?? 0); };
+  const prepOf = (t: WorkbenchTurnResult) => {
+    const n = answered(t);
+    return (n.planner ?? 0) + (n.reranker ?? 0) + (n.classifier ?? 0);
+  };
   const finalOf = (t: WorkbenchTurnResult) => answered(t).answer ?? 0;
   const stage = (role: string, names: string[], measure: string) => {
     const ts = turns.filter((t) => has(t, role) && workbenchChecks(t).some((c) => names.includes(c.name)));
@@ -144,22 +178,39 @@ export function workbenchMetrics(turns: WorkbenchTurnResult[]): WorkbenchMetrics
     routing: count(planned, (t) => planMatches(t).routing),
     resolution: count(resolved, (t) => resolutionMatches(t).ok),
     clarification: {
-      tp: tp.length, fp, fn, tn,
+      tp: tp.length,
+      fp,
+      fn,
+      tn,
       precision: tp.length + fp ? tp.length / (tp.length + fp) : null,
       recall: tp.length + fn ? tp.length / (tp.length + fn) : null,
       candidates: count(withCands, (t) => checkOk(t, ["clarification.candidates"])),
     },
-    replyKind: count(labelled((t) => !!t.expect.replyKind), (t) => t.observed.replyKind === t.expect.replyKind),
-    citations: count(labelled((t) => !!t.expect.citations), (t) => checkOk(t, ["citations"])),
-    validation: count(labelled((t) => t.expect.validationOk !== undefined), (t) => t.observed.validationOk === t.expect.validationOk),
+    replyKind: count(
+      labelled((t) => !!t.expect.replyKind),
+      (t) => t.observed.replyKind === t.expect.replyKind,
+    ),
+    citations: count(
+      labelled((t) => !!t.expect.citations),
+      (t) => checkOk(t, ["citations"]),
+    ),
+    validation: count(
+      labelled((t) => t.expect.validationOk !== undefined),
+      (t) => t.observed.validationOk === t.expect.validationOk,
+    ),
     callsExact: ratio(callChecks.filter((c) => c.ok).length, callChecks.length),
     callsPerRequest: Object.fromEntries(["planner", "reranker", "classifier", "answer"].map((r) => [r, perRole(r)])),
     seedTable: [...rows].map(([row, ts]) => ({
-      row, label: SEED_TABLE[row].label, turns: ts.length,
+      row,
+      label: SEED_TABLE[row].label,
+      turns: ts.length,
       meanPrep: ts.reduce((s, t) => s + prepOf(t), 0) / ts.length,
       meanFinal: ts.reduce((s, t) => s + finalOf(t), 0) / ts.length,
       // Judged where the request ended as labelled (a wrong outcome is an accuracy failure, counted there).
-      within: count(ts.filter((t) => t.observed.outcome === t.expect.outcome), (t) => withinRow(row, prepOf(t), finalOf(t))),
+      within: count(
+        ts.filter((t) => t.observed.outcome === t.expect.outcome),
+        (t) => withinRow(row, prepOf(t), finalOf(t)),
+      ),
     })),
     diverged: turns.filter((t) => t.diverged).length,
     overBudget: count(turns, (t) => prepOf(t) > 2 || finalOf(t) > 1),
@@ -192,7 +243,15 @@ export function clinicMetrics(turns: ClinicTurnResult[]): ClinicMetrics {
   const callChecks = turns.flatMap((t) => clinicChecks(t).filter((c) => c.name.startsWith("calls.")));
   const stage = (role: string, names: string[], measure: string) => {
     const ts = turns.filter((t) => has(t, role) && clinicChecks(t).some((c) => names.includes(c.name)));
-    return { turns: ts.length, accuracy: count(ts, (t) => clinicChecks(t).filter((c) => names.includes(c.name)).every((c) => c.ok)), measure };
+    return {
+      turns: ts.length,
+      accuracy: count(ts, (t) =>
+        clinicChecks(t)
+          .filter((c) => names.includes(c.name))
+          .every((c) => c.ok),
+      ),
+      measure,
+    };
   };
   return {
     ...common(turns, clinicChecks),
@@ -203,7 +262,12 @@ export function clinicMetrics(turns: ClinicTurnResult[]): ClinicMetrics {
     events: by("events"),
     escalation: by("escalationReason"),
     callsExact: ratio(callChecks.filter((c) => c.ok).length, callChecks.length),
-    callsPerTurn: Object.fromEntries(["router", "branch"].map((r) => [r, turns.length ? turns.reduce((s, t) => s + (countCalls(t.calls)[r] ?? 0), 0) / turns.length : 0])),
+    callsPerTurn: Object.fromEntries(
+      ["router", "branch"].map((r) => [
+        r,
+        turns.length ? turns.reduce((s, t) => s + (countCalls(t.calls)[r] ?? 0), 0) / turns.length : 0,
+      ]),
+    ),
     stages: {
       router: stage("router", ["router"], "router decision"),
       branch: stage("branch", ["branch", "step", "slots", "events", "escalationReason"], "branch, step, slots, events"),

@@ -1,6 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createParser } from "eventsource-parser";
-import { isInjected, renderStep, ROLES, type CandidateView, type DocView, type Role, type Script, type Step } from "./steps";
+import {
+  isInjected,
+  renderStep,
+  ROLES,
+  type CandidateView,
+  type DocView,
+  type Role,
+  type Script,
+  type Step,
+} from "./steps";
 
 /**
  * The model every eval run talks to: an OpenAI-compatible server on loopback. Scripted, it answers
@@ -56,7 +65,13 @@ const roleOf = (model: string): Role | null => {
 const estimate = (chars: number) => Math.ceil(chars / 4);
 
 function chunk(model: string, delta: object, finish: string | null = null) {
-  return { id: "chatcmpl-eval", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] };
+  return {
+    id: "chatcmpl-eval",
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -80,11 +95,30 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
   let calls: CallRecord[] = [];
   let usageRejected = false;
 
-  async function serveScripted(res: ServerResponse, body: Record<string, unknown>, role: Role, step: Step | undefined, started: number, promptChars: number, messages: { role: string; content: string }[]) {
+  async function serveScripted(
+    res: ServerResponse,
+    body: Record<string, unknown>,
+    role: Role,
+    step: Step | undefined,
+    started: number,
+    promptChars: number,
+    messages: { role: string; content: string }[],
+  ) {
     const s = step === undefined ? undefined : typeof step === "string" ? { content: step } : step;
     if (s?.delayMs) await new Promise((r) => setTimeout(r, s.delayMs));
     const record = (reply: Step, content: string, note?: string) =>
-      calls.push({ role, reply, source: step === undefined ? "default" : "script", injected: !!o.upstream, promptChars, promptTokens: estimate(promptChars), completionTokens: estimate(content.length), estimated: true, latencyMs: performance.now() - started, ...(note ? { note } : {}) });
+      calls.push({
+        role,
+        reply,
+        source: step === undefined ? "default" : "script",
+        injected: !!o.upstream,
+        promptChars,
+        promptTokens: estimate(promptChars),
+        completionTokens: estimate(content.length),
+        estimated: true,
+        latencyMs: performance.now() - started,
+        ...(note ? { note } : {}),
+      });
     if (s?.hangUp) {
       record({ hangUp: true }, "");
       return res.socket?.destroy();
@@ -97,7 +131,11 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
     let content: string;
     let note: string | undefined;
     if (step === undefined) content = ctx.fallback?.[role]?.(messages) ?? (body.response_format ? "{}" : "");
-    else ({ content, note } = renderStep(step, { candidates: candidatesOf(messages), ...(ctx.documents ? { documents: ctx.documents } : {}) }));
+    else
+      ({ content, note } = renderStep(step, {
+        candidates: candidatesOf(messages),
+        ...(ctx.documents ? { documents: ctx.documents } : {}),
+      }));
     record(content, content, note);
     const model = String(body.model);
     if (body.stream) {
@@ -110,20 +148,34 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
       return res.end();
     }
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ id: "chatcmpl-eval", object: "chat.completion", created: Math.floor(Date.now() / 1000), model,
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-      usage: { prompt_tokens: estimate(promptChars), completion_tokens: estimate(content.length), total_tokens: 0 } }));
+    res.end(
+      JSON.stringify({
+        id: "chatcmpl-eval",
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+        usage: { prompt_tokens: estimate(promptChars), completion_tokens: estimate(content.length), total_tokens: 0 },
+      }),
+    );
   }
 
-  async function forward(res: ServerResponse, body: Record<string, unknown>, role: Role, started: number, promptChars: number) {
+  async function forward(
+    res: ServerResponse,
+    body: Record<string, unknown>,
+    role: Role,
+    started: number,
+    promptChars: number,
+  ) {
     const up = o.upstream!;
     const payload: Record<string, unknown> = { ...body, model: up.models[role] };
     if (body.stream && !usageRejected) payload.stream_options = { include_usage: true };
-    const send = () => fetch(`${up.baseURL.replace(/\/$/, "")}/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(up.apiKey ? { authorization: `Bearer ${up.apiKey}` } : {}) },
-      body: JSON.stringify(payload),
-    });
+    const send = () =>
+      fetch(`${up.baseURL.replace(/\/$/, "")}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(up.apiKey ? { authorization: `Bearer ${up.apiKey}` } : {}) },
+        body: JSON.stringify(payload),
+      });
     let r: Response;
     try {
       r = await send();
@@ -134,15 +186,36 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
         r = await send();
       }
     } catch (e) {
-      calls.push({ role, reply: { status: 599 }, source: "upstream", injected: false, promptChars, promptTokens: estimate(promptChars), completionTokens: 0, estimated: true, latencyMs: performance.now() - started, note: String(e) });
+      calls.push({
+        role,
+        reply: { status: 599 },
+        source: "upstream",
+        injected: false,
+        promptChars,
+        promptTokens: estimate(promptChars),
+        completionTokens: 0,
+        estimated: true,
+        latencyMs: performance.now() - started,
+        note: String(e),
+      });
       res.writeHead(502, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: { message: `upstream unreachable: ${String(e)}` } }));
     }
-    const push = (content: string | null, usage: { prompt_tokens?: number; completion_tokens?: number } | undefined, status?: number) =>
+    const push = (
+      content: string | null,
+      usage: { prompt_tokens?: number; completion_tokens?: number } | undefined,
+      status?: number,
+    ) =>
       calls.push({
-        role, reply: status ? { status } : content ?? "", source: "upstream", injected: false, promptChars,
-        promptTokens: usage?.prompt_tokens ?? estimate(promptChars), completionTokens: usage?.completion_tokens ?? estimate((content ?? "").length),
-        estimated: usage?.prompt_tokens === undefined, latencyMs: performance.now() - started,
+        role,
+        reply: status ? { status } : (content ?? ""),
+        source: "upstream",
+        injected: false,
+        promptChars,
+        promptTokens: usage?.prompt_tokens ?? estimate(promptChars),
+        completionTokens: usage?.completion_tokens ?? estimate((content ?? "").length),
+        estimated: usage?.prompt_tokens === undefined,
+        latencyMs: performance.now() - started,
       });
     if (!r.ok) {
       const text = await r.text();
@@ -151,7 +224,10 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
       return res.end(text);
     }
     if (!body.stream) {
-      const json = (await r.json()) as { choices?: { message?: { content?: string } }[]; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+      const json = (await r.json()) as {
+        choices?: { message?: { content?: string } }[];
+        usage?: { prompt_tokens?: number; completion_tokens?: number };
+      };
       push(json.choices?.[0]?.message?.content ?? "", json.usage);
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(JSON.stringify(json));
@@ -166,7 +242,9 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
           const c = JSON.parse(m.data) as { choices?: { delta?: { content?: string } }[]; usage?: typeof usage };
           content += c.choices?.[0]?.delta?.content ?? "";
           if (c.usage) usage = c.usage;
-        } catch { /* not JSON: passed through untouched */ }
+        } catch {
+          /* not JSON: passed through untouched */
+        }
       },
     });
     const decoder = new TextDecoder();
@@ -186,7 +264,12 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
       return res.end(JSON.stringify({ error: { message: "only chat/completions is served" } }));
     }
     let body: Record<string, unknown> & { messages?: { role: string; content: string }[] };
-    try { body = JSON.parse(raw); } catch { res.writeHead(400); return res.end("{}"); }
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      res.writeHead(400);
+      return res.end("{}");
+    }
     const role = roleOf(String(body.model ?? ""));
     if (!role) {
       res.writeHead(400, { "content-type": "application/json" });
@@ -196,7 +279,8 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
     const promptChars = JSON.stringify(messages).length;
     const step = queues.get(role)?.shift();
     try {
-      if (o.upstream && (step === undefined || !isInjected(step))) return await forward(res, body, role, started, promptChars);
+      if (o.upstream && (step === undefined || !isInjected(step)))
+        return await forward(res, body, role, started, promptChars);
       return await serveScripted(res, body, role, step, started, promptChars, messages);
     } catch (e) {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
@@ -219,6 +303,10 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
       calls = [];
       return out;
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -20,7 +20,13 @@ export type Recording = z.infer<typeof RecordingSchema>;
 export const turnKey = (suite: string, caseId: string, turn: number) => `${suite}/${caseId}/${turn}`;
 
 export function newRecording(upstream: Upstream | undefined): Recording {
-  return { version: 1, recordedAt: new Date().toISOString(), endpoint: upstream?.baseURL ?? "scripted", models: upstream?.models ?? {}, turns: {} };
+  return {
+    version: 1,
+    recordedAt: new Date().toISOString(),
+    endpoint: upstream?.baseURL ?? "scripted",
+    models: upstream?.models ?? {},
+    turns: {},
+  };
 }
 
 export function recordTurn(rec: Recording, key: string, calls: CallRecord[]): void {

@@ -6,7 +6,12 @@ import { fmt, headlines, type Headline } from "./headline";
 function table(rows: string[][], align: ("l" | "r")[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? "")].length)));
   return rows
-    .map((r) => r.map((c, i) => (align[i] === "r" ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd())
+    .map((r) =>
+      r
+        .map((c, i) => (align[i] === "r" ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    )
     .join("\n");
 }
 
@@ -26,28 +31,55 @@ export function headlineTable(reports: ConfigReport[]): string {
   const rows = keys.map((k) => {
     const hs = cols.map((c) => c.find((h) => h.key === k));
     const any = hs.find(Boolean)!;
-    return [any.label, ...hs.map((h) => (h ? fmt(h) : "—")), ...(reports.length === 2 ? [delta(hs[0], hs[1])] : []), String(any.n ?? "")];
+    return [
+      any.label,
+      ...hs.map((h) => (h ? fmt(h) : "—")),
+      ...(reports.length === 2 ? [delta(hs[0], hs[1])] : []),
+      String(any.n ?? ""),
+    ];
   });
-  return table([header, ...rows], ["l", ...reports.map(() => "r" as const), ...(reports.length === 2 ? ["r" as const] : []), "r"]);
+  return table(
+    [header, ...rows],
+    ["l", ...reports.map(() => "r" as const), ...(reports.length === 2 ? ["r" as const] : []), "r"],
+  );
 }
 
 function stagesTable(rep: ConfigReport): string {
-  const rows: string[][] = [["stage (role)", "called on", "accuracy there", "measured by", "calls", "prompt tok/call", "latency/call"]];
+  const rows: string[][] = [
+    ["stage (role)", "called on", "accuracy there", "measured by", "calls", "prompt tok/call", "latency/call"],
+  ];
   // Workbench and clinic use different roles; the evidence workflow shares PLANNER/ANSWER, so it gets its own rows.
   const roles = { ...(rep.workbench?.roles ?? {}), ...(rep.clinic?.roles ?? {}) };
   const add = (role: string, s: { turns: number; accuracy: { value: number | null }; measure: string } | undefined) => {
     if (!s) return;
     const u = roles[role];
-    rows.push([role, String(s.turns), fmt({ value: s.accuracy.value, kind: "ratio" }), s.measure, String(u?.calls ?? 0), u ? u.meanPromptTokens.toFixed(0) : "—", u ? `${u.meanLatencyMs.toFixed(0)} ms` : "—"]);
+    rows.push([
+      role,
+      String(s.turns),
+      fmt({ value: s.accuracy.value, kind: "ratio" }),
+      s.measure,
+      String(u?.calls ?? 0),
+      u ? u.meanPromptTokens.toFixed(0) : "—",
+      u ? `${u.meanLatencyMs.toFixed(0)} ms` : "—",
+    ]);
   };
   if (rep.clinic) (["router", "branch"] as const).forEach((r) => add(r, rep.clinic!.stages[r]));
-  if (rep.workbench) (["planner", "reranker", "classifier", "answer"] as const).forEach((r) => add(r, rep.workbench!.stages[r]));
+  if (rep.workbench)
+    (["planner", "reranker", "classifier", "answer"] as const).forEach((r) => add(r, rep.workbench!.stages[r]));
   if (rep.evidence) {
     const ev = rep.evidence.roles;
     for (const r of ["planner", "answer"] as const) {
       const s = rep.evidence.stages[r];
       const u = ev[r];
-      rows.push([`evidence ${r === "planner" ? "interpreter/planner/critic" : "answer"}`, String(s.turns), fmt({ value: s.accuracy.value, kind: "ratio" }), s.measure, String(u?.calls ?? 0), u ? u.meanPromptTokens.toFixed(0) : "—", u ? `${u.meanLatencyMs.toFixed(0)} ms` : "—"]);
+      rows.push([
+        `evidence ${r === "planner" ? "interpreter/planner/critic" : "answer"}`,
+        String(s.turns),
+        fmt({ value: s.accuracy.value, kind: "ratio" }),
+        s.measure,
+        String(u?.calls ?? 0),
+        u ? u.meanPromptTokens.toFixed(0) : "—",
+        u ? `${u.meanLatencyMs.toFixed(0)} ms` : "—",
+      ]);
     }
   }
   return table(rows, ["l", "r", "r", "l", "r", "r", "r"]);
@@ -56,27 +88,58 @@ function stagesTable(rep: ConfigReport): string {
 function seedTable(rep: ConfigReport): string {
   if (!rep.workbench) return "";
   const rows = [["seed 001 row", "requests", "prep calls (mean)", "final calls (mean)", "within table"]];
-  for (const s of rep.workbench.seedTable) rows.push([s.label, String(s.turns), s.meanPrep.toFixed(2), s.meanFinal.toFixed(2), fmt({ value: s.within.value, kind: "ratio" })]);
+  for (const s of rep.workbench.seedTable)
+    rows.push([
+      s.label,
+      String(s.turns),
+      s.meanPrep.toFixed(2),
+      s.meanFinal.toFixed(2),
+      fmt({ value: s.within.value, kind: "ratio" }),
+    ]);
   return table(rows, ["l", "r", "r", "r", "r"]);
 }
 
 function outcomesTable(rep: ConfigReport): string {
   if (!rep.outcomes) return "";
-  const rows = [["kind", "outcome", "runs"], ...rep.outcomes.byOutcome.map((o) => [o.kind, o.outcome ?? "(none)", String(o.runs)])];
-  const rc = [["kind", "reason code", "runs"], ...rep.outcomes.byReasonCode.map((o) => [o.kind, o.reasonCode, String(o.runs)])];
+  const rows = [
+    ["kind", "outcome", "runs"],
+    ...rep.outcomes.byOutcome.map((o) => [o.kind, o.outcome ?? "(none)", String(o.runs)]),
+  ];
+  const rc = [
+    ["kind", "reason code", "runs"],
+    ...rep.outcomes.byReasonCode.map((o) => [o.kind, o.reasonCode, String(o.runs)]),
+  ];
   return `${table(rows, ["l", "l", "r"])}\n\n${table(rc, ["l", "l", "r"])}`;
 }
 
 function coverageTable(rep: ConfigReport): string {
   const rows = [["machine", "transitions covered", "of", "not covered"]];
-  for (const m of rep.coverage) rows.push([m.machine, String(m.covered), String(m.defined), m.missing.slice(0, 4).map((k) => k.split("|").slice(0, 3).join(" ")).join("; ") + (m.missing.length > 4 ? " …" : "")]);
+  for (const m of rep.coverage)
+    rows.push([
+      m.machine,
+      String(m.covered),
+      String(m.defined),
+      m.missing
+        .slice(0, 4)
+        .map((k) => k.split("|").slice(0, 3).join(" "))
+        .join("; ") + (m.missing.length > 4 ? " …" : ""),
+    ]);
   return table(rows, ["l", "r", "r", "l"]);
 }
 
 function failures(rep: ConfigReport, limit: number): string {
-  const all = [...(rep.workbench?.failures ?? []).map((f) => ({ s: "workbench", f })), ...(rep.clinic?.failures ?? []).map((f) => ({ s: "clinic", f })), ...(rep.evidence?.failures ?? []).map((f) => ({ s: "evidence", f }))];
+  const all = [
+    ...(rep.workbench?.failures ?? []).map((f) => ({ s: "workbench", f })),
+    ...(rep.clinic?.failures ?? []).map((f) => ({ s: "clinic", f })),
+    ...(rep.evidence?.failures ?? []).map((f) => ({ s: "evidence", f })),
+  ];
   if (!all.length) return "no failing turns";
-  const lines = all.slice(0, limit).map(({ s, f }) => `  ${s} ${f.caseId} #${f.turn + 1} «${f.text.slice(0, 60)}»: ${f.failed.map((c) => `${c.name} — ${c.detail}`).join("; ")}`);
+  const lines = all
+    .slice(0, limit)
+    .map(
+      ({ s, f }) =>
+        `  ${s} ${f.caseId} #${f.turn + 1} «${f.text.slice(0, 60)}»: ${f.failed.map((c) => `${c.name} — ${c.detail}`).join("; ")}`,
+    );
   return `${all.length} failing turn(s)${all.length > limit ? ` (first ${limit}; --verbose for all)` : ""}\n${lines.join("\n")}`;
 }
 

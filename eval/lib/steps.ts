@@ -57,17 +57,27 @@ export interface DocView {
 }
 
 /** The text of a step; `choose` needs the candidates the reranker was shown and the workspace. */
-export function renderStep(s: Step, ctx: { candidates?: CandidateView[]; documents?: DocView[] } = {}): { content: string; note?: string } {
+export function renderStep(
+  s: Step,
+  ctx: { candidates?: CandidateView[]; documents?: DocView[] } = {},
+): { content: string; note?: string } {
   if (typeof s === "string") return { content: s };
   if (s.content !== undefined) return { content: s.content };
   if (s.json !== undefined) return { content: JSON.stringify(s.json) };
   if (s.choose !== undefined) {
     const doc = ctx.documents?.find((d) => d.identity === s.choose);
     const match = (ctx.candidates ?? []).filter(
-      (c) => doc && c.displayName === doc.displayName && c.documentType === doc.documentType && (c.folder === undefined || c.folder === doc.folderName),
+      (c) =>
+        doc &&
+        c.displayName === doc.displayName &&
+        c.documentType === doc.documentType &&
+        (c.folder === undefined || c.folder === doc.folderName),
     );
     if (match.length === 1) return { content: JSON.stringify({ choice: match[0]!.candidateId }) };
-    return { content: JSON.stringify({ choice: "none" }), note: `choose ${s.choose}: ${match.length} matching candidates` };
+    return {
+      content: JSON.stringify({ choice: "none" }),
+      note: `choose ${s.choose}: ${match.length} matching candidates`,
+    };
   }
   if (s.text !== undefined || s.state !== undefined || s.intentChange !== undefined) {
     const parts: string[] = [];

@@ -28,10 +28,15 @@ const KNOWN = new Set<string>(Object.values(STAGE_SWITCHES));
 
 /** "default", or "WORKBENCH_PLANNER=off,WORKBENCH_RERANKER=off"; presets: all-on, deterministic. */
 export function parseConfig(spec: string): EvalConfig {
-  if (spec === "default" || spec === "all-on") return { name: spec, switches: spec === "all-on" ? Object.fromEntries([...KNOWN].map((k) => [k, "on"])) : {} };
-  if (spec === "deterministic" || spec === "all-off") return { name: spec, switches: Object.fromEntries([...KNOWN].map((k) => [k, "off"])) };
+  if (spec === "default" || spec === "all-on")
+    return { name: spec, switches: spec === "all-on" ? Object.fromEntries([...KNOWN].map((k) => [k, "on"])) : {} };
+  if (spec === "deterministic" || spec === "all-off")
+    return { name: spec, switches: Object.fromEntries([...KNOWN].map((k) => [k, "off"])) };
   const switches: Record<string, string> = {};
-  for (const part of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [k, v] = part.split("=");
     if (!k || !KNOWN.has(k)) throw new Error(`unknown stage switch "${k}" (known: ${[...KNOWN].join(", ")})`);
     switches[k] = v ?? "off";
@@ -39,7 +44,12 @@ export function parseConfig(spec: string): EvalConfig {
   return { name: spec, switches };
 }
 
-export async function startTarget(o: { modelBaseURL: string; live: boolean; config: EvalConfig; docsDir?: string }): Promise<Target> {
+export async function startTarget(o: {
+  modelBaseURL: string;
+  live: boolean;
+  config: EvalConfig;
+  docsDir?: string;
+}): Promise<Target> {
   const saved = new Map<string, string | undefined>();
   for (const k of KNOWN) {
     saved.set(k, process.env[k]);
@@ -48,9 +58,13 @@ export async function startTarget(o: { modelBaseURL: string; live: boolean; conf
   }
   const db = await openDatabase({ dataDir: "memory://" });
   const env: Record<string, string> = {
-    PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://",
-    OPENAI_BASE_URL: o.modelBaseURL, OPENAI_API_KEY: "eval-key", LLM_MODEL: "eval-answer",
-    LLM_TIMEOUT_MS: o.live ? process.env.LLM_TIMEOUT_MS ?? "60000" : "10000",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: "memory://",
+    OPENAI_BASE_URL: o.modelBaseURL,
+    OPENAI_API_KEY: "eval-key",
+    LLM_MODEL: "eval-answer",
+    LLM_TIMEOUT_MS: o.live ? (process.env.LLM_TIMEOUT_MS ?? "60000") : "10000",
     ...(o.docsDir ? { DOCS_DIR: o.docsDir } : {}),
   };
   for (const r of ROLES) env[`LLM_MODEL_${r.toUpperCase()}`] = `eval-${r}`;

@@ -8,7 +8,13 @@ import type { DocView } from "./steps";
 
 export interface WorkbenchObserved {
   outcome: "final" | "clarification" | "error" | "none";
-  plan: Array<{ intent: string; sourceMode: string; entityType?: string; dependsOn: string[]; folderScope?: string }> | null;
+  plan: Array<{
+    intent: string;
+    sourceMode: string;
+    entityType?: string;
+    dependsOn: string[];
+    folderScope?: string;
+  }> | null;
   plannedBy: string | null;
   resolution: Array<{ status: string; resolvedIdentity?: string; resolvedBy?: string }>;
   rerankerDecision: string | null;
@@ -52,7 +58,12 @@ function applyPatch(ws: Workspace, p: WorkbenchCase["turns"][number]["workspaceP
 
 function docViews(ws: Workspace): DocView[] {
   const names = new Map(ws.documents.map((d) => [d.identity, d.displayName]));
-  return ws.documents.map((d) => ({ identity: d.identity, displayName: d.displayName, documentType: d.documentType, ...(d.folderIdentity && names.has(d.folderIdentity) ? { folderName: names.get(d.folderIdentity)! } : {}) }));
+  return ws.documents.map((d) => ({
+    identity: d.identity,
+    displayName: d.displayName,
+    documentType: d.documentType,
+    ...(d.folderIdentity && names.has(d.folderIdentity) ? { folderName: names.get(d.folderIdentity)! } : {}),
+  }));
 }
 
 /**
@@ -62,26 +73,36 @@ function docViews(ws: Workspace): DocView[] {
  */
 export function citingAnswer(messages: { content: string }[]): string {
   try {
-    const req = JSON.parse(messages.at(-1)?.content ?? "{}") as { context?: Array<{ kind: string; identity?: string; items?: Array<{ identity: string }> }> };
+    const req = JSON.parse(messages.at(-1)?.content ?? "{}") as {
+      context?: Array<{ kind: string; identity?: string; items?: Array<{ identity: string }> }>;
+    };
     const ids = new Set<string>();
     for (const b of req.context ?? []) {
       if (b.kind === "entity" && b.identity) ids.add(b.identity);
       if (b.kind === "list") for (const i of (b.items ?? []).slice(0, 5)) ids.add(i.identity);
     }
-    return ids.size ? `По подготовленному контексту: ${[...ids].map((i) => `[[${i}]]`).join(", ")}.` : "По документации Endge: ответ собран из переданных фрагментов.";
+    return ids.size
+      ? `По подготовленному контексту: ${[...ids].map((i) => `[[${i}]]`).join(", ")}.`
+      : "По документации Endge: ответ собран из переданных фрагментов.";
   } catch {
     return "Ответ по подготовленному контексту.";
   }
 }
 
 function observe(r: SseResult): WorkbenchObserved {
-  const clar = first(r, "clarification_required") as { candidates?: Array<{ identity: string }>; slot?: string } | undefined;
+  const clar = first(r, "clarification_required") as
+    { candidates?: Array<{ identity: string }>; slot?: string } | undefined;
   const fin = first(r, "final") as { entityCitations?: string[]; validation?: { ok: boolean } } | undefined;
   const err = first(r, "error") as { code?: string } | undefined;
   const plan = stageOf(r, "03")?.data as { plannedBy?: string; tasks?: WorkbenchObserved["plan"] } | undefined;
-  const res = stageOf(r, "06")?.data as { tasks?: WorkbenchObserved["resolution"]; reranker?: { called?: boolean; decision?: { kind: string } } } | undefined;
+  const res = stageOf(r, "06")?.data as
+    | { tasks?: WorkbenchObserved["resolution"]; reranker?: { called?: boolean; decision?: { kind: string } } }
+    | undefined;
   const reply = (stageOf(r, "07")?.data as { reply?: { kind?: string; decidedBy?: string } } | undefined)?.reply;
-  const docs = (stageOf(r, "05")?.data as { fragments?: Array<{ docId: string }> } | undefined)?.fragments?.map((f) => String(f.docId)) ?? [];
+  const docs =
+    (stageOf(r, "05")?.data as { fragments?: Array<{ docId: string }> } | undefined)?.fragments?.map((f) =>
+      String(f.docId),
+    ) ?? [];
   const reasons = (stageOf(r, "09")?.data as { reasons?: string[] } | undefined)?.reasons ?? [];
   const outcome = clar ? "clarification" : fin ? "final" : err || r.status >= 400 ? "error" : "none";
   return {
@@ -89,13 +110,15 @@ function observe(r: SseResult): WorkbenchObserved {
     plan: plan?.tasks ?? null,
     plannedBy: plan?.plannedBy ?? null,
     resolution: res?.tasks ?? [],
-    rerankerDecision: res?.reranker?.called ? res.reranker.decision?.kind ?? "invalid" : null,
-    clarification: clar ? { slot: String(clar.slot ?? ""), candidates: (clar.candidates ?? []).map((c) => c.identity) } : null,
+    rerankerDecision: res?.reranker?.called ? (res.reranker.decision?.kind ?? "invalid") : null,
+    clarification: clar
+      ? { slot: String(clar.slot ?? ""), candidates: (clar.candidates ?? []).map((c) => c.identity) }
+      : null,
     replyKind: reply?.kind ?? null,
     replyDecidedBy: reply?.decidedBy ?? null,
     interactionStatus: null,
     previousInteractionStatus: null,
-    citations: fin ? fin.entityCitations ?? [] : null,
+    citations: fin ? (fin.entityCitations ?? []) : null,
     validationOk: fin?.validation ? fin.validation.ok : null,
     docs,
     reasons,
@@ -103,7 +126,13 @@ function observe(r: SseResult): WorkbenchObserved {
   };
 }
 
-export async function runWorkbenchCase(client: Client, models: ModelServer, c: WorkbenchCase, ws: Workspace, scriptFor: ScriptFor): Promise<WorkbenchTurnResult[]> {
+export async function runWorkbenchCase(
+  client: Client,
+  models: ModelServer,
+  c: WorkbenchCase,
+  ws: Workspace,
+  scriptFor: ScriptFor,
+): Promise<WorkbenchTurnResult[]> {
   const created = await client.json<{ conversationId?: string }>("POST", "/v1/workbench/conversations", {});
   const conversationId = created.body.conversationId;
   if (!conversationId) throw new Error(`case ${c.id}: could not create a conversation (HTTP ${created.status})`);
@@ -116,15 +145,19 @@ export async function runWorkbenchCase(client: Client, models: ModelServer, c: W
   for (const [i, t] of c.turns.entries()) {
     workspace = applyPatch(workspace, t.workspacePatch);
     const body: Record<string, unknown> = { text: t.text, workspace, debug: true };
-    const answering = t.replyToTurn !== undefined ? asked.get(t.replyToTurn) ?? null : lastClar;
+    const answering = t.replyToTurn !== undefined ? (asked.get(t.replyToTurn) ?? null) : lastClar;
     const diverged = !!t.reply && !answering;
     if (t.reply && answering) {
       body.interactionId = answering.interactionId;
       body.replyToClarificationId = answering.id;
-      if (t.select) body.selectedCandidateId = answering.candidates.find((x) => x.identity === t.select)?.candidateId ?? t.select;
+      if (t.select)
+        body.selectedCandidateId = answering.candidates.find((x) => x.identity === t.select)?.candidateId ?? t.select;
     }
     if (t.forgeCandidateId) body.selectedCandidateId = t.forgeCandidateId;
-    models.beginTurn(scriptFor(c.id, i, t.models), { documents: docViews(workspace), fallback: { answer: citingAnswer } });
+    models.beginTurn(scriptFor(c.id, i, t.models), {
+      documents: docViews(workspace),
+      fallback: { answer: citingAnswer },
+    });
     const r = await client.sse(`/v1/workbench/conversations/${conversationId}/messages`, body);
     const calls = models.endTurn();
     const observed = observe(r);
@@ -134,11 +167,25 @@ export async function runWorkbenchCase(client: Client, models: ModelServer, c: W
     const prevInteraction = interactionId;
     const started = first(r, "run_started") as { interactionId?: string } | undefined;
     if (started?.interactionId) interactionId = started.interactionId;
-    const statusOf = async (id: string | null) => (id ? (await client.json<{ status?: string }>("GET", `/v1/workbench/interactions/${id}`)).body.status ?? null : null);
+    const statusOf = async (id: string | null) =>
+      id
+        ? ((await client.json<{ status?: string }>("GET", `/v1/workbench/interactions/${id}`)).body.status ?? null)
+        : null;
     if (t.expect.interactionStatus) observed.interactionStatus = await statusOf(interactionId);
     if (t.expect.previousInteractionStatus) observed.previousInteractionStatus = await statusOf(prevInteraction);
     if (named(r, "done").length === 0 && r.events.length) observed.outcome = "none";
-    out.push({ suite: "workbench", caseId: c.id, turn: i, tags: c.tags, text: t.text, expect: t.expect, observed, calls, ms: r.ms, diverged });
+    out.push({
+      suite: "workbench",
+      caseId: c.id,
+      turn: i,
+      tags: c.tags,
+      text: t.text,
+      expect: t.expect,
+      observed,
+      calls,
+      ms: r.ms,
+      diverged,
+    });
   }
   return out;
 }

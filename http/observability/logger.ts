@@ -19,7 +19,19 @@ export interface LogContext {
 
 const context = new AsyncLocalStorage<LogContext>();
 
-const REDACT = ["authorization", "apiKey", "api_key", "token", "password", "*.authorization", "*.apiKey", "*.api_key", "*.token", "*.password", "headers"];
+const REDACT = [
+  "authorization",
+  "apiKey",
+  "api_key",
+  "token",
+  "password",
+  "*.authorization",
+  "*.apiKey",
+  "*.api_key",
+  "*.token",
+  "*.password",
+  "headers",
+];
 
 export function createLogger(destination?: DestinationStream, level = process.env.LOG_LEVEL || "info"): Logger {
   return pino(

@@ -12,39 +12,49 @@ import { metrics } from "./metrics";
  */
 export function observeLlm(llm: Llm): Llm {
   const observe = async <T>(role: Role, kind: string, call: () => Promise<LlmResult<T>>): Promise<LlmResult<T>> =>
-    inSpan("model call", { "llm.role": role, "llm.model": llm.modelFor(role), "llm.kind": kind }, async (span: Span) => {
-      const r = await call();
-      const m = r.meta;
-      const outcome = r.ok ? "ok" : r.error.code;
-      metrics.modelCalls.inc({ role, model: m.model, outcome });
-      metrics.modelSeconds.observe({ role, model: m.model }, m.durationMs / 1000);
-      if (m.attempts > 1) metrics.modelRetries.inc({ role, model: m.model });
-      if (m.usage) {
-        metrics.modelTokens.inc({ role, model: m.model, kind: "prompt" }, m.usage.promptTokens);
-        metrics.modelTokens.inc({ role, model: m.model, kind: "completion" }, m.usage.completionTokens);
-      }
-      span.setAttributes({ "llm.attempts": m.attempts, "llm.outcome": outcome, ...(m.usage ? { "llm.prompt_tokens": m.usage.promptTokens, "llm.completion_tokens": m.usage.completionTokens } : {}) });
-      const line = {
-        event: "model_call",
-        role,
-        model: m.model,
-        kind,
-        latencyMs: Math.round(m.durationMs),
-        attempts: m.attempts,
-        retried: m.attempts > 1,
-        promptTokens: m.usage?.promptTokens ?? null,
-        completionTokens: m.usage?.completionTokens ?? null,
-        promptChars: m.promptChars,
-        offline: m.offline,
-        outcome,
-      };
-      if (r.ok || r.error.code === "cancelled") logger.info(line, "model call");
-      else {
-        metrics.errors.inc({ where: "model", code: r.error.code });
-        logger.warn({ ...line, error: r.error.message }, "model call failed");
-      }
-      return r;
-    });
+    inSpan(
+      "model call",
+      { "llm.role": role, "llm.model": llm.modelFor(role), "llm.kind": kind },
+      async (span: Span) => {
+        const r = await call();
+        const m = r.meta;
+        const outcome = r.ok ? "ok" : r.error.code;
+        metrics.modelCalls.inc({ role, model: m.model, outcome });
+        metrics.modelSeconds.observe({ role, model: m.model }, m.durationMs / 1000);
+        if (m.attempts > 1) metrics.modelRetries.inc({ role, model: m.model });
+        if (m.usage) {
+          metrics.modelTokens.inc({ role, model: m.model, kind: "prompt" }, m.usage.promptTokens);
+          metrics.modelTokens.inc({ role, model: m.model, kind: "completion" }, m.usage.completionTokens);
+        }
+        span.setAttributes({
+          "llm.attempts": m.attempts,
+          "llm.outcome": outcome,
+          ...(m.usage
+            ? { "llm.prompt_tokens": m.usage.promptTokens, "llm.completion_tokens": m.usage.completionTokens }
+            : {}),
+        });
+        const line = {
+          event: "model_call",
+          role,
+          model: m.model,
+          kind,
+          latencyMs: Math.round(m.durationMs),
+          attempts: m.attempts,
+          retried: m.attempts > 1,
+          promptTokens: m.usage?.promptTokens ?? null,
+          completionTokens: m.usage?.completionTokens ?? null,
+          promptChars: m.promptChars,
+          offline: m.offline,
+          outcome,
+        };
+        if (r.ok || r.error.code === "cancelled") logger.info(line, "model call");
+        else {
+          metrics.errors.inc({ where: "model", code: r.error.code });
+          logger.warn({ ...line, error: r.error.message }, "model call failed");
+        }
+        return r;
+      },
+    );
   return {
     get offline() {
       return llm.offline;
@@ -52,6 +62,7 @@ export function observeLlm(llm: Llm): Llm {
     modelFor: (role) => llm.modelFor(role),
     complete: (role, messages, opts) => observe(role, "complete", () => llm.complete(role, messages, opts)),
     stream: (role, messages, opts) => observe(role, "stream", () => llm.stream(role, messages, opts)),
-    structured: (role, messages, schema, name, opts) => observe(role, "structured", () => llm.structured(role, messages, schema, name, opts)),
+    structured: (role, messages, schema, name, opts) =>
+      observe(role, "structured", () => llm.structured(role, messages, schema, name, opts)),
   };
 }

@@ -26,7 +26,18 @@ export function requestLog(): MiddlewareHandler<AuthEnv> {
         if (ctx && c.get("tenantId")) ctx.tenantId = c.get("tenantId");
         metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
         if (route !== "/metrics" && route !== "/healthz" && route !== "/readyz") {
-          logger.info({ event: "request", method: c.req.method, route, path: c.req.path, status, latencyMs: Math.round(performance.now() - started), role: c.get("role") }, "request");
+          logger.info(
+            {
+              event: "request",
+              method: c.req.method,
+              route,
+              path: c.req.path,
+              status,
+              latencyMs: Math.round(performance.now() - started),
+              role: c.get("role"),
+            },
+            "request",
+          );
         }
       }
     });
@@ -34,10 +45,18 @@ export function requestLog(): MiddlewareHandler<AuthEnv> {
 }
 
 /** Database reachable (one round trip), with its latency; also feeds the db gauges. */
-export async function pingDatabase(deps: Pick<Deps, "db">, timeoutMs = 2_000): Promise<{ ok: boolean; ms: number; error?: string }> {
+export async function pingDatabase(
+  deps: Pick<Deps, "db">,
+  timeoutMs = 2_000,
+): Promise<{ ok: boolean; ms: number; error?: string }> {
   const started = performance.now();
   try {
-    await Promise.race([deps.db.sql`select 1`, new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs).unref())]);
+    await Promise.race([
+      deps.db.sql`select 1`,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs).unref(),
+      ),
+    ]);
     const ms = performance.now() - started;
     metrics.dbUp.set(1);
     metrics.dbPingSeconds.set(ms / 1000);
@@ -71,7 +90,9 @@ export function registerObservabilityRoutes(app: Hono<AuthEnv>, deps: Deps): voi
     if (deps.db.backend === "postgres") {
       metrics.dbConnections.reset();
       const rows = await deps.db.sql<{ state: string | null; n: number }[]>`
-        select state, count(*)::int as n from pg_stat_activity where application_name = 'dialogue-statecharts' group by state`.catch(() => []);
+        select state, count(*)::int as n from pg_stat_activity where application_name = 'dialogue-statecharts' group by state`.catch(
+        () => [],
+      );
       for (const r of rows) metrics.dbConnections.set({ state: r.state ?? "unknown" }, r.n);
     }
     c.header("content-type", registry.contentType);

@@ -33,32 +33,114 @@ import { workbenchOperations, workbenchSchemas, WorkbenchSseEvent } from "../../
 export const AnyRunEvent = z.union([ClinicSseEvent, WorkbenchSseEvent, EvidenceSseEvent]);
 
 const httpOperations: Operation[] = [
-  { operationId: "health", method: "get", path: "/healthz", tag: "service", summary: "Готовность сервера", responses: { 200: ok(Health) } },
-  { operationId: "openapi", method: "get", path: "/openapi.json", tag: "service", summary: "Этот документ", responses: { 200: ok(z.record(z.string(), z.unknown()), "OpenAPI 3.1") } },
-  { operationId: "getRunStages", method: "get", path: "/v1/runs/{runId}/stages", tag: "runs", summary: "Отладочные стадии сохранённого запуска", description: "Стадии (`stage`), записанные, если ход шёл с `debug: true`: RAG-фрагменты, собранный промпт, разбор хвоста.", responses: { 200: ok(RunStages), 404: err("Нет такого запуска") } },
   {
-    operationId: "resumeRun", method: "get", path: "/v1/runs/{runId}/events", tag: "runs", summary: "Возобновить поток запуска", query: ResumeQuery,
-    description: "Заголовок `Last-Event-ID` (или `?lastEventId=`): все события после этого id, затем живые — до `done`.",
-    responses: { 200: { description: "События запуска (любой системы)", sse: AnyRunEvent }, 404: err("Нет такого запуска") },
+    operationId: "health",
+    method: "get",
+    path: "/healthz",
+    tag: "service",
+    summary: "Готовность сервера",
+    responses: { 200: ok(Health) },
   },
-  { operationId: "inspectEvents", method: "get", path: "/v1/inspect/events", tag: "machines", summary: "События инспекции Stately по SSE (STATELY_INSPECT=true)", description: "Для /inspector.html; EventSource передаёт токен как `?access_token=`. Каждое событие `inspect`: @xstate.actor / @xstate.event / @xstate.snapshot.", responses: { 200: { description: "event: inspect", other: ["text/event-stream"] }, 404: err("Инспектор выключен") } },
-  { operationId: "listMachines", method: "get", path: "/v1/machines", tag: "machines", summary: "Машины, которые умеет рисовать сервер", responses: { 200: ok(MachineList) } },
   {
-    operationId: "replayConversation", method: "get", path: "/v1/conversations/{conversationId}/replay", tag: "machines", query: ReplayQuery,
-    summary: "Проверка воспроизводимости: каждый снимок машины диалога пересобран из журнала её событий и сравнён с сохранённым",
-    description: "Для каждого снимка: сколько событий в журнале, какими определениями машины они приняты, удалось ли воспроизвести и совпал ли результат. С `?key=` — один снимок, с журналом и обоими снимками.",
+    operationId: "openapi",
+    method: "get",
+    path: "/openapi.json",
+    tag: "service",
+    summary: "Этот документ",
+    responses: { 200: ok(z.record(z.string(), z.unknown()), "OpenAPI 3.1") },
+  },
+  {
+    operationId: "getRunStages",
+    method: "get",
+    path: "/v1/runs/{runId}/stages",
+    tag: "runs",
+    summary: "Отладочные стадии сохранённого запуска",
+    description:
+      "Стадии (`stage`), записанные, если ход шёл с `debug: true`: RAG-фрагменты, собранный промпт, разбор хвоста.",
+    responses: { 200: ok(RunStages), 404: err("Нет такого запуска") },
+  },
+  {
+    operationId: "resumeRun",
+    method: "get",
+    path: "/v1/runs/{runId}/events",
+    tag: "runs",
+    summary: "Возобновить поток запуска",
+    query: ResumeQuery,
+    description:
+      "Заголовок `Last-Event-ID` (или `?lastEventId=`): все события после этого id, затем живые — до `done`.",
+    responses: {
+      200: { description: "События запуска (любой системы)", sse: AnyRunEvent },
+      404: err("Нет такого запуска"),
+    },
+  },
+  {
+    operationId: "inspectEvents",
+    method: "get",
+    path: "/v1/inspect/events",
+    tag: "machines",
+    summary: "События инспекции Stately по SSE (STATELY_INSPECT=true)",
+    description:
+      "Для /inspector.html; EventSource передаёт токен как `?access_token=`. Каждое событие `inspect`: @xstate.actor / @xstate.event / @xstate.snapshot.",
+    responses: { 200: { description: "event: inspect", other: ["text/event-stream"] }, 404: err("Инспектор выключен") },
+  },
+  {
+    operationId: "listMachines",
+    method: "get",
+    path: "/v1/machines",
+    tag: "machines",
+    summary: "Машины, которые умеет рисовать сервер",
+    responses: { 200: ok(MachineList) },
+  },
+  {
+    operationId: "replayConversation",
+    method: "get",
+    path: "/v1/conversations/{conversationId}/replay",
+    tag: "machines",
+    query: ReplayQuery,
+    summary:
+      "Проверка воспроизводимости: каждый снимок машины диалога пересобран из журнала её событий и сравнён с сохранённым",
+    description:
+      "Для каждого снимка: сколько событий в журнале, какими определениями машины они приняты, удалось ли воспроизвести и совпал ли результат. С `?key=` — один снимок, с журналом и обоими снимками.",
     responses: { 200: ok(ReplayReport), 404: err("Нет диалога или снимка") },
   },
   {
-    operationId: "getMachineDiagram", method: "get", path: "/v1/machines/{machineId}/diagram", tag: "machines", query: DiagramQuery,
+    operationId: "getMachineDiagram",
+    method: "get",
+    path: "/v1/machines/{machineId}/diagram",
+    tag: "machines",
+    query: DiagramQuery,
     summary: "Схема машины из её определения; текущее состояние диалога подсвечено",
-    responses: { 200: { description: "SVG (по умолчанию), JSON-граф (format=json) или HTML-страница (format=html)", json: DiagramGraph, other: ["image/svg+xml", "text/html"] }, 404: err("Нет машины или диалога") },
+    responses: {
+      200: {
+        description: "SVG (по умолчанию), JSON-граф (format=json) или HTML-страница (format=html)",
+        json: DiagramGraph,
+        other: ["image/svg+xml", "text/html"],
+      },
+      404: err("Нет машины или диалога"),
+    },
   },
 ];
 
-export const operations: Operation[] = [...httpOperations, ...inboxOperations, ...clinicOperations, ...workbenchOperations, ...evidenceOperations];
+export const operations: Operation[] = [
+  ...httpOperations,
+  ...inboxOperations,
+  ...clinicOperations,
+  ...workbenchOperations,
+  ...evidenceOperations,
+];
 
-const sharedSchemas: Record<string, z.ZodType> = { Error: ErrorBody, Health, StageEvent, AnswerReplaced, RunStages, AnyRunEvent, MachineSummary, MachineList, DiagramGraph, ReplayReport };
+const sharedSchemas: Record<string, z.ZodType> = {
+  Error: ErrorBody,
+  Health,
+  StageEvent,
+  AnswerReplaced,
+  RunStages,
+  AnyRunEvent,
+  MachineSummary,
+  MachineList,
+  DiagramGraph,
+  ReplayReport,
+};
 
 /** Errors any /v1 operation may answer besides its own (auth, body checks and limits, a crash). */
 const commonErrors: Record<number, string> = {
@@ -81,7 +163,14 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  */
 function responseComponents(): { names: Map<z.ZodType, string>; schemas: Record<string, unknown> } {
   const names = new Map<z.ZodType, string>();
-  for (const [name, schema] of Object.entries({ ...sharedSchemas, ...inboxSchemas, ...clinicSchemas, ...workbenchSchemas, ...evidenceSchemas })) if (!names.has(schema)) names.set(schema, name);
+  for (const [name, schema] of Object.entries({
+    ...sharedSchemas,
+    ...inboxSchemas,
+    ...clinicSchemas,
+    ...workbenchSchemas,
+    ...evidenceSchemas,
+  }))
+    if (!names.has(schema)) names.set(schema, name);
   for (const op of operations)
     for (const [status, r] of Object.entries(op.responses)) {
       const s = r.sse ?? r.json;
@@ -89,26 +178,52 @@ function responseComponents(): { names: Map<z.ZodType, string>; schemas: Record<
     }
   const reg = z.registry<{ id: string }>();
   for (const [schema, id] of names) reg.add(schema, { id });
-  const out = z.toJSONSchema(reg, { uri: (id) => `#/components/schemas/${id}`, io: "output", unrepresentable: "any" }) as { schemas: Record<string, Record<string, unknown>> };
+  const out = z.toJSONSchema(reg, {
+    uri: (id) => `#/components/schemas/${id}`,
+    io: "output",
+    unrepresentable: "any",
+  }) as { schemas: Record<string, Record<string, unknown>> };
   return { names, schemas: Object.fromEntries(Object.entries(out.schemas).map(([k, v]) => [k, strip(v)])) };
 }
 
 /** Request bodies and queries as the server accepts them (`input`: defaults optional), inlined. */
-const inline = (schema: z.ZodType) => strip(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+const inline = (schema: z.ZodType) =>
+  strip(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
 
 export function buildOpenApi(routes: { method: string; path: string }[] = []): Record<string, unknown> {
   const { names, schemas } = responseComponents();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
-    const params: Record<string, unknown>[] = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    const params: Record<string, unknown>[] = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    }));
     if (op.query) {
       const q = inline(op.query) as { properties?: Record<string, { description?: string }>; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties ?? {}))
-        params.push({ name, in: "query", required: (q.required ?? []).includes(name), ...(schema.description ? { description: schema.description } : {}), schema });
+        params.push({
+          name,
+          in: "query",
+          required: (q.required ?? []).includes(name),
+          ...(schema.description ? { description: schema.description } : {}),
+          schema,
+        });
     }
-    if (op.operationId === "resumeRun") params.push({ name: "Last-Event-ID", in: "header", required: false, description: "the id of the last event the client has", schema: { type: "string", pattern: "^\\d+$" } });
+    if (op.operationId === "resumeRun")
+      params.push({
+        name: "Last-Event-ID",
+        in: "header",
+        required: false,
+        description: "the id of the last event the client has",
+        schema: { type: "string", pattern: "^\\d+$" },
+      });
     const errors = op.path.startsWith("/v1/") ? commonErrors : { 413: commonErrors[413]! };
-    const all: Record<number, { description: string; json?: z.ZodType; sse?: z.ZodType; other?: string[] }> = { ...Object.fromEntries(Object.entries(errors).map(([s, d]) => [s, err(d)])), ...op.responses };
+    const all: Record<number, { description: string; json?: z.ZodType; sse?: z.ZodType; other?: string[] }> = {
+      ...Object.fromEntries(Object.entries(errors).map(([s, d]) => [s, err(d)])),
+      ...op.responses,
+    };
     const responses = Object.fromEntries(
       Object.entries(all).map(([status, r]) => {
         const content: Record<string, unknown> = {};
@@ -125,7 +240,9 @@ export function buildOpenApi(routes: { method: string; path: string }[] = []): R
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       ...(params.length ? { parameters: params } : {}),
-      ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: inline(op.body) } } } } : {}),
+      ...(op.body
+        ? { requestBody: { required: true, content: { "application/json": { schema: inline(op.body) } } } }
+        : {}),
       responses,
       security: op.path.startsWith("/v1/") ? [{ bearer: [] }] : [],
     };
@@ -137,11 +254,23 @@ export function buildOpenApi(routes: { method: string; path: string }[] = []): R
     const method = r.method.toLowerCase();
     if (paths[path]?.[method]) continue;
     paths[path] ??= {};
-    paths[path]![method] = { tags: ["undocumented"], summary: "Не описано в OpenAPI (маршрут есть на сервере)", "x-undocumented": true, responses: { default: { description: "см. CONTRACT.md" } }, security: [{ bearer: [] }] };
+    paths[path]![method] = {
+      tags: ["undocumented"],
+      summary: "Не описано в OpenAPI (маршрут есть на сервере)",
+      "x-undocumented": true,
+      responses: { default: { description: "см. CONTRACT.md" } },
+      security: [{ bearer: [] }],
+    };
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Dialogue statecharts API", version: "0.1.0", description: "Клиника (CONTRACT §5), Workbench (§3), evidence workflow, запуски и SSE (§2), схемы машин. Ошибки — `{error: {code, message}}` (§6).", license: { name: "UNLICENSED", identifier: "UNLICENSED" } },
+    info: {
+      title: "Dialogue statecharts API",
+      version: "0.1.0",
+      description:
+        "Клиника (CONTRACT §5), Workbench (§3), evidence workflow, запуски и SSE (§2), схемы машин. Ошибки — `{error: {code, message}}` (§6).",
+      license: { name: "UNLICENSED", identifier: "UNLICENSED" },
+    },
     servers: [{ url: "/" }],
     tags: [
       { name: "clinic", description: "Чат пациента" },
@@ -155,6 +284,11 @@ export function buildOpenApi(routes: { method: string; path: string }[] = []): R
       { name: "service", description: "Служебное" },
     ],
     paths,
-    components: { schemas, securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API_TOKENS; без них API открыт только на loopback" } } },
+    components: {
+      schemas,
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "API_TOKENS; без них API открыт только на loopback" },
+      },
+    },
   };
 }

@@ -47,7 +47,11 @@ interface Followed {
 }
 
 /** The machine definition a log label names (http/routes/operator-replay.ts `definitionOf` over the systems list). */
-export type DefinitionOf = (tenantId: string, label: string | null, storedMachineId: string) => Promise<AnyStateMachine | null>;
+export type DefinitionOf = (
+  tenantId: string,
+  label: string | null,
+  storedMachineId: string,
+) => Promise<AnyStateMachine | null>;
 
 /** `catalog` lists a tenant's machine diagrams (driver/system.ts `machineCatalog` over the systems list). */
 export function startInspectorBridge(
@@ -91,7 +95,12 @@ export function startInspectorBridge(
     const built = new Map<string, AnyStateMachine>();
 
     /** Reports one replayed snapshot of `row.key` (after `event`, or the initial one). */
-    const report = async (row: SnapshotView, f: Followed, persisted: { value?: unknown; context?: Record<string, unknown>; status?: string }, event: { type: string } | null) => {
+    const report = async (
+      row: SnapshotView,
+      f: Followed,
+      persisted: { value?: unknown; context?: Record<string, unknown>; status?: string },
+      event: { type: string } | null,
+    ) => {
       const { entries } = await catalogFor(row.tenantId);
       for (const entry of entries.filter((e) => e.snapshotMachineId === row.machineId)) {
         const pos = entry.position(persisted, row.key);
@@ -100,7 +109,11 @@ export function startInspectorBridge(
         // One inspected actor per conversation and machine; the derived step machine beside its dialogue.
         const actorId = main ? row.key : `${row.key}/${entry.id}`;
         tenantOf.set(actorId, row.tenantId);
-        const snap = { status: (persisted.status ?? "active") as "active", value: pos.value, context: persisted.context ?? {} };
+        const snap = {
+          status: (persisted.status ?? "active") as "active",
+          value: pos.value,
+          context: persisted.context ?? {},
+        };
         if (!seen.has(actorId)) {
           seen.add(actorId);
           let m = built.get(`${row.tenantId}|${entry.id}`);
@@ -127,26 +140,33 @@ export function startInspectorBridge(
     /** Replays the key's new log rows through the machine that took them, reporting each. */
     const follow = async (row: SnapshotView) => {
       let f = followed.get(row.key);
-      if (!f) followed.set(row.key, (f = { seq: 0, machine: null, snapshot: null, positions: new Map(), broken: false }));
+      if (!f)
+        followed.set(row.key, (f = { seq: 0, machine: null, snapshot: null, positions: new Map(), broken: false }));
       if (f.broken) return;
       const definitions = new Map<string | null, AnyStateMachine | null>();
       for (;;) {
         const log = await listMachineEventsAfter(sql, row.key, f.seq);
         if (log.length === 0) return;
         for (const entry of log) {
-          if (!definitions.has(entry.machine)) definitions.set(entry.machine, await definitionOf(row.tenantId, entry.machine, row.machineId));
+          if (!definitions.has(entry.machine))
+            definitions.set(entry.machine, await definitionOf(row.tenantId, entry.machine, row.machineId));
           const m = definitions.get(entry.machine);
           const ev = entry.event as { type?: string; input?: unknown };
           if (!m || (f.machine === null && ev?.type !== "xstate.init")) {
             // A log this process cannot replay (a definition it does not have, a log older than labels).
             f.broken = true;
-            deps.log(`inspector: ${row.key} cannot be replayed from its log (${m ? "no xstate.init" : `machine ${entry.machine ?? "(unnamed)"} not available`})`);
+            deps.log(
+              `inspector: ${row.key} cannot be replayed from its log (${m ? "no xstate.init" : `machine ${entry.machine ?? "(unnamed)"} not available`})`,
+            );
             return;
           }
           let event: { type: string } | null = null;
           if (f.machine === null) [f.snapshot] = pureInitialTransition(m, ev.input as never);
           else {
-            if (m !== f.machine) f.snapshot = m.resolveState(JSON.parse(JSON.stringify(f.machine.getPersistedSnapshot(f.snapshot as never))) as never);
+            if (m !== f.machine)
+              f.snapshot = m.resolveState(
+                JSON.parse(JSON.stringify(f.machine.getPersistedSnapshot(f.snapshot as never))) as never,
+              );
             [f.snapshot] = pureTransition(m, f.snapshot as never, ev as never);
             event = ev as { type: string };
           }

@@ -3,7 +3,15 @@ import { join } from "node:path";
 import type { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
-import { eraseConversation, findInboxItem, InboxFilter, listInbox, setHandling, BadCursor, type InboxFilter as Filter } from "../../storage/inbox";
+import {
+  eraseConversation,
+  findInboxItem,
+  InboxFilter,
+  listInbox,
+  setHandling,
+  BadCursor,
+  type InboxFilter as Filter,
+} from "../../storage/inbox";
 import { listMessages } from "../../storage/messages";
 import { loadClinicTurnContext } from "../../systems/clinic/store/turn-context";
 import { readClinicState, releaseClinicThread } from "../../systems/clinic/turn";
@@ -32,7 +40,8 @@ export function registerInboxRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     try {
       return await listInbox(sql, tenantId, f);
     } catch (e) {
-      if (e instanceof BadCursor) throw new AppError("invalid_request", "Курсор не распознан: начните список заново без cursor.");
+      if (e instanceof BadCursor)
+        throw new AppError("invalid_request", "Курсор не распознан: начните список заново без cursor.");
       throw e;
     }
   };
@@ -43,9 +52,15 @@ export function registerInboxRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   };
 
   app.get("/v1/inbox/conversations", async (c) => c.json(await list(c.get("tenantId"), parseFilter(c.req.query()))));
-  app.get("/v1/clinic/threads", async (c) => c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "clinic"))));
-  app.get("/v1/workbench/conversations", async (c) => c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "workbench"))));
-  app.get("/v1/evidence/conversations", async (c) => c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "evidence"))));
+  app.get("/v1/clinic/threads", async (c) =>
+    c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "clinic"))),
+  );
+  app.get("/v1/workbench/conversations", async (c) =>
+    c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "workbench"))),
+  );
+  app.get("/v1/evidence/conversations", async (c) =>
+    c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "evidence"))),
+  );
 
   app.get("/v1/inbox/conversations/:id", async (c) => {
     const conv = await item(c.get("tenantId"), c.req.param("id"));
@@ -53,7 +68,13 @@ export function registerInboxRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     return c.json({
       ...conv,
       ...(conv.system === "clinic" ? { state: await readClinicState(sql, conv.id) } : {}),
-      messages: messages.map((m) => ({ seq: m.seq, role: m.role, text: m.text, meta: m.runId ? { ...m.meta, runId: m.runId } : m.meta, createdAt: m.createdAt.toISOString() })),
+      messages: messages.map((m) => ({
+        seq: m.seq,
+        role: m.role,
+        text: m.text,
+        meta: m.runId ? { ...m.meta, runId: m.runId } : m.meta,
+        createdAt: m.createdAt.toISOString(),
+      })),
     });
   });
 
@@ -71,7 +92,8 @@ export function registerInboxRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   app.post("/v1/inbox/conversations/:id/release", async (c) => {
     const tenantId = c.get("tenantId");
     const conv = await item(tenantId, c.req.param("id"));
-    if (conv.status !== "taken" && !conv.escalated) throw new AppError("conflict", "Диалог не у оператора: освобождать нечего.");
+    if (conv.status !== "taken" && !conv.escalated)
+      throw new AppError("conflict", "Диалог не у оператора: освобождать нечего.");
     await releaseMachine(tenantId, conv.id, conv.system);
     await setHandling(sql, tenantId, conv.id, { status: "open", clearEscalation: true });
     return c.json(await item(tenantId, conv.id));
@@ -90,8 +112,11 @@ export function registerInboxRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   app.delete("/v1/inbox/conversations/:id", async (c) => {
     const r = await eraseConversation(sql, c.get("tenantId"), c.req.param("id"));
     if (r.result === "not_found") throw new AppError("not_found", "Такого диалога нет.");
-    if (r.result === "running") throw new AppError("conflict", "Сейчас идёт ход этого диалога; удалите его после ответа.");
-    await Promise.all(r.runIds.map((id) => rm(join(deps.config.debugDir, id), { recursive: true, force: true }).catch(() => {})));
+    if (r.result === "running")
+      throw new AppError("conflict", "Сейчас идёт ход этого диалога; удалите его после ответа.");
+    await Promise.all(
+      r.runIds.map((id) => rm(join(deps.config.debugDir, id), { recursive: true, force: true }).catch(() => {})),
+    );
     return c.body(null, 204);
   });
 

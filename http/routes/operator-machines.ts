@@ -18,7 +18,11 @@ import { describeZod } from "../errors";
  * from the tenant's active settings), with a conversation's current state highlighted.
  */
 
-export function registerOperatorMachineRoutes(app: Hono<AuthEnv>, deps: Deps, systems: readonly DialogueSystem[]): void {
+export function registerOperatorMachineRoutes(
+  app: Hono<AuthEnv>,
+  deps: Deps,
+  systems: readonly DialogueSystem[],
+): void {
   const sql = deps.db.sql;
   const catalog = (tenantId: string) => machineCatalog(systems, { sql, tenantId });
 
@@ -26,7 +30,15 @@ export function registerOperatorMachineRoutes(app: Hono<AuthEnv>, deps: Deps, sy
     return c.json({
       machines: (await catalog(c.get("tenantId"))).map((m) => {
         const g = machineGraph(m.build());
-        return { id: m.id, title: m.title, description: m.description, conversationKind: m.conversationKind, machineId: g.machineId, states: g.nodes.size - 1, transitions: g.edges.length };
+        return {
+          id: m.id,
+          title: m.title,
+          description: m.description,
+          conversationKind: m.conversationKind,
+          machineId: g.machineId,
+          states: g.nodes.size - 1,
+          transitions: g.edges.length,
+        };
       }),
     });
   });
@@ -44,11 +56,16 @@ export function registerOperatorMachineRoutes(app: Hono<AuthEnv>, deps: Deps, sy
     if (q.conversationId) {
       const conv = await findConversation(sql, tenantId, q.conversationId);
       if (!conv) throw new AppError("not_found", "Такого диалога нет.");
-      if (conv.kind !== entry.conversationKind) throw new AppError("invalid_request", `Машина ${entry.id} не относится к диалогам вида ${conv.kind}.`);
+      if (conv.kind !== entry.conversationKind)
+        throw new AppError("invalid_request", `Машина ${entry.id} не относится к диалогам вида ${conv.kind}.`);
       const snap = await latestSnapshot(sql, tenantId, conv.id, entry.snapshotMachineId, q.key);
       const pos = snap ? entry.position(snap.snapshot, snap.key) : null;
       value = pos?.value;
-      caption = pos ? `диалог ${conv.id.slice(0, 8)}: ${pos.caption}` : snap ? `диалог ${conv.id.slice(0, 8)} сейчас не в этой машине` : `диалог ${conv.id.slice(0, 8)}: ходов ещё не было`;
+      caption = pos
+        ? `диалог ${conv.id.slice(0, 8)}: ${pos.caption}`
+        : snap
+          ? `диалог ${conv.id.slice(0, 8)} сейчас не в этой машине`
+          : `диалог ${conv.id.slice(0, 8)}: ходов ещё не было`;
     }
     const graph = machineGraph(machine);
     c.header("cache-control", "no-store");
@@ -60,7 +77,10 @@ export function registerOperatorMachineRoutes(app: Hono<AuthEnv>, deps: Deps, sy
         title: entry.title,
         caption,
         active,
-        states: [...graph.nodes.values()].map(({ internal, ...n }) => ({ ...n, internal: internal.map(({ id: _i, ...e }) => e) })),
+        states: [...graph.nodes.values()].map(({ internal, ...n }) => ({
+          ...n,
+          internal: internal.map(({ id: _i, ...e }) => e),
+        })),
         transitions: graph.edges,
       });
     }

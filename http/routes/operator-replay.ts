@@ -44,9 +44,16 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps, sys
     for (const s of snapshots) {
       const log = await listMachineEvents(sql, s.key);
       const labels = [...new Set(log.map((e) => e.machine))];
-      const byLabel = new Map(await Promise.all(labels.map(async (l) => [l, await definition(l, s.machineId)] as const)));
-      const result = log.length === 0 ? ({ ok: false, reason: "no event log for this snapshot" } as const) : replayLog(log, (l) => byLabel.get(l) ?? null);
-      const matches = result.ok ? sameSnapshot(s, result.snapshot, labels, await replaySpec(systems, sql, tenantId, s.machineId)) : null;
+      const byLabel = new Map(
+        await Promise.all(labels.map(async (l) => [l, await definition(l, s.machineId)] as const)),
+      );
+      const result =
+        log.length === 0
+          ? ({ ok: false, reason: "no event log for this snapshot" } as const)
+          : replayLog(log, (l) => byLabel.get(l) ?? null);
+      const matches = result.ok
+        ? sameSnapshot(s, result.snapshot, labels, await replaySpec(systems, sql, tenantId, s.machineId))
+        : null;
       machines.push({
         key: s.key,
         machineId: s.machineId,
@@ -57,7 +64,13 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps, sys
         replayed: result.ok,
         matches,
         ...(result.ok ? {} : { reason: result.reason }),
-        ...(q.data.key ? { log: log.map((e) => ({ seq: e.seq, machine: e.machine, runId: e.runId, event: e.event })), stored: s.snapshot, ...(result.ok ? { replayedSnapshot: result.snapshot } : {}) } : {}),
+        ...(q.data.key
+          ? {
+              log: log.map((e) => ({ seq: e.seq, machine: e.machine, runId: e.runId, event: e.event })),
+              stored: s.snapshot,
+              ...(result.ok ? { replayedSnapshot: result.snapshot } : {}),
+            }
+          : {}),
       });
     }
     return c.json({ conversationId: conv.id, kind: conv.kind, machines });
@@ -65,13 +78,21 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps, sys
 }
 
 /** The machine definition a log label names (the systems' fixed specs, or one generated from the settings it names); an unlabelled row (logged before labels) took the running one. */
-export async function definitionOf(systems: readonly DialogueSystem[], sql: Tx, tenantId: string, label: string | null, storedMachineId: string): Promise<AnyStateMachine | null> {
+export async function definitionOf(
+  systems: readonly DialogueSystem[],
+  sql: Tx,
+  tenantId: string,
+  label: string | null,
+  storedMachineId: string,
+): Promise<AnyStateMachine | null> {
   if (label === null) return (await replaySpec(systems, sql, tenantId, storedMachineId))?.machine ?? null;
   const l = parseMachineLabel(label);
   if (!l) return null;
   const spec = await replaySpec(systems, sql, tenantId, l.id, l.settings ?? undefined);
   if (!spec) return null;
-  const replays = spec.version === l.version || (spec.replaysFrom !== undefined && l.version >= spec.replaysFrom && l.version < spec.version);
+  const replays =
+    spec.version === l.version ||
+    (spec.replaysFrom !== undefined && l.version >= spec.replaysFrom && l.version < spec.version);
   return replays ? spec.machine : null;
 }
 
@@ -82,18 +103,31 @@ export async function definitionOf(systems: readonly DialogueSystem[], sql: Tx, 
  * for the suspended scenario (the one a resume enters), while replaying v1's events through v2
  * also records a booking left at its final step — an entry no transition ever reads.
  */
-function sameSnapshot(stored: { machineId: string; machineVersion: number; snapshot: unknown }, replayed: unknown, labels: (string | null)[], spec: MachineSpec | null): boolean {
+function sameSnapshot(
+  stored: { machineId: string; machineVersion: number; snapshot: unknown },
+  replayed: unknown,
+  labels: (string | null)[],
+  spec: MachineSpec | null,
+): boolean {
   let before = stored.snapshot;
   if (spec?.migrate && stored.machineVersion < spec.version) before = spec.migrate(before, stored.machineVersion);
-  const older = spec ? labels.some((l) => (l ? (parseMachineLabel(l)?.version ?? spec.version) : spec.version) < spec.version) : false;
+  const older = spec
+    ? labels.some((l) => (l ? (parseMachineLabel(l)?.version ?? spec.version) : spec.version) < spec.version)
+    : false;
   const omit = older ? (spec?.unrecordedBefore ?? []) : [];
-  const strip = (v: unknown) => (omit.length ? Object.fromEntries(Object.entries(v as object).filter(([k]) => !omit.includes(k))) : v);
+  const strip = (v: unknown) =>
+    omit.length ? Object.fromEntries(Object.entries(v as object).filter(([k]) => !omit.includes(k))) : v;
   return JSON.stringify(canonical(strip(replayed))) === JSON.stringify(canonical(strip(before)));
 }
 
 /** JSON with object keys sorted (jsonb does not keep key order), for comparing snapshots. */
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }

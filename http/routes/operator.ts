@@ -15,19 +15,27 @@ import { definitionOf, registerOperatorReplayRoutes } from "./operator-replay";
  * Workbench, Схемы, API, Документация), machine diagrams, the OpenAPI document, and — with
  * STATELY_INSPECT=true — the bridge to Stately's inspector.
  */
-export function registerOperatorRoutes(app: Hono<AuthEnv>, deps: Deps, systems: readonly DialogueSystem[], env: Record<string, string | undefined> = process.env): { inspector: InspectorBridge | null } {
+export function registerOperatorRoutes(
+  app: Hono<AuthEnv>,
+  deps: Deps,
+  systems: readonly DialogueSystem[],
+  env: Record<string, string | undefined> = process.env,
+): { inspector: InspectorBridge | null } {
   registerOperatorPages(app);
   registerOperatorMachineRoutes(app, deps, systems);
   registerOperatorReplayRoutes(app, deps, systems);
   // Built on request, from the routes registered by then: a route added later still shows up.
   app.get("/openapi.json", (c) => c.json(buildOpenApi(app.routes)));
 
-  const inspector = env.STATELY_INSPECT === "true" ? startInspectorBridge(
+  const inspector =
+    env.STATELY_INSPECT === "true"
+      ? startInspectorBridge(
           deps,
           env,
           (tenantId) => machineCatalog(systems, { sql: deps.db.sql, tenantId }),
           (tenantId, label, storedMachineId) => definitionOf(systems, deps.db.sql, tenantId, label, storedMachineId),
-        ) : null;
+        )
+      : null;
   app.get("/v1/inspect/events", (c) => {
     if (!inspector) throw new AppError("not_found", "Инспектор выключен: запустите сервер с STATELY_INSPECT=true.");
     const tenantId = c.get("tenantId");
@@ -37,7 +45,9 @@ export function registerOperatorRoutes(app: Hono<AuthEnv>, deps: Deps, systems: 
       let chain = Promise.resolve();
       const unsubscribe = inspector.subscribe((e, tenant) => {
         if (tenant !== tenantId) return;
-        chain = chain.then(() => stream.writeSSE({ event: "inspect", id: String(++id), data: JSON.stringify(e) })).catch(() => {});
+        chain = chain
+          .then(() => stream.writeSSE({ event: "inspect", id: String(++id), data: JSON.stringify(e) }))
+          .catch(() => {});
       });
       await new Promise<void>((resolve) => stream.onAbort(() => (unsubscribe(), resolve())));
     });

@@ -29,7 +29,10 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const run = await getRun(deps.db.sql, runId);
     if (!run || run.tenantId !== c.get("tenantId")) {
       if (wantsStream(c)) return c.body(null, 204);
-      throw new AppError("not_found", "Такого запуска нет (или он удалён вместе с диалогом).", { reason: "run_not_found", runId });
+      throw new AppError("not_found", "Такого запуска нет (или он удалён вместе с диалогом).", {
+        reason: "run_not_found",
+        runId,
+      });
     }
     return followRunResponse(c, deps, run, after, { "x-run-id": run.id, "x-conversation-id": run.conversationId });
   });

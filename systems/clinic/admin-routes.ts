@@ -43,7 +43,12 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
 
   app.get("/v1/clinic/branches", async (c) => {
     const { registry, versions } = await loadRegistry(sql, c.get("tenantId"));
-    return c.json({ versions, branches: Object.values(registry.branches), stepGraphs: Object.values(registry.stepGraphs), router: registry.router });
+    return c.json({
+      versions,
+      branches: Object.values(registry.branches),
+      stepGraphs: Object.values(registry.stepGraphs),
+      router: registry.router,
+    });
   });
 
   app.get("/v1/clinic/branches/:code/versions", async (c) => {
@@ -60,7 +65,15 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
     if (branch === ROUTER_CODE) {
       const parsed = RouterConfig.safeParse({ ...registry.router, ...body.config, code: ROUTER_CODE, version: 1 });
       if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error));
-      const version = await sql.begin((tx) => insertBranchVersion(tx, tenantId, ROUTER_CODE, { title: parsed.data.title, system_prompt: parsed.data.system_prompt }, body.activate));
+      const version = await sql.begin((tx) =>
+        insertBranchVersion(
+          tx,
+          tenantId,
+          ROUTER_CODE,
+          { title: parsed.data.title, system_prompt: parsed.data.system_prompt },
+          body.activate,
+        ),
+      );
       return c.json({ code: branch, version, active: body.activate }, 201);
     }
     const { code: _c, version: _v, ...current } = registry.branches[branch];
@@ -125,7 +138,12 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
     const id = body.id ?? slug(body.title);
     const chunks = chunkDocument(body.title, body.text);
     const version = await sql.begin(async (tx) => {
-      const v = await upsertDocument(tx, tenantId, { id, title: body.title, body: body.text, branch: body.branch ?? null });
+      const v = await upsertDocument(tx, tenantId, {
+        id,
+        title: body.title,
+        body: body.text,
+        branch: body.branch ?? null,
+      });
       await replaceChunks(tx, tenantId, id, chunks);
       return v;
     });
@@ -138,7 +156,8 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
     const d = await getDocument(sql, tenantId, c.req.param("id"));
     if (!d) throw new AppError("not_found", "Такого документа нет.");
     const chunks = chunkDocument(d.title, d.body);
-    if (!(await sql.begin((tx) => replaceChunks(tx, tenantId, d.id, chunks)))) throw new AppError("not_found", "Такого документа нет.");
+    if (!(await sql.begin((tx) => replaceChunks(tx, tenantId, d.id, chunks))))
+      throw new AppError("not_found", "Такого документа нет.");
     return c.json({ documentId: d.id, version: d.version, chunks: chunks.length });
   });
 
@@ -157,7 +176,8 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
   });
 
   app.delete("/v1/clinic/kb/documents/:id", async (c) => {
-    if (!(await deleteDocument(sql, c.get("tenantId"), c.req.param("id")))) throw new AppError("not_found", "Такого документа нет.");
+    if (!(await deleteDocument(sql, c.get("tenantId"), c.req.param("id"))))
+      throw new AppError("not_found", "Такого документа нет.");
     return c.body(null, 204);
   });
 

@@ -42,7 +42,10 @@ export function stepGuards<C>(lookup: StepLookup, host: StepHost<C>) {
   return {
     targets: ({ event }: { event: { type: string } }, p: { step: string }) => (event as StepEvent).target === p.step,
     // One named guard per configured guard, so diagrams and `xstate/graph` see them.
-    slotGuard: ({ context, event }: { context: C; event: { type: string } }, p: { branch?: string; step: string; guard: string }) => {
+    slotGuard: (
+      { context, event }: { context: C; event: { type: string } },
+      p: { branch?: string; step: string; guard: string },
+    ) => {
       const g = lookup(p)?.guards[p.guard];
       if (!g) return true;
       const slots = mergeSlots(host.slots(context), (event as StepEvent).slotsUpdated);
@@ -56,7 +59,11 @@ export function stepGuards<C>(lookup: StepLookup, host: StepHost<C>) {
  * staying, a blocked guard and a rejected target as targetless transitions that record the
  * outcome. `scope` is added to every guard's params (the branch, for a machine nesting graphs).
  */
-export function stepStates<C>(graph: StepGraph, host: StepHost<C>, scope: { branch?: string } = {}): Record<string, object> {
+export function stepStates<C>(
+  graph: StepGraph,
+  host: StepHost<C>,
+  scope: { branch?: string } = {},
+): Record<string, object> {
   const settle = (outcome: (context: C, event: StepEvent, slots: Slots) => StepOutcome) =>
     assign(({ context, event }: { context: C; event: StepEvent }) => {
       const slots = mergeSlots(host.slots(context), event.slotsUpdated);
@@ -74,14 +81,22 @@ export function stepStates<C>(graph: StepGraph, host: StepHost<C>, scope: { bran
           },
           ...forward.map((to) => ({
             target: to,
-            guard: and([{ type: "targets", params: { step: to } }, ...guardNames.map((g) => ({ type: "slotGuard", params: { ...scope, step: spec.code, guard: g } }))]),
+            guard: and([
+              { type: "targets", params: { step: to } },
+              ...guardNames.map((g) => ({ type: "slotGuard", params: { ...scope, step: spec.code, guard: g } })),
+            ]),
             actions: settle(() => ({ kind: "moved", from: spec.code, to })),
           })),
           // The target is allowed but a guard failed: stay, keep the new slots, say which guard.
           // A step without guards has no such branch: it could never be taken.
           ...(guardNames.length === 0 ? [] : forward).map((to) => ({
             guard: { type: "targets", params: { step: to } },
-            actions: settle((_c, _e, slots) => ({ kind: "guard_blocked", from: spec.code, target: to, guards: blockedGuards(spec, slots) })),
+            actions: settle((_c, _e, slots) => ({
+              kind: "guard_blocked",
+              from: spec.code,
+              target: to,
+              guards: blockedGuards(spec, slots),
+            })),
           })),
           // Not in allowed_next (a skipped step, an unknown step): the validator rejects it.
           { actions: settle((_c, event) => ({ kind: "rejected", from: spec.code, target: event.target })) },
@@ -125,9 +140,19 @@ export function stepMachineFor(graph: StepGraph): StepMachine {
  * Runs one proposal through the generated machine as a pure transition, from a step and slots
  * held in the dialogue's context. The step machine is the only judge of which move is legal.
  */
-export function proposeStep(graph: StepGraph, step: string, slots: Slots, target: string, slotsUpdated: Slots): { step: string; slots: Slots; outcome: StepOutcome } {
+export function proposeStep(
+  graph: StepGraph,
+  step: string,
+  slots: Slots,
+  target: string,
+  slotsUpdated: Slots,
+): { step: string; slots: Slots; outcome: StepOutcome } {
   const machine = stepMachineFor(graph);
   const from = machine.resolveState({ value: step, context: { slots, outcome: null } });
   const [next] = pureTransition(machine, from, { type: "step.propose", target, slotsUpdated });
-  return { step: String(next.value), slots: next.context.slots, outcome: next.context.outcome ?? { kind: "stayed", step } };
+  return {
+    step: String(next.value),
+    slots: next.context.slots,
+    outcome: next.context.outcome ?? { kind: "stayed", step },
+  };
 }

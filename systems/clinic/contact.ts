@@ -11,7 +11,8 @@ export const HOLDING_REPLY = "Ваше сообщение передано ад�
 export const CONTACT_SAVED = "Спасибо, номер записан — администратор перезвонит вам.";
 
 /** A reply that already asks for a phone needs no second request. */
-export const asksForContact = (reply: string) => /(номер|ваш|оставьте|укажите|напишите)\s+(\S+\s+)?телефон|телефон для связи|контакт/i.test(reply);
+export const asksForContact = (reply: string) =>
+  /(номер|ваш|оставьте|укажите|напишите)\s+(\S+\s+)?телефон|телефон для связи|контакт/i.test(reply);
 
 /**
  * A phone number in the patient's words, normalized: Russian numbers (+7 / 8 and ten digits, any

@@ -12,20 +12,30 @@ export async function clinicDiagrams(source: SettingsSource): Promise<MachineEnt
   return clinicEntries(source ? (await loadRegistry(source.sql, source.tenantId)).registry : defaultRegistry());
 }
 
-type ClinicCtx = { state?: { activeBranch?: string | null; step?: string | null; suspended?: { intent: string; step: string | null } | null } };
+type ClinicCtx = {
+  state?: {
+    activeBranch?: string | null;
+    step?: string | null;
+    suspended?: { intent: string; step: string | null } | null;
+  };
+};
 
 const stepsEntry = (registry: Registry, branch: string): MachineEntry => ({
   id: `steps-${branch}`,
   title: `Шаги ветки ${branch}`,
-  description: "Пошаговый сценарий ветки, сгенерированный из её настроек: по состоянию на шаг, по переходу на каждый allowed_next за его защитными условиями.",
+  description:
+    "Пошаговый сценарий ветки, сгенерированный из её настроек: по состоянию на шаг, по переходу на каждый allowed_next за его защитными условиями.",
   conversationKind: "clinic",
   snapshotMachineId: "clinic-dialogue",
   // The generated machine's state type is `never` (states built at run time): widen it for drawing.
-  build: () => stepMachineFor(registry.stepGraphs[branch as keyof Registry["stepGraphs"]]!) as unknown as AnyStateMachine,
+  build: () =>
+    stepMachineFor(registry.stepGraphs[branch as keyof Registry["stepGraphs"]]!) as unknown as AnyStateMachine,
   position(snapshot) {
     const s = (snapshot.context as ClinicCtx | undefined)?.state;
-    if (s?.activeBranch === branch && s.step) return { value: s.step, caption: `активная ветка ${branch}, шаг ${s.step}` };
-    if (s?.suspended?.intent === branch && s.suspended.step) return { value: s.suspended.step, caption: `сценарий отложен на шаге ${s.suspended.step}` };
+    if (s?.activeBranch === branch && s.step)
+      return { value: s.step, caption: `активная ветка ${branch}, шаг ${s.step}` };
+    if (s?.suspended?.intent === branch && s.suspended.step)
+      return { value: s.suspended.step, caption: `сценарий отложен на шаге ${s.suspended.step}` };
     return null;
   },
 });
@@ -43,7 +53,9 @@ export function clinicEntries(registry: Registry): MachineEntry[] {
       build: () => createClinicDialogueMachine(registry) as unknown as AnyStateMachine,
       position(snapshot) {
         const s = (snapshot.context as ClinicCtx | undefined)?.state;
-        const where = s?.activeBranch ? `ветка ${s.activeBranch}${s.step ? `, шаг ${s.step}` : ""}` : "ветка ещё не выбрана";
+        const where = s?.activeBranch
+          ? `ветка ${s.activeBranch}${s.step ? `, шаг ${s.step}` : ""}`
+          : "ветка ещё не выбрана";
         return { value: snapshot.value, caption: `между ходами: ${where}` };
       },
     },

@@ -79,7 +79,14 @@ export type DialogueEmitted =
   | { type: "effect.branch"; branch: BranchCode; system: string; text: string; call: number; hint: BranchCode | null }
   /** The router's decision as the machine read it (the SSE `router_decision`). */
   | { type: "clinic.routed"; intent: BranchCode | null }
-  | { type: "clinic.final"; reply: string; state: ClinicState; events: TurnEvent[]; notes: string[]; fragments: KnowledgeFragment[] }
+  | {
+      type: "clinic.final";
+      reply: string;
+      state: ClinicState;
+      events: TurnEvent[];
+      notes: string[];
+      fragments: KnowledgeFragment[];
+    }
   | { type: "clinic.failed"; role: "router" | "branch"; message: string };
 
 /** 2: the statechart of seed 003 (issue 15); 1 was six I/O phases around an if/else ladder. */
@@ -106,7 +113,12 @@ const host: StepHost<DialogueContext> = {
   slots: (c) => c.state.slots,
   settle: (c, slots, outcome: StepOutcome) => {
     const step = outcome.kind === "moved" ? outcome.to : c.state.step!;
-    const verdict = outcome.kind === "rejected" ? outcome : outcome.kind === "guard_blocked" ? { kind: outcome.kind, guards: outcome.guards } : { kind: outcome.kind };
+    const verdict =
+      outcome.kind === "rejected"
+        ? outcome
+        : outcome.kind === "guard_blocked"
+          ? { kind: outcome.kind, guards: outcome.guards }
+          : { kind: outcome.kind };
     return put(settleStep(view(c), step, slots, verdict));
   },
 };
@@ -122,7 +134,12 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     return {
       type: "effect.branch",
       branch: context.state.activeBranch!,
-      system: buildBranchSystemPrompt({ registry, state: context.state, hint: routerHint ? hint : null, fragments: context.turn!.fragments }),
+      system: buildBranchSystemPrompt({
+        registry,
+        state: context.state,
+        hint: routerHint ? hint : null,
+        fragments: context.turn!.fragments,
+      }),
       text: context.turn!.text,
       call: context.turn!.branchCalls,
       hint,
@@ -153,14 +170,31 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       softInsertion: assign(({ context }) => put(softInsertion(view(context)))),
       readPlainTail: assign(({ context, event }) => put(readPlainTail(view(context), tailOf(text(event))))),
       awaitStep: assign({ turn: ({ context }) => ({ ...context.turn!, stepPending: true }) }),
-      proposeStep: raise(({ context, event }) => ({ type: "step.propose" as const, ...proposalOf(context.state, tailOf(text(event as DialogueEvent))) })),
+      proposeStep: raise(({ context, event }) => ({
+        type: "step.propose" as const,
+        ...proposalOf(context.state, tailOf(text(event as DialogueEvent))),
+      })),
       composeReply: assign(({ context }) => put(composeReply(registry, view(context)))),
-      storeFragments: assign({ turn: ({ context, event }) => ({ ...context.turn!, fragments: (event as { fragments: KnowledgeFragment[] }).fragments }) }),
+      storeFragments: assign({
+        turn: ({ context, event }) => ({
+          ...context.turn!,
+          fragments: (event as { fragments: KnowledgeFragment[] }).fragments,
+        }),
+      }),
       emitRouter: emit(({ event }) => ({ type: "effect.router", text: text(event).text }) as const),
       emitRouted: emit(({ context }) => ({ type: "clinic.routed", intent: context.state.routerDecision }) as const),
       // A side question is looked up in the knowledge of the topic the router saw, not the booking's.
-      emitRetrieve: emit(({ context }) => ({ type: "effect.retrieve", branch: context.turn!.hint ?? context.state.activeBranch!, query: context.turn!.text }) as const),
-      countCall: assign({ turn: ({ context }) => ({ ...context.turn!, branchCalls: context.turn!.branchCalls + 1, pendingCall: false }) }),
+      emitRetrieve: emit(
+        ({ context }) =>
+          ({
+            type: "effect.retrieve",
+            branch: context.turn!.hint ?? context.state.activeBranch!,
+            query: context.turn!.text,
+          }) as const,
+      ),
+      countCall: assign({
+        turn: ({ context }) => ({ ...context.turn!, branchCalls: context.turn!.branchCalls + 1, pendingCall: false }),
+      }),
       emitBranchCall: emit(branchEffect),
       emitFinal: emit(({ context }): DialogueEmitted => ({
         type: "clinic.final",
@@ -170,7 +204,14 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
         notes: context.turn!.notes,
         fragments: context.turn!.fragments,
       })),
-      emitFailed: emit(({ event }) => ({ type: "clinic.failed", role: (event as { role: "router" | "branch" }).role, message: (event as { message: string }).message }) as const),
+      emitFailed: emit(
+        ({ event }) =>
+          ({
+            type: "clinic.failed",
+            role: (event as { role: "router" | "branch" }).role,
+            message: (event as { message: string }).message,
+          }) as const,
+      ),
       clearTurn: assign({ turn: null }),
     },
     guards: {
@@ -179,17 +220,24 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       // The router's answer (seed steps 1–4).
       routerUnclear: ({ event }) => decision(event) === null,
       routerStays: ({ context, event }) => decision(event) === context.state.activeBranch,
-      routerDisagrees: ({ context, event }) => decision(event) !== null && decision(event) !== context.state.activeBranch,
+      routerDisagrees: ({ context, event }) =>
+        decision(event) !== null && decision(event) !== context.state.activeBranch,
       routerNames: ({ event }, p: { branch: BranchCode }) => decision(event) === p.branch,
-      routerResumes: ({ context, event }, p: { branch: BranchCode }) => decision(event) === p.branch && context.state.suspended?.intent === p.branch,
-      routerLoopTrips: ({ context, event }) => decision(event) !== null && decision(event) !== context.state.activeBranch && loopGuardTrips(context.state),
-      routerLoopLocked: ({ context, event }) => decision(event) !== null && decision(event) !== context.state.activeBranch && loopLocked(context.state),
+      routerResumes: ({ context, event }, p: { branch: BranchCode }) =>
+        decision(event) === p.branch && context.state.suspended?.intent === p.branch,
+      routerLoopTrips: ({ context, event }) =>
+        decision(event) !== null && decision(event) !== context.state.activeBranch && loopGuardTrips(context.state),
+      routerLoopLocked: ({ context, event }) =>
+        decision(event) !== null && decision(event) !== context.state.activeBranch && loopLocked(context.state),
       // The branch's answer (seed step 6).
-      signalPastCallLimit: ({ context, event }) => leaves(context, event) !== null && context.turn!.branchCalls >= MAX_BRANCH_CALLS_PER_TURN,
-      signalResumes: ({ context, event }, p: { branch: BranchCode }) => leaves(context, event) === p.branch && context.state.suspended?.intent === p.branch,
+      signalPastCallLimit: ({ context, event }) =>
+        leaves(context, event) !== null && context.turn!.branchCalls >= MAX_BRANCH_CALLS_PER_TURN,
+      signalResumes: ({ context, event }, p: { branch: BranchCode }) =>
+        leaves(context, event) === p.branch && context.state.suspended?.intent === p.branch,
       signalLoopTrips: ({ context, event }) => leaves(context, event) !== null && loopGuardTrips(context.state),
       signalNames: ({ context, event }, p: { branch: BranchCode }) => leaves(context, event) === p.branch,
-      softInsertion: ({ context, event }) => leaves(context, event) === null && isSoftInsertion(context.state, tailOf(text(event))),
+      softInsertion: ({ context, event }) =>
+        leaves(context, event) === null && isSoftInsertion(context.state, tailOf(text(event))),
       stepProposed: ({ context, event }) => leaves(context, event) === null && tailOf(text(event)).state.kind === "ok",
       branchStays: ({ context, event }) => leaves(context, event) === null,
       // The turn.
@@ -202,7 +250,9 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
 
   const to = (b: BranchCode | "unrouted") => `${P}.${b}`;
   const resumeBy = (guard: "routerResumes" | "signalResumes", actions: unknown[], except?: BranchCode) =>
-    stepped.filter((s) => s !== except).map((s) => ({ guard: { type: guard, params: { branch: s } }, target: `${to(s)}.${HISTORY}`, actions }));
+    stepped
+      .filter((s) => s !== except)
+      .map((s) => ({ guard: { type: guard, params: { branch: s } }, target: `${to(s)}.${HISTORY}`, actions }));
 
   const branchState = (b: BranchCode) => {
     const graph = registry.stepGraphs[b];
@@ -241,19 +291,30 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     initial: "unrouted",
     on: {
       // Patient safety first: an acute red flag gets the emergency reply and a human, before the router.
-      "patient.message": [{ guard: "redFlag", target: to("escalate_human"), actions: "safety" }, { actions: "startTurn" }],
+      "patient.message": [
+        { guard: "redFlag", target: to("escalate_human"), actions: "safety" },
+        { actions: "startTurn" },
+      ],
       "router.result": [
         { guard: "routerUnclear", actions: "hearRouter" },
         { guard: "routerStays", actions: "hearRouter" },
         ...resumeBy("routerResumes", ["hearRouter", "resume"]),
         { guard: "routerLoopTrips", target: to("escalate_human"), actions: ["hearRouter", "loopGuard"] },
-        ...branchCodes.map((b) => ({ guard: { type: "routerNames", params: { branch: b } }, target: to(b), actions: ["hearRouter", { type: "handoffByRouter", params: { branch: b } }] })),
+        ...branchCodes.map((b) => ({
+          guard: { type: "routerNames", params: { branch: b } },
+          target: to(b),
+          actions: ["hearRouter", { type: "handoffByRouter", params: { branch: b } }],
+        })),
       ],
       "branch.result": [
         { guard: "signalPastCallLimit", target: to("escalate_human"), actions: ["takeSignal", "loopGuard"] },
         ...resumeBy("signalResumes", ["takeSignal", "resume", "callNext"]),
         { guard: "signalLoopTrips", target: to("escalate_human"), actions: ["takeSignal", "loopGuard"] },
-        ...branchCodes.map((b) => ({ guard: { type: "signalNames", params: { branch: b } }, target: to(b), actions: ["takeSignal", { type: "handoffBySignal", params: { branch: b } }, "callNext"] })),
+        ...branchCodes.map((b) => ({
+          guard: { type: "signalNames", params: { branch: b } },
+          target: to(b),
+          actions: ["takeSignal", { type: "handoffBySignal", params: { branch: b } }, "callNext"],
+        })),
         { actions: ["hearBranch", "readPlainTail"] },
       ],
     },
@@ -262,9 +323,17 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       unrouted: {
         on: {
           "router.result": [
-            { guard: "routerUnclear", target: to("general_info"), actions: ["hearRouter", { type: "enter", params: { branch: "general_info" } }] },
+            {
+              guard: "routerUnclear",
+              target: to("general_info"),
+              actions: ["hearRouter", { type: "enter", params: { branch: "general_info" } }],
+            },
             ...resumeBy("routerResumes", ["hearRouter", "resume"]),
-            ...branchCodes.map((b) => ({ guard: { type: "routerNames", params: { branch: b } }, target: to(b), actions: ["hearRouter", { type: "enter", params: { branch: b } }] })),
+            ...branchCodes.map((b) => ({
+              guard: { type: "routerNames", params: { branch: b } },
+              target: to(b),
+              actions: ["hearRouter", { type: "enter", params: { branch: b } }],
+            })),
           ],
         },
       },
@@ -283,7 +352,12 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
           ],
         },
       },
-      routing: { on: { "router.result": { target: "dispatch", actions: "emitRouted" }, "model.failed": { target: "failed", actions: "emitFailed" } } },
+      routing: {
+        on: {
+          "router.result": { target: "dispatch", actions: "emitRouted" },
+          "model.failed": { target: "failed", actions: "emitFailed" },
+        },
+      },
       // Transient: the loop guard ends the turn with its template (no model call); otherwise call the branch.
       dispatch: {
         always: [
@@ -292,8 +366,12 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
           { target: "calling", actions: ["countCall", "emitBranchCall"] },
         ],
       },
-      retrieving: { on: { "retrieve.result": { target: "calling", actions: ["storeFragments", "countCall", "emitBranchCall"] } } },
-      calling: { on: { "branch.result": { target: "afterBranch" }, "model.failed": { target: "failed", actions: "emitFailed" } } },
+      retrieving: {
+        on: { "retrieve.result": { target: "calling", actions: ["storeFragments", "countCall", "emitBranchCall"] } },
+      },
+      calling: {
+        on: { "branch.result": { target: "afterBranch" }, "model.failed": { target: "failed", actions: "emitFailed" } },
+      },
       // Waits for the step graph's verdict (a raised event) before the reply is composed.
       afterBranch: {
         always: [
@@ -352,7 +430,10 @@ function guardRestore(machine: AnyStateMachine, registry: Registry): void {
   machine.resolveState = ((config: Persisted) => {
     const state = config.context?.state;
     if (!state) return resolve(config as never);
-    const fixed: ClinicState = { ...state, step: state.activeBranch === null ? state.step : validStep(registry, state.activeBranch, state.step) };
+    const fixed: ClinicState = {
+      ...state,
+      step: state.activeBranch === null ? state.step : validStep(registry, state.activeBranch, state.step),
+    };
     const turnValue = (config.value as { turn?: unknown } | undefined)?.turn;
     const historyValue = Object.fromEntries(
       Object.entries(config.historyValue ?? {})
@@ -377,6 +458,9 @@ export function migrateClinicDialogue(persisted: unknown, fromVersion: number): 
   const p = persisted as Persisted;
   const state = p.context?.state ?? initialClinicState();
   const s = state.suspended;
-  const historyValue = s && s.step !== null ? { [`${MACHINE_ID}.patient.${s.intent}.${HISTORY}`]: [{ id: `${MACHINE_ID}.patient.${s.intent}.${s.step}` }] } : {};
+  const historyValue =
+    s && s.step !== null
+      ? { [`${MACHINE_ID}.patient.${s.intent}.${HISTORY}`]: [{ id: `${MACHINE_ID}.patient.${s.intent}.${s.step}` }] }
+      : {};
   return { ...p, value: { patient: patientValue(state), turn: "idle" }, context: { state, turn: null }, historyValue };
 }

@@ -41,7 +41,11 @@ export function chunkDocument(title: string, body: string, max = MAX_CHUNK_CHARS
   }
   const chunks: Chunk[] = [];
   for (const sec of sections) {
-    const paragraphs = sec.lines.join("\n").split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+    const paragraphs = sec.lines
+      .join("\n")
+      .split(/\n\s*\n/)
+      .map((p) => p.trim())
+      .filter(Boolean);
     let cur = "";
     const flush = () => {
       if (cur.trim()) chunks.push({ ord: chunks.length, heading: sec.heading, text: cur.trim() });

@@ -14,6 +14,10 @@ export function registerOperatorKbRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const tenantId = c.get("tenantId");
     const doc = await getDocument(deps.db.sql, tenantId, c.req.param("id"));
     if (!doc) throw new AppError("not_found", "Такого документа нет.");
-    return c.json({ documentId: doc.id, version: doc.version, chunks: await listChunks(deps.db.sql, tenantId, doc.id) });
+    return c.json({
+      documentId: doc.id,
+      version: doc.version,
+      chunks: await listChunks(deps.db.sql, tenantId, doc.id),
+    });
   });
 }

@@ -9,10 +9,12 @@ import type { BranchCode, Slots } from "./types";
 
 const lastUser = (messages: PromptMessage[]) => [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
 
-const ESCALATE = /оператор|живого|человек[ау]?\b|позовите|жалоб|безобраз|ужас|кровотеч|невыносим|очень сильн|не могу дышать|скорую|операци|наркоз|стационар/i;
+const ESCALATE =
+  /оператор|живого|человек[ау]?\b|позовите|жалоб|безобраз|ужас|кровотеч|невыносим|очень сильн|не могу дышать|скорую|операци|наркоз|стационар/i;
 const RESCHEDULE = /перенес|перенос|отмен/i;
 const PRICE = /сколько стоит|сколько будет|цен[аыу]|стоимост|прайс|руб/i;
-const BOOKING = /запис|записать|на приём|на прием|к врачу|\bк (лор|терапевт|кардиолог|невролог|окулист|хирург|педиатр|гинеколог|дерматолог)/i;
+const BOOKING =
+  /запис|записать|на приём|на прием|к врачу|\bк (лор|терапевт|кардиолог|невролог|окулист|хирург|педиатр|гинеколог|дерматолог)/i;
 const MEDICAL = /симптом|можно ли|лечени|таблетк|лекарств|подготов|противопоказ/i;
 /** The booking branch's own questions: a reply to one of them continues the booking. */
 const BOOKING_FLOW = /обращаться|что беспокоит|Подходит\?|удобно прийти|Подтверждаете|законного представителя/i;
@@ -27,7 +29,10 @@ export function offlineRouter(messages: PromptMessage[]): BranchCode {
   if (MEDICAL.test(text)) return "medical_question";
   if (INFO.test(text)) return "general_info";
   // A short answer ("Алексей", "завтра") continues whatever the conversation is about.
-  const history = messages.filter((m) => m.role !== "system").map((m) => m.content).join("\n");
+  const history = messages
+    .filter((m) => m.role !== "system")
+    .map((m) => m.content)
+    .join("\n");
   return BOOKING.test(history) || BOOKING_FLOW.test(history) ? "new_booking" : "general_info";
 }
 
@@ -118,7 +123,8 @@ function booking(step: string, slots: Slots, text: string): string {
       return `Записываю вас${s.specialist ? ` к специалисту «${s.specialist}»` : ""} на «${text.slice(0, 60)}». Подтверждаете?${tail("book", { ...upd, preferred_time: text.slice(0, 60) })}`;
     case "book":
       if (NO.test(text)) return `Хорошо, давайте подберём другое время. Когда вам удобно?${tail("offer_time", upd)}`;
-      if (YES.test(text)) return `Готово, вы записаны: ${String(s.preferred_time ?? "")}. Ждём вас!${tail("close", { ...upd, confirmed: true })}`;
+      if (YES.test(text))
+        return `Готово, вы записаны: ${String(s.preferred_time ?? "")}. Ждём вас!${tail("close", { ...upd, confirmed: true })}`;
       return `Подтвердите, пожалуйста, запись: да или нет?${tail("book", upd)}`;
     default:
       return `Если появятся вопросы — пишите.${tail(step, upd)}`;

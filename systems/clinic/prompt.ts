@@ -22,7 +22,12 @@ export interface HistoryMessage {
 export type PromptMessage = { role: "system" | "user" | "assistant"; content: string };
 
 /** The router sees a short system prompt and the recent history only (seed 003, step 1). */
-export function buildRouterMessages(history: HistoryMessage[], text: string, keep = 6, system = routerSystemPrompt()): PromptMessage[] {
+export function buildRouterMessages(
+  history: HistoryMessage[],
+  text: string,
+  keep = 6,
+  system = routerSystemPrompt(),
+): PromptMessage[] {
   return [
     // The active version of the `_router` system branch (Настройки); the seed's prompt by default.
     { role: "system", content: system },
@@ -32,7 +37,8 @@ export function buildRouterMessages(history: HistoryMessage[], text: string, kee
 }
 
 export function routerHintBlock(decision: BranchCode, active: BranchCode): string {
-  const signal = decision === "escalate_human" ? `[INTENT_CHANGE: escalate_human|<причина>]` : `[INTENT_CHANGE: ${decision}]`;
+  const signal =
+    decision === "escalate_human" ? `[INTENT_CHANGE: escalate_human|<причина>]` : `[INTENT_CHANGE: ${decision}]`;
   return [
     "[ПОДСКАЗКА РОУТЕРА]",
     `Маршрутизатор счёл, что тема — \`${decision}\`.`,
@@ -74,12 +80,15 @@ function tailInstructions(reg: Registry, state: ClinicState, branch: BranchCode)
       'STATE_JSON: {"state_after": "<код шага>", "slots_updated": {…}, "soft_insertion": false}',
       `state_after — текущий шаг (${spec.code}) или один из допустимых переходов: ${spec.allowed_next.join(", ")}.`,
       "slots_updated — только новые или изменённые слоты (name, reason, specialist, preferred_time, confirmed, is_child, legal_rep_name, legal_rep_phone).",
-      'soft_insertion: true — если ты ответил на боковой вопрос, не продвинув сценарий (state_after — текущий шаг, slots_updated — {}).',
+      "soft_insertion: true — если ты ответил на боковой вопрос, не продвинув сценарий (state_after — текущий шаг, slots_updated — {}).",
       signals,
     ].join("\n");
   }
   if (branch === "escalate_human" && state.escalationReason === null) {
-    return ["[ФОРМАТ ОТВЕТА]", `Ответь пациенту, затем последней строкой: STATE_JSON: {"escalation_reason": "<причина>"}; причины: ${escalationReasons.filter((r) => r !== "routing_loop").join(", ")}.`].join("\n");
+    return [
+      "[ФОРМАТ ОТВЕТА]",
+      `Ответь пациенту, затем последней строкой: STATE_JSON: {"escalation_reason": "<причина>"}; причины: ${escalationReasons.filter((r) => r !== "routing_loop").join(", ")}.`,
+    ].join("\n");
   }
   return ["[ФОРМАТ ОТВЕТА]", "Ответь пациенту обычным текстом.", signals].join("\n");
 }
@@ -99,23 +108,49 @@ export function buildBranchSystemPrompt({ registry, state, hint, fragments }: Br
   const cfg = registry.branches[branch];
   const parts = [cfg.system_prompt];
   if (cfg.rules.length) parts.push(["[ПРАВИЛА]", ...cfg.rules.map((r) => `- ${r}`)].join("\n"));
-  if (cfg.exit_conditions.length) parts.push(["[УСЛОВИЯ ВЫХОДА]", ...cfg.exit_conditions.map((r) => `- ${r}`)].join("\n"));
+  if (cfg.exit_conditions.length)
+    parts.push(["[УСЛОВИЯ ВЫХОДА]", ...cfg.exit_conditions.map((r) => `- ${r}`)].join("\n"));
   const spec = stepSpec(registry, branch, state.step);
   if (spec) {
-    const guards = Object.entries(spec.guards).map(([name, g]) => `- ${name}: ${g.description} (нужны: ${g.required_slots.join(", ")})`);
-    parts.push([`[ШАГ: ${spec.code}${spec.title ? ` — ${spec.title}` : ""}]`, spec.prompt, ...(spec.question ? [`Вопрос шага: ${spec.question}`] : []), ...(guards.length ? ["Защитные условия:", ...guards] : [])].join("\n"));
+    const guards = Object.entries(spec.guards).map(
+      ([name, g]) => `- ${name}: ${g.description} (нужны: ${g.required_slots.join(", ")})`,
+    );
+    parts.push(
+      [
+        `[ШАГ: ${spec.code}${spec.title ? ` — ${spec.title}` : ""}]`,
+        spec.prompt,
+        ...(spec.question ? [`Вопрос шага: ${spec.question}`] : []),
+        ...(guards.length ? ["Защитные условия:", ...guards] : []),
+      ].join("\n"),
+    );
   }
   parts.push(stateBlock(state));
   if (hint !== null && hint !== branch) parts.push(routerHintBlock(hint, branch));
-  if (spec && state.softInsertionCount >= SOFT_INSERTION_LIMIT) parts.push(hardReturnBlock(spec.question, state.softInsertionCount));
+  if (spec && state.softInsertionCount >= SOFT_INSERTION_LIMIT)
+    parts.push(hardReturnBlock(spec.question, state.softInsertionCount));
   if (fragments.length)
-    parts.push(["[БАЗА ЗНАНИЙ]", "Отвечай только по этим фрагментам; если ответа в них нет — так и скажи.", ...fragments.map((f, i) => `(${i + 1}) ${f.title}: ${f.text}`)].join("\n"));
+    parts.push(
+      [
+        "[БАЗА ЗНАНИЙ]",
+        "Отвечай только по этим фрагментам; если ответа в них нет — так и скажи.",
+        ...fragments.map((f, i) => `(${i + 1}) ${f.title}: ${f.text}`),
+      ].join("\n"),
+    );
   parts.push(tailInstructions(registry, state, branch));
   return parts.join("\n\n");
 }
 
-export function buildBranchMessages(system: string, history: HistoryMessage[], text: string, keep = 12): PromptMessage[] {
-  return [{ role: "system", content: system }, ...history.slice(-keep).map((m) => ({ role: m.role, content: m.text })), { role: "user", content: text }];
+export function buildBranchMessages(
+  system: string,
+  history: HistoryMessage[],
+  text: string,
+  keep = 12,
+): PromptMessage[] {
+  return [
+    { role: "system", content: system },
+    ...history.slice(-keep).map((m) => ({ role: m.role, content: m.text })),
+    { role: "user", content: text },
+  ];
 }
 
 export { routerSystemPrompt };

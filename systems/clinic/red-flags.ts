@@ -26,15 +26,98 @@ const W = "(?:(?!(?:не|нет|ни) )\\S+ ){0,2}";
 const phrase = (...stems: string[]) => `(?:^| )${stems.map((s) => `(?:${s})\\S*`).join(` ${W}`)}`;
 
 const LEXICON: [string, RegExp][] = [
-  ["bleeding", new RegExp([phrase("сильн|обильн|очень сильн|ужасн|не останавлива|хлещ|фонтан", "кров"), phrase("кров", "не", "останавл|прекращ|остан"), phrase("кровотеч", "сильн|обильн|не останавл|не прекращ"), phrase("истека", "кров"), phrase("много", "крови")].join("|"))],
-  ["breathing", new RegExp([phrase("не", "могу", "дыш|вдохн|вздохн|дохнуть"), phrase("задыха|удушь|удуша"), phrase("нечем", "дыш"), phrase("трудно|тяжело|тяжко", "дыш"), phrase("не", "дышит")].join("|"))],
-  ["chest_pain", new RegExp([phrase("бол|давит|давящ|жжет|жжени|сдавл|сжима", "в|за", "груд"), phrase("груд", "бол|давит|жжет|сжима"), phrase("инфаркт"), phrase("сердечн", "приступ")].join("|"))],
-  ["consciousness", new RegExp([phrase("потер|теря|отключ", "сознан"), phrase("без", "сознан"), phrase("сознан", "потер|теря"), phrase("обморок|обморочн"), phrase("упал|упала", "в", "обморок"), phrase("не", "приходит", "в", "себя")].join("|"))],
-  ["stroke", new RegExp([phrase("инсульт"), phrase("онемел|отнял|перекоси|парализ", "лиц|рук|ног|половин|сторон")].join("|"))],
-  ["anaphylaxis", new RegExp([phrase("анафилак"), phrase("отек", "квинке"), phrase("отек|отека|опух|распух|отекл", "горл|язык|гортан|лиц|губ")].join("|"))],
-  ["seizure", new RegExp([phrase("припадок|припадк"), phrase("судорожн", "приступ"), phrase("эпилептич", "приступ"), phrase("бьется", "в", "судорог")].join("|"))],
-  ["suicide", new RegExp([phrase("покончить", "с", "собой"), phrase("суицид"), phrase("убить", "себя"), phrase("не", "хочу", "жить")].join("|"))],
-  ["severe_pain", new RegExp([phrase("невыносим|нестерпим|адск|дикая|дикой", "бол"), phrase("очень", "сильн", "бол"), phrase("температур", "под|выше|больше|уже", "40|41|42"), phrase("температур", "40|41|42")].join("|"))],
+  [
+    "bleeding",
+    new RegExp(
+      [
+        phrase("сильн|обильн|очень сильн|ужасн|не останавлива|хлещ|фонтан", "кров"),
+        phrase("кров", "не", "останавл|прекращ|остан"),
+        phrase("кровотеч", "сильн|обильн|не останавл|не прекращ"),
+        phrase("истека", "кров"),
+        phrase("много", "крови"),
+      ].join("|"),
+    ),
+  ],
+  [
+    "breathing",
+    new RegExp(
+      [
+        phrase("не", "могу", "дыш|вдохн|вздохн|дохнуть"),
+        phrase("задыха|удушь|удуша"),
+        phrase("нечем", "дыш"),
+        phrase("трудно|тяжело|тяжко", "дыш"),
+        phrase("не", "дышит"),
+      ].join("|"),
+    ),
+  ],
+  [
+    "chest_pain",
+    new RegExp(
+      [
+        phrase("бол|давит|давящ|жжет|жжени|сдавл|сжима", "в|за", "груд"),
+        phrase("груд", "бол|давит|жжет|сжима"),
+        phrase("инфаркт"),
+        phrase("сердечн", "приступ"),
+      ].join("|"),
+    ),
+  ],
+  [
+    "consciousness",
+    new RegExp(
+      [
+        phrase("потер|теря|отключ", "сознан"),
+        phrase("без", "сознан"),
+        phrase("сознан", "потер|теря"),
+        phrase("обморок|обморочн"),
+        phrase("упал|упала", "в", "обморок"),
+        phrase("не", "приходит", "в", "себя"),
+      ].join("|"),
+    ),
+  ],
+  [
+    "stroke",
+    new RegExp([phrase("инсульт"), phrase("онемел|отнял|перекоси|парализ", "лиц|рук|ног|половин|сторон")].join("|")),
+  ],
+  [
+    "anaphylaxis",
+    new RegExp(
+      [
+        phrase("анафилак"),
+        phrase("отек", "квинке"),
+        phrase("отек|отека|опух|распух|отекл", "горл|язык|гортан|лиц|губ"),
+      ].join("|"),
+    ),
+  ],
+  [
+    "seizure",
+    new RegExp(
+      [
+        phrase("припадок|припадк"),
+        phrase("судорожн", "приступ"),
+        phrase("эпилептич", "приступ"),
+        phrase("бьется", "в", "судорог"),
+      ].join("|"),
+    ),
+  ],
+  [
+    "suicide",
+    new RegExp(
+      [phrase("покончить", "с", "собой"), phrase("суицид"), phrase("убить", "себя"), phrase("не", "хочу", "жить")].join(
+        "|",
+      ),
+    ),
+  ],
+  [
+    "severe_pain",
+    new RegExp(
+      [
+        phrase("невыносим|нестерпим|адск|дикая|дикой", "бол"),
+        phrase("очень", "сильн", "бол"),
+        phrase("температур", "под|выше|больше|уже", "40|41|42"),
+        phrase("температур", "40|41|42"),
+      ].join("|"),
+    ),
+  ],
 ];
 
 /** Contexts that disarm a flag: a stuffy nose is not an airway emergency. */
@@ -55,11 +138,15 @@ export function acuteRedFlags(text: string): string[] {
   const found: string[] = [];
   for (const [name, re] of LEXICON) {
     const g = new RegExp(re.source, "g");
-    for (let m; (m = g.exec(norm)); ) {
+    for (let m; (m = g.exec(norm));) {
       const start = m.index + (m[0].startsWith(" ") ? 1 : 0);
       const before = norm.slice(0, start).trimEnd().split(" ");
       const prev = before.at(-1) ?? "";
-      const next = norm.slice(m.index + m[0].length).trimStart().split(" ")[0] ?? "";
+      const next =
+        norm
+          .slice(m.index + m[0].length)
+          .trimStart()
+          .split(" ")[0] ?? "";
       // "не задыхаюсь", "боли в груди нет" — but "без сознания" and "не могу дышать" carry their own "не"/"без".
       if (!NEGATIONS.has(prev) && next !== "нет") {
         found.push(name);

@@ -4,11 +4,23 @@ import { seedBranches } from "./seed-branches";
 import { seedRouter } from "./seed-router";
 import type { Registry } from "./types";
 import type { MachineSpec } from "../../driver/machine-spec";
-import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, migrateClinicDialogue, type ClinicDialogueMachine } from "./dialogue.machine";
+import {
+  CLINIC_DIALOGUE_VERSION,
+  createClinicDialogueMachine,
+  migrateClinicDialogue,
+  type ClinicDialogueMachine,
+} from "./dialogue.machine";
 import { stageEnabled } from "../../driver/stage-switches";
 import { branchCodes, ROUTER_CODE } from "./types";
 import type { Tx } from "../../storage/db";
-import { listActiveBranches, listActiveStepGraphs, listSettingsVersions, seedClinicSettings, type BranchRow, type StepGraphRow } from "./store/branches";
+import {
+  listActiveBranches,
+  listActiveStepGraphs,
+  listSettingsVersions,
+  seedClinicSettings,
+  type BranchRow,
+  type StepGraphRow,
+} from "./store/branches";
 import { AppError } from "../../driver/errors";
 
 export interface LoadedRegistry {
@@ -19,7 +31,10 @@ export interface LoadedRegistry {
 
 function seedRows() {
   return {
-    branches: [...Object.values(seedBranches), seedRouter].map(({ code, version: _v, ...config }) => ({ code, config })),
+    branches: [...Object.values(seedBranches), seedRouter].map(({ code, version: _v, ...config }) => ({
+      code,
+      config,
+    })),
     graphs: [seedBookingSteps].map(({ branch, version: _v, ...graph }) => ({ branch, graph })),
   };
 }
@@ -46,7 +61,10 @@ function fromRows(branches: BranchRow[], graphs: StepGraphRow[]): LoadedRegistry
     branches.map((b) => ({ ...b.config, code: b.code, version: b.version })),
     graphs.map((g) => ({ ...g.graph, branch: g.branch, version: g.version })),
   );
-  const versions = [...branches.map((b) => `${b.code}@${b.version}`), ...graphs.map((g) => `steps:${g.branch}@${g.version}`)].join(",");
+  const versions = [
+    ...branches.map((b) => `${b.code}@${b.version}`),
+    ...graphs.map((g) => `steps:${g.branch}@${g.version}`),
+  ].join(",");
   return { registry, versions };
 }
 
@@ -106,5 +124,12 @@ export function clinicSpec(tenantId: string, loaded: LoadedRegistry): MachineSpe
   }
   // v1's events (the same events, decided by an if/else ladder) replay through v2: the rewrite kept the
   // behaviour (test/systems/clinic/dialogue.machine-v1.test.ts); v1 kept no history state.
-  return { id: "clinic-dialogue", version: CLINIC_DIALOGUE_VERSION, machine, migrate: migrateClinicDialogue, replaysFrom: 1, unrecordedBefore: ["historyValue"] };
+  return {
+    id: "clinic-dialogue",
+    version: CLINIC_DIALOGUE_VERSION,
+    machine,
+    migrate: migrateClinicDialogue,
+    replaysFrom: 1,
+    unrecordedBefore: ["historyValue"],
+  };
 }

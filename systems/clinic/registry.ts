@@ -16,17 +16,20 @@ export function buildRegistry(branches: unknown[], graphs: unknown[]): Registry 
   const router = RouterConfig.parse(routerRow ?? seedRouter);
   const parsed = branches.filter((b) => !isRouter(b)).map((b) => BranchConfig.parse(b));
   const byCode = new Map(parsed.map((b) => [b.code, b]));
-  for (const code of branchCodes) if (!byCode.has(code)) throw new Error(`clinic registry: branch ${code} has no active version`);
+  for (const code of branchCodes)
+    if (!byCode.has(code)) throw new Error(`clinic registry: branch ${code} has no active version`);
   const stepGraphs: Registry["stepGraphs"] = {};
   for (const g of graphs) {
     const graph = StepGraph.parse(g);
-    if (!byCode.has(graph.branch as BranchCode)) throw new Error(`clinic registry: step graph for unknown branch ${graph.branch}`);
+    if (!byCode.has(graph.branch as BranchCode))
+      throw new Error(`clinic registry: step graph for unknown branch ${graph.branch}`);
     stepGraphs[graph.branch as BranchCode] = graph;
   }
   return { branches: Object.fromEntries(byCode) as Registry["branches"], stepGraphs, router };
 }
 
-export const isStepped = (reg: Registry, branch: BranchCode | null): boolean => branch !== null && reg.stepGraphs[branch] !== undefined;
+export const isStepped = (reg: Registry, branch: BranchCode | null): boolean =>
+  branch !== null && reg.stepGraphs[branch] !== undefined;
 
 export function initialStep(reg: Registry, branch: BranchCode): string | null {
   const g = reg.stepGraphs[branch];

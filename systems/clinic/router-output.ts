@@ -6,7 +6,11 @@ import { BranchCode, branchCodes } from "./types";
  */
 export function parseRouterOutput(raw: string): BranchCode | null {
   // Codes are lower_snake_case; a router answering PRICE_QUESTION means the same.
-  const text = raw.trim().replace(/^```(?:json)?\s*|\s*```$/g, "").trim().toLowerCase();
+  const text = raw
+    .trim()
+    .replace(/^```(?:json)?\s*|\s*```$/g, "")
+    .trim()
+    .toLowerCase();
   if (text.startsWith("{")) {
     try {
       const value = JSON.parse(text) as unknown;

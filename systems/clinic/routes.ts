@@ -30,9 +30,20 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
 
   app.get("/v1/clinic/threads/:threadId", async (c) => {
     const conv = await thread(c.get("tenantId"), c.req.param("threadId"));
-    const [state, messages] = await Promise.all([readClinicState(deps.db.sql, conv.id), listMessages(deps.db.sql, conv.id)]);
+    const [state, messages] = await Promise.all([
+      readClinicState(deps.db.sql, conv.id),
+      listMessages(deps.db.sql, conv.id),
+    ]);
     // meta.runId names the turn's stored run: its debug stages are at GET /v1/runs/{runId}/stages.
-    return c.json({ threadId: conv.id, state, messages: messages.map((m) => ({ role: m.role, text: m.text, meta: m.runId ? { ...m.meta, runId: m.runId } : m.meta })) });
+    return c.json({
+      threadId: conv.id,
+      state,
+      messages: messages.map((m) => ({
+        role: m.role,
+        text: m.text,
+        meta: m.runId ? { ...m.meta, runId: m.runId } : m.meta,
+      })),
+    });
   });
 
   app.post("/v1/clinic/threads/:threadId/messages", async (c) => {
@@ -51,7 +62,14 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       work: async (run) => {
         // An operator has the thread: the patient gets a holding reply, no model is asked.
         if (handling?.status === "taken") {
-          await holdClinicTurn({ sql: deps.db.sql, run, threadId: context.threadId, text: body.text, handling, state: await readClinicState(deps.db.sql, context.threadId) });
+          await holdClinicTurn({
+            sql: deps.db.sql,
+            run,
+            threadId: context.threadId,
+            text: body.text,
+            handling,
+            state: await readClinicState(deps.db.sql, context.threadId),
+          });
           return;
         }
         await runClinicTurn({

@@ -24,4 +24,9 @@ export function routerSystemPrompt(): string {
   ].join("\n");
 }
 
-export const seedRouter = { code: "_router", version: 1, title: "Маршрутизатор", system_prompt: routerSystemPrompt() } as const;
+export const seedRouter = {
+  code: "_router",
+  version: 1,
+  title: "Маршрутизатор",
+  system_prompt: routerSystemPrompt(),
+} as const;

@@ -28,9 +28,7 @@ export const StateJson = z.object({
 export type StateJson = z.infer<typeof StateJson>;
 
 export type TailState =
-  | { kind: "none" }
-  | { kind: "ok"; value: StateJson }
-  | { kind: "malformed"; raw: string; error: string };
+  { kind: "none" } | { kind: "ok"; value: StateJson } | { kind: "malformed"; raw: string; error: string };
 
 export type IntentSignal =
   | { kind: "none" }
@@ -52,13 +50,14 @@ const RAW_CAP = 2000;
 const OBJECT_CAP = 64 * 1024;
 
 /** The beginning of any service construct, leftmost first. Group 1: bracket, 2: JSON signal, 3: bare signal, 4: STATE_JSON. */
-const START = new RegExp(`(\\[[ \\t]{0,${WS}}INTENT_CHANGE)|(\\{\\s{0,${WS}}"intent_change")|((?<![A-Za-z0-9_])INTENT_CHANGE[ \\t]{0,${WS}}:)|(STATE_JSON)`, "gi");
+const START = new RegExp(
+  `(\\[[ \\t]{0,${WS}}INTENT_CHANGE)|(\\{\\s{0,${WS}}"intent_change")|((?<![A-Za-z0-9_])INTENT_CHANGE[ \\t]{0,${WS}}:)|(STATE_JSON)`,
+  "gi",
+);
 
 /** `w` as nested optional groups: matches every prefix of `w` (including the empty one) then `rest` after the full word. */
 const prefixOf = (w: string, rest = ""): string =>
-  w
-    .split("")
-    .reduceRight((acc, ch) => `${ch.replace(/[[\]{}"]/g, "\\$&")}(?:${acc})?`, rest);
+  w.split("").reduceRight((acc, ch) => `${ch.replace(/[[\]{}"]/g, "\\$&")}(?:${acc})?`, rest);
 /** A suffix of the text that could still grow into a START match. */
 const PARTIALS = [
   new RegExp(`\\[[ \\t]{0,${WS}}(?:${prefixOf("INTENT_CHANGE")})?$`, "gi"),
@@ -139,7 +138,10 @@ function createVisible(out: (s: string) => void) {
     } else if (gap) {
       let g = gap;
       if (hasCut) {
-        g = g.replace(/`+(?:j(?:s(?:o(?:n)?)?)?)?/gi, "").replaceAll(CUT_SIGNAL, " ").replaceAll(CUT_STATE, "\n");
+        g = g
+          .replace(/`+(?:j(?:s(?:o(?:n)?)?)?)?/gi, "")
+          .replaceAll(CUT_SIGNAL, " ")
+          .replaceAll(CUT_STATE, "\n");
         out(g.includes("\n") ? normalizeWs(g) : " ");
       } else {
         // The common gap is a space between words: nothing to normalize.
@@ -157,7 +159,7 @@ function createVisible(out: (s: string) => void) {
         // Letters of "json" right after backticks stay in the gap ("```json" is fence debris).
         if (fence >= 0 && fence < 4) {
           const from = pos;
-          while (pos < s.length && fence < 4 && s[pos]!.toLowerCase() === "json"[fence]) gap += s[pos++], fence++;
+          while (pos < s.length && fence < 4 && s[pos]!.toLowerCase() === "json"[fence]) ((gap += s[pos++]), fence++);
           if (pos > from) continue;
         }
         GAP_RUN.lastIndex = pos;
@@ -343,7 +345,11 @@ export function createTailFilter() {
           setSignal(tooLong ? { kind: "malformed", raw: body.slice(0, RAW_CAP) } : signalFromJson(body));
           visible.cut("signal");
         } else {
-          setState(tooLong ? { kind: "malformed", raw: body.slice(0, RAW_CAP), error: "STATE_JSON too long" } : stateFromJson(body));
+          setState(
+            tooLong
+              ? { kind: "malformed", raw: body.slice(0, RAW_CAP), error: "STATE_JSON too long" }
+              : stateFromJson(body),
+          );
           visible.cut("state");
         }
         pending = pending.slice(end);
@@ -395,7 +401,11 @@ export function createTailFilter() {
         case "state_pre":
         case "state_obj":
           keep(pending);
-          setState({ kind: "malformed", raw: body.slice(0, RAW_CAP), error: "no complete JSON object after STATE_JSON" });
+          setState({
+            kind: "malformed",
+            raw: body.slice(0, RAW_CAP),
+            error: "no complete JSON object after STATE_JSON",
+          });
           break;
         case "rest":
           setState({ kind: "malformed", raw: body.slice(0, RAW_CAP), error: "no JSON object after STATE_JSON" });

@@ -101,7 +101,8 @@ export function tailOf(event: { text: string }): ParsedBranchOutput {
 export const hasRedFlag = (text: string): boolean => acuteRedFlags(text).length > 0;
 
 /** After a routing_loop escalation the thread stays with the human: any switch gets the template again. */
-export const loopLocked = (s: ClinicState) => s.activeBranch === "escalate_human" && s.escalationReason === "routing_loop";
+export const loopLocked = (s: ClinicState) =>
+  s.activeBranch === "escalate_human" && s.escalationReason === "routing_loop";
 /**
  * A thread handed to a human (any reason) stays there until an operator releases it
  * (`releaseEscalation`): the router's decisions and the branch's signals no longer move it.
@@ -172,7 +173,8 @@ export const hearRouter = (reg: Registry, view: TurnView, raw: { text: string })
   });
 
 /** The first branch of a thread (or after an operator's release): not a counted switch. */
-export const enter = (reg: Registry, view: TurnView, target: BranchCode): TurnView => change(view, (v) => enterBranch(v, reg, target, null));
+export const enter = (reg: Registry, view: TurnView, target: BranchCode): TurnView =>
+  change(view, (v) => enterBranch(v, reg, target, null));
 
 /** Seed step 3: the stepped branch keeps the dialogue; the router's decision goes into its prompt as a hint. */
 export const holdSticky = (view: TurnView, decision: BranchCode): TurnView =>
@@ -184,7 +186,9 @@ export const holdSticky = (view: TurnView, decision: BranchCode): TurnView =>
 /** With the human until released: the escalation branch answers with a holding reply, the reason stays. */
 export const holdWithHuman = (view: TurnView, decision: BranchCode | null): TurnView =>
   change(view, (v) => {
-    v.turn.notes.push(`thread escalated (${v.state.escalationReason ?? "no reason"}): router decision ${decision} waits for an operator's release`);
+    v.turn.notes.push(
+      `thread escalated (${v.state.escalationReason ?? "no reason"}): router decision ${decision} waits for an operator's release`,
+    );
   });
 
 /** Seed step 2: the suspended scenario comes back with its step and slots; the switch counter restarts. */
@@ -260,7 +264,16 @@ export const safetyEscalation = (reg: Registry, state: ClinicState, text: string
  */
 export function releaseEscalation(state: ClinicState): ClinicState {
   if (state.activeBranch !== "escalate_human") return state;
-  return { ...state, activeBranch: null, routerDecision: null, step: null, slots: {}, handoffCount: 0, softInsertionCount: 0, escalationReason: null };
+  return {
+    ...state,
+    activeBranch: null,
+    routerDecision: null,
+    step: null,
+    slots: {},
+    handoffCount: 0,
+    softInsertionCount: 0,
+    escalationReason: null,
+  };
 }
 
 /** A branch handed off by its own signal: its words so far stay in the reply; the next branch gets no hint or fragments. */
@@ -285,7 +298,9 @@ export const hearBranch = (reg: Registry, view: TurnView, tail: ParsedBranchOutp
     }
     if (signal.kind === "ok" && signal.intent !== active) {
       const canExit = reg.branches[active].exit_conditions.length > 0;
-      v.turn.notes.push(`INTENT_CHANGE ${signal.intent} ignored: ${canExit ? "the thread is with a human until an operator releases it" : `${active} has no exit conditions`}`);
+      v.turn.notes.push(
+        `INTENT_CHANGE ${signal.intent} ignored: ${canExit ? "the thread is with a human until an operator releases it" : `${active} has no exit conditions`}`,
+      );
       addEvent(v.turn, "signal_ignored");
     }
     v.turn.spoken = [...v.turn.replyParts, tail.visible].filter(Boolean).join("\n\n");
@@ -345,7 +360,12 @@ export function settleStep(view: TurnView, step: string, slots: Slots, verdict: 
 export const readPlainTail = (view: TurnView, tail: ParsedBranchOutput): TurnView =>
   change(view, (v) => {
     const active = v.state.activeBranch;
-    if (active === "escalate_human" && v.state.escalationReason === null && tail.state.kind === "ok" && tail.state.value.escalation_reason) {
+    if (
+      active === "escalate_human" &&
+      v.state.escalationReason === null &&
+      tail.state.kind === "ok" &&
+      tail.state.value.escalation_reason
+    ) {
       v.state.escalationReason = tail.state.value.escalation_reason;
     } else if (tail.state.kind === "malformed") {
       v.turn.notes.push(`STATE_JSON malformed (${tail.state.error})`);

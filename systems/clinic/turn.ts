@@ -18,7 +18,13 @@ import type { Run } from "../../driver/run";
 import type { ClinicEvents, ClinicFinal } from "./contract";
 import { runTurn } from "../../driver/turn";
 import { asksForContact, CONTACT_REQUEST, phoneFromText } from "./contact";
-import { markEscalated, reopenIfClosed, saveContactPhone, setEscalationReason, type Handling } from "../../storage/inbox";
+import {
+  markEscalated,
+  reopenIfClosed,
+  saveContactPhone,
+  setEscalationReason,
+  type Handling,
+} from "../../storage/inbox";
 import { enqueueOutbox } from "../../storage/outbox";
 
 /** The clinic turn: the dialogue machine's effects answered by the router/branch models and the knowledge base. */
@@ -64,7 +70,8 @@ function clinicStateOf(row: SnapshotRow | null): ClinicState {
 function clinicStages(a: ClinicTurnArgs) {
   const rec = runStages(a.run, { stages: CONTRACT_STAGES, dir: a.debugDir ?? null, secrets: a.secrets });
   return {
-    emit: (stageId: string, name: string, data: unknown, startedAt = performance.now()) => rec.record(stageId, "ok", data, performance.now() - startedAt, name),
+    emit: (stageId: string, name: string, data: unknown, startedAt = performance.now()) =>
+      rec.record(stageId, "ok", data, performance.now() - startedAt, name),
     finish: () => rec.finish(),
   };
 }
@@ -79,7 +86,12 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     .filter((m) => m.role === "user" || m.role === "assistant")
     .map((m) => ({ role: m.role as "user" | "assistant", text: m.text }));
   const stages = clinicStages(a);
-  stages.emit("00", "metadata", { kind: "clinic", threadId: a.context.threadId, settings: loaded.versions, backend: a.llm.offline ? "offline" : "openai-compatible" });
+  stages.emit("00", "metadata", {
+    kind: "clinic",
+    threadId: a.context.threadId,
+    settings: loaded.versions,
+    backend: a.llm.offline ? "offline" : "openai-compatible",
+  });
   stages.emit("01", "original-request", { text: a.text });
   stages.emit("08", "conversation-context", { historyMessages: history.length, stateBefore: before });
   let final: Extract<DialogueEmitted, { type: "clinic.final" }> | null = null;
@@ -122,13 +134,40 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         const intent = e.intent;
         a.run.emit("router_decision", { intent });
         const rc = routerCall!;
-        stages.emit("04", "routing", { intent, raw: rc.raw.slice(0, 500), model: rc.model, attempts: rc.attempts, prompt: { ...ROUTER_PROMPT, sha256: sha256(rc.system) }, router: loaded.registry.router ? `${loaded.registry.router.code}@${loaded.registry.router.version}` : null, system: rc.system }, rc.t0);
+        stages.emit(
+          "04",
+          "routing",
+          {
+            intent,
+            raw: rc.raw.slice(0, 500),
+            model: rc.model,
+            attempts: rc.attempts,
+            prompt: { ...ROUTER_PROMPT, sha256: sha256(rc.system) },
+            router: loaded.registry.router ? `${loaded.registry.router.code}@${loaded.registry.router.version}` : null,
+            system: rc.system,
+          },
+          rc.t0,
+        );
       },
       "effect.retrieve": async (e) => {
         const t0 = performance.now();
         const hits = await searchChunks(a.sql, a.tenantId, String(e.query), { branch: String(e.branch), limit: 3 });
-        const fragments: KnowledgeFragment[] = hits.map((h) => ({ docId: h.docId, title: h.heading, text: h.text, score: h.score }));
-        stages.emit("05", "documentation", { branch: e.branch, query: e.query, fragments: hits.map((h) => ({ docId: h.docId, heading: h.heading, text: h.text, score: h.score })) }, t0);
+        const fragments: KnowledgeFragment[] = hits.map((h) => ({
+          docId: h.docId,
+          title: h.heading,
+          text: h.text,
+          score: h.score,
+        }));
+        stages.emit(
+          "05",
+          "documentation",
+          {
+            branch: e.branch,
+            query: e.query,
+            fragments: hits.map((h) => ({ docId: h.docId, heading: h.heading, text: h.text, score: h.score })),
+          },
+          t0,
+        );
         return { type: "retrieve.result", fragments };
       },
       "effect.branch": async (e, ctx) => {
@@ -136,7 +175,14 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         // The machine built the prompt (with the [ПОДСКАЗКА РОУТЕРА] block or, CLINIC_ROUTER_HINT=off, without).
         const system = String(e.system);
         const messages = buildBranchMessages(system, history, String(e.text));
-        stages.emit("10", "prompt-manifest", { branch: e.branch, call: e.call, hint: e.hint, prompt: { ...BRANCH_PROMPT, sha256: sha256(system) }, settings: loaded.versions, system });
+        stages.emit("10", "prompt-manifest", {
+          branch: e.branch,
+          call: e.call,
+          hint: e.hint,
+          prompt: { ...BRANCH_PROMPT, sha256: sha256(system) },
+          settings: loaded.versions,
+          system,
+        });
         const filter = createTailFilter();
         let first = true;
         const forward = (delta: string) => {
@@ -147,12 +193,28 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           streamed = true;
           a.run.emit("token", { delta });
         };
-        const r = await a.llm.stream("branch", messages, { signal: ctx.signal, onDelta: (d) => forward(filter.push(d)) });
+        const r = await a.llm.stream("branch", messages, {
+          signal: ctx.signal,
+          onDelta: (d) => forward(filter.push(d)),
+        });
         if (!r.ok) return failure("branch", r.error);
         forward(filter.end());
         // The offline provider labels every text; a bare handoff signal should not carry that label into the reply.
-        const text = a.llm.offline && /\[\s*INTENT_CHANGE/i.test(r.value) ? r.value.replace(OFFLINE_LABEL, "") : r.value;
-        stages.emit("11", "model-request", { branch: e.branch, call: e.call, model: r.meta.model, attempts: r.meta.attempts, promptChars: r.meta.promptChars, raw: r.value }, t0);
+        const text =
+          a.llm.offline && /\[\s*INTENT_CHANGE/i.test(r.value) ? r.value.replace(OFFLINE_LABEL, "") : r.value;
+        stages.emit(
+          "11",
+          "model-request",
+          {
+            branch: e.branch,
+            call: e.call,
+            model: r.meta.model,
+            attempts: r.meta.attempts,
+            promptChars: r.meta.promptChars,
+            raw: r.value,
+          },
+          t0,
+        );
         return { type: "branch.result", text };
       },
       "clinic.failed": (e) => {
@@ -163,7 +225,12 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         if (final.state.activeBranch === "escalate_human" && !a.handling?.contactPhone) {
           phone = phoneFromText(a.text);
           // The emergency reply stays exactly as written (red-flags.ts): nothing is added to it.
-          if (!phone && final.events.includes("escalated") && !final.events.includes("red_flag") && !asksForContact(final.reply)) {
+          if (
+            !phone &&
+            final.events.includes("escalated") &&
+            !final.events.includes("red_flag") &&
+            !asksForContact(final.reply)
+          ) {
             final = { ...final, reply: final.reply ? `${final.reply}\n\n${CONTACT_REQUEST}` : CONTACT_REQUEST };
             if (streamed) a.run.emit("token", { delta: `\n\n${CONTACT_REQUEST}` });
           }
@@ -171,61 +238,87 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         stages.emit("12", "response-validation", { events: final.events, notes: final.notes, state: final.state });
       },
     },
-      commit: async (tx) => {
-        if (!final) throw new AppError("internal", "clinic turn ended without a reply");
-        const f = final;
-        await appendMessages(
-          tx,
-          a.context.threadId,
-          [
-            { role: "user", text: a.text },
-            {
-              role: "assistant",
-              text: f.reply,
-              meta: {
-                activeBranch: f.state.activeBranch,
-                routerDecision: f.state.routerDecision,
-                step: f.state.step,
-                events: f.events,
-                escalationReason: f.state.escalationReason,
-                handoffCount: f.state.handoffCount,
-                fragments: f.fragments.map((x) => x.docId),
-                settings: loaded.versions,
-                // Why a tail or a signal was not used (the Sandbox shows them on the turn's badges).
-                ...(f.notes.length ? { notes: f.notes } : {}),
-              },
+    commit: async (tx) => {
+      if (!final) throw new AppError("internal", "clinic turn ended without a reply");
+      const f = final;
+      await appendMessages(
+        tx,
+        a.context.threadId,
+        [
+          { role: "user", text: a.text },
+          {
+            role: "assistant",
+            text: f.reply,
+            meta: {
+              activeBranch: f.state.activeBranch,
+              routerDecision: f.state.routerDecision,
+              step: f.state.step,
+              events: f.events,
+              escalationReason: f.state.escalationReason,
+              handoffCount: f.state.handoffCount,
+              fragments: f.fragments.map((x) => x.docId),
+              settings: loaded.versions,
+              // Why a tail or a signal was not used (the Sandbox shows them on the turn's badges).
+              ...(f.notes.length ? { notes: f.notes } : {}),
             },
-          ],
-          a.run.id,
-        );
-        await reopenIfClosed(tx, a.context.threadId);
-        if (phone) await saveContactPhone(tx, a.context.threadId, phone);
-        if (f.events.includes("escalated")) {
-          await markEscalated(tx, a.context.threadId, f.state.escalationReason);
-          if (a.webhook) {
-            await enqueueOutbox(tx, {
+          },
+        ],
+        a.run.id,
+      );
+      await reopenIfClosed(tx, a.context.threadId);
+      if (phone) await saveContactPhone(tx, a.context.threadId, phone);
+      if (f.events.includes("escalated")) {
+        await markEscalated(tx, a.context.threadId, f.state.escalationReason);
+        if (a.webhook) {
+          await enqueueOutbox(tx, {
+            tenantId: a.tenantId,
+            conversationId: a.context.threadId,
+            event: "conversation.escalated",
+            payload: {
               tenantId: a.tenantId,
+              system: "clinic",
               conversationId: a.context.threadId,
-              event: "conversation.escalated",
-              payload: { tenantId: a.tenantId, system: "clinic", conversationId: a.context.threadId, reason: f.state.escalationReason, runId: a.run.id, patientText: a.text, reply: f.reply, contactPhone: phone ?? a.handling?.contactPhone ?? null, at: new Date().toISOString() },
-            });
-          }
-        } else if (f.state.activeBranch === "escalate_human" && f.state.escalationReason) {
-          // A reason named on a later turn of the escalation (the model's STATE_JSON, the patient's words).
-          await setEscalationReason(tx, a.context.threadId, f.state.escalationReason);
+              reason: f.state.escalationReason,
+              runId: a.run.id,
+              patientText: a.text,
+              reply: f.reply,
+              contactPhone: phone ?? a.handling?.contactPhone ?? null,
+              at: new Date().toISOString(),
+            },
+          });
         }
-      },
-      closing: () => {
-        const f = final!;
-        // The debug notes go out only to a debugging client (the Sandbox); a patient's client never sees them.
-        return [{ event: "final", data: { reply: f.reply, state: f.state, events: f.events, ...(a.run.debug && f.notes.length ? { notes: f.notes } : {}) } }];
-      },
-      outcome: () => {
-        const escalated = final!.events.includes("escalated");
-        const reason = escalated ? (final!.state.escalationReason ?? "unknown") : null;
-        // The reason rides along as `escalation:<reason>` so /v1/stats/outcomes can count escalations by reason.
-        return { outcome: escalated ? "escalated" : "answered", reasonCodes: [...final!.events.filter((x) => x !== "sticky"), ...(reason ? [`${ESCALATION_PREFIX}${reason}`] : [])] };
-      },
+      } else if (f.state.activeBranch === "escalate_human" && f.state.escalationReason) {
+        // A reason named on a later turn of the escalation (the model's STATE_JSON, the patient's words).
+        await setEscalationReason(tx, a.context.threadId, f.state.escalationReason);
+      }
+    },
+    closing: () => {
+      const f = final!;
+      // The debug notes go out only to a debugging client (the Sandbox); a patient's client never sees them.
+      return [
+        {
+          event: "final",
+          data: {
+            reply: f.reply,
+            state: f.state,
+            events: f.events,
+            ...(a.run.debug && f.notes.length ? { notes: f.notes } : {}),
+          },
+        },
+      ];
+    },
+    outcome: () => {
+      const escalated = final!.events.includes("escalated");
+      const reason = escalated ? (final!.state.escalationReason ?? "unknown") : null;
+      // The reason rides along as `escalation:<reason>` so /v1/stats/outcomes can count escalations by reason.
+      return {
+        outcome: escalated ? "escalated" : "answered",
+        reasonCodes: [
+          ...final!.events.filter((x) => x !== "sticky"),
+          ...(reason ? [`${ESCALATION_PREFIX}${reason}`] : []),
+        ],
+      };
+    },
   });
   if (result.discarded && failed) {
     const f = failed as Extract<DialogueEmitted, { type: "clinic.failed" }>;
@@ -233,7 +326,12 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     const data: ClinicFinal = { reply: MODEL_UNAVAILABLE_REPLY, state: before, events: ["model_unavailable"] };
     stages.emit("12", "response-validation", { events: data.events, error: `${f.role}: ${f.message}` });
     stages.finish();
-    const publish = await a.sql.begin((tx) => a.run.complete(tx, [{ event: "final", data }], { outcome: "model_unavailable", reasonCodes: ["model_unavailable"] }));
+    const publish = await a.sql.begin((tx) =>
+      a.run.complete(tx, [{ event: "final", data }], {
+        outcome: "model_unavailable",
+        reasonCodes: ["model_unavailable"],
+      }),
+    );
     publish();
     return data;
   }
@@ -247,9 +345,14 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
  * through the dialogue machine like any other, so it is logged and replay still rebuilds the
  * snapshot. Refused (conflict) when the thread is not with a human.
  */
-export async function releaseClinicThread(sql: Sql, tenantId: string, context: ClinicTurnContext): Promise<ClinicState> {
+export async function releaseClinicThread(
+  sql: Sql,
+  tenantId: string,
+  context: ClinicTurnContext,
+): Promise<ClinicState> {
   const before = clinicStateOf(context.snapshot);
-  if (before.activeBranch !== "escalate_human") throw new AppError("conflict", "Диалог не передан оператору: освобождать нечего.");
+  if (before.activeBranch !== "escalate_human")
+    throw new AppError("conflict", "Диалог не передан оператору: освобождать нечего.");
   const loaded = await registryFor(sql, tenantId, context.settingsVersions);
   const r = await runTurn({
     sql,

@@ -1,7 +1,14 @@
 import { z } from "zod";
 
 /** Intent codes double as branch codes (seed 003: intent ↔ branch is 1:1). */
-export const branchCodes = ["new_booking", "price_question", "general_info", "medical_question", "reschedule", "escalate_human"] as const;
+export const branchCodes = [
+  "new_booking",
+  "price_question",
+  "general_info",
+  "medical_question",
+  "reschedule",
+  "escalate_human",
+] as const;
 export const BranchCode = z.enum(branchCodes);
 export type BranchCode = z.infer<typeof BranchCode>;
 
@@ -46,10 +53,12 @@ export const StepGraph = z
   .superRefine((g, ctx) => {
     const codes = new Set(g.steps.map((s) => s.code));
     if (codes.size !== g.steps.length) ctx.addIssue({ code: "custom", message: "step codes must be unique" });
-    if (g.initial && !codes.has(g.initial)) ctx.addIssue({ code: "custom", message: `initial step ${g.initial} is not a step` });
+    if (g.initial && !codes.has(g.initial))
+      ctx.addIssue({ code: "custom", message: `initial step ${g.initial} is not a step` });
     for (const s of g.steps)
       for (const n of s.allowed_next)
-        if (!codes.has(n)) ctx.addIssue({ code: "custom", message: `step ${s.code}: allowed_next names unknown step ${n}` });
+        if (!codes.has(n))
+          ctx.addIssue({ code: "custom", message: `step ${s.code}: allowed_next names unknown step ${n}` });
   });
 export type StepGraph = z.infer<typeof StepGraph>;
 
@@ -85,7 +94,11 @@ export interface Registry {
 
 export type Slots = Record<string, unknown>;
 
-export const SuspendedIntent = z.object({ intent: BranchCode, step: z.string().nullable(), slots: z.record(z.string(), z.unknown()) });
+export const SuspendedIntent = z.object({
+  intent: BranchCode,
+  step: z.string().nullable(),
+  slots: z.record(z.string(), z.unknown()),
+});
 export type SuspendedIntent = z.infer<typeof SuspendedIntent>;
 
 /** The thread state of CONTRACT §5.3 — what `final.state` and GET /threads/{id} show. */

@@ -23,19 +23,40 @@ export function splitBlocks(text: string): string[] | null {
   return found.map((f, i) => text.slice(f.end, found[i + 1]?.start ?? text.length).trim());
 }
 
-const items = (body: string) => body.split("\n").map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, "").trim()).filter(Boolean);
+const items = (body: string) =>
+  body
+    .split("\n")
+    .map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, "").trim())
+    .filter(Boolean);
 
 export function modelPackage(text: string, draft: FinalAnswerPackage): FinalAnswerPackage {
   const parts = splitBlocks(text);
-  if (!parts) return { ...draft, user_facing_answer: text, short_answer: text.split("\n")[0]!.replace(/\*\*/g, "").trim(), composed_by: "model" };
+  if (!parts)
+    return {
+      ...draft,
+      user_facing_answer: text,
+      short_answer: text.split("\n")[0]!.replace(/\*\*/g, "").trim(),
+      composed_by: "model",
+    };
   const [direct, checked, found, notEstablished, next] = parts as [string, string, string, string, string];
-  const blocks: FinalAnswerPackage["blocks"] = { direct: direct.replace(/\s+/g, " "), checked: items(checked), found: items(found), not_established: items(notEstablished), next_step: items(next) };
+  const blocks: FinalAnswerPackage["blocks"] = {
+    direct: direct.replace(/\s+/g, " "),
+    checked: items(checked),
+    found: items(found),
+    not_established: items(notEstablished),
+    next_step: items(next),
+  };
   const claims: Claim[] = [];
   const add = (body: string, unknown: boolean) => {
     const { complete, rest } = splitSentences(body.replace(/\*\*/g, ""));
     for (const s of [...complete, rest].map((x) => x.trim()).filter(Boolean)) {
       const ids = [...new Set([...s.matchAll(/\[(F\d+)\]/g)].map((m) => m[1]!))];
-      claims.push({ claim_id: `K${claims.length}`, text: s, kind: ids.length ? "evidence" : unknown ? "unknown" : "inference", evidence_ids: ids });
+      claims.push({
+        claim_id: `K${claims.length}`,
+        text: s,
+        kind: ids.length ? "evidence" : unknown ? "unknown" : "inference",
+        evidence_ids: ids,
+      });
     }
   };
   add(direct, false);

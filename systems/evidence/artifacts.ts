@@ -5,7 +5,13 @@ import { z } from "zod";
 import { OutcomeClass, ReasonCode } from "./reason-codes";
 import { ToolName } from "./tool-contracts";
 
-export const INTENTS = ["detect_open_supplier_settlements", "counterparty_balance", "unclosed_documents", "payment_chain", "unsupported"] as const;
+export const INTENTS = [
+  "detect_open_supplier_settlements",
+  "counterparty_balance",
+  "unclosed_documents",
+  "payment_chain",
+  "unsupported",
+] as const;
 export const Intent = z.enum(INTENTS);
 export type Intent = z.infer<typeof Intent>;
 
@@ -108,7 +114,19 @@ export const ExecutionPlan = z.object({
 });
 export type ExecutionPlan = z.infer<typeof ExecutionPlan>;
 
-export const TOOL_RUN_STATUSES = ["success", "empty", "no_match", "unbound_entity", "ambiguous", "timeout", "tool_error", "schema_error", "invalid_output", "unavailable", "skipped"] as const;
+export const TOOL_RUN_STATUSES = [
+  "success",
+  "empty",
+  "no_match",
+  "unbound_entity",
+  "ambiguous",
+  "timeout",
+  "tool_error",
+  "schema_error",
+  "invalid_output",
+  "unavailable",
+  "skipped",
+] as const;
 export const ToolRunStatus = z.enum(TOOL_RUN_STATUSES);
 export type ToolRunStatus = z.infer<typeof ToolRunStatus>;
 
@@ -131,7 +149,17 @@ export type ToolRun = z.infer<typeof ToolRun>;
 
 export const Fact = z.object({
   fact_id: z.string(),
-  type: z.enum(["open_balance", "no_open_balance", "balance", "unclosed_document", "payment", "document_movement", "closing_document", "entity_binding", "as_of_date"]),
+  type: z.enum([
+    "open_balance",
+    "no_open_balance",
+    "balance",
+    "unclosed_document",
+    "payment",
+    "document_movement",
+    "closing_document",
+    "entity_binding",
+    "as_of_date",
+  ]),
   entity: z.string(),
   entity_id: z.string().nullable(),
   value: z.union([z.number(), z.string(), z.null()]),
@@ -151,9 +179,21 @@ export const EntityBinding = z.object({
   candidates: z.array(z.object({ id: z.string(), name: z.string() })),
 });
 
-export const SourceRef = z.object({ source_ref: z.string(), kind: z.string(), object_type: z.string(), object_id: z.string(), tool_run_id: z.string() });
+export const SourceRef = z.object({
+  source_ref: z.string(),
+  kind: z.string(),
+  object_type: z.string(),
+  object_id: z.string(),
+  tool_run_id: z.string(),
+});
 
-export const Conflict = z.object({ conflict_id: z.string(), entity: z.string(), entity_id: z.string().nullable(), description: z.string(), fact_ids: z.array(z.string()) });
+export const Conflict = z.object({
+  conflict_id: z.string(),
+  entity: z.string(),
+  entity_id: z.string().nullable(),
+  description: z.string(),
+  fact_ids: z.array(z.string()),
+});
 
 export const Gap = z.object({ step_id: z.string(), tool: z.string(), what: z.string(), reason_code: ReasonCode });
 
@@ -182,7 +222,11 @@ export const CoverageReport = z.object({
   next_best_actions: z.array(z.string()),
   reason_codes: z.array(ReasonCode),
   outcome: OutcomeClass,
-  critic: z.object({ rules: z.literal(true), model: z.enum(["used", "skipped", "failed", "offline"]), note: z.string().nullable() }),
+  critic: z.object({
+    rules: z.literal(true),
+    model: z.enum(["used", "skipped", "failed", "offline"]),
+    note: z.string().nullable(),
+  }),
 });
 export type CoverageReport = z.infer<typeof CoverageReport>;
 
@@ -198,7 +242,13 @@ export const FinalAnswerPackage = z.object({
   short_answer: z.string(),
   user_facing_answer: z.string(),
   /** The five blocks of §9.1, in order. */
-  blocks: z.object({ direct: z.string(), checked: z.array(z.string()), found: z.array(z.string()), not_established: z.array(z.string()), next_step: z.array(z.string()) }),
+  blocks: z.object({
+    direct: z.string(),
+    checked: z.array(z.string()),
+    found: z.array(z.string()),
+    not_established: z.array(z.string()),
+    next_step: z.array(z.string()),
+  }),
   evidence_summary: z.array(z.string()),
   limitations: z.array(z.string()),
   clarifying_question: z.string().nullable(),
@@ -207,8 +257,21 @@ export const FinalAnswerPackage = z.object({
 });
 export type FinalAnswerPackage = z.infer<typeof FinalAnswerPackage>;
 
-export const StateEntity = z.object({ type: z.enum(["counterparty_group", "counterparty"]), surface: z.string(), value: z.string(), entity_id: z.string().nullable(), premise: PremiseStatus, since_turn: z.number().int() });
-export const StateTerm = z.object({ surface: z.string(), resolved_to: TermReading, confidence: z.number(), premise: PremiseStatus, since_turn: z.number().int() });
+export const StateEntity = z.object({
+  type: z.enum(["counterparty_group", "counterparty"]),
+  surface: z.string(),
+  value: z.string(),
+  entity_id: z.string().nullable(),
+  premise: PremiseStatus,
+  since_turn: z.number().int(),
+});
+export const StateTerm = z.object({
+  surface: z.string(),
+  resolved_to: TermReading,
+  confidence: z.number(),
+  premise: PremiseStatus,
+  since_turn: z.number().int(),
+});
 
 export const ConversationState = z.object({
   conversation_id: z.string(),
@@ -216,7 +279,14 @@ export const ConversationState = z.object({
   active_domain: z.string().nullable(),
   active_intent: Intent.nullable(),
   active_entities: z.array(StateEntity),
-  active_time_scope: z.object({ as_of_date: z.string(), surface: z.string().nullable(), premise: PremiseStatus, since_turn: z.number().int() }).nullable(),
+  active_time_scope: z
+    .object({
+      as_of_date: z.string(),
+      surface: z.string().nullable(),
+      premise: PremiseStatus,
+      since_turn: z.number().int(),
+    })
+    .nullable(),
   resolved_business_terms: z.array(StateTerm),
   last_clarifications: z.array(z.object({ turn: z.number().int(), question: z.string(), answered: z.boolean() })),
   open_ambiguities: z.array(z.string()),
@@ -228,5 +298,18 @@ export const ConversationState = z.object({
 export type ConversationState = z.infer<typeof ConversationState>;
 
 export function emptyConversationState(conversationId: string): ConversationState {
-  return { conversation_id: conversationId, turn: 0, active_domain: null, active_intent: null, active_entities: [], active_time_scope: null, resolved_business_terms: [], last_clarifications: [], open_ambiguities: [], pending_question: null, pending_intent: null, last_evidence_refs: [] };
+  return {
+    conversation_id: conversationId,
+    turn: 0,
+    active_domain: null,
+    active_intent: null,
+    active_entities: [],
+    active_time_scope: null,
+    resolved_business_terms: [],
+    last_clarifications: [],
+    open_ambiguities: [],
+    pending_question: null,
+    pending_intent: null,
+    last_evidence_refs: [],
+  };
 }

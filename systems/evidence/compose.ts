@@ -7,10 +7,24 @@ import type { TurnScope } from "./frame-resolve";
 import { READINGS } from "./glossary";
 import { reasonInfo } from "./reason-codes";
 
-export const BLOCK_TITLES = ["Коротко", "Что проверено", "Что найдено", "Что не удалось установить", "Что уточнить / следующий шаг"] as const;
+export const BLOCK_TITLES = [
+  "Коротко",
+  "Что проверено",
+  "Что найдено",
+  "Что не удалось установить",
+  "Что уточнить / следующий шаг",
+] as const;
 
-const STATUS_RU: Record<Premise["status"], string> = { confirmed: "подтверждено вами", inherited: "из предыдущего вопроса", assumed: "допущение, не подтверждено" };
-const cite = (...facts: (Fact | undefined)[]) => facts.filter(Boolean).map((f) => `[${f!.fact_id}]`).join("");
+const STATUS_RU: Record<Premise["status"], string> = {
+  confirmed: "подтверждено вами",
+  inherited: "из предыдущего вопроса",
+  assumed: "допущение, не подтверждено",
+};
+const cite = (...facts: (Fact | undefined)[]) =>
+  facts
+    .filter(Boolean)
+    .map((f) => `[${f!.fact_id}]`)
+    .join("");
 
 const TOOL_RU: Record<string, string> = {
   resolve_counterparty: "справочник контрагентов",
@@ -39,7 +53,12 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
   const claims: Claim[] = [];
   const claim = (text: string, kind: Claim["kind"], facts: (Fact | undefined)[] = []) => {
     const ids = facts.filter(Boolean).map((f) => f!.fact_id);
-    claims.push({ claim_id: `K${claims.length + 1}`, text, kind: kind === "evidence" && ids.length === 0 ? "inference" : kind, evidence_ids: ids });
+    claims.push({
+      claim_id: `K${claims.length + 1}`,
+      text,
+      kind: kind === "evidence" && ids.length === 0 ? "inference" : kind,
+      evidence_ids: ids,
+    });
     return text + (ids.length ? ` ${cite(...facts)}` : kind === "inference" ? " (вывод)" : "");
   };
   const dateFact = b.facts.find((f) => f.type === "as_of_date");
@@ -54,24 +73,54 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
   for (const [cp, fs] of byCp) {
     const total = fs.reduce((s, f) => s + (f.value as number), 0);
     const name = fs[0]!.entity;
-    if (total < 0) found.push(claim(`${name}: выдан аванс ${money(-total)}, поставка на эту сумму ещё не отражена`, "evidence", fs));
+    if (total < 0)
+      found.push(claim(`${name}: выдан аванс ${money(-total)}, поставка на эту сумму ещё не отражена`, "evidence", fs));
     else {
       const overdue = fs.reduce((s, f) => s + Number(f.details.overdue_amount ?? 0), 0);
-      const due = fs.map((f) => f.details.oldest_due_date).filter(Boolean).sort()[0] as string | undefined;
+      const due = fs
+        .map((f) => f.details.oldest_due_date)
+        .filter(Boolean)
+        .sort()[0] as string | undefined;
       const contracts = fs.map((f) => f.details.contract).filter(Boolean);
-      found.push(claim(`${name}: остаток ${money(total)}${contracts.length ? ` по договору ${contracts.join(", ")}` : ""}${overdue > 0 ? `, из них просрочено ${money(overdue)} (срок оплаты истёк ${ruDate(String(due))})` : ""}`, "evidence", fs));
+      found.push(
+        claim(
+          `${name}: остаток ${money(total)}${contracts.length ? ` по договору ${contracts.join(", ")}` : ""}${overdue > 0 ? `, из них просрочено ${money(overdue)} (срок оплаты истёк ${ruDate(String(due))})` : ""}`,
+          "evidence",
+          fs,
+        ),
+      );
     }
     for (const d of b.facts.filter((f) => f.type === "unclosed_document" && f.entity_id === cp)) {
-      found.push("  " + claim(`не оплачено: ${d.details.kind} № ${d.details.number} от ${ruDate(String(d.details.date))} — ${money(d.value as number)} из ${money(Number(d.details.amount))}`, "evidence", [d]));
+      found.push(
+        "  " +
+          claim(
+            `не оплачено: ${d.details.kind} № ${d.details.number} от ${ruDate(String(d.details.date))} — ${money(d.value as number)} из ${money(Number(d.details.amount))}`,
+            "evidence",
+            [d],
+          ),
+      );
     }
   }
   if (i.scope.intent === "unclosed_documents" || i.scope.intent === "payment_chain") {
-    for (const d of b.facts.filter((f) => f.type === "unclosed_document")) found.push(claim(`${d.details.kind} № ${d.details.number} от ${ruDate(String(d.details.date))}: не оплачено ${money(d.value as number)} из ${money(Number(d.details.amount))}${d.details.posted ? "" : " (документ не проведён)"}`, "evidence", [d]));
+    for (const d of b.facts.filter((f) => f.type === "unclosed_document"))
+      found.push(
+        claim(
+          `${d.details.kind} № ${d.details.number} от ${ruDate(String(d.details.date))}: не оплачено ${money(d.value as number)} из ${money(Number(d.details.amount))}${d.details.posted ? "" : " (документ не проведён)"}`,
+          "evidence",
+          [d],
+        ),
+      );
   }
   if (i.scope.intent === "payment_chain") {
     for (const p of b.facts.filter((f) => f.type === "payment")) {
       const alloc = (p.details.allocations as { document_number: string; amount: number }[]) ?? [];
-      found.push(claim(`оплата № ${p.details.number} от ${ruDate(String(p.details.date))} — ${money(p.value as number)}${alloc.length ? `, в счёт поступления ${alloc.map((a) => `№ ${a.document_number}`).join(", ")}` : ", без распределения (аванс)"}${p.details.posted ? "" : "; не проведена"}`, "evidence", [p]));
+      found.push(
+        claim(
+          `оплата № ${p.details.number} от ${ruDate(String(p.details.date))} — ${money(p.value as number)}${alloc.length ? `, в счёт поступления ${alloc.map((a) => `№ ${a.document_number}`).join(", ")}` : ", без распределения (аванс)"}${p.details.posted ? "" : "; не проведена"}`,
+          "evidence",
+          [p],
+        ),
+      );
     }
   }
   for (const k of b.conflicts) {
@@ -79,7 +128,14 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
     found.push(claim(`${k.entity}: данные расходятся. ${k.description}`, "evidence", facts));
   }
   const none = b.facts.find((f) => f.type === "no_open_balance");
-  if (none) found.push(claim(`ненулевых остатков нет (просмотрено движений регистра: ${String(none.details.movements_scanned)})`, "evidence", [none]));
+  if (none)
+    found.push(
+      claim(
+        `ненулевых остатков нет (просмотрено движений регистра: ${String(none.details.movements_scanned)})`,
+        "evidence",
+        [none],
+      ),
+    );
 
   const partial = c.outcome === "PARTIALLY_ANSWERED";
   const suppliers = [...byCp.values()].filter((fs) => fs.reduce((s, f) => s + (f.value as number), 0) > 0);
@@ -93,16 +149,23 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
         direct = suppliers.length
           ? `На ${on} ${reading} — наш долг перед поставщиками (${suppliers.length}): ${suppliers.map((fs) => `${fs[0]!.entity} — ${money(sum(fs))}`).join("; ")}.`
           : `На ${on} ${reading} по поставщикам не найдено.`;
-        if (advances.length) direct += ` Кроме того, не закрыты выданные авансы: ${advances.map((fs) => `${fs[0]!.entity} — ${money(-sum(fs))}`).join("; ")}.`;
+        if (advances.length)
+          direct += ` Кроме того, не закрыты выданные авансы: ${advances.map((fs) => `${fs[0]!.entity} — ${money(-sum(fs))}`).join("; ")}.`;
       } else if (i.scope.intent === "counterparty_balance") {
         const total = open.reduce((s, f) => s + (f.value as number), 0);
-        direct = open.length ? `Сальдо расчётов с ${open[0]!.entity} на ${on}: ${money(Math.abs(total))} — ${total > 0 ? "наш долг поставщику" : total < 0 ? "выданный аванс" : "расчёты закрыты"}.` : `Сальдо на ${on} не получено.`;
+        direct = open.length
+          ? `Сальдо расчётов с ${open[0]!.entity} на ${on}: ${money(Math.abs(total))} — ${total > 0 ? "наш долг поставщику" : total < 0 ? "выданный аванс" : "расчёты закрыты"}.`
+          : `Сальдо на ${on} не получено.`;
       } else if (i.scope.intent === "unclosed_documents") {
         const docs = b.facts.filter((f) => f.type === "unclosed_document");
-        direct = docs.length ? `На ${on} не закрыты оплатой ${docs.length} документ(а) на ${money(docs.reduce((s, f) => s + (f.value as number), 0))}.` : `На ${on} незакрытых документов поступления нет.`;
+        direct = docs.length
+          ? `На ${on} не закрыты оплатой ${docs.length} документ(а) на ${money(docs.reduce((s, f) => s + (f.value as number), 0))}.`
+          : `На ${on} незакрытых документов поступления нет.`;
       } else {
         const pays = b.facts.filter((f) => f.type === "payment");
-        direct = pays.length ? `Найдено оплат: ${pays.length} на ${money(pays.reduce((s, f) => s + (f.value as number), 0))}.` : "Оплат не найдено.";
+        direct = pays.length
+          ? `Найдено оплат: ${pays.length} на ${money(pays.reduce((s, f) => s + (f.value as number), 0))}.`
+          : "Оплат не найдено.";
       }
       if (partial) direct += " Ответ частичный — ограничения ниже.";
       break;
@@ -119,7 +182,12 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
         direct = `${role.message.replace(/\.$/, "")}. Вопрос — о расчётах с поставщиком, а этот контрагент поставщиком не числится, поэтому в регистре расчётов с поставщиками сведений о нём нет.`;
         break;
       }
-      direct = `Не удалось найти в учётной базе ${b.entity_bindings.filter((e) => e.status === "not_found").map((e) => `«${e.surface}»`).join(", ") || "контрагента из вопроса"} — по нему ответить нельзя.`;
+      direct = `Не удалось найти в учётной базе ${
+        b.entity_bindings
+          .filter((e) => e.status === "not_found")
+          .map((e) => `«${e.surface}»`)
+          .join(", ") || "контрагента из вопроса"
+      } — по нему ответить нельзя.`;
       break;
     }
     case "BLOCKED_BY_MISSING_DATA": {
@@ -137,33 +205,63 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
         : c.reason_codes.includes("MODEL_REQUIRED") && !i.offline
           ? "Языковая модель не ответила, а без неё этот вопрос разобрать не получилось. Это сбой подключения, а не ответ по данным учёта."
           : c.reason_codes.includes("MODEL_REQUIRED")
-        ? "Этот вопрос не получилось разобрать без языковой модели, а она не подключена."
-        : "Не удалось получить данные из учётной системы: источник не ответил или ответил ошибкой, поэтому ответа по существу нет.";
+            ? "Этот вопрос не получилось разобрать без языковой модели, а она не подключена."
+            : "Не удалось получить данные из учётной системы: источник не ответил или ответил ошибкой, поэтому ответа по существу нет.";
       break;
     default:
-      direct = "Этот вопрос вне моей области: я отвечаю по данным учёта — о расчётах с контрагентами, документах и оплатах.";
+      direct =
+        "Этот вопрос вне моей области: я отвечаю по данным учёта — о расчётах с контрагентами, документах и оплатах.";
   }
-  claims.unshift({ claim_id: "K0", text: direct, kind: found.length || none ? "inference" : "unknown", evidence_ids: [] });
+  claims.unshift({
+    claim_id: "K0",
+    text: direct,
+    kind: found.length || none ? "inference" : "unknown",
+    evidence_ids: [],
+  });
 
   const checked: string[] = [];
   // A relative date («вчера») shows the day it became and what it was counted from.
-  const relative = dateFact?.details.relative ? ` («${i.scope.time.text}», отсчитано от рабочей даты базы ${ruDate(String(dateFact.details.working_date))})` : "";
-  for (const p of i.scope.premises) checked.push(`${p.label}: ${p.kind === "time_scope" && dateFact ? ruDate(String(dateFact.value)) + relative : p.kind === "business_term" ? READINGS[p.value as keyof typeof READINGS]?.ru ?? p.value : p.value} — ${STATUS_RU[p.status]}`);
+  const relative = dateFact?.details.relative
+    ? ` («${i.scope.time.text}», отсчитано от рабочей даты базы ${ruDate(String(dateFact.details.working_date))})`
+    : "";
+  for (const p of i.scope.premises)
+    checked.push(
+      `${p.label}: ${p.kind === "time_scope" && dateFact ? ruDate(String(dateFact.value)) + relative : p.kind === "business_term" ? (READINGS[p.value as keyof typeof READINGS]?.ru ?? p.value) : p.value} — ${STATUS_RU[p.status]}`,
+    );
   const binding = b.entity_bindings.find((e) => e.status === "bound");
-  if (binding) checked.push(`Контрагент «${binding.surface}» привязан к ${binding.resolved_to} ${cite(b.facts.find((f) => f.type === "entity_binding" && f.entity_id === binding.entity_id))}`);
-  const tools = [...new Set(i.toolRuns.filter((r) => r.status !== "skipped").map((r) => TOOL_RU[r.tool_name] ?? r.tool_name))];
-  if (tools.length) checked.push(`Источники: ${tools.join("; ")} (вызовов: ${i.toolRuns.filter((r) => r.status !== "skipped").length})`);
+  if (binding)
+    checked.push(
+      `Контрагент «${binding.surface}» привязан к ${binding.resolved_to} ${cite(b.facts.find((f) => f.type === "entity_binding" && f.entity_id === binding.entity_id))}`,
+    );
+  const tools = [
+    ...new Set(i.toolRuns.filter((r) => r.status !== "skipped").map((r) => TOOL_RU[r.tool_name] ?? r.tool_name)),
+  ];
+  if (tools.length)
+    checked.push(
+      `Источники: ${tools.join("; ")} (вызовов: ${i.toolRuns.filter((r) => r.status !== "skipped").length})`,
+    );
   if (i.offline) checked.push("Ответ собран без языковой модели (офлайн-режим), только из данных учёта");
-  else if (i.interpretedBy === "deterministic" && c.outcome !== "BLOCKED_BY_TOOLING") checked.push("Вопрос разобран правилами: языковая модель подключена, но не дала ответа по схеме");
+  else if (i.interpretedBy === "deterministic" && c.outcome !== "BLOCKED_BY_TOOLING")
+    checked.push("Вопрос разобран правилами: языковая модель подключена, но не дала ответа по схеме");
 
   const notEstablished = [...c.uncovered_points];
   // Specific findings only: a bare code description («нужно подтверждение») adds nothing the blocks do not say.
   // …and a finding already stated under "found" (a conflict's description) is not repeated.
   const stated = (m: string) => found.some((f) => f.includes(m.slice(m.indexOf(": ") + 2)));
-  for (const w of c.why_partial) if (w.message !== reasonInfo[w.reason_code].ru && !notEstablished.some((u) => u.includes(w.message)) && !stated(w.message)) notEstablished.push(w.message);
-  if (notEstablished.length === 0) for (const w of c.why_partial) if (!["ASSUMPTION_APPLIED_EXPLICITLY", "NEEDS_USER_CONFIRMATION"].includes(w.reason_code)) notEstablished.push(w.message);
+  for (const w of c.why_partial)
+    if (
+      w.message !== reasonInfo[w.reason_code].ru &&
+      !notEstablished.some((u) => u.includes(w.message)) &&
+      !stated(w.message)
+    )
+      notEstablished.push(w.message);
+  if (notEstablished.length === 0)
+    for (const w of c.why_partial)
+      if (!["ASSUMPTION_APPLIED_EXPLICITLY", "NEEDS_USER_CONFIRMATION"].includes(w.reason_code))
+        notEstablished.push(w.message);
   const next = [...(i.clarifying_question ? [i.clarifying_question] : []), ...c.next_best_actions];
-  for (const u of notEstablished) claims.push({ claim_id: `K${claims.length}`, text: u, kind: "unknown", evidence_ids: [] });
+  for (const u of notEstablished)
+    claims.push({ claim_id: `K${claims.length}`, text: u, kind: "unknown", evidence_ids: [] });
 
   const uniq = (xs: string[]) => xs.filter((x, k) => xs.indexOf(x) === k);
   // Off-topic: nothing was checked, so there is nothing to list under the evidence headings.
@@ -172,7 +270,13 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
     direct,
     checked: misrouted ? [] : uniq(checked),
     found: misrouted ? [] : found.length ? uniq(found) : ["Фактов по вопросу не получено."],
-    not_established: misrouted ? [] : notEstablished.length ? uniq(notEstablished) : c.outcome === "FULLY_ANSWERED" ? ["Пробелов не обнаружено."] : ["Ответ неполный — см. коды причин."],
+    not_established: misrouted
+      ? []
+      : notEstablished.length
+        ? uniq(notEstablished)
+        : c.outcome === "FULLY_ANSWERED"
+          ? ["Пробелов не обнаружено."]
+          : ["Ответ неполный — см. коды причин."],
     next_step: next.length ? uniq(next) : ["Ничего уточнять не нужно."],
   };
   return {
@@ -190,6 +294,14 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
 export function render(b: FinalAnswerPackage["blocks"]): string {
   const list = (xs: string[]) => xs.map((x) => (x.startsWith("  ") ? `  - ${x.trim()}` : `- ${x}`)).join("\n");
   // A block with nothing in it is left out rather than shown empty.
-  const parts: [string, string[]][] = [[BLOCK_TITLES[1], b.checked], [BLOCK_TITLES[2], b.found], [BLOCK_TITLES[3], b.not_established], [BLOCK_TITLES[4], b.next_step]];
-  return [`**${BLOCK_TITLES[0]}.** ${b.direct}`, ...parts.filter(([, xs]) => xs.length).map(([title, xs]) => `**${title}.**\n${list(xs)}`)].join("\n\n");
+  const parts: [string, string[]][] = [
+    [BLOCK_TITLES[1], b.checked],
+    [BLOCK_TITLES[2], b.found],
+    [BLOCK_TITLES[3], b.not_established],
+    [BLOCK_TITLES[4], b.next_step],
+  ];
+  return [
+    `**${BLOCK_TITLES[0]}.** ${b.direct}`,
+    ...parts.filter(([, xs]) => xs.length).map(([title, xs]) => `**${title}.**\n${list(xs)}`),
+  ].join("\n\n");
 }

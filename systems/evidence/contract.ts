@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { AnswerReplaced, Created, err, ok, runEvents, sseUnion, type EventsOf, type Operation } from "../../http/contract";
+import {
+  AnswerReplaced,
+  Created,
+  err,
+  ok,
+  runEvents,
+  sseUnion,
+  type EventsOf,
+  type Operation,
+} from "../../http/contract";
 import { ConversationState, CoverageReport, FinalAnswerPackage, Premise } from "./artifacts";
 import { OutcomeClass, ReasonCode } from "./reason-codes";
 
@@ -9,9 +18,16 @@ import { OutcomeClass, ReasonCode } from "./reason-codes";
  * document.
  */
 
-export const EvidenceMessageBody = z.object({ text: z.string().trim().min(1).max(4000), debug: z.boolean().optional() });
+export const EvidenceMessageBody = z.object({
+  text: z.string().trim().min(1).max(4000),
+  debug: z.boolean().optional(),
+});
 
-export const AnswerValidation = z.object({ ok: z.boolean(), issues: z.array(z.string()), citations: z.array(z.string()).describe("fact ids cited as [F1]") });
+export const AnswerValidation = z.object({
+  ok: z.boolean(),
+  issues: z.array(z.string()),
+  citations: z.array(z.string()).describe("fact ids cited as [F1]"),
+});
 export const EvidenceModelCalls = z.object({ preparatory: z.number().int(), final: z.number().int() });
 
 export const EvidenceFinal = z.object({
@@ -37,7 +53,14 @@ export const EvidenceConversation = z.object({
   conversationId: z.string(),
   state: ConversationState,
   last: z.object({ runId: z.string(), outcome: OutcomeClass, reasonCodes: z.array(ReasonCode) }).nullable(),
-  messages: z.array(z.object({ role: z.enum(["user", "assistant", "system", "tool"]), text: z.string(), meta: z.record(z.string(), z.unknown()), runId: z.string().nullable() })),
+  messages: z.array(
+    z.object({
+      role: z.enum(["user", "assistant", "system", "tool"]),
+      text: z.string(),
+      meta: z.record(z.string(), z.unknown()),
+      runId: z.string().nullable(),
+    }),
+  ),
 });
 export const EvidenceRun = z.object({
   runId: z.string(),
@@ -46,7 +69,11 @@ export const EvidenceRun = z.object({
   question: z.string(),
   outcome: z.string(),
   reasonCodes: z.array(z.string()),
-  artifacts: z.record(z.string(), z.unknown()).describe("query_frame, premises, execution_plan, tool_runs, evidence_bundle, coverage_report, final_answer_package, validation, stages…"),
+  artifacts: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "query_frame, premises, execution_plan, tool_runs, evidence_bundle, coverage_report, final_answer_package, validation, stages…",
+    ),
 });
 export const EvidenceTools = z.object({
   mcp: z.string(),
@@ -73,17 +100,89 @@ export const OutcomeStats = z.object({
 export const JsonRpcMessage = z.record(z.string(), z.unknown()).describe("JSON-RPC 2.0 (MCP)");
 
 export const evidenceSchemas: Record<string, z.ZodType> = {
-  ConversationState, CoverageReport, FinalAnswerPackage, Premise, EvidenceFinal, EvidenceSseEvent, EvidenceConversation, EvidenceRun,
-  EvidenceTools, OutcomeStats, JsonRpcMessage, AnswerValidation,
+  ConversationState,
+  CoverageReport,
+  FinalAnswerPackage,
+  Premise,
+  EvidenceFinal,
+  EvidenceSseEvent,
+  EvidenceConversation,
+  EvidenceRun,
+  EvidenceTools,
+  OutcomeStats,
+  JsonRpcMessage,
+  AnswerValidation,
 };
 
 const noConversation = err("Нет диалога");
 export const evidenceOperations: Operation[] = [
-  { operationId: "createEvidenceConversation", method: "post", path: "/v1/evidence/conversations", tag: "evidence", summary: "Новый диалог evidence workflow", responses: { 201: ok(Created.conversation, "Создан") } },
-  { operationId: "getEvidenceConversation", method: "get", path: "/v1/evidence/conversations/{id}", tag: "evidence", summary: "Состояние разговора и сообщения", responses: { 200: ok(EvidenceConversation), 404: noConversation } },
-  { operationId: "sendEvidenceMessage", method: "post", path: "/v1/evidence/conversations/{id}/messages", tag: "evidence", summary: "Вопрос → поток SSE (стадии при debug)", body: EvidenceMessageBody, responses: { 200: { description: "run_started, [stage…], token…, [answer_replaced], final, done", sse: EvidenceSseEvent }, 404: noConversation } },
-  { operationId: "getEvidenceRun", method: "get", path: "/v1/evidence/runs/{runId}", tag: "evidence", summary: "Артефакты запуска: QueryFrame … FinalAnswerPackage", responses: { 200: ok(EvidenceRun), 404: err("Нет запуска") } },
-  { operationId: "getEvidenceTools", method: "get", path: "/v1/evidence/tools", tag: "evidence", summary: "Инструменты подключённого MCP-сервера", description: "ready — сервер предлагает все инструменты контракта; missing — каких нет.", responses: { 200: ok(EvidenceTools) } },
-  { operationId: "evidenceMcp", method: "post", path: "/v1/evidence/mcp", tag: "evidence", summary: "Демо MCP-сервер (Streamable HTTP, без состояния)", body: JsonRpcMessage, responses: { 200: { description: "JSON-RPC MCP (JSON или поток SSE, по Accept)", json: JsonRpcMessage, other: ["text/event-stream"] } } },
-  { operationId: "getOutcomeStats", method: "get", path: "/v1/stats/outcomes", tag: "evidence", summary: "Классы исходов и коды причин всех запусков", query: StatsQuery, responses: { 200: ok(OutcomeStats) } },
+  {
+    operationId: "createEvidenceConversation",
+    method: "post",
+    path: "/v1/evidence/conversations",
+    tag: "evidence",
+    summary: "Новый диалог evidence workflow",
+    responses: { 201: ok(Created.conversation, "Создан") },
+  },
+  {
+    operationId: "getEvidenceConversation",
+    method: "get",
+    path: "/v1/evidence/conversations/{id}",
+    tag: "evidence",
+    summary: "Состояние разговора и сообщения",
+    responses: { 200: ok(EvidenceConversation), 404: noConversation },
+  },
+  {
+    operationId: "sendEvidenceMessage",
+    method: "post",
+    path: "/v1/evidence/conversations/{id}/messages",
+    tag: "evidence",
+    summary: "Вопрос → поток SSE (стадии при debug)",
+    body: EvidenceMessageBody,
+    responses: {
+      200: { description: "run_started, [stage…], token…, [answer_replaced], final, done", sse: EvidenceSseEvent },
+      404: noConversation,
+    },
+  },
+  {
+    operationId: "getEvidenceRun",
+    method: "get",
+    path: "/v1/evidence/runs/{runId}",
+    tag: "evidence",
+    summary: "Артефакты запуска: QueryFrame … FinalAnswerPackage",
+    responses: { 200: ok(EvidenceRun), 404: err("Нет запуска") },
+  },
+  {
+    operationId: "getEvidenceTools",
+    method: "get",
+    path: "/v1/evidence/tools",
+    tag: "evidence",
+    summary: "Инструменты подключённого MCP-сервера",
+    description: "ready — сервер предлагает все инструменты контракта; missing — каких нет.",
+    responses: { 200: ok(EvidenceTools) },
+  },
+  {
+    operationId: "evidenceMcp",
+    method: "post",
+    path: "/v1/evidence/mcp",
+    tag: "evidence",
+    summary: "Демо MCP-сервер (Streamable HTTP, без состояния)",
+    body: JsonRpcMessage,
+    responses: {
+      200: {
+        description: "JSON-RPC MCP (JSON или поток SSE, по Accept)",
+        json: JsonRpcMessage,
+        other: ["text/event-stream"],
+      },
+    },
+  },
+  {
+    operationId: "getOutcomeStats",
+    method: "get",
+    path: "/v1/stats/outcomes",
+    tag: "evidence",
+    summary: "Классы исходов и коды причин всех запусков",
+    query: StatsQuery,
+    responses: { 200: ok(OutcomeStats) },
+  },
 ];

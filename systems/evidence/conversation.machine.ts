@@ -5,7 +5,16 @@
 import { assign, emit, setup } from "xstate";
 import type { MachineSpec } from "../../driver/machine-spec";
 import { modelPackage } from "./answer-package";
-import { emptyConversationState, type ConversationState, type CoverageReport, type EvidenceBundle, type ExecutionPlan, type FinalAnswerPackage, type QueryFrame, type ToolRun } from "./artifacts";
+import {
+  emptyConversationState,
+  type ConversationState,
+  type CoverageReport,
+  type EvidenceBundle,
+  type ExecutionPlan,
+  type FinalAnswerPackage,
+  type QueryFrame,
+  type ToolRun,
+} from "./artifacts";
 import { checkAnswer, createClaimChecker, type AnswerValidation } from "./claim-check";
 import { composeAnswer } from "./compose";
 import { advanceState } from "./conversation-state";
@@ -61,10 +70,20 @@ export interface EvidenceContext {
 
 export type EvidenceEvent =
   | { type: "user.message"; text: string; requestId: string; offline: boolean }
-  | { type: "interpreted"; output: InterpreterOutput | null; via: "llm" | "deterministic"; modelIssue?: "invalid_output" | "model_unavailable" | null }
+  | {
+      type: "interpreted";
+      output: InterpreterOutput | null;
+      via: "llm" | "deterministic";
+      modelIssue?: "invalid_output" | "model_unavailable" | null;
+    }
   | { type: "planned"; plan: ExecutionPlan }
   | { type: "executed"; toolRuns: ToolRun[]; truncated: EvidenceBundle["truncated"] }
-  | { type: "criticized"; critique: CriticOutput | null; status: CoverageReport["critic"]["model"]; note?: string | null }
+  | {
+      type: "criticized";
+      critique: CriticOutput | null;
+      status: CoverageReport["critic"]["model"];
+      note?: string | null;
+    }
   /**
    * The answer model finished. `text`: its whole prose (null: none usable); `released`: what the
    * stream gate already sent as tokens; `gateIssues`: why the gate stopped releasing, if it did.
@@ -75,19 +94,59 @@ export type EvidenceEffect =
   | { type: "effect.interpret"; text: string; state: ConversationState }
   | { type: "effect.plan"; frame: QueryFrame; scope: TurnScope }
   | { type: "effect.execute"; plan: ExecutionPlan }
-  | { type: "effect.critic"; frame: QueryFrame | null; scope: TurnScope; bundle: EvidenceBundle; coverage: CoverageReport }
-  | { type: "effect.answer"; frame: QueryFrame | null; scope: TurnScope | null; bundle: EvidenceBundle; coverage: CoverageReport; draft: FinalAnswerPackage; text: string; offline: boolean }
+  | {
+      type: "effect.critic";
+      frame: QueryFrame | null;
+      scope: TurnScope;
+      bundle: EvidenceBundle;
+      coverage: CoverageReport;
+    }
+  | {
+      type: "effect.answer";
+      frame: QueryFrame | null;
+      scope: TurnScope | null;
+      bundle: EvidenceBundle;
+      coverage: CoverageReport;
+      draft: FinalAnswerPackage;
+      text: string;
+      offline: boolean;
+    }
   | { type: "effect.record"; work: TurnWork; state: ConversationState };
 
-const emptyBundle = (requestId: string): EvidenceBundle => ({ request_id: requestId, facts: [], entity_bindings: [], source_refs: [], documents: [], conflicts: [], not_found: [], execution_errors: [], truncated: [] });
+const emptyBundle = (requestId: string): EvidenceBundle => ({
+  request_id: requestId,
+  facts: [],
+  entity_bindings: [],
+  source_refs: [],
+  documents: [],
+  conflicts: [],
+  not_found: [],
+  execution_errors: [],
+  truncated: [],
+});
 
 /** Scope for a turn nobody could read: no model, and the deterministic interpreter gave up. */
-const unreadable = (modelIssue: "invalid_output" | "model_unavailable" | null = null): TurnScope => ({ intent: "unsupported", gate: "model_required", reading: null, counterparty: null, role: null, time: { text: null, premise: "assumed", source: "default" }, premises: [], reasons: [modelIssue === "invalid_output" ? "MODEL_OUTPUT_INVALID" : "MODEL_REQUIRED"], clarifying_question: null });
+const unreadable = (modelIssue: "invalid_output" | "model_unavailable" | null = null): TurnScope => ({
+  intent: "unsupported",
+  gate: "model_required",
+  reading: null,
+  counterparty: null,
+  role: null,
+  time: { text: null, premise: "assumed", source: "default" },
+  premises: [],
+  reasons: [modelIssue === "invalid_output" ? "MODEL_OUTPUT_INVALID" : "MODEL_REQUIRED"],
+  clarifying_question: null,
+});
 
 const work = (c: EvidenceContext) => c.turn!;
 
 export const evidenceMachine = setup({
-  types: {} as { context: EvidenceContext; events: EvidenceEvent; emitted: EvidenceEffect; input: { conversationId: string } },
+  types: {} as {
+    context: EvidenceContext;
+    events: EvidenceEvent;
+    emitted: EvidenceEffect;
+    input: { conversationId: string };
+  },
   guards: {
     proceeds: ({ context }) => context.turn?.scope?.gate === "proceed",
   },
@@ -102,15 +161,32 @@ export const evidenceMachine = setup({
           target: "interpreting",
           actions: assign({
             turn: ({ context, event }) => ({
-              requestId: event.requestId, text: event.text, turn: context.state.turn + 1, offline: event.offline,
-              frame: null, scope: null, plan: null, toolRuns: [], bundle: emptyBundle(event.requestId), coverage: null, clarifying: null, draft: null, answer: null, validation: null, rejected: null,
+              requestId: event.requestId,
+              text: event.text,
+              turn: context.state.turn + 1,
+              offline: event.offline,
+              frame: null,
+              scope: null,
+              plan: null,
+              toolRuns: [],
+              bundle: emptyBundle(event.requestId),
+              coverage: null,
+              clarifying: null,
+              draft: null,
+              answer: null,
+              validation: null,
+              rejected: null,
             }),
           }),
         },
       },
     },
     interpreting: {
-      entry: emit(({ context }) => ({ type: "effect.interpret" as const, text: work(context).text, state: context.state })),
+      entry: emit(({ context }) => ({
+        type: "effect.interpret" as const,
+        text: work(context).text,
+        state: context.state,
+      })),
       on: {
         interpreted: {
           target: "gating",
@@ -118,8 +194,32 @@ export const evidenceMachine = setup({
             turn: ({ context, event }) => {
               const w = work(context);
               // Nobody could read the question: the rules' frame (the question verbatim, nothing inferred) is still kept.
-              if (!event.output) return { ...w, frame: ruleFrame({ requestId: w.requestId, conversationId: context.state.conversation_id, turn: w.turn, text: w.text, interpretedBy: "deterministic" }, context.state), scope: unreadable(event.modelIssue ?? null) };
-              const frame = buildFrame(event.output, { requestId: w.requestId, conversationId: context.state.conversation_id, turn: w.turn, text: w.text, interpretedBy: event.via }, context.state);
+              if (!event.output)
+                return {
+                  ...w,
+                  frame: ruleFrame(
+                    {
+                      requestId: w.requestId,
+                      conversationId: context.state.conversation_id,
+                      turn: w.turn,
+                      text: w.text,
+                      interpretedBy: "deterministic",
+                    },
+                    context.state,
+                  ),
+                  scope: unreadable(event.modelIssue ?? null),
+                };
+              const frame = buildFrame(
+                event.output,
+                {
+                  requestId: w.requestId,
+                  conversationId: context.state.conversation_id,
+                  turn: w.turn,
+                  text: w.text,
+                  interpretedBy: event.via,
+                },
+                context.state,
+              );
               return { ...w, frame, scope: resolveScope(frame, context.state) };
             },
           }),
@@ -130,8 +230,17 @@ export const evidenceMachine = setup({
       always: [{ guard: "proceeds", target: "planning" }, { target: "assessing" }],
     },
     planning: {
-      entry: emit(({ context }) => ({ type: "effect.plan" as const, frame: work(context).frame!, scope: work(context).scope! })),
-      on: { planned: { target: "executing", actions: assign({ turn: ({ context, event }) => ({ ...work(context), plan: event.plan }) }) } },
+      entry: emit(({ context }) => ({
+        type: "effect.plan" as const,
+        frame: work(context).frame!,
+        scope: work(context).scope!,
+      })),
+      on: {
+        planned: {
+          target: "executing",
+          actions: assign({ turn: ({ context, event }) => ({ ...work(context), plan: event.plan }) }),
+        },
+      },
     },
     executing: {
       entry: emit(({ context }) => ({ type: "effect.execute" as const, plan: work(context).plan! })),
@@ -141,7 +250,11 @@ export const evidenceMachine = setup({
           actions: assign({
             turn: ({ context, event }) => {
               const w = work(context);
-              return { ...w, toolRuns: event.toolRuns, bundle: buildEvidence(w.requestId, w.plan!, event.toolRuns, event.truncated) };
+              return {
+                ...w,
+                toolRuns: event.toolRuns,
+                bundle: buildEvidence(w.requestId, w.plan!, event.toolRuns, event.truncated),
+              };
             },
           }),
         },
@@ -153,13 +266,26 @@ export const evidenceMachine = setup({
         assign({
           turn: ({ context }) => {
             const w = work(context);
-            const r = ruleCoverage({ requestId: w.requestId, frame: w.frame, scope: w.scope!, plan: w.plan, toolRuns: w.toolRuns, bundle: w.bundle });
+            const r = ruleCoverage({
+              requestId: w.requestId,
+              frame: w.frame,
+              scope: w.scope!,
+              plan: w.plan,
+              toolRuns: w.toolRuns,
+              bundle: w.bundle,
+            });
             return { ...w, coverage: r.coverage, clarifying: r.clarifying_question };
           },
         }),
         emit(({ context }) => {
           const w = work(context);
-          return { type: "effect.critic" as const, frame: w.frame, scope: w.scope!, bundle: w.bundle, coverage: w.coverage! };
+          return {
+            type: "effect.critic" as const,
+            frame: w.frame,
+            scope: w.scope!,
+            bundle: w.bundle,
+            coverage: w.coverage!,
+          };
         }),
       ],
       on: {
@@ -169,7 +295,15 @@ export const evidenceMachine = setup({
             turn: ({ context, event }) => {
               const w = work(context);
               const coverage = mergeCritique(w.coverage!, event.critique, event.status, event.note ?? null);
-              const draft = composeAnswer({ scope: w.scope!, coverage, bundle: w.bundle, toolRuns: w.toolRuns, clarifying_question: w.clarifying, offline: w.offline, interpretedBy: w.frame?.interpreted_by });
+              const draft = composeAnswer({
+                scope: w.scope!,
+                coverage,
+                bundle: w.bundle,
+                toolRuns: w.toolRuns,
+                clarifying_question: w.clarifying,
+                offline: w.offline,
+                interpretedBy: w.frame?.interpreted_by,
+              });
               return { ...w, coverage, draft };
             },
           }),
@@ -179,7 +313,16 @@ export const evidenceMachine = setup({
     answering: {
       entry: emit(({ context }) => {
         const w = work(context);
-        return { type: "effect.answer" as const, frame: w.frame, scope: w.scope, bundle: w.bundle, coverage: w.coverage!, draft: w.draft!, text: w.text, offline: w.offline };
+        return {
+          type: "effect.answer" as const,
+          frame: w.frame,
+          scope: w.scope,
+          bundle: w.bundle,
+          coverage: w.coverage!,
+          draft: w.draft!,
+          text: w.text,
+          offline: w.offline,
+        };
       }),
       on: {
         answered: {
@@ -194,23 +337,56 @@ export const evidenceMachine = setup({
               const released = event.released ?? "";
               let validation: AnswerValidation | null = null;
               if (event.text !== null) {
-                validation = checkAnswer(event.text, createClaimChecker({ bundle: w.bundle, coverage: w.coverage!, outcome: w.coverage!.outcome, frame: w.frame, draft }));
+                validation = checkAnswer(
+                  event.text,
+                  createClaimChecker({
+                    bundle: w.bundle,
+                    coverage: w.coverage!,
+                    outcome: w.coverage!.outcome,
+                    frame: w.frame,
+                    draft,
+                  }),
+                );
                 const gate = event.gateIssues ?? [];
-                if (gate.length) validation = { ...validation, ok: false, issues: [...new Set([...gate, ...validation.issues])] };
+                if (gate.length)
+                  validation = { ...validation, ok: false, issues: [...new Set([...gate, ...validation.issues])] };
               }
               const answer: FinalAnswerPackage = validation?.ok ? modelPackage(event.text!, draft) : draft;
               // Whatever reached the client that is not the answer is replaced, with the reason.
               const replacement: AnswerReplacement | null =
-                validation && !validation.ok ? { text: answer.user_facing_answer, reason: "validation_failed", issues: validation.issues }
-                  : released && released !== answer.user_facing_answer ? { text: answer.user_facing_answer, reason: "model_failed", issues: [] }
-                  : null;
-              const rejected = event.text !== null && !validation?.ok ? { text: event.text, released, issues: validation?.issues ?? [] } : event.text === null && released ? { text: released, released, issues: [] } : null;
+                validation && !validation.ok
+                  ? { text: answer.user_facing_answer, reason: "validation_failed", issues: validation.issues }
+                  : released && released !== answer.user_facing_answer
+                    ? { text: answer.user_facing_answer, reason: "model_failed", issues: [] }
+                    : null;
+              const rejected =
+                event.text !== null && !validation?.ok
+                  ? { text: event.text, released, issues: validation?.issues ?? [] }
+                  : event.text === null && released
+                    ? { text: released, released, issues: [] }
+                    : null;
               const done: TurnWork = { ...w, answer, validation, rejected };
-              const state = advanceState(context.state, { frame: w.frame, scope: w.scope, coverage: w.coverage!, bundle: w.bundle, clarifying_question: w.clarifying, text: w.text });
+              const state = advanceState(context.state, {
+                frame: w.frame,
+                scope: w.scope,
+                coverage: w.coverage!,
+                bundle: w.bundle,
+                clarifying_question: w.clarifying,
+                text: w.text,
+              });
               return {
                 state,
                 turn: done,
-                last: { requestId: w.requestId, turn: w.turn, outcome: w.coverage!.outcome, reasonCodes: w.coverage!.reason_codes, answer, coverage: w.coverage!, validation, replacement },
+                last: {
+                  requestId: w.requestId,
+                  turn: w.turn,
+                  outcome: w.coverage!.outcome,
+                  reasonCodes: w.coverage!.reason_codes,
+                  answer,
+                  coverage: w.coverage!,
+                  validation,
+                  replacement,
+                },
               };
             }),
             emit(({ context }) => ({ type: "effect.record" as const, work: context.turn!, state: context.state })),

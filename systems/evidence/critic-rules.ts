@@ -22,7 +22,13 @@ export interface RuledCoverage {
   clarifying_question: string | null;
 }
 
-const TOOLING: ReasonCode[] = ["MCP_TIMEOUT", "TOOL_EXECUTION_ERROR", "MCP_SCHEMA_ERROR", "INVALID_TOOL_OUTPUT", "ROUTE_EXECUTION_ABORTED"];
+const TOOLING: ReasonCode[] = [
+  "MCP_TIMEOUT",
+  "TOOL_EXECUTION_ERROR",
+  "MCP_SCHEMA_ERROR",
+  "INVALID_TOOL_OUTPUT",
+  "ROUTE_EXECUTION_ABORTED",
+];
 const OKS = new Set(["success", "empty"]);
 
 export function ruleCoverage(i: CriticInput): RuledCoverage {
@@ -38,22 +44,45 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
   let clarifying = i.scope.clarifying_question;
   const finish = (outcome: OutcomeClass): RuledCoverage => {
     const codes = sortReasons(reasons);
-    for (const c of codes) if (!why.some((w) => w.reason_code === c)) why.push({ reason_code: c, message: reasonInfo[c].ru });
-    const answerability = outcome === "FULLY_ANSWERED" ? "full" : outcome === "PARTIALLY_ANSWERED" ? "partial" : "insufficient";
-    return { coverage: { request_id: i.requestId, answerability, covered_points: covered, uncovered_points: uncovered, why_partial: why, next_best_actions: [...new Set(next)], reason_codes: codes, outcome, critic: { rules: true, model: "skipped", note: null } }, clarifying_question: clarifying };
+    for (const c of codes)
+      if (!why.some((w) => w.reason_code === c)) why.push({ reason_code: c, message: reasonInfo[c].ru });
+    const answerability =
+      outcome === "FULLY_ANSWERED" ? "full" : outcome === "PARTIALLY_ANSWERED" ? "partial" : "insufficient";
+    return {
+      coverage: {
+        request_id: i.requestId,
+        answerability,
+        covered_points: covered,
+        uncovered_points: uncovered,
+        why_partial: why,
+        next_best_actions: [...new Set(next)],
+        reason_codes: codes,
+        outcome,
+        critic: { rules: true, model: "skipped", note: null },
+      },
+      clarifying_question: clarifying,
+    };
   };
 
   if (i.scope.gate === "model_required") {
     const broken = reasons.has("MODEL_OUTPUT_INVALID");
-    uncovered.push(broken ? "Вопрос не удалось разобрать: языковая модель дважды ответила не по схеме, а правила его не распознали" : "Вопрос не удалось разобрать без языковой модели");
-    next.push(broken
-      ? "Переформулировать вопрос проще (например: «По каким поставщикам висят хвосты на 31.03.2026?») или проверить модель: она подключена, но отвечает не по схеме"
-      : "Переформулировать вопрос проще (например: «По каким поставщикам висят хвосты на 31.03.2026?») или подключить модель (OPENAI_BASE_URL)");
+    uncovered.push(
+      broken
+        ? "Вопрос не удалось разобрать: языковая модель дважды ответила не по схеме, а правила его не распознали"
+        : "Вопрос не удалось разобрать без языковой модели",
+    );
+    next.push(
+      broken
+        ? "Переформулировать вопрос проще (например: «По каким поставщикам висят хвосты на 31.03.2026?») или проверить модель: она подключена, но отвечает не по схеме"
+        : "Переформулировать вопрос проще (например: «По каким поставщикам висят хвосты на 31.03.2026?») или подключить модель (OPENAI_BASE_URL)",
+    );
     if (!broken) reasons.add("MODEL_REQUIRED");
     return finish("BLOCKED_BY_TOOLING");
   }
   if (i.scope.gate === "misrouted") {
-    uncovered.push("Вопрос не относится к расчётам с контрагентами, документам и оплатам — данные учёта на него не отвечают");
+    uncovered.push(
+      "Вопрос не относится к расчётам с контрагентами, документам и оплатам — данные учёта на него не отвечают",
+    );
     next.push("Задать вопрос о расчётах, документах или оплатах контрагентов");
     return finish("MISROUTED");
   }
@@ -68,33 +97,58 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
   // Premises: an assumption is a gap the answer must name, not a fact.
   for (const p of i.scope.premises) {
     if (p.status === "assumed" && p.kind === "entity" && p.key === "counterparty") {
-      uncovered.push(`Контрагент «${p.value}» в вопросе не назван — взят ${p.source === "interpreter" ? "из разбора вопроса" : "из предыдущего хода"} как допущение`);
+      uncovered.push(
+        `Контрагент «${p.value}» в вопросе не назван — взят ${p.source === "interpreter" ? "из разбора вопроса" : "из предыдущего хода"} как допущение`,
+      );
       next.push("Назвать контрагента, если имелся в виду другой");
     }
     if (p.status === "assumed" && p.kind === "business_term") {
-      uncovered.push(`Трактовка термина «${p.key}» не подтверждена: принято «${READINGS[p.value as keyof typeof READINGS]?.short ?? p.value}»`);
-      next.push(`Уточнить, считать ли «${p.key}» ${READINGS.open_settlement_balance.ru} или ${READINGS.overdue_settlements.ru}`);
-    } else if (p.status !== "assumed" && p.kind === "business_term") covered.push(`Трактовка термина «${p.key}»: ${READINGS[p.value as keyof typeof READINGS]?.short ?? p.value} (${p.status === "confirmed" ? "подтверждено" : "из предыдущего хода"})`);
+      uncovered.push(
+        `Трактовка термина «${p.key}» не подтверждена: принято «${READINGS[p.value as keyof typeof READINGS]?.short ?? p.value}»`,
+      );
+      next.push(
+        `Уточнить, считать ли «${p.key}» ${READINGS.open_settlement_balance.ru} или ${READINGS.overdue_settlements.ru}`,
+      );
+    } else if (p.status !== "assumed" && p.kind === "business_term")
+      covered.push(
+        `Трактовка термина «${p.key}»: ${READINGS[p.value as keyof typeof READINGS]?.short ?? p.value} (${p.status === "confirmed" ? "подтверждено" : "из предыдущего хода"})`,
+      );
   }
   const dateFact = i.bundle.facts.find((f) => f.type === "as_of_date");
   const datePremise = i.scope.premises.find((p) => p.kind === "time_scope");
   if (dateFact && datePremise?.status === "assumed") {
-    uncovered.push(`Дата отсечения не указана — использована ${i.scope.time.source === "default" ? "рабочая дата базы" : i.scope.time.source === "interpreter" ? "дата, которую вы не называли (предложена при разборе вопроса)," : "дата из предыдущего хода (допущение)"} ${ruDate(String(dateFact.value))}`);
+    uncovered.push(
+      `Дата отсечения не указана — использована ${i.scope.time.source === "default" ? "рабочая дата базы" : i.scope.time.source === "interpreter" ? "дата, которую вы не называли (предложена при разборе вопроса)," : "дата из предыдущего хода (допущение)"} ${ruDate(String(dateFact.value))}`,
+    );
     next.push("Назвать дату отсечения, если нужна другая");
   } else if (dateFact?.details.relative) {
-    covered.push(`Дата отсечения: ${ruDate(String(dateFact.value))} — ${dateFact.details.note ? String(dateFact.details.note) : "относительная дата отсчитана от рабочей даты базы"}`);
+    covered.push(
+      `Дата отсечения: ${ruDate(String(dateFact.value))} — ${dateFact.details.note ? String(dateFact.details.note) : "относительная дата отсчитана от рабочей даты базы"}`,
+    );
     reasons.add("RELATIVE_DATE_RESOLVED");
   } else if (dateFact) covered.push(`Дата отсечения: ${ruDate(String(dateFact.value))}`);
 
   // Steps: required ones decide whether there is an answer at all.
-  let bindAmbiguous = false, bindMissing = false, toolingBlocked = false, dataMissing = false, dateRejected = false, routeMismatch = false;
+  let bindAmbiguous = false,
+    bindMissing = false,
+    toolingBlocked = false,
+    dataMissing = false,
+    dateRejected = false,
+    routeMismatch = false;
   // §12.3: a counterparty whose only role is one the supplier register does not keep, or a
   // customer's balance asked for, is outside this route — not "no records".
   const boundRoles = i.bundle.facts.find((f) => f.type === "entity_binding")?.details.roles as string[] | undefined;
-  if (i.scope.role === "customer" || (i.scope.intent !== "detect_open_supplier_settlements" && boundRoles && !boundRoles.includes("supplier"))) {
+  if (
+    i.scope.role === "customer" ||
+    (i.scope.intent !== "detect_open_supplier_settlements" && boundRoles && !boundRoles.includes("supplier"))
+  ) {
     routeMismatch = true;
-    const who = i.bundle.entity_bindings.find((b) => b.status === "bound")?.resolved_to ?? i.scope.counterparty?.surface ?? null;
-    say("ROUTE_DOES_NOT_COVER_ROLE", `Доступный регистр ведёт только расчёты с поставщиками; ${i.scope.role === "customer" ? (who ? `расчёты с ${who} как с покупателем` : "расчёты с покупателями") : `${who} числится только покупателем, и расчёты с ним`} в нём не отражаются`);
+    const who =
+      i.bundle.entity_bindings.find((b) => b.status === "bound")?.resolved_to ?? i.scope.counterparty?.surface ?? null;
+    say(
+      "ROUTE_DOES_NOT_COVER_ROLE",
+      `Доступный регистр ведёт только расчёты с поставщиками; ${i.scope.role === "customer" ? (who ? `расчёты с ${who} как с покупателем` : "расчёты с покупателями") : `${who} числится только покупателем, и расчёты с ним`} в нём не отражаются`,
+    );
     next.push("Спросить о расчётах с поставщиками или проверить расчёты с покупателями в самой 1С");
   }
   // Steps skipped after a failure are named once, together, not one line each.
@@ -109,19 +163,27 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
         continue;
       }
       // A human sentence for the answer; the tool's raw error text stays in the tool run and the trace.
-      if (r.error_code && TOOLING.includes(r.error_code)) say(r.error_code, `«${s.purpose}»${s.required ? " (обязательная проверка)" : ""}: ${r.status === "timeout" ? "источник данных не ответил вовремя" : reasonInfo[r.error_code].ru}`);
+      if (r.error_code && TOOLING.includes(r.error_code))
+        say(
+          r.error_code,
+          `«${s.purpose}»${s.required ? " (обязательная проверка)" : ""}: ${r.status === "timeout" ? "источник данных не ответил вовремя" : reasonInfo[r.error_code].ru}`,
+        );
     }
     if (runs.length === 0 || runs.some((r) => OKS.has(r.status))) continue;
     const failed = runs[0]!;
     if (!s.required) {
       // A step skipped because an earlier one failed is a consequence, already reported there.
-      if (failed.status !== "skipped" && failed.error_code && TOOLING.includes(failed.error_code)) say("EVIDENCE_DEPTH_LIMIT", `Дополнительная проверка «${s.purpose}» не выполнена`);
+      if (failed.status !== "skipped" && failed.error_code && TOOLING.includes(failed.error_code))
+        say("EVIDENCE_DEPTH_LIMIT", `Дополнительная проверка «${s.purpose}» не выполнена`);
       continue;
     }
     if (failed.status === "ambiguous") {
       bindAmbiguous = true;
       const cands = i.bundle.entity_bindings.find((b) => b.status === "ambiguous")?.candidates ?? [];
-      say("LOW_CONFIDENCE_ENTITY_BINDING", `«${String(failed.input.query ?? "")}» подходит нескольким контрагентам: ${cands.map((c) => c.name).join(", ")}`);
+      say(
+        "LOW_CONFIDENCE_ENTITY_BINDING",
+        `«${String(failed.input.query ?? "")}» подходит нескольким контрагентам: ${cands.map((c) => c.name).join(", ")}`,
+      );
       reasons.add("NEEDS_USER_CONFIRMATION");
       clarifying = `Кого вы имеете в виду: ${cands.map((c) => c.name).join(" или ")}?`;
     } else if (failed.tool_name === "resolve_period_or_asof" && failed.status === "no_match") {
@@ -143,17 +205,27 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       reasons.add("NEEDS_USER_CONFIRMATION");
       uncovered.push("Дата отсечения не определена — без неё остатки не посчитать");
       next.push("Назвать существующую прошедшую дату отсечения");
-    } else if (failed.status === "no_match" && failed.tool_name === "resolve_counterparty" && ((failed.output as { candidates?: unknown[] } | null)?.candidates?.length ?? 0) > 0) {
+    } else if (
+      failed.status === "no_match" &&
+      failed.tool_name === "resolve_counterparty" &&
+      ((failed.output as { candidates?: unknown[] } | null)?.candidates?.length ?? 0) > 0
+    ) {
       bindMissing = true;
       const o = failed.output as { note: string; candidates: { name: string; roles: string[] }[] };
       const ROLE_RU: Record<string, string> = { supplier: "поставщик", customer: "покупатель" };
-      say("ENTITY_ROLE_MISMATCH", `${o.candidates.map((c) => `${c.name} числится в учёте как ${c.roles.map((r) => ROLE_RU[r] ?? r).join(" и ") || "контрагент без роли"}`).join("; ")}, но не как поставщик`);
+      say(
+        "ENTITY_ROLE_MISMATCH",
+        `${o.candidates.map((c) => `${c.name} числится в учёте как ${c.roles.map((r) => ROLE_RU[r] ?? r).join(" и ") || "контрагент без роли"}`).join("; ")}, но не как поставщик`,
+      );
       next.push("Спросить о контрагенте-поставщике или уточнить, о чьих расчётах речь");
     } else if (routeMismatch && failed.status === "no_match") {
       // the register has nothing for this role: already reported as outside the route
     } else if (failed.status === "no_match" && failed.tool_name === "resolve_counterparty") {
       bindMissing = true;
-      say("ENTITY_NOT_RESOLVED", `Контрагент «${String(failed.input.query ?? "")}» не найден: ${failed.error_message ?? ""}`.trim());
+      say(
+        "ENTITY_NOT_RESOLVED",
+        `Контрагент «${String(failed.input.query ?? "")}» не найден: ${failed.error_message ?? ""}`.trim(),
+      );
       reasons.add("NO_MATCH_IN_1C");
       next.push("Проверить название или указать ИНН контрагента");
     } else if (failed.status === "unbound_entity") {
@@ -163,25 +235,42 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       dataMissing = true;
       say("NO_MATCH_IN_1C", failed.error_message ?? "данных нет");
       const from = i.bundle.facts.find((f) => f.type === "as_of_date")?.details.data_available_from;
-      next.push(from ? `Выбрать дату не раньше ${ruDate(String(from))} — с неё ведутся данные` : "Проверить период: данных за него нет");
+      next.push(
+        from
+          ? `Выбрать дату не раньше ${ruDate(String(from))} — с неё ведутся данные`
+          : "Проверить период: данных за него нет",
+      );
     } else if (failed.status === "skipped" && !failed.error_code) {
       // follows an upstream data gap that is already reported
     } else {
       toolingBlocked = true;
       // The step's own failure sentence (above) already says it; a bare "not done" would repeat it.
-      if (!(failed.error_code && TOOLING.includes(failed.error_code) && failed.error_code !== "ROUTE_EXECUTION_ABORTED")) uncovered.push(`Обязательный шаг «${s.purpose}» не выполнен`);
+      if (!(
+        failed.error_code &&
+        TOOLING.includes(failed.error_code) &&
+        failed.error_code !== "ROUTE_EXECUTION_ABORTED"
+      ))
+        uncovered.push(`Обязательный шаг «${s.purpose}» не выполнен`);
       next.push("Повторить запрос позже: источник данных не ответил или ответил с ошибкой");
     }
   }
 
-  if (aborted.length) say("ROUTE_EXECUTION_ABORTED", `Не выполнены из-за сбоя на предыдущем шаге: ${aborted.map((a) => `«${a}»`).join(", ")}`);
+  if (aborted.length)
+    say(
+      "ROUTE_EXECUTION_ABORTED",
+      `Не выполнены из-за сбоя на предыдущем шаге: ${aborted.map((a) => `«${a}»`).join(", ")}`,
+    );
 
   // Evidence: what is found, what contradicts, what is missing.
   const balances = i.bundle.facts.filter((f) => f.type === "open_balance" || f.type === "balance");
   const none = i.bundle.facts.find((f) => f.type === "no_open_balance");
-  if (balances.length) covered.push(`Найдены остатки по ${new Set(balances.map((f) => f.entity_id)).size} контрагент(ам) на общую сумму ${money(balances.reduce((s, f) => s + (f.value as number), 0))}`);
+  if (balances.length)
+    covered.push(
+      `Найдены остатки по ${new Set(balances.map((f) => f.entity_id)).size} контрагент(ам) на общую сумму ${money(balances.reduce((s, f) => s + (f.value as number), 0))}`,
+    );
   if (none) covered.push(`Ненулевых остатков нет (просмотрено движений: ${String(none.details.movements_scanned)})`);
-  if (i.bundle.facts.some((f) => f.type === "unclosed_document")) covered.push("Определены документы, образующие остатки");
+  if (i.bundle.facts.some((f) => f.type === "unclosed_document"))
+    covered.push("Определены документы, образующие остатки");
   if (i.bundle.facts.some((f) => f.type === "payment")) covered.push("Проверены оплаты и их проведение");
   for (const c of i.bundle.conflicts) {
     say("CONFLICTING_EVIDENCE", `${c.entity}: ${c.description}`);
@@ -194,7 +283,8 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       next.push("Запросить недостающие документы у контрагента или проверить их ввод");
     }
   }
-  for (const t of i.bundle.truncated) say("EVIDENCE_DEPTH_LIMIT", `Углублённая проверка шага ${t.step_id} выполнена для ${t.done} из ${t.total} случаев`);
+  for (const t of i.bundle.truncated)
+    say("EVIDENCE_DEPTH_LIMIT", `Углублённая проверка шага ${t.step_id} выполнена для ${t.done} из ${t.total} случаев`);
 
   if (dateRejected || bindAmbiguous) return finish("BLOCKED_BY_AMBIGUITY");
   if (bindMissing) return finish("FAILED_TO_BIND_ENTITIES");
@@ -205,7 +295,12 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
 }
 
 /** Adds the model critic's findings; it can lower a full answer to partial, never raise one. */
-export function mergeCritique(c: CoverageReport, m: CriticOutput | null, status: CoverageReport["critic"]["model"], note: string | null = null): CoverageReport {
+export function mergeCritique(
+  c: CoverageReport,
+  m: CriticOutput | null,
+  status: CoverageReport["critic"]["model"],
+  note: string | null = null,
+): CoverageReport {
   if (!m) return { ...c, critic: { rules: true, model: status, note } };
   const extra = m.extra_reasons.filter((r) => (CRITIC_ADDABLE as readonly string[]).includes(r.reason_code));
   const reason_codes = sortReasons([...c.reason_codes, ...extra.map((r) => r.reason_code)]);
@@ -218,6 +313,14 @@ export function mergeCritique(c: CoverageReport, m: CriticOutput | null, status:
     why_partial: [...c.why_partial, ...extra.filter((e) => !c.why_partial.some((w) => w.message === e.message))],
     next_best_actions: [...new Set([...c.next_best_actions, ...m.next_best_actions])].slice(0, 6),
     reason_codes,
-    critic: { rules: true, model: status, note: note ?? (m.extra_reasons.length > extra.length ? "часть кодов модели отброшена: критик может добавлять только пробелы глубины" : null) },
+    critic: {
+      rules: true,
+      model: status,
+      note:
+        note ??
+        (m.extra_reasons.length > extra.length
+          ? "часть кодов модели отброшена: критик может добавлять только пробелы глубины"
+          : null),
+    },
   };
 }

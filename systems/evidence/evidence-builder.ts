@@ -4,13 +4,29 @@ import type { EvidenceBundle, ExecutionPlan, Fact, ToolRun } from "./artifacts";
 import type { ReasonCode } from "./reason-codes";
 import type { ToolName, ToolOutput } from "./tool-contracts";
 
-export const money = (n: number) => `${n.toLocaleString("ru-RU", { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace(/\u00a0/g, " ")} ₽`;
+export const money = (n: number) =>
+  `${n.toLocaleString("ru-RU", { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace(/\u00a0/g, " ")} ₽`;
 export const ruDate = (iso: string) => iso.split("-").reverse().join(".");
 
 type Out<N extends ToolName> = ToolOutput<N>;
 
-export function buildEvidence(requestId: string, plan: ExecutionPlan, runs: ToolRun[], truncated: EvidenceBundle["truncated"]): EvidenceBundle {
-  const b: EvidenceBundle = { request_id: requestId, facts: [], entity_bindings: [], source_refs: [], documents: [], conflicts: [], not_found: [], execution_errors: [], truncated };
+export function buildEvidence(
+  requestId: string,
+  plan: ExecutionPlan,
+  runs: ToolRun[],
+  truncated: EvidenceBundle["truncated"],
+): EvidenceBundle {
+  const b: EvidenceBundle = {
+    request_id: requestId,
+    facts: [],
+    entity_bindings: [],
+    source_refs: [],
+    documents: [],
+    conflicts: [],
+    not_found: [],
+    execution_errors: [],
+    truncated,
+  };
   const refIds = new Map<string, string>();
   const seen = new Set<string>();
   const src = (raw: string, run: ToolRun, kind: string) => {
@@ -18,7 +34,9 @@ export function buildEvidence(requestId: string, plan: ExecutionPlan, runs: Tool
     if (!id) {
       id = `SRC${refIds.size + 1}`;
       refIds.set(raw, id);
-      const [object_type, object_id] = raw.includes(":") ? [raw.slice(0, raw.indexOf(":")), raw.slice(raw.indexOf(":") + 1)] : [raw, raw];
+      const [object_type, object_id] = raw.includes(":")
+        ? [raw.slice(0, raw.indexOf(":")), raw.slice(raw.indexOf(":") + 1)]
+        : [raw, raw];
       b.source_refs.push({ source_ref: id, kind, object_type, object_id, tool_run_id: run.tool_run_id });
     }
     return id;
@@ -31,12 +49,22 @@ export function buildEvidence(requestId: string, plan: ExecutionPlan, runs: Tool
     b.facts.push(full);
     return full;
   };
-  const gap = (r: ToolRun, what: string, reason_code: ReasonCode) => b.not_found.push({ step_id: r.step_id, tool: r.tool_name, what, reason_code });
+  const gap = (r: ToolRun, what: string, reason_code: ReasonCode) =>
+    b.not_found.push({ step_id: r.step_id, tool: r.tool_name, what, reason_code });
   const names = new Map<string, string>();
 
   for (const r of runs) {
-    if (r.error_code && ["timeout", "tool_error", "schema_error", "invalid_output", "unavailable", "skipped"].includes(r.status)) {
-      b.execution_errors.push({ step_id: r.step_id, tool: r.tool_name, what: JSON.stringify(r.input), reason_code: r.error_code, message: r.error_message ?? "" });
+    if (
+      r.error_code &&
+      ["timeout", "tool_error", "schema_error", "invalid_output", "unavailable", "skipped"].includes(r.status)
+    ) {
+      b.execution_errors.push({
+        step_id: r.step_id,
+        tool: r.tool_name,
+        what: JSON.stringify(r.input),
+        reason_code: r.error_code,
+        message: r.error_message ?? "",
+      });
       continue;
     }
     if (!r.output) continue;
@@ -45,26 +73,94 @@ export function buildEvidence(requestId: string, plan: ExecutionPlan, runs: Tool
         const o = r.output as Out<"resolve_counterparty">;
         const query = String(r.input.query ?? "");
         const top = o.candidates.find((c) => c.counterparty_id === o.counterparty_id);
-        b.entity_bindings.push({ surface: query, resolved_to: top?.name ?? null, entity_id: o.counterparty_id, confidence: top?.score ?? 0, status: o.status === "ok" ? "bound" : o.status === "ambiguous" ? "ambiguous" : "not_found", candidates: o.candidates.map((c) => ({ id: c.counterparty_id, name: c.name })) });
+        b.entity_bindings.push({
+          surface: query,
+          resolved_to: top?.name ?? null,
+          entity_id: o.counterparty_id,
+          confidence: top?.score ?? 0,
+          status: o.status === "ok" ? "bound" : o.status === "ambiguous" ? "ambiguous" : "not_found",
+          candidates: o.candidates.map((c) => ({ id: c.counterparty_id, name: c.name })),
+        });
         if (top) {
           names.set(top.counterparty_id, top.name);
-          fact({ type: "entity_binding", entity: top.name, entity_id: top.counterparty_id, value: top.inn, currency: null, as_of_date: null, source_ref: src(`Справочник.Контрагенты:${top.counterparty_id}`, r, "1C_catalog"), details: { surface: query, roles: top.roles } });
+          fact({
+            type: "entity_binding",
+            entity: top.name,
+            entity_id: top.counterparty_id,
+            value: top.inn,
+            currency: null,
+            as_of_date: null,
+            source_ref: src(`Справочник.Контрагенты:${top.counterparty_id}`, r, "1C_catalog"),
+            details: { surface: query, roles: top.roles },
+          });
         } else if (o.status === "no_match") gap(r, `контрагент «${query}»`, "ENTITY_NOT_RESOLVED");
         break;
       }
       case "resolve_period_or_asof": {
         const o = r.output as Out<"resolve_period_or_asof">;
-        if (o.as_of_date) fact({ type: "as_of_date", entity: "дата отсечения", entity_id: null, value: o.as_of_date, currency: null, as_of_date: o.as_of_date, source_ref: src(`Константа.РабочаяДата:${o.working_date}`, r, "1C_constant"), details: { source: o.source, note: o.note, period_from: o.period_from, period_to: o.period_to, data_available_from: o.data_available_from, working_date: o.working_date, relative: !!o.relative } });
-        else gap(r, `дата в словах «${String(r.input.text ?? "")}»`, o.problem === "impossible_date" ? "INVALID_DATE" : o.problem === "future_date" ? "FUTURE_DATE" : "MISSING_AS_OF_DATE");
+        if (o.as_of_date)
+          fact({
+            type: "as_of_date",
+            entity: "дата отсечения",
+            entity_id: null,
+            value: o.as_of_date,
+            currency: null,
+            as_of_date: o.as_of_date,
+            source_ref: src(`Константа.РабочаяДата:${o.working_date}`, r, "1C_constant"),
+            details: {
+              source: o.source,
+              note: o.note,
+              period_from: o.period_from,
+              period_to: o.period_to,
+              data_available_from: o.data_available_from,
+              working_date: o.working_date,
+              relative: !!o.relative,
+            },
+          });
+        else
+          gap(
+            r,
+            `дата в словах «${String(r.input.text ?? "")}»`,
+            o.problem === "impossible_date"
+              ? "INVALID_DATE"
+              : o.problem === "future_date"
+                ? "FUTURE_DATE"
+                : "MISSING_AS_OF_DATE",
+          );
         break;
       }
       case "get_open_supplier_settlements": {
         const o = r.output as Out<"get_open_supplier_settlements">;
         for (const row of o.rows) {
           names.set(row.counterparty_id, row.counterparty_name);
-          fact({ type: "open_balance", entity: row.counterparty_name, entity_id: row.counterparty_id, value: row.balance, currency: row.currency, as_of_date: o.as_of_date, source_ref: src(row.source_ref, r, "1C_register_extract"), details: { contract: row.contract_number, contract_id: row.contract_id, overdue_amount: row.overdue_amount, oldest_due_date: row.oldest_due_date, last_movement_date: row.last_movement_date } });
+          fact({
+            type: "open_balance",
+            entity: row.counterparty_name,
+            entity_id: row.counterparty_id,
+            value: row.balance,
+            currency: row.currency,
+            as_of_date: o.as_of_date,
+            source_ref: src(row.source_ref, r, "1C_register_extract"),
+            details: {
+              contract: row.contract_number,
+              contract_id: row.contract_id,
+              overdue_amount: row.overdue_amount,
+              oldest_due_date: row.oldest_due_date,
+              last_movement_date: row.last_movement_date,
+            },
+          });
         }
-        if (o.status === "empty") fact({ type: "no_open_balance", entity: "поставщики", entity_id: null, value: 0, currency: "RUB", as_of_date: o.as_of_date, source_ref: src(`РегистрНакопления.РасчетыСПоставщиками:*@${o.as_of_date}`, r, "1C_register_extract"), details: { movements_scanned: o.movements_scanned, overdue_only: !!r.input.overdue_only, note: o.note } });
+        if (o.status === "empty")
+          fact({
+            type: "no_open_balance",
+            entity: "поставщики",
+            entity_id: null,
+            value: 0,
+            currency: "RUB",
+            as_of_date: o.as_of_date,
+            source_ref: src(`РегистрНакопления.РасчетыСПоставщиками:*@${o.as_of_date}`, r, "1C_register_extract"),
+            details: { movements_scanned: o.movements_scanned, overdue_only: !!r.input.overdue_only, note: o.note },
+          });
         if (o.status === "no_match") gap(r, o.note, "NO_MATCH_IN_1C");
         if (o.status === "unbound_entity") gap(r, o.note, "ENTITY_NOT_RESOLVED");
         break;
@@ -73,39 +169,116 @@ export function buildEvidence(requestId: string, plan: ExecutionPlan, runs: Tool
         const o = r.output as Out<"get_unclosed_documents_for_counterparty">;
         for (const row of o.rows) {
           b.documents.push({ ...row, counterparty_id: o.counterparty_id });
-          fact({ type: "unclosed_document", entity: names.get(o.counterparty_id) ?? o.counterparty_id, entity_id: o.counterparty_id, value: row.unpaid, currency: "RUB", as_of_date: o.as_of_date, source_ref: src(row.source_ref, r, "1C_document"), details: { document_id: row.document_id, kind: row.kind, number: row.number, date: row.date, amount: row.amount, paid: row.paid, posted: row.posted } });
+          fact({
+            type: "unclosed_document",
+            entity: names.get(o.counterparty_id) ?? o.counterparty_id,
+            entity_id: o.counterparty_id,
+            value: row.unpaid,
+            currency: "RUB",
+            as_of_date: o.as_of_date,
+            source_ref: src(row.source_ref, r, "1C_document"),
+            details: {
+              document_id: row.document_id,
+              kind: row.kind,
+              number: row.number,
+              date: row.date,
+              amount: row.amount,
+              paid: row.paid,
+              posted: row.posted,
+            },
+          });
         }
-        if (o.status === "no_match") gap(r, `документы поступления ${names.get(o.counterparty_id) ?? o.counterparty_id} до ${ruDate(o.as_of_date)}`, "NO_MATCH_IN_1C");
+        if (o.status === "no_match")
+          gap(
+            r,
+            `документы поступления ${names.get(o.counterparty_id) ?? o.counterparty_id} до ${ruDate(o.as_of_date)}`,
+            "NO_MATCH_IN_1C",
+          );
         if (o.status === "unbound_entity") gap(r, o.note, "ENTITY_NOT_RESOLVED");
         break;
       }
       case "get_payment_chain": {
         const o = r.output as Out<"get_payment_chain">;
-        for (const p of o.rows) fact({ type: "payment", entity: names.get(o.counterparty_id) ?? o.counterparty_id, entity_id: o.counterparty_id, value: p.amount, currency: "RUB", as_of_date: null, source_ref: src(p.source_ref, r, "1C_document"), details: { payment_id: p.payment_id, number: p.number, date: p.date, posted: p.posted, allocations: p.allocations } });
+        for (const p of o.rows)
+          fact({
+            type: "payment",
+            entity: names.get(o.counterparty_id) ?? o.counterparty_id,
+            entity_id: o.counterparty_id,
+            value: p.amount,
+            currency: "RUB",
+            as_of_date: null,
+            source_ref: src(p.source_ref, r, "1C_document"),
+            details: {
+              payment_id: p.payment_id,
+              number: p.number,
+              date: p.date,
+              posted: p.posted,
+              allocations: p.allocations,
+            },
+          });
         if (o.status === "unbound_entity") gap(r, o.note, "ENTITY_NOT_RESOLVED");
         break;
       }
       case "get_balance_as_of": {
         const o = r.output as Out<"get_balance_as_of">;
         if (o.counterparty_name) names.set(o.counterparty_id, o.counterparty_name);
-        if (o.status === "ok" && o.balance !== null) fact({ type: "balance", entity: o.counterparty_name ?? o.counterparty_id, entity_id: o.counterparty_id, value: o.balance, currency: "RUB", as_of_date: o.as_of_date, source_ref: src(o.source_ref ?? `РегистрНакопления.РасчетыСПоставщиками:${o.counterparty_id}`, r, "1C_register_extract"), details: { by_contract: o.by_contract, movements_count: o.movements_count } });
+        if (o.status === "ok" && o.balance !== null)
+          fact({
+            type: "balance",
+            entity: o.counterparty_name ?? o.counterparty_id,
+            entity_id: o.counterparty_id,
+            value: o.balance,
+            currency: "RUB",
+            as_of_date: o.as_of_date,
+            source_ref: src(
+              o.source_ref ?? `РегистрНакопления.РасчетыСПоставщиками:${o.counterparty_id}`,
+              r,
+              "1C_register_extract",
+            ),
+            details: { by_contract: o.by_contract, movements_count: o.movements_count },
+          });
         if (o.status === "no_match") gap(r, o.note, "NO_MATCH_IN_1C");
         if (o.status === "unbound_entity") gap(r, o.note, "ENTITY_NOT_RESOLVED");
         break;
       }
       case "get_related_closing_documents": {
         const o = r.output as Out<"get_related_closing_documents">;
-        for (const row of o.rows) fact({ type: "closing_document", entity: row.kind, entity_id: o.document_id, value: row.amount, currency: "RUB", as_of_date: null, source_ref: src(row.source_ref, r, "1C_document"), details: { for_document_id: o.document_id, number: row.number, date: row.date, kind: row.kind } });
+        for (const row of o.rows)
+          fact({
+            type: "closing_document",
+            entity: row.kind,
+            entity_id: o.document_id,
+            value: row.amount,
+            currency: "RUB",
+            as_of_date: null,
+            source_ref: src(row.source_ref, r, "1C_document"),
+            details: { for_document_id: o.document_id, number: row.number, date: row.date, kind: row.kind },
+          });
         if (o.missing_kinds.length) {
           const doc = b.documents.find((d) => d.document_id === o.document_id);
-          gap(r, `${doc ? `к документу «${doc.kind} № ${doc.number} от ${ruDate(String(doc.date))}»` : `к документу ${o.document_id}`} нет: ${o.missing_kinds.join(", ")}`, "MISSING_SUPPORTING_DOCUMENT");
+          gap(
+            r,
+            `${doc ? `к документу «${doc.kind} № ${doc.number} от ${ruDate(String(doc.date))}»` : `к документу ${o.document_id}`} нет: ${o.missing_kinds.join(", ")}`,
+            "MISSING_SUPPORTING_DOCUMENT",
+          );
         }
         break;
       }
       case "get_document_movements": {
         const o = r.output as Out<"get_document_movements">;
-        for (const m of o.rows) fact({ type: "document_movement", entity: m.register, entity_id: o.document_id, value: m.amount, currency: "RUB", as_of_date: m.period, source_ref: src(m.source_ref, r, "1C_register_extract"), details: { period: m.period, contract_id: m.contract_id } });
-        if (o.status === "empty" && o.posted === false) gap(r, `документ ${o.document_id} не проведён — движений нет`, "INSUFFICIENT_DOCUMENT_DEPTH");
+        for (const m of o.rows)
+          fact({
+            type: "document_movement",
+            entity: m.register,
+            entity_id: o.document_id,
+            value: m.amount,
+            currency: "RUB",
+            as_of_date: m.period,
+            source_ref: src(m.source_ref, r, "1C_register_extract"),
+            details: { period: m.period, contract_id: m.contract_id },
+          });
+        if (o.status === "empty" && o.posted === false)
+          gap(r, `документ ${o.document_id} не проведён — движений нет`, "INSUFFICIENT_DOCUMENT_DEPTH");
         break;
       }
     }
@@ -119,7 +292,13 @@ export function buildEvidence(requestId: string, plan: ExecutionPlan, runs: Tool
  * Σ unpaid receipts − Σ unallocated payments. A difference is a conflict, never averaged away.
  */
 function findConflicts(b: EvidenceBundle, _plan: ExecutionPlan, runs: ToolRun[]) {
-  const okRun = (tool: string, cp: string) => runs.find((r) => r.tool_name === tool && r.input.counterparty_id === cp && (r.status === "success" || r.status === "empty" || r.status === "no_match"));
+  const okRun = (tool: string, cp: string) =>
+    runs.find(
+      (r) =>
+        r.tool_name === tool &&
+        r.input.counterparty_id === cp &&
+        (r.status === "success" || r.status === "empty" || r.status === "no_match"),
+    );
   const register = new Map<string, { value: number; facts: string[]; entity: string }>();
   for (const f of b.facts) {
     if ((f.type === "open_balance" || f.type === "balance") && f.entity_id && typeof f.value === "number") {
@@ -133,11 +312,19 @@ function findConflicts(b: EvidenceBundle, _plan: ExecutionPlan, runs: ToolRun[])
     if (!docs || !pays) continue;
     const unpaid = b.facts.filter((f) => f.type === "unclosed_document" && f.entity_id === cp);
     const payments = b.facts.filter((f) => f.type === "payment" && f.entity_id === cp);
-    const unallocated = payments.reduce((s, p) => s + (p.value as number) - ((p.details.allocations as { amount: number }[]) ?? []).reduce((a, x) => a + x.amount, 0), 0);
+    const unallocated = payments.reduce(
+      (s, p) =>
+        s +
+        (p.value as number) -
+        ((p.details.allocations as { amount: number }[]) ?? []).reduce((a, x) => a + x.amount, 0),
+      0,
+    );
     const byDocs = unpaid.reduce((s, f) => s + (f.value as number), 0) - unallocated;
     if (Math.abs(byDocs - reg.value) < 0.01) continue;
     const unposted = payments.filter((p) => p.details.posted === false);
-    const why = unposted.length ? ` Возможная причина: ${unposted.map((p) => `оплата № ${p.details.number} от ${ruDate(String(p.details.date))} на ${money(p.value as number)} не проведена`).join("; ")}.` : "";
+    const why = unposted.length
+      ? ` Возможная причина: ${unposted.map((p) => `оплата № ${p.details.number} от ${ruDate(String(p.details.date))} на ${money(p.value as number)} не проведена`).join("; ")}.`
+      : "";
     b.conflicts.push({
       conflict_id: `C${b.conflicts.length + 1}`,
       entity: reg.entity,

@@ -35,23 +35,51 @@ function passes(item: unknown, filter: string | null): boolean {
   const v = Number(field(item, m[1]!));
   const n = Number(m[3]);
   switch (m[2]) {
-    case ">": return v > n;
-    case "<": return v < n;
-    case ">=": return v >= n;
-    case "<=": return v <= n;
-    case "=": return v === n;
-    default: return v !== n;
+    case ">":
+      return v > n;
+    case "<":
+      return v < n;
+    case ">=":
+      return v >= n;
+    case "<=":
+      return v <= n;
+    case "=":
+      return v === n;
+    default:
+      return v !== n;
   }
 }
 
-export async function executePlan(plan: ExecutionPlan, caller: ToolCaller, o: ExecuteOptions): Promise<ExecutionResult> {
+export async function executePlan(
+  plan: ExecutionPlan,
+  caller: ToolCaller,
+  o: ExecuteOptions,
+): Promise<ExecutionResult> {
   const runs: ToolRun[] = [];
   const truncated: ExecutionResult["truncated"] = [];
   const byStep = new Map<string, ToolRun[]>();
   const maxForEach = o.maxForEach ?? 6;
 
-  const record = (step: PlanStep, input: Record<string, unknown>, partial: Omit<ToolRun, "tool_run_id" | "step_id" | "tool_name" | "input" | "started_at" | "finished_at" | "duration_ms">, started = Date.now(), finished = Date.now()) => {
-    const run: ToolRun = { tool_run_id: randomUUID(), step_id: step.step_id, tool_name: step.tool ?? step.type, input, started_at: new Date(started).toISOString(), finished_at: new Date(finished).toISOString(), duration_ms: finished - started, ...partial };
+  const record = (
+    step: PlanStep,
+    input: Record<string, unknown>,
+    partial: Omit<
+      ToolRun,
+      "tool_run_id" | "step_id" | "tool_name" | "input" | "started_at" | "finished_at" | "duration_ms"
+    >,
+    started = Date.now(),
+    finished = Date.now(),
+  ) => {
+    const run: ToolRun = {
+      tool_run_id: randomUUID(),
+      step_id: step.step_id,
+      tool_name: step.tool ?? step.type,
+      input,
+      started_at: new Date(started).toISOString(),
+      finished_at: new Date(finished).toISOString(),
+      duration_ms: finished - started,
+      ...partial,
+    };
     runs.push(run);
     byStep.set(step.step_id, [...(byStep.get(step.step_id) ?? []), run]);
     o.onToolRun?.(run);
@@ -67,14 +95,25 @@ export async function executePlan(plan: ExecutionPlan, caller: ToolCaller, o: Ex
     });
     if (failedDep) {
       // A data gap upstream (no match, ambiguous binding) is not a route failure; a tool failure is.
-      const tooling = byStep.get(failedDep)!.some((r) => TOOLING.has(r.status) || r.error_code === "ROUTE_EXECUTION_ABORTED");
-      record(step, step.input, { status: "skipped", rows_returned: 0, error_code: tooling ? "ROUTE_EXECUTION_ABORTED" : null, error_message: `шаг ${failedDep} не дал результата, на который опирается этот шаг`, output: null });
+      const tooling = byStep
+        .get(failedDep)!
+        .some((r) => TOOLING.has(r.status) || r.error_code === "ROUTE_EXECUTION_ABORTED");
+      record(step, step.input, {
+        status: "skipped",
+        rows_returned: 0,
+        error_code: tooling ? "ROUTE_EXECUTION_ABORTED" : null,
+        error_message: `шаг ${failedDep} не дал результата, на который опирается этот шаг`,
+        output: null,
+      });
       continue;
     }
     let items: unknown[] = [undefined];
     if (step.for_each) {
       const [src, key] = step.for_each.split(".") as [string, string];
-      items = (byStep.get(src) ?? []).filter((r) => OK.has(r.status)).flatMap((r) => (field(r.output, key) as unknown[] | undefined) ?? []).filter((it) => passes(it, step.filter));
+      items = (byStep.get(src) ?? [])
+        .filter((r) => OK.has(r.status))
+        .flatMap((r) => (field(r.output, key) as unknown[] | undefined) ?? [])
+        .filter((it) => passes(it, step.filter));
     }
     const inputs: Record<string, unknown>[] = [];
     const seen = new Set<string>();
@@ -92,18 +131,36 @@ export async function executePlan(plan: ExecutionPlan, caller: ToolCaller, o: Ex
       if (!seen.has(key)) (seen.add(key), inputs.push(input));
     }
     if (unresolved && inputs.length <= 1) {
-      record(step, inputs[0] ?? step.input, { status: "skipped", rows_returned: 0, error_code: "ROUTE_EXECUTION_ABORTED", error_message: `нет значения для ${unresolved}`, output: null });
+      record(step, inputs[0] ?? step.input, {
+        status: "skipped",
+        rows_returned: 0,
+        error_code: "ROUTE_EXECUTION_ABORTED",
+        error_message: `нет значения для ${unresolved}`,
+        output: null,
+      });
       continue;
     }
     if (inputs.length > maxForEach) truncated.push({ step_id: step.step_id, done: maxForEach, total: inputs.length });
     for (const input of inputs.slice(0, maxForEach)) {
       if (o.signal?.aborted) {
-        record(step, input, { status: "skipped", rows_returned: 0, error_code: "ROUTE_EXECUTION_ABORTED", error_message: "выполнение прервано", output: null });
+        record(step, input, {
+          status: "skipped",
+          rows_returned: 0,
+          error_code: "ROUTE_EXECUTION_ABORTED",
+          error_message: "выполнение прервано",
+          output: null,
+        });
         continue;
       }
       const typed = toolInputs[tool].safeParse(input);
       if (!typed.success) {
-        record(step, input, { status: "schema_error", rows_returned: 0, error_code: "MCP_SCHEMA_ERROR", error_message: `вход не соответствует схеме ${tool}: ${typed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, output: null });
+        record(step, input, {
+          status: "schema_error",
+          rows_returned: 0,
+          error_code: "MCP_SCHEMA_ERROR",
+          error_message: `вход не соответствует схеме ${tool}: ${typed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+          output: null,
+        });
         continue;
       }
       const started = Date.now();
@@ -111,9 +168,23 @@ export async function executePlan(plan: ExecutionPlan, caller: ToolCaller, o: Ex
       const local = new AbortController();
       const relay = () => local.abort();
       o.signal?.addEventListener("abort", relay, { once: true });
-      const raw = await caller.call(tool, typed.data as Record<string, unknown>, { timeoutMs: o.timeoutMs, signal: local.signal }).finally(() => o.signal?.removeEventListener("abort", relay));
+      const raw = await caller
+        .call(tool, typed.data as Record<string, unknown>, { timeoutMs: o.timeoutMs, signal: local.signal })
+        .finally(() => o.signal?.removeEventListener("abort", relay));
       const c = classifyCall(tool, raw, o.signal?.aborted ?? false);
-      record(step, typed.data as Record<string, unknown>, { status: c.status, rows_returned: c.rows, error_code: c.error_code, error_message: c.error_message, output: c.output }, started, Date.now());
+      record(
+        step,
+        typed.data as Record<string, unknown>,
+        {
+          status: c.status,
+          rows_returned: c.rows,
+          error_code: c.error_code,
+          error_message: c.error_message,
+          output: c.output,
+        },
+        started,
+        Date.now(),
+      );
     }
   }
   return { toolRuns: runs, truncated };

@@ -49,7 +49,11 @@ export function buildFrame(out: InterpreterOutput, m: FrameMeta, state: Conversa
     entity_candidates: out.entity_candidates,
     business_terms: out.business_terms,
     ambiguities: out.ambiguities,
-    success_criteria: out.success_criteria.length ? out.success_criteria : out.business_intent === "unsupported" ? [] : INTENT_INFO[out.business_intent].criteria,
+    success_criteria: out.success_criteria.length
+      ? out.success_criteria
+      : out.business_intent === "unsupported"
+        ? []
+        : INTENT_INFO[out.business_intent].criteria,
     interpreted_by: m.interpretedBy,
   };
 }
@@ -57,11 +61,23 @@ export function buildFrame(out: InterpreterOutput, m: FrameMeta, state: Conversa
 /** The frame the rules can build when no interpreter read the question: verbatim, nothing inferred. */
 export function ruleFrame(m: FrameMeta, state: ConversationState): QueryFrame {
   return {
-    request_id: m.requestId, conversation_id: m.conversationId, turn_id: m.turn, original_user_question: m.text, context_question: state.pending_question,
-    normalized_question: m.text, business_intent: "unsupported", expected_answer_shape: "explanation", domain_candidates: [],
+    request_id: m.requestId,
+    conversation_id: m.conversationId,
+    turn_id: m.turn,
+    original_user_question: m.text,
+    context_question: state.pending_question,
+    normalized_question: m.text,
+    business_intent: "unsupported",
+    expected_answer_shape: "explanation",
+    domain_candidates: [],
     time_scope: { explicit_period: null, as_of_date: null, surface: null, needs_resolution: false },
-    entity_candidates: [], business_terms: [], ambiguities: [{ kind: "scope", text: "Вопрос не разобран: ни модель, ни правила не определили, о чём он", blocking: true }],
-    success_criteria: [], interpreted_by: m.interpretedBy,
+    entity_candidates: [],
+    business_terms: [],
+    ambiguities: [
+      { kind: "scope", text: "Вопрос не разобран: ни модель, ни правила не определили, о чём он", blocking: true },
+    ],
+    success_criteria: [],
+    interpreted_by: m.interpretedBy,
   };
 }
 
@@ -73,7 +89,15 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
   const premises: Premise[] = [];
   const reasons: ReasonCode[] = [];
   const intent = frame.business_intent;
-  const base = { intent, reading: null, counterparty: null, role: null, premises, reasons, clarifying_question: null } as const;
+  const base = {
+    intent,
+    reading: null,
+    counterparty: null,
+    role: null,
+    premises,
+    reasons,
+    clarifying_question: null,
+  } as const;
   if (intent === "unsupported") {
     return { ...base, gate: "misrouted", time: { text: null, premise: "assumed", source: "default" } };
   }
@@ -86,17 +110,41 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
   // Time: the user's words, else the previous turn's date, else the working date — marked.
   let time: TurnScope["time"];
   const userDate = userDateSurface(userTexts);
-  const modelDate = frame.time_scope.surface ?? frame.time_scope.as_of_date ?? frame.time_scope.explicit_period?.to ?? null;
+  const modelDate =
+    frame.time_scope.surface ?? frame.time_scope.as_of_date ?? frame.time_scope.explicit_period?.to ?? null;
   const modelDateCarried = !!modelDate && carriedBy(modelDate, userTexts);
-  const echoesPrevious = !!modelDate && !!state.active_time_scope && (modelDate === state.active_time_scope.as_of_date || modelDate === state.active_time_scope.surface);
+  const echoesPrevious =
+    !!modelDate &&
+    !!state.active_time_scope &&
+    (modelDate === state.active_time_scope.as_of_date || modelDate === state.active_time_scope.surface);
   if (userDate) time = { text: userDate, premise: "confirmed", source: "user" };
   else if (modelDateCarried) time = { text: modelDate, premise: "confirmed", source: "user" };
   else if (modelDate && !echoesPrevious) {
     time = { text: modelDate, premise: "assumed", source: "interpreter" };
     dropped.push(`дата «${modelDate}» предложена моделью, в словах пользователя её нет`);
-  } else if (state.active_time_scope) time = { text: state.active_time_scope.as_of_date, premise: carried(state.active_time_scope.premise), source: "previous_turn" };
+  } else if (state.active_time_scope)
+    time = {
+      text: state.active_time_scope.as_of_date,
+      premise: carried(state.active_time_scope.premise),
+      source: "previous_turn",
+    };
   else time = { text: null, premise: "assumed", source: "default" };
-  premises.push({ kind: "time_scope", key: "as_of_date", value: time.text ?? "рабочая дата базы", label: "Дата отсечения", status: time.premise, source: time.source === "user" ? "user" : time.source === "previous_turn" ? "previous_turn" : time.source === "interpreter" ? "interpreter" : "default", since_turn: time.source === "previous_turn" ? state.active_time_scope!.since_turn : turn });
+  premises.push({
+    kind: "time_scope",
+    key: "as_of_date",
+    value: time.text ?? "рабочая дата базы",
+    label: "Дата отсечения",
+    status: time.premise,
+    source:
+      time.source === "user"
+        ? "user"
+        : time.source === "previous_turn"
+          ? "previous_turn"
+          : time.source === "interpreter"
+            ? "interpreter"
+            : "default",
+    since_turn: time.source === "previous_turn" ? state.active_time_scope!.since_turn : turn,
+  });
   if (time.premise === "assumed") {
     reasons.push("MISSING_AS_OF_DATE", "ASSUMPTION_APPLIED_EXPLICITLY");
   }
@@ -107,8 +155,12 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
   let counterparty: TurnScope["counterparty"] = null;
   let cpSource: Premise["source"] = "user";
   let cpSince = turn;
-  const samePrevious = named && previous && (carriedBy(named.surface, [previous.value, previous.surface]) || carriedBy(previous.surface, [named.surface]));
-  if (named && carriedBy(named.surface, userTexts)) counterparty = { surface: named.surface, entity_id: null, premise: "confirmed" };
+  const samePrevious =
+    named &&
+    previous &&
+    (carriedBy(named.surface, [previous.value, previous.surface]) || carriedBy(previous.surface, [named.surface]));
+  if (named && carriedBy(named.surface, userTexts))
+    counterparty = { surface: named.surface, entity_id: null, premise: "confirmed" };
   else if (named && samePrevious) {
     // The model restated the active counterparty («по нему»): inherited, with its own mark.
     counterparty = { surface: previous.value, entity_id: previous.entity_id, premise: carried(previous.premise) };
@@ -126,7 +178,15 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     cpSince = previous.since_turn;
   }
   if (counterparty) {
-    premises.push({ kind: "entity", key: "counterparty", value: counterparty.surface, label: "Контрагент", status: counterparty.premise, source: cpSource, since_turn: cpSince });
+    premises.push({
+      kind: "entity",
+      key: "counterparty",
+      value: counterparty.surface,
+      label: "Контрагент",
+      status: counterparty.premise,
+      source: cpSource,
+      since_turn: cpSince,
+    });
     if (counterparty.premise === "assumed") reasons.push("ASSUMPTION_APPLIED_EXPLICITLY");
   }
 
@@ -139,10 +199,19 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     // «Сколько нам должна Ромашка?» read as a supplier question is still a customer's debt to us,
     // unless the user speaks of suppliers (an advance to a supplier is in the supplier register).
     role = role === "customer" && !carriedBy("поставщик", userTexts) ? "customer" : "supplier";
-    const groupSaid = frame.entity_candidates.some((e) => e.type === "counterparty_group") && carriedBy("поставщик", userTexts);
+    const groupSaid =
+      frame.entity_candidates.some((e) => e.type === "counterparty_group") && carriedBy("поставщик", userTexts);
     const groupKnown = state.active_entities.find((e) => e.type === "counterparty_group");
     const groupStatus: PremiseStatus = groupSaid ? "confirmed" : groupKnown ? carried(groupKnown.premise) : "assumed";
-    premises.push({ kind: "entity", key: "counterparty_group", value: "поставщики (контрагенты с ролью «поставщик»)", label: "Круг контрагентов", status: groupStatus, source: groupSaid ? "user" : groupKnown ? "previous_turn" : "default", since_turn: groupSaid || !groupKnown ? turn : groupKnown.since_turn });
+    premises.push({
+      kind: "entity",
+      key: "counterparty_group",
+      value: "поставщики (контрагенты с ролью «поставщик»)",
+      label: "Круг контрагентов",
+      status: groupStatus,
+      source: groupSaid ? "user" : groupKnown ? "previous_turn" : "default",
+      since_turn: groupSaid || !groupKnown ? turn : groupKnown.since_turn,
+    });
     if (groupStatus === "assumed") reasons.push("ASSUMPTION_APPLIED_EXPLICITLY");
     const term = frame.business_terms[0];
     const known = state.resolved_business_terms[0];
@@ -151,16 +220,40 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     const key = term?.surface ?? known?.surface ?? "хвосты";
     if (said) {
       reading = said;
-      premises.push({ kind: "business_term", key, value: reading, label: `Трактовка: ${READINGS[reading].short}`, status: "confirmed", source: "user", since_turn: turn });
+      premises.push({
+        kind: "business_term",
+        key,
+        value: reading,
+        label: `Трактовка: ${READINGS[reading].short}`,
+        status: "confirmed",
+        source: "user",
+        since_turn: turn,
+      });
     } else if (known) {
       reading = known.resolved_to;
       const status = carried(known.premise);
-      premises.push({ kind: "business_term", key: known.surface, value: reading, label: `Трактовка: ${READINGS[reading].short}`, status, source: "previous_turn", since_turn: known.since_turn });
+      premises.push({
+        kind: "business_term",
+        key: known.surface,
+        value: reading,
+        label: `Трактовка: ${READINGS[reading].short}`,
+        status,
+        source: "previous_turn",
+        since_turn: known.since_turn,
+      });
       if (status === "assumed") reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
     } else if (term?.reading && !termBlocking) {
       // The model picked a reading the user never gave: used, but as a marked assumption.
       reading = term.reading;
-      premises.push({ kind: "business_term", key, value: reading, label: `Трактовка: ${READINGS[reading].short}`, status: "assumed", source: "interpreter", since_turn: turn });
+      premises.push({
+        kind: "business_term",
+        key,
+        value: reading,
+        label: `Трактовка: ${READINGS[reading].short}`,
+        status: "assumed",
+        source: "interpreter",
+        since_turn: turn,
+      });
       reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
       dropped.push(`трактовка «${READINGS[reading].short}» предложена моделью, пользователь её не называл`);
     } else if (termBlocking) {
@@ -169,7 +262,15 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
       clarifying_question = `Что считать «${term?.surface ?? "хвостами"}»: ${READINGS.open_settlement_balance.ru}, ${READINGS.overdue_settlements.ru} или ${READINGS.unclosed_documents.ru}?`;
     } else {
       reading = DEFAULT_READING;
-      premises.push({ kind: "business_term", key: term?.surface ?? "хвосты", value: reading, label: `Трактовка: ${READINGS[reading].short}`, status: "assumed", source: "default", since_turn: turn });
+      premises.push({
+        kind: "business_term",
+        key: term?.surface ?? "хвосты",
+        value: reading,
+        label: `Трактовка: ${READINGS[reading].short}`,
+        status: "assumed",
+        source: "default",
+        since_turn: turn,
+      });
       reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
     }
   } else if (!counterparty) {
@@ -178,5 +279,16 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     clarifying_question = "По какому контрагенту проверить? Назовите его (например, «ООО «Альфа-Снаб»») или ИНН.";
   }
 
-  return { intent, gate, reading, counterparty, role, time, premises, reasons: [...new Set(reasons)], clarifying_question, ...(dropped.length ? { not_from_user: dropped } : {}) };
+  return {
+    intent,
+    gate,
+    reading,
+    counterparty,
+    role,
+    time,
+    premises,
+    reasons: [...new Set(reasons)],
+    clarifying_question,
+    ...(dropped.length ? { not_from_user: dropped } : {}),
+  };
 }

@@ -14,7 +14,8 @@ export const evidenceSystem: HttpDialogueSystem = {
     {
       id: "evidence-conversation",
       title: "Evidence workflow: ход диалога",
-      description: "Интерпретация → гейт → план → инструменты → оценка покрытия → критик → ответ; между ходами — состояние разговора.",
+      description:
+        "Интерпретация → гейт → план → инструменты → оценка покрытия → критик → ответ; между ходами — состояние разговора.",
       conversationKind: "evidence",
       snapshotMachineId: "evidence-conversation",
       build: () => evidenceMachine,

@@ -14,7 +14,9 @@ export type McpEndpoint =
   | { kind: "http"; url: string; headers?: Record<string, string> }
   | { kind: "in-process"; create: () => McpServer };
 
-export type RawCall = { ok: true; result: { isError?: boolean; structuredContent?: unknown; content?: unknown[] } } | { ok: false; error: unknown };
+export type RawCall =
+  | { ok: true; result: { isError?: boolean; structuredContent?: unknown; content?: unknown[] } }
+  | { ok: false; error: unknown };
 
 export interface ToolCaller {
   readonly label: string;
@@ -23,7 +25,11 @@ export interface ToolCaller {
 }
 
 export function describeEndpoint(e: McpEndpoint): string {
-  return e.kind === "stdio" ? `stdio: ${[e.command, ...e.args].join(" ")}` : e.kind === "http" ? `http: ${e.url}` : "in-process demo";
+  return e.kind === "stdio"
+    ? `stdio: ${[e.command, ...e.args].join(" ")}`
+    : e.kind === "http"
+      ? `http: ${e.url}`
+      : "in-process demo";
 }
 
 export class McpConnection implements ToolCaller {
@@ -39,9 +45,16 @@ export class McpConnection implements ToolCaller {
     const e = this.endpoint;
     if (e.kind === "stdio") {
       // Only what the server needs: PATH and friends (the SDK's safe defaults) plus the given env.
-      return new StdioClientTransport({ command: e.command, args: e.args, env: { ...(process.env as Record<string, string>), ...e.env }, cwd: e.cwd, stderr: "pipe" });
+      return new StdioClientTransport({
+        command: e.command,
+        args: e.args,
+        env: { ...(process.env as Record<string, string>), ...e.env },
+        cwd: e.cwd,
+        stderr: "pipe",
+      });
     }
-    if (e.kind === "http") return new StreamableHTTPClientTransport(new URL(e.url), { requestInit: { headers: e.headers ?? {} } });
+    if (e.kind === "http")
+      return new StreamableHTTPClientTransport(new URL(e.url), { requestInit: { headers: e.headers ?? {} } });
     const [client, server] = InMemoryTransport.createLinkedPair();
     void e.create().connect(server);
     return client;
@@ -71,10 +84,16 @@ export class McpConnection implements ToolCaller {
     return this.connecting;
   }
 
-  async call(name: string, args: Record<string, unknown>, o: { timeoutMs: number; signal?: AbortSignal }): Promise<RawCall> {
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    o: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<RawCall> {
     try {
       const client = await this.connect();
-      const result = await inSpan("tool call", { "tool.name": name }, () => client.callTool({ name, arguments: args }, undefined, { timeout: o.timeoutMs, signal: o.signal }));
+      const result = await inSpan("tool call", { "tool.name": name }, () =>
+        client.callTool({ name, arguments: args }, undefined, { timeout: o.timeoutMs, signal: o.signal }),
+      );
       return { ok: true, result: result as never };
     } catch (error) {
       return { ok: false, error };

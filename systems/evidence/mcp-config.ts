@@ -32,7 +32,15 @@ export function settingsFromEnv(env: Record<string, string | undefined>, sql: Tx
   let endpoint: McpEndpoint | null;
   if (spec === "off") endpoint = null;
   else if (/^https?:\/\//.test(spec)) endpoint = { kind: "http", url: spec };
-  else if (spec === "stdio") endpoint = demoStdioEndpoint(Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== undefined && /^(DATABASE_URL|EVIDENCE_MCP_)/.test(k)) as [string, string][]));
+  else if (spec === "stdio")
+    endpoint = demoStdioEndpoint(
+      Object.fromEntries(
+        Object.entries(env).filter(([k, v]) => v !== undefined && /^(DATABASE_URL|EVIDENCE_MCP_)/.test(k)) as [
+          string,
+          string,
+        ][],
+      ),
+    );
   else if (spec.startsWith("stdio:")) {
     const [command, ...args] = spec.slice(6).trim().split(/\s+/);
     endpoint = { kind: "stdio", command: command!, args };
@@ -54,7 +62,10 @@ const offCaller: ToolCaller = {
 /** One connection per process and settings; reused by every run. */
 export class EvidenceTools {
   private conn: ToolCaller | null = null;
-  constructor(readonly settings: EvidenceMcpSettings, private readonly sql: Tx) {}
+  constructor(
+    readonly settings: EvidenceMcpSettings,
+    private readonly sql: Tx,
+  ) {}
 
   get caller(): ToolCaller {
     if (!this.settings.endpoint) return offCaller;

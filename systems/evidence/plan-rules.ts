@@ -7,10 +7,24 @@ import { READINGS } from "./glossary";
 import type { PlannerOutput } from "./model-outputs";
 import { TOOL_NAMES, toolInputs, type ToolName } from "./tool-contracts";
 
-const step = (step_id: string, type: string, tool: ToolName | null, input: Record<string, unknown>, required: boolean, purpose: string, depends_on: string[] = [], for_each: string | null = null, filter: string | null = null): PlanStep =>
-  ({ step_id, type, tool, input, required, depends_on, for_each, filter, purpose });
+const step = (
+  step_id: string,
+  type: string,
+  tool: ToolName | null,
+  input: Record<string, unknown>,
+  required: boolean,
+  purpose: string,
+  depends_on: string[] = [],
+  for_each: string | null = null,
+  filter: string | null = null,
+): PlanStep => ({ step_id, type, tool, input, required, depends_on, for_each, filter, purpose });
 
-export const STOP_CONDITIONS = ["success_criteria_fully_covered", "critical_ambiguity_requires_user_input", "tooling_failure_no_evidence", "max_execution_budget_reached"];
+export const STOP_CONDITIONS = [
+  "success_criteria_fully_covered",
+  "critical_ambiguity_requires_user_input",
+  "tooling_failure_no_evidence",
+  "max_execution_budget_reached",
+];
 
 /** The tool that must succeed for an intent to be answered at all. */
 export const CORE_TOOL: Record<Exclude<TurnScope["intent"], "unsupported">, ToolName> = {
@@ -21,9 +35,26 @@ export const CORE_TOOL: Record<Exclude<TurnScope["intent"], "unsupported">, Tool
 };
 
 export function planFor(scope: TurnScope, requestId: string): ExecutionPlan {
-  const date = step("S2", "resolve_as_of_date", "resolve_period_or_asof", scope.time.text ? { text: scope.time.text } : {}, true, scope.time.text ? "Прочитать дату отсечения из слов пользователя" : "Дата не указана: взять рабочую дату базы (с пометкой)");
+  const date = step(
+    "S2",
+    "resolve_as_of_date",
+    "resolve_period_or_asof",
+    scope.time.text ? { text: scope.time.text } : {},
+    true,
+    scope.time.text
+      ? "Прочитать дату отсечения из слов пользователя"
+      : "Дата не указана: взять рабочую дату базы (с пометкой)",
+  );
   // The role the user asked about is checked at binding: a customer-only party is not a supplier (§12.3).
-  const who = (required: boolean) => step("S1", "resolve_counterparty", "resolve_counterparty", { query: scope.counterparty?.surface ?? "", ...(scope.role === "supplier" ? { role: "supplier" } : {}) }, required, "Привязать контрагента к справочнику");
+  const who = (required: boolean) =>
+    step(
+      "S1",
+      "resolve_counterparty",
+      "resolve_counterparty",
+      { query: scope.counterparty?.surface ?? "", ...(scope.role === "supplier" ? { role: "supplier" } : {}) },
+      required,
+      "Привязать контрагента к справочнику",
+    );
   const asOf = "$S2.as_of_date";
   let steps: PlanStep[];
   let goal: string;
@@ -31,7 +62,15 @@ export function planFor(scope: TurnScope, requestId: string): ExecutionPlan {
   if (scope.intent !== "unsupported" && scope.role === "customer") {
     // A customer's debt to us is not in the supplier settlements register: bind and date only,
     // so the answer says which route is missing instead of reading an unrelated balance.
-    return { request_id: requestId, plan_version: 1, goal: `Расчёты с покупателем${scope.counterparty ? ` «${scope.counterparty.surface}»` : "ми"} — вне регистра расчётов с поставщиками`, planned_by: "deterministic", steps: scope.counterparty ? [who(true), date] : [date], fallbacks: [], stop_conditions: STOP_CONDITIONS };
+    return {
+      request_id: requestId,
+      plan_version: 1,
+      goal: `Расчёты с покупателем${scope.counterparty ? ` «${scope.counterparty.surface}»` : "ми"} — вне регистра расчётов с поставщиками`,
+      planned_by: "deterministic",
+      steps: scope.counterparty ? [who(true), date] : [date],
+      fallbacks: [],
+      stop_conditions: STOP_CONDITIONS,
+    };
   }
   switch (scope.intent) {
     case "detect_open_supplier_settlements": {
@@ -39,15 +78,64 @@ export function planFor(scope: TurnScope, requestId: string): ExecutionPlan {
       goal = `Подтвердить наличие незакрытых обязательств по поставщикам (трактовка: ${READINGS[reading].short})`;
       const filterCp = scope.counterparty ? { counterparty_id: "$S1.counterparty_id" } : {};
       steps = [
-        ...(scope.counterparty ? [{ ...who(true), input: { query: scope.counterparty.surface, role: "supplier" } }] : []),
+        ...(scope.counterparty
+          ? [{ ...who(true), input: { query: scope.counterparty.surface, role: "supplier" } }]
+          : []),
         date,
-        step("S3", "resolve_business_term", null, { term: "хвосты", reading }, true, `Трактовать термин как «${READINGS[reading].short}»`),
-        step("S4", "query_open_settlements", "get_open_supplier_settlements", { as_of_date: asOf, ...filterCp, ...(reading === "overdue_settlements" ? { overdue_only: true } : {}) }, true, "Остатки расчётов с поставщиками на дату", ["S2", ...(scope.counterparty ? ["S1"] : [])]),
-        step("S5", "query_unclosed_documents", "get_unclosed_documents_for_counterparty", { counterparty_id: "$each.counterparty_id", as_of_date: asOf }, reading === "unclosed_documents", "Какие документы образуют остаток", ["S4"], "S4.rows", "balance > 0"),
-        step("S6", "query_payment_chain", "get_payment_chain", { counterparty_id: "$each.counterparty_id", as_of_date: asOf }, false, "Сверить остаток с оплатами (в т.ч. непроведёнными)", ["S4"], "S4.rows"),
-        step("S7", "query_supporting_documents", "get_related_closing_documents", { document_id: "$each.document_id" }, false, "Проверить подтверждающие документы к незакрытым поступлениям", ["S5"], "S5.rows"),
+        step(
+          "S3",
+          "resolve_business_term",
+          null,
+          { term: "хвосты", reading },
+          true,
+          `Трактовать термин как «${READINGS[reading].short}»`,
+        ),
+        step(
+          "S4",
+          "query_open_settlements",
+          "get_open_supplier_settlements",
+          { as_of_date: asOf, ...filterCp, ...(reading === "overdue_settlements" ? { overdue_only: true } : {}) },
+          true,
+          "Остатки расчётов с поставщиками на дату",
+          ["S2", ...(scope.counterparty ? ["S1"] : [])],
+        ),
+        step(
+          "S5",
+          "query_unclosed_documents",
+          "get_unclosed_documents_for_counterparty",
+          { counterparty_id: "$each.counterparty_id", as_of_date: asOf },
+          reading === "unclosed_documents",
+          "Какие документы образуют остаток",
+          ["S4"],
+          "S4.rows",
+          "balance > 0",
+        ),
+        step(
+          "S6",
+          "query_payment_chain",
+          "get_payment_chain",
+          { counterparty_id: "$each.counterparty_id", as_of_date: asOf },
+          false,
+          "Сверить остаток с оплатами (в т.ч. непроведёнными)",
+          ["S4"],
+          "S4.rows",
+        ),
+        step(
+          "S7",
+          "query_supporting_documents",
+          "get_related_closing_documents",
+          { document_id: "$each.document_id" },
+          false,
+          "Проверить подтверждающие документы к незакрытым поступлениям",
+          ["S5"],
+          "S5.rows",
+        ),
       ];
-      fallbacks.push("Если термин «хвосты» не уточнён — применить трактовку «незакрытые остатки» с явной пометкой", "Если дата не указана — использовать рабочую дату с явной пометкой", "Если углублённая проверка не удалась — ответить по регистру с пометкой о глубине");
+      fallbacks.push(
+        "Если термин «хвосты» не уточнён — применить трактовку «незакрытые остатки» с явной пометкой",
+        "Если дата не указана — использовать рабочую дату с явной пометкой",
+        "Если углублённая проверка не удалась — ответить по регистру с пометкой о глубине",
+      );
       break;
     }
     case "counterparty_balance":
@@ -55,9 +143,33 @@ export function planFor(scope: TurnScope, requestId: string): ExecutionPlan {
       steps = [
         who(true),
         date,
-        step("S3", "query_balance", "get_balance_as_of", { counterparty_id: "$S1.counterparty_id", as_of_date: asOf }, true, "Сальдо по регистру расчётов", ["S1", "S2"]),
-        step("S4", "query_unclosed_documents", "get_unclosed_documents_for_counterparty", { counterparty_id: "$S1.counterparty_id", as_of_date: asOf }, false, "Документы, образующие сальдо", ["S1", "S2"]),
-        step("S5", "query_payment_chain", "get_payment_chain", { counterparty_id: "$S1.counterparty_id", as_of_date: asOf }, false, "Оплаты и их проведение", ["S1", "S2"]),
+        step(
+          "S3",
+          "query_balance",
+          "get_balance_as_of",
+          { counterparty_id: "$S1.counterparty_id", as_of_date: asOf },
+          true,
+          "Сальдо по регистру расчётов",
+          ["S1", "S2"],
+        ),
+        step(
+          "S4",
+          "query_unclosed_documents",
+          "get_unclosed_documents_for_counterparty",
+          { counterparty_id: "$S1.counterparty_id", as_of_date: asOf },
+          false,
+          "Документы, образующие сальдо",
+          ["S1", "S2"],
+        ),
+        step(
+          "S5",
+          "query_payment_chain",
+          "get_payment_chain",
+          { counterparty_id: "$S1.counterparty_id", as_of_date: asOf },
+          false,
+          "Оплаты и их проведение",
+          ["S1", "S2"],
+        ),
       ];
       fallbacks.push("Если контрагент не привязан однозначно — показать кандидатов и спросить пользователя");
       break;
@@ -66,21 +178,67 @@ export function planFor(scope: TurnScope, requestId: string): ExecutionPlan {
       steps = [
         who(true),
         date,
-        step("S3", "query_unclosed_documents", "get_unclosed_documents_for_counterparty", { counterparty_id: "$S1.counterparty_id", as_of_date: asOf }, true, "Незакрытые документы поступления", ["S1", "S2"]),
-        step("S4", "query_supporting_documents", "get_related_closing_documents", { document_id: "$each.document_id" }, false, "Подтверждающие документы", ["S3"], "S3.rows"),
-        step("S5", "query_document_movements", "get_document_movements", { document_id: "$each.document_id" }, false, "Движения документов по регистру", ["S3"], "S3.rows"),
+        step(
+          "S3",
+          "query_unclosed_documents",
+          "get_unclosed_documents_for_counterparty",
+          { counterparty_id: "$S1.counterparty_id", as_of_date: asOf },
+          true,
+          "Незакрытые документы поступления",
+          ["S1", "S2"],
+        ),
+        step(
+          "S4",
+          "query_supporting_documents",
+          "get_related_closing_documents",
+          { document_id: "$each.document_id" },
+          false,
+          "Подтверждающие документы",
+          ["S3"],
+          "S3.rows",
+        ),
+        step(
+          "S5",
+          "query_document_movements",
+          "get_document_movements",
+          { document_id: "$each.document_id" },
+          false,
+          "Движения документов по регистру",
+          ["S3"],
+          "S3.rows",
+        ),
       ];
       fallbacks.push("Если контрагент не привязан однозначно — показать кандидатов и спросить пользователя");
       break;
     case "payment_chain":
       goal = `Показать оплаты контрагенту «${scope.counterparty?.surface}» и их распределение`;
-      steps = [who(true), date, step("S3", "query_payment_chain", "get_payment_chain", { counterparty_id: "$S1.counterparty_id", as_of_date: asOf }, true, "Оплаты и распределение по документам", ["S1", "S2"])];
+      steps = [
+        who(true),
+        date,
+        step(
+          "S3",
+          "query_payment_chain",
+          "get_payment_chain",
+          { counterparty_id: "$S1.counterparty_id", as_of_date: asOf },
+          true,
+          "Оплаты и распределение по документам",
+          ["S1", "S2"],
+        ),
+      ];
       break;
     default:
       goal = "Вопрос вне домена расчётов";
       steps = [];
   }
-  return { request_id: requestId, plan_version: 1, goal, planned_by: "deterministic", steps, fallbacks, stop_conditions: STOP_CONDITIONS };
+  return {
+    request_id: requestId,
+    plan_version: 1,
+    goal,
+    planned_by: "deterministic",
+    steps,
+    fallbacks,
+    stop_conditions: STOP_CONDITIONS,
+  };
 }
 
 const REF = /^\$(S\d+|each)\.([a-z_]+)$/;
@@ -91,24 +249,31 @@ export function validatePlan(p: PlannerOutput, scope: TurnScope): string[] {
   const seen = new Map<string, PlanStep>();
   for (const s of p.steps) {
     if (seen.has(s.step_id)) issues.push(`${s.step_id}: повторный step_id`);
-    for (const d of [...s.depends_on, ...(s.for_each ? [s.for_each.split(".")[0]!] : [])]) if (!seen.has(d)) issues.push(`${s.step_id}: ссылка на неизвестный или более поздний шаг ${d}`);
+    for (const d of [...s.depends_on, ...(s.for_each ? [s.for_each.split(".")[0]!] : [])])
+      if (!seen.has(d)) issues.push(`${s.step_id}: ссылка на неизвестный или более поздний шаг ${d}`);
     if (s.tool) {
       const shape = toolInputs[s.tool].shape as Record<string, { safeParse: (v: unknown) => { success: boolean } }>;
-      for (const k of Object.keys(s.input)) if (!(k in shape)) issues.push(`${s.step_id}: у ${s.tool} нет параметра ${k}`);
-      for (const [k, field] of Object.entries(shape)) if (!(k in s.input) && !field.safeParse(undefined).success) issues.push(`${s.step_id}: не задан обязательный параметр ${k}`);
+      for (const k of Object.keys(s.input))
+        if (!(k in shape)) issues.push(`${s.step_id}: у ${s.tool} нет параметра ${k}`);
+      for (const [k, field] of Object.entries(shape))
+        if (!(k in s.input) && !field.safeParse(undefined).success)
+          issues.push(`${s.step_id}: не задан обязательный параметр ${k}`);
       for (const [k, v] of Object.entries(s.input)) {
         const ref = typeof v === "string" ? v.match(REF) : null;
         if (typeof v === "string" && v.startsWith("$") && !ref) issues.push(`${s.step_id}: неверная ссылка ${v}`);
-        if (ref && ref[1] !== "each" && !seen.has(ref[1]!)) issues.push(`${s.step_id}: ссылка на неизвестный шаг ${ref[1]}`);
+        if (ref && ref[1] !== "each" && !seen.has(ref[1]!))
+          issues.push(`${s.step_id}: ссылка на неизвестный шаг ${ref[1]}`);
         if (ref && ref[1] === "each" && !s.for_each) issues.push(`${s.step_id}: $each без for_each`);
-        if (["as_of_date", "counterparty_id", "document_id"].includes(k) && !ref) issues.push(`${s.step_id}: ${k} должен ссылаться на результат инструмента, а не быть литералом`);
+        if (["as_of_date", "counterparty_id", "document_id"].includes(k) && !ref)
+          issues.push(`${s.step_id}: ${k} должен ссылаться на результат инструмента, а не быть литералом`);
       }
     }
     seen.set(s.step_id, s);
   }
   if (scope.intent !== "unsupported") {
     const core = CORE_TOOL[scope.intent];
-    if (!p.steps.some((s) => s.tool === core && s.required)) issues.push(`нет обязательного шага с инструментом ${core}`);
+    if (!p.steps.some((s) => s.tool === core && s.required))
+      issues.push(`нет обязательного шага с инструментом ${core}`);
   }
   if (!p.steps.some((s) => s.tool === "resolve_period_or_asof")) issues.push("нет шага resolve_period_or_asof");
   return issues;
@@ -118,10 +283,19 @@ export function validatePlan(p: PlannerOutput, scope: TurnScope): string[] {
 export function normalizePlan(p: PlannerOutput, scope: TurnScope, requestId: string): ExecutionPlan {
   const steps = p.steps.map((s) => {
     if (s.tool === "resolve_period_or_asof") return { ...s, input: scope.time.text ? { text: scope.time.text } : {} };
-    if (s.tool === "resolve_counterparty" && scope.counterparty) return { ...s, input: { ...s.input, query: scope.counterparty.surface } };
+    if (s.tool === "resolve_counterparty" && scope.counterparty)
+      return { ...s, input: { ...s.input, query: scope.counterparty.surface } };
     return s;
   });
-  return { request_id: requestId, plan_version: 1, goal: p.goal, planned_by: "llm", steps, fallbacks: p.fallbacks, stop_conditions: p.stop_conditions.length ? p.stop_conditions : STOP_CONDITIONS };
+  return {
+    request_id: requestId,
+    plan_version: 1,
+    goal: p.goal,
+    planned_by: "llm",
+    steps,
+    fallbacks: p.fallbacks,
+    stop_conditions: p.stop_conditions.length ? p.stop_conditions : STOP_CONDITIONS,
+  };
 }
 
 /**
@@ -134,7 +308,8 @@ export function missingCoverage(p: ExecutionPlan, floor: ExecutionPlan): string[
     if (!s.tool) continue;
     const there = p.steps.filter((x) => x.tool === s.tool);
     if (!there.length) missing.push(`нет шага «${s.purpose}» (${s.tool})`);
-    else if (s.required && !there.some((x) => x.required)) missing.push(`шаг «${s.purpose}» (${s.tool}) должен быть обязательным`);
+    else if (s.required && !there.some((x) => x.required))
+      missing.push(`шаг «${s.purpose}» (${s.tool}) должен быть обязательным`);
   }
   return missing;
 }
@@ -151,13 +326,18 @@ export function extendToFloor(p: ExecutionPlan, floor: ExecutionPlan): { plan: E
     if (there) ids.set(f.step_id, there.step_id);
   }
   let next = Math.max(0, ...p.steps.map((x) => Number(x.step_id.slice(1)))) + 1;
-  const steps = p.steps.map((x) => (floor.steps.some((f) => f.required && f.tool && f.tool === x.tool) ? { ...x, required: true } : x));
+  const steps = p.steps.map((x) =>
+    floor.steps.some((f) => f.required && f.tool && f.tool === x.tool) ? { ...x, required: true } : x,
+  );
   const added: string[] = [];
   for (const f of floor.steps) {
     if (!f.tool || ids.has(f.step_id)) continue;
     const id = `S${next++}`;
     ids.set(f.step_id, id);
-    const remap = (v: unknown) => (typeof v === "string" ? v.replace(/^\$(S\d+)\./, (m, sid: string) => (ids.has(sid) ? `$${ids.get(sid)}.` : m)) : v);
+    const remap = (v: unknown) =>
+      typeof v === "string"
+        ? v.replace(/^\$(S\d+)\./, (m, sid: string) => (ids.has(sid) ? `$${ids.get(sid)}.` : m))
+        : v;
     steps.push({
       ...f,
       step_id: id,

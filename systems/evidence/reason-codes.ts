@@ -100,7 +100,10 @@ export function sortReasons(codes: Iterable<ReasonCode>): ReasonCode[] {
  * itself; other systems' own outcome names are mapped where the meaning is unambiguous, and
  * left "UNCLASSIFIED" otherwise rather than guessed.
  */
-export function outcomeClassOf(outcome: string | null, reasonCodes: readonly string[] = []): OutcomeClass | "ESCALATED" | "UNCLASSIFIED" {
+export function outcomeClassOf(
+  outcome: string | null,
+  reasonCodes: readonly string[] = [],
+): OutcomeClass | "ESCALATED" | "UNCLASSIFIED" {
   if (outcome && (OUTCOME_CLASSES as readonly string[]).includes(outcome)) return outcome as OutcomeClass;
   const has = (...codes: string[]) => codes.some((c) => reasonCodes.includes(c));
   switch (outcome) {

@@ -31,7 +31,10 @@ function toolsFor(deps: Deps): EvidenceTools {
 }
 
 /** Points this server's executor at another MCP server (tests, or an embedding application). */
-export async function useEvidenceMcp(deps: Deps, s: Partial<EvidenceMcpSettings> & Pick<EvidenceMcpSettings, "endpoint">): Promise<void> {
+export async function useEvidenceMcp(
+  deps: Deps,
+  s: Partial<EvidenceMcpSettings> & Pick<EvidenceMcpSettings, "endpoint">,
+): Promise<void> {
   await toolsByDeps.get(deps)?.close();
   toolsByDeps.set(deps, new EvidenceTools({ timeoutMs: 10_000, maxForEach: 6, ...s }, deps.db.sql));
 }
@@ -61,7 +64,13 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     return c.json({
       conversationId: conv.id,
       state: snap?.snapshot.context.state ?? emptyConversationState(conv.id),
-      last: snap?.snapshot.context.last ? { runId: snap.snapshot.context.last.requestId, outcome: snap.snapshot.context.last.outcome, reasonCodes: snap.snapshot.context.last.reasonCodes } : null,
+      last: snap?.snapshot.context.last
+        ? {
+            runId: snap.snapshot.context.last.requestId,
+            outcome: snap.snapshot.context.last.outcome,
+            reasonCodes: snap.snapshot.context.last.reasonCodes,
+          }
+        : null,
       messages: messages.map((m) => ({ role: m.role, text: m.text, meta: m.meta, runId: m.runId })),
     });
   });
@@ -74,7 +83,15 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       tenantId: conv.tenantId,
       kind: "evidence",
       debug: body.debug,
-      work: (run) => runEvidenceTurn({ deps, run, tools: toolsFor(deps), conversationId: conv.id, tenantId: conv.tenantId, text: body.text }),
+      work: (run) =>
+        runEvidenceTurn({
+          deps,
+          run,
+          tools: toolsFor(deps),
+          conversationId: conv.id,
+          tenantId: conv.tenantId,
+          text: body.text,
+        }),
     });
   });
 
@@ -82,7 +99,15 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   app.get("/v1/evidence/runs/:runId", async (c) => {
     const r = await getEvidenceRun(sql, c.get("tenantId"), c.req.param("runId"));
     if (!r) throw new AppError("not_found", "Такого запуска нет.");
-    return c.json({ runId: r.runId, conversationId: r.conversationId, turn: r.turn, question: r.question, outcome: r.outcome, reasonCodes: r.reasonCodes, artifacts: r.artifacts });
+    return c.json({
+      runId: r.runId,
+      conversationId: r.conversationId,
+      turn: r.turn,
+      question: r.question,
+      outcome: r.outcome,
+      reasonCodes: r.reasonCodes,
+      artifacts: r.artifacts,
+    });
   });
 
   /** The tools the configured MCP server offers: a readiness check for the evidence route. */

@@ -30,9 +30,16 @@ export type ToolStatus = z.infer<typeof ToolStatus>;
 const base = { status: ToolStatus, note: z.string() };
 
 export const toolInputs = {
-  resolve_counterparty: z.object({ query: z.string().min(1).max(200), role: z.enum(["supplier", "customer"]).optional() }),
+  resolve_counterparty: z.object({
+    query: z.string().min(1).max(200),
+    role: z.enum(["supplier", "customer"]).optional(),
+  }),
   resolve_period_or_asof: z.object({ text: z.string().max(200).optional() }),
-  get_open_supplier_settlements: z.object({ as_of_date: isoDate, counterparty_id: id.optional(), overdue_only: z.boolean().optional() }),
+  get_open_supplier_settlements: z.object({
+    as_of_date: isoDate,
+    counterparty_id: id.optional(),
+    overdue_only: z.boolean().optional(),
+  }),
   get_unclosed_documents_for_counterparty: z.object({ counterparty_id: id, as_of_date: isoDate }),
   get_document_movements: z.object({ document_id: id }),
   get_payment_chain: z.object({ counterparty_id: id, as_of_date: isoDate.optional() }),
@@ -44,7 +51,15 @@ export const toolOutputs = {
   resolve_counterparty: z.object({
     ...base,
     counterparty_id: z.string().nullable(),
-    candidates: z.array(z.object({ counterparty_id: z.string(), name: z.string(), inn: z.string(), roles: z.array(z.string()), score: z.number() })),
+    candidates: z.array(
+      z.object({
+        counterparty_id: z.string(),
+        name: z.string(),
+        inn: z.string(),
+        roles: z.array(z.string()),
+        score: z.number(),
+      }),
+    ),
   }),
   resolve_period_or_asof: z.object({
     ...base,
@@ -63,31 +78,69 @@ export const toolOutputs = {
     ...base,
     as_of_date: isoDate,
     movements_scanned: z.number().int(),
-    rows: z.array(z.object({
-      counterparty_id: z.string(), counterparty_name: z.string(), contract_id: z.string(), contract_number: z.string(),
-      balance: z.number(), currency: z.string(), overdue_amount: z.number(), oldest_due_date: isoDate.nullable(), last_movement_date: isoDate, source_ref: z.string(),
-    })),
+    rows: z.array(
+      z.object({
+        counterparty_id: z.string(),
+        counterparty_name: z.string(),
+        contract_id: z.string(),
+        contract_number: z.string(),
+        balance: z.number(),
+        currency: z.string(),
+        overdue_amount: z.number(),
+        oldest_due_date: isoDate.nullable(),
+        last_movement_date: isoDate,
+        source_ref: z.string(),
+      }),
+    ),
   }),
   get_unclosed_documents_for_counterparty: z.object({
     ...base,
     counterparty_id: z.string(),
     as_of_date: isoDate,
     documents_scanned: z.number().int(),
-    rows: z.array(z.object({ document_id: z.string(), kind: z.string(), number: z.string(), date: isoDate, amount: z.number(), paid: z.number(), unpaid: z.number(), posted: z.boolean(), source_ref: z.string() })),
+    rows: z.array(
+      z.object({
+        document_id: z.string(),
+        kind: z.string(),
+        number: z.string(),
+        date: isoDate,
+        amount: z.number(),
+        paid: z.number(),
+        unpaid: z.number(),
+        posted: z.boolean(),
+        source_ref: z.string(),
+      }),
+    ),
   }),
   get_document_movements: z.object({
     ...base,
     document_id: z.string(),
     posted: z.boolean().nullable(),
-    rows: z.array(z.object({ register: z.string(), period: isoDate, counterparty_id: z.string(), contract_id: z.string(), amount: z.number(), source_ref: z.string() })),
+    rows: z.array(
+      z.object({
+        register: z.string(),
+        period: isoDate,
+        counterparty_id: z.string(),
+        contract_id: z.string(),
+        amount: z.number(),
+        source_ref: z.string(),
+      }),
+    ),
   }),
   get_payment_chain: z.object({
     ...base,
     counterparty_id: z.string(),
-    rows: z.array(z.object({
-      payment_id: z.string(), number: z.string(), date: isoDate, amount: z.number(), posted: z.boolean(),
-      allocations: z.array(z.object({ document_id: z.string(), document_number: z.string(), amount: z.number() })), source_ref: z.string(),
-    })),
+    rows: z.array(
+      z.object({
+        payment_id: z.string(),
+        number: z.string(),
+        date: isoDate,
+        amount: z.number(),
+        posted: z.boolean(),
+        allocations: z.array(z.object({ document_id: z.string(), document_number: z.string(), amount: z.number() })),
+        source_ref: z.string(),
+      }),
+    ),
   }),
   get_balance_as_of: z.object({
     ...base,
@@ -104,7 +157,16 @@ export const toolOutputs = {
     document_id: z.string(),
     expected_kinds: z.array(z.string()),
     missing_kinds: z.array(z.string()),
-    rows: z.array(z.object({ document_id: z.string(), kind: z.string(), number: z.string(), date: isoDate, amount: z.number(), source_ref: z.string() })),
+    rows: z.array(
+      z.object({
+        document_id: z.string(),
+        kind: z.string(),
+        number: z.string(),
+        date: isoDate,
+        amount: z.number(),
+        source_ref: z.string(),
+      }),
+    ),
   }),
 } satisfies Record<ToolName, z.ZodObject>;
 
@@ -121,19 +183,25 @@ export interface ToolSpec {
 
 export const toolSpecs: Record<ToolName, ToolSpec> = {
   resolve_counterparty: {
-    purpose: "Находит контрагента по названию, ИНН или части названия; необязательный фильтр по роли (поставщик/покупатель).",
+    purpose:
+      "Находит контрагента по названию, ИНН или части названия; необязательный фильтр по роли (поставщик/покупатель).",
     errors: "Нет специфичных ошибок: пустой запрос отклоняется схемой.",
     limits: "Не более 5 кандидатов; нечёткий поиск по подстроке и словам названия.",
-    emptyPolicy: { no_match: "ни один контрагент не подходит — сущность не привязана (ENTITY_NOT_RESOLVED)", ambiguous: "несколько кандидатов с близкой оценкой — нужна привязка пользователем" },
+    emptyPolicy: {
+      no_match: "ни один контрагент не подходит — сущность не привязана (ENTITY_NOT_RESOLVED)",
+      ambiguous: "несколько кандидатов с близкой оценкой — нужна привязка пользователем",
+    },
   },
   resolve_period_or_asof: {
-    purpose: "Разбирает дату отсечения или период из слов пользователя («на 31.03.2026», «на конец марта»); без текста — возвращает рабочую дату базы.",
+    purpose:
+      "Разбирает дату отсечения или период из слов пользователя («на 31.03.2026», «на конец марта»); без текста — возвращает рабочую дату базы.",
     errors: "Текст, в котором нет даты, — no_match.",
     limits: "Понимает ДД.ММ.ГГГГ, ГГГГ-ММ-ДД, «31 марта [2026]», «конец/начало <месяца>», «сегодня».",
     emptyPolicy: { no_match: "дату из текста извлечь нельзя — нужен вопрос пользователю или рабочая дата с пометкой" },
   },
   get_open_supplier_settlements: {
-    purpose: "Остатки взаиморасчётов с поставщиками на дату по регистру расчётов (в разрезе договоров), с просроченной частью.",
+    purpose:
+      "Остатки взаиморасчётов с поставщиками на дату по регистру расчётов (в разрезе договоров), с просроченной частью.",
     errors: "Неизвестный counterparty_id — unbound_entity.",
     limits: "Только контрагенты с ролью «поставщик»; знак: + наш долг поставщику, − выданный аванс.",
     emptyPolicy: {
@@ -146,37 +214,55 @@ export const toolSpecs: Record<ToolName, ToolSpec> = {
     purpose: "Документы поступления контрагента, не закрытые оплатами на дату (сумма, оплачено, остаток, проведён ли).",
     errors: "Неизвестный counterparty_id — unbound_entity.",
     limits: "Учитываются только распределения оплат с датой не позже даты отсечения.",
-    emptyPolicy: { empty: "документы есть, все закрыты оплатами", no_match: "у контрагента нет документов до этой даты", unbound_entity: "указанного контрагента нет в базе" },
+    emptyPolicy: {
+      empty: "документы есть, все закрыты оплатами",
+      no_match: "у контрагента нет документов до этой даты",
+      unbound_entity: "указанного контрагента нет в базе",
+    },
   },
   get_document_movements: {
     purpose: "Движения документа по регистру расчётов с поставщиками.",
     errors: "Неизвестный document_id — unbound_entity.",
     limits: "Один регистр: «Расчёты с поставщиками».",
-    emptyPolicy: { empty: "документ существует, но движений не сделал (например, не проведён)", unbound_entity: "такого документа нет" },
+    emptyPolicy: {
+      empty: "документ существует, но движений не сделал (например, не проведён)",
+      unbound_entity: "такого документа нет",
+    },
   },
   get_payment_chain: {
     purpose: "Оплаты контрагенту (и от него) с распределением по документам-основаниям; признак проведения.",
     errors: "Неизвестный counterparty_id — unbound_entity.",
     limits: "Не более 50 оплат; до даты отсечения, если она указана.",
-    emptyPolicy: { empty: "контрагент найден, оплат нет — это находка", unbound_entity: "указанного контрагента нет в базе" },
+    emptyPolicy: {
+      empty: "контрагент найден, оплат нет — это находка",
+      unbound_entity: "указанного контрагента нет в базе",
+    },
   },
   get_balance_as_of: {
     purpose: "Сальдо расчётов с контрагентом на дату по регистру, с разбивкой по договорам.",
     errors: "Неизвестный counterparty_id — unbound_entity.",
     limits: "Только регистр расчётов; документы и оплаты не пересчитываются.",
-    emptyPolicy: { no_match: "до даты по контрагенту нет движений — сальдо не подтверждено данными", unbound_entity: "указанного контрагента нет в базе" },
+    emptyPolicy: {
+      no_match: "до даты по контрагенту нет движений — сальдо не подтверждено данными",
+      unbound_entity: "указанного контрагента нет в базе",
+    },
   },
   get_related_closing_documents: {
     purpose: "Закрывающие и подтверждающие документы для документа: счёт-фактура к поступлению, поступление к авансу.",
     errors: "Неизвестный document_id — unbound_entity.",
     limits: "Ожидаемые виды зависят от вида документа; отсутствующие перечисляются в missing_kinds.",
-    emptyPolicy: { empty: "ни одного закрывающего документа нет — см. missing_kinds (MISSING_SUPPORTING_DOCUMENT)", unbound_entity: "такого документа нет" },
+    emptyPolicy: {
+      empty: "ни одного закрывающего документа нет — см. missing_kinds (MISSING_SUPPORTING_DOCUMENT)",
+      unbound_entity: "такого документа нет",
+    },
   },
 };
 
 /** The description an MCP client (and the planner prompt) sees for a tool. */
 export function describeTool(name: ToolName): string {
   const s = toolSpecs[name];
-  const empty = Object.entries(s.emptyPolicy).map(([k, v]) => `${k}: ${v}`).join("; ");
+  const empty = Object.entries(s.emptyPolicy)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("; ");
   return `${s.purpose} Ошибки: ${s.errors} Ограничения: ${s.limits} Пустой результат — ${empty}.`;
 }

@@ -15,9 +15,18 @@ export interface Classified {
 }
 
 const text = (content: unknown[] | undefined) =>
-  (content ?? []).map((c) => (c && typeof c === "object" && "text" in c ? String((c as { text: unknown }).text) : "")).join(" ").trim();
+  (content ?? [])
+    .map((c) => (c && typeof c === "object" && "text" in c ? String((c as { text: unknown }).text) : ""))
+    .join(" ")
+    .trim();
 
-const fail = (status: ToolRunStatus, error_code: ReasonCode, error_message: string): Classified => ({ status, error_code, error_message: error_message.slice(0, 500), output: null, rows: 0 });
+const fail = (status: ToolRunStatus, error_code: ReasonCode, error_message: string): Classified => ({
+  status,
+  error_code,
+  error_message: error_message.slice(0, 500),
+  output: null,
+  rows: 0,
+});
 
 export function classifyCall(tool: ToolName, raw: RawCall, aborted = false): Classified {
   if (!raw.ok) {
@@ -27,7 +36,8 @@ export function classifyCall(tool: ToolName, raw: RawCall, aborted = false): Cla
     if (e instanceof McpError) {
       if (e.code === ErrorCode.RequestTimeout) return fail("timeout", "MCP_TIMEOUT", msg);
       if (/structured content|output schema/i.test(msg)) return fail("invalid_output", "INVALID_TOOL_OUTPUT", msg);
-      if (e.code === ErrorCode.InvalidParams || e.code === ErrorCode.MethodNotFound) return fail("schema_error", "MCP_SCHEMA_ERROR", msg);
+      if (e.code === ErrorCode.InvalidParams || e.code === ErrorCode.MethodNotFound)
+        return fail("schema_error", "MCP_SCHEMA_ERROR", msg);
     }
     if (/timed? ?out/i.test(msg)) return fail("timeout", "MCP_TIMEOUT", msg);
     return fail("unavailable", "TOOL_EXECUTION_ERROR", `MCP-сервер недоступен: ${msg}`);
@@ -36,13 +46,30 @@ export function classifyCall(tool: ToolName, raw: RawCall, aborted = false): Cla
   if (r.isError) {
     const msg = text(r.content) || "инструмент вернул ошибку без текста";
     if (/Output validation error/i.test(msg)) return fail("invalid_output", "INVALID_TOOL_OUTPUT", msg);
-    if (/Input validation error|Invalid arguments|Tool \S+ not found/i.test(msg)) return fail("schema_error", "MCP_SCHEMA_ERROR", msg);
+    if (/Input validation error|Invalid arguments|Tool \S+ not found/i.test(msg))
+      return fail("schema_error", "MCP_SCHEMA_ERROR", msg);
     return fail("tool_error", "TOOL_EXECUTION_ERROR", msg);
   }
   const parsed = toolOutputs[tool].safeParse(r.structuredContent);
-  if (!parsed.success) return fail("invalid_output", "INVALID_TOOL_OUTPUT", `ответ ${tool} не соответствует контракту: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-  const out = parsed.data as Record<string, unknown> & { status: string; rows?: unknown[]; candidates?: unknown[]; note: string };
-  const rows = Array.isArray(out.rows) ? out.rows.length : Array.isArray(out.candidates) ? out.candidates.length : out.status === "ok" ? 1 : 0;
+  if (!parsed.success)
+    return fail(
+      "invalid_output",
+      "INVALID_TOOL_OUTPUT",
+      `ответ ${tool} не соответствует контракту: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
+  const out = parsed.data as Record<string, unknown> & {
+    status: string;
+    rows?: unknown[];
+    candidates?: unknown[];
+    note: string;
+  };
+  const rows = Array.isArray(out.rows)
+    ? out.rows.length
+    : Array.isArray(out.candidates)
+      ? out.candidates.length
+      : out.status === "ok"
+        ? 1
+        : 0;
   switch (out.status) {
     case "ok":
       return { status: "success", error_code: null, error_message: null, output: out, rows };
@@ -51,8 +78,20 @@ export function classifyCall(tool: ToolName, raw: RawCall, aborted = false): Cla
     case "no_match":
       return { status: "no_match", error_code: "NO_MATCH_IN_1C", error_message: out.note, output: out, rows: 0 };
     case "unbound_entity":
-      return { status: "unbound_entity", error_code: "ENTITY_NOT_RESOLVED", error_message: out.note, output: out, rows: 0 };
+      return {
+        status: "unbound_entity",
+        error_code: "ENTITY_NOT_RESOLVED",
+        error_message: out.note,
+        output: out,
+        rows: 0,
+      };
     default:
-      return { status: "ambiguous", error_code: "LOW_CONFIDENCE_ENTITY_BINDING", error_message: out.note, output: out, rows };
+      return {
+        status: "ambiguous",
+        error_code: "LOW_CONFIDENCE_ENTITY_BINDING",
+        error_message: out.note,
+        output: out,
+        rows,
+      };
   }
 }

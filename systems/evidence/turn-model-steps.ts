@@ -43,17 +43,27 @@ export async function structuredWithRepair<S extends z.ZodType>(
     { role: "user", content: JSON.stringify(input) },
   ];
   for (let attempt = 0; attempt < 2; attempt++) {
-    const r = await llm.structured(STRUCTURED_ROLE, messages, schema, name, { signal: o.signal, onAttempt: () => void calls++ });
+    const r = await llm.structured(STRUCTURED_ROLE, messages, schema, name, {
+      signal: o.signal,
+      onAttempt: () => void calls++,
+    });
     if (!r.ok) {
       issues.push(`${r.error.code}: ${r.error.message.slice(0, 300)}`);
       if (r.error.code !== "invalid_output") break; // an unreachable endpoint gets no repair prompt
-      messages.push({ role: "user", content: `Ответ не прошёл проверку схемы ${name}: ${r.error.message.slice(0, 300)}. Верни исправленный JSON строго по схеме, без пояснений.` });
+      messages.push({
+        role: "user",
+        content: `Ответ не прошёл проверку схемы ${name}: ${r.error.message.slice(0, 300)}. Верни исправленный JSON строго по схеме, без пояснений.`,
+      });
       continue;
     }
     const problems = check(r.value);
-    if (problems.length === 0) return { value: r.value, calls, issues, prompt: manifestOf(prompt as never), repaired: attempt > 0 };
+    if (problems.length === 0)
+      return { value: r.value, calls, issues, prompt: manifestOf(prompt as never), repaired: attempt > 0 };
     issues.push(...problems);
-    messages.push({ role: "assistant", content: JSON.stringify(r.value) }, { role: "user", content: `План/ответ нарушает правила: ${problems.join("; ")}. Исправь и верни только JSON.` });
+    messages.push(
+      { role: "assistant", content: JSON.stringify(r.value) },
+      { role: "user", content: `План/ответ нарушает правила: ${problems.join("; ")}. Исправь и верни только JSON.` },
+    );
   }
   return { value: null, calls, issues, prompt: manifestOf(prompt as never), repaired: false };
 }
@@ -71,37 +81,101 @@ export function stateDigest(s: ConversationState) {
 }
 
 export function interpretWithModel(llm: Llm, text: string, state: ConversationState, o: CallOpts) {
-  return structuredWithRepair(llm, INTERPRETER_PROMPT, { question: text, context: stateDigest(state) }, InterpreterOutput, "evidence_query_frame", () => [], o);
+  return structuredWithRepair(
+    llm,
+    INTERPRETER_PROMPT,
+    { question: text, context: stateDigest(state) },
+    InterpreterOutput,
+    "evidence_query_frame",
+    () => [],
+    o,
+  );
 }
 
-export function planWithModel(llm: Llm, frame: QueryFrame, scope: TurnScope, check: (p: PlannerOutput) => string[], o: CallOpts) {
+export function planWithModel(
+  llm: Llm,
+  frame: QueryFrame,
+  scope: TurnScope,
+  check: (p: PlannerOutput) => string[],
+  o: CallOpts,
+) {
   const catalog = TOOL_NAMES.map((n) => ({ name: n, description: describeTool(n) }));
-  const input = { query_frame: frame, trusted_scope: { intent: scope.intent, reading: scope.reading, counterparty: scope.counterparty?.surface ?? null, date_words: scope.time.text }, tools: catalog };
+  const input = {
+    query_frame: frame,
+    trusted_scope: {
+      intent: scope.intent,
+      reading: scope.reading,
+      counterparty: scope.counterparty?.surface ?? null,
+      date_words: scope.time.text,
+    },
+    tools: catalog,
+  };
   return structuredWithRepair(llm, PLANNER_PROMPT, input, PlannerOutput, "evidence_execution_plan", check, o);
 }
 
 /** Evidence compaction (§ rule 3): facts, conflicts and gaps only — never raw tool output. */
 export function compactEvidence(b: EvidenceBundle) {
   return {
-    facts: b.facts.map((f) => ({ id: f.fact_id, type: f.type, entity: f.entity, value: f.value, currency: f.currency, as_of: f.as_of_date, details: f.details })),
-    conflicts: b.conflicts.map((c) => ({ id: c.conflict_id, entity: c.entity, description: c.description, facts: c.fact_ids })),
+    facts: b.facts.map((f) => ({
+      id: f.fact_id,
+      type: f.type,
+      entity: f.entity,
+      value: f.value,
+      currency: f.currency,
+      as_of: f.as_of_date,
+      details: f.details,
+    })),
+    conflicts: b.conflicts.map((c) => ({
+      id: c.conflict_id,
+      entity: c.entity,
+      description: c.description,
+      facts: c.fact_ids,
+    })),
     not_found: b.not_found.map((g) => ({ what: g.what, reason: g.reason_code })),
     errors: b.execution_errors.map((e) => ({ tool: e.tool, reason: e.reason_code, message: e.message.slice(0, 200) })),
   };
 }
 
-export function criticWithModel(llm: Llm, frame: QueryFrame | null, bundle: EvidenceBundle, coverage: CoverageReport, o: CallOpts) {
-  const input = { query_frame: frame, evidence: compactEvidence(bundle), rules_report: { outcome: coverage.outcome, covered: coverage.covered_points, uncovered: coverage.uncovered_points, reasons: coverage.why_partial } };
+export function criticWithModel(
+  llm: Llm,
+  frame: QueryFrame | null,
+  bundle: EvidenceBundle,
+  coverage: CoverageReport,
+  o: CallOpts,
+) {
+  const input = {
+    query_frame: frame,
+    evidence: compactEvidence(bundle),
+    rules_report: {
+      outcome: coverage.outcome,
+      covered: coverage.covered_points,
+      uncovered: coverage.uncovered_points,
+      reasons: coverage.why_partial,
+    },
+  };
   return structuredWithRepair(llm, CRITIC_PROMPT, input, CriticOutput, "evidence_coverage_critique", () => [], o);
 }
 
-export function answerMessages(frame: QueryFrame | null, text: string, scope: TurnScope | null, bundle: EvidenceBundle, coverage: CoverageReport, draft: FinalAnswerPackage): ChatMessage[] {
+export function answerMessages(
+  frame: QueryFrame | null,
+  text: string,
+  scope: TurnScope | null,
+  bundle: EvidenceBundle,
+  coverage: CoverageReport,
+  draft: FinalAnswerPackage,
+): ChatMessage[] {
   const input = {
     original_question: text,
     normalized_question: frame?.normalized_question ?? null,
     premises: scope?.premises.map((p) => ({ what: p.label, value: p.value, status: p.status })) ?? [],
     evidence: compactEvidence(bundle),
-    coverage: { outcome: coverage.outcome, answerability: coverage.answerability, uncovered: coverage.uncovered_points, reasons: coverage.why_partial, next: coverage.next_best_actions },
+    coverage: {
+      outcome: coverage.outcome,
+      answerability: coverage.answerability,
+      uncovered: coverage.uncovered_points,
+      reasons: coverage.why_partial,
+      next: coverage.next_best_actions,
+    },
     draft: draft.user_facing_answer,
   };
   return [
@@ -110,4 +184,6 @@ export function answerMessages(frame: QueryFrame | null, text: string, scope: Tu
   ];
 }
 
-export const EVIDENCE_PROMPTS = [INTERPRETER_PROMPT, PLANNER_PROMPT, CRITIC_PROMPT, ANSWER_PROMPT].map((p) => manifestOf(p));
+export const EVIDENCE_PROMPTS = [INTERPRETER_PROMPT, PLANNER_PROMPT, CRITIC_PROMPT, ANSWER_PROMPT].map((p) =>
+  manifestOf(p),
+);

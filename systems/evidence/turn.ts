@@ -10,7 +10,13 @@ import { debugView } from "./debug-view";
 import { ValidatedStream } from "../../driver/validated-stream";
 import { executePlan } from "./executor";
 import type { EvidenceTools } from "./mcp-config";
-import { answerMessages, criticWithModel, EVIDENCE_PROMPTS, interpretWithModel, planWithModel } from "./turn-model-steps";
+import {
+  answerMessages,
+  criticWithModel,
+  EVIDENCE_PROMPTS,
+  interpretWithModel,
+  planWithModel,
+} from "./turn-model-steps";
 import { interpretDeterministic } from "./interpret-rules";
 import { extendToFloor, missingCoverage, normalizePlan, planFor, validatePlan } from "./plan-rules";
 import { runStages } from "../../driver/stages";
@@ -40,7 +46,12 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
   const { deps, run } = a;
   const llm = deps.llm;
   const offline = llm.offline;
-  const trace = runStages(run, { stages: EVIDENCE_STAGES, dir: deps.config.aiDebug ? deps.config.debugDir : null, secrets: configuredSecrets(deps.config), log: deps.log });
+  const trace = runStages(run, {
+    stages: EVIDENCE_STAGES,
+    dir: deps.config.aiDebug ? deps.config.debugDir : null,
+    secrets: configuredSecrets(deps.config),
+    log: deps.log,
+  });
   const modelCalls = { preparatory: 0, final: 0 };
   let recorded: { work: TurnWork; state: ConversationState } | null = null;
   let contextStaged = false;
@@ -53,14 +64,42 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
   const stageContext = (e: Fx<"effect.plan"> | Fx<"effect.critic">) => {
     if (contextStaged) return;
     contextStaged = true;
-    trace.record("03", "ok", { gate: e.scope.gate, premises: e.scope.premises, reasons: e.scope.reasons, clarifyingQuestion: e.scope.clarifying_question, counterparty: e.scope.counterparty, time: e.scope.time }, 0);
+    trace.record(
+      "03",
+      "ok",
+      {
+        gate: e.scope.gate,
+        premises: e.scope.premises,
+        reasons: e.scope.reasons,
+        clarifyingQuestion: e.scope.clarifying_question,
+        counterparty: e.scope.counterparty,
+        time: e.scope.time,
+      },
+      0,
+    );
   };
 
-  trace.record("00", "ok", {
-    runId: run.id, conversationId: a.conversationId, kind: "evidence", machine: { id: evidenceSpec.id, version: evidenceSpec.version },
-    models: offline ? "offline" : { interpreter: llm.modelFor("planner"), planner: llm.modelFor("planner"), critic: llm.modelFor("planner"), answer: llm.modelFor("answer") },
-    mcp: a.tools.caller.label, toolTimeoutMs: a.tools.settings.timeoutMs,
-  }, 0);
+  trace.record(
+    "00",
+    "ok",
+    {
+      runId: run.id,
+      conversationId: a.conversationId,
+      kind: "evidence",
+      machine: { id: evidenceSpec.id, version: evidenceSpec.version },
+      models: offline
+        ? "offline"
+        : {
+            interpreter: llm.modelFor("planner"),
+            planner: llm.modelFor("planner"),
+            critic: llm.modelFor("planner"),
+            answer: llm.modelFor("answer"),
+          },
+      mcp: a.tools.caller.label,
+      toolTimeoutMs: a.tools.settings.timeoutMs,
+    },
+    0,
+  );
   trace.record("01", "ok", { text: a.text }, 0);
   await a.tools.prepare();
 
@@ -85,15 +124,22 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
             const r = await interpretWithModel(llm, e.text, e.state, { signal });
             modelCalls.preparatory += r.calls;
             model = { calls: r.calls, issues: r.issues, prompt: r.prompt, repaired: r.repaired };
-            if (r.value) (output = r.value), (via = "llm");
+            if (r.value) ((output = r.value), (via = "llm"));
             else {
               // A connected model that failed is not "no model": say which it was.
-              modelIssue = r.issues.some((x) => x.startsWith("invalid_output")) ? "invalid_output" : "model_unavailable";
+              modelIssue = r.issues.some((x) => x.startsWith("invalid_output"))
+                ? "invalid_output"
+                : "model_unavailable";
               rejected.push({ stage: "interpretation", issues: r.issues });
             }
           }
           output ??= interpretDeterministic(e.text, e.state);
-          trace.record("02", output ? "ok" : "failed", { via, output, model, modelIssue, originalQuestion: e.text }, since(t));
+          trace.record(
+            "02",
+            output ? "ok" : "failed",
+            { via, output, model, modelIssue, originalQuestion: e.text },
+            since(t),
+          );
           return { type: "interpreted", output, via, modelIssue };
         },
         "effect.plan": async (e) => {
@@ -115,9 +161,21 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
               if (missing.length) {
                 const extended = extendToFloor(candidate, builtIn);
                 coverage = { missing, added: extended.added, action: "extended_to_built_in_floor" };
-                rejected.push({ stage: "plan", issues: missing.map((m) => `план модели не покрывает критерии успеха: ${m}`), output: r.value });
+                rejected.push({
+                  stage: "plan",
+                  issues: missing.map((m) => `план модели не покрывает критерии успеха: ${m}`),
+                  output: r.value,
+                });
                 // The extended plan must still pass the checks every plan passes; otherwise the built-in one runs.
-                const issues = validatePlan({ goal: extended.plan.goal, steps: extended.plan.steps, fallbacks: extended.plan.fallbacks, stop_conditions: extended.plan.stop_conditions }, e.scope);
+                const issues = validatePlan(
+                  {
+                    goal: extended.plan.goal,
+                    steps: extended.plan.steps,
+                    fallbacks: extended.plan.fallbacks,
+                    stop_conditions: extended.plan.stop_conditions,
+                  },
+                  e.scope,
+                );
                 plan = issues.length ? builtIn : extended.plan;
               } else plan = candidate;
             } else if (r.issues.length) rejected.push({ stage: "plan", issues: r.issues });
@@ -127,10 +185,30 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
         },
         "effect.execute": async (e) => {
           const t = performance.now();
-          const r = await executePlan(e.plan, a.tools.caller, { timeoutMs: a.tools.settings.timeoutMs, maxForEach: a.tools.settings.maxForEach, signal });
+          const r = await executePlan(e.plan, a.tools.caller, {
+            timeoutMs: a.tools.settings.timeoutMs,
+            maxForEach: a.tools.settings.maxForEach,
+            signal,
+          });
           if (signal.aborted) throw new AppError("internal", "client went away");
-          const brief = (x: ToolRun) => ({ ...x, output: x.output && JSON.stringify(x.output).length > 4000 ? "(сокращено; полностью — в evidence_runs)" : x.output });
-          trace.record("05", r.toolRuns.some((x) => x.error_code && x.status !== "no_match" && x.status !== "unbound_entity" && x.status !== "ambiguous") ? "failed" : "ok", { mcp: a.tools.caller.label, toolRuns: r.toolRuns.map(brief), truncated: r.truncated }, since(t));
+          const brief = (x: ToolRun) => ({
+            ...x,
+            output:
+              x.output && JSON.stringify(x.output).length > 4000
+                ? "(сокращено; полностью — в evidence_runs)"
+                : x.output,
+          });
+          trace.record(
+            "05",
+            r.toolRuns.some(
+              (x) =>
+                x.error_code && x.status !== "no_match" && x.status !== "unbound_entity" && x.status !== "ambiguous",
+            )
+              ? "failed"
+              : "ok",
+            { mcp: a.tools.caller.label, toolRuns: r.toolRuns.map(brief), truncated: r.truncated },
+            since(t),
+          );
           return { type: "executed", toolRuns: r.toolRuns, truncated: r.truncated };
         },
         "effect.critic": async (e) => {
@@ -143,13 +221,31 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           }
           const r = await criticWithModel(llm, e.frame, e.bundle, e.coverage, { signal });
           modelCalls.preparatory += r.calls;
-          trace.record("07", "ok", { rules: e.coverage, model: { value: r.value, calls: r.calls, issues: r.issues, prompt: r.prompt } }, since(t));
+          trace.record(
+            "07",
+            "ok",
+            { rules: e.coverage, model: { value: r.value, calls: r.calls, issues: r.issues, prompt: r.prompt } },
+            since(t),
+          );
           if (!r.value && r.issues.length) rejected.push({ stage: "coverage", issues: r.issues });
-          return { type: "criticized", critique: r.value, status: r.value ? "used" : "failed", note: r.value ? null : `критик-модель не дала валидного ответа: ${r.issues.join("; ").slice(0, 300)}` };
+          return {
+            type: "criticized",
+            critique: r.value,
+            status: r.value ? "used" : "failed",
+            note: r.value ? null : `критик-модель не дала валидного ответа: ${r.issues.join("; ").slice(0, 300)}`,
+          };
         },
         "effect.answer": async (e) => {
           answerStarted = performance.now();
-          trace.record("08", "ok", { prompts: EVIDENCE_PROMPTS, roles: { interpreter: "planner", planner: "planner", critic: "planner", answer: "answer" } }, 0);
+          trace.record(
+            "08",
+            "ok",
+            {
+              prompts: EVIDENCE_PROMPTS,
+              roles: { interpreter: "planner", planner: "planner", critic: "planner", answer: "answer" },
+            },
+            0,
+          );
           if (offline) {
             for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
             return { type: "answered", text: null };
@@ -157,15 +253,28 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           // The model's deltas pass the claim checker sentence by sentence: only checked text goes
           // out as `token`; the machine decides on the whole text and the turn replaces what it rejects.
           let released = "";
-          const gate = new ValidatedStream(createClaimChecker({ bundle: e.bundle, coverage: e.coverage, outcome: e.coverage.outcome, frame: e.frame, draft: e.draft }), (delta) => {
-            released += delta;
-            run.emit("token", { delta });
-          });
-          const r = await llm.stream("answer", answerMessages(e.frame, e.text, e.scope, e.bundle, e.coverage, e.draft), {
-            signal,
-            onAttempt: () => void modelCalls.final++,
-            onDelta: (delta) => gate.push(delta),
-          });
+          const gate = new ValidatedStream(
+            createClaimChecker({
+              bundle: e.bundle,
+              coverage: e.coverage,
+              outcome: e.coverage.outcome,
+              frame: e.frame,
+              draft: e.draft,
+            }),
+            (delta) => {
+              released += delta;
+              run.emit("token", { delta });
+            },
+          );
+          const r = await llm.stream(
+            "answer",
+            answerMessages(e.frame, e.text, e.scope, e.bundle, e.coverage, e.draft),
+            {
+              signal,
+              onAttempt: () => void modelCalls.final++,
+              onDelta: (delta) => gate.push(delta),
+            },
+          );
           if (!r.ok && r.error.code === "cancelled") throw new AppError("internal", "client went away");
           if (!r.ok || !r.value.trim()) {
             // No usable prose: the answer built from evidence is the answer; stream it if nothing was released.
@@ -179,24 +288,76 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           recorded = { work: e.work, state: e.state };
           const w = e.work;
           if (w.validation && !w.validation.ok) rejected.push({ stage: "answer", issues: w.validation.issues });
-          trace.record("09", w.validation && !w.validation.ok ? "failed" : "ok", { composedBy: w.answer!.composed_by, validation: w.validation, rejectedModelAnswer: w.rejected, package: w.answer }, answerStarted ? since(answerStarted) : 0);
-          trace.record("10", "ok", debugView({ frame: w.frame, scope: w.scope, plan: w.plan, toolRuns: w.toolRuns, bundle: w.bundle, coverage: w.coverage!, state: e.state }), 0);
+          trace.record(
+            "09",
+            w.validation && !w.validation.ok ? "failed" : "ok",
+            {
+              composedBy: w.answer!.composed_by,
+              validation: w.validation,
+              rejectedModelAnswer: w.rejected,
+              package: w.answer,
+            },
+            answerStarted ? since(answerStarted) : 0,
+          );
+          trace.record(
+            "10",
+            "ok",
+            debugView({
+              frame: w.frame,
+              scope: w.scope,
+              plan: w.plan,
+              toolRuns: w.toolRuns,
+              bundle: w.bundle,
+              coverage: w.coverage!,
+              state: e.state,
+            }),
+            0,
+          );
           return undefined;
         },
       },
       commit: async (tx, s) => {
         const last = s.context.last!;
         const w = recorded!.work;
-        await appendMessages(tx, a.conversationId, [
-          { role: "user", text: a.text },
-          { role: "assistant", text: last.answer.user_facing_answer, meta: { runId: run.id, outcome: last.outcome, reasonCodes: last.reasonCodes } },
-        ], run.id);
+        await appendMessages(
+          tx,
+          a.conversationId,
+          [
+            { role: "user", text: a.text },
+            {
+              role: "assistant",
+              text: last.answer.user_facing_answer,
+              meta: { runId: run.id, outcome: last.outcome, reasonCodes: last.reasonCodes },
+            },
+          ],
+          run.id,
+        );
         await insertEvidenceRun(tx, {
-          runId: run.id, conversationId: a.conversationId, tenantId: a.tenantId, turn: last.turn, question: a.text, outcome: last.outcome, reasonCodes: last.reasonCodes,
+          runId: run.id,
+          conversationId: a.conversationId,
+          tenantId: a.tenantId,
+          turn: last.turn,
+          question: a.text,
+          outcome: last.outcome,
+          reasonCodes: last.reasonCodes,
           artifacts: {
-            query_frame: w.frame, premises: w.scope?.premises ?? [], execution_plan: w.plan, tool_runs: w.toolRuns, evidence_bundle: w.bundle,
-            coverage_report: w.coverage, final_answer_package: w.answer, validation: w.validation, rejected_answer: w.rejected, conversation_state: s.context.state,
-            model_calls: modelCalls, stages: trace.records.map(({ stageId, name, status, durationMs }) => ({ stageId, name, status, durationMs })),
+            query_frame: w.frame,
+            premises: w.scope?.premises ?? [],
+            execution_plan: w.plan,
+            tool_runs: w.toolRuns,
+            evidence_bundle: w.bundle,
+            coverage_report: w.coverage,
+            final_answer_package: w.answer,
+            validation: w.validation,
+            rejected_answer: w.rejected,
+            conversation_state: s.context.state,
+            model_calls: modelCalls,
+            stages: trace.records.map(({ stageId, name, status, durationMs }) => ({
+              stageId,
+              name,
+              status,
+              durationMs,
+            })),
             // The readable debug view and the model outputs that were not used, retrievable after the request.
             debug_view: trace.records.find((x) => x.stageId === "10")?.data ?? null,
             rejected_model_outputs: rejected,
@@ -207,14 +368,26 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
         const last = s.context.last!;
         // Tokens already shown that are not the answer: the client replaces them before `final`.
         const replaced = last.replacement ? [{ event: "answer_replaced" as const, data: last.replacement }] : [];
-        return [...replaced, {
-          event: "final",
-          data: {
-            conversationId: a.conversationId, runId: run.id, turn: last.turn, outcome: last.outcome, reasonCodes: last.reasonCodes,
-            answer: last.answer.user_facing_answer, package: last.answer, coverage: last.coverage, premises: recorded?.work.scope?.premises ?? [],
-            state: s.context.state, validation: last.validation ?? { ok: true, issues: [], citations: [] }, modelCalls,
+        return [
+          ...replaced,
+          {
+            event: "final",
+            data: {
+              conversationId: a.conversationId,
+              runId: run.id,
+              turn: last.turn,
+              outcome: last.outcome,
+              reasonCodes: last.reasonCodes,
+              answer: last.answer.user_facing_answer,
+              package: last.answer,
+              coverage: last.coverage,
+              premises: recorded?.work.scope?.premises ?? [],
+              state: s.context.state,
+              validation: last.validation ?? { ok: true, issues: [], citations: [] },
+              modelCalls,
+            },
           },
-        }];
+        ];
       },
       outcome: (s) => ({ outcome: s.context.last!.outcome, reasonCodes: s.context.last!.reasonCodes }),
     });

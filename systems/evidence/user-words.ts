@@ -7,7 +7,11 @@ import { findDateSurface } from "./mcp-server/dates";
 const STOP = new Set(["ооо", "ао", "пао", "зао", "ип", "на", "по", "у", "с", "для", "от", "год", "года", "г"]);
 
 export const normWords = (s: string) =>
-  s.toLowerCase().replace(/ё/g, "е").split(/[^a-zа-я0-9]+/).filter((w) => w && !STOP.has(w) && (w.length > 1 || /\d/.test(w)));
+  s
+    .toLowerCase()
+    .replace(/ё/g, "е")
+    .split(/[^a-zа-я0-9]+/)
+    .filter((w) => w && !STOP.has(w) && (w.length > 1 || /\d/.test(w)));
 
 /** A Russian stem good enough for names and terms: the word without its last two letters. */
 const stem = (w: string) => (/^\d+$/.test(w) ? w : w.length <= 4 ? w : w.slice(0, Math.max(4, w.length - 2)));
@@ -28,17 +32,24 @@ export function carriedBy(value: string, userTexts: (string | null | undefined)[
 
 /** The date words the user wrote, if any (this turn first, then the question being clarified). */
 export function userDateSurface(userTexts: (string | null | undefined)[]): string | null {
-  for (const t of userTexts) if (t) {
-    const d = findDateSurface(t);
-    if (d) return d;
-  }
+  for (const t of userTexts)
+    if (t) {
+      const d = findDateSurface(t);
+      if (d) return d;
+    }
   return null;
 }
 
 /** Which side of the settlements the user asks about, from their words only. */
 export function askedRole(text: string): "supplier" | "customer" | null {
   const t = text.toLowerCase().replace(/ё/g, "е");
-  if (/нам\s+(?:[а-я]+\s+)?долж|должн[а-я]*\s+нам|дебитор|покупател|заказчик|клиент[а-я]*\s+долж/.test(t)) return "customer";
-  if (/мы\s+(?:[а-я]+\s+)?долж|должны\s+мы|наш\s+долг|долг\s+перед|кредитор|поставщик|задолжали|оплатить\s+поставщ/.test(t)) return "supplier";
+  if (/нам\s+(?:[а-я]+\s+)?долж|должн[а-я]*\s+нам|дебитор|покупател|заказчик|клиент[а-я]*\s+долж/.test(t))
+    return "customer";
+  if (
+    /мы\s+(?:[а-я]+\s+)?долж|должны\s+мы|наш\s+долг|долг\s+перед|кредитор|поставщик|задолжали|оплатить\s+поставщ/.test(
+      t,
+    )
+  )
+    return "supplier";
   return null;
 }

@@ -20,8 +20,27 @@ export type ReasonCode =
   | "target_evicted";
 
 export type ContextBlock =
-  | { kind: "entity"; taskId: string; identity: string; documentType: string; displayName: string; folder: { identity: string; displayName: string } | null; content: unknown; pinned: boolean; truncated: boolean; tokens: number }
-  | { kind: "list"; taskId: string; entityType: string | null; folder: { identity: string; displayName: string } | null; items: Array<{ identity: string; displayName: string; documentType: string; folderIdentity: string | null }>; total: number; tokens: number }
+  | {
+      kind: "entity";
+      taskId: string;
+      identity: string;
+      documentType: string;
+      displayName: string;
+      folder: { identity: string; displayName: string } | null;
+      content: unknown;
+      pinned: boolean;
+      truncated: boolean;
+      tokens: number;
+    }
+  | {
+      kind: "list";
+      taskId: string;
+      entityType: string | null;
+      folder: { identity: string; displayName: string } | null;
+      items: Array<{ identity: string; displayName: string; documentType: string; folderIdentity: string | null }>;
+      total: number;
+      tokens: number;
+    }
   | { kind: "doc"; docId: string; heading: string; text: string; tokens: number };
 
 export interface ClarificationDraft {
@@ -62,7 +81,9 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
   const reasons = new Set<ReasonCode>();
   const warnings: string[] = [];
   let clarification: ClarificationDraft | undefined;
-  const ask = (c: ClarificationDraft) => { clarification ??= c; };
+  const ask = (c: ClarificationDraft) => {
+    clarification ??= c;
+  };
   const unsupported: string[] = [];
   const res = new Map((input.resolution?.tasks ?? []).map((r) => [r.taskId, r]));
 
@@ -75,13 +96,21 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
     if (t.intent === "explain_documentation") {
       if (input.docs !== null && input.docs.length === 0) {
         reasons.add("documentation_not_found");
-        ask({ taskId: t.id, slot: "topic", reason: "documentation_not_found", candidates: [],
-          question: "Не нашёл в документации ничего по этому вопросу. Уточните, пожалуйста, о чём именно идёт речь?" });
+        ask({
+          taskId: t.id,
+          slot: "topic",
+          reason: "documentation_not_found",
+          candidates: [],
+          question: "Не нашёл в документации ничего по этому вопросу. Уточните, пожалуйста, о чём именно идёт речь?",
+        });
       }
       continue;
     }
     const blocked = input.resolution?.blocked.find((b) => b.taskId === t.id);
-    if (blocked) { reasons.add("missing_relation"); continue; }
+    if (blocked) {
+      reasons.add("missing_relation");
+      continue;
+    }
     const r = res.get(t.id);
     if (!r) continue;
     const slot = isFolderSlot(input.plan, t.id) ? "folder" : "entity";
@@ -92,18 +121,30 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
         break;
       case "ambiguous":
         reasons.add("ambiguous_target");
-        ask({ taskId: t.id, slot, reason: "ambiguous_target", candidates: toCandidates(r, input.index), question: whichQuestion(r) });
+        ask({
+          taskId: t.id,
+          slot,
+          reason: "ambiguous_target",
+          candidates: toCandidates(r, input.index),
+          question: whichQuestion(r),
+        });
         break;
       case "not_found":
         if (r.lostSelection) {
           reasons.add("selection_disappeared");
-          ask({ taskId: t.id, slot, reason: "selection_disappeared", candidates: toCandidates(r, input.index),
-            question: `Выбранного документа (${r.lostSelection}) больше нет в Workspace. Выберите другой вариант или уточните запрос.` });
+          ask({
+            taskId: t.id,
+            slot,
+            reason: "selection_disappeared",
+            candidates: toCandidates(r, input.index),
+            question: `Выбранного документа (${r.lostSelection}) больше нет в Workspace. Выберите другой вариант или уточните запрос.`,
+          });
         } else {
           reasons.add("target_not_found");
-          const question = t.sourceMode === "conversation" && isReference(r.mention)
-            ? "О каком документе идёт речь? Назовите его или укажите identity."
-            : notFoundQuestion(t.entityType, r);
+          const question =
+            t.sourceMode === "conversation" && isReference(r.mention)
+              ? "О каком документе идёт речь? Назовите его или укажите identity."
+              : notFoundQuestion(t.entityType, r);
           ask({ taskId: t.id, slot, reason: "target_not_found", candidates: toCandidates(r, input.index), question });
         }
         break;
@@ -119,25 +160,41 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
     if (e.kind === "entity") {
       reasons.add("target_evicted");
       const r = res.get(e.taskId!);
-      if (r) ask({ taskId: r.taskId, slot: "entity", reason: "target_evicted", candidates: toCandidates({ ...r, candidates: r.candidates.filter((c) => c.identity === r.resolvedIdentity) }, input.index),
-        question: "Контекст запроса слишком велик. Подтвердите документ, о котором идёт речь, или сузьте вопрос." });
+      if (r)
+        ask({
+          taskId: r.taskId,
+          slot: "entity",
+          reason: "target_evicted",
+          candidates: toCandidates(
+            { ...r, candidates: r.candidates.filter((c) => c.identity === r.resolvedIdentity) },
+            input.index,
+          ),
+          question: "Контекст запроса слишком велик. Подтвердите документ, о котором идёт речь, или сузьте вопрос.",
+        });
     }
   }
 
   const failing = [...reasons];
   let plainAnswer: string | undefined;
   let notice: string | undefined;
-  const supportedTasks = input.plan.tasks.filter((t) => t.intent !== "unsupported" && res.get(t.id)?.status !== "unsupported_type");
+  const supportedTasks = input.plan.tasks.filter(
+    (t) => t.intent !== "unsupported" && res.get(t.id)?.status !== "unsupported_type",
+  );
   if (!clarification && unsupported.length) {
     const what = `Пока не поддерживается: ${[...new Set(unsupported)].join("; ")}.`;
     // A compound request keeps its supported half: the unsupported part becomes a notice before
     // the answer; only a request with nothing supported left is answered plainly.
     if (supportedTasks.length) notice = what;
-    else plainAnswer = `${what} Я могу найти, показать или перечислить папки, композиции, сущности, формы и отчёты, а также объяснить документацию Endge.`;
+    else
+      plainAnswer = `${what} Я могу найти, показать или перечислить папки, композиции, сущности, формы и отчёты, а также объяснить документацию Endge.`;
   }
   const omitted = input.plan.omittedMentions ?? [];
   if (omitted.length) {
-    const list = omitted.slice(0, 10).map((m) => `«${m}»`).join(", ") + (omitted.length > 10 ? ` и ещё ${omitted.length - 10}` : "");
+    const list =
+      omitted
+        .slice(0, 10)
+        .map((m) => `«${m}»`)
+        .join(", ") + (omitted.length > 10 ? ` и ещё ${omitted.length - 10}` : "");
     const note = `За один запрос я разбираю не больше ${input.plan.tasks.length} задач; не рассмотрены: ${list}. Спросите о них отдельным сообщением.`;
     if (plainAnswer) plainAnswer = `${plainAnswer} ${note}`;
     else notice = notice ? `${notice} ${note}` : note;
@@ -157,11 +214,16 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
 }
 
 /** Seed 001: domain mutations are not part of this flow — said plainly, whatever the verb. */
-export const MUTATION_NOTE = "изменение документов (создание, правка, переименование, перенос, удаление) — в этом чате изменения не вносятся, их нужно сделать в Конфигураторе";
+export const MUTATION_NOTE =
+  "изменение документов (создание, правка, переименование, перенос, удаление) — в этом чате изменения не вносятся, их нужно сделать в Конфигураторе";
 
 function typeNote(entityType: string | undefined): string {
   const l = entityType ? TYPE_LABELS[entityType] : undefined;
-  return l ? `${l.many} (тип ${entityType})` : entityType && /^[\p{L}\p{N}_-]{1,40}$/u.test(entityType) ? `документы типа ${entityType}` : "документы этого типа";
+  return l
+    ? `${l.many} (тип ${entityType})`
+    : entityType && /^[\p{L}\p{N}_-]{1,40}$/u.test(entityType)
+      ? `документы типа ${entityType}`
+      : "документы этого типа";
 }
 
 function t0Mixed(input: AdequacyInput): boolean {
@@ -179,7 +241,14 @@ function toCandidates(r: TaskResolution, idx: ResolverIndex | null): Candidate[]
     const folderIdentity = doc?.folderIdentity ?? null;
     const fi = folderIdentity ? idx?.byIdentity.get(fold(folderIdentity)) : undefined;
     const folderName = fi !== undefined ? idx!.docs[fi]!.doc.displayName : undefined;
-    return { candidateId: c.candidateId, identity: c.identity, displayName: c.displayName, documentType: c.documentType, folderIdentity, ...(folderName ? { folderName } : {}) };
+    return {
+      candidateId: c.candidateId,
+      identity: c.identity,
+      displayName: c.displayName,
+      documentType: c.documentType,
+      folderIdentity,
+      ...(folderName ? { folderName } : {}),
+    };
   });
 }
 
@@ -196,7 +265,9 @@ function notFoundQuestion(entityType: string | undefined, r: TaskResolution): st
   const l = entityType ? TYPE_LABELS[entityType] : undefined;
   const what = l ? l.acc : "документ";
   const name = r.mention ? ` «${r.mention}»` : "";
-  const tail = r.candidates.length ? " Возможно, подойдёт один из вариантов ниже — или уточните название." : " Уточните название или укажите identity документа.";
+  const tail = r.candidates.length
+    ? " Возможно, подойдёт один из вариантов ниже — или уточните название."
+    : " Уточните название или укажите identity документа.";
   return `Не удалось найти ${what}${name}.${tail}`;
 }
 
@@ -209,7 +280,9 @@ function packBlocks(input: AdequacyInput, budget: number, warnings: string[]) {
   const folderOf = (identity: string | null | undefined) => {
     if (!identity || !idx) return null;
     const i = idx.byIdentity.get(fold(identity));
-    return i === undefined ? { identity, displayName: identity } : { identity, displayName: idx.docs[i]!.doc.displayName };
+    return i === undefined
+      ? { identity, displayName: identity }
+      : { identity, displayName: idx.docs[i]!.doc.displayName };
   };
   const entities: Extract<ContextBlock, { kind: "entity" }>[] = [];
   const seen = new Set<string>();
@@ -227,40 +300,78 @@ function packBlocks(input: AdequacyInput, budget: number, warnings: string[]) {
       content = { truncatedJson: json };
       truncated = true;
     }
-    const block = { kind: "entity" as const, taskId: r.taskId, identity: d.identity, documentType: d.documentType, displayName: d.displayName,
-      folder: folderOf(d.folderIdentity), content, pinned: PINNED_BY.has(r.resolvedBy ?? ""), truncated, tokens: 0 };
+    const block = {
+      kind: "entity" as const,
+      taskId: r.taskId,
+      identity: d.identity,
+      documentType: d.documentType,
+      displayName: d.displayName,
+      folder: folderOf(d.folderIdentity),
+      content,
+      pinned: PINNED_BY.has(r.resolvedBy ?? ""),
+      truncated,
+      tokens: 0,
+    };
     block.tokens = estimateTokens(JSON.stringify(block));
     entities.push(block);
   }
   // Pinned targets first and unconditionally (seed invariant), then the rest while they fit.
-  for (const b of entities.filter((e) => e.pinned)) { blocks.push(b); used += b.tokens; }
+  for (const b of entities.filter((e) => e.pinned)) {
+    blocks.push(b);
+    used += b.tokens;
+  }
   if (used > budget) warnings.push("pinned_targets_exceed_budget");
   for (const b of entities.filter((e) => !e.pinned)) {
-    if (used + b.tokens > budget) { evicted.push({ kind: "entity", ref: b.identity, taskId: b.taskId }); continue; }
-    blocks.push(b); used += b.tokens;
+    if (used + b.tokens > budget) {
+      evicted.push({ kind: "entity", ref: b.identity, taskId: b.taskId });
+      continue;
+    }
+    blocks.push(b);
+    used += b.tokens;
   }
   for (const r of input.resolution?.tasks ?? []) {
     if (!r.items || !idx) continue;
     const t = input.plan.tasks.find((x) => x.id === r.taskId);
-    const scope = t?.folderScope ? input.resolution?.tasks.find((x) => x.taskId === t.folderScope)?.resolvedIdentity : undefined;
+    const scope = t?.folderScope
+      ? input.resolution?.tasks.find((x) => x.taskId === t.folderScope)?.resolvedIdentity
+      : undefined;
     const items: Extract<ContextBlock, { kind: "list" }>["items"] = [];
     for (const id of r.items) {
       const i = idx.byIdentity.get(fold(id));
       if (i === undefined) continue;
       const d = idx.docs[i]!.doc;
-      const item = { identity: d.identity, displayName: d.displayName, documentType: d.documentType, folderIdentity: d.folderIdentity ?? null };
+      const item = {
+        identity: d.identity,
+        displayName: d.displayName,
+        documentType: d.documentType,
+        folderIdentity: d.folderIdentity ?? null,
+      };
       const cost = estimateTokens(JSON.stringify(item));
-      if (used + cost > budget) { evicted.push({ kind: "list_item", ref: d.identity }); continue; }
+      if (used + cost > budget) {
+        evicted.push({ kind: "list_item", ref: d.identity });
+        continue;
+      }
       used += cost;
       items.push(item);
     }
-    const block = { kind: "list" as const, taskId: r.taskId, entityType: t?.entityType ?? null, folder: folderOf(scope), items, total: r.itemsTotal ?? items.length, tokens: 0 };
+    const block = {
+      kind: "list" as const,
+      taskId: r.taskId,
+      entityType: t?.entityType ?? null,
+      folder: folderOf(scope),
+      items,
+      total: r.itemsTotal ?? items.length,
+      tokens: 0,
+    };
     block.tokens = estimateTokens(JSON.stringify(block));
     blocks.push(block);
   }
   for (const f of input.docs ?? []) {
     const cost = estimateTokens(f.text) + estimateTokens(f.heading);
-    if (used + cost > budget) { evicted.push({ kind: "doc", ref: f.docId }); continue; }
+    if (used + cost > budget) {
+      evicted.push({ kind: "doc", ref: f.docId });
+      continue;
+    }
     used += cost;
     blocks.push({ kind: "doc", docId: f.docId, heading: f.heading, text: f.text, tokens: cost });
   }

@@ -38,7 +38,11 @@ export function workbenchAnswerChecker(opts: ValidateOptions): WorkbenchChecker 
  * The final validation of a gated answer: the whole-text check, plus what the gate rejected on a
  * sentence (a fragment's issue the whole text would also show is kept once).
  */
-export function gatedValidation(text: string, opts: ValidateOptions, gateRejected: readonly ValidationIssue[]): ValidationResult {
+export function gatedValidation(
+  text: string,
+  opts: ValidateOptions,
+  gateRejected: readonly ValidationIssue[],
+): ValidationResult {
   const whole = validateResponse(text, opts);
   const issues = [...whole.issues];
   const seen = new Set(issues.map(issueText));
@@ -51,9 +55,11 @@ export function gatedValidation(text: string, opts: ValidateOptions, gateRejecte
 }
 
 /** What the user reads when the answer was rejected and no valid replacement can be built. */
-export const REJECTED_NOTICE = "Ответ модели не прошёл автоматическую проверку и не показан. Попробуйте переформулировать запрос или повторить его.";
+export const REJECTED_NOTICE =
+  "Ответ модели не прошёл автоматическую проверку и не показан. Попробуйте переформулировать запрос или повторить его.";
 
-const REPLACEMENT_INTRO = "Ответ модели не прошёл автоматическую проверку и не показан; ниже — найденные данные без пересказа.";
+const REPLACEMENT_INTRO =
+  "Ответ модели не прошёл автоматическую проверку и не показан; ниже — найденные данные без пересказа.";
 
 /**
  * The text the Workbench shows instead of a rejected answer: the deterministic rendering of the

@@ -36,14 +36,21 @@ export const clarificationMachine = setup({
   guards: {
     // Only a candidate from the persisted snapshot, or no candidate (a free-text correction).
     candidateInSnapshot: ({ context, event }) =>
-      event.type === "answer" && (event.candidateId === null || context.candidates.some((c) => c.candidateId === event.candidateId)),
+      event.type === "answer" &&
+      (event.candidateId === null || context.candidates.some((c) => c.candidateId === event.candidateId)),
   },
   actions: {
     recordAnswer: assign(({ event }) =>
-      event.type === "answer" ? { answerMessageId: event.messageId, selectedCandidateId: event.candidateId, replyKind: event.kind } : {},
+      event.type === "answer"
+        ? { answerMessageId: event.messageId, selectedCandidateId: event.candidateId, replyKind: event.kind }
+        : {},
     ),
-    recordUnclear: assign(({ event }) => (event.type === "unclear" ? { answerMessageId: event.messageId, replyKind: "unclear" } : {})),
-    recordCancel: assign(({ event }) => (event.type === "cancel" ? { answerMessageId: event.messageId, replyKind: "cancel" } : {})),
+    recordUnclear: assign(({ event }) =>
+      event.type === "unclear" ? { answerMessageId: event.messageId, replyKind: "unclear" } : {},
+    ),
+    recordCancel: assign(({ event }) =>
+      event.type === "cancel" ? { answerMessageId: event.messageId, replyKind: "cancel" } : {},
+    ),
   },
 }).createMachine({
   id: "clarification",

@@ -18,7 +18,7 @@ export function tokenizeClause(text: string): Token[] {
   for (const m of text.matchAll(TOKEN_RE)) {
     const s = m[0];
     const first = s[0]!;
-    if ("«„“\"".includes(first) && s.length >= 2) {
+    if ('«„“"'.includes(first) && s.length >= 2) {
       const inner = s.slice(1, -1).trim();
       if (inner) out.push({ kind: "quote", raw: inner, f: fold(inner) });
     } else if (/[\p{L}\p{N}]/u.test(first)) {
@@ -48,7 +48,8 @@ export function splitClauses(text: string): { clauses: string[]; delimiters: str
     const re = new RegExp(`(^|[\\s,;])${escapeRe(d.trim())}(?=[\\s,:]|$)`, "g");
     for (const m of masked.matchAll(re)) {
       const at = m.index! + m[1]!.length;
-      if (!cuts.some((c) => at < c.at + c.len && c.at < at + d.trim().length)) cuts.push({ at, len: d.trim().length, delim: d.trim() });
+      if (!cuts.some((c) => at < c.at + c.len && c.at < at + d.trim().length))
+        cuts.push({ at, len: d.trim().length, delim: d.trim() });
     }
   }
   // ", и <command>" / " и <command>": a conjunction starts a new clause only before a command verb.
@@ -80,7 +81,10 @@ export function splitClauses(text: string): { clauses: string[]; delimiters: str
 }
 
 function trimClause(s: string): string {
-  return s.replace(/^[\s,;.]+|[\s,;]+$/g, "").replace(/^(?:а|и)\s+/i, "").trim();
+  return s
+    .replace(/^[\s,;.]+|[\s,;]+$/g, "")
+    .replace(/^(?:а|и)\s+/i, "")
+    .trim();
 }
 
 function escapeRe(s: string): string {

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { AnswerReplaced, Created, err, ok, runEvents, sseUnion, type EventsOf, type Operation } from "../../http/contract";
+import {
+  AnswerReplaced,
+  Created,
+  err,
+  ok,
+  runEvents,
+  sseUnion,
+  type EventsOf,
+  type Operation,
+} from "../../http/contract";
 import { CandidateSchema, PlanSchema, WorkspaceSnapshotSchema } from "./types";
 
 /**
@@ -8,13 +17,25 @@ import { CandidateSchema, PlanSchema, WorkspaceSnapshotSchema } from "./types";
  */
 
 export const WorkbenchMessageBody = z.object({
-  text: z.string().trim().min(1, "Сообщение пустое.").max(10_000, "Сообщение слишком длинное: не больше 10 000 символов. Сократите его, пожалуйста."),
+  text: z
+    .string()
+    .trim()
+    .min(1, "Сообщение пустое.")
+    .max(10_000, "Сообщение слишком длинное: не больше 10 000 символов. Сократите его, пожалуйста."),
   // Parsed by the route itself (readWorkspace): its hash is of what was sent, and an invalid
   // one is reported as `workspace: …`. The document shows the snapshot's schema.
-  workspace: z.unknown().optional().describe("the trusted workspace snapshot (ExportLive, see WorkspaceSnapshot); omitted → the bundled sample"),
+  workspace: z
+    .unknown()
+    .optional()
+    .describe("the trusted workspace snapshot (ExportLive, see WorkspaceSnapshot); omitted → the bundled sample"),
   interactionId: z.string().min(1).max(200).optional(),
   replyToClarificationId: z.string().min(1).max(200).optional(),
-  selectedCandidateId: z.string().min(1).max(200).optional().describe("must be a candidateId of that clarification's candidate snapshot"),
+  selectedCandidateId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("must be a candidateId of that clarification's candidate snapshot"),
   basePlanVersion: z.number().int().positive().optional(),
   debug: z.boolean().optional(),
 });
@@ -24,7 +45,12 @@ export type WorkbenchMessageBody = z.infer<typeof WorkbenchMessageBody>;
 export const ModelCalls = z.object({
   preparatory: z.number().int(),
   final: z.number().int(),
-  byRole: z.object({ planner: z.number().int(), reranker: z.number().int(), classifier: z.number().int(), answer: z.number().int() }),
+  byRole: z.object({
+    planner: z.number().int(),
+    reranker: z.number().int(),
+    classifier: z.number().int(),
+    answer: z.number().int(),
+  }),
 });
 const ReasonCodes = z.array(z.string()).describe("adequacy reason codes (CONTRACT §3.6, stage 09)");
 
@@ -40,12 +66,22 @@ export const ClarificationRequired = z.object({
   modelCalls: ModelCalls,
 });
 
-export const InteractionStatus = z.enum(["preparing", "awaiting_clarification", "answering", "completed", "superseded", "cancelled", "failed"]);
+export const InteractionStatus = z.enum([
+  "preparing",
+  "awaiting_clarification",
+  "answering",
+  "completed",
+  "superseded",
+  "cancelled",
+  "failed",
+]);
 
 export const ValidationIssue = z.object({ code: z.string(), detail: z.string().optional() });
 export const WorkbenchFinal = z.object({
   interactionId: z.string(),
-  status: InteractionStatus.describe("completed, or cancelled when the answer to a clarification cancelled the request"),
+  status: InteractionStatus.describe(
+    "completed, or cancelled when the answer to a clarification cancelled the request",
+  ),
   planVersion: z.number().int(),
   answer: z.string().describe("markdown; documents cited inline as [[identity]]"),
   entityCitations: z.array(z.string()),
@@ -66,8 +102,17 @@ export const WorkbenchSseEvent = sseUnion(workbenchEvents);
 const timestamp = z.string().describe("ISO 8601");
 export const WorkbenchConversation = z.object({
   conversationId: z.string(),
-  messages: z.array(z.object({ seq: z.number().int(), role: z.enum(["user", "assistant", "system", "tool"]), text: z.string(), meta: z.record(z.string(), z.unknown()) })),
-  interactions: z.array(z.object({ id: z.string(), status: InteractionStatus, planVersion: z.number().int(), createdAt: timestamp })),
+  messages: z.array(
+    z.object({
+      seq: z.number().int(),
+      role: z.enum(["user", "assistant", "system", "tool"]),
+      text: z.string(),
+      meta: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  interactions: z.array(
+    z.object({ id: z.string(), status: InteractionStatus, planVersion: z.number().int(), createdAt: timestamp }),
+  ),
 });
 export const Interaction = z.object({
   id: z.string(),
@@ -98,18 +143,68 @@ export const Interaction = z.object({
 });
 
 export const workbenchSchemas: Record<string, z.ZodType> = {
-  WorkspaceSnapshot: WorkspaceSnapshotSchema, Plan: PlanSchema, Candidate: CandidateSchema, ModelCalls, ClarificationRequired, WorkbenchFinal,
-  WorkbenchSseEvent, Interaction, WorkbenchConversation, ConversationCreated: Created.conversation,
+  WorkspaceSnapshot: WorkspaceSnapshotSchema,
+  Plan: PlanSchema,
+  Candidate: CandidateSchema,
+  ModelCalls,
+  ClarificationRequired,
+  WorkbenchFinal,
+  WorkbenchSseEvent,
+  Interaction,
+  WorkbenchConversation,
+  ConversationCreated: Created.conversation,
 };
 
 const noConversation = err("Нет диалога");
 export const workbenchOperations: Operation[] = [
-  { operationId: "createWorkbenchConversation", method: "post", path: "/v1/workbench/conversations", tag: "workbench", summary: "Новый диалог Configurator", responses: { 201: ok(Created.conversation, "Создан") } },
-  { operationId: "getWorkbenchConversation", method: "get", path: "/v1/workbench/conversations/{id}", tag: "workbench", summary: "Сообщения и запросы диалога", responses: { 200: ok(WorkbenchConversation), 404: noConversation } },
   {
-    operationId: "sendWorkbenchMessage", method: "post", path: "/v1/workbench/conversations/{id}/messages", tag: "workbench", summary: "Сообщение → поток SSE (12 этапов при debug)", body: WorkbenchMessageBody,
-    responses: { 200: { description: "run_started, [stage…], clarification_required | token…, [answer_replaced], final, done (doc/streaming.md)", sse: WorkbenchSseEvent }, 404: noConversation, 409: err("Уточнение уже отвечено или план устарел"), 422: err("unknown_candidate: id вне списка кандидатов") },
+    operationId: "createWorkbenchConversation",
+    method: "post",
+    path: "/v1/workbench/conversations",
+    tag: "workbench",
+    summary: "Новый диалог Configurator",
+    responses: { 201: ok(Created.conversation, "Создан") },
   },
-  { operationId: "getWorkbenchInteraction", method: "get", path: "/v1/workbench/interactions/{id}", tag: "workbench", summary: "Запрос (Interaction): статус, план, уточнения", responses: { 200: ok(Interaction), 404: err("Нет запроса") } },
-  { operationId: "getSampleWorkspace", method: "get", path: "/v1/workbench/sample-workspace", tag: "workbench", summary: "Встроенный пример снапшота (его берёт сервер, если сообщение пришло без workspace)", responses: { 200: ok(WorkspaceSnapshotSchema), 404: err("Примера нет") } },
+  {
+    operationId: "getWorkbenchConversation",
+    method: "get",
+    path: "/v1/workbench/conversations/{id}",
+    tag: "workbench",
+    summary: "Сообщения и запросы диалога",
+    responses: { 200: ok(WorkbenchConversation), 404: noConversation },
+  },
+  {
+    operationId: "sendWorkbenchMessage",
+    method: "post",
+    path: "/v1/workbench/conversations/{id}/messages",
+    tag: "workbench",
+    summary: "Сообщение → поток SSE (12 этапов при debug)",
+    body: WorkbenchMessageBody,
+    responses: {
+      200: {
+        description:
+          "run_started, [stage…], clarification_required | token…, [answer_replaced], final, done (doc/streaming.md)",
+        sse: WorkbenchSseEvent,
+      },
+      404: noConversation,
+      409: err("Уточнение уже отвечено или план устарел"),
+      422: err("unknown_candidate: id вне списка кандидатов"),
+    },
+  },
+  {
+    operationId: "getWorkbenchInteraction",
+    method: "get",
+    path: "/v1/workbench/interactions/{id}",
+    tag: "workbench",
+    summary: "Запрос (Interaction): статус, план, уточнения",
+    responses: { 200: ok(Interaction), 404: err("Нет запроса") },
+  },
+  {
+    operationId: "getSampleWorkspace",
+    method: "get",
+    path: "/v1/workbench/sample-workspace",
+    tag: "workbench",
+    summary: "Встроенный пример снапшота (его берёт сервер, если сообщение пришло без workspace)",
+    responses: { 200: ok(WorkspaceSnapshotSchema), 404: err("Примера нет") },
+  },
 ];

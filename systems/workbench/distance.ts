@@ -4,7 +4,8 @@
 export function osaDistance(a: string, b: string, max = Infinity): number {
   if (a === b) return 0;
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  const n = a.length, m = b.length;
+  const n = a.length,
+    m = b.length;
   if (n === 0) return m;
   if (m === 0) return n;
   let prev2 = new Array<number>(m + 1).fill(0);

@@ -38,8 +38,9 @@ export interface DocsIndex {
 
 // Function words carry no topic; dropping them keeps BM25 from matching on "как" or "на".
 const STOPWORDS = new Set(
-  "и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне было вот от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни быть был него до вас нибудь опять уж вам ведь там потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была сам чтоб без будто чего раз тоже себе под будет ж тогда кто этот того потому этого какой совсем ним здесь этом один почти мой тем чтобы нее сейчас были куда зачем всех никогда можно при наконец два об другой хоть после над больше тот через эти нас про всего них какая много разве три эту моя впрочем хорошо свою этой перед иногда лучше чуть том нельзя такой им более всегда конечно всю между это объясни объясните расскажи расскажите покажи покажите найди найдите перечисли поясни подскажи пожалуйста затем потом также"
-    .split(" "),
+  "и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне было вот от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни быть был него до вас нибудь опять уж вам ведь там потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была сам чтоб без будто чего раз тоже себе под будет ж тогда кто этот того потому этого какой совсем ним здесь этом один почти мой тем чтобы нее сейчас были куда зачем всех никогда можно при наконец два об другой хоть после над больше тот через эти нас про всего них какая много разве три эту моя впрочем хорошо свою этой перед иногда лучше чуть том нельзя такой им более всегда конечно всю между это объясни объясните расскажи расскажите покажи покажите найди найдите перечисли поясни подскажи пожалуйста затем потом также".split(
+    " ",
+  ),
 );
 
 export function docTerms(text: string): string[] {
@@ -89,7 +90,11 @@ export function splitMarkdown(page: DocPage): DocSection[] {
 }
 
 function slug(s: string): string {
-  return fold(s).replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-|-$/g, "") || "section";
+  return (
+    fold(s)
+      .replace(/[^\p{L}\p{N}]+/gu, "-")
+      .replace(/^-|-$/g, "") || "section"
+  );
 }
 
 export function buildDocsIndex(pages: readonly DocPage[]): DocsIndex {
@@ -97,7 +102,12 @@ export function buildDocsIndex(pages: readonly DocPage[]): DocsIndex {
   const df = new Map<string, number>();
   for (const s of sections) for (const t of new Set(s.terms)) df.set(t, (df.get(t) ?? 0) + 1);
   const avgLen = sections.reduce((a, s) => a + s.terms.length, 0) / Math.max(1, sections.length);
-  const version = sha256Hex(pages.map((p) => `${p.path}\n${p.markdown}`).sort().join("\u0000")).slice(0, 16);
+  const version = sha256Hex(
+    pages
+      .map((p) => `${p.path}\n${p.markdown}`)
+      .sort()
+      .join("\u0000"),
+  ).slice(0, 16);
   return { sections, df, avgLen, version };
 }
 
@@ -121,7 +131,9 @@ export function bm25(index: DocsIndex, queryTerms: readonly string[]): Array<{ s
     }
     return { section, score };
   });
-  return scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.section.docId.localeCompare(b.section.docId));
+  return scored
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score || a.section.docId.localeCompare(b.section.docId));
 }
 
 export interface RetrieveOptions {
@@ -158,12 +170,23 @@ export function retrieveDocs(index: DocsIndex, query: string, opts: RetrieveOpti
   let droppedByBudget = 0;
   for (const { section, score } of ranked) {
     if (score < best * floor || score < minScore || out.length >= max) break;
-    if (seen.has(section.hash)) { droppedDuplicates++; continue; }
+    if (seen.has(section.hash)) {
+      droppedDuplicates++;
+      continue;
+    }
     const cost = estimateTokens(section.text) + estimateTokens(section.headingPath);
-    if (used + cost > budget) { droppedByBudget++; continue; }
+    if (used + cost > budget) {
+      droppedByBudget++;
+      continue;
+    }
     seen.add(section.hash);
     used += cost;
-    out.push({ docId: section.docId, heading: section.headingPath, text: section.text, score: Math.round(score * 1000) / 1000 });
+    out.push({
+      docId: section.docId,
+      heading: section.headingPath,
+      text: section.text,
+      score: Math.round(score * 1000) / 1000,
+    });
   }
   return { fragments: out, considered: ranked.length, droppedDuplicates, droppedByBudget, queryTerms };
 }

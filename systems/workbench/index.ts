@@ -24,7 +24,10 @@ export const workbenchSystem: HttpDialogueSystem = {
       conversationKind: "workbench",
       snapshotMachineId: "interaction",
       build: () => interactionMachine,
-      position: (snapshot, key) => ({ value: snapshot.value, caption: `${key.replace(/^interaction:/, "")}: ${String(snapshot.value)}` }),
+      position: (snapshot, key) => ({
+        value: snapshot.value,
+        caption: `${key.replace(/^interaction:/, "")}: ${String(snapshot.value)}`,
+      }),
     },
     {
       id: "clarification",
@@ -33,7 +36,10 @@ export const workbenchSystem: HttpDialogueSystem = {
       conversationKind: "workbench",
       snapshotMachineId: "clarification",
       build: () => clarificationMachine,
-      position: (snapshot, key) => ({ value: snapshot.value, caption: `${key.replace(/^clarification:/, "")}: ${String(snapshot.value)}` }),
+      position: (snapshot, key) => ({
+        value: snapshot.value,
+        caption: `${key.replace(/^clarification:/, "")}: ${String(snapshot.value)}`,
+      }),
     },
   ],
   offline: [{ role: "answer", respond: offlineAnswerResponder }],

@@ -52,7 +52,13 @@ export type InteractionEvent =
   | { type: "prepared.plain"; plan: Plan; answer: string; targets: Target[] }
   | { type: "answered"; answer: string; validationOk: boolean }
   | { type: "failed"; code: string; message: string }
-  | { type: "reply.answer"; clarificationId: string; basePlanVersion: number; updates: PlanUpdate[]; candidates: Candidate[] }
+  | {
+      type: "reply.answer";
+      clarificationId: string;
+      basePlanVersion: number;
+      updates: PlanUpdate[];
+      candidates: Candidate[];
+    }
   | { type: "reply.unclear"; clarificationId: string; basePlanVersion: number }
   | { type: "cancel" }
   | { type: "supersede"; by: string };
@@ -69,37 +75,92 @@ const openReply = ({ context, event }: { context: InteractionContext; event: Int
   event.basePlanVersion === context.planVersion;
 
 export const interactionMachine = setup({
-  types: {} as { context: InteractionContext; events: InteractionEvent; emitted: InteractionEmitted; input: InteractionInput },
+  types: {} as {
+    context: InteractionContext;
+    events: InteractionEvent;
+    emitted: InteractionEmitted;
+    input: InteractionInput;
+  },
   guards: {
     replyPatchApplies: ({ context, event }) => {
       if (!openReply({ context, event }) || event.type !== "reply.answer" || !context.plan) return false;
-      return applyPatch(context.plan, { interactionId: context.interactionId, basePlanVersion: event.basePlanVersion, clarificationId: event.clarificationId, updates: event.updates }, event.candidates).ok;
+      return applyPatch(
+        context.plan,
+        {
+          interactionId: context.interactionId,
+          basePlanVersion: event.basePlanVersion,
+          clarificationId: event.clarificationId,
+          updates: event.updates,
+        },
+        event.candidates,
+      ).ok;
     },
     replyIsCurrent: openReply,
   },
   actions: {
-    requestPreparation: emit(({ context }) => ({ type: "effect.prepare" as const, interactionId: context.interactionId, planVersion: context.planVersion, rootText: context.rootText, plan: context.plan })),
-    requestAnswer: emit(({ context }) => ({ type: "effect.answer" as const, interactionId: context.interactionId, planVersion: context.planVersion })),
-    rememberWorkspace: assign({ workspace: ({ event, context }) => (event.type === "prepare" ? event.workspace : context.workspace) }),
+    requestPreparation: emit(({ context }) => ({
+      type: "effect.prepare" as const,
+      interactionId: context.interactionId,
+      planVersion: context.planVersion,
+      rootText: context.rootText,
+      plan: context.plan,
+    })),
+    requestAnswer: emit(({ context }) => ({
+      type: "effect.answer" as const,
+      interactionId: context.interactionId,
+      planVersion: context.planVersion,
+    })),
+    rememberWorkspace: assign({
+      workspace: ({ event, context }) => (event.type === "prepare" ? event.workspace : context.workspace),
+    }),
     storePrepared: assign(({ event, context }) => {
-      if (event.type !== "prepared.answer" && event.type !== "prepared.clarify" && event.type !== "prepared.plain") return {};
-      return { plan: event.plan, planVersion: event.plan.planVersion, targets: event.targets, invalidated: [], error: null, openClarificationId: context.openClarificationId };
+      if (event.type !== "prepared.answer" && event.type !== "prepared.clarify" && event.type !== "prepared.plain")
+        return {};
+      return {
+        plan: event.plan,
+        planVersion: event.plan.planVersion,
+        targets: event.targets,
+        invalidated: [],
+        error: null,
+        openClarificationId: context.openClarificationId,
+      };
     }),
     openClarification: assign({
-      openClarificationId: ({ event, context }) => (event.type === "prepared.clarify" ? event.clarificationId : context.openClarificationId),
+      openClarificationId: ({ event, context }) =>
+        event.type === "prepared.clarify" ? event.clarificationId : context.openClarificationId,
       clarifications: ({ context }) => context.clarifications + 1,
     }),
-    storePlain: assign({ answer: ({ event, context }) => (event.type === "prepared.plain" ? event.answer : context.answer), validationOk: true }),
-    storeAnswer: assign(({ event }) => (event.type === "answered" ? { answer: event.answer, validationOk: event.validationOk } : {})),
-    storeError: assign({ error: ({ event, context }) => (event.type === "failed" ? { code: event.code, message: event.message } : context.error) }),
+    storePlain: assign({
+      answer: ({ event, context }) => (event.type === "prepared.plain" ? event.answer : context.answer),
+      validationOk: true,
+    }),
+    storeAnswer: assign(({ event }) =>
+      event.type === "answered" ? { answer: event.answer, validationOk: event.validationOk } : {},
+    ),
+    storeError: assign({
+      error: ({ event, context }) =>
+        event.type === "failed" ? { code: event.code, message: event.message } : context.error,
+    }),
     applyReply: assign(({ context, event }) => {
       if (event.type !== "reply.answer" || !context.plan) return {};
-      const r = applyPatch(context.plan, { interactionId: context.interactionId, basePlanVersion: event.basePlanVersion, clarificationId: event.clarificationId, updates: event.updates }, event.candidates);
+      const r = applyPatch(
+        context.plan,
+        {
+          interactionId: context.interactionId,
+          basePlanVersion: event.basePlanVersion,
+          clarificationId: event.clarificationId,
+          updates: event.updates,
+        },
+        event.candidates,
+      );
       if (!r.ok) return {};
       return { plan: r.plan, planVersion: r.plan.planVersion, openClarificationId: null, invalidated: r.invalidated };
     }),
     closeClarification: assign({ openClarificationId: null }),
-    markSuperseded: assign({ supersededBy: ({ event, context }) => (event.type === "supersede" ? event.by : context.supersededBy), openClarificationId: null }),
+    markSuperseded: assign({
+      supersededBy: ({ event, context }) => (event.type === "supersede" ? event.by : context.supersededBy),
+      openClarificationId: null,
+    }),
   },
 }).createMachine({
   id: "interaction",

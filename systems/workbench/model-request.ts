@@ -8,7 +8,11 @@ import { estimateTokens } from "./text";
 import type { Plan, TaskResolution } from "./types";
 
 /** A context block as the model sees it (distributive Omit keeps the union discriminated). */
-export type ContextItem = ContextBlock extends infer B ? (B extends ContextBlock ? Omit<B, "tokens" | "pinned"> : never) : never;
+export type ContextItem = ContextBlock extends infer B
+  ? B extends ContextBlock
+    ? Omit<B, "tokens" | "pinned">
+    : never
+  : never;
 
 export interface ConversationMessage {
   role: "user" | "assistant";
@@ -19,7 +23,16 @@ export interface ModelRequest {
   request: string;
   plan: {
     planVersion: number;
-    tasks: Array<{ id: string; intent: string; sourceMode: string; entityType?: string; mentions: string[]; dependsOn: string[]; target?: string; status?: string }>;
+    tasks: Array<{
+      id: string;
+      intent: string;
+      sourceMode: string;
+      entityType?: string;
+      mentions: string[];
+      dependsOn: string[];
+      target?: string;
+      status?: string;
+    }>;
   };
   context: ContextItem[];
   conversation: ConversationMessage[];
@@ -30,7 +43,11 @@ export interface ModelRequest {
 }
 
 /** Stage 08: the last messages that fit a small budget, oldest first. */
-export function conversationWindow(history: readonly ConversationMessage[], maxMessages = 6, maxTokens = 600): ConversationMessage[] {
+export function conversationWindow(
+  history: readonly ConversationMessage[],
+  maxMessages = 6,
+  maxTokens = 600,
+): ConversationMessage[] {
   const out: ConversationMessage[] = [];
   let used = 0;
   for (let i = history.length - 1; i >= 0 && out.length < maxMessages; i--) {
@@ -62,16 +79,22 @@ export function buildModelRequest(input: {
       tasks: input.plan.tasks.map((t) => {
         const r = res.get(t.id);
         return {
-          id: t.id, intent: t.intent, sourceMode: t.sourceMode,
+          id: t.id,
+          intent: t.intent,
+          sourceMode: t.sourceMode,
           ...(t.entityType ? { entityType: t.entityType } : {}),
-          mentions: t.mentions, dependsOn: t.dependsOn,
+          mentions: t.mentions,
+          dependsOn: t.dependsOn,
           ...(r?.resolvedIdentity ? { target: r.resolvedIdentity } : {}),
           ...(r ? { status: r.status } : {}),
         };
       }),
     },
     context: input.blocks.map((b): ContextItem => {
-      if (b.kind === "entity") { const { pinned: _p, tokens: _t, ...rest } = b; return rest; }
+      if (b.kind === "entity") {
+        const { pinned: _p, tokens: _t, ...rest } = b;
+        return rest;
+      }
       const { tokens: _t, ...rest } = b;
       return rest as ContextItem;
     }),
@@ -86,13 +109,22 @@ export function buildModelRequest(input: {
 export function passedIdentities(req: ModelRequest): Set<string> {
   const out = new Set<string>();
   for (const b of req.context) {
-    if (b.kind === "entity") { out.add(b.identity); if (b.folder) out.add(b.folder.identity); }
-    if (b.kind === "list") { for (const i of b.items) out.add(i.identity); if (b.folder) out.add(b.folder.identity); }
+    if (b.kind === "entity") {
+      out.add(b.identity);
+      if (b.folder) out.add(b.folder.identity);
+    }
+    if (b.kind === "list") {
+      for (const i of b.items) out.add(i.identity);
+      if (b.folder) out.add(b.folder.identity);
+    }
   }
   return out;
 }
 
-export function answerMessages(req: ModelRequest): { messages: Array<{ role: "system" | "user"; content: string }>; manifest: PromptManifestEntry[] } {
+export function answerMessages(req: ModelRequest): {
+  messages: Array<{ role: "system" | "user"; content: string }>;
+  manifest: PromptManifestEntry[];
+} {
   return {
     messages: [
       { role: "system", content: ANSWER_PROMPT.text },

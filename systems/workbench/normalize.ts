@@ -1,7 +1,16 @@
 // Stage 02: one canonical representation of the request plus the signals every later stage reads.
 // Pure and deterministic: same text in, same structure out.
 import { commandOf, DEMONSTRATIVES, PREVIOUS_RE, PRONOUNS, typeOf, type CommandKind } from "./lexicon";
-import { collapseSpaces, extractQuoted, fold, IDENTITY_RE, unicodeCanonical, unifyQuotes, UUID_RE, words } from "./text";
+import {
+  collapseSpaces,
+  extractQuoted,
+  fold,
+  IDENTITY_RE,
+  unicodeCanonical,
+  unifyQuotes,
+  UUID_RE,
+  words,
+} from "./text";
 
 export interface CommandSignal {
   word: string;

@@ -13,7 +13,8 @@ function describe(content: unknown): string {
   if (typeof c.description === "string") parts.push(c.description);
   for (const key of ["fields", "inputs"]) {
     const v = c[key];
-    if (Array.isArray(v) && v.length) parts.push(`${key === "fields" ? "Поля" : "Входные параметры"}: ${v.map(String).join(", ")}.`);
+    if (Array.isArray(v) && v.length)
+      parts.push(`${key === "fields" ? "Поля" : "Входные параметры"}: ${v.map(String).join(", ")}.`);
   }
   if (typeof c.entity === "string") parts.push(`Связана с [[${c.entity}]].`);
   return parts.join(" ");
@@ -28,10 +29,13 @@ export function offlineAnswer(req: ModelRequest): string {
       const about = describe(b.content);
       lines.push(`- ${cap(label)} «${b.displayName}» [[${b.identity}]]${where}.${about ? ` ${about}` : ""}`);
     } else if (b.kind === "list") {
-      const label = b.entityType ? TYPE_LABELS[b.entityType]?.many ?? b.entityType : "документы";
+      const label = b.entityType ? (TYPE_LABELS[b.entityType]?.many ?? b.entityType) : "документы";
       const where = b.folder ? ` в папке «${b.folder.displayName}» (включая вложенные)` : "";
       if (b.items.length === 0) lines.push(`- ${cap(label)}${where}: не найдено.`);
-      else lines.push(`- ${cap(label)}${where}: ${b.items.map((i) => `«${i.displayName}» [[${i.identity}]]`).join(", ")}${b.total > b.items.length ? ` и ещё ${b.total - b.items.length}` : ""}.`);
+      else
+        lines.push(
+          `- ${cap(label)}${where}: ${b.items.map((i) => `«${i.displayName}» [[${i.identity}]]`).join(", ")}${b.total > b.items.length ? ` и ещё ${b.total - b.items.length}` : ""}.`,
+        );
     } else {
       const text = b.text.replace(/\s+/g, " ").trim();
       lines.push(`- Документация, «${b.heading}»: ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`);

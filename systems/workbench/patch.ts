@@ -29,7 +29,11 @@ export type PatchResult =
  */
 export function applyPatch(plan: Plan, patch: ScopedPatch, candidates: readonly Candidate[]): PatchResult {
   if (patch.basePlanVersion !== plan.planVersion) {
-    return { ok: false, code: "conflict", message: `plan version ${plan.planVersion}, patch based on ${patch.basePlanVersion}` };
+    return {
+      ok: false,
+      code: "conflict",
+      message: `plan version ${plan.planVersion}, patch based on ${patch.basePlanVersion}`,
+    };
   }
   const tasks: Task[] = plan.tasks.map((t) => ({ ...t, mentions: [...t.mentions], dependsOn: [...t.dependsOn] }));
   const nextVersion = plan.planVersion + 1;
@@ -39,8 +43,19 @@ export function applyPatch(plan: Plan, patch: ScopedPatch, candidates: readonly 
     if (!task) return { ok: false, code: "unknown_task", message: `no task ${u.taskId}` };
     if (u.field === "resolvedEntity") {
       const c = candidates.find((x) => x.candidateId === u.candidateId);
-      if (!c) return { ok: false, code: "unknown_candidate", message: `candidate ${u.candidateId} is not in the clarification's list` };
-      task.selection = { identity: c.identity, candidateId: c.candidateId, clarificationId: patch.clarificationId, planVersion: nextVersion, source: "user" };
+      if (!c)
+        return {
+          ok: false,
+          code: "unknown_candidate",
+          message: `candidate ${u.candidateId} is not in the clarification's list`,
+        };
+      task.selection = {
+        identity: c.identity,
+        candidateId: c.candidateId,
+        clarificationId: patch.clarificationId,
+        planVersion: nextVersion,
+        source: "user",
+      };
     } else if (u.field === "mention") {
       task.mentions = [u.value];
       delete task.selection;
@@ -66,5 +81,12 @@ export function applyPatch(plan: Plan, patch: ScopedPatch, candidates: readonly 
  * selection and a new question is asked (seed 000) — never a silent replacement by a fresh pick.
  */
 export function dropModelSelections(plan: Plan, exists: (identity: string) => boolean = () => true): Plan {
-  return { ...plan, tasks: plan.tasks.map((t) => (t.selection?.source === "reranker" && exists(t.selection.identity) ? (({ selection: _s, ...rest }) => rest)(t) : t)) };
+  return {
+    ...plan,
+    tasks: plan.tasks.map((t) =>
+      t.selection?.source === "reranker" && exists(t.selection.identity)
+        ? (({ selection: _s, ...rest }) => rest)(t)
+        : t,
+    ),
+  };
 }

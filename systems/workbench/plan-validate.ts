@@ -31,8 +31,10 @@ export function validatePlan(plan: Plan, knownTypes: ReadonlySet<string> = new S
   for (const t of plan.tasks) {
     if (ids.has(t.id)) issues.push({ code: "duplicate_task_id", taskId: t.id });
     ids.add(t.id);
-    if (!(INTENTS as readonly string[]).includes(t.intent)) issues.push({ code: "unknown_intent", taskId: t.id, detail: t.intent });
-    if (!(SOURCE_MODES as readonly string[]).includes(t.sourceMode)) issues.push({ code: "unknown_source_mode", taskId: t.id });
+    if (!(INTENTS as readonly string[]).includes(t.intent))
+      issues.push({ code: "unknown_intent", taskId: t.id, detail: t.intent });
+    if (!(SOURCE_MODES as readonly string[]).includes(t.sourceMode))
+      issues.push({ code: "unknown_source_mode", taskId: t.id });
     else if (!ALLOWED_SOURCES[t.intent]?.includes(t.sourceMode))
       issues.push({ code: "source_mode_mismatch", taskId: t.id, detail: `${t.intent}/${t.sourceMode}` });
     if (t.entityType && !(DOCUMENT_TYPES as readonly string[]).includes(t.entityType) && !knownTypes.has(t.entityType))
@@ -50,7 +52,8 @@ export function validatePlan(plan: Plan, knownTypes: ReadonlySet<string> = new S
       if (!f || f.entityType !== "Folder") issues.push({ code: "folder_scope_not_folder", taskId: t.id });
       if (!t.dependsOn.includes(t.folderScope)) issues.push({ code: "folder_scope_not_dependency", taskId: t.id });
     }
-    if (t.refersTo && !t.dependsOn.includes(t.refersTo)) issues.push({ code: "reference_not_dependency", taskId: t.id });
+    if (t.refersTo && !t.dependsOn.includes(t.refersTo))
+      issues.push({ code: "reference_not_dependency", taskId: t.id });
   }
   if (issues.length === 0 && topoOrder(plan.tasks) === null) issues.push({ code: "cycle" });
   return issues;
@@ -75,7 +78,11 @@ export function topoOrder(tasks: readonly Task[]): Task[] | null {
 export function dependentsOf(tasks: readonly Task[], taskId: string): string[] {
   const out = new Set<string>();
   const visit = (id: string) => {
-    for (const t of tasks) if (t.dependsOn.includes(id) && !out.has(t.id)) { out.add(t.id); visit(t.id); }
+    for (const t of tasks)
+      if (t.dependsOn.includes(id) && !out.has(t.id)) {
+        out.add(t.id);
+        visit(t.id);
+      }
   };
   visit(taskId);
   return [...out];

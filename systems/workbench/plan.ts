@@ -2,7 +2,18 @@
 // is the folder scope: "композиции в папке «Продажи»" becomes find_entity(Folder) and a child task
 // restricted to that folder (nested folders included).
 import { splitClauses, tokenizeClause, type Token } from "./clause";
-import { commandOf, DEMONSTRATIVES, EDGE_PREPOSITIONS, FILLERS, looksPlural, PREVIOUS_RE, PRONOUNS, QUESTION_WORDS, typeOf, type CommandKind } from "./lexicon";
+import {
+  commandOf,
+  DEMONSTRATIVES,
+  EDGE_PREPOSITIONS,
+  FILLERS,
+  looksPlural,
+  PREVIOUS_RE,
+  PRONOUNS,
+  QUESTION_WORDS,
+  typeOf,
+  type CommandKind,
+} from "./lexicon";
 import type { Normalized } from "./normalize";
 import { MAX_TASKS } from "./plan-validate";
 import { IDENTITY_RE, UUID_RE } from "./text";
@@ -61,7 +72,10 @@ export function parseClause(text: string): ClauseParse {
   }
   const alsoMutation = mutation && command !== "mutate";
   // "ещё раз", "один раз", "разок": a repetition, never a name
-  tokens.forEach((t, i) => { if (t.kind === "word" && t.f === "раз" && ["еще", "один", "лишний", "последний"].includes(tokens[i - 1]?.f ?? "")) used.add(i); });
+  tokens.forEach((t, i) => {
+    if (t.kind === "word" && t.f === "раз" && ["еще", "один", "лишний", "последний"].includes(tokens[i - 1]?.f ?? ""))
+      used.add(i);
+  });
 
   // A mutation ("перенеси X в папку Y") names a destination, not a search scope.
   const folderName = command === "mutate" ? undefined : takeFolderScope(tokens, used, command);
@@ -100,7 +114,7 @@ export function parseClause(text: string): ClauseParse {
   tokens.forEach((t, i) => {
     if (used.has(i) || t.kind !== "word") return;
     if (PRONOUNS[t.f] !== undefined || PREVIOUS_RE.test(t.f)) {
-        historyRef ??= t.raw;
+      historyRef ??= t.raw;
       used.add(i);
     } else if (DEMONSTRATIVES.has(t.f) && typeOf(tokens[i + 1]?.f ?? "")) {
       historyRef ??= `${t.raw} ${tokens[i + 1]!.raw}`;
@@ -109,9 +123,7 @@ export function parseClause(text: string): ClauseParse {
   });
 
   const quotes = tokens.filter((t, i) => t.kind === "quote" && !used.has(i)).map((t) => t.raw);
-  const identities = tokens
-    .filter((t, i) => t.kind === "word" && !used.has(i) && (isIdentity(t.raw)))
-    .map((t) => t.raw);
+  const identities = tokens.filter((t, i) => t.kind === "word" && !used.has(i) && isIdentity(t.raw)).map((t) => t.raw);
   let mentions = [...quotes, ...identities];
   if (mentions.length === 0) {
     const residual = residualMention(tokens, used);
@@ -124,25 +136,62 @@ export function parseClause(text: string): ClauseParse {
   const identityLike = identities.length > 0;
   const longResidual = quotes.length === 0 && !identityLike && (mentions[0]?.split(" ").length ?? 0) > 4;
 
-  const base = { entityType, mentions, folderName, historyRef, names: mentions, mentionTypes, alsoMutation, ...(entityType ? { nameType: entityType } : {}) };
-  const withType = (p: Omit<ClauseParse, "entityType" | "mentions" | "folderName" | "historyRef" | "names" | "nameType" | "mentionTypes" | "alsoMutation">): ClauseParse => ({ ...base, ...p });
+  const base = {
+    entityType,
+    mentions,
+    folderName,
+    historyRef,
+    names: mentions,
+    mentionTypes,
+    alsoMutation,
+    ...(entityType ? { nameType: entityType } : {}),
+  };
+  const withType = (
+    p: Omit<
+      ClauseParse,
+      "entityType" | "mentions" | "folderName" | "historyRef" | "names" | "nameType" | "mentionTypes" | "alsoMutation"
+    >,
+  ): ClauseParse => ({ ...base, ...p });
   const docsOnly = (confidence: number, implicit: boolean): ClauseParse => ({
-    intent: "explain_documentation", sourceMode: "documentation", mentions: [], implicit, confidence, names: mentions, mentionTypes, alsoMutation, ...(entityType ? { nameType: entityType } : {}),
+    intent: "explain_documentation",
+    sourceMode: "documentation",
+    mentions: [],
+    implicit,
+    confidence,
+    names: mentions,
+    mentionTypes,
+    alsoMutation,
+    ...(entityType ? { nameType: entityType } : {}),
   });
 
   switch (command) {
     case "mutate":
       return withType({ intent: "unsupported", sourceMode: "none", implicit: false, confidence: 0.95 });
     case "list":
-      return withType({ intent: "list_entities", sourceMode: "domain", implicit: false, confidence: entityType || folderName ? 0.95 : 0.6 });
+      return withType({
+        intent: "list_entities",
+        sourceMode: "domain",
+        implicit: false,
+        confidence: entityType || folderName ? 0.95 : 0.6,
+      });
     case "find":
       if (!mentions.length && !historyRef && (plural || folderName))
         return withType({ intent: "list_entities", sourceMode: "domain", implicit: false, confidence: 0.85 });
-      return withType({ intent: "find_entity", sourceMode: "domain", implicit: false, confidence: hasTarget ? (longResidual ? 0.55 : 0.95) : 0.4 });
+      return withType({
+        intent: "find_entity",
+        sourceMode: "domain",
+        implicit: false,
+        confidence: hasTarget ? (longResidual ? 0.55 : 0.95) : 0.4,
+      });
     case "inspect":
       if (!mentions.length && !historyRef && (plural || folderName))
         return withType({ intent: "list_entities", sourceMode: "domain", implicit: false, confidence: 0.85 });
-      return withType({ intent: "inspect_entity", sourceMode: "domain", implicit: false, confidence: hasTarget ? (longResidual ? 0.55 : 0.95) : 0.4 });
+      return withType({
+        intent: "inspect_entity",
+        sourceMode: "domain",
+        implicit: false,
+        confidence: hasTarget ? (longResidual ? 0.55 : 0.95) : 0.4,
+      });
     case "explain":
       // "объясни композицию «X»" is about a document (mixed); "объясни, как вызвать композицию"
       // is about the product. An unquoted name after a type noun is left to the planner gate.
@@ -150,10 +199,12 @@ export function parseClause(text: string): ClauseParse {
         return withType({ intent: "inspect_entity", sourceMode: "mixed", implicit: false, confidence: 0.85 });
       return docsOnly(entityType && mentions.length && !question ? 0.6 : 0.9, false);
     default: {
-      if (identityLike && !question) return withType({ intent: "inspect_entity", sourceMode: "domain", implicit: false, confidence: 0.9 });
+      if (identityLike && !question)
+        return withType({ intent: "inspect_entity", sourceMode: "domain", implicit: false, confidence: 0.9 });
       if (entityType && plural && !mentions.length && (question || folderName))
         return withType({ intent: "list_entities", sourceMode: "domain", implicit: true, confidence: 0.75 });
-      if (historyRef) return withType({ intent: "inspect_entity", sourceMode: "conversation", implicit: true, confidence: 0.5 });
+      if (historyRef)
+        return withType({ intent: "inspect_entity", sourceMode: "conversation", implicit: true, confidence: 0.5 });
       if ((quotes.length || identityLike) && question)
         return withType({ intent: "inspect_entity", sourceMode: "mixed", implicit: true, confidence: 0.5 });
       if (question) return docsOnly(0.5, true);
@@ -172,7 +223,8 @@ function takeFolderScope(tokens: Token[], used: Set<number>, command: CommandKin
     const t = tokens[i]!;
     const next = tokens[i + 1]!;
     const prepPhrase = t.kind === "word" && FOLDER_PREPS.has(t.f) && typeOf(next.f) === "Folder";
-    const genitive = t.kind === "word" && typeOf(t.f) === "Folder" && /и$/.test(t.f) && CONTENTS_WORDS.has(tokens[i - 1]?.f ?? "");
+    const genitive =
+      t.kind === "word" && typeOf(t.f) === "Folder" && /и$/.test(t.f) && CONTENTS_WORDS.has(tokens[i - 1]?.f ?? "");
     const at = prepPhrase ? i + 2 : genitive ? i + 1 : -1;
     if (at < 0) continue;
     const name = takeName(tokens, at);
@@ -204,7 +256,10 @@ function residualMention(tokens: Token[], used: Set<number>): string | undefined
     .filter(({ t, i }) => !used.has(i) && t.kind === "word" && !FILLERS.has(t.f) && !QUESTION_WORDS.has(t.f));
   while (words.length && EDGE_PREPOSITIONS.has(words[0]!.t.f)) words.shift();
   while (words.length && EDGE_PREPOSITIONS.has(words.at(-1)!.t.f)) words.pop();
-  const text = words.map(({ t }) => t.raw).join(" ").trim();
+  const text = words
+    .map(({ t }) => t.raw)
+    .join(" ")
+    .trim();
   return text || undefined;
 }
 
@@ -226,15 +281,29 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
 
   for (const clause of clauses.length ? clauses : [norm.text]) {
     const p = parseClause(clause);
-    if (p.intent === "explain_documentation" && p.implicit && p.names.length === 1 && !p.nameType) bareNames.push(p.names[0]!);
+    if (p.intent === "explain_documentation" && p.implicit && p.names.length === 1 && !p.nameType)
+      bareNames.push(p.names[0]!);
     confidence = Math.min(confidence, p.confidence);
     implicitIntent ||= p.implicit;
     let folderTask: Task | undefined;
     if (p.folderName) {
-      folderTask = { id: nextId(), intent: "find_entity", sourceMode: "domain", entityType: "Folder", mentions: [p.folderName], dependsOn: [] };
+      folderTask = {
+        id: nextId(),
+        intent: "find_entity",
+        sourceMode: "domain",
+        entityType: "Folder",
+        mentions: [p.folderName],
+        dependsOn: [],
+      };
       tasks.push(folderTask);
     }
-    const task: Task = { id: nextId(), intent: p.intent, sourceMode: p.sourceMode, mentions: p.mentions, dependsOn: [] };
+    const task: Task = {
+      id: nextId(),
+      intent: p.intent,
+      sourceMode: p.sourceMode,
+      mentions: p.mentions,
+      dependsOn: [],
+    };
     if (p.entityType) task.entityType = p.entityType;
     if (folderTask) {
       task.dependsOn.push(folderTask.id);
@@ -270,8 +339,16 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
     if (task.intent !== "explain_documentation" && task.intent !== "unsupported") prevTarget = tasks.at(-1)!;
     if (p.alsoMutation) {
       // The supported part runs; the mutation is reported as not done (seed: no domain mutations here).
-      const targets = tasks.slice(tasks.indexOf(task)).filter((t) => t.intent === "find_entity" || t.intent === "inspect_entity");
-      const note: Task = { id: nextId(), intent: "unsupported", sourceMode: "none", mentions: targets.flatMap((t) => t.mentions), dependsOn: [] };
+      const targets = tasks
+        .slice(tasks.indexOf(task))
+        .filter((t) => t.intent === "find_entity" || t.intent === "inspect_entity");
+      const note: Task = {
+        id: nextId(),
+        intent: "unsupported",
+        sourceMode: "none",
+        mentions: targets.flatMap((t) => t.mentions),
+        dependsOn: [],
+      };
       if (targets[0]?.entityType) note.entityType = targets[0].entityType;
       tasks.push(note);
     }
@@ -286,7 +363,13 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
     if (note && !kept.some((t) => t.intent === "unsupported")) dropped.push(kept.splice(kept.length - 1, 1, note)[0]!);
     const keptIds = new Set(kept.map((t) => t.id));
     const valid = kept.filter((t) => t.dependsOn.every((d) => keptIds.has(d)));
-    omittedMentions = [...new Set([...dropped, ...kept.filter((t) => !valid.includes(t))].filter((t) => t.intent !== "unsupported").flatMap((t) => t.mentions))];
+    omittedMentions = [
+      ...new Set(
+        [...dropped, ...kept.filter((t) => !valid.includes(t))]
+          .filter((t) => t.intent !== "unsupported")
+          .flatMap((t) => t.mentions),
+      ),
+    ];
     tasks.length = 0;
     tasks.push(...valid);
   }
@@ -307,7 +390,8 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
  * for the caller to give ids (the deterministic plan and the planner's output number them apart).
  */
 export function splitTargets(task: Task): Omit<Task, "id">[] {
-  if ((task.intent !== "find_entity" && task.intent !== "inspect_entity") || task.mentions.length < 2 || task.refersTo) return [];
+  if ((task.intent !== "find_entity" && task.intent !== "inspect_entity") || task.mentions.length < 2 || task.refersTo)
+    return [];
   const [first, ...rest] = task.mentions;
   task.mentions = [first!];
   return rest.map((m) => {

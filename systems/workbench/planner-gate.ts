@@ -36,10 +36,15 @@ export type PlannerAcceptance = { ok: true; plan: Plan; searchQueries: string[] 
 export function acceptPlannerOutput(raw: unknown, ctx: PlannerContext): PlannerAcceptance {
   let value = raw;
   if (typeof raw === "string") {
-    try { value = JSON.parse(raw); } catch { return { ok: false, issues: [{ code: "invalid_json" }] }; }
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return { ok: false, issues: [{ code: "invalid_json" }] };
+    }
   }
   const parsed = PlannerOutputSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, issues: [{ code: "schema", detail: parsed.error.issues[0]?.message ?? "" }] };
+  if (!parsed.success)
+    return { ok: false, issues: [{ code: "schema", detail: parsed.error.issues[0]?.message ?? "" }] };
   const tasks: Task[] = parsed.data.tasks.map((t) => {
     const task: Task = {
       id: t.id,
@@ -56,13 +61,18 @@ export function acceptPlannerOutput(raw: unknown, ctx: PlannerContext): PlannerA
   const grounding = new MentionGrounding(ctx.norm);
   for (const t of tasks) {
     for (const m of t.mentions) {
-      if (ctx.isIdentity(m) && !grounding.typedIdentity(m)) issues.push({ code: "declared_identity", taskId: t.id, detail: m });
+      if (ctx.isIdentity(m) && !grounding.typedIdentity(m))
+        issues.push({ code: "declared_identity", taskId: t.id, detail: m });
       else if (!grounding.grounded(m)) issues.push({ code: "ungrounded_mention", taskId: t.id, detail: m });
     }
     // The same target as the task it depends on ("найди X, затем покажи её") is a back-reference.
     const dep = t.dependsOn.length === 1 ? tasks.find((x) => x.id === t.dependsOn[0]) : undefined;
-    if (dep && t.intent !== "list_entities" && !t.folderScope &&
-        (t.mentions.length === 0 || grounding.isPronoun(t.mentions[0]!) || sameMentions(t, dep))) {
+    if (
+      dep &&
+      t.intent !== "list_entities" &&
+      !t.folderScope &&
+      (t.mentions.length === 0 || grounding.isPronoun(t.mentions[0]!) || sameMentions(t, dep))
+    ) {
       t.refersTo = dep.id;
       if (t.mentions.length === 0 || grounding.isPronoun(t.mentions[0]!)) t.mentions = [...dep.mentions];
       if (t.sourceMode === "conversation") t.sourceMode = dep.sourceMode;
@@ -93,7 +103,10 @@ function oneTargetPerTask(tasks: Task[]): Task[] {
     });
     if (others.length === 0) continue;
     out.push(...others);
-    parts.set(t.id, others.map((o) => o.id));
+    parts.set(
+      t.id,
+      others.map((o) => o.id),
+    );
   }
   if (parts.size) for (const t of out) t.dependsOn = t.dependsOn.flatMap((d) => [d, ...(parts.get(d) ?? [])]);
   return out;

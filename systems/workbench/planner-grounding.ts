@@ -22,7 +22,12 @@ export class MentionGrounding {
 
   isPronoun(m: string): boolean {
     const ws = words(fold(m));
-    return ws.length > 0 && ws.every((w) => PRONOUNS[w] !== undefined || /^(?:эт|предыдущ|прошл)/.test(w) || w === "композиция" || w === "сущность");
+    return (
+      ws.length > 0 &&
+      ws.every(
+        (w) => PRONOUNS[w] !== undefined || /^(?:эт|предыдущ|прошл)/.test(w) || w === "композиция" || w === "сущность",
+      )
+    );
   }
 
   typedIdentity(m: string): boolean {
@@ -34,7 +39,8 @@ export class MentionGrounding {
     if (!f) return false;
     if (this.folded.includes(f)) return true;
     const ws = words(f);
-    if (ws.every((w) => this.requestWords.has(w) || this.stems.has(stem(w)) || this.skeletons.has(skeletonWord(w)))) return true;
+    if (ws.every((w) => this.requestWords.has(w) || this.stems.has(stem(w)) || this.skeletons.has(skeletonWord(w))))
+      return true;
     return this.isPronoun(m) && ws.some((w) => this.requestWords.has(w));
   }
 }

@@ -5,7 +5,13 @@ import { manifestOf, type PromptManifestEntry } from "../../llm/define-prompt";
 import { PLANNER_PROMPT, RERANKER_PROMPT } from "./prompts";
 import { adequacyGate, type AdequacyResult, type ClarificationDraft } from "./adequacy";
 import { retrieveDocs, type DocsIndex, type RetrieveResult } from "./docs";
-import { answerMessages, buildModelRequest, conversationWindow, type ConversationMessage, type ModelRequest } from "./model-request";
+import {
+  answerMessages,
+  buildModelRequest,
+  conversationWindow,
+  type ConversationMessage,
+  type ModelRequest,
+} from "./model-request";
 import { normalize, type Normalized } from "./normalize";
 import { deterministicPlan, type ParsedPlan } from "./plan";
 import { resolveMention, SCORES } from "./resolve";
@@ -74,10 +80,19 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
   let budget = input.preparatoryBudget;
   const manifest: PromptManifestEntry[] = [];
 
-  const normalized = trace.time("02", () => normalize(input.text), (n) => ({
-    canonical: n.canonical, folded: n.folded, quoted: n.quoted, uuids: n.uuids, identities: n.identities,
-    commands: n.commands, historyRefs: n.historyRefs,
-  }));
+  const normalized = trace.time(
+    "02",
+    () => normalize(input.text),
+    (n) => ({
+      canonical: n.canonical,
+      folded: n.folded,
+      quoted: n.quoted,
+      uuids: n.uuids,
+      identities: n.identities,
+      commands: n.commands,
+      historyRefs: n.historyRefs,
+    }),
+  );
 
   const { index, cached } = getIndex(input.workspace, input.snapshotSha256);
   const knownTypes = index.types;
@@ -101,17 +116,39 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
       manifest.push(manifestOf(PLANNER_PROMPT));
       const raw = await input.ports.planner([
         { role: "system", content: PLANNER_PROMPT.text },
-        { role: "user", content: JSON.stringify({ request: normalized.canonical, deterministicPlan: parsed.plan.tasks, documentTypes: [...knownTypes] }) },
+        {
+          role: "user",
+          content: JSON.stringify({
+            request: normalized.canonical,
+            deterministicPlan: parsed.plan.tasks,
+            documentTypes: [...knownTypes],
+          }),
+        },
       ]);
-      const accepted = raw === null ? ({ ok: false, issues: [{ code: "no_answer" }] } as const) : acceptPlannerOutput(raw, {
-        norm: normalized, planVersion: input.planVersion, knownTypes, isIdentity: (s) => index.byIdentity.has(fold(s)),
-      });
+      const accepted =
+        raw === null
+          ? ({ ok: false, issues: [{ code: "no_answer" }] } as const)
+          : acceptPlannerOutput(raw, {
+              norm: normalized,
+              planVersion: input.planVersion,
+              knownTypes,
+              isIdentity: (s) => index.byIdentity.has(fold(s)),
+            });
       if (accepted.ok) plan = accepted.plan;
-      planInfo.planner = { called: true, accepted: accepted.ok, ...(accepted.ok ? {} : { issues: accepted.issues, fallback: "deterministic" }) };
+      planInfo.planner = {
+        called: true,
+        accepted: accepted.ok,
+        ...(accepted.ok ? {} : { issues: accepted.issues, fallback: "deterministic" }),
+      };
       if (accepted.ok && accepted.searchQueries.length) planInfo.searchQueries = accepted.searchQueries;
     }
   }
-  trace.record("03", "ok", { planVersion: plan.planVersion, plannedBy: plan.plannedBy, tasks: plan.tasks, ...planInfo }, performance.now() - t3);
+  trace.record(
+    "03",
+    "ok",
+    { planVersion: plan.planVersion, plannedBy: plan.plannedBy, tasks: plan.tasks, ...planInfo },
+    performance.now() - t3,
+  );
 
   const routing = trace.time("04", () => routeSources(plan));
 
@@ -120,10 +157,19 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
   if (routing.loadDocumentation && input.docs) {
     const q = documentationQuery(normalized.canonical, plan);
     const extra = (planInfo.searchQueries as string[] | undefined) ?? [];
-    docs = trace.time("05", () => retrieveDocs(input.docs!, q, { extraQueries: extra }), (r) => ({
-      query: q, queryTerms: r.queryTerms, fragments: r.fragments, considered: r.considered,
-      droppedDuplicates: r.droppedDuplicates, droppedByBudget: r.droppedByBudget, docsVersion: input.docs!.version,
-    }));
+    docs = trace.time(
+      "05",
+      () => retrieveDocs(input.docs!, q, { extraQueries: extra }),
+      (r) => ({
+        query: q,
+        queryTerms: r.queryTerms,
+        fragments: r.fragments,
+        considered: r.considered,
+        droppedDuplicates: r.droppedDuplicates,
+        droppedByBudget: r.droppedByBudget,
+        docsVersion: input.docs!.version,
+      }),
+    );
   } else if (routing.loadDocumentation) {
     docs = { fragments: [], considered: 0, droppedDuplicates: 0, droppedByBudget: 0, queryTerms: [] };
     trace.record("05", "failed", { reason: "no_documentation_configured", fragments: [] });
@@ -138,22 +184,46 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
     for (const r of resolution.tasks) {
       const gate = rerankGate(r);
       if (!gate.call) continue;
-      if (!input.ports.reranker || budget <= 0) { rerank = { called: false, taskId: r.taskId, reason: "budget" }; break; }
+      if (!input.ports.reranker || budget <= 0) {
+        rerank = { called: false, taskId: r.taskId, reason: "budget" };
+        break;
+      }
       budget--;
       calls.reranker++;
       manifest.push(manifestOf(RERANKER_PROMPT));
       const raw = await input.ports.reranker([
         { role: "system", content: RERANKER_PROMPT.text },
-        { role: "user", content: JSON.stringify({ request: normalized.canonical, mention: r.mention, candidates: r.candidates.map((c) => describeCandidate(index, c)) }) },
+        {
+          role: "user",
+          content: JSON.stringify({
+            request: normalized.canonical,
+            mention: r.mention,
+            candidates: r.candidates.map((c) => describeCandidate(index, c)),
+          }),
+        },
       ]);
-      const decision: RerankDecision = raw === null ? { kind: "invalid", reason: "no_answer" } : validateRerankerOutput(raw, r);
+      const decision: RerankDecision =
+        raw === null ? { kind: "invalid", reason: "no_answer" } : validateRerankerOutput(raw, r);
       rerank = { called: true, taskId: r.taskId, decision };
       if (decision.kind === "choose") {
         // Pin the model's (validated) choice so dependants resolve from it and a later
         // continuation does not ask the reranker again.
         plan = {
           ...plan,
-          tasks: plan.tasks.map((t) => (t.id === r.taskId ? { ...t, selection: { identity: decision.identity, candidateId: decision.candidateId, clarificationId: "reranker", planVersion: plan.planVersion, source: "reranker" as const } } : t)),
+          tasks: plan.tasks.map((t) =>
+            t.id === r.taskId
+              ? {
+                  ...t,
+                  selection: {
+                    identity: decision.identity,
+                    candidateId: decision.candidateId,
+                    clarificationId: "reranker",
+                    planVersion: plan.planVersion,
+                    source: "reranker" as const,
+                  },
+                }
+              : t,
+          ),
         };
         const chosen = applyRerank(r, decision);
         resolution = resolveTasks(plan, index, input.referents);
@@ -161,31 +231,95 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
       }
       break; // seed table: at most one reranker call per run
     }
-    trace.record("06", "ok", {
-      tasks: resolution.tasks, blocked: resolution.blocked, reranker: rerank,
-      index: { snapshotSha256: input.snapshotSha256, cached, documents: index.docs.length, buildMs: Math.round(index.buildMs * 100) / 100 },
-    }, performance.now() - t6);
+    trace.record(
+      "06",
+      "ok",
+      {
+        tasks: resolution.tasks,
+        blocked: resolution.blocked,
+        reranker: rerank,
+        index: {
+          snapshotSha256: input.snapshotSha256,
+          cached,
+          documents: index.docs.length,
+          buildMs: Math.round(index.buildMs * 100) / 100,
+        },
+      },
+      performance.now() - t6,
+    );
   } else trace.skip("06", "no_domain_task");
 
   trace.record("07", "ok", input.interaction);
-  const window = trace.time("08", () => conversationWindow(input.history), (w) => ({ messages: w, referents: input.referents.slice(0, 10) }));
+  const window = trace.time(
+    "08",
+    () => conversationWindow(input.history),
+    (w) => ({ messages: w, referents: input.referents.slice(0, 10) }),
+  );
 
-  const adequacy = trace.time("09", () => adequacyGate({
-    plan, resolution, docs: docs ? docs.fragments : null, index, ...(input.contextBudgetTokens ? { budgetTokens: input.contextBudgetTokens } : {}),
-  }), (a) => ({
-    passed: a.passed, reasons: a.reasons, warnings: a.warnings, evicted: a.evicted, tokens: a.tokens,
-    blocks: a.blocks.map((b) => (b.kind === "entity" ? { kind: b.kind, identity: b.identity, pinned: b.pinned, tokens: b.tokens } : b.kind === "list" ? { kind: b.kind, taskId: b.taskId, items: b.items.length, total: b.total, tokens: b.tokens } : { kind: b.kind, docId: b.docId, tokens: b.tokens })),
-    ...(a.clarification ? { clarification: { taskId: a.clarification.taskId, slot: a.clarification.slot, reason: a.clarification.reason, candidates: a.clarification.candidates.length } } : {}),
-    ...(a.plainAnswer ? { plainAnswer: true } : {}),
-  }));
+  const adequacy = trace.time(
+    "09",
+    () =>
+      adequacyGate({
+        plan,
+        resolution,
+        docs: docs ? docs.fragments : null,
+        index,
+        ...(input.contextBudgetTokens ? { budgetTokens: input.contextBudgetTokens } : {}),
+      }),
+    (a) => ({
+      passed: a.passed,
+      reasons: a.reasons,
+      warnings: a.warnings,
+      evicted: a.evicted,
+      tokens: a.tokens,
+      blocks: a.blocks.map((b) =>
+        b.kind === "entity"
+          ? { kind: b.kind, identity: b.identity, pinned: b.pinned, tokens: b.tokens }
+          : b.kind === "list"
+            ? { kind: b.kind, taskId: b.taskId, items: b.items.length, total: b.total, tokens: b.tokens }
+            : { kind: b.kind, docId: b.docId, tokens: b.tokens },
+      ),
+      ...(a.clarification
+        ? {
+            clarification: {
+              taskId: a.clarification.taskId,
+              slot: a.clarification.slot,
+              reason: a.clarification.reason,
+              candidates: a.clarification.candidates.length,
+            },
+          }
+        : {}),
+      ...(a.plainAnswer ? { plainAnswer: true } : {}),
+    }),
+  );
 
   const targets = targetsOf(resolution, index);
-  const base = { normalized, plan, routing, resolution, docs, adequacy, index, manifest, preparatoryCalls: calls, targets };
+  const base = {
+    normalized,
+    plan,
+    routing,
+    resolution,
+    docs,
+    adequacy,
+    index,
+    manifest,
+    preparatoryCalls: calls,
+    targets,
+  };
   if (adequacy.clarification) return { ...base, outcome: "clarify", clarification: adequacy.clarification };
-  if (!adequacy.passed) return { ...base, outcome: "plain", plainAnswer: adequacy.plainAnswer ?? "Недостаточно данных для ответа. Уточните запрос, пожалуйста." };
+  if (!adequacy.passed)
+    return {
+      ...base,
+      outcome: "plain",
+      plainAnswer: adequacy.plainAnswer ?? "Недостаточно данных для ответа. Уточните запрос, пожалуйста.",
+    };
 
   const modelRequest = buildModelRequest({
-    request: normalized.canonical, plan, resolution: resolution?.tasks ?? [], blocks: adequacy.blocks, conversation: window,
+    request: normalized.canonical,
+    plan,
+    resolution: resolution?.tasks ?? [],
+    blocks: adequacy.blocks,
+    conversation: window,
     workspace: { generation: input.workspace.generation, snapshotSha256: input.snapshotSha256 },
     ...(input.clarifications ? { clarifications: input.clarifications } : {}),
     ...(adequacy.notice ? { notices: [adequacy.notice] } : {}),
@@ -194,7 +328,13 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
   manifest.push(...am.manifest);
   trace.record("10", "ok", { prompts: manifest });
   trace.record("11", "ok", { role: "answer", modelRequest });
-  return { ...base, outcome: "answer", modelRequest, messages: am.messages, ...(adequacy.notice ? { notice: adequacy.notice } : {}) };
+  return {
+    ...base,
+    outcome: "answer",
+    modelRequest,
+    messages: am.messages,
+    ...(adequacy.notice ? { notice: adequacy.notice } : {}),
+  };
 }
 
 /**
@@ -207,7 +347,10 @@ function lookUpBareName(parsed: ParsedPlan, index: ResolverIndex): ParsedPlan {
   if (!task || rest.length || task.intent !== "explain_documentation" || parsed.bareNames.length !== 1) return parsed;
   const name = parsed.bareNames[0]!;
   const r = resolveMention(index, { mention: name });
-  const whole = r.candidates[0] && r.candidates[0].score >= SCORES.tokens_equal && (r.status === "resolved" || r.status === "ambiguous");
+  const whole =
+    r.candidates[0] &&
+    r.candidates[0].score >= SCORES.tokens_equal &&
+    (r.status === "resolved" || r.status === "ambiguous");
   if (!whole) return parsed;
   return {
     ...parsed,
@@ -217,13 +360,19 @@ function lookUpBareName(parsed: ParsedPlan, index: ResolverIndex): ParsedPlan {
   };
 }
 
-function describeCandidate(index: ResolverIndex, c: { candidateId: string; identity: string; displayName: string; documentType: string }) {
+function describeCandidate(
+  index: ResolverIndex,
+  c: { candidateId: string; identity: string; displayName: string; documentType: string },
+) {
   const i = index.byIdentity.get(fold(c.identity));
   const doc = i !== undefined ? index.docs[i]!.doc : undefined;
   const folderI = doc?.folderIdentity ? index.byIdentity.get(fold(doc.folderIdentity)) : undefined;
-  const description = typeof doc?.content?.description === "string" ? (doc.content.description as string).slice(0, 300) : undefined;
+  const description =
+    typeof doc?.content?.description === "string" ? (doc.content.description as string).slice(0, 300) : undefined;
   return {
-    candidateId: c.candidateId, displayName: c.displayName, documentType: c.documentType,
+    candidateId: c.candidateId,
+    displayName: c.displayName,
+    documentType: c.documentType,
     ...(folderI !== undefined ? { folder: index.docs[folderI]!.doc.displayName } : {}),
     ...(description ? { description } : {}),
   };
@@ -236,7 +385,8 @@ function targetsOf(resolution: ResolveTasksResult | null, index: ResolverIndex) 
     const i = index.byIdentity.get(fold(r.resolvedIdentity));
     if (i === undefined) continue;
     const d = index.docs[i]!.doc;
-    if (!out.some((x) => x.identity === d.identity)) out.push({ identity: d.identity, documentType: d.documentType, displayName: d.displayName });
+    if (!out.some((x) => x.identity === d.identity))
+      out.push({ identity: d.identity, documentType: d.documentType, displayName: d.displayName });
   }
   return out;
 }

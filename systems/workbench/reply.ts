@@ -26,7 +26,51 @@ const ORDINALS: Array<[RegExp, number]> = [
   [/^(?:пят[а-яё]*|5|пять)$/, 4],
 ];
 const LAST = /^(?:последн[а-яё]*|нижн[а-яё]*)$/;
-const NOISE = new Set(["вариант", "варианта", "пункт", "давай", "давайте", "выбираю", "выбери", "возьми", "возьму", "пожалуйста", "нужна", "нужен", "нужно", "нужную", "мне", "ту", "тот", "та", "то", "эту", "этот", "это", "которая", "который", "что", "лежит", "в", "во", "из", "на", "папке", "папки", "папка", "да", "ок", "конечно", "пусть", "будет", "с", "со", "и", "а", "же"]);
+const NOISE = new Set([
+  "вариант",
+  "варианта",
+  "пункт",
+  "давай",
+  "давайте",
+  "выбираю",
+  "выбери",
+  "возьми",
+  "возьму",
+  "пожалуйста",
+  "нужна",
+  "нужен",
+  "нужно",
+  "нужную",
+  "мне",
+  "ту",
+  "тот",
+  "та",
+  "то",
+  "эту",
+  "этот",
+  "это",
+  "которая",
+  "который",
+  "что",
+  "лежит",
+  "в",
+  "во",
+  "из",
+  "на",
+  "папке",
+  "папки",
+  "папка",
+  "да",
+  "ок",
+  "конечно",
+  "пусть",
+  "будет",
+  "с",
+  "со",
+  "и",
+  "а",
+  "же",
+]);
 
 /** The index of the candidate an ordinal reply names, or null. Short replies only. */
 export function ordinalIndex(text: string, count: number): number | null {
@@ -100,7 +144,8 @@ export function currentOrArchived(text: string, candidates: readonly Candidate[]
   const current = WANTS_CURRENT.test(f);
   const old = WANTS_OLD.test(f);
   if (current === old) return null;
-  const archived = (c: Candidate) => words(fold(c.folderName ?? "")).some((w) => w.startsWith("архив")) || ARCHIVE_ID.test(c.identity);
+  const archived = (c: Candidate) =>
+    words(fold(c.folderName ?? "")).some((w) => w.startsWith("архив")) || ARCHIVE_ID.test(c.identity);
   const pick = candidates.filter((c) => archived(c) === old);
   return pick.length === 1 && pick.length < candidates.length ? pick[0]!.candidateId : null;
 }
@@ -110,14 +155,20 @@ function isCancel(f: string): boolean {
   if (ws.length === 0) return false;
   if (CANCEL_WORDS.has(f.replace(/[.!]+$/, ""))) return true;
   // "отмени запрос", "отмена, не надо" — a cancel word first and nothing that names a new task.
-  return CANCEL_WORDS.has(ws[0]!) && ws.length <= 4 && !ws.slice(1).some((w) => commandOf(w) && commandOf(w) !== "mutate");
+  return (
+    CANCEL_WORDS.has(ws[0]!) && ws.length <= 4 && !ws.slice(1).some((w) => commandOf(w) && commandOf(w) !== "mutate")
+  );
 }
 
 /**
  * The code path of reply classification. A candidate click is validated by the caller against
  * the persisted snapshot before this runs (unknown ids are refused, never guessed).
  */
-export function classifyReplyByCode(text: string, candidates: readonly Candidate[], selectedCandidateId?: string): CodeDecision {
+export function classifyReplyByCode(
+  text: string,
+  candidates: readonly Candidate[],
+  selectedCandidateId?: string,
+): CodeDecision {
   if (selectedCandidateId && candidates.some((c) => c.candidateId === selectedCandidateId)) {
     return { kind: "answer", candidateId: selectedCandidateId, by: "click" };
   }
@@ -139,7 +190,11 @@ export function classifyReplyByCode(text: string, candidates: readonly Candidate
 export function parseClassifierOutput(raw: unknown): ReplyKind | null {
   let v = raw;
   if (typeof raw === "string") {
-    try { v = JSON.parse(raw); } catch { return null; }
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      return null;
+    }
   }
   const p = ClassifierOutputSchema.safeParse(v);
   return p.success ? p.data.kind : null;
@@ -156,9 +211,10 @@ export function obviousNewRequest(text: string, candidates: readonly Candidate[]
   if (p.intent === "explain_documentation" && p.implicit) return false;
   const hasCommand = words(fold(text)).some((w) => commandOf(w) !== undefined);
   if (!hasCommand) return false;
-  const named = tokenizeClause(text).filter((t) => t.kind === "quote" || new RegExp(`^(?:${IDENTITY_RE.source})$`, "iu").test(t.raw)).map((t) => fold(t.raw));
+  const named = tokenizeClause(text)
+    .filter((t) => t.kind === "quote" || new RegExp(`^(?:${IDENTITY_RE.source})$`, "iu").test(t.raw))
+    .map((t) => fold(t.raw));
   const offered = new Set(candidates.flatMap((c) => [fold(c.displayName), fold(c.identity)]));
   if (named.length) return named.every((n) => !offered.has(n));
   return p.intent === "list_entities" && !!p.entityType;
 }
-

@@ -26,7 +26,11 @@ export function rerankGate(r: TaskResolution): { call: boolean; reason: string }
 export function validateRerankerOutput(raw: unknown, r: TaskResolution): RerankDecision {
   let value = raw;
   if (typeof raw === "string") {
-    try { value = JSON.parse(raw); } catch { return { kind: "invalid", reason: "invalid_json" }; }
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return { kind: "invalid", reason: "invalid_json" };
+    }
   }
   const parsed = RerankerOutputSchema.safeParse(value);
   if (!parsed.success) return { kind: "invalid", reason: "schema" };
@@ -46,6 +50,8 @@ export function applyRerank(r: TaskResolution, d: RerankDecision): TaskResolutio
     status: "resolved",
     resolvedIdentity: d.identity,
     resolvedBy: "reranker",
-    candidates: r.candidates.map((c) => (c.candidateId === d.candidateId ? { ...c, signals: [...c.signals, "reranker"] } : c)),
+    candidates: r.candidates.map((c) =>
+      c.candidateId === d.candidateId ? { ...c, signals: [...c.signals, "reranker"] } : c,
+    ),
   };
 }

@@ -27,7 +27,12 @@ export interface ResolverIndex {
   /** Built on first use; see `lazy*` below. */
   lazy: {
     skeleton?: { bySkeleton: Map<string, number[]>; ms: number };
-    typo?: { deletes: Map<string, string | string[]>; vocabByFirst: Map<string, string[]>; memo: Map<string, string[]>; ms: number };
+    typo?: {
+      deletes: Map<string, string | string[]>;
+      vocabByFirst: Map<string, string[]>;
+      memo: Map<string, string[]>;
+      ms: number;
+    };
     content?: { byContentStem: Map<string, number[]>; ms: number };
   };
 }
@@ -49,13 +54,20 @@ function regroup(byWord: Map<string, number[]>, key: (w: string) => string): Map
   for (const [w, postings] of byWord) {
     const k = key(w);
     const g = groups.get(k);
-    if (g) g.push(postings); else groups.set(k, [postings]);
+    if (g) g.push(postings);
+    else groups.set(k, [postings]);
   }
   const out = new Map<string, number[]>();
   for (const [k, lists] of groups) {
-    if (lists.length === 1) { out.set(k, lists[0]!); continue; }
+    if (lists.length === 1) {
+      out.set(k, lists[0]!);
+      continue;
+    }
     const merged = lists.flat().sort((a, b) => a - b);
-    out.set(k, merged.filter((x, j) => j === 0 || x !== merged[j - 1]));
+    out.set(
+      k,
+      merged.filter((x, j) => j === 0 || x !== merged[j - 1]),
+    );
   }
   return out;
 }
@@ -68,15 +80,20 @@ export function contentText(content: Record<string, unknown>, limit = 600): stri
   for (const k in content) {
     const v = content[k];
     if (typeof v === "string") flat = flat ? `${flat} ${v}` : v;
-    else if (v !== null && v !== undefined && typeof v !== "number" && typeof v !== "boolean") { isFlat = false; break; }
+    else if (v !== null && v !== undefined && typeof v !== "number" && typeof v !== "boolean") {
+      isFlat = false;
+      break;
+    }
   }
   if (isFlat) return flat ? fold(flat.length > limit ? flat.slice(0, limit) : flat) : "";
   const out: string[] = [];
   let len = 0;
   const walk = (v: unknown, depth: number) => {
     if (len > limit || depth > 4) return;
-    if (typeof v === "string") { out.push(v); len += v.length; }
-    else if (Array.isArray(v)) v.forEach((x) => walk(x, depth + 1));
+    if (typeof v === "string") {
+      out.push(v);
+      len += v.length;
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x, depth + 1));
     else if (v && typeof v === "object") Object.values(v).forEach((x) => walk(x, depth + 1));
   };
   walk(content, 0);
@@ -86,8 +103,15 @@ export function contentText(content: Record<string, unknown>, limit = 600): stri
 export function buildIndex(snapshot: WorkspaceSnapshot, sha: string): ResolverIndex {
   const t0 = performance.now();
   const idx: ResolverIndex = {
-    sha, docs: new Array(snapshot.documents.length), byIdentity: new Map(), byWord: new Map(), byStem: new Map(),
-    children: new Map(), types: new Set(), buildMs: 0, lazy: {},
+    sha,
+    docs: new Array(snapshot.documents.length),
+    byIdentity: new Map(),
+    byWord: new Map(),
+    byStem: new Map(),
+    children: new Map(),
+    types: new Set(),
+    buildMs: 0,
+    lazy: {},
   };
   const docs = snapshot.documents;
   for (let i = 0; i < docs.length; i++) {
@@ -129,11 +153,13 @@ export function typoIndex(idx: ResolverIndex): NonNullable<ResolverIndex["lazy"]
     for (const k of deletes1(w)) {
       const a = deletes.get(k);
       if (a === undefined) deletes.set(k, w);
-      else if (typeof a === "string") { if (a !== w) deletes.set(k, [a, w]); }
-      else if (!a.includes(w)) a.push(w);
+      else if (typeof a === "string") {
+        if (a !== w) deletes.set(k, [a, w]);
+      } else if (!a.includes(w)) a.push(w);
     }
     const b = vocabByFirst.get(w[0]!);
-    if (b) b.push(w); else vocabByFirst.set(w[0]!, [w]);
+    if (b) b.push(w);
+    else vocabByFirst.set(w[0]!, [w]);
   }
   return (idx.lazy.typo = { deletes, vocabByFirst, memo: new Map(), ms: performance.now() - t0 });
 }
@@ -153,8 +179,16 @@ export function contentIndex(idx: ResolverIndex): NonNullable<ResolverIndex["laz
 /** Whether one document's content mentions every given stem (the bonus for a name candidate). */
 export function contentMentions(idx: ResolverIndex, i: number, stems: readonly string[]): boolean {
   if (stems.length === 0) return false;
-  if (idx.lazy.content) return stems.every((s) => { const p = idx.lazy.content!.byContentStem.get(s); return !!p && p.includes(i); });
-  const own = new Set(words(contentText(idx.docs[i]!.doc.content ?? {})).filter((w) => w.length > 3).map(stem));
+  if (idx.lazy.content)
+    return stems.every((s) => {
+      const p = idx.lazy.content!.byContentStem.get(s);
+      return !!p && p.includes(i);
+    });
+  const own = new Set(
+    words(contentText(idx.docs[i]!.doc.content ?? {}))
+      .filter((w) => w.length > 3)
+      .map(stem),
+  );
   return stems.every((s) => own.has(s));
 }
 
@@ -169,7 +203,10 @@ export function folderSubtree(idx: ResolverIndex, folderIdentity: string): Set<n
       if (out.has(i)) continue;
       out.add(i);
       const d = idx.docs[i]!.doc;
-      if (d.documentType === "Folder" && !seen.has(d.identity)) { seen.add(d.identity); queue.push(d.identity); }
+      if (d.documentType === "Folder" && !seen.has(d.identity)) {
+        seen.add(d.identity);
+        queue.push(d.identity);
+      }
     }
   }
   return out;

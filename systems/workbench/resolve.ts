@@ -55,12 +55,14 @@ function add(acc: Acc, i: number, score: number, signal: string): void {
 
 /** Posting lists are built in document order, so membership is a binary search. */
 function contains(sorted: readonly number[], x: number): boolean {
-  let lo = 0, hi = sorted.length - 1;
+  let lo = 0,
+    hi = sorted.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const v = sorted[mid]!;
     if (v === x) return true;
-    if (v < x) lo = mid + 1; else hi = mid - 1;
+    if (v < x) lo = mid + 1;
+    else hi = mid - 1;
   }
   return false;
 }
@@ -76,7 +78,13 @@ function intersectSlots(slots: ReadonlyArray<ReadonlySet<string>>, postings: Map
     .map((alts) => {
       const ls: number[][] = [];
       let size = 0;
-      for (const a of alts) { const p = postings.get(a); if (p) { ls.push(p); size += p.length; } }
+      for (const a of alts) {
+        const p = postings.get(a);
+        if (p) {
+          ls.push(p);
+          size += p.length;
+        }
+      }
       return { ls, size };
     })
     .sort((a, b) => a.size - b.size);
@@ -100,8 +108,9 @@ export function typoAlternatives(idx: ResolverIndex, w: string): string[] {
   const keys = [w, ...deletes1(w)];
   for (const k of keys) {
     const hit = typo.deletes.get(k); // deletion or substitution
-    if (typeof hit === "string") { if (hit !== w) found.add(hit); }
-    else if (hit) for (const v of hit) if (v !== w) found.add(v);
+    if (typeof hit === "string") {
+      if (hit !== w) found.add(hit);
+    } else if (hit) for (const v of hit) if (v !== w) found.add(v);
     if (k !== w && idx.byWord.has(k)) found.add(k); // w carries one extra letter
   }
   const out = [...found].filter((v) => osaDistance(v, w, 1) <= 1);
@@ -126,9 +135,13 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
 
   // Names containing every mention word: the same words in the same order is the exact name,
   // in another order the same tokens, with extra words a partial match.
-  const sameMultiset = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");
+  const sameMultiset = (a: readonly string[], b: readonly string[]) =>
+    a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");
   const nameKey = ws.join(" ");
-  for (const i of intersectSlots(ws.map((w) => new Set([w])), idx.byWord)) {
+  for (const i of intersectSlots(
+    ws.map((w) => new Set([w])),
+    idx.byWord,
+  )) {
     const d = idx.docs[i]!;
     if (d.nameKey === nameKey) add(acc, i, SCORES.display_name_exact, "display_name_exact");
     else if (sameMultiset(ws, d.nameWords)) add(acc, i, SCORES.tokens_equal, "tokens");
@@ -138,9 +151,17 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
   // Beyond v0.6.0, each a separate, weaker signal. A doc whose words all match and that has no
   // other words is a full match of that signal; one with extra words a partial one.
   const stems = ws.map(stem);
-  for (const i of intersectSlots(stems.map((s) => new Set([s])), idx.byStem)) {
+  for (const i of intersectSlots(
+    stems.map((s) => new Set([s])),
+    idx.byStem,
+  )) {
     const d = idx.docs[i]!;
-    add(acc, i, sameMultiset(stems, d.nameWords.map(stem)) ? SCORES.stem : SCORES.weakPartial(ws.length / d.nameWords.length), "stem");
+    add(
+      acc,
+      i,
+      sameMultiset(stems, d.nameWords.map(stem)) ? SCORES.stem : SCORES.weakPartial(ws.length / d.nameWords.length),
+      "stem",
+    );
   }
 
   // Both directions: a Latin mention for a Cyrillic name ("Obekt Alfa") and a Cyrillic one for a
@@ -155,10 +176,20 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
       const name = idx.docs[i]!.nameKey;
       return (latinMention && (hasCyrillic(name) || !hasLatin(name))) || (cyrillicMention && hasLatin(name));
     };
-    for (const i of intersectSlots(sk.map((s) => new Set([s])), skIdx.bySkeleton)) {
+    for (const i of intersectSlots(
+      sk.map((s) => new Set([s])),
+      skIdx.bySkeleton,
+    )) {
       if (!crossScript(i)) continue;
       const d = idx.docs[i]!;
-      add(acc, i, sameMultiset(sk, d.nameWords.map(skeletonWord)) ? SCORES.transliteration : SCORES.weakPartial(ws.length / d.nameWords.length), "transliteration");
+      add(
+        acc,
+        i,
+        sameMultiset(sk, d.nameWords.map(skeletonWord))
+          ? SCORES.transliteration
+          : SCORES.weakPartial(ws.length / d.nameWords.length),
+        "transliteration",
+      );
     }
   }
 
@@ -179,12 +210,19 @@ export function collectCandidates(idx: ResolverIndex, mention: string): Acc {
   // ones); when no name matches at all, documents mentioning it are offered as suggestions.
   const contentStems = ws.filter((w) => w.length > 3).map(stem);
   if (contentStems.length) {
-    const named = [...acc.entries()].filter(([, v]) => v.score >= FOUND_THRESHOLD).sort((a, b) => b[1].score - a[1].score).slice(0, 20);
+    const named = [...acc.entries()]
+      .filter(([, v]) => v.score >= FOUND_THRESHOLD)
+      .sort((a, b) => b[1].score - a[1].score)
+      .slice(0, 20);
     for (const [i, cur] of named) {
-      if (contentMentions(idx, i, contentStems)) add(acc, i, Math.min(0.99, cur.score + SCORES.content_mention_bonus), "content_mention");
+      if (contentMentions(idx, i, contentStems))
+        add(acc, i, Math.min(0.99, cur.score + SCORES.content_mention_bonus), "content_mention");
     }
     if (named.length === 0) {
-      for (const i of intersectSlots(contentStems.map((s) => new Set([s])), contentIndex(idx).byContentStem).slice(0, 50)) {
+      for (const i of intersectSlots(
+        contentStems.map((s) => new Set([s])),
+        contentIndex(idx).byContentStem,
+      ).slice(0, 50)) {
         if (!acc.has(i)) add(acc, i, SCORES.content_mention_alone, "content_mention");
       }
     }
@@ -197,35 +235,72 @@ export function resolveMention(idx: ResolverIndex, q: MentionQuery): MentionResu
     return { status: "unsupported_type", candidates: [] };
   }
   const acc = collectCandidates(idx, q.mention);
-  let entries = [...acc.entries()].filter(([i]) => (!q.scope || q.scope.has(i)) && (!q.entityType || idx.docs[i]!.doc.documentType === q.entityType));
-  const supported = entries.filter(([i]) => (SUPPORTED_TYPES as readonly string[]).includes(idx.docs[i]!.doc.documentType));
+  let entries = [...acc.entries()].filter(
+    ([i]) => (!q.scope || q.scope.has(i)) && (!q.entityType || idx.docs[i]!.doc.documentType === q.entityType),
+  );
+  const supported = entries.filter(([i]) =>
+    (SUPPORTED_TYPES as readonly string[]).includes(idx.docs[i]!.doc.documentType),
+  );
   if (supported.length === 0 && entries.some(([, v]) => v.score >= FOUND_THRESHOLD)) {
     return { status: "unsupported_type", candidates: [] };
   }
   entries = supported;
-  entries.sort(([ia, a], [ib, b]) => b.score - a.score || idx.docs[ia]!.doc.identity.localeCompare(idx.docs[ib]!.doc.identity));
+  entries.sort(
+    ([ia, a], [ib, b]) => b.score - a.score || idx.docs[ia]!.doc.identity.localeCompare(idx.docs[ib]!.doc.identity),
+  );
   const top = entries[0];
   const toCandidate = ([i, v]: [number, { score: number; signals: string[] }], k: number): ScoredCandidate => {
     const d = idx.docs[i]!.doc;
-    const signals = q.entityType && v.signals.includes("identity") ? ["document_type+identity", ...v.signals.filter((s) => s !== "identity")] : v.signals;
-    return { candidateId: `c${k + 1}`, identity: d.identity, displayName: d.displayName, documentType: d.documentType, score: Math.round(v.score * 1000) / 1000, signals };
+    const signals =
+      q.entityType && v.signals.includes("identity")
+        ? ["document_type+identity", ...v.signals.filter((s) => s !== "identity")]
+        : v.signals;
+    return {
+      candidateId: `c${k + 1}`,
+      identity: d.identity,
+      displayName: d.displayName,
+      documentType: d.documentType,
+      score: Math.round(v.score * 1000) / 1000,
+      signals,
+    };
   };
   if (!top || top[1].score < FOUND_THRESHOLD) {
     // Asked for one type, but the name exists as another ("отчёт «Инвентаризация»" that is a
     // composition): not found — and those documents are offered, never taken.
-    const otherTypes = q.entityType && entries.length === 0
-      ? [...acc.entries()].filter(([i, v]) => v.score >= FOUND_THRESHOLD && (!q.scope || q.scope.has(i)) && (SUPPORTED_TYPES as readonly string[]).includes(idx.docs[i]!.doc.documentType))
-          .sort(([ia, a], [ib, b]) => b.score - a.score || idx.docs[ia]!.doc.identity.localeCompare(idx.docs[ib]!.doc.identity))
-          .map(([i, v]): [number, { score: number; signals: string[] }] => [i, { score: v.score, signals: [...v.signals, "other_type"] }])
-      : [];
-    return { status: "not_found", candidates: (otherTypes.length ? otherTypes : entries).slice(0, MAX_CANDIDATES).map(toCandidate) };
+    const otherTypes =
+      q.entityType && entries.length === 0
+        ? [...acc.entries()]
+            .filter(
+              ([i, v]) =>
+                v.score >= FOUND_THRESHOLD &&
+                (!q.scope || q.scope.has(i)) &&
+                (SUPPORTED_TYPES as readonly string[]).includes(idx.docs[i]!.doc.documentType),
+            )
+            .sort(
+              ([ia, a], [ib, b]) =>
+                b.score - a.score || idx.docs[ia]!.doc.identity.localeCompare(idx.docs[ib]!.doc.identity),
+            )
+            .map(([i, v]): [number, { score: number; signals: string[] }] => [
+              i,
+              { score: v.score, signals: [...v.signals, "other_type"] },
+            ])
+        : [];
+    return {
+      status: "not_found",
+      candidates: (otherTypes.length ? otherTypes : entries).slice(0, MAX_CANDIDATES).map(toCandidate),
+    };
   }
   // An exact identity always wins (seed: documentType + identity is the most reliable signal):
   // the mention, folded, is a document's identity character for character — never a name that
   // merely reads like one — so no fuzzy name match can make it ambiguous.
   const exactId = idx.byIdentity.get(fold(q.mention).trim());
   if (exactId !== undefined && exactId === top[0]) {
-    return { status: "resolved", candidates: entries.slice(0, MAX_CANDIDATES).map(toCandidate), resolvedIdentity: idx.docs[exactId]!.doc.identity, resolvedBy: "exact" };
+    return {
+      status: "resolved",
+      candidates: entries.slice(0, MAX_CANDIDATES).map(toCandidate),
+      resolvedIdentity: idx.docs[exactId]!.doc.identity,
+      resolvedBy: "exact",
+    };
   }
   const close = entries.filter(([, v]) => v.score >= top[1].score - CLOSE_MARGIN + 1e-9);
   if (close.length > 1) {

@@ -45,12 +45,20 @@ export function loadDocsIndex(dir: string | undefined, recheckMs = 5_000): DocsI
   } catch {
     return null;
   }
-  const signature = files.map((f) => { const s = statSync(f); return `${f}:${s.size}:${s.mtimeMs}`; }).join("|");
+  const signature = files
+    .map((f) => {
+      const s = statSync(f);
+      return `${f}:${s.size}:${s.mtimeMs}`;
+    })
+    .join("|");
   if (cached && cached.signature === signature) {
     cached.checkedAt = Date.now();
     return cached.index;
   }
-  const pages: DocPage[] = files.map((f) => ({ path: relative(root, f).split("\\").join("/"), markdown: readFileSync(f, "utf8") }));
+  const pages: DocPage[] = files.map((f) => ({
+    path: relative(root, f).split("\\").join("/"),
+    markdown: readFileSync(f, "utf8"),
+  }));
   const index = buildDocsIndex(pages);
   docsCache.set(root, { signature, checkedAt: Date.now(), index });
   return index;

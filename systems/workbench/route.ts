@@ -18,19 +18,21 @@ export function routeSources(plan: Plan): Routing {
   const loadDocumentation = modes.has("documentation") || modes.has("mixed");
   const resolveDomain = modes.has("domain") || modes.has("mixed") || modes.has("conversation");
   const useConversation = modes.has("conversation");
-  const mode: SourceMode = modes.size === 0
-    ? "none"
-    : modes.size === 1
-      ? [...modes][0]!
-      : loadDocumentation && resolveDomain
-        ? "mixed"
-        : [...modes].find((m) => m !== "none") ?? "none";
+  const mode: SourceMode =
+    modes.size === 0
+      ? "none"
+      : modes.size === 1
+        ? [...modes][0]!
+        : loadDocumentation && resolveDomain
+          ? "mixed"
+          : ([...modes].find((m) => m !== "none") ?? "none");
   return { tasks, loadDocumentation, resolveDomain, useConversation, mode };
 }
 
 /** The documentation query for a run: the request minus names (names are domain, not docs). */
 export function documentationQuery(canonical: string, plan: Plan): string {
   let q = canonical;
-  for (const t of plan.tasks) for (const m of t.mentions) if (t.sourceMode !== "documentation") q = q.split(m).join(" ");
+  for (const t of plan.tasks)
+    for (const m of t.mentions) if (t.sourceMode !== "documentation") q = q.split(m).join(" ");
   return q;
 }

@@ -28,7 +28,8 @@ function readWorkspace(raw: unknown): Workspace {
   if (!parsed.success) throw new AppError("invalid_request", `workspace: ${describeZod(parsed.error)}`);
   // Two documents under one identity would be mixed by every stage: refused before any runs.
   const dups = duplicateIdentities(parsed.data);
-  if (dups.length) throw new AppError("invalid_request", duplicateIdentitiesMessage(dups), { duplicateIdentities: dups });
+  if (dups.length)
+    throw new AppError("invalid_request", duplicateIdentitiesMessage(dups), { duplicateIdentities: dups });
   // The hash is of what the backend sent (canonical JSON), not of our defaults-filled copy.
   return { parsed: parsed.data, sha: snapshotSha256(raw) };
 }
@@ -56,8 +57,18 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       select id, status, plan_version, created_at from interactions where conversation_id = ${conv.id} order by created_at`;
     return c.json({
       conversationId: conv.id,
-      messages: (await listMessages(sql, conv.id)).map((m) => ({ seq: m.seq, role: m.role, text: m.text, meta: m.meta })),
-      interactions: interactions.map((i) => ({ id: i.id, status: i.status, planVersion: i.plan_version, createdAt: i.created_at })),
+      messages: (await listMessages(sql, conv.id)).map((m) => ({
+        seq: m.seq,
+        role: m.role,
+        text: m.text,
+        meta: m.meta,
+      })),
+      interactions: interactions.map((i) => ({
+        id: i.id,
+        status: i.status,
+        planVersion: i.plan_version,
+        createdAt: i.created_at,
+      })),
     });
   });
 
@@ -67,16 +78,29 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     if (!it || !conv) throw new AppError("not_found", "Запрос (interaction) не найден.");
     const clarifications = await listClarifications(sql, it.id);
     return c.json({
-      id: it.id, conversationId: it.conversationId, status: it.status, planVersion: it.planVersion, plan: it.plan,
+      id: it.id,
+      conversationId: it.conversationId,
+      status: it.status,
+      planVersion: it.planVersion,
+      plan: it.plan,
       rootMessageId: it.rootMessageId,
       workspace: { generation: it.workspaceGeneration, snapshotSha256: it.workspaceSnapshotSha256 },
       documentationVersion: it.documentationVersion,
       clarifications: clarifications.map((q) => ({
-        id: q.id, taskId: q.taskId, slot: q.slot, question: q.question, candidates: q.candidates, status: q.status,
-        planVersion: q.planVersion, questionMessageId: q.questionMessageId, answerMessageId: q.answerMessageId,
-        createdAt: q.createdAt, resolvedAt: q.resolvedAt,
+        id: q.id,
+        taskId: q.taskId,
+        slot: q.slot,
+        question: q.question,
+        candidates: q.candidates,
+        status: q.status,
+        planVersion: q.planVersion,
+        questionMessageId: q.questionMessageId,
+        answerMessageId: q.answerMessageId,
+        createdAt: q.createdAt,
+        resolvedAt: q.resolvedAt,
       })),
-      createdAt: it.createdAt, updatedAt: it.updatedAt,
+      createdAt: it.createdAt,
+      updatedAt: it.updatedAt,
     });
   });
 
@@ -88,13 +112,21 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const calls = newCounter();
     // The run is claimed first (Idempotency-Key replay, one running run per conversation), so a
     // retried answer replays its run instead of meeting its own applied answer as a conflict.
-    const begun = await beginRun(c, deps, { conversationId: conv.id, tenantId: conv.tenantId, kind: "workbench", debug: body.debug });
+    const begun = await beginRun(c, deps, {
+      conversationId: conv.id,
+      tenantId: conv.tenantId,
+      kind: "workbench",
+      debug: body.debug,
+    });
     if (begun.replay) return begun.replay;
     // Replies are classified and applied before the stream opens: a stale or concurrent answer
     // is a plain 409, an id outside the candidate list a 422.
-    const reply = body.replyToClarificationId || body.interactionId
-      ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) => refuseBegunRun(begun.run, asConflict(e)))
-      : { kind: "new_request" as const, stage: {} };
+    const reply =
+      body.replyToClarificationId || body.interactionId
+        ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) =>
+            refuseBegunRun(begun.run, asConflict(e)),
+          )
+        : { kind: "new_request" as const, stage: {} };
 
     return streamRun<WorkbenchEvents>(c, deps, {
       begun: begun.run,
@@ -106,25 +138,65 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       work: async (run) => {
         const isNew = reply.kind === "new_request";
         const interactionId = isNew ? `interaction-${randomUUID()}` : reply.interaction.id;
-        const planVersion = reply.kind === "continue" ? reply.planVersion : reply.kind === "cancelled" ? reply.interaction.planVersion : 1;
+        const planVersion =
+          reply.kind === "continue"
+            ? reply.planVersion
+            : reply.kind === "cancelled"
+              ? reply.interaction.planVersion
+              : 1;
         run.emit("run_started", { runId: run.id, conversationId: conv.id, interactionId, planVersion });
         const trace = stageTrace(deps, run);
         const docs = loadDocsIndex(deps.config.docsDir);
         trace.record("00", "ok", {
-          runId: run.id, conversationId: conv.id, tenantId: conv.tenantId, interactionId, planVersion, continuation: !isNew,
-          workspace: { generation: workspace.parsed.generation, snapshotSha256: workspace.sha, documents: workspace.parsed.documents.length, sample: body.workspace === undefined },
+          runId: run.id,
+          conversationId: conv.id,
+          tenantId: conv.tenantId,
+          interactionId,
+          planVersion,
+          continuation: !isNew,
+          workspace: {
+            generation: workspace.parsed.generation,
+            snapshotSha256: workspace.sha,
+            documents: workspace.parsed.documents.length,
+            sample: body.workspace === undefined,
+          },
           documentation: docs ? { version: docs.version, sections: docs.sections.length } : null,
-          llm: { offline: deps.llm.offline, models: Object.fromEntries(WORKBENCH_ROLES.map((r) => [r, deps.llm.modelFor(r)])) },
+          llm: {
+            offline: deps.llm.offline,
+            models: Object.fromEntries(WORKBENCH_ROLES.map((r) => [r, deps.llm.modelFor(r)])),
+          },
           budget: { preparatory: 2, final: 1 },
         });
-        trace.record("01", "ok", { text: body.text, interactionId: body.interactionId ?? null, replyToClarificationId: body.replyToClarificationId ?? null, selectedCandidateId: body.selectedCandidateId ?? null });
+        trace.record("01", "ok", {
+          text: body.text,
+          interactionId: body.interactionId ?? null,
+          replyToClarificationId: body.replyToClarificationId ?? null,
+          selectedCandidateId: body.selectedCandidateId ?? null,
+        });
 
         if (reply.kind === "cancelled") {
           trace.record("07", "ok", { ...reply.stage, interactionId, status: "cancelled" });
           trace.finish("cancelled");
-          const publish = await sql.begin((tx) => run.complete(tx, [{ event: "final", data: {
-            interactionId, status: "cancelled", planVersion, answer: "Запрос отменён.", entityCitations: [], validation: { ok: true, issues: [] }, modelCalls: modelCalls(calls),
-          } }], { outcome: "cancelled", reasonCodes: ["cancelled_by_user"] }));
+          const publish = await sql.begin((tx) =>
+            run.complete(
+              tx,
+              [
+                {
+                  event: "final",
+                  data: {
+                    interactionId,
+                    status: "cancelled",
+                    planVersion,
+                    answer: "Запрос отменён.",
+                    entityCitations: [],
+                    validation: { ok: true, issues: [] },
+                    modelCalls: modelCalls(calls),
+                  },
+                },
+              ],
+              { outcome: "cancelled", reasonCodes: ["cancelled_by_user"] },
+            ),
+          );
           publish();
           return;
         }
@@ -137,7 +209,12 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
         try {
           await runPreparationTurn({
             reply: reply.kind === "continue" ? reply.pending : null,
-            deps, run, trace, conversationId: conv.id, interactionId, isNew,
+            deps,
+            run,
+            trace,
+            conversationId: conv.id,
+            interactionId,
+            isNew,
             // A continuation restores the root text from the Interaction's snapshot (it never changes).
             rootText: body.text,
             userMessage: isNew ? { text: body.text, meta: { root: true } } : null,

@@ -10,5 +10,8 @@ import { StageTrace } from "./trace";
  * on), and `DEBUG_DIR/{runId}/NN-name.json` files with AI_DEBUG=true (driver/stages.ts).
  */
 export function stageTrace(deps: Deps, run: Run<WorkbenchEvents>): StageTrace {
-  return new StageTrace(stageSink(run, deps.config.aiDebug ? deps.config.debugDir : null, deps.log), configuredSecrets(deps.config));
+  return new StageTrace(
+    stageSink(run, deps.config.aiDebug ? deps.config.debugDir : null, deps.log),
+    configuredSecrets(deps.config),
+  );
 }

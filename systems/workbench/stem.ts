@@ -6,20 +6,120 @@ const VOWELS = "аеиоуыэюя";
 
 const PERFECTIVE_GERUND_1 = ["вшись", "вши", "в"]; // after а/я
 const PERFECTIVE_GERUND_2 = ["ившись", "ывшись", "ивши", "ывши", "ив", "ыв"];
-const ADJECTIVE = ["ими", "ыми", "его", "ого", "ему", "ому", "ее", "ие", "ые", "ое", "ей", "ий", "ый", "ой", "ем", "им", "ым", "ом", "их", "ых", "ую", "юю", "ая", "яя", "ою", "ею"];
+const ADJECTIVE = [
+  "ими",
+  "ыми",
+  "его",
+  "ого",
+  "ему",
+  "ому",
+  "ее",
+  "ие",
+  "ые",
+  "ое",
+  "ей",
+  "ий",
+  "ый",
+  "ой",
+  "ем",
+  "им",
+  "ым",
+  "ом",
+  "их",
+  "ых",
+  "ую",
+  "юю",
+  "ая",
+  "яя",
+  "ою",
+  "ею",
+];
 const PARTICIPLE_1 = ["ем", "нн", "вш", "ющ", "щ"]; // after а/я
 const PARTICIPLE_2 = ["ивш", "ывш", "ующ"];
 const REFLEXIVE = ["ся", "сь"];
 const VERB_1 = ["ете", "йте", "ешь", "нно", "ла", "на", "ли", "ем", "ло", "но", "ет", "ют", "ны", "ть", "й", "л", "н"]; // after а/я
-const VERB_2 = ["ейте", "уйте", "ила", "ыла", "ена", "ите", "или", "ыли", "ило", "ыло", "ено", "ует", "уют", "ены", "ить", "ыть", "ишь", "ей", "уй", "ил", "ыл", "им", "ым", "ен", "ят", "ит", "ыт", "ую", "ю"];
-const NOUN = ["иями", "ями", "ами", "ией", "иям", "ием", "иях", "ев", "ов", "ие", "ье", "еи", "ии", "ей", "ой", "ий", "ям", "ем", "ам", "ом", "ах", "ях", "ию", "ью", "ия", "ья", "а", "е", "и", "й", "о", "у", "ы", "ь", "ю", "я"];
+const VERB_2 = [
+  "ейте",
+  "уйте",
+  "ила",
+  "ыла",
+  "ена",
+  "ите",
+  "или",
+  "ыли",
+  "ило",
+  "ыло",
+  "ено",
+  "ует",
+  "уют",
+  "ены",
+  "ить",
+  "ыть",
+  "ишь",
+  "ей",
+  "уй",
+  "ил",
+  "ыл",
+  "им",
+  "ым",
+  "ен",
+  "ят",
+  "ит",
+  "ыт",
+  "ую",
+  "ю",
+];
+const NOUN = [
+  "иями",
+  "ями",
+  "ами",
+  "ией",
+  "иям",
+  "ием",
+  "иях",
+  "ев",
+  "ов",
+  "ие",
+  "ье",
+  "еи",
+  "ии",
+  "ей",
+  "ой",
+  "ий",
+  "ям",
+  "ем",
+  "ам",
+  "ом",
+  "ах",
+  "ях",
+  "ию",
+  "ью",
+  "ия",
+  "ья",
+  "а",
+  "е",
+  "и",
+  "й",
+  "о",
+  "у",
+  "ы",
+  "ь",
+  "ю",
+  "я",
+];
 const DERIVATIONAL = ["ость", "ост"];
 const SUPERLATIVE = ["ейше", "ейш"];
 
 const byLength = (xs: string[]) => [...xs].sort((a, b) => b.length - a.length);
-const PG1 = byLength(PERFECTIVE_GERUND_1), PG2 = byLength(PERFECTIVE_GERUND_2);
-const ADJ = byLength(ADJECTIVE), P1 = byLength(PARTICIPLE_1), P2 = byLength(PARTICIPLE_2);
-const V1 = byLength(VERB_1), V2 = byLength(VERB_2), N = byLength(NOUN), REF = byLength(REFLEXIVE);
+const PG1 = byLength(PERFECTIVE_GERUND_1),
+  PG2 = byLength(PERFECTIVE_GERUND_2);
+const ADJ = byLength(ADJECTIVE),
+  P1 = byLength(PARTICIPLE_1),
+  P2 = byLength(PARTICIPLE_2);
+const V1 = byLength(VERB_1),
+  V2 = byLength(VERB_2),
+  N = byLength(NOUN),
+  REF = byLength(REFLEXIVE);
 
 function isVowel(c: string | undefined): boolean {
   return c !== undefined && VOWELS.includes(c);
@@ -27,7 +127,11 @@ function isVowel(c: string | undefined): boolean {
 
 function regions(w: string): { rv: number; r2: number } {
   let rv = w.length;
-  for (let i = 0; i < w.length; i++) if (isVowel(w[i])) { rv = i + 1; break; }
+  for (let i = 0; i < w.length; i++)
+    if (isVowel(w[i])) {
+      rv = i + 1;
+      break;
+    }
   const after = (from: number) => {
     for (let i = from; i < w.length - 1; i++) if (isVowel(w[i]) && !isVowel(w[i + 1])) return i + 2;
     return w.length;

@@ -8,7 +8,14 @@ import type { Role } from "../../llm/client";
 import { clarificationSpec } from "./clarification.machine";
 import { interactionSpec, type WorkspaceRef } from "./interaction.machine";
 import type { Tx } from "../../storage/db";
-import { activeInteraction, answeredClarifications, closeClarification, insertClarification, openClarificationOf, upsertInteraction } from "./store/interactions";
+import {
+  activeInteraction,
+  answeredClarifications,
+  closeClarification,
+  insertClarification,
+  openClarificationOf,
+  upsertInteraction,
+} from "./store/interactions";
 import { appendMessages, listMessages } from "../../storage/messages";
 import type { ConversationMessage } from "./model-request";
 import { passedIdentities } from "./model-request";
@@ -46,10 +53,20 @@ export interface CallCounter {
 }
 
 export const newCounter = (): CallCounter => ({ planner: 0, reranker: 0, classifier: 0, answer: 0 });
-export const modelCalls = (c: CallCounter) => ({ preparatory: c.planner + c.reranker + c.classifier, final: c.answer, byRole: { ...c } });
+export const modelCalls = (c: CallCounter) => ({
+  preparatory: c.planner + c.reranker + c.classifier,
+  final: c.answer,
+  byRole: { ...c },
+});
 
 /** A structured-output port over the LLM client: the parsed value, or null (fallback path). */
-export function structuredPort(deps: Deps, run: { signal: AbortSignal } | null, role: Role, schema: import("zod").ZodType, name: string): ModelPort {
+export function structuredPort(
+  deps: Deps,
+  run: { signal: AbortSignal } | null,
+  role: Role,
+  schema: import("zod").ZodType,
+  name: string,
+): ModelPort {
   return async (messages) => {
     const r = await deps.llm.structured(role, messages, schema, name, run ? { signal: run.signal } : {});
     return r.ok ? r.value : null;
@@ -57,12 +74,19 @@ export function structuredPort(deps: Deps, run: { signal: AbortSignal } | null, 
 }
 
 /** Recent messages and the documents earlier turns were about (newest first): stage 08 and "она". */
-export async function conversationContext(sql: Tx, conversationId: string): Promise<{ history: ConversationMessage[]; referents: Referent[] }> {
+export async function conversationContext(
+  sql: Tx,
+  conversationId: string,
+): Promise<{ history: ConversationMessage[]; referents: Referent[] }> {
   const msgs = await listMessages(sql, conversationId, 40);
-  const history = msgs.filter((m) => m.role === "user" || m.role === "assistant").map((m) => ({ role: m.role as "user" | "assistant", text: m.text }));
+  const history = msgs
+    .filter((m) => m.role === "user" || m.role === "assistant")
+    .map((m) => ({ role: m.role as "user" | "assistant", text: m.text }));
   const referents: Referent[] = [];
   for (let i = msgs.length - 1; i >= 0; i--) {
-    const targets = (msgs[i]!.meta as { targets?: Array<{ identity: string; documentType: string; displayName: string }> }).targets;
+    const targets = (
+      msgs[i]!.meta as { targets?: Array<{ identity: string; documentType: string; displayName: string }> }
+    ).targets;
     if (Array.isArray(targets)) for (const t of targets) referents.push({ ...t, turn: msgs[i]!.seq });
   }
   return { history, referents };
@@ -72,7 +96,10 @@ export async function conversationContext(sql: Tx, conversationId: string): Prom
 async function supersedeActive(tx: Tx, conversationId: string, byId: string): Promise<string | null> {
   const active = await activeInteraction(tx, conversationId);
   if (!active || active.id === byId) return null;
-  await transitionStored(tx, interactionSpec, interactionKey(active.id), conversationId, { type: "supersede", by: byId });
+  await transitionStored(tx, interactionSpec, interactionKey(active.id), conversationId, {
+    type: "supersede",
+    by: byId,
+  });
   await upsertInteraction(tx, { ...projectionOf(active), status: "superseded" });
   const open = await openClarificationOf(tx, active.id);
   if (open && (await closeClarification(tx, open.id, "superseded", null))) {
@@ -81,9 +108,28 @@ async function supersedeActive(tx: Tx, conversationId: string, byId: string): Pr
   return active.id;
 }
 
-function projectionOf(r: { id: string; conversationId: string; rootMessageId: string | null; status: string; plan: unknown; planVersion: number; workspaceGeneration: string | null; workspaceSnapshotSha256: string | null; documentationVersion: string | null }) {
-  return { id: r.id, conversationId: r.conversationId, rootMessageId: r.rootMessageId, status: r.status, plan: r.plan, planVersion: r.planVersion,
-    workspaceGeneration: r.workspaceGeneration, workspaceSnapshotSha256: r.workspaceSnapshotSha256, documentationVersion: r.documentationVersion };
+function projectionOf(r: {
+  id: string;
+  conversationId: string;
+  rootMessageId: string | null;
+  status: string;
+  plan: unknown;
+  planVersion: number;
+  workspaceGeneration: string | null;
+  workspaceSnapshotSha256: string | null;
+  documentationVersion: string | null;
+}) {
+  return {
+    id: r.id,
+    conversationId: r.conversationId,
+    rootMessageId: r.rootMessageId,
+    status: r.status,
+    plan: r.plan,
+    planVersion: r.planVersion,
+    workspaceGeneration: r.workspaceGeneration,
+    workspaceSnapshotSha256: r.workspaceSnapshotSha256,
+    documentationVersion: r.documentationVersion,
+  };
 }
 
 export interface PreparationTurn {
@@ -120,7 +166,9 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
   const sql = deps.db.sql;
   const ctx = await conversationContext(sql, t.conversationId);
   const docs = loadDocsIndex(deps.config.docsDir);
-  const clarifications = t.isNew ? [] : [...(await answeredClarifications(sql, t.interactionId)), ...(t.reply?.answered ? [t.reply.answered] : [])];
+  const clarifications = t.isNew
+    ? []
+    : [...(await answeredClarifications(sql, t.interactionId)), ...(t.reply?.answered ? [t.reply.answered] : [])];
   const pending = t.reply ?? null;
   let prepared: PrepareResult | null = null;
   let validation: ReturnType<typeof validateResponse> | null = null;
@@ -133,7 +181,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
   // The citations of the answer the user got: the replacement's when the model's was rejected.
   const answerCitations = (): string[] => {
     const r = replacement as { text: string } | null;
-    return r ? extractCitations(r.text) : (validation as ReturnType<typeof validateResponse> | null)?.citations ?? [];
+    return r ? extractCitations(r.text) : ((validation as ReturnType<typeof validateResponse> | null)?.citations ?? []);
   };
 
   const result = await runTurn({
@@ -166,11 +214,22 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           history: ctx.history,
           clarifications,
           preparatoryBudget: Math.max(0, MAX_PREPARATORY_CALLS - t.calls.classifier),
-          interaction: { ...t.interaction, interactionId: t.interactionId, planVersion: e.planVersion, workspaceChanged, snapshotSha256: t.workspace.sha, previousSnapshotSha256: t.previousSha },
+          interaction: {
+            ...t.interaction,
+            interactionId: t.interactionId,
+            planVersion: e.planVersion,
+            workspaceChanged,
+            snapshotSha256: t.workspace.sha,
+            previousSnapshotSha256: t.previousSha,
+          },
           // A switched-off stage has no port: prepare() then keeps to its deterministic path.
           ports: {
-            ...(stageEnabled("planner") ? { planner: structuredPort(deps, run, "planner", PlannerOutputSchema, "workbench_plan") } : {}),
-            ...(stageEnabled("reranker") ? { reranker: structuredPort(deps, run, "reranker", RerankerOutputSchema, "workbench_rerank") } : {}),
+            ...(stageEnabled("planner")
+              ? { planner: structuredPort(deps, run, "planner", PlannerOutputSchema, "workbench_plan") }
+              : {}),
+            ...(stageEnabled("reranker")
+              ? { reranker: structuredPort(deps, run, "reranker", RerankerOutputSchema, "workbench_rerank") }
+              : {}),
           },
           trace,
         });
@@ -196,16 +255,30 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         if (notice) run.emit("token", { delta: notice });
         // Stage 12 runs on the stream (doc/streaming.md): a sentence reaches the client as `token`
         // only after it passed validation; a rejected answer is replaced, never shown.
-        const opts = { exists: (id: string) => p.index.byIdentity.has(fold(id)), passed: passedIdentities(p.modelRequest!) };
+        const opts = {
+          exists: (id: string) => p.index.byIdentity.has(fold(id)),
+          passed: passedIdentities(p.modelRequest!),
+        };
         const checker = workbenchAnswerChecker(opts);
         const gate = new ValidatedStream(checker, (delta) => run.emit("token", { delta }));
-        const r = await deps.llm.stream("answer", p.messages!, { signal: run.signal, onDelta: (delta) => gate.push(delta) });
+        const r = await deps.llm.stream("answer", p.messages!, {
+          signal: run.signal,
+          onDelta: (delta) => gate.push(delta),
+        });
         if (!r.ok) {
           trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
           if (r.error.code === "cancelled") throw new AppError("internal", "client went away");
           // A clarification answer is applied only with its reply: nothing is stored, the same answer can be sent again.
-          if (pending) throw new AppError("model_unavailable", "Модель ответа сейчас недоступна. Ответ на уточнение не применён — отправьте его ещё раз.");
-          return { type: "failed" as const, code: "model_unavailable", message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз." };
+          if (pending)
+            throw new AppError(
+              "model_unavailable",
+              "Модель ответа сейчас недоступна. Ответ на уточнение не применён — отправьте его ещё раз.",
+            );
+          return {
+            type: "failed" as const,
+            code: "model_unavailable",
+            message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз.",
+          };
         }
         const gated = gate.end();
         validation = gatedValidation(r.value, opts, checker.rejected);
@@ -217,7 +290,13 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         // the run keeps what the model said and what was shown.
         const text = notice + replacementAnswer(p.modelRequest!, opts);
         replacement = { text, reason: "validation_failed", issues: validation.issues.map(issueText) };
-        trace.record("12", "ok", { ...validation, replaced: true, modelAnswer: r.value, released: gated.released, gateIssues: gated.issues });
+        trace.record("12", "ok", {
+          ...validation,
+          replaced: true,
+          modelAnswer: r.value,
+          released: gated.released,
+          gateIssues: gated.issues,
+        });
         run.emit("answer_replaced", replacement);
         return { type: "answered" as const, answer: text, validationOk: false };
       },
@@ -228,55 +307,161 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       if (t.isNew) await supersedeActive(tx, t.conversationId, t.interactionId);
       const msgs: Parameters<typeof appendMessages>[2] = [];
       if (pending) msgs.push({ role: "user", ...pending.userMessage });
-      if (t.userMessage) msgs.push({ role: "user", text: t.userMessage.text, meta: { ...t.userMessage.meta, interactionId: t.interactionId } });
+      if (t.userMessage)
+        msgs.push({
+          role: "user",
+          text: t.userMessage.text,
+          meta: { ...t.userMessage.meta, interactionId: t.interactionId },
+        });
       const assistantIndex = msgs.length;
       const clar = prepared?.clarification;
       if (state === "awaiting_clarification" && clar) {
-        msgs.push({ role: "assistant", text: clar.question, meta: { interactionId: t.interactionId, kind: "clarification", clarificationId, taskId: clar.taskId, slot: clar.slot, candidates: clar.candidates } });
+        msgs.push({
+          role: "assistant",
+          text: clar.question,
+          meta: {
+            interactionId: t.interactionId,
+            kind: "clarification",
+            clarificationId,
+            taskId: clar.taskId,
+            slot: clar.slot,
+            candidates: clar.candidates,
+          },
+        });
       } else if (state === "completed") {
-        msgs.push({ role: "assistant", text: c.answer ?? "", meta: { interactionId: t.interactionId, kind: "answer", planVersion: c.planVersion, targets: c.targets, citations: answerCitations(), validationOk: c.validationOk } });
+        msgs.push({
+          role: "assistant",
+          text: c.answer ?? "",
+          meta: {
+            interactionId: t.interactionId,
+            kind: "answer",
+            planVersion: c.planVersion,
+            targets: c.targets,
+            citations: answerCitations(),
+            validationOk: c.validationOk,
+          },
+        });
       }
       const ids = await appendMessages(tx, t.conversationId, msgs, run.id);
       if (pending) {
         // The answer and its continuation commit together; a lost claim means another answer won.
         const answerId = ids[0]!.id;
-        if (!(await closeClarification(tx, pending.clarificationId, pending.closeStatus, answerId, pending.claimToken))) {
+        if (
+          !(await closeClarification(tx, pending.clarificationId, pending.closeStatus, answerId, pending.claimToken))
+        ) {
           throw new AppError("conflict", "На это уточнение уже ответили.");
         }
-        await transitionStored(tx, clarificationSpec, clarificationKey(pending.clarificationId), t.conversationId, pending.clarificationEvent(answerId));
+        await transitionStored(
+          tx,
+          clarificationSpec,
+          clarificationKey(pending.clarificationId),
+          t.conversationId,
+          pending.clarificationEvent(answerId),
+        );
       }
       await upsertInteraction(tx, {
-        id: t.interactionId, conversationId: t.conversationId, rootMessageId: t.isNew && t.userMessage ? ids[0]?.id ?? null : null, status: state,
-        plan: c.plan, planVersion: c.planVersion, workspaceGeneration: wsRef.generation, workspaceSnapshotSha256: wsRef.snapshotSha256,
+        id: t.interactionId,
+        conversationId: t.conversationId,
+        rootMessageId: t.isNew && t.userMessage ? (ids[0]?.id ?? null) : null,
+        status: state,
+        plan: c.plan,
+        planVersion: c.planVersion,
+        workspaceGeneration: wsRef.generation,
+        workspaceSnapshotSha256: wsRef.snapshotSha256,
         documentationVersion: docs?.version ?? null,
       });
       if (state === "awaiting_clarification" && clar && clarificationId) {
-        await insertClarification(tx, { id: clarificationId, interactionId: t.interactionId, taskId: clar.taskId, slot: clar.slot, question: clar.question, questionMessageId: ids[assistantIndex]?.id ?? null, candidates: clar.candidates, planVersion: c.planVersion });
-        await createStored(tx, clarificationSpec, clarificationKey(clarificationId), t.conversationId,
-          { id: clarificationId, interactionId: t.interactionId, taskId: clar.taskId, slot: clar.slot, question: clar.question, candidates: clar.candidates, planVersion: c.planVersion }, run.id);
+        await insertClarification(tx, {
+          id: clarificationId,
+          interactionId: t.interactionId,
+          taskId: clar.taskId,
+          slot: clar.slot,
+          question: clar.question,
+          questionMessageId: ids[assistantIndex]?.id ?? null,
+          candidates: clar.candidates,
+          planVersion: c.planVersion,
+        });
+        await createStored(
+          tx,
+          clarificationSpec,
+          clarificationKey(clarificationId),
+          t.conversationId,
+          {
+            id: clarificationId,
+            interactionId: t.interactionId,
+            taskId: clar.taskId,
+            slot: clar.slot,
+            question: clar.question,
+            candidates: clar.candidates,
+            planVersion: c.planVersion,
+          },
+          run.id,
+        );
       }
     },
     closing: (snap) => {
       const c = snap.context;
       const state = String(snap.value);
-      trace.finish(state === "awaiting_clarification" ? "clarification_required" : state === "failed" ? "failed" : "not_needed");
+      trace.finish(
+        state === "awaiting_clarification" ? "clarification_required" : state === "failed" ? "failed" : "not_needed",
+      );
       if (state === "awaiting_clarification" && prepared?.clarification && clarificationId) {
         const q = prepared.clarification;
-        return [{ event: "clarification_required", data: { id: clarificationId, interactionId: t.interactionId, taskId: q.taskId, slot: q.slot, question: q.question, candidates: q.candidates, reasons: prepared.adequacy.reasons, planVersion: c.planVersion, modelCalls: modelCalls(t.calls) } }];
+        return [
+          {
+            event: "clarification_required",
+            data: {
+              id: clarificationId,
+              interactionId: t.interactionId,
+              taskId: q.taskId,
+              slot: q.slot,
+              question: q.question,
+              candidates: q.candidates,
+              reasons: prepared.adequacy.reasons,
+              planVersion: c.planVersion,
+              modelCalls: modelCalls(t.calls),
+            },
+          },
+        ];
       }
-      if (state === "failed") return [{ event: "error", data: { code: c.error?.code ?? "internal", message: c.error?.message ?? "Запрос не выполнен." } }];
-      return [{ event: "final", data: {
-        interactionId: t.interactionId, status: snap.value, planVersion: c.planVersion, answer: c.answer ?? "",
-        entityCitations: answerCitations(), validation: validation ? { ok: validation.ok, issues: validation.issues } : { ok: true, issues: [] },
-        modelCalls: modelCalls(t.calls),
-        ...(prepared && prepared.outcome === "plain" ? { reasons: prepared.adequacy.reasons } : {}),
-      } }];
+      if (state === "failed")
+        return [
+          {
+            event: "error",
+            data: { code: c.error?.code ?? "internal", message: c.error?.message ?? "Запрос не выполнен." },
+          },
+        ];
+      return [
+        {
+          event: "final",
+          data: {
+            interactionId: t.interactionId,
+            status: snap.value,
+            planVersion: c.planVersion,
+            answer: c.answer ?? "",
+            entityCitations: answerCitations(),
+            validation: validation ? { ok: validation.ok, issues: validation.issues } : { ok: true, issues: [] },
+            modelCalls: modelCalls(t.calls),
+            ...(prepared && prepared.outcome === "plain" ? { reasons: prepared.adequacy.reasons } : {}),
+          },
+        },
+      ];
     },
     outcome: (snap) => {
       const state = String(snap.value);
       const reasons: string[] = [...((prepared as PrepareResult | null)?.adequacy.reasons ?? [])];
       if (validation && !validation.ok) reasons.push("validation_failed");
-      return { outcome: state === "awaiting_clarification" ? "clarification" : state === "completed" ? (prepared?.outcome === "plain" ? "plain_answer" : "answered") : state, reasonCodes: reasons };
+      return {
+        outcome:
+          state === "awaiting_clarification"
+            ? "clarification"
+            : state === "completed"
+              ? prepared?.outcome === "plain"
+                ? "plain_answer"
+                : "answered"
+              : state,
+        reasonCodes: reasons,
+      };
     },
   });
   void result;

@@ -5,7 +5,13 @@ import { z } from "zod";
 export const DOCUMENT_TYPES = ["Folder", "Composition", "Entity", "Form", "Report"] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
-export const INTENTS = ["explain_documentation", "find_entity", "inspect_entity", "list_entities", "unsupported"] as const;
+export const INTENTS = [
+  "explain_documentation",
+  "find_entity",
+  "inspect_entity",
+  "list_entities",
+  "unsupported",
+] as const;
 export type Intent = (typeof INTENTS)[number];
 
 export const SOURCE_MODES = ["documentation", "domain", "mixed", "conversation", "none"] as const;

@@ -4,7 +4,14 @@
 import { fold, IDENTITY_RE, UUID_RE } from "./text";
 
 export interface ValidationIssue {
-  code: "unknown_identity" | "not_in_context" | "empty_answer" | "malformed_citation" | "too_long" | "claimed_change" | "raw_json";
+  code:
+    | "unknown_identity"
+    | "not_in_context"
+    | "empty_answer"
+    | "malformed_citation"
+    | "too_long"
+    | "claimed_change"
+    | "raw_json";
   detail?: string;
 }
 
@@ -25,27 +32,65 @@ const CITATION_RE = /\[\[([^\[\]\n]{1,256})\]\]/g;
 // году», «создан ранее») is not a claim: a dated or past-marked sentence is skipped, and an
 // infinitive or imperative («можно удалить», «удалите в дереве») never matches.
 /** Stems whose short participle is itself a claim («формула обновлена», «композиция удалена»). */
-const STRONG_STEMS = ["измен", "обнов", "удал", "переимен", "помен", "исправ", "отредактир", "модифицир", "скорректир", "перезапис", "переписа", "вн[её]с", "убр"];
+const STRONG_STEMS = [
+  "измен",
+  "обнов",
+  "удал",
+  "переимен",
+  "помен",
+  "исправ",
+  "отредактир",
+  "модифицир",
+  "скорректир",
+  "перезапис",
+  "переписа",
+  "вн[её]с",
+  "убр",
+];
 /** Stems whose participle also describes a document («создана для…», «добавлены поля»): a claim only when addressed. */
-const WEAK_STEMS = ["созд", "добав", "сохран", "замен", "перен[её]с", "перемест", "перемещ", "опублик", "дополн", "поправ", "откат"];
+const WEAK_STEMS = [
+  "созд",
+  "добав",
+  "сохран",
+  "замен",
+  "перен[её]с",
+  "перемест",
+  "перемещ",
+  "опублик",
+  "дополн",
+  "поправ",
+  "откат",
+];
 const alt = (xs: string[]) => [...xs].sort((a, b) => b.length - a.length).join("|");
 // Past tense: a verb-suffix vowel, then л/ла/ло/ли (reflexive allowed); «внёс», «перенёс» end in the stem.
 const PAST = "(?:[аеиыуяо]?(?:л|ла|ло|ли)(?:ся|сь)?)";
 // Short passive participles: ен/ён/ена/ено/ены, ан/ана…, ован…, т/та… («изменённая» — a full adjective — is not one).
 const PARTICIPLE = "(?:[её]н[аоы]?|ан[аоы]?|ован[аоы]?|т[аоы]?)";
 const ALL = alt([...STRONG_STEMS, ...WEAK_STEMS]);
-const PAST_RE = new RegExp(`(?:^|[^\\p{L}])((?:(?:${ALL})[а-яё]{0,4}?${PAST})|(?:вн[её]с|перен[её]с)(?:ла|ло|ли)?)(?![\\p{L}])`, "iu");
-const STRONG_PART_RE = new RegExp(`(?:^|[^\\p{L}])((?:${alt(STRONG_STEMS)})[а-яё]{0,3}?${PARTICIPLE})(?![\\p{L}])`, "iu");
+const PAST_RE = new RegExp(
+  `(?:^|[^\\p{L}])((?:(?:${ALL})[а-яё]{0,4}?${PAST})|(?:вн[её]с|перен[её]с)(?:ла|ло|ли)?)(?![\\p{L}])`,
+  "iu",
+);
+const STRONG_PART_RE = new RegExp(
+  `(?:^|[^\\p{L}])((?:${alt(STRONG_STEMS)})[а-яё]{0,3}?${PARTICIPLE})(?![\\p{L}])`,
+  "iu",
+);
 const WEAK_PART_RE = new RegExp(`(?:^|[^\\p{L}])((?:${alt(WEAK_STEMS)})[а-яё]{0,3}?${PARTICIPLE})(?![\\p{L}])`, "iu");
 /** Signs that a sentence describes the document's history, not an act of this conversation. */
-const HISTORY_RE = /(?:(?:^|[^\p{N}])(?:19|20)\d{2}(?!\p{N})|ранее|когда-то|в прошлом|давно|изначально|в версии|исторически|автором|в истории|\d{1,2}\.\d{1,2}\.\d{2,4})/iu;
+const HISTORY_RE =
+  /(?:(?:^|[^\p{N}])(?:19|20)\d{2}(?!\p{N})|ранее|когда-то|в прошлом|давно|изначально|в версии|исторически|автором|в истории|\d{1,2}\.\d{1,2}\.\d{2,4})/iu;
 const SPEAKER_RE = /(?:^|[^\p{L}])(?:я|мы)(?![\p{L}])/iu;
 /** The act is presented to the user as done now. */
-const ADDRESSED_RE = /(?:для вас|за вас|по вашей просьбе|по вашему запросу|как вы просили|готово|сделано|успешно|только что|теперь)/iu;
+const ADDRESSED_RE =
+  /(?:для вас|за вас|по вашей просьбе|по вашему запросу|как вы просили|готово|сделано|успешно|только что|теперь)/iu;
 const OPENER_RE = /^[\s\p{P}]*(?:(?:готово|сделано|хорошо|ок|окей|итак|так|уже)[\s\p{P}]*)?$/iu;
-const ENGLISH_VERBS = "changed|updated|deleted|created|renamed|moved|modified|saved|removed|added|edited|fixed|replaced|rewrote|rewritten|applied|published";
+const ENGLISH_VERBS =
+  "changed|updated|deleted|created|renamed|moved|modified|saved|removed|added|edited|fixed|replaced|rewrote|rewritten|applied|published";
 const ENGLISH_RES = [
-  new RegExp(`\\b(?:I|we)(?:\\s+have|\\s+had|['’]ve|\\s+just|\\s+already|\\s+now|\\s+successfully)*\\s+(?:${ENGLISH_VERBS})\\b`, "i"),
+  new RegExp(
+    `\\b(?:I|we)(?:\\s+have|\\s+had|['’]ve|\\s+just|\\s+already|\\s+now|\\s+successfully)*\\s+(?:${ENGLISH_VERBS})\\b`,
+    "i",
+  ),
   new RegExp(`\\b(?:has|have)\\s+(?:now\\s+|just\\s+|successfully\\s+)?been\\s+(?:${ENGLISH_VERBS})\\b`, "i"),
   /\b(?:changes?|edits?|updates?)\s+(?:were|was|are|is|have\s+been|has\s+been)\s+(?:now\s+|successfully\s+)?(?:saved|applied|made|committed|published)\b/i,
 ];
@@ -55,7 +100,10 @@ export function findClaimedChange(text: string): string | undefined {
   for (const sentence of text.split(/(?<=[.!?…])\s+|\n+/u)) {
     const s = sentence.trim();
     if (!s) continue;
-    for (const re of ENGLISH_RES) { const m = re.exec(s); if (m) return m[0].trim(); }
+    for (const re of ENGLISH_RES) {
+      const m = re.exec(s);
+      if (m) return m[0].trim();
+    }
     if (HISTORY_RE.test(s)) continue;
     const addressed = ADDRESSED_RE.test(s);
     const past = PAST_RE.exec(s);
@@ -105,11 +153,18 @@ export function validateResponse(
  * `not_in_context`; an unknown one shaped like the given ones (same prefix, «composition-…») is
  * `unknown_identity`. Other hyphenated words («e-mail», «cash-flow») are left alone.
  */
-function bareIdentities(text: string, exists: (identity: string) => boolean, passed: ReadonlySet<string>): ValidationIssue[] {
+function bareIdentities(
+  text: string,
+  exists: (identity: string) => boolean,
+  passed: ReadonlySet<string>,
+): ValidationIssue[] {
   const prefixes = new Set([...passed].map((p) => p.split(/[-_.]/)[0]!).filter((p) => p.length >= 3));
   const out: ValidationIssue[] = [];
   const seen = new Set<string>();
-  const tokens = [...text.matchAll(new RegExp(IDENTITY_RE.source, "giu")), ...text.matchAll(new RegExp(UUID_RE.source, "gi"))].map((m) => m[0].replace(/\.$/, ""));
+  const tokens = [
+    ...text.matchAll(new RegExp(IDENTITY_RE.source, "giu")),
+    ...text.matchAll(new RegExp(UUID_RE.source, "gi")),
+  ].map((m) => m[0].replace(/\.$/, ""));
   for (const tok of tokens) {
     const f = fold(tok);
     if (seen.has(f) || passed.has(f)) continue;
@@ -121,5 +176,10 @@ function bareIdentities(text: string, exists: (identity: string) => boolean, pas
 }
 
 function isJson(s: string): boolean {
-  try { JSON.parse(s); return true; } catch { return false; }
+  try {
+    JSON.parse(s);
+    return true;
+  } catch {
+    return false;
+  }
 }

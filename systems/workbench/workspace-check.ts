@@ -17,7 +17,10 @@ export function duplicateIdentities(snapshot: WorkspaceSnapshot): DuplicateIdent
   snapshot.documents.forEach((d, i) => {
     const key = fold(d.identity);
     const at = first.get(key);
-    if (at === undefined) { first.set(key, i); return; }
+    if (at === undefined) {
+      first.set(key, i);
+      return;
+    }
     let entry = dups.get(key);
     if (!entry) {
       const f = snapshot.documents[at]!;
@@ -34,6 +37,8 @@ export function duplicateIdentitiesMessage(dups: readonly DuplicateIdentity[]): 
   const shown = dups.slice(0, 10).map((d) => d.identity);
   const more = dups.length > shown.length ? ` (+${dups.length - shown.length})` : "";
   const list = shown.join(", ") + more;
-  return `workspace: duplicate document identities: ${list}; each identity must name exactly one document. ` +
-    `В снимке Workspace повторяются identity: ${list} — каждый identity должен принадлежать одному документу.`;
+  return (
+    `workspace: duplicate document identities: ${list}; each identity must name exactly one document. ` +
+    `В снимке Workspace повторяются identity: ${list} — каждый identity должен принадлежать одному документу.`
+  );
 }

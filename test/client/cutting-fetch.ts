@@ -27,7 +27,9 @@ export function cuttingFetch(): CuttingFetch {
       const upstream = res.body!.getReader();
       if (cut === 0) {
         await upstream.cancel();
-        throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
+        throw new TypeError("fetch failed", {
+          cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
+        });
       }
       const decoder = new TextDecoder();
       const encoder = new TextEncoder();
@@ -44,7 +46,11 @@ export function cuttingFetch(): CuttingFetch {
               ctrl.enqueue(encoder.encode(block));
               if (!block.startsWith(":") && ++seen >= cut) {
                 await upstream.cancel();
-                ctrl.error(new TypeError("terminated", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) }));
+                ctrl.error(
+                  new TypeError("terminated", {
+                    cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+                  }),
+                );
                 return;
               }
             }

@@ -53,10 +53,14 @@ async function everyBoundary<F>(conversationId: string, start: (i: number) => Tu
     runIds.push(r.turn.runId!);
   }
   // Exactly once: one run per send, all completed, one user message per send.
-  const runs = await t.db.sql<{ id: string; status: string }[]>`select id, status from runs where conversation_id = ${conversationId} order by created_at`;
+  const runs = await t.db.sql<
+    { id: string; status: string }[]
+  >`select id, status from runs where conversation_id = ${conversationId} order by created_at`;
   expect(runs.map((r) => r.id)).toEqual(runIds);
   expect(runs.every((r) => r.status === "completed")).toBe(true);
-  const users = await t.db.sql<{ n: number }[]>`select count(*)::int as n from messages where conversation_id = ${conversationId} and role = 'user'`;
+  const users = await t.db.sql<
+    { n: number }[]
+  >`select count(*)::int as n from messages where conversation_id = ${conversationId} and role = 'user'`;
   expect(users[0]!.n).toBe(n + 1);
   return n;
 }
@@ -73,7 +77,9 @@ describe(`a retrying client, the connection dropped at every event boundary (${o
   it("Workbench turn: stored once, the client has exactly the stored events", async () => {
     const c = client();
     const { conversationId } = await c.workbench.create();
-    const n = await everyBoundary(conversationId, (i) => c.workbench.send(conversationId, { text: `Какие есть композиции? (${i})` }));
+    const n = await everyBoundary(conversationId, (i) =>
+      c.workbench.send(conversationId, { text: `Какие есть композиции? (${i})` }),
+    );
     expect(n).toBeGreaterThanOrEqual(4);
     console.log(`events per turn: ${n}, cuts so far: ${cutter.cuts}`);
   }, 120_000);

@@ -10,7 +10,8 @@ const event: fc.Arbitrary<Ev> = fc.oneof(
   fc.string().map((text) => ({ type: "model.replied" as const, text })),
   fc.constant({ type: "model.failed" as const, message: "x" }),
 );
-const shape = (actions: { type: string; params?: unknown }[]) => actions.map((a) => ({ type: a.type, params: a.params }));
+const shape = (actions: { type: string; params?: unknown }[]) =>
+  actions.map((a) => ({ type: a.type, params: a.params }));
 
 describe("pure transitions with a cached inert scope", () => {
   it("give the snapshots and actions xstate's own transition() gives, over any event sequence", () => {

@@ -30,7 +30,16 @@ afterAll(async () => {
 
 const start = async (db: Database, hub = new RunHub()) => {
   const conv = await createConversation(db.sql, "tenant-a", "test");
-  const run = await Run.start({ sql: db.sql, hub, conversationId: conv.id, tenantId: "tenant-a", kind: "test", owner: "test-owner", debug: false, asyncCommits: db.backend === "postgres" });
+  const run = await Run.start({
+    sql: db.sql,
+    hub,
+    conversationId: conv.id,
+    tenantId: "tenant-a",
+    kind: "test",
+    owner: "test-owner",
+    debug: false,
+    asyncCommits: db.backend === "postgres",
+  });
   return { conv, run };
 };
 
@@ -49,17 +58,23 @@ const counterTurn = (run: Run, conversationId: string, text: string, commit: (tx
   });
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms (deadlock?)`)), ms));
+  const late = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms (deadlock?)`)), ms),
+  );
   return Promise.race([p, late]);
 }
 
 describe("Run", () => {
   it("a turn is one durable commit: on the server the run row at start commits asynchronously", async () => {
-    const conv = (await (await fetch(`${server.url}/v1/test/conversations`, { method: "POST" })).json()) as { conversationId: string };
+    const conv = (await (await fetch(`${server.url}/v1/test/conversations`, { method: "POST" })).json()) as {
+      conversationId: string;
+    };
     llm.script("answer", "один коммит");
     const counter = new SqlCounter();
     counter.attach(t.db.sql);
-    const r = await postSse(`${server.url}/v1/test/conversations/${conv.conversationId}/messages`, { text: "сколько коммитов?" });
+    const r = await postSse(`${server.url}/v1/test/conversations/${conv.conversationId}/messages`, {
+      text: "сколько коммитов?",
+    });
     counter.detach(t.db.sql);
     expect(r.events.at(-2)!.event).toBe("final");
     const c = counter.snapshot();
@@ -84,7 +99,11 @@ describe("Run", () => {
       for (let i = 0; i < 5; i++) run.emit("token", { delta: `t${i} ` });
       // The background flush is issued, then the turn's transaction starts before it is done.
       void (run as unknown as { flush(): Promise<void> }).flush();
-      const publish = await withTimeout(db.sql.begin((tx) => run.complete(tx, [{ event: "final", data: { ok: true } }])), 10_000, "complete");
+      const publish = await withTimeout(
+        db.sql.begin((tx) => run.complete(tx, [{ event: "final", data: { ok: true } }])),
+        10_000,
+        "complete",
+      );
       publish();
       const events = await listRunEvents(db.sql, run.id, 0);
       expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -106,9 +125,16 @@ describe("Run", () => {
     ).rejects.toThrow("disk full");
     await run.fail("internal", "не сохранилось");
     const events = await listRunEvents(t.db.sql, run.id, 0);
-    expect(events.map((e) => [e.seq, e.event])).toEqual([[1, "run_started"], [2, "token"], [3, "error"], [4, "done"]]);
+    expect(events.map((e) => [e.seq, e.event])).toEqual([
+      [1, "run_started"],
+      [2, "token"],
+      [3, "error"],
+      [4, "done"],
+    ]);
     expect(await getRun(t.db.sql, run.id)).toMatchObject({ status: "failed" });
-    const [n] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from messages where conversation_id = ${conv.id}`;
+    const [n] = await t.db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from messages where conversation_id = ${conv.id}`;
     expect(n!.n).toBe(0);
   });
 
@@ -119,7 +145,12 @@ describe("Run", () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: "test-owner" })).toContain(run.id);
     await expect(
-      counterTurn(run, conv.id, "поздно", async (tx) => void (await appendMessages(tx, conv.id, [{ role: "user", text: "поздно" }]))),
+      counterTurn(
+        run,
+        conv.id,
+        "поздно",
+        async (tx) => void (await appendMessages(tx, conv.id, [{ role: "user", text: "поздно" }])),
+      ),
     ).rejects.toMatchObject({ code: "conflict", details: { reason: "run_closed" } });
     // Nothing of the turn is stored: the conversation is as recovery reported it.
     expect(await loadSnapshot(t.db.sql, conv.id)).toBeNull();

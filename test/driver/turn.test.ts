@@ -13,7 +13,12 @@ async function conversation() {
   return (await createConversation(t.db.sql, "tenant-a", "test")).id;
 }
 
-function turn(conversationId: string, text: string, reply: (prompt: string) => Promise<string> | string, extra: Partial<Parameters<typeof runTurn>[0]> = {}) {
+function turn(
+  conversationId: string,
+  text: string,
+  reply: (prompt: string) => Promise<string> | string,
+  extra: Partial<Parameters<typeof runTurn>[0]> = {},
+) {
   return runTurn({
     sql: t.db.sql,
     run: null,
@@ -22,7 +27,11 @@ function turn(conversationId: string, text: string, reply: (prompt: string) => P
     conversationId,
     events: [{ type: "user.message", text }],
     effects: { "effect.model": async (e) => ({ type: "model.replied", text: await reply(String(e.prompt)) }) },
-    commit: (tx, s) => appendMessages(tx, conversationId, [{ role: "user", text }, { role: "assistant", text: s.context.last ?? "" }]).then(() => {}),
+    commit: (tx, s) =>
+      appendMessages(tx, conversationId, [
+        { role: "user", text },
+        { role: "assistant", text: s.context.last ?? "" },
+      ]).then(() => {}),
     ...extra,
   } as Parameters<typeof runTurn>[0]);
 }
@@ -38,7 +47,10 @@ describe("runTurn", () => {
     expect(r2.snapshot.context.turns).toBe(2);
     const msgs = await listMessages(t.db.sql, id);
     expect(msgs.map((m) => [m.seq, m.role, m.text])).toEqual([
-      [1, "user", "привет"], [2, "assistant", "эхо: привет"], [3, "user", "ещё"], [4, "assistant", "эхо: ещё"],
+      [1, "user", "привет"],
+      [2, "assistant", "эхо: привет"],
+      [3, "user", "ещё"],
+      [4, "assistant", "эхо: ещё"],
     ]);
   });
 
@@ -46,9 +58,20 @@ describe("runTurn", () => {
     const id = await conversation();
     await turn(id, "первый", () => "ok");
     const before = await loadSnapshot(t.db.sql, id);
-    await expect(turn(id, "второй", () => { throw new Error("model exploded"); })).rejects.toThrow("model exploded");
+    await expect(
+      turn(id, "второй", () => {
+        throw new Error("model exploded");
+      }),
+    ).rejects.toThrow("model exploded");
     // Failure inside the transaction (after the snapshot write) rolls everything back too.
-    await expect(turn(id, "третий", () => "ok", { commit: async (tx) => { await appendMessages(tx, id, [{ role: "user", text: "третий" }]); throw new Error("disk full"); } })).rejects.toThrow("disk full");
+    await expect(
+      turn(id, "третий", () => "ok", {
+        commit: async (tx) => {
+          await appendMessages(tx, id, [{ role: "user", text: "третий" }]);
+          throw new Error("disk full");
+        },
+      }),
+    ).rejects.toThrow("disk full");
     expect(await loadSnapshot(t.db.sql, id)).toEqual(before);
     expect((await listMessages(t.db.sql, id)).map((m) => m.text)).toEqual(["первый", "ok"]);
   });
@@ -60,7 +83,11 @@ describe("runTurn", () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let waiting = 0;
-    const slow = () => { waiting++; if (waiting === 2) release(); return gate.then(() => "reply"); };
+    const slow = () => {
+      waiting++;
+      if (waiting === 2) release();
+      return gate.then(() => "reply");
+    };
     const results = await Promise.allSettled([turn(id, "a", slow), turn(id, "b", slow)]);
     const ok = results.filter((r) => r.status === "fulfilled");
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -75,8 +102,15 @@ describe("runTurn", () => {
 
   it("migrates a snapshot written by an older machine version and refuses a newer one", async () => {
     const id = await conversation();
-    const v1 = { status: "active", value: "idle", historyValue: {}, context: { turns: 5, last: "старое" }, children: {} };
-    await t.db.sql`insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
+    const v1 = {
+      status: "active",
+      value: "idle",
+      historyValue: {},
+      context: { turns: 5, last: "старое" },
+      children: {},
+    };
+    await t.db
+      .sql`insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
                    values (${id}, ${id}, 'counter', 1, 1, ${t.db.sql.json(v1)})`;
     const r = await turn(id, "новое", () => "ответ");
     expect(r.snapshot.context).toEqual({ turns: 6, last: "ответ", history: ["новое"] });
@@ -84,7 +118,8 @@ describe("runTurn", () => {
     expect(stored!.machineVersion).toBe(2);
 
     const id2 = await conversation();
-    await t.db.sql`insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
+    await t.db
+      .sql`insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
                    values (${id2}, ${id2}, 'counter', 3, 1, ${t.db.sql.json(v1)})`;
     const err = await turn(id2, "x", () => "y").catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
@@ -94,7 +129,8 @@ describe("runTurn", () => {
 
   it("refuses to restore a snapshot of another machine under the same key", async () => {
     const id = await conversation();
-    await t.db.sql`insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
+    await t.db
+      .sql`insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
                    values (${id}, ${id}, 'other', 2, 1, ${t.db.sql.json({ value: "x" })})`;
     await expect(turn(id, "x", () => "y")).rejects.toThrow(/belongs to machine other/);
   });

@@ -24,7 +24,11 @@ describe("splitSentences", () => {
 
 describe("ValidatedStream", () => {
   it("releases checked sentences and never a rejected one or anything after it", () => {
-    const { result, released } = run(rejecting(/2050/), ["Поставщик А должен 100 ₽. ", "Поставщик Б дол", "жен 2050 ₽. Всё."]);
+    const { result, released } = run(rejecting(/2050/), [
+      "Поставщик А должен 100 ₽. ",
+      "Поставщик Б дол",
+      "жен 2050 ₽. Всё.",
+    ]);
     expect(released).toBe("Поставщик А должен 100 ₽. ");
     expect(result.ok).toBe(false);
     expect(result.text).toBe("Поставщик А должен 100 ₽. Поставщик Б должен 2050 ₽. Всё.");
@@ -39,16 +43,20 @@ describe("ValidatedStream", () => {
 
   it("released text is always a prefix of the model text, however the deltas are cut", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("Да", ". ", "!", "\n", " ", "плохо", "1.5", "»", "x"), { maxLength: 40 }), fc.integer({ min: 1, max: 7 }), (parts, cut) => {
-        const text = parts.join("");
-        const deltas: string[] = [];
-        for (let i = 0; i < text.length; i += cut) deltas.push(text.slice(i, i + cut));
-        const { result, released } = run(rejecting(/плохо/), deltas);
-        expect(result.text).toBe(text);
-        expect(text.startsWith(released)).toBe(true);
-        expect(released.includes("плохо")).toBe(false);
-        if (!text.includes("плохо")) expect(released).toBe(text);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom("Да", ". ", "!", "\n", " ", "плохо", "1.5", "»", "x"), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 7 }),
+        (parts, cut) => {
+          const text = parts.join("");
+          const deltas: string[] = [];
+          for (let i = 0; i < text.length; i += cut) deltas.push(text.slice(i, i + cut));
+          const { result, released } = run(rejecting(/плохо/), deltas);
+          expect(result.text).toBe(text);
+          expect(text.startsWith(released)).toBe(true);
+          expect(released.includes("плохо")).toBe(false);
+          if (!text.includes("плохо")) expect(released).toBe(text);
+        },
+      ),
     );
   });
 

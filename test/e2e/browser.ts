@@ -15,7 +15,16 @@ export const hasChromium = existsSync(CHROMIUM);
 export const skipReason = `skipped: ${CHROMIUM} not found — install Debian's chromium (apt-get install -y chromium)`;
 if (!hasChromium) console.warn(`e2e ${skipReason}`);
 
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 export const SHOT_DIR = resolve("test-results", "e2e");
 
@@ -62,8 +71,14 @@ export function useBrowserStack(): BrowserStack {
     await s.llm?.close();
   });
   return {
-    get llm() { return s.llm!; },
-    get server() { return s.server!; },
-    get browser() { return s.browser!; },
+    get llm() {
+      return s.llm!;
+    },
+    get server() {
+      return s.server!;
+    },
+    get browser() {
+      return s.browser!;
+    },
   };
 }

@@ -21,7 +21,11 @@ beforeAll(async () => {
   if (!hasChromium) return;
   llm = await startScriptedLlm();
   hook = await startWebhookReceiver();
-  server = await startTestServer({ db: t.db, llm, env: { WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "50", WEBHOOK_MAX_ATTEMPTS: "4" } });
+  server = await startTestServer({
+    db: t.db,
+    llm,
+    env: { WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "50", WEBHOOK_MAX_ATTEMPTS: "4" },
+  });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -33,9 +37,17 @@ afterAll(async () => {
 
 const H = { "content-type": "application/json" };
 async function thread(): Promise<string> {
-  return ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: H, body: "{}" })).json()) as { threadId: string }).threadId;
+  return (
+    (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: H, body: "{}" })).json()) as {
+      threadId: string;
+    }
+  ).threadId;
 }
-const say = async (id: string, text: string) => eventsNamed(await postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text }, H), "final")[0] as { reply: string; events: string[] };
+const say = async (id: string, text: string) =>
+  eventsNamed(await postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text }, H), "final")[0] as {
+    reply: string;
+    events: string[];
+  };
 const item = (page: Page, id: string) => page.locator(`.inbox-item[data-id="${id}"]`);
 
 describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e: «Обращения» (${skipReason})`, () => {
@@ -57,7 +69,9 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e
     const page = await openPage(browser, `${server.url}/inbox.html`, errors);
     await page.waitForSelector(".inbox-item");
     expect(await page.locator(".inbox-item").first().getAttribute("data-id")).toBe(id);
-    expect(await item(page, id).locator('[data-badge="reason"]').textContent()).toBe("ждёт человека · просьба пациента");
+    expect(await item(page, id).locator('[data-badge="reason"]').textContent()).toBe(
+      "ждёт человека · просьба пациента",
+    );
     expect(await item(page, id).locator('[data-badge="contact"]').textContent()).toBe("+79161234567");
     expect(await item(page, calm).locator('[data-badge="reason"]').count()).toBe(0);
     await page.check("#escalated");
@@ -75,7 +89,9 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e
     expect((await say(id, "Алло?")).events).toEqual(["held_by_operator"]);
     expect(llm.calls.length).toBe(calls);
     await page.click("#refresh");
-    await expect.poll(() => page.locator("#transcript").textContent()).toContain("Ваше сообщение передано администратору клиники");
+    await expect
+      .poll(() => page.locator("#transcript").textContent())
+      .toContain("Ваше сообщение передано администратору клиники");
     await screenshot(page, "inbox-taken");
     await page.click("#release");
     await expect.poll(() => page.locator('[data-field="status"]').textContent()).toBe("у бота");
@@ -90,7 +106,9 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e
     expect(hook.deliveries.map((d) => d.status)).toEqual([502, 200]);
     expect(new Set(hook.deliveries.map((d) => d.headers["x-webhook-id"])).size).toBe(1);
     for (const d of hook.deliveries) {
-      expect(d.headers["x-webhook-signature"]).toBe(`sha256=${createHmac("sha256", SECRET).update(`${d.headers["x-webhook-timestamp"]}.${d.body}`).digest("hex")}`);
+      expect(d.headers["x-webhook-signature"]).toBe(
+        `sha256=${createHmac("sha256", SECRET).update(`${d.headers["x-webhook-timestamp"]}.${d.body}`).digest("hex")}`,
+      );
       expect(d.json).toMatchObject({ conversationId: id, reason: "explicit_request" });
     }
     expect(errors).toEqual([]);

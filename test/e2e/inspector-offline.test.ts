@@ -19,16 +19,22 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: Инспектор offline" : 
     await page.route(/stately\.ai/, (r) => r.abort("internetdisconnected"));
     await page.goto(`${stack.server.url}/inspector.html?ui_timeout_ms=1500`);
     await page.waitForSelector("#offline:not([hidden])", { timeout: 10_000 });
-    expect(await page.locator("#offline").textContent()).toContain("Интерфейс инспектора Stately (stately.ai) недоступен");
+    expect(await page.locator("#offline").textContent()).toContain(
+      "Интерфейс инспектора Stately (stately.ai) недоступен",
+    );
     expect(await page.locator("#inspector").isVisible()).toBe(false);
 
-    const { threadId } = (await (await fetch(`${stack.server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string };
+    const { threadId } = (await (await fetch(`${stack.server.url}/v1/clinic/threads`, { method: "POST" })).json()) as {
+      threadId: string;
+    };
     stack.llm.script("router", "general_info");
     stack.llm.script("branch", 'Мы на Лесной, 5.\nSTATE_JSON: {"state_after": "answered", "slots_updated": {}}');
     await postSse(`${stack.server.url}/v1/clinic/threads/${threadId}/messages`, { text: "Какой у вас адрес?" });
     const row = page.locator("#actors tr", { hasText: threadId }).first();
     await row.waitFor({ timeout: 10_000 });
-    await expect.poll(async () => Number(await row.locator("td").nth(3).textContent()), { timeout: 10_000 }).toBeGreaterThan(2);
+    await expect
+      .poll(async () => Number(await row.locator("td").nth(3).textContent()), { timeout: 10_000 })
+      .toBeGreaterThan(2);
     expect((await row.locator("td").nth(2).textContent())!.length).toBeGreaterThan(0);
     await screenshot(page, "inspector-offline");
     expect(errors).toEqual([]);

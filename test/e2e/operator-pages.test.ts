@@ -5,14 +5,16 @@ import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "
 
 const stack = useBrowserStack();
 
-
 describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operator pages (${skipReason})`, () => {
   it("Отладка: upload a document, see its chunks, re-index, ask one question without memory", async () => {
     const errors: string[] = [];
     const page = await openPage(stack.browser, `${stack.server.url}/`, errors);
     expect(await page.textContent("#docs")).toContain("База пуста");
     await page.fill("#upload [name=title]", "Цены и часы работы");
-    await page.fill("#upload [name=text]", "# Цены\n\nПриём ЛОРа — 2500 рублей. Повторный — 2000 рублей.\n\n# Часы работы\n\nКлиника работает с 8:00 до 21:00 без выходных.");
+    await page.fill(
+      "#upload [name=text]",
+      "# Цены\n\nПриём ЛОРа — 2500 рублей. Повторный — 2000 рублей.\n\n# Часы работы\n\nКлиника работает с 8:00 до 21:00 без выходных.",
+    );
     await page.click("#upload button[type=submit]");
     await page.waitForSelector("#docs tr[data-doc]");
     await page.waitForSelector("#chunks [data-chunk]");
@@ -62,7 +64,9 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
       }
     }
     const last = page.locator(".msg.assistant[data-done]").nth(2);
-    expect(await last.locator('[data-badge="escalated"]').textContent()).toBe("Передача оператору · причина: acute_pain (острое состояние)");
+    expect(await last.locator('[data-badge="escalated"]').textContent()).toBe(
+      "Передача оператору · причина: acute_pain (острое состояние)",
+    );
     expect(await last.locator('[data-badge="handoff"]').count()).toBe(1);
     expect(await page.textContent('[data-field="activeBranch"]')).toBe("escalate_human");
     expect(await page.textContent('[data-field="handoffs"]')).toBe("Переключений: 1 из 3");
@@ -79,7 +83,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
   it("Настройки: a branch prompt version is created, activated and rolled back", async () => {
     const errors: string[] = [];
     const page = await openPage(stack.browser, `${stack.server.url}/settings.html#branch=price_question`, errors);
-    await page.waitForSelector('#branch-panel');
+    await page.waitForSelector("#branch-panel");
     expect(await page.locator("#steps-panel").count()).toBe(0);
     const prompt = page.locator("#branch-panel textarea").first();
     await prompt.fill(`${await prompt.inputValue()} Всегда называй цену в рублях.`);
@@ -88,7 +92,9 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
     expect(await page.textContent('[data-branch="price_question"]')).toContain("v2");
     await page.click('#branch-panel tr[data-version="1"] button');
     await page.waitForFunction(() => document.querySelector("#branch-panel h2")?.textContent?.includes("активна v1"));
-    expect(await page.locator("#branch-panel textarea").first().inputValue()).not.toContain("Всегда называй цену в рублях.");
+    expect(await page.locator("#branch-panel textarea").first().inputValue()).not.toContain(
+      "Всегда называй цену в рублях.",
+    );
     await screenshot(page, "settings-branch-versions");
     expect(errors).toEqual([]);
   });
@@ -102,7 +108,9 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
     const api = await openPage(stack.browser, `${stack.server.url}/api.html`, errors);
     expect(await api.locator("details.op").count()).toBeGreaterThan(30);
     await api.click('details.op[data-op="post /v1/clinic/branches/{code}/steps"] summary');
-    expect(await api.textContent('details.op[data-op="post /v1/clinic/branches/{code}/steps"]')).toContain("allowed_next");
+    expect(await api.textContent('details.op[data-op="post /v1/clinic/branches/{code}/steps"]')).toContain(
+      "allowed_next",
+    );
     await screenshot(api, "api-reference");
 
     const docs = await openPage(stack.browser, `${stack.server.url}/docs.html`, errors);

@@ -6,10 +6,22 @@ import { clinicMetrics } from "../../eval/lib/metrics";
 /** The CI gate: a gated metric below its recorded value, or a case that passed and fails now, is a regression. */
 
 function report(covered: number, failing: string[] = []): ConfigReport {
-  const clinic = { ...clinicMetrics([]), passingCases: ["cl-a", "cl-b"].filter((c) => !failing.includes(c)), failures: failing.map((caseId) => ({ caseId, turn: 0, text: "", failed: [] })) };
+  const clinic = {
+    ...clinicMetrics([]),
+    passingCases: ["cl-a", "cl-b"].filter((c) => !failing.includes(c)),
+    failures: failing.map((caseId) => ({ caseId, turn: 0, text: "", failed: [] })),
+  };
   return {
-    config: { name: "default", switches: {} }, mode: "scripted", startedAt: "", durationMs: 0,
-    workbench: null, evidence: null, skipped: {}, outcomes: null, recording: { version: 1, recordedAt: "", endpoint: "", models: {}, turns: {} }, turns: [],
+    config: { name: "default", switches: {} },
+    mode: "scripted",
+    startedAt: "",
+    durationMs: 0,
+    workbench: null,
+    evidence: null,
+    skipped: {},
+    outcomes: null,
+    recording: { version: 1, recordedAt: "", endpoint: "", models: {}, turns: {} },
+    turns: [],
     clinic,
     coverage: [{ machine: "m", defined: 10, covered, missing: [] }],
   } as unknown as ConfigReport;
@@ -25,7 +37,10 @@ describe("baseline regressions", () => {
   });
 
   it("names a case that passed in the baseline and fails now, and judges only suites that ran", () => {
-    const base: Baseline = { ...baselineOf(report(7)), passingCases: { clinic: ["cl-a", "cl-b"], workbench: ["wb-x"] } };
+    const base: Baseline = {
+      ...baselineOf(report(7)),
+      passingCases: { clinic: ["cl-a", "cl-b"], workbench: ["wb-x"] },
+    };
     expect(regressions(base, report(7, ["cl-b"]))).toEqual(["clinic case cl-b passed in the baseline and fails now"]);
   });
 

@@ -21,7 +21,12 @@ describe.skipIf(!!process.env.DATABASE_URL)("eval --live", () => {
     OPENAI_BASE_URL: llm.baseURL,
     OPENAI_API_KEY: "live-key",
     LLM_MODEL: "test-answer",
-    ...Object.fromEntries(["router", "branch", "planner", "reranker", "classifier", "answer"].map((r) => [`LLM_MODEL_${r.toUpperCase()}`, `test-${r}`])),
+    ...Object.fromEntries(
+      ["router", "branch", "planner", "reranker", "classifier", "answer"].map((r) => [
+        `LLM_MODEL_${r.toUpperCase()}`,
+        `test-${r}`,
+      ]),
+    ),
   });
   const quiet = () => {};
 
@@ -47,7 +52,11 @@ describe.skipIf(!!process.env.DATABASE_URL)("eval --live", () => {
     llm.script("answer", "Композиция [[cmp.discount-approval]] согласует скидку больше 15%.");
     const recording = join(dir, "live.json");
 
-    const live = await main(["--live", "--filter", CASES, "--record", recording, "--out", join(dir, "live")], env(), quiet);
+    const live = await main(
+      ["--live", "--filter", CASES, "--record", recording, "--out", join(dir, "live")],
+      env(),
+      quiet,
+    );
     expect(live.code).toBe(0);
     const rep = live.reports[0]!;
     expect(rep.mode).toBe("live");
@@ -64,7 +73,10 @@ describe.skipIf(!!process.env.DATABASE_URL)("eval --live", () => {
     expect(rep.workbench!.stages.reranker.accuracy).toMatchObject({ n: 1, ok: 1 });
     expect(rep.workbench!.roles.answer!.calls).toBe(1);
 
-    const rec = JSON.parse(readFileSync(recording, "utf8")) as { endpoint: string; turns: Record<string, Record<string, string[]>> };
+    const rec = JSON.parse(readFileSync(recording, "utf8")) as {
+      endpoint: string;
+      turns: Record<string, Record<string, string[]>>;
+    };
     expect(rec.endpoint).toBe(llm.baseURL);
     expect(rec.turns["clinic/cl-happy-path-fast-intro/2"]!.router).toEqual(["price_question"]);
     expect(rec.turns["workbench/wb-tr-ambiguous-versions-clarify/0"]!.reranker).toEqual(['{"choice": "clarify"}']);

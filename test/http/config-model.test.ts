@@ -8,7 +8,9 @@ const ROLES = ["ROUTER", "BRANCH", "PLANNER", "RERANKER", "CLASSIFIER", "ANSWER"
 
 describe("LLM_MODEL with OPENAI_BASE_URL", () => {
   it("is required when a base URL is set, unless every role names its model", () => {
-    expect(() => loadConfig({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })).toThrow(/LLM_MODEL is not.*LLM_MODEL_ROUTER/);
+    expect(() => loadConfig({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })).toThrow(
+      /LLM_MODEL is not.*LLM_MODEL_ROUTER/,
+    );
     expect(() => loadConfig({ OPENAI_BASE_URL: "http://x/v1", LLM_MODEL_ROUTER: "a" })).toThrow(/LLM_MODEL_BRANCH/);
     expect(loadConfig({ OPENAI_BASE_URL: "http://x/v1", LLM_MODEL: "llama3.1:8b" }).llm.model).toBe("llama3.1:8b");
     const all = Object.fromEntries(ROLES.map((r) => [`LLM_MODEL_${r}`, `m-${r}`]));
@@ -19,9 +21,19 @@ describe("LLM_MODEL with OPENAI_BASE_URL", () => {
   });
 
   it("the server process stops at start with a clear message and exit code 1", () => {
-    const env = { ...process.env, OPENAI_BASE_URL: "http://127.0.0.1:9/v1", LLM_MODEL: "", DATA_DIR: "memory://", PORT: "0" } as Record<string, string>;
+    const env = {
+      ...process.env,
+      OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+      LLM_MODEL: "",
+      DATA_DIR: "memory://",
+      PORT: "0",
+    } as Record<string, string>;
     for (const r of ROLES) delete env[`LLM_MODEL_${r}`];
-    const r = spawnSync(process.execPath, ["--import", "tsx", "http/main.ts"], { env, encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "http/main.ts"], {
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("could not start: Invalid configuration: OPENAI_BASE_URL is set");
     expect(r.stderr).toContain("Set LLM_MODEL");

@@ -15,7 +15,13 @@ const B = { authorization: "Bearer tok-b" };
 
 beforeAll(async () => {
   llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b", env: { BODY_LIMIT_BYTES: "2048", RUN_DETACH_GRACE_MS: "0" }, extend: registerTestRoutes });
+  server = await startTestServer({
+    db: t.db,
+    llm,
+    tokens: "a:tok-a,b:tok-b",
+    env: { BODY_LIMIT_BYTES: "2048", RUN_DETACH_GRACE_MS: "0" },
+    extend: registerTestRoutes,
+  });
   offline = await startTestServer({ db: t.db, extend: registerTestRoutes });
 });
 afterAll(async () => {
@@ -43,7 +49,10 @@ describe("gateway", () => {
     const noAuth = await fetch(`${server.url}/v1/test/conversations`, { method: "POST" });
     expect(noAuth.status).toBe(401);
     expect(((await noAuth.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
-    const wrong = await fetch(`${server.url}/v1/test/conversations`, { method: "POST", headers: { authorization: "Bearer nope" } });
+    const wrong = await fetch(`${server.url}/v1/test/conversations`, {
+      method: "POST",
+      headers: { authorization: "Bearer nope" },
+    });
     expect(wrong.status).toBe(401);
 
     const id = await newConversation(server.url, A);
@@ -67,9 +76,17 @@ describe("gateway", () => {
     const bad = await postSse(`${server.url}/v1/test/conversations/${id}/messages`, { text: 5 }, A);
     expect(bad.status).toBe(400);
     expect((bad.json as { error: { code: string; message: string } }).error).toMatchObject({ code: "invalid_request" });
-    const notJson = await fetch(`${server.url}/v1/test/conversations/${id}/messages`, { method: "POST", headers: { ...A, "content-type": "application/json" }, body: "{oops" });
+    const notJson = await fetch(`${server.url}/v1/test/conversations/${id}/messages`, {
+      method: "POST",
+      headers: { ...A, "content-type": "application/json" },
+      body: "{oops",
+    });
     expect(notJson.status).toBe(400);
-    const big = await fetch(`${server.url}/v1/test/conversations/${id}/messages`, { method: "POST", headers: { ...A, "content-type": "application/json" }, body: JSON.stringify({ text: "я".repeat(5000) }) });
+    const big = await fetch(`${server.url}/v1/test/conversations/${id}/messages`, {
+      method: "POST",
+      headers: { ...A, "content-type": "application/json" },
+      body: JSON.stringify({ text: "я".repeat(5000) }),
+    });
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
     // Without a declared length (chunked): counted as it is read.
@@ -77,12 +94,16 @@ describe("gateway", () => {
     const chunked = await fetch(`${server.url}/v1/test/conversations/${id}/messages`, {
       method: "POST",
       headers: { ...A, "content-type": "application/json" },
-      body: new ReadableStream({ start: (c) => (c.enqueue(body.slice(0, 100)), c.enqueue(body.slice(100)), c.close()) }),
+      body: new ReadableStream({
+        start: (c) => (c.enqueue(body.slice(0, 100)), c.enqueue(body.slice(100)), c.close()),
+      }),
       duplex: "half",
     } as RequestInit);
     expect(chunked.status).toBe(413);
     expect(((await chunked.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
-    const conv = (await (await fetch(`${server.url}/v1/test/conversations/${id}`, { headers: A })).json()) as { messages: unknown[] };
+    const conv = (await (await fetch(`${server.url}/v1/test/conversations/${id}`, { headers: A })).json()) as {
+      messages: unknown[];
+    };
     expect(conv.messages).toHaveLength(0);
   });
 
@@ -96,7 +117,11 @@ describe("gateway", () => {
     expect(names[0]).toBe("run_started");
     expect(names.at(-1)).toBe("done");
     expect(names.at(-2)).toBe("final");
-    expect(eventsNamed(r, "token").map((e) => e.delta).join("")).toBe("Добрый день, чем помочь?");
+    expect(
+      eventsNamed(r, "token")
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe("Добрый день, чем помочь?");
     const ids = r.events.map((e) => Number(e.id));
     expect(ids).toEqual(ids.map((_, i) => i + 1));
     expect(llm.calls[0]!.model).toBe("test-answer");
@@ -111,7 +136,9 @@ describe("gateway", () => {
     expect(llm.count("answer")).toBe(2);
     expect(eventsNamed(r, "error")[0]).toMatchObject({ code: "model_unavailable" });
     expect(r.events.at(-1)!.event).toBe("done");
-    const conv = (await (await fetch(`${server.url}/v1/test/conversations/${id}`, { headers: A })).json()) as { messages: unknown[] };
+    const conv = (await (await fetch(`${server.url}/v1/test/conversations/${id}`, { headers: A })).json()) as {
+      messages: unknown[];
+    };
     expect(conv.messages).toHaveLength(0);
     const runId = eventsNamed(r, "run_started")[0]!.runId as string;
     const [run] = await t.db.sql`select status, error_code from runs where id = ${runId}`;
@@ -130,7 +157,9 @@ describe("gateway", () => {
   it("the offline provider streams a labelled answer", async () => {
     const id = await newConversation(offline.url, {});
     const r = await postSse(`${offline.url}/v1/test/conversations/${id}/messages`, { text: "как дела?" }, {});
-    const text = eventsNamed(r, "token").map((e) => e.delta).join("");
+    const text = eventsNamed(r, "token")
+      .map((e) => e.delta)
+      .join("");
     expect(eventsNamed(r, "token").length).toBeGreaterThan(3);
     expect(text.startsWith(OFFLINE_LABEL)).toBe(true);
     expect(eventsNamed(r, "final")[0]!.answer).toBe(text);
@@ -141,9 +170,19 @@ describe("gateway", () => {
     llm.reset();
     llm.script("answer", { content: "очень длинный ответ ".repeat(40), chunkDelayMs: 30 });
     const controller = new AbortController();
-    const res = await fetch(`${server.url}/v1/test/conversations/${id}/messages`, { method: "POST", headers: { ...A, "content-type": "application/json" }, body: JSON.stringify({ text: "давай" }), signal: controller.signal });
+    const res = await fetch(`${server.url}/v1/test/conversations/${id}/messages`, {
+      method: "POST",
+      headers: { ...A, "content-type": "application/json" },
+      body: JSON.stringify({ text: "давай" }),
+      signal: controller.signal,
+    });
     let runId = "";
-    await readSse(res, { stopAfter: (e, all) => { if (e.event === "run_started") runId = (e.data as { runId: string }).runId; return all.filter((x) => x.event === "token").length >= 3; } }).catch(() => {});
+    await readSse(res, {
+      stopAfter: (e, all) => {
+        if (e.event === "run_started") runId = (e.data as { runId: string }).runId;
+        return all.filter((x) => x.event === "token").length >= 3;
+      },
+    }).catch(() => {});
     controller.abort();
     const started = Date.now();
     let status = "running";
@@ -153,7 +192,9 @@ describe("gateway", () => {
     }
     expect(status).toBe("failed");
     expect(Date.now() - started).toBeLessThan(2000);
-    const conv = (await (await fetch(`${server.url}/v1/test/conversations/${id}`, { headers: A })).json()) as { messages: unknown[] };
+    const conv = (await (await fetch(`${server.url}/v1/test/conversations/${id}`, { headers: A })).json()) as {
+      messages: unknown[];
+    };
     expect(conv.messages).toHaveLength(0);
   });
 });

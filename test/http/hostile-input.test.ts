@@ -35,20 +35,38 @@ describe("hostile input", () => {
   });
 
   it("a 20,000-deep Workbench workspace is a 400 invalid_request, not a 500", async () => {
-    const conv = ((await (await fetch(`${open.url}/v1/workbench/conversations`, { method: "POST" })).json()) as { conversationId: string }).conversationId;
+    const conv = (
+      (await (await fetch(`${open.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
+        conversationId: string;
+      }
+    ).conversationId;
     // A valid workspace with one deeply nested extra field: the schema lets it through, the canonical hash recursed into it.
     const ws = JSON.stringify({ ...workspace, extra: "DEEP" }).replace('"DEEP"', nested(20_000));
     const body = `{"text":"Покажи композицию «Расчёт скидки»","workspace":${ws}}`;
-    const r = await fetch(`${open.url}/v1/workbench/conversations/${conv}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const r = await fetch(`${open.url}/v1/workbench/conversations/${conv}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "invalid_request" });
+    expect(((await r.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "invalid_request",
+    });
     // A body at the limit still gets past the depth check (then fails or passes on its schema, never 500).
-    const ok = await fetch(`${open.url}/v1/test/conversations`, { method: "POST", headers: { "content-type": "application/json" }, body: nested(10) });
+    const ok = await fetch(`${open.url}/v1/test/conversations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: nested(10),
+    });
     expect(ok.status).toBeLessThan(500);
   });
 
   it("Last-Event-ID must be a plain non-negative integer", async () => {
-    const conv = ((await (await fetch(`${open.url}/v1/test/conversations`, { method: "POST" })).json()) as { conversationId: string }).conversationId;
+    const conv = (
+      (await (await fetch(`${open.url}/v1/test/conversations`, { method: "POST" })).json()) as {
+        conversationId: string;
+      }
+    ).conversationId;
     const r = await postSse(`${open.url}/v1/test/conversations/${conv}/messages`, { text: "привет" });
     const runId = (r.events[0]!.data as { runId: string }).runId;
     for (const bad of ["5abc", "-1", "1.5", "9".repeat(40), " ", "0x10"]) {
@@ -63,9 +81,19 @@ describe("hostile input", () => {
 
   it("tokens: a prefix, a longer string and an empty one are refused; the token itself accepted", async () => {
     for (const bad of ["tok-a", "tok-a-secret-and-more", "x", ""]) {
-      const res = await fetch(`${server.url}/v1/test/conversations`, { method: "POST", headers: { authorization: `Bearer ${bad}` } });
+      const res = await fetch(`${server.url}/v1/test/conversations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${bad}` },
+      });
       expect(res.status, bad).toBe(401);
     }
-    expect((await fetch(`${server.url}/v1/test/conversations`, { method: "POST", headers: { authorization: "Bearer tok-a-secret" } })).status).toBe(201);
+    expect(
+      (
+        await fetch(`${server.url}/v1/test/conversations`, {
+          method: "POST",
+          headers: { authorization: "Bearer tok-a-secret" },
+        })
+      ).status,
+    ).toBe(201);
   });
 });

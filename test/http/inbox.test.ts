@@ -30,7 +30,15 @@ beforeAll(async () => {
     db: t.db,
     llm,
     tokens: "a:tok-a,b:tok-b",
-    env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "40", WEBHOOK_MAX_ATTEMPTS: "3", AI_DEBUG: "true", DEBUG_DIR: debugDir },
+    env: {
+      RUN_DETACH_GRACE_MS: "0",
+      WEBHOOK_URL: hook.url,
+      WEBHOOK_SECRET: SECRET,
+      WEBHOOK_BACKOFF_MS: "40",
+      WEBHOOK_MAX_ATTEMPTS: "3",
+      AI_DEBUG: "true",
+      DEBUG_DIR: debugDir,
+    },
   });
 });
 afterAll(async () => {
@@ -42,11 +50,23 @@ afterAll(async () => {
 const api = (path: string, init: RequestInit = {}, headers = A) => fetch(`${server.url}${path}`, { ...init, headers });
 const json = async <T = Record<string, unknown>>(r: Response | Promise<Response>) => (await (await r).json()) as T;
 async function newThread(headers = A): Promise<string> {
-  return (await json<{ threadId: string }>(api("/v1/clinic/threads", { method: "POST", body: "{}" }, headers))).threadId;
+  return (await json<{ threadId: string }>(api("/v1/clinic/threads", { method: "POST", body: "{}" }, headers)))
+    .threadId;
 }
-const say = (id: string, text: string, headers = A) => postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text }, headers);
-const final = (r: Awaited<ReturnType<typeof say>>) => eventsNamed(r, "final")[0] as { reply: string; events: string[]; state: { activeBranch: string | null } };
-type Item = { id: string; system: string; status: string; escalated: boolean; lastActivityAt: string; escalationReason: string | null; contactPhone: string | null; takenBy: string | null };
+const say = (id: string, text: string, headers = A) =>
+  postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text }, headers);
+const final = (r: Awaited<ReturnType<typeof say>>) =>
+  eventsNamed(r, "final")[0] as { reply: string; events: string[]; state: { activeBranch: string | null } };
+type Item = {
+  id: string;
+  system: string;
+  status: string;
+  escalated: boolean;
+  lastActivityAt: string;
+  escalationReason: string | null;
+  contactPhone: string | null;
+  takenBy: string | null;
+};
 type Page = { items: Item[]; nextCursor: string | null };
 
 async function escalate(text = "Позовите администратора, пожалуйста"): Promise<string> {
@@ -91,23 +111,37 @@ describe("operator inbox", () => {
     await say(calm, "Когда вы работаете?");
     const id = await escalate();
     const th = await json<{ messages: { role: string; text: string }[] }>(api(`/v1/inbox/conversations/${id}`));
-    expect(th.messages.at(-1)!.text).toBe("Передаю ваш вопрос администратору.\n\nОставьте, пожалуйста, номер телефона — администратор перезвонит вам.");
+    expect(th.messages.at(-1)!.text).toBe(
+      "Передаю ваш вопрос администратору.\n\nОставьте, пожалуйста, номер телефона — администратор перезвонит вам.",
+    );
     llm.script("router", "escalate_human");
     llm.script("branch", "Спасибо, администратор перезвонит.");
     await say(id, "Мой телефон +7 (916) 555-12-34");
     const list = await json<Page>(api("/v1/inbox/conversations"));
-    expect(list.items[0]).toMatchObject({ id, system: "clinic", status: "open", escalated: true, escalationReason: "explicit_request", contactPhone: "+79165551234" });
+    expect(list.items[0]).toMatchObject({
+      id,
+      system: "clinic",
+      status: "open",
+      escalated: true,
+      escalationReason: "explicit_request",
+      contactPhone: "+79165551234",
+    });
     expect(list.items.map((i) => i.id)).toContain(calm);
     expect(list.items.find((i) => i.id === calm)).toMatchObject({ escalated: false, contactPhone: null });
     // A red flag: the fixed emergency reply, nothing appended; still escalated for the inbox.
     const acute = await newThread();
     const em = final(await say(acute, "Сильное кровотечение, не могу дышать"));
     expect(em.reply).toBe(EMERGENCY_REPLY);
-    expect(await json<Item>(api(`/v1/inbox/conversations/${acute}`))).toMatchObject({ escalated: true, escalationReason: "acute_pain" });
+    expect(await json<Item>(api(`/v1/inbox/conversations/${acute}`))).toMatchObject({
+      escalated: true,
+      escalationReason: "acute_pain",
+    });
     await api(`/v1/inbox/conversations/${acute}/close`, { method: "POST" });
     // Filters, and the per-system list.
     expect((await json<Page>(api("/v1/inbox/conversations?escalated=true"))).items.map((i) => i.id)).toEqual([id]);
-    expect((await json<Page>(api("/v1/inbox/conversations?reason=explicit_request"))).items.map((i) => i.id)).toEqual([id]);
+    expect((await json<Page>(api("/v1/inbox/conversations?reason=explicit_request"))).items.map((i) => i.id)).toEqual([
+      id,
+    ]);
     expect((await json<Page>(api("/v1/inbox/conversations?system=workbench"))).items).toEqual([]);
     expect((await json<Page>(api("/v1/inbox/conversations?q=555-12-34"))).items.map((i) => i.id)).toEqual([id]);
     expect((await json<Page>(api("/v1/inbox/conversations?q=нет-такого-текста"))).items).toEqual([]);
@@ -125,11 +159,17 @@ describe("operator inbox", () => {
 
   it("pages by cursor without repeats or gaps; a broken cursor is a 400", async () => {
     const ids = [];
-    for (let i = 0; i < 5; i++) ids.push((await json<{ conversationId: string }>(api("/v1/workbench/conversations", { method: "POST", body: "{}" }))).conversationId);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (await json<{ conversationId: string }>(api("/v1/workbench/conversations", { method: "POST", body: "{}" })))
+          .conversationId,
+      );
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Page = await json<Page>(api(`/v1/workbench/conversations?limit=2${cursor ? `&cursor=${cursor}` : ""}`));
+      const page: Page = await json<Page>(
+        api(`/v1/workbench/conversations?limit=2${cursor ? `&cursor=${cursor}` : ""}`),
+      );
       expect(page.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.items.map((i) => i.id));
       cursor = page.nextCursor;
@@ -142,20 +182,28 @@ describe("operator inbox", () => {
   it("take holds the patient without a model call until release; close ends the escalation; the old release route still works", async () => {
     llm.reset();
     const id = await escalate("Соедините с оператором");
-    const taken = await json<Item>(api(`/v1/inbox/conversations/${id}/take`, { method: "POST", body: JSON.stringify({ operator: "Мария" }) }));
+    const taken = await json<Item>(
+      api(`/v1/inbox/conversations/${id}/take`, { method: "POST", body: JSON.stringify({ operator: "Мария" }) }),
+    );
     expect(taken).toMatchObject({ status: "taken", takenBy: "Мария", escalated: true });
     const callsBefore = llm.calls.length;
     const held = await say(id, "Вы тут? 8 916 777 88 99");
-    expect(final(held).reply).toBe("Спасибо, номер записан — администратор перезвонит вам. Ваше сообщение передано администратору клиники, он ответит вам здесь в ближайшее время.");
+    expect(final(held).reply).toBe(
+      "Спасибо, номер записан — администратор перезвонит вам. Ваше сообщение передано администратору клиники, он ответит вам здесь в ближайшее время.",
+    );
     expect(final(held).events).toEqual(["held_by_operator"]);
     expect(llm.calls.length).toBe(callsBefore);
-    const detail = await json<Item & { messages: { text: string }[]; state: { activeBranch: string } }>(api(`/v1/inbox/conversations/${id}`));
+    const detail = await json<Item & { messages: { text: string }[]; state: { activeBranch: string } }>(
+      api(`/v1/inbox/conversations/${id}`),
+    );
     expect(detail.contactPhone).toBe("+79167778899");
     expect(detail.messages.map((m) => m.text)).toContain("Вы тут? 8 916 777 88 99");
     expect(detail.state.activeBranch).toBe("escalate_human");
     const released = await json<Item>(api(`/v1/inbox/conversations/${id}/release`, { method: "POST" }));
     expect(released).toMatchObject({ status: "open", escalated: false, takenBy: null });
-    expect((await json<{ state: { activeBranch: string | null } }>(api(`/v1/clinic/threads/${id}`))).state.activeBranch).toBeNull();
+    expect(
+      (await json<{ state: { activeBranch: string | null } }>(api(`/v1/clinic/threads/${id}`))).state.activeBranch,
+    ).toBeNull();
     expect((await api(`/v1/inbox/conversations/${id}/release`, { method: "POST" })).status).toBe(409);
     // The bot answers again.
     llm.script("router", "general_info");
@@ -168,13 +216,21 @@ describe("operator inbox", () => {
     expect(times).toEqual([...times].sort((x, y) => y - x));
     // Close: not waiting any more.
     const again = await escalate("Позовите живого человека");
-    expect((await json<Item>(api(`/v1/inbox/conversations/${again}/close`, { method: "POST" })))).toMatchObject({ status: "closed", escalated: false });
+    expect(await json<Item>(api(`/v1/inbox/conversations/${again}/close`, { method: "POST" }))).toMatchObject({
+      status: "closed",
+      escalated: false,
+    });
     // The clinic's own release (issue 14) clears the inbox flag too.
     const third = await escalate("Позовите администратора");
     expect((await api(`/v1/clinic/threads/${third}/release`, { method: "POST", body: "{}" })).status).toBe(200);
-    expect(await json<Item>(api(`/v1/inbox/conversations/${third}`))).toMatchObject({ escalated: false, status: "open" });
+    expect(await json<Item>(api(`/v1/inbox/conversations/${third}`))).toMatchObject({
+      escalated: false,
+      status: "open",
+    });
     // Only a clinic thread can be taken.
-    const wb = (await json<{ conversationId: string }>(api("/v1/workbench/conversations", { method: "POST", body: "{}" }))).conversationId;
+    const wb = (
+      await json<{ conversationId: string }>(api("/v1/workbench/conversations", { method: "POST", body: "{}" }))
+    ).conversationId;
     expect((await api(`/v1/inbox/conversations/${wb}/take`, { method: "POST" })).status).toBe(409);
   });
 
@@ -185,11 +241,21 @@ describe("operator inbox", () => {
     const id = await escalate("Позовите администратора");
     await until(() => hook.deliveries.some((d) => d.status === 200));
     const mine = hook.deliveries.filter((d) => d.json.conversationId === id);
-    expect(mine.map((d) => [d.status, d.headers["x-webhook-attempt"]])).toEqual([[500, "1"], [503, "2"], [200, "3"]]);
+    expect(mine.map((d) => [d.status, d.headers["x-webhook-attempt"]])).toEqual([
+      [500, "1"],
+      [503, "2"],
+      [200, "3"],
+    ]);
     for (const d of mine) {
       const expected = `sha256=${createHmac("sha256", SECRET).update(`${d.headers["x-webhook-timestamp"]}.${d.body}`).digest("hex")}`;
       expect(d.headers["x-webhook-signature"]).toBe(expected);
-      expect(d.json).toMatchObject({ event: "conversation.escalated", system: "clinic", conversationId: id, reason: "explicit_request", tenantId: "a" });
+      expect(d.json).toMatchObject({
+        event: "conversation.escalated",
+        system: "clinic",
+        conversationId: id,
+        reason: "explicit_request",
+        tenantId: "a",
+      });
     }
     expect(new Set(mine.map((d) => d.headers["x-webhook-id"])).size).toBe(1);
     // A later turn of the same escalation is not a new escalation: no second delivery.
@@ -198,14 +264,20 @@ describe("operator inbox", () => {
     await say(id, "Жду");
     await new Promise((r) => setTimeout(r, 300));
     expect(hook.deliveries.filter((d) => d.json.conversationId === id)).toHaveLength(3);
-    const [row] = await t.db.sql<{ status: string; attempts: number }[]>`select status, attempts from outbox where conversation_id = ${id}`;
+    const [row] = await t.db.sql<
+      { status: string; attempts: number }[]
+    >`select status, attempts from outbox where conversation_id = ${id}`;
     expect(row).toEqual({ status: "delivered", attempts: 3 });
 
     // Every attempt fails: a dead letter with the last error.
     hook.failNext(500, 500, 500);
     const dead = await escalate("Соедините с оператором");
-    await until(async () => (await t.db.sql`select 1 from webhook_dead_letters where conversation_id = ${dead}`).length === 1);
-    const [dl] = await t.db.sql<{ attempts: number; last_error: string }[]>`select attempts, last_error from webhook_dead_letters where conversation_id = ${dead}`;
+    await until(
+      async () => (await t.db.sql`select 1 from webhook_dead_letters where conversation_id = ${dead}`).length === 1,
+    );
+    const [dl] = await t.db.sql<
+      { attempts: number; last_error: string }[]
+    >`select attempts, last_error from webhook_dead_letters where conversation_id = ${dead}`;
     expect(dl).toEqual({ attempts: 3, last_error: "HTTP 500" });
     expect(hook.deliveries.filter((d) => d.json.conversationId === dead)).toHaveLength(3);
   });
@@ -226,10 +298,19 @@ describe("operator inbox", () => {
   it("erasure removes a clinic and a Workbench conversation from every table of the schema (enumerated from information_schema), and the debug files", async () => {
     llm.reset();
     const clinic = await escalate("Позовите администратора, мой номер 89161112233");
-    await until(async () => (await t.db.sql`select 1 from outbox where conversation_id = ${clinic} and status = 'delivered'`).length === 1);
-    const wb = (await json<{ conversationId: string }>(api("/v1/workbench/conversations", { method: "POST", body: "{}" }))).conversationId;
+    await until(
+      async () =>
+        (await t.db.sql`select 1 from outbox where conversation_id = ${clinic} and status = 'delivered'`).length === 1,
+    );
+    const wb = (
+      await json<{ conversationId: string }>(api("/v1/workbench/conversations", { method: "POST", body: "{}" }))
+    ).conversationId;
     llm.script("answer", "Композиция [[composition-alpha]] лежит в папке «Продажи».");
-    const r = await postSse(`${server.url}/v1/workbench/conversations/${wb}/messages`, { text: "Покажи composition-alpha", workspace }, A);
+    const r = await postSse(
+      `${server.url}/v1/workbench/conversations/${wb}/messages`,
+      { text: "Покажи composition-alpha", workspace },
+      A,
+    );
     expect(eventsNamed(r, "final")).toHaveLength(1);
     const tables = await t.db.sql<{ table_name: string }[]>`
       select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`;
@@ -237,7 +318,10 @@ describe("operator inbox", () => {
     const holding = async (ids: string[]) => {
       const found: string[] = [];
       for (const { table_name } of tables) {
-        const rows = await t.db.sql.unsafe(`select count(*)::int as n from "${table_name}" x where ${ids.map((_, i) => `strpos(x::text, $${i + 1}) > 0`).join(" or ")}`, ids);
+        const rows = await t.db.sql.unsafe(
+          `select count(*)::int as n from "${table_name}" x where ${ids.map((_, i) => `strpos(x::text, $${i + 1}) > 0`).join(" or ")}`,
+          ids,
+        );
         if ((rows[0] as unknown as { n: number }).n > 0) found.push(table_name);
       }
       return found.sort();
@@ -247,7 +331,9 @@ describe("operator inbox", () => {
       [wb]: ["conversations", "interactions", "machine_events", "machine_snapshots", "messages", "run_events", "runs"],
     };
     for (const id of [clinic, wb]) {
-      const runIds = (await t.db.sql<{ id: string }[]>`select id from runs where conversation_id = ${id}`).map((x) => x.id);
+      const runIds = (await t.db.sql<{ id: string }[]>`select id from runs where conversation_id = ${id}`).map(
+        (x) => x.id,
+      );
       expect(runIds.length).toBeGreaterThan(0);
       expect(await holding([id, ...runIds])).toEqual(expect.arrayContaining(expected[id]!));
       expect(runIds.some((x) => existsSync(join(debugDir, x)))).toBe(true);
@@ -271,9 +357,24 @@ describe("operator inbox", () => {
       join information_schema.constraint_column_usage ccu on ccu.constraint_name = rc.unique_constraint_name and ccu.constraint_schema = rc.unique_constraint_schema
       where rc.constraint_schema = current_schema()`;
     const tablesNaming = [...new Set(cols.map((c) => c.table_name))];
-    expect(tablesNaming).toEqual(expect.arrayContaining(["messages", "runs", "run_events", "machine_events", "evidence_runs", "interactions", "outbox", "webhook_dead_letters"]));
+    expect(tablesNaming).toEqual(
+      expect.arrayContaining([
+        "messages",
+        "runs",
+        "run_events",
+        "machine_events",
+        "evidence_runs",
+        "interactions",
+        "outbox",
+        "webhook_dead_letters",
+      ]),
+    );
     const uncovered = tablesNaming.filter(
-      (tbl) => tbl !== "conversations" && !fks.some((f) => f.table_name === tbl && ["conversations", "runs"].includes(f.target) && f.delete_rule === "CASCADE"),
+      (tbl) =>
+        tbl !== "conversations" &&
+        !fks.some(
+          (f) => f.table_name === tbl && ["conversations", "runs"].includes(f.target) && f.delete_rule === "CASCADE",
+        ),
     );
     expect(uncovered).toEqual([]);
   });

@@ -68,7 +68,13 @@ beforeAll(async () => {
   trace.setGlobalTracerProvider(recordingProvider());
   llm = await startScriptedLlm();
   // The real key reaches the model server (echoAuth repeats it in its error): the logs must not.
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", API_TOKENS: `acme:${SECRET_TOKEN}`, RUN_DETACH_GRACE_MS: "0" });
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: "memory://",
+    API_TOKENS: `acme:${SECRET_TOKEN}`,
+    RUN_DETACH_GRACE_MS: "0",
+  });
   config.llm = { ...config.llm, ...scriptedLlmConfig(llm), apiKey: API_KEY };
   server = await startServer(config, () => {}, { db: t.db });
 });
@@ -102,7 +108,11 @@ describe("logs, metrics and spans of one turn", () => {
     spans.length = 0;
     llm.script("router", "general_info");
     llm.script("branch", `Мы на Лесной, 5.${tail("answered")}`);
-    const r = await postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text: "Какой у вас адрес?" }, { ...A, "x-request-id": "req-test-1" });
+    const r = await postSse(
+      `${server.url}/v1/clinic/threads/${id}/messages`,
+      { text: "Какой у вас адрес?" },
+      { ...A, "x-request-id": "req-test-1" },
+    );
     expect(eventsNamed(r, "final")).toHaveLength(1);
     const runId = (eventsNamed(r, "run_started")[0] as { runId: string }).runId;
     await new Promise((res) => setTimeout(res, 50));
@@ -111,19 +121,37 @@ describe("logs, metrics and spans of one turn", () => {
     const models = mine.filter((l) => l.event === "model_call");
     expect(models.map((l) => l.role).sort()).toEqual(["branch", "router"]);
     for (const m of models) {
-      expect(m).toMatchObject({ tenantId: "acme", runId, conversationId: id, system: "clinic", outcome: "ok", attempts: 1, retried: false, model: `test-${m.role}` });
+      expect(m).toMatchObject({
+        tenantId: "acme",
+        runId,
+        conversationId: id,
+        system: "clinic",
+        outcome: "ok",
+        attempts: 1,
+        retried: false,
+        model: `test-${m.role}`,
+      });
       expect(typeof m.latencyMs).toBe("number");
       expect(m).toHaveProperty("promptTokens");
     }
     const turns = mine.filter((l) => l.event === "turn");
     expect(turns).toHaveLength(1);
-    expect(turns[0]).toMatchObject({ runId, conversationId: id, tenantId: "acme", system: "clinic", status: "completed", outcome: "answered", level: "info" });
+    expect(turns[0]).toMatchObject({
+      runId,
+      conversationId: id,
+      tenantId: "acme",
+      system: "clinic",
+      status: "completed",
+      outcome: "answered",
+      level: "info",
+    });
     const requests = mine.filter((l) => l.event === "request");
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ method: "POST", route: "/v1/clinic/threads/:threadId/messages", status: 200 });
 
     const after = await scrape();
-    const d = (name: string, labels: Record<string, string> = {}) => metricValue(after, name, labels) - metricValue(before, name, labels);
+    const d = (name: string, labels: Record<string, string> = {}) =>
+      metricValue(after, name, labels) - metricValue(before, name, labels);
     expect(d("ds_turns_total", { system: "clinic", outcome: "answered" })).toBe(1);
     expect(d("ds_model_calls_total", { role: "router", outcome: "ok" })).toBe(1);
     expect(d("ds_model_calls_total", { role: "branch", outcome: "ok" })).toBe(1);
@@ -138,7 +166,10 @@ describe("logs, metrics and spans of one turn", () => {
     expect(names.filter((n) => n === "model call")).toHaveLength(2);
     expect(names).toContain("commit");
     expect(spans.every((s) => s.ended)).toBe(true);
-    expect(spans.find((s) => s.name === "turn")!.attributes).toMatchObject({ "run.id": runId, "turn.outcome": "answered" });
+    expect(spans.find((s) => s.name === "turn")!.attributes).toMatchObject({
+      "run.id": runId,
+      "turn.outcome": "answered",
+    });
   });
 
   it("a model outage leaves a warn line per failed call and a turn line; secrets never appear", async () => {
@@ -151,7 +182,14 @@ describe("logs, metrics and spans of one turn", () => {
     await new Promise((res) => setTimeout(res, 50));
     const failed = lines.filter((l) => l.event === "model_call" && l.outcome === "model_unavailable");
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatchObject({ level: "warn", role: "router", attempts: 2, retried: true, conversationId: id, tenantId: "acme" });
+    expect(failed[0]).toMatchObject({
+      level: "warn",
+      role: "router",
+      attempts: 2,
+      retried: true,
+      conversationId: id,
+      tenantId: "acme",
+    });
     expect(String(failed[0]!.error)).toMatch(/503.*incorrect credentials/);
     expect(lines.find((l) => l.event === "turn")).toMatchObject({ outcome: "model_unavailable", conversationId: id });
     expect(raw).not.toContain(SECRET_TOKEN);
@@ -168,7 +206,10 @@ describe("logs, metrics and spans of one turn", () => {
     expect(await ok.json()).toMatchObject({ status: "ready", database: "ok" });
     const app = new Hono();
     const broken = Object.assign(async () => Promise.reject(new Error("connection refused")), {});
-    registerObservabilityRoutes(app as never, { db: { sql: broken, backend: "postgres" }, turns: new ActiveTurns() } as never);
+    registerObservabilityRoutes(
+      app as never,
+      { db: { sql: broken, backend: "postgres" }, turns: new ActiveTurns() } as never,
+    );
     const down = await app.request("/readyz");
     expect(down.status).toBe(503);
     expect(await down.json()).toMatchObject({ database: "unreachable" });

@@ -29,7 +29,15 @@ afterAll(async () => {
 
 /** Type-checks the files (strict) and returns tsc's messages. */
 function typecheck(files: string[]): string[] {
-  const program = ts.createProgram(files, { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, skipLibCheck: true, types: [] });
+  const program = ts.createProgram(files, {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    skipLibCheck: true,
+    types: [],
+  });
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
     return `${d.file?.fileName.split("/").pop() ?? ""}:${line}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
@@ -47,19 +55,28 @@ describe("the OpenAPI document as a client generator sees it", () => {
     writeFileSync(join(dir, "api.d.ts"), astToString(await openapiTS(JSON.parse(doc))));
 
     // A real run: each system's conversation, its message stream, its stored view.
-    const post = async (path: string) => (await (await fetch(`${server.url}${path}`, { method: "POST" })).json()) as Record<string, string>;
+    const post = async (path: string) =>
+      (await (await fetch(`${server.url}${path}`, { method: "POST" })).json()) as Record<string, string>;
     const get = async (path: string) => (await fetch(`${server.url}${path}`)).json();
     const thread = await post("/v1/clinic/threads");
-    const clinic = await postSse(`${server.url}/v1/clinic/threads/${thread.threadId}/messages`, { text: "Хочу записаться на чистку", debug: true });
+    const clinic = await postSse(`${server.url}/v1/clinic/threads/${thread.threadId}/messages`, {
+      text: "Хочу записаться на чистку",
+      debug: true,
+    });
     const wb = await post("/v1/workbench/conversations");
-    const workbench = await postSse(`${server.url}/v1/workbench/conversations/${wb.conversationId}/messages`, { text: "Найди сущность «Договор»" });
+    const workbench = await postSse(`${server.url}/v1/workbench/conversations/${wb.conversationId}/messages`, {
+      text: "Найди сущность «Договор»",
+    });
     const interactionId = (workbench.events[0]!.data as { interactionId: string }).interactionId;
     const evc = await post("/v1/evidence/conversations");
-    const evidence = await postSse(`${server.url}/v1/evidence/conversations/${evc.conversationId}/messages`, { text: "Какая погода в Москве?" });
+    const evidence = await postSse(`${server.url}/v1/evidence/conversations/${evc.conversationId}/messages`, {
+      text: "Какая погода в Москве?",
+    });
     for (const r of [clinic, workbench, evidence]) expect(r.events.at(-1)?.event).toBe("done");
 
     const lit = (v: unknown) => JSON.stringify(v, null, 1);
-    const body = (p: string, m: string, s: number, type = "application/json") => `paths["${p}"]["${m}"]["responses"][${s}]["content"]["${type}"]`;
+    const body = (p: string, m: string, s: number, type = "application/json") =>
+      `paths["${p}"]["${m}"]["responses"][${s}]["content"]["${type}"]`;
     writeFileSync(
       join(dir, "run.ts"),
       `import type { paths } from "./api";

@@ -28,9 +28,21 @@ interface Exchange {
 const traffic: Exchange[] = [];
 
 /** One request, recorded: a JSON body, an event stream, or neither (204, SVG, HTML). */
-async function call(method: string, path: string, o: { body?: unknown; headers?: Record<string, string>; auth?: boolean } = {}): Promise<Exchange> {
-  const headers: Record<string, string> = { ...(o.auth === false ? {} : A), ...(o.body !== undefined ? { "content-type": "application/json" } : {}), ...o.headers };
-  const res = await fetch(`${server.url}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+async function call(
+  method: string,
+  path: string,
+  o: { body?: unknown; headers?: Record<string, string>; auth?: boolean } = {},
+): Promise<Exchange> {
+  const headers: Record<string, string> = {
+    ...(o.auth === false ? {} : A),
+    ...(o.body !== undefined ? { "content-type": "application/json" } : {}),
+    ...o.headers,
+  };
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    body: o.body === undefined ? undefined : JSON.stringify(o.body),
+  });
   const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!.trim();
   const x: Exchange = { method: method.toLowerCase(), url: path, requestBody: o.body, status: res.status, contentType };
   if (contentType === "text/event-stream" && !path.includes("/evidence/mcp")) x.events = (await readSse(res)).events;
@@ -76,7 +88,9 @@ async function scriptedRun(): Promise<void> {
   const threadId = thread.threadId as string;
   llm.script("router", "new_booking");
   llm.script("branch", 'Здравствуйте! Как вас зовут?\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {}}');
-  const turn = await call("POST", `/v1/clinic/threads/${threadId}/messages`, { body: { text: "Хочу записаться", debug: true } });
+  const turn = await call("POST", `/v1/clinic/threads/${threadId}/messages`, {
+    body: { text: "Хочу записаться", debug: true },
+  });
   expect(ev(turn, "final")).toHaveLength(1);
   // A router reply naming no intent: router_decision says so with null.
   llm.script("router", "не знаю");
@@ -86,7 +100,9 @@ async function scriptedRun(): Promise<void> {
   // Two turns at once on one thread: the second to commit is refused on the stream (`error`).
   llm.script("router", { content: "new_booking", delayMs: 300 }, { content: "new_booking", delayMs: 300 });
   llm.script("branch", "Записал.", "Записал.");
-  const both = await Promise.all([0, 1].map(() => call("POST", `/v1/clinic/threads/${threadId}/messages`, { body: { text: "Алексей" } })));
+  const both = await Promise.all(
+    [0, 1].map(() => call("POST", `/v1/clinic/threads/${threadId}/messages`, { body: { text: "Алексей" } })),
+  );
   expect(both.flatMap((b) => ev(b, "error")).map((e) => e.code)).toContain("conflict");
   await call("GET", `/v1/clinic/threads/${threadId}`);
   const runId = ev(turn, "run_started")[0]!.runId as string;
@@ -106,17 +122,27 @@ async function scriptedRun(): Promise<void> {
 
   const branches = (await call("GET", "/v1/clinic/branches")).json as Json;
   await call("GET", "/v1/clinic/branches/general_info/versions");
-  const saved = (await call("POST", "/v1/clinic/branches/general_info/versions", { body: { config: { title: "Справка" }, activate: false } })).json as Json;
+  const saved = (
+    await call("POST", "/v1/clinic/branches/general_info/versions", {
+      body: { config: { title: "Справка" }, activate: false },
+    })
+  ).json as Json;
   await call("POST", `/v1/clinic/branches/general_info/versions/${saved.version}/activate`);
   await call("POST", "/v1/clinic/branches/_router/versions", { body: { config: { system_prompt: "" } } });
   await call("GET", "/v1/clinic/branches/nope/versions");
   await call("GET", "/v1/clinic/branches/new_booking/steps/versions");
   const graph = (branches.stepGraphs as Json[]).find((g) => g.branch === "new_booking")!;
-  const steps = (await call("POST", "/v1/clinic/branches/new_booking/steps", { body: { graph: { steps: graph.steps }, activate: false } })).json as Json;
+  const steps = (
+    await call("POST", "/v1/clinic/branches/new_booking/steps", {
+      body: { graph: { steps: graph.steps }, activate: false },
+    })
+  ).json as Json;
   await call("POST", `/v1/clinic/branches/new_booking/steps/versions/${steps.version}/activate`);
   await call("POST", "/v1/clinic/branches/new_booking/steps/versions/999/activate");
 
-  await call("POST", "/v1/clinic/kb/documents", { body: { id: "parking", title: "Парковка", text: "## Где парковка\nВо дворе клиники, бесплатно." } });
+  await call("POST", "/v1/clinic/kb/documents", {
+    body: { id: "parking", title: "Парковка", text: "## Где парковка\nВо дворе клиники, бесплатно." },
+  });
   await call("GET", "/v1/clinic/kb/documents");
   await call("GET", "/v1/clinic/kb/documents/parking");
   await call("GET", "/v1/clinic/kb/documents/parking/chunks");
@@ -129,7 +155,8 @@ async function scriptedRun(): Promise<void> {
 
   // ---- workbench ----
   const conv = ((await call("POST", "/v1/workbench/conversations")).json as Json).conversationId as string;
-  const say = (body: Json) => call("POST", `/v1/workbench/conversations/${conv}/messages`, { body: { workspace, debug: true, ...body } });
+  const say = (body: Json) =>
+    call("POST", `/v1/workbench/conversations/${conv}/messages`, { body: { workspace, debug: true, ...body } });
   llm.script("reranker", '{"choice": "clarify"}');
   const asked = await say({ text: "Покажи композицию «Расчёт скидки»" });
   const q = ev(asked, "clarification_required")[0]!;
@@ -137,7 +164,12 @@ async function scriptedRun(): Promise<void> {
   await say({ text: "эту", replyToClarificationId: q.id, selectedCandidateId: "forged" });
   llm.script("answer", "Архивная версия [[composition-discount-v1]].");
   const pick = (q.candidates as Json[]).find((c) => c.identity === "composition-discount-v1")!;
-  const answered = await say({ text: "архивную", interactionId: q.interactionId, replyToClarificationId: q.id, selectedCandidateId: pick.candidateId });
+  const answered = await say({
+    text: "архивную",
+    interactionId: q.interactionId,
+    replyToClarificationId: q.id,
+    selectedCandidateId: pick.candidateId,
+  });
   expect(ev(answered, "final")[0]).toMatchObject({ status: "completed" });
   await say({ text: "первую", replyToClarificationId: q.id, selectedCandidateId: pick.candidateId });
   llm.script("answer", "Это [[composition-nope]].");
@@ -154,21 +186,41 @@ async function scriptedRun(): Promise<void> {
   // ---- evidence ----
   const ec = ((await call("POST", "/v1/evidence/conversations")).json as Json).conversationId as string;
   llm.reset();
-  llm.script("planner", interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }), "{}", "{}", CRITIC);
-  llm.script("answer", "**Коротко.** Долг ООО «Вектор» — 1 000 000,00 ₽ [F9].\n\n**Что проверено.** всё\n\n**Что найдено.** всё\n\n**Что не удалось установить.** ничего\n\n**Что уточнить / следующий шаг.** ничего");
-  const evTurn = await call("POST", `/v1/evidence/conversations/${ec}/messages`, { body: { text: "Какое сальдо по ООО «Вектор» на 10.04.2026?", debug: true } });
+  llm.script(
+    "planner",
+    interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }),
+    "{}",
+    "{}",
+    CRITIC,
+  );
+  llm.script(
+    "answer",
+    "**Коротко.** Долг ООО «Вектор» — 1 000 000,00 ₽ [F9].\n\n**Что проверено.** всё\n\n**Что найдено.** всё\n\n**Что не удалось установить.** ничего\n\n**Что уточнить / следующий шаг.** ничего",
+  );
+  const evTurn = await call("POST", `/v1/evidence/conversations/${ec}/messages`, {
+    body: { text: "Какое сальдо по ООО «Вектор» на 10.04.2026?", debug: true },
+  });
   expect(ev(evTurn, "answer_replaced")).toHaveLength(1);
   // Two questions at once in one conversation: one answers (its tokens stream), the other is refused with `error`.
   llm.reset();
   llm.script("planner", { content: "{}", delayMs: 300 }, { content: "{}", delayMs: 300 });
-  const pair = await Promise.all([0, 1].map(() => call("POST", `/v1/evidence/conversations/${ec}/messages`, { body: { text: "Какая погода в Москве?" } })));
+  const pair = await Promise.all(
+    [0, 1].map(() =>
+      call("POST", `/v1/evidence/conversations/${ec}/messages`, { body: { text: "Какая погода в Москве?" } }),
+    ),
+  );
   expect(pair.flatMap((b) => ev(b, "error")).map((e) => e.code)).toContain("conflict");
   expect(pair.flatMap((b) => ev(b, "token")).length).toBeGreaterThan(0);
   await call("GET", `/v1/evidence/conversations/${ec}`);
   await call("GET", `/v1/evidence/runs/${ev(evTurn, "final")[0]!.runId}`);
   await call("GET", "/v1/evidence/tools");
   await call("POST", "/v1/evidence/mcp", {
-    body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "contract-test", version: "1" } } },
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "contract-test", version: "1" } },
+    },
     headers: { accept: "application/json, text/event-stream" },
   });
   await call("GET", "/v1/stats/outcomes?since=2020-01-01");
@@ -192,10 +244,16 @@ describe("OpenAPI document against recorded traffic", () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
     ajv.addSchema({ $id: "openapi", components: doc.components });
     const schemaOf = (s: Json): Json => (s.$ref ? schemaOf(doc.components.schemas[s.$ref.split("/").pop()]) : s);
-    const validator = (schema: Json) => ajv.compile(schema.$ref ? { $ref: `openapi${schema.$ref}` } : { ...schema, $id: undefined });
+    const validator = (schema: Json) =>
+      ajv.compile(schema.$ref ? { $ref: `openapi${schema.$ref}` } : { ...schema, $id: undefined });
 
     const ops = Object.entries(doc.paths as Json).flatMap(([path, methods]) =>
-      Object.entries(methods as Json).map(([method, op]) => ({ path, method, op: op as Json, re: new RegExp(`^${path.replace(/\{\w+\}/g, "[^/]+")}$`) })),
+      Object.entries(methods as Json).map(([method, op]) => ({
+        path,
+        method,
+        op: op as Json,
+        re: new RegExp(`^${path.replace(/\{\w+\}/g, "[^/]+")}$`),
+      })),
     );
     expect(ops.filter((o) => o.op["x-undocumented"]).map((o) => `${o.method} ${o.path}`)).toEqual([]);
     expect(ops.every((o) => typeof o.op.operationId === "string")).toBe(true);
@@ -229,7 +287,8 @@ describe("OpenAPI document against recorded traffic", () => {
       }
       if (x.json !== undefined) {
         const v = validator(media.schema);
-        if (!v(x.json)) problems.push(`${where}: ${ajv.errorsText(v.errors)} in ${JSON.stringify(x.json).slice(0, 300)}`);
+        if (!v(x.json))
+          problems.push(`${where}: ${ajv.errorsText(v.errors)} in ${JSON.stringify(x.json).slice(0, 300)}`);
       }
       for (const e of x.events ?? []) {
         const v = validator(media.schema);
@@ -240,7 +299,9 @@ describe("OpenAPI document against recorded traffic", () => {
           const own = members.map(schemaOf).find((m) => m.properties?.event?.const === e.event);
           const m = own ? validator(own) : v;
           m(item);
-          problems.push(`${where} event ${e.event}: ${ajv.errorsText(m.errors)} in ${JSON.stringify(e.data).slice(0, 300)}`);
+          problems.push(
+            `${where} event ${e.event}: ${ajv.errorsText(m.errors)} in ${JSON.stringify(e.data).slice(0, 300)}`,
+          );
         }
         const seen = eventsSeen.get(o.op.operationId) ?? new Set<string>();
         eventsSeen.set(o.op.operationId, seen.add(e.event));
@@ -253,7 +314,10 @@ describe("OpenAPI document against recorded traffic", () => {
     // (the Stately inspector is off in this server: its stream is covered by its own test)
     expect(documented.filter((id) => !succeeded.has(id))).toEqual(["inspectEvents"]);
     // …and every event type of each system's stream was sent and validated.
-    const namesOf = (ref: string) => (doc.components.schemas[ref.split("/").pop()!].oneOf ?? doc.components.schemas[ref.split("/").pop()!].anyOf).map((m: Json) => m.properties.event.const).sort();
+    const namesOf = (ref: string) =>
+      (doc.components.schemas[ref.split("/").pop()!].oneOf ?? doc.components.schemas[ref.split("/").pop()!].anyOf)
+        .map((m: Json) => m.properties.event.const)
+        .sort();
     for (const id of ["sendClinicMessage", "sendWorkbenchMessage", "sendEvidenceMessage"]) {
       const op = ops.find((o) => o.op.operationId === id)!;
       const declared: string[] = namesOf(op.op.responses["200"].content["text/event-stream"].schema.$ref);

@@ -31,13 +31,18 @@ function v1Routes(): { method: string; path: string; pattern: string }[] {
   for (const r of app.routes) {
     if (!r.path.startsWith("/v1/") || r.path.includes("*")) continue;
     const path = r.path.replace(/:[A-Za-z]+(\{[^}]*\})?/g, "x1");
-    for (const method of r.method === "ALL" ? ["GET", "POST"] : [r.method]) out.set(`${method} ${path}`, { method, path, pattern: r.path });
+    for (const method of r.method === "ALL" ? ["GET", "POST"] : [r.method])
+      out.set(`${method} ${path}`, { method, path, pattern: r.path });
   }
   return [...out.values()];
 }
 
 const call = (method: string, path: string, token: string) =>
-  fetch(`${server.url}${path}`, { method, headers: as(token), ...(method === "GET" || method === "HEAD" ? {} : { body: "{}" }) });
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: as(token),
+    ...(method === "GET" || method === "HEAD" ? {} : { body: "{}" }),
+  });
 
 describe("token format", () => {
   it("a bare token keeps full rights; role@tenant:token grants the role", () => {
@@ -51,7 +56,10 @@ describe("token format", () => {
 
 describe("roles over every route of the app", () => {
   it("the routes open to `chat` are exactly the conversation routes", () => {
-    const chat = v1Routes().filter((r) => requiredRole(r.method, r.path) === "chat").map((r) => `${r.method} ${r.pattern}`).sort();
+    const chat = v1Routes()
+      .filter((r) => requiredRole(r.method, r.path) === "chat")
+      .map((r) => `${r.method} ${r.pattern}`)
+      .sort();
     expect(chat).toEqual(
       [
         "GET /v1/clinic/threads/:threadId",
@@ -78,7 +86,12 @@ describe("roles over every route of the app", () => {
     const adminOnly = routes.filter((r) => requiredRole(r.method, r.path) === "admin");
     expect(guarded.length).toBeGreaterThanOrEqual(20);
     expect(adminOnly.map((r) => `${r.method} ${r.pattern}`)).toEqual(
-      expect.arrayContaining(["POST /v1/clinic/kb/documents", "DELETE /v1/clinic/kb/documents/:id", "POST /v1/clinic/branches/:code/versions", "POST /v1/clinic/branches/:code/versions/:version/activate"]),
+      expect.arrayContaining([
+        "POST /v1/clinic/kb/documents",
+        "DELETE /v1/clinic/kb/documents/:id",
+        "POST /v1/clinic/branches/:code/versions",
+        "POST /v1/clinic/branches/:code/versions/:version/activate",
+      ]),
     );
     const wrong: string[] = [];
     for (const r of guarded) {
@@ -103,12 +116,20 @@ describe("roles over every route of the app", () => {
   });
 
   it("the chat token talks: a clinic thread is created and answered", async () => {
-    const created = await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: as("tok-chat"), body: "{}" });
+    const created = await fetch(`${server.url}/v1/clinic/threads`, {
+      method: "POST",
+      headers: as("tok-chat"),
+      body: "{}",
+    });
     expect(created.status).toBe(201);
     const { threadId } = (await created.json()) as { threadId: string };
     llm.script("router", "general_info");
-    llm.script("branch", "Мы на Лесной, 5.\nSTATE_JSON: {\"state_after\": \"answered\", \"slots_updated\": {}}");
-    const r = await postSse(`${server.url}/v1/clinic/threads/${threadId}/messages`, { text: "Какой у вас адрес?" }, as("tok-chat"));
+    llm.script("branch", 'Мы на Лесной, 5.\nSTATE_JSON: {"state_after": "answered", "slots_updated": {}}');
+    const r = await postSse(
+      `${server.url}/v1/clinic/threads/${threadId}/messages`,
+      { text: "Какой у вас адрес?" },
+      as("tok-chat"),
+    );
     expect(r.status).toBe(200);
     expect(eventsNamed(r, "final")).toHaveLength(1);
   });
@@ -121,16 +142,26 @@ describe("?access_token= only on GET stream routes", () => {
     expect(((await plain.json()) as { error: { message: string } }).error.message).toMatch(/только потоками событий/);
     const post = await fetch(`${server.url}/v1/clinic/threads?access_token=tok-admin`, { method: "POST", body: "{}" });
     expect(post.status).toBe(401);
-    const stream = await fetch(`${server.url}/v1/runs/00000000-0000-0000-0000-000000000000/events?access_token=tok-chat`);
+    const stream = await fetch(
+      `${server.url}/v1/runs/00000000-0000-0000-0000-000000000000/events?access_token=tok-chat`,
+    );
     expect(stream.status).toBe(404); // authenticated; the run just does not exist
   });
 });
 
 describe("escalation in /v1/stats/outcomes", () => {
   it("an escalated turn is ESCALATED (not FULLY_ANSWERED) and its reason is counted", async () => {
-    const created = await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: as("tok-chat"), body: "{}" });
+    const created = await fetch(`${server.url}/v1/clinic/threads`, {
+      method: "POST",
+      headers: as("tok-chat"),
+      body: "{}",
+    });
     const { threadId } = (await created.json()) as { threadId: string };
-    const r = await postSse(`${server.url}/v1/clinic/threads/${threadId}/messages`, { text: "сильное кровотечение, не могу дышать" }, as("tok-chat"));
+    const r = await postSse(
+      `${server.url}/v1/clinic/threads/${threadId}/messages`,
+      { text: "сильное кровотечение, не могу дышать" },
+      as("tok-chat"),
+    );
     const f = eventsNamed(r, "final")[0] as { events: string[]; state: { escalationReason: string } };
     expect(f.events).toContain("escalated");
     expect(f.state.escalationReason).toBe("acute_pain");

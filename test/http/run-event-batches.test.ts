@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConversation } from "../../storage/conversations";
-import { appendRunEvents, closeRun, failAbandonedRuns, flushRunsEvents, insertRun, listRunEvents, packRunEvents, type RunEventRow } from "../../storage/runs";
+import {
+  appendRunEvents,
+  closeRun,
+  failAbandonedRuns,
+  flushRunsEvents,
+  insertRun,
+  listRunEvents,
+  packRunEvents,
+  type RunEventRow,
+} from "../../storage/runs";
 import { onServer, useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
@@ -32,16 +41,27 @@ afterAll(async () => {
 const TEXT = "раз два три четыре пять шесть семь восемь девять десять ";
 
 async function runTurn(opts: { chunkDelayMs?: number; stopAfterTokens?: number } = {}) {
-  const conv = (await (await fetch(`${one.url}/v1/test/conversations`, { method: "POST" })).json()) as { conversationId: string };
+  const conv = (await (await fetch(`${one.url}/v1/test/conversations`, { method: "POST" })).json()) as {
+    conversationId: string;
+  };
   llm.script("answer", { content: TEXT.repeat(2), chunkDelayMs: opts.chunkDelayMs });
-  const res = await fetch(`${one.url}/v1/test/conversations/${conv.conversationId}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "считай" }) });
+  const res = await fetch(`${one.url}/v1/test/conversations/${conv.conversationId}/messages`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ text: "считай" }),
+  });
   const stop = opts.stopAfterTokens;
-  const seen = (await readSse(res, stop ? { stopAfter: (_e, all) => all.filter((x) => x.event === "token").length >= stop } : {})).events;
+  const seen = (
+    await readSse(res, stop ? { stopAfter: (_e, all) => all.filter((x) => x.event === "token").length >= stop } : {})
+  ).events;
   return { seen, runId: (seen[0]!.data as { runId: string }).runId };
 }
 
 async function follow(base: string, runId: string, lastEventId: number): Promise<SseEvent[]> {
-  const res = await fetch(`${base}/v1/runs/${runId}/events`, { headers: { "last-event-id": String(lastEventId) }, signal: AbortSignal.timeout(20_000) });
+  const res = await fetch(`${base}/v1/runs/${runId}/events`, {
+    headers: { "last-event-id": String(lastEventId) },
+    signal: AbortSignal.timeout(20_000),
+  });
   expect(res.status).toBe(200);
   return (await readSse(res)).events;
 }
@@ -50,7 +70,9 @@ async function follow(base: string, runId: string, lastEventId: number): Promise
 const shape = (es: SseEvent[]) => es.map((e) => [Number(e.id), e.event, e.data]);
 
 async function storedRows(runId: string) {
-  return t.db.sql<{ seq: number; first_seq: number | null; event: string }[]>`select seq, first_seq, event from run_events where run_id = ${runId} order by seq`;
+  return t.db.sql<
+    { seq: number; first_seq: number | null; event: string }[]
+  >`select seq, first_seq, event from run_events where run_id = ${runId} order by seq`;
 }
 
 /** The stored rows cover ids 1..n with no gap (a flush's batch and the commit's may overlap). */
@@ -86,7 +108,8 @@ describe("coalesced run events", () => {
     expect(rows.length).toBeGreaterThan(1);
     expect(rows.length).toBeLessThan(seen.length);
     expectContiguous(rows, seen.length);
-    for (let id = 0; id <= seen.length; id++) expect(shape(await follow(two.url, runId, id))).toEqual(shape(seen.slice(id)));
+    for (let id = 0; id <= seen.length; id++)
+      expect(shape(await follow(two.url, runId, id))).toEqual(shape(seen.slice(id)));
   });
 
   it("a client that left mid-stream resumes on another process from the last id it saw while the run goes on", async () => {
@@ -102,7 +125,12 @@ describe("coalesced run events", () => {
 });
 
 describe("storing batches (storage/runs.ts)", () => {
-  const ev = (from: number, to: number): RunEventRow[] => Array.from({ length: to - from + 1 }, (_, i) => ({ seq: from + i, event: "token", data: { delta: `t${from + i}` } }));
+  const ev = (from: number, to: number): RunEventRow[] =>
+    Array.from({ length: to - from + 1 }, (_, i) => ({
+      seq: from + i,
+      event: "token",
+      data: { delta: `t${from + i}` },
+    }));
 
   async function newRun(): Promise<string> {
     const conv = await createConversation(t.db.sql, "default", "test");
@@ -112,7 +140,18 @@ describe("storing batches (storage/runs.ts)", () => {
   }
 
   it("packs consecutive events into one row and refuses a gap", () => {
-    expect(packRunEvents(ev(3, 5))).toEqual([{ seq: 5, first_seq: 3, event: "batch", data: [["token", { delta: "t3" }], ["token", { delta: "t4" }], ["token", { delta: "t5" }]] }]);
+    expect(packRunEvents(ev(3, 5))).toEqual([
+      {
+        seq: 5,
+        first_seq: 3,
+        event: "batch",
+        data: [
+          ["token", { delta: "t3" }],
+          ["token", { delta: "t4" }],
+          ["token", { delta: "t5" }],
+        ],
+      },
+    ]);
     expect(packRunEvents(ev(3, 3))).toEqual([{ seq: 3, first_seq: null, event: "token", data: { delta: "t3" } }]);
     expect(() => packRunEvents([...ev(1, 2), ...ev(4, 4)])).toThrow(/not consecutive/);
   });
@@ -128,37 +167,64 @@ describe("storing batches (storage/runs.ts)", () => {
     await appendRunEvents(t.db.sql, b, ev(1, 7)); // a late flush must not shrink what the commit stored
     expect((await listRunEvents(t.db.sql, b, 0)).map((e) => e.seq)).toEqual(ev(1, 12).map((e) => e.seq));
     expect((await listRunEvents(t.db.sql, b, 6)).map((e) => e.seq)).toEqual(ev(7, 12).map((e) => e.seq));
-    expect((await listRunEvents(t.db.sql, a, 7)).map((e) => [e.seq, (e.data as { delta: string }).delta])).toEqual(ev(8, 12).map((e) => [e.seq, `t${e.seq}`]));
+    expect((await listRunEvents(t.db.sql, a, 7)).map((e) => [e.seq, (e.data as { delta: string }).delta])).toEqual(
+      ev(8, 12).map((e) => [e.seq, `t${e.seq}`]),
+    );
   });
 
-  it.runIf(onServer)("the background flush does not wait for a turn's open commit of the same run (nor hold up the others)", async () => {
-    const a = await newRun();
-    const b = await newRun();
-    await appendRunEvents(t.db.sql, b, ev(1, 4));
-    let releaseTurn!: () => void;
-    const turnMayCommit = new Promise<void>((r) => (releaseTurn = r));
-    let turnWrote!: () => void;
-    const wrote = new Promise<void>((r) => (turnWrote = r));
-    // B's turn: its commit writes the unstored events 5..12 and ends the run, then stays open.
-    const turn = t.db.sql.begin(async (tx) => {
-      expect(await closeRun(tx, b, [...ev(5, 10), { seq: 11, event: "final", data: {} }, { seq: 12, event: "done", data: {} }], { status: "completed" })).toBe(true);
-      turnWrote();
-      await turnMayCommit;
-    });
-    await wrote;
-    // The flush that had B's 5..9 pending (and A's) completes while B's transaction is still open.
-    await flushRunsEvents(t.db.sql, [{ runId: a, events: ev(1, 3) }, { runId: b, events: ev(5, 9) }], { asyncCommit: true });
-    expect((await listRunEvents(t.db.sql, a, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
-    releaseTurn();
-    await turn;
-    expect((await listRunEvents(t.db.sql, b, 0)).map((e) => [e.seq, e.event])).toEqual([...ev(1, 10).map((e) => [e.seq, "token"]), [11, "final"], [12, "done"]]);
-  });
+  it.runIf(onServer)(
+    "the background flush does not wait for a turn's open commit of the same run (nor hold up the others)",
+    async () => {
+      const a = await newRun();
+      const b = await newRun();
+      await appendRunEvents(t.db.sql, b, ev(1, 4));
+      let releaseTurn!: () => void;
+      const turnMayCommit = new Promise<void>((r) => (releaseTurn = r));
+      let turnWrote!: () => void;
+      const wrote = new Promise<void>((r) => (turnWrote = r));
+      // B's turn: its commit writes the unstored events 5..12 and ends the run, then stays open.
+      const turn = t.db.sql.begin(async (tx) => {
+        expect(
+          await closeRun(
+            tx,
+            b,
+            [...ev(5, 10), { seq: 11, event: "final", data: {} }, { seq: 12, event: "done", data: {} }],
+            { status: "completed" },
+          ),
+        ).toBe(true);
+        turnWrote();
+        await turnMayCommit;
+      });
+      await wrote;
+      // The flush that had B's 5..9 pending (and A's) completes while B's transaction is still open.
+      await flushRunsEvents(
+        t.db.sql,
+        [
+          { runId: a, events: ev(1, 3) },
+          { runId: b, events: ev(5, 9) },
+        ],
+        { asyncCommit: true },
+      );
+      expect((await listRunEvents(t.db.sql, a, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
+      releaseTurn();
+      await turn;
+      expect((await listRunEvents(t.db.sql, b, 0)).map((e) => [e.seq, e.event])).toEqual([
+        ...ev(1, 10).map((e) => [e.seq, "token"]),
+        [11, "final"],
+        [12, "done"],
+      ]);
+    },
+  );
 
   it("crash recovery numbers the ending after the last id of a stored batch", async () => {
     const id = await newRun();
     await appendRunEvents(t.db.sql, id, ev(1, 6));
     await t.db.sql`update runs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
     expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 1000, ownerIs: "p" })).toEqual([id]);
-    expect((await listRunEvents(t.db.sql, id, 5)).map((e) => [e.seq, e.event])).toEqual([[6, "token"], [7, "error"], [8, "done"]]);
+    expect((await listRunEvents(t.db.sql, id, 5)).map((e) => [e.seq, e.event])).toEqual([
+      [6, "token"],
+      [7, "error"],
+      [8, "done"],
+    ]);
   });
 });

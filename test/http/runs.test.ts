@@ -25,11 +25,26 @@ afterAll(async () => {
 });
 
 async function startSlowRun(base: string, tokensBeforeStop: number) {
-  const conv = (await (await fetch(`${base}/v1/test/conversations`, { method: "POST" })).json()) as { conversationId: string };
-  llm.script("answer", { content: "раз два три четыре пять шесть семь восемь девять десять ".repeat(4), chunkDelayMs: 25 });
-  const res = await fetch(`${base}/v1/test/conversations/${conv.conversationId}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "считай" }) });
-  const seen = await readSse(res, { stopAfter: (_e, all) => all.filter((x) => x.event === "token").length >= tokensBeforeStop });
-  return { seen: seen.events, runId: (seen.events[0]!.data as { runId: string }).runId, conversationId: conv.conversationId };
+  const conv = (await (await fetch(`${base}/v1/test/conversations`, { method: "POST" })).json()) as {
+    conversationId: string;
+  };
+  llm.script("answer", {
+    content: "раз два три четыре пять шесть семь восемь девять десять ".repeat(4),
+    chunkDelayMs: 25,
+  });
+  const res = await fetch(`${base}/v1/test/conversations/${conv.conversationId}/messages`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ text: "считай" }),
+  });
+  const seen = await readSse(res, {
+    stopAfter: (_e, all) => all.filter((x) => x.event === "token").length >= tokensBeforeStop,
+  });
+  return {
+    seen: seen.events,
+    runId: (seen.events[0]!.data as { runId: string }).runId,
+    conversationId: conv.conversationId,
+  };
 }
 
 async function follow(base: string, runId: string, lastEventId: number) {
@@ -56,7 +71,10 @@ describe("GET /v1/runs/{runId}/events", () => {
     const { seen, runId } = await startSlowRun(one.url, 4);
     const rest = await follow(two.url, runId, Number(seen.at(-1)!.id));
     checkContinuation(seen, rest);
-    const text = [...seen, ...rest].filter((e) => e.event === "token").map((e) => (e.data as { delta: string }).delta).join("");
+    const text = [...seen, ...rest]
+      .filter((e) => e.event === "token")
+      .map((e) => (e.data as { delta: string }).delta)
+      .join("");
     const final = rest.find((e) => e.event === "final")!.data as { answer: string };
     // Nothing lost, nothing twice: the tokens add up to the stored answer.
     expect(text).toBe(final.answer);
@@ -74,42 +92,62 @@ describe("GET /v1/runs/{runId}/events", () => {
     expect(bad.status).toBe(400);
   });
 
-  it.runIf(onServer)("a follower on another process is woken by NOTIFY; a run nobody follows remotely announces nothing", async () => {
-    const heard: string[] = [];
-    const unlisten = await listenRunEvents(t.db.sql, (id) => heard.push(id));
-    try {
-      // Followed from the same process (its hub): no announcements.
-      const local = await startSlowRun(one.url, 2);
-      checkContinuation(local.seen, await follow(one.url, local.runId, Number(local.seen.at(-1)!.id)));
-      // Followed from the other gateway: the owner announces what it stores, and the commit.
-      const before = two.deps.waker.notifications;
-      const { seen, runId } = await startSlowRun(one.url, 3);
-      const rest = await follow(two.url, runId, Number(seen.at(-1)!.id));
-      checkContinuation(seen, rest);
-      expect(two.deps.waker.notifications).toBeGreaterThan(before);
-      expect(heard).toContain(runId);
-      expect(heard).not.toContain(local.runId);
-    } finally {
-      await unlisten();
-    }
-  });
-
-  it.runIf(onServer)("a separate server process (tsx http/main.ts) replays the missing events of a live run", async () => {
-    const port = 31000 + Math.floor(Math.random() * 2000);
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], {
-      env: { ...process.env, DATABASE_URL: t.url!, PORT: String(port), HOST: "127.0.0.1", API_TOKENS: "", OPENAI_BASE_URL: "", OPENAI_API_KEY: "" },
-      stdio: "ignore",
-    });
-    try {
-      const base = `http://127.0.0.1:${port}`;
-      for (let i = 0; i < 100; i++) {
-        if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
-        await new Promise((r) => setTimeout(r, 100));
+  it.runIf(onServer)(
+    "a follower on another process is woken by NOTIFY; a run nobody follows remotely announces nothing",
+    async () => {
+      const heard: string[] = [];
+      const unlisten = await listenRunEvents(t.db.sql, (id) => heard.push(id));
+      try {
+        // Followed from the same process (its hub): no announcements.
+        const local = await startSlowRun(one.url, 2);
+        checkContinuation(local.seen, await follow(one.url, local.runId, Number(local.seen.at(-1)!.id)));
+        // Followed from the other gateway: the owner announces what it stores, and the commit.
+        const before = two.deps.waker.notifications;
+        const { seen, runId } = await startSlowRun(one.url, 3);
+        const rest = await follow(two.url, runId, Number(seen.at(-1)!.id));
+        checkContinuation(seen, rest);
+        expect(two.deps.waker.notifications).toBeGreaterThan(before);
+        expect(heard).toContain(runId);
+        expect(heard).not.toContain(local.runId);
+      } finally {
+        await unlisten();
       }
-      const { seen, runId } = await startSlowRun(one.url, 3);
-      checkContinuation(seen, await follow(base, runId, Number(seen.at(-1)!.id)));
-    } finally {
-      child.kill("SIGKILL");
-    }
-  });
+    },
+  );
+
+  it.runIf(onServer)(
+    "a separate server process (tsx http/main.ts) replays the missing events of a live run",
+    async () => {
+      const port = 31000 + Math.floor(Math.random() * 2000);
+      const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], {
+        env: {
+          ...process.env,
+          DATABASE_URL: t.url!,
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          API_TOKENS: "",
+          OPENAI_BASE_URL: "",
+          OPENAI_API_KEY: "",
+        },
+        stdio: "ignore",
+      });
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        for (let i = 0; i < 100; i++) {
+          if (
+            await fetch(`${base}/healthz`).then(
+              (r) => r.ok,
+              () => false,
+            )
+          )
+            break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const { seen, runId } = await startSlowRun(one.url, 3);
+        checkContinuation(seen, await follow(base, runId, Number(seen.at(-1)!.id)));
+      } finally {
+        child.kill("SIGKILL");
+      }
+    },
+  );
 });

@@ -62,7 +62,9 @@ describe("sseResponse", () => {
     const reader = res.body!.getReader();
     await reader.read();
     ac.abort();
-    await expect(Promise.race([gone.then(() => "aborted"), new Promise((r) => setTimeout(() => r("still writing"), 5_000))])).resolves.toBe("aborted");
+    await expect(
+      Promise.race([gone.then(() => "aborted"), new Promise((r) => setTimeout(() => r("still writing"), 5_000))]),
+    ).resolves.toBe("aborted");
   });
 
   it("falls back to Hono's streamSSE off Node (app.request has no ServerResponse)", async () => {

@@ -14,7 +14,9 @@ import { newConversation, one, send, stage } from "../systems/workbench/http-wor
 const t = useTestDatabase();
 let llm: ScriptedLlm;
 let server: Awaited<ReturnType<typeof startTestServer>>;
-const workspace = JSON.parse(readFileSync(new URL("../../eval/datasets/workspaces/trade.json", import.meta.url), "utf8")) as unknown;
+const workspace = JSON.parse(
+  readFileSync(new URL("../../eval/datasets/workspaces/trade.json", import.meta.url), "utf8"),
+) as unknown;
 const SWITCHES = ["WORKBENCH_PLANNER", "WORKBENCH_RERANKER", "WORKBENCH_CLASSIFIER", "CLINIC_ROUTER_HINT"];
 
 beforeAll(async () => {
@@ -61,20 +63,30 @@ describe("stage switches", () => {
     const first = await ask("Покажи «Счёт на оплату»");
     const clar = one(first.r, "clarification_required")!;
     process.env.WORKBENCH_CLASSIFIER = "off";
-    const reply = await ask("ну тот, что для экрана, наверное", { interactionId: clar.interactionId, replyToClarificationId: clar.id }, first.id);
+    const reply = await ask(
+      "ну тот, что для экрана, наверное",
+      { interactionId: clar.interactionId, replyToClarificationId: clar.id },
+      first.id,
+    );
     expect(llm.count("classifier")).toBe(0);
     expect(stage(reply.r, "07")?.data.reply).toMatchObject({ decidedBy: "classifier_off" });
   });
 
   it("CLINIC_ROUTER_HINT=off: a sticky branch is called without the [ПОДСКАЗКА РОУТЕРА] block", async () => {
-    const thread = async () => ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }).threadId;
+    const thread = async () =>
+      ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string })
+        .threadId;
     const turn = (id: string, text: string) => postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text });
     const branchPrompt = () => llm.calls.filter((c) => c.role === "branch").at(-1)!.messages[0]!.content;
     for (const hint of [true, false]) {
       if (!hint) process.env.CLINIC_ROUTER_HINT = "off";
       const id = await thread();
       llm.script("router", "new_booking", "price_question");
-      llm.script("branch", 'Как вас зовут?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {}}', 'Приём — 2300 рублей. Как вас зовут?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {}, "soft_insertion": true}');
+      llm.script(
+        "branch",
+        'Как вас зовут?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {}}',
+        'Приём — 2300 рублей. Как вас зовут?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {}, "soft_insertion": true}',
+      );
       await turn(id, "Хочу записаться к терапевту");
       const r = await turn(id, "А сколько стоит приём?");
       expect((eventsNamed(r, "final")[0] as { events: string[] }).events).toEqual(["sticky", "soft_insertion"]);

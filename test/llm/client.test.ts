@@ -26,12 +26,24 @@ describe("openai client", () => {
     s.reset();
     const schema = z.object({ choice: z.string() });
     s.script("reranker", '{"choice": "c2"}', "not json at all", '{"pick": 1}');
-    expect(await llm.structured("reranker", msgs, schema, "rerank")).toMatchObject({ ok: true, value: { choice: "c2" } });
-    const rf = s.calls[0]!.body.response_format as { type: string; json_schema: { name: string; schema: { properties: object } } };
+    expect(await llm.structured("reranker", msgs, schema, "rerank")).toMatchObject({
+      ok: true,
+      value: { choice: "c2" },
+    });
+    const rf = s.calls[0]!.body.response_format as {
+      type: string;
+      json_schema: { name: string; schema: { properties: object } };
+    };
     expect(rf.type).toBe("json_schema");
     expect(rf.json_schema.schema.properties).toHaveProperty("choice");
-    expect(await llm.structured("reranker", msgs, schema, "rerank")).toMatchObject({ ok: false, error: { code: "invalid_output" } });
-    expect(await llm.structured("reranker", msgs, schema, "rerank")).toMatchObject({ ok: false, error: { code: "invalid_output" } });
+    expect(await llm.structured("reranker", msgs, schema, "rerank")).toMatchObject({
+      ok: false,
+      error: { code: "invalid_output" },
+    });
+    expect(await llm.structured("reranker", msgs, schema, "rerank")).toMatchObject({
+      ok: false,
+      error: { code: "invalid_output" },
+    });
     // Invalid output is an answer, not a failure: never retried.
     expect(s.count("reranker")).toBe(3);
   });
@@ -39,9 +51,17 @@ describe("openai client", () => {
   it("retries exactly once on 5xx and on a dropped connection, never on 4xx", async () => {
     s.reset();
     s.script("answer", { status: 500 }, { status: 502 });
-    expect(await llm.complete("answer", msgs)).toMatchObject({ ok: false, error: { code: "model_unavailable" }, meta: { attempts: 2 } });
+    expect(await llm.complete("answer", msgs)).toMatchObject({
+      ok: false,
+      error: { code: "model_unavailable" },
+      meta: { attempts: 2 },
+    });
     s.script("answer", { hangUp: true }, "после обрыва");
-    expect(await llm.complete("answer", msgs)).toMatchObject({ ok: true, value: "после обрыва", meta: { attempts: 2 } });
+    expect(await llm.complete("answer", msgs)).toMatchObject({
+      ok: true,
+      value: "после обрыва",
+      meta: { attempts: 2 },
+    });
     s.script("answer", { status: 400 });
     expect(await llm.complete("answer", msgs)).toMatchObject({ ok: false, meta: { attempts: 1 } });
     expect(s.count("answer")).toBe(5);
@@ -76,14 +96,26 @@ describe("openai client", () => {
     s.script("answer", { content: "долгий ответ ".repeat(50), chunkDelayMs: 20 });
     const ac = new AbortController();
     const deltas: string[] = [];
-    const p = llm.stream("answer", msgs, { signal: ac.signal, onDelta: (d) => { deltas.push(d); if (deltas.length === 3) ac.abort(); } });
+    const p = llm.stream("answer", msgs, {
+      signal: ac.signal,
+      onDelta: (d) => {
+        deltas.push(d);
+        if (deltas.length === 3) ac.abort();
+      },
+    });
     expect(await p).toMatchObject({ ok: false, error: { code: "cancelled" } });
     expect(deltas.length).toBeLessThan(10);
   });
 });
 
 describe("openai client: limits (issue 18 items 1, 4)", () => {
-  const limited = () => createLlm({ ...scriptedLlmConfig(s), timeoutMs: 800, limits: { maxReplyChars: 100, totalTimeoutMs: 5_000 }, roleLimits: { branch: { maxReplyChars: 20 }, router: { totalTimeoutMs: 300 } } });
+  const limited = () =>
+    createLlm({
+      ...scriptedLlmConfig(s),
+      timeoutMs: 800,
+      limits: { maxReplyChars: 100, totalTimeoutMs: 5_000 },
+      roleLimits: { branch: { maxReplyChars: 20 }, router: { totalTimeoutMs: 300 } },
+    });
 
   it("a streamed reply past the cap fails at the cap, once, not retried; a per-role cap overrides", async () => {
     s.reset();
@@ -91,10 +123,17 @@ describe("openai client: limits (issue 18 items 1, 4)", () => {
     s.script("answer", { content: "x".repeat(500), chunkChars: 7 }, "не вызывается");
     const seen: string[] = [];
     const r = await l.stream("answer", msgs, { onDelta: (d) => seen.push(d) });
-    expect(r).toMatchObject({ ok: false, error: { code: "model_unavailable", limit: "reply_too_long" }, meta: { attempts: 1 } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { code: "model_unavailable", limit: "reply_too_long" },
+      meta: { attempts: 1 },
+    });
     expect(seen.join("").length).toBeLessThanOrEqual(100);
     s.script("branch", "двадцать один символ!");
-    expect(await l.stream("branch", msgs, { onDelta: () => {} })).toMatchObject({ ok: false, error: { limit: "reply_too_long" } });
+    expect(await l.stream("branch", msgs, { onDelta: () => {} })).toMatchObject({
+      ok: false,
+      error: { limit: "reply_too_long" },
+    });
     s.script("answer", "x".repeat(100));
     expect(await l.stream("answer", msgs, { onDelta: () => {} })).toMatchObject({ ok: true });
     expect(s.count("answer")).toBe(2);
@@ -103,13 +142,20 @@ describe("openai client: limits (issue 18 items 1, 4)", () => {
   it("a whole (non-streamed) reply past the cap fails too", async () => {
     s.reset();
     s.script("branch", "x".repeat(21));
-    expect(await limited().complete("branch", msgs)).toMatchObject({ ok: false, error: { limit: "reply_too_long" }, meta: { attempts: 1 } });
+    expect(await limited().complete("branch", msgs)).toMatchObject({
+      ok: false,
+      error: { limit: "reply_too_long" },
+      meta: { attempts: 1 },
+    });
   });
 
   it("one SSE line longer than the cap allows fails the stream (the buffer never grows past it)", async () => {
     s.reset();
     s.script("answer", { content: "ok", rawChunk: `{"choices":[{"delta":{"content":"${"y".repeat(20_000)}"}}]}` });
-    expect(await limited().stream("answer", msgs, { onDelta: () => {} })).toMatchObject({ ok: false, error: { limit: "reply_too_long" } });
+    expect(await limited().stream("answer", msgs, { onDelta: () => {} })).toMatchObject({
+      ok: false,
+      error: { limit: "reply_too_long" },
+    });
   });
 
   it("the total deadline covers both attempts and the retry pause", async () => {
@@ -118,7 +164,11 @@ describe("openai client: limits (issue 18 items 1, 4)", () => {
     s.script("router", { content: "поздно", delayMs: 2_000 }, { content: "поздно", delayMs: 2_000 });
     const started = Date.now();
     const r = await limited().complete("router", msgs);
-    expect(r).toMatchObject({ ok: false, error: { code: "model_unavailable", limit: "total_timeout" }, meta: { attempts: 1 } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { code: "model_unavailable", limit: "total_timeout" },
+      meta: { attempts: 1 },
+    });
     expect(Date.now() - started).toBeLessThan(700);
   });
 
@@ -130,8 +180,13 @@ describe("openai client: limits (issue 18 items 1, 4)", () => {
     const add = ac.signal.addEventListener.bind(ac.signal);
     const remove = ac.signal.removeEventListener.bind(ac.signal);
     ac.signal.addEventListener = ((type: string, l: never, o?: never) => (added.push(l), add(type, l, o))) as never;
-    ac.signal.removeEventListener = ((type: string, l: never, o?: never) => (added.splice(added.indexOf(l), 1), remove(type, l, o))) as never;
-    expect(await limited().stream("answer", msgs, { signal: ac.signal, onDelta: () => {} })).toMatchObject({ ok: true });
+    ac.signal.removeEventListener = ((type: string, l: never, o?: never) => (
+      added.splice(added.indexOf(l), 1),
+      remove(type, l, o)
+    )) as never;
+    expect(await limited().stream("answer", msgs, { signal: ac.signal, onDelta: () => {} })).toMatchObject({
+      ok: true,
+    });
     expect(added).toEqual([]);
   });
 });
@@ -142,6 +197,9 @@ describe("offline provider", () => {
     expect(off.offline).toBe(true);
     const r = await off.complete("answer", msgs);
     expect(r.ok && r.value.startsWith(OFFLINE_LABEL)).toBe(true);
-    expect(await off.structured("planner", msgs, z.object({ tasks: z.array(z.unknown()) }), "plan")).toMatchObject({ ok: false, error: { code: "invalid_output" } });
+    expect(await off.structured("planner", msgs, z.object({ tasks: z.array(z.unknown()) }), "plan")).toMatchObject({
+      ok: false,
+      error: { code: "invalid_output" },
+    });
   });
 });

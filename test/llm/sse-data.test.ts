@@ -37,7 +37,9 @@ const field = fc.oneof(
   fc.constant("data"),
   fc.tuple(fc.constantFrom(": ", "event: ", "id: ", "retry: ", "dataset: ", "x"), value).map(([f, v]) => f + v),
 );
-const event = fc.tuple(fc.array(fc.tuple(field, eol), { minLength: 1, maxLength: 4 }), eol).map(([lines, end]) => lines.map(([l, e]) => l + e).join("") + end);
+const event = fc
+  .tuple(fc.array(fc.tuple(field, eol), { minLength: 1, maxLength: 4 }), eol)
+  .map(([lines, end]) => lines.map(([l, e]) => l + e).join("") + end);
 
 describe("SseDataReader", () => {
   it("yields the same data as eventsource-parser, however the stream is cut", () => {
@@ -53,8 +55,13 @@ describe("SseDataReader", () => {
   });
 
   it("reads a chat-completions stream delivered one byte-sized piece at a time", () => {
-    const text = 'data: {"choices":[{"delta":{"content":"При"}}]}\r\n\r\ndata: {"choices":[{"delta":{"content":"вет"}}]}\n\n: keep-alive\n\ndata: [DONE]\n\n';
-    expect(viaReader([...text])).toEqual(['{"choices":[{"delta":{"content":"При"}}]}', '{"choices":[{"delta":{"content":"вет"}}]}', "[DONE]"]);
+    const text =
+      'data: {"choices":[{"delta":{"content":"При"}}]}\r\n\r\ndata: {"choices":[{"delta":{"content":"вет"}}]}\n\n: keep-alive\n\ndata: [DONE]\n\n';
+    expect(viaReader([...text])).toEqual([
+      '{"choices":[{"delta":{"content":"При"}}]}',
+      '{"choices":[{"delta":{"content":"вет"}}]}',
+      "[DONE]",
+    ]);
   });
 
   it("joins multi-line data and keeps an incomplete event until its blank line", () => {

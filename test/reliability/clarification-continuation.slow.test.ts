@@ -29,25 +29,46 @@ afterAll(async () => {
   await storage?.drop();
 });
 
-const ev = (r: { events: SseResponse["events"] }, name: string) => r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, any>);
+const ev = (r: { events: SseResponse["events"] }, name: string) =>
+  r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, any>);
 type Question = { id: string; interactionId: string; candidates: { candidateId: string }[]; planVersion: number };
-type Interaction = { status: string; planVersion: number; clarifications: { status: string; answerMessageId: string | null }[] };
+type Interaction = {
+  status: string;
+  planVersion: number;
+  clarifications: { status: string; answerMessageId: string | null }[];
+};
 type Conversation = { messages: { role: string; text: string; meta: Record<string, unknown> }[] };
 
 async function askedQuestion(): Promise<{ conv: string; q: Question }> {
   llm.reset();
-  const conv = ((await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST" })).json()) as { conversationId: string }).conversationId;
+  const conv = (
+    (await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
+      conversationId: string;
+    }
+  ).conversationId;
   llm.script("reranker", '{"choice": "clarify"}');
-  const r = await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, { text: "Покажи композицию «Расчёт скидки»", workspace });
+  const r = await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, {
+    text: "Покажи композицию «Расчёт скидки»",
+    workspace,
+  });
   const q = ev(r, "clarification_required")[0] as Question | undefined;
   expect(q?.candidates.length).toBeGreaterThanOrEqual(2);
   return { conv, q: q! };
 }
 
-const answerBody = (q: Question) => ({ text: "первый вариант", workspace, interactionId: q.interactionId, replyToClarificationId: q.id, selectedCandidateId: q.candidates[0]!.candidateId });
-const answer = (conv: string, q: Question) => postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, answerBody(q));
-const interaction = async (q: Question) => (await (await fetch(`${server.url}/v1/workbench/interactions/${q.interactionId}`)).json()) as Interaction;
-const conversation = async (conv: string) => (await (await fetch(`${server.url}/v1/workbench/conversations/${conv}`)).json()) as Conversation;
+const answerBody = (q: Question) => ({
+  text: "первый вариант",
+  workspace,
+  interactionId: q.interactionId,
+  replyToClarificationId: q.id,
+  selectedCandidateId: q.candidates[0]!.candidateId,
+});
+const answer = (conv: string, q: Question) =>
+  postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, answerBody(q));
+const interaction = async (q: Question) =>
+  (await (await fetch(`${server.url}/v1/workbench/interactions/${q.interactionId}`)).json()) as Interaction;
+const conversation = async (conv: string) =>
+  (await (await fetch(`${server.url}/v1/workbench/conversations/${conv}`)).json()) as Conversation;
 
 /** Nothing of the answer is stored: the question is still open at the same plan version. */
 async function expectUnanswered(conv: string, q: Question) {
@@ -60,7 +81,11 @@ async function expectUnanswered(conv: string, q: Question) {
 }
 
 /** The same answer again applies, once, with its reply. */
-async function expectResendApplies(conv: string, q: Question, reply: ScriptStep = "Композиция «Расчёт скидки» считает скидку.") {
+async function expectResendApplies(
+  conv: string,
+  q: Question,
+  reply: ScriptStep = "Композиция «Расчёт скидки» считает скидку.",
+) {
   llm.script("answer", reply);
   let r = await answer(conv, q);
   // After kill -9 on the server the dead run's claim lapses once its heartbeat is stale.
@@ -116,7 +141,10 @@ describe(`clarification answer + continuation are one turn (${backend}, server p
     llm.script("answer", { content: "Ответ, который клиент не дождётся. ".repeat(40), chunkDelayMs: 30 });
     const ac = new AbortController();
     const res = await fetch(`${server.url}/v1/workbench/conversations/${conv}/messages`, {
-      method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify(answerBody(q)), signal: ac.signal,
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify(answerBody(q)),
+      signal: ac.signal,
     });
     expect(res.status).toBe(200);
     // Wait for the first tokens of the answer, then leave (RUN_DETACH_GRACE_MS=0: the run ends at once).

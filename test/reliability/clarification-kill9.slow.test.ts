@@ -38,7 +38,7 @@ type Conversation = { messages: { role: string; text: string; meta: Record<strin
 /** A small seeded generator: a failing run can be repeated with the seed it printed. */
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe(`kill -9 while a clarification answer is applied (${backend}, ${TRIALS} trials)`, () => {
@@ -49,23 +49,40 @@ describe(`kill -9 while a clarification answer is applied (${backend}, ${TRIALS}
     const restartMs: number[] = [];
     const env = modelEnv(llm);
     server = await startServerProcess(storage, env);
-    const reply = { content: "Композиция «Расчёт скидки» считает скидку по условиям договора. ".repeat(5), chunkDelayMs: 15 };
+    const reply = {
+      content: "Композиция «Расчёт скидки» считает скидку по условиям договора. ".repeat(5),
+      chunkDelayMs: 15,
+    };
     const ask = async () => {
       llm.reset();
-      const conv = ((await (await fetch(`${server!.url}/v1/workbench/conversations`, { method: "POST" })).json()) as { conversationId: string }).conversationId;
+      const conv = (
+        (await (await fetch(`${server!.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
+          conversationId: string;
+        }
+      ).conversationId;
       llm.script("reranker", '{"choice": "clarify"}');
-      const asked = await postSse(`${server!.url}/v1/workbench/conversations/${conv}/messages`, { text: "Покажи композицию «Расчёт скидки»", workspace });
+      const asked = await postSse(`${server!.url}/v1/workbench/conversations/${conv}/messages`, {
+        text: "Покажи композицию «Расчёт скидки»",
+        workspace,
+      });
       return { conv, q: asked.events.find((e) => e.event === "clarification_required")!.data as Question };
     };
-    const send = (conv: string, q: Question) => openSse(`${server!.url}/v1/workbench/conversations/${conv}/messages`, {
-      text: "первый вариант", workspace, interactionId: q.interactionId, replyToClarificationId: q.id, selectedCandidateId: q.candidates[0]!.candidateId,
-    });
+    const send = (conv: string, q: Question) =>
+      openSse(`${server!.url}/v1/workbench/conversations/${conv}/messages`, {
+        text: "первый вариант",
+        workspace,
+        interactionId: q.interactionId,
+        replyToClarificationId: q.id,
+        selectedCandidateId: q.candidates[0]!.candidateId,
+      });
     // One answer to its end first: the kills are spread over 1.3 times its duration (the machine's load varies), so
     // they land anywhere from before the claim to after the commit.
     const ref = await ask();
     llm.script("answer", reply);
     const t0 = Date.now();
-    await (await send(ref.conv, ref.q)).ended;
+    await (
+      await send(ref.conv, ref.q)
+    ).ended;
     const turnMs = Date.now() - t0;
     for (let i = 0; i < TRIALS; i++) {
       const { conv, q } = await ask();
@@ -84,36 +101,61 @@ describe(`kill -9 while a clarification answer is applied (${backend}, ${TRIALS}
     let applied = 0;
     for (const t of trials) {
       const where = `seed ${seed}, kill after ${t.delayMs} ms`;
-      const it1 = (await (await fetch(`${server.url}/v1/workbench/interactions/${t.q.interactionId}`)).json()) as Interaction;
-      const msgs = ((await (await fetch(`${server.url}/v1/workbench/conversations/${t.conv}`)).json()) as Conversation).messages;
+      const it1 = (await (
+        await fetch(`${server.url}/v1/workbench/interactions/${t.q.interactionId}`)
+      ).json()) as Interaction;
+      const msgs = ((await (await fetch(`${server.url}/v1/workbench/conversations/${t.conv}`)).json()) as Conversation)
+        .messages;
       if (it1.status === "completed") {
         applied++;
         expect(it1.planVersion, where).toBe(t.q.planVersion + 1);
-        expect(it1.clarifications.map((c) => c.status), where).toEqual(["answered"]);
-        expect(msgs.map((m) => m.role), where).toEqual(["user", "assistant", "user", "assistant"]);
+        expect(
+          it1.clarifications.map((c) => c.status),
+          where,
+        ).toEqual(["answered"]);
+        expect(
+          msgs.map((m) => m.role),
+          where,
+        ).toEqual(["user", "assistant", "user", "assistant"]);
         expect(msgs[3]!.meta, where).toMatchObject({ kind: "answer" });
         continue;
       }
       expect(it1.status, where).toBe("awaiting_clarification");
       expect(it1.planVersion, where).toBe(t.q.planVersion);
-      expect(it1.clarifications.map((c) => c.status), where).toEqual(["open"]);
-      expect(msgs.map((m) => m.role), where).toEqual(["user", "assistant"]);
+      expect(
+        it1.clarifications.map((c) => c.status),
+        where,
+      ).toEqual(["open"]);
+      expect(
+        msgs.map((m) => m.role),
+        where,
+      ).toEqual(["user", "assistant"]);
       // The same answer again: 409 only while a dead run's claim has not lapsed yet.
       let r = null;
       for (let i = 0; i < 40; i++) {
         llm.reset();
         llm.script("answer", "Композиция «Расчёт скидки» считает скидку.");
         r = await postSse(`${server.url}/v1/workbench/conversations/${t.conv}/messages`, {
-          text: "первый вариант", workspace, interactionId: t.q.interactionId, replyToClarificationId: t.q.id, selectedCandidateId: t.q.candidates[0]!.candidateId,
+          text: "первый вариант",
+          workspace,
+          interactionId: t.q.interactionId,
+          replyToClarificationId: t.q.id,
+          selectedCandidateId: t.q.candidates[0]!.candidateId,
         });
         if (r.status !== 409) break;
         await new Promise((res) => setTimeout(res, 1_000));
       }
       expect(r!.status, where).toBe(200);
       expect(r!.events.find((e) => e.event === "final")?.data, where).toMatchObject({ status: "completed" });
-      const after = ((await (await fetch(`${server.url}/v1/workbench/conversations/${t.conv}`)).json()) as Conversation).messages;
-      expect(after.map((m) => m.role), where).toEqual(["user", "assistant", "user", "assistant"]);
+      const after = ((await (await fetch(`${server.url}/v1/workbench/conversations/${t.conv}`)).json()) as Conversation)
+        .messages;
+      expect(
+        after.map((m) => m.role),
+        where,
+      ).toEqual(["user", "assistant", "user", "assistant"]);
     }
-    console.log(`kill -9 trials (${backend}, seed ${seed}, answer turn ${turnMs} ms): ${applied} applied before the kill, ${TRIALS - applied} not applied and re-sent; restarts ${restartMs.join(",")} ms`);
+    console.log(
+      `kill -9 trials (${backend}, seed ${seed}, answer turn ${turnMs} ms): ${applied} applied before the kill, ${TRIALS - applied} not applied and re-sent; restarts ${restartMs.join(",")} ms`,
+    );
   }, 900_000);
 });

@@ -22,7 +22,11 @@ const running: ServerProcess[] = [];
 beforeAll(async () => {
   llm = await startScriptedLlm();
   const dataDir = mkdtempSync(join(tmpdir(), "reliability-lock-"));
-  storage = { env: { DATA_DIR: dataDir }, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  storage = {
+    env: { DATA_DIR: dataDir },
+    dataDir,
+    drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
 });
 afterAll(async () => {
   for (const p of running) await p.kill();
@@ -32,9 +36,19 @@ afterAll(async () => {
 
 /** `server/main.ts` as `npm start` runs it, to its exit. */
 async function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const full: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(await freePort()), HOST: "127.0.0.1", API_TOKENS: "", ...env };
+  const full: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PORT: String(await freePort()),
+    HOST: "127.0.0.1",
+    API_TOKENS: "",
+    ...env,
+  };
   delete full.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: process.cwd(), env: full, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    cwd: process.cwd(),
+    env: full,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
@@ -45,7 +59,8 @@ async function runToExit(env: Record<string, string>): Promise<{ code: number | 
 }
 
 async function turnWorks(url: string) {
-  const id = ((await (await fetch(`${url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }).threadId;
+  const id = ((await (await fetch(`${url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string })
+    .threadId;
   llm.script("router", "general_info");
   llm.script("branch", "Здравствуйте!");
   const r = await postSse(`${url}/v1/clinic/threads/${id}/messages`, { text: "Добрый день" });

@@ -29,19 +29,38 @@ let countAll: () => Promise<string> = async () => "";
 beforeAll(async () => {
   process.on("unhandledRejection", onCrash);
   process.on("uncaughtException", onCrash);
-  server = await startTestServer({ db: t.db, tokens: TOKEN, env: { BODY_LIMIT_BYTES: String(LIMIT), RUN_DETACH_GRACE_MS: "0" } });
+  server = await startTestServer({
+    db: t.db,
+    tokens: TOKEN,
+    env: { BODY_LIMIT_BYTES: String(LIMIT), RUN_DETACH_GRACE_MS: "0" },
+  });
   // The routes as registered, so a route added later is fuzzed too.
   const app = createApp(server.deps);
-  routes = app.routes.filter((r) => r.method !== "ALL" && !r.path.includes("*")).map((r) => ({ method: r.method, path: r.path }));
+  routes = app.routes
+    .filter((r) => r.method !== "ALL" && !r.path.includes("*"))
+    .map((r) => ({ method: r.method, path: r.path }));
   // Real ids for path parameters, next to random ones.
-  const post = async (path: string) => (await (await fetch(`${server.url}${path}`, { method: "POST", headers: auth })).json()) as Record<string, string>;
+  const post = async (path: string) =>
+    (await (await fetch(`${server.url}${path}`, { method: "POST", headers: auth })).json()) as Record<string, string>;
   ids.threadId = [(await post("/v1/clinic/threads")).threadId!];
-  ids.id = [(await post("/v1/workbench/conversations")).conversationId!, (await post("/v1/evidence/conversations")).conversationId!, ids.threadId[0]!];
-  const turn = await readSse(await fetch(`${server.url}/v1/clinic/threads/${ids.threadId[0]}/messages`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ text: "Здравствуйте" }) }));
+  ids.id = [
+    (await post("/v1/workbench/conversations")).conversationId!,
+    (await post("/v1/evidence/conversations")).conversationId!,
+    ids.threadId[0]!,
+  ];
+  const turn = await readSse(
+    await fetch(`${server.url}/v1/clinic/threads/${ids.threadId[0]}/messages`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ text: "Здравствуйте" }),
+    }),
+  );
   ids.runId = [(turn.events[0]!.data as { runId: string }).runId];
   ids.code = ["new_booking", "general_info"];
   // Every row of every table, in one statement: a rejected request must leave this unchanged.
-  const tables = await t.db.sql<{ table_name: string }[]>`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`;
+  const tables = await t.db.sql<
+    { table_name: string }[]
+  >`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`;
   const query = `select ${tables.map((x) => `(select count(*) from "${x.table_name}")::text`).join(" || ',' || ")} as counts`;
   countAll = async () => ((await t.db.sql.unsafe(query)) as unknown as { counts: string }[])[0]!.counts;
 }, 120_000);
@@ -52,18 +71,34 @@ afterAll(async () => {
 });
 
 const ascii = (max: number) => fc.stringMatching(new RegExp(`^[\\x20-\\x7e]{0,${max}}$`));
-const weird = fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: "grapheme", maxLength: 20 }), fc.constantFrom("..", "%", "null", "0", "-1", "' or 1=1 --", "x".repeat(300), "😀", "\u0000"));
+const weird = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: "grapheme", maxLength: 20 }),
+  fc.constantFrom("..", "%", "null", "0", "-1", "' or 1=1 --", "x".repeat(300), "😀", "\u0000"),
+);
 const jsonish = fc.oneof(
   // Mostly valid: reaches the real work behind the validation (a turn on the offline model).
-  fc.record({ text: fc.string({ minLength: 1, maxLength: 120 }), debug: fc.boolean() }, { requiredKeys: ["text"] }).map((x) => JSON.stringify(x)),
-  fc.record({ text: fc.constantFrom("Сколько стоит приём?", "Хочу записаться", "Покажи композицию «Расчёт скидки»", "отмена") }).map((x) => JSON.stringify(x)),
+  fc
+    .record({ text: fc.string({ minLength: 1, maxLength: 120 }), debug: fc.boolean() }, { requiredKeys: ["text"] })
+    .map((x) => JSON.stringify(x)),
+  fc
+    .record({
+      text: fc.constantFrom("Сколько стоит приём?", "Хочу записаться", "Покажи композицию «Расчёт скидки»", "отмена"),
+    })
+    .map((x) => JSON.stringify(x)),
   fc.constant(undefined),
   fc.json({ maxDepth: 3 }),
   ascii(60),
   fc
     .record(
       {
-        text: fc.oneof(fc.string({ maxLength: 200 }), fc.integer(), fc.constant(null), fc.constant(""), fc.constant("Запишите меня к терапевту")),
+        text: fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.integer(),
+          fc.constant(null),
+          fc.constant(""),
+          fc.constant("Запишите меня к терапевту"),
+        ),
         workspace: fc.oneof(fc.anything({ maxDepth: 2 }), fc.constant({ generation: "1", documents: [] })),
         interactionId: weird,
         replyToClarificationId: weird,
@@ -95,15 +130,33 @@ describe("fuzzing every endpoint (fast-check)", () => {
         fc.boolean(),
         weird,
         jsonish,
-        fc.record({ authorization: fc.oneof(fc.constant(`Bearer ${TOKEN}`), fc.constant(`Bearer ${TOKEN}`), ascii(40)), contentType: fc.oneof(fc.constant("application/json"), ascii(30)), lastEventId: fc.option(ascii(12)) }),
+        fc.record({
+          authorization: fc.oneof(fc.constant(`Bearer ${TOKEN}`), fc.constant(`Bearer ${TOKEN}`), ascii(40)),
+          contentType: fc.oneof(fc.constant("application/json"), ascii(30)),
+          lastEventId: fc.option(ascii(12)),
+        }),
         async (ri, ii, realId, randomId, body, h) => {
           const route = routes[ri % routes.length]!;
-          const path = fill(route.path, (name) => (realId && ids[name]?.length ? ids[name]![ii % ids[name]!.length]! : encodeURIComponent(randomId) || "x"));
+          const path = fill(route.path, (name) =>
+            realId && ids[name]?.length ? ids[name]![ii % ids[name]!.length]! : encodeURIComponent(randomId) || "x",
+          );
           const before = await countAll();
-          const headers: Record<string, string> = { authorization: h.authorization, "content-type": h.contentType, accept: "text/event-stream" };
+          const headers: Record<string, string> = {
+            authorization: h.authorization,
+            "content-type": h.contentType,
+            accept: "text/event-stream",
+          };
           if (h.lastEventId !== null) headers["last-event-id"] = h.lastEventId;
-          const res = await fetch(`${server.url}${path}`, { method: route.method, headers, body: route.method === "GET" || route.method === "DELETE" ? undefined : body, signal: AbortSignal.timeout(15_000) });
-          seen.set(`${route.method} ${route.path}`, (seen.get(`${route.method} ${route.path}`) ?? new Set()).add(res.status));
+          const res = await fetch(`${server.url}${path}`, {
+            method: route.method,
+            headers,
+            body: route.method === "GET" || route.method === "DELETE" ? undefined : body,
+            signal: AbortSignal.timeout(15_000),
+          });
+          seen.set(
+            `${route.method} ${route.path}`,
+            (seen.get(`${route.method} ${route.path}`) ?? new Set()).add(res.status),
+          );
           if (res.status >= 500) {
             // Collected rather than thrown: one run lists every route that fails, not just the first.
             failures.add(`${route.method} ${route.path} → ${res.status} (e.g. ${path})`);
@@ -113,17 +166,25 @@ describe("fuzzing every endpoint (fast-check)", () => {
           if (res.headers.get("content-type")?.includes("text/event-stream")) {
             // A stream may be endless (the live inspector): read what comes for a moment.
             const r = await readSse(res, { stopAfter: (e) => e.event === "done" }).catch(() => null);
-            for (const e of r?.events ?? []) if (e.event === "error") expect((e.data as { code: string }).code, `${route.method} ${path}`).not.toBe("internal");
+            for (const e of r?.events ?? [])
+              if (e.event === "error")
+                expect((e.data as { code: string }).code, `${route.method} ${path}`).not.toBe("internal");
           } else {
             const text = await res.text();
-            if (res.status >= 400 && res.headers.get("content-type")?.includes("json")) expect(JSON.parse(text), `${route.method} ${path}`).toHaveProperty("error.code");
-            if (res.status >= 400) expect(await countAll(), `${route.method} ${path} → ${res.status} changed rows`).toBe(before);
+            if (res.status >= 400 && res.headers.get("content-type")?.includes("json"))
+              expect(JSON.parse(text), `${route.method} ${path}`).toHaveProperty("error.code");
+            if (res.status >= 400)
+              expect(await countAll(), `${route.method} ${path} → ${res.status} changed rows`).toBe(before);
           }
         },
       ),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 300), seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
+      {
+        numRuns: Number(process.env.FUZZ_RUNS ?? 300),
+        seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined,
+      },
     );
-    if (process.env.FUZZ_VERBOSE) for (const [k, v] of [...seen].sort()) console.log(`${k}: ${[...v].sort().join(" ")}`);
+    if (process.env.FUZZ_VERBOSE)
+      for (const [k, v] of [...seen].sort()) console.log(`${k}: ${[...v].sort().join(" ")}`);
     // Coverage, not luck: the valid paths reach real work, not only the auth and 404 checks.
     const statuses = new Set([...seen.values()].flatMap((v) => [...v]));
     expect([...statuses].filter((x) => x >= 200 && x < 300).length).toBeGreaterThan(0);
@@ -132,15 +193,29 @@ describe("fuzzing every endpoint (fast-check)", () => {
   }, 240_000);
 
   it("the three conversation endpoints, with real ids: turns run or are refused, never half-stored", async () => {
-    const endpoints = [`/v1/clinic/threads/${ids.threadId![0]}/messages`, `/v1/workbench/conversations/${ids.id![0]}/messages`, `/v1/evidence/conversations/${ids.id![1]}/messages`];
+    const endpoints = [
+      `/v1/clinic/threads/${ids.threadId![0]}/messages`,
+      `/v1/workbench/conversations/${ids.id![0]}/messages`,
+      `/v1/evidence/conversations/${ids.id![1]}/messages`,
+    ];
     const dialogue = async () =>
-      ((await t.db.sql`select (select count(*) from messages)::text || ',' || (select coalesce(sum(row_version), 0) from machine_snapshots)::text as c`) as unknown as { c: string }[])[0]!.c;
+      (
+        (await t.db
+          .sql`select (select count(*) from messages)::text || ',' || (select coalesce(sum(row_version), 0) from machine_snapshots)::text as c`) as unknown as {
+          c: string;
+        }[]
+      )[0]!.c;
     const outcomes = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(fc.nat(), jsonish, async (ei, body) => {
         const path = endpoints[ei % endpoints.length]!;
         const [rows, turn] = [await countAll(), await dialogue()];
-        const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { ...auth, "content-type": "application/json", accept: "text/event-stream" }, body, signal: AbortSignal.timeout(30_000) });
+        const res = await fetch(`${server.url}${path}`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json", accept: "text/event-stream" },
+          body,
+          signal: AbortSignal.timeout(30_000),
+        });
         expect(res.status, `${path} ${body}`).toBeLessThan(500);
         if (!res.headers.get("content-type")?.includes("text/event-stream")) {
           await res.text();
@@ -168,7 +243,11 @@ describe("fuzzing every endpoint (fast-check)", () => {
     const before = await countAll();
     for (const r of routes.filter((x) => x.method === "POST")) {
       const path = fill(r.path, (name) => ids[name]?.[0] ?? "x");
-      const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ text: "я".repeat(LIMIT) }) });
+      const res = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ text: "я".repeat(LIMIT) }),
+      });
       expect(res.status, path).toBe(413);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
     }

@@ -46,7 +46,9 @@ const post = (base: string, id: string, text: string) => openSse(`${base}/v1/cli
 /** The run's row, read after the fact: directly on the server; for PGlite once no process holds the folder. */
 async function runRow(runId: string): Promise<{ status: string; error_code: string | null; events: string[] }> {
   const read = async (sql: postgres.Sql) => {
-    const [run] = await sql<{ status: string; error_code: string | null }[]>`select status, error_code from runs where id = ${runId}`;
+    const [run] = await sql<
+      { status: string; error_code: string | null }[]
+    >`select status, error_code from runs where id = ${runId}`;
     const events = await listRunEvents(sql, runId, 0);
     return { status: run!.status, error_code: run!.error_code, events: events.map((e) => e.event) };
   };
@@ -96,7 +98,11 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
 
   it("mid-stream: thread exactly as before, run failed, resuming client gets error then done", async () => {
     server = await startServerProcess(storage, modelEnv(llm));
-    const { id, first, before } = await threadWithOneTurn(server.url, "Сколько стоит приём?", "Здравствуйте! Первичный приём стоит 2000 рублей.");
+    const { id, first, before } = await threadWithOneTurn(
+      server.url,
+      "Сколько стоит приём?",
+      "Здравствуйте! Первичный приём стоит 2000 рублей.",
+    );
     expect(first.events.some((e) => e.event === "final")).toBe(true);
     expect(before.messages).toHaveLength(2);
 
@@ -126,7 +132,10 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
     expect(next.events.some((e) => e.event === "final")).toBe(true);
     const after = await thread(server.url, id);
     expect(after.messages.slice(0, 2)).toEqual(before.messages);
-    expect(after.messages.slice(2).map((m) => [m.role, m.text])).toEqual([["user", "Что взять с собой?"], ["assistant", "Возьмите с собой паспорт и полис."]]);
+    expect(after.messages.slice(2).map((m) => [m.role, m.text])).toEqual([
+      ["user", "Что взять с собой?"],
+      ["assistant", "Возьмите с собой паспорт и полис."],
+    ]);
 
     // Stopped on both backends: PGlite's folder is read next, and a server left running would
     // outlive the test (the next test starts its own).
@@ -150,7 +159,10 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
     server = await startServerProcess(storage, modelEnv(llm));
     const after = await thread(server.url, id);
     expect(after.messages.slice(0, before.messages.length)).toEqual(before.messages);
-    expect(after.messages.slice(before.messages.length).map((m) => m.text)).toEqual(["Можно записаться?", "Запись открыта на завтра."]);
+    expect(after.messages.slice(before.messages.length).map((m) => m.text)).toEqual([
+      "Можно записаться?",
+      "Запись открыта на завтра.",
+    ]);
     const finalId = Number(turn.events.find((e) => e.event === "final")!.id);
     const rest = await resume(server.url, runId, finalId);
     expect(rest.map((e) => e.event)).toEqual(["done"]);
@@ -186,7 +198,9 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
       if (runId) {
         const seen = Number(turn.events.at(-1)!.id);
         const rest = await resume(server.url, runId, seen);
-        console.log(`kill after ${delayMs} ms: ${committed ? "after" : "before"}; client saw ${turn.events.map((e) => e.event).join(",")}; resumed ${rest.map((e) => `${e.event}:${JSON.stringify(e.data).slice(0, 120)}`).join(",")}`);
+        console.log(
+          `kill after ${delayMs} ms: ${committed ? "after" : "before"}; client saw ${turn.events.map((e) => e.event).join(",")}; resumed ${rest.map((e) => `${e.event}:${JSON.stringify(e.data).slice(0, 120)}`).join(",")}`,
+        );
         expect(rest.at(-1)?.event ?? "done").toBe("done");
         if (!committed) expect(rest.map((e) => e.event)).toEqual(["error", "done"]);
       }

@@ -36,14 +36,20 @@ interface Stored {
 }
 
 async function stored(conversationId: string): Promise<Stored> {
-  const [m] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from messages where conversation_id = ${conversationId}`;
-  const [s] = await t.db.sql<{ v: number }[]>`select max(row_version) as v from machine_snapshots where conversation_id = ${conversationId}`;
+  const [m] = await t.db.sql<
+    { n: number }[]
+  >`select count(*)::int as n from messages where conversation_id = ${conversationId}`;
+  const [s] = await t.db.sql<
+    { v: number }[]
+  >`select max(row_version) as v from machine_snapshots where conversation_id = ${conversationId}`;
   return { messages: m!.n, rowVersion: s?.v ?? null };
 }
 
 async function runOf(r: SseResponse) {
   const runId = eventsNamed(r, "run_started")[0]!.runId as string;
-  const [row] = await t.db.sql<{ status: string; error_code: string | null }[]>`select status, error_code from runs where id = ${runId}`;
+  const [row] = await t.db.sql<
+    { status: string; error_code: string | null }[]
+  >`select status, error_code from runs where id = ${runId}`;
   return row!;
 }
 
@@ -55,7 +61,12 @@ function wellFormed(r: SseResponse) {
 }
 
 describe("model faults: the generic streamed turn (test dialogue)", () => {
-  const conversation = async () => ((await (await fetch(`${server.url}/v1/test/conversations`, { method: "POST" })).json()) as { conversationId: string }).conversationId;
+  const conversation = async () =>
+    (
+      (await (await fetch(`${server.url}/v1/test/conversations`, { method: "POST" })).json()) as {
+        conversationId: string;
+      }
+    ).conversationId;
   const turn = (id: string, text = "вопрос") => postSse(`${server.url}/v1/test/conversations/${id}/messages`, { text });
 
   /** One good turn first, so "unchanged" means something: then the fault, then the check. */
@@ -90,7 +101,13 @@ describe("model faults: the generic streamed turn (test dialogue)", () => {
   });
 
   it("no answer within the timeout, twice: model_unavailable in about two timeouts", async () => {
-    const x = await faulty([{ content: "поздно", delayMs: TIMEOUT_MS * 3 }, { content: "поздно", delayMs: TIMEOUT_MS * 3 }], 2);
+    const x = await faulty(
+      [
+        { content: "поздно", delayMs: TIMEOUT_MS * 3 },
+        { content: "поздно", delayMs: TIMEOUT_MS * 3 },
+      ],
+      2,
+    );
     await expectCleanFailure(x);
     expect(x.ms).toBeLessThan(TIMEOUT_MS * 2 + 2_000);
   });
@@ -102,7 +119,10 @@ describe("model faults: the generic streamed turn (test dialogue)", () => {
   });
 
   it("a stream cut after its first tokens: not retried (the tokens were shown), fails cleanly", async () => {
-    const x = await faulty([{ content: "начало ответа, которое оборвётся посередине", truncateAfter: 16 }, "не вызывается"], 1);
+    const x = await faulty(
+      [{ content: "начало ответа, которое оборвётся посередине", truncateAfter: 16 }, "не вызывается"],
+      1,
+    );
     expect(eventsNamed(x.r, "token").length).toBeGreaterThan(0);
     await expectCleanFailure(x);
   });
@@ -113,24 +133,37 @@ describe("model faults: the generic streamed turn (test dialogue)", () => {
   });
 
   it("broken JSON inside the stream: fails cleanly", async () => {
-    await expectCleanFailure(await faulty([{ content: "ответ с мусором внутри", rawChunk: "{\"choices\": [" }, "не вызывается"], 1));
+    await expectCleanFailure(
+      await faulty([{ content: "ответ с мусором внутри", rawChunk: '{"choices": [' }, "не вызывается"], 1),
+    );
   });
 
   it("a stream that stalls after its first tokens: given up within the timeout, fails cleanly", async () => {
-    const x = await faulty([{ content: "ответ, который замрёт на полпути и больше ничего не пришлёт", stallAfter: 16 }, "не вызывается"], 1);
+    const x = await faulty(
+      [{ content: "ответ, который замрёт на полпути и больше ничего не пришлёт", stallAfter: 16 }, "не вызывается"],
+      1,
+    );
     await expectCleanFailure(x);
     expect(x.ms).toBeLessThan(TIMEOUT_MS + 3_000);
   });
 
   it("a stream that stalls before any content: retried, then fails cleanly", async () => {
-    const x = await faulty([{ content: "ничего", stallAfter: 0 }, { content: "ничего", stallAfter: 0 }], 2);
+    const x = await faulty(
+      [
+        { content: "ничего", stallAfter: 0 },
+        { content: "ничего", stallAfter: 0 },
+      ],
+      2,
+    );
     await expectCleanFailure(x);
     expect(x.ms).toBeLessThan(TIMEOUT_MS * 2 + 3_000);
   });
 });
 
 describe("model faults: clinic turns fall back to a fixed reply and store nothing", () => {
-  const thread = async () => ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }).threadId;
+  const thread = async () =>
+    ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string })
+      .threadId;
   const turn = (id: string, text: string) => postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text });
 
   async function faulty(router: ScriptStep[], branch: ScriptStep[]) {
@@ -150,9 +183,24 @@ describe("model faults: clinic turns fall back to a fixed reply and store nothin
 
   const cases: [string, ScriptStep[], ScriptStep[]][] = [
     ["router 500 twice", [{ status: 500 }, { status: 500 }], []],
-    ["router timeout twice", [{ content: "general_info", delayMs: TIMEOUT_MS * 3 }, { content: "general_info", delayMs: TIMEOUT_MS * 3 }], []],
-    ["branch stream cut after tokens", ["general_info"], [{ content: "Приём стоит две тысячи рублей, запись по телефону", truncateAfter: 16 }]],
-    ["branch stream stalls", ["general_info"], [{ content: "Приём стоит две тысячи рублей, запись по телефону", stallAfter: 8 }]],
+    [
+      "router timeout twice",
+      [
+        { content: "general_info", delayMs: TIMEOUT_MS * 3 },
+        { content: "general_info", delayMs: TIMEOUT_MS * 3 },
+      ],
+      [],
+    ],
+    [
+      "branch stream cut after tokens",
+      ["general_info"],
+      [{ content: "Приём стоит две тысячи рублей, запись по телефону", truncateAfter: 16 }],
+    ],
+    [
+      "branch stream stalls",
+      ["general_info"],
+      [{ content: "Приём стоит две тысячи рублей, запись по телефону", stallAfter: 8 }],
+    ],
   ];
   for (const [name, router, branch] of cases) {
     it(name, async () => {
@@ -164,7 +212,10 @@ describe("model faults: clinic turns fall back to a fixed reply and store nothin
   }
 
   it("a router that answers broken JSON: no decision, the turn goes on without trusting it", async () => {
-    const x = await faulty(['{"intent": "new_booking', "```json\n{oops}\n```"], ["Чем могу помочь?", "Чем могу помочь?"]);
+    const x = await faulty(
+      ['{"intent": "new_booking', "```json\n{oops}\n```"],
+      ["Чем могу помочь?", "Чем могу помочь?"],
+    );
     expect(eventsNamed(x.r, "error")).toHaveLength(0);
     const final = eventsNamed(x.r, "final")[0]!;
     expect(final.reply).toBeTruthy();
@@ -175,12 +226,19 @@ describe("model faults: clinic turns fall back to a fixed reply and store nothin
 
 describe("model faults: Workbench preparatory roles answering garbage fall back, never fail the run", () => {
   it("reranker and planner with broken JSON: the run still ends with a clarification or an answer", async () => {
-    const conv = ((await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST" })).json()) as { conversationId: string }).conversationId;
+    const conv = (
+      (await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
+        conversationId: string;
+      }
+    ).conversationId;
     llm.reset();
     llm.script("planner", "{not json", "{not json");
-    llm.script("reranker", '{"choice": "c99"}', "```json\n{\"choice\":", '{"choice": "c99"}');
+    llm.script("reranker", '{"choice": "c99"}', '```json\n{"choice":', '{"choice": "c99"}');
     llm.script("answer", "Ответ.");
-    const r = await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, { text: "Покажи композицию «Расчёт скидки»", workspace });
+    const r = await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, {
+      text: "Покажи композицию «Расчёт скидки»",
+      workspace,
+    });
     wellFormed(r);
     expect(eventsNamed(r, "error")).toHaveLength(0);
     expect(eventsNamed(r, "final").length + eventsNamed(r, "clarification_required").length).toBe(1);

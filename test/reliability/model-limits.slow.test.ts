@@ -51,7 +51,9 @@ async function turn(id: string, text: string, branch: ScriptStep) {
 
 /** A thread with one good turn, so "nothing stored" has something to compare with. */
 async function threadWithOneTurn() {
-  const id = ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }).threadId;
+  const id = (
+    (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }
+  ).threadId;
   const first = await turn(id, "Добрый день", "Здравствуйте!");
   expect(eventsNamed(first.r, "final")[0]).toMatchObject({ reply: "Здравствуйте!" });
   return { id, before: await thread(id) };
@@ -80,7 +82,10 @@ describe(`model replies past the limits (${backend}, server process)`, () => {
     const { id, before } = await threadWithOneTurn();
     const base = memory(server.child.pid!);
     llm.reset();
-    const x = await turn(id, "Расскажите всё", { content: "Очень длинный ответ. ".repeat(500_000).slice(0, 10_000_000), chunkChars: 4096 });
+    const x = await turn(id, "Расскажите всё", {
+      content: "Очень длинный ответ. ".repeat(500_000).slice(0, 10_000_000),
+      chunkChars: 4096,
+    });
     await expectCleanEnd(x, id, before);
     expect(x.ms).toBeLessThan(10_000);
     const after = memory(server.child.pid!);
@@ -92,7 +97,10 @@ describe(`model replies past the limits (${backend}, server process)`, () => {
     const { id, before } = await threadWithOneTurn();
     const base = memory(server.child.pid!);
     llm.reset();
-    const x = await turn(id, "Расскажите всё", { content: "слово ".repeat(200_000).slice(0, 1_000_000), chunkChars: 4 });
+    const x = await turn(id, "Расскажите всё", {
+      content: "слово ".repeat(200_000).slice(0, 1_000_000),
+      chunkChars: 4,
+    });
     await expectCleanEnd(x, id, before);
     expect(x.ms).toBeLessThan(15_000);
     expect(memory(server.child.pid!).peakMb - base.peakMb).toBeLessThan(150);

@@ -36,7 +36,15 @@ export async function createStorage(): Promise<Storage> {
   if (onServer) {
     const t = await createTestDatabase();
     await t.db.close();
-    return { env: { DATABASE_URL: t.url!, DATA_DIR: dataDir }, url: t.url, dataDir, drop: async () => { await t.drop(); rmSync(dataDir, { recursive: true, force: true }); } };
+    return {
+      env: { DATABASE_URL: t.url!, DATA_DIR: dataDir },
+      url: t.url,
+      dataDir,
+      drop: async () => {
+        await t.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
   }
   return { env: { DATA_DIR: dataDir }, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }
@@ -55,17 +63,41 @@ export async function freePort(): Promise<number> {
 
 export function modelEnv(llm: ScriptedLlm, extra: Record<string, string> = {}): Record<string, string> {
   const cfg = scriptedLlmConfig(llm);
-  const env: Record<string, string> = { OPENAI_BASE_URL: cfg.baseURL, OPENAI_API_KEY: "test-key", LLM_MODEL: "test-answer", LLM_TIMEOUT_MS: "5000", ...extra };
-  for (const role of ["router", "branch", "planner", "reranker", "classifier", "answer"]) env[`LLM_MODEL_${role.toUpperCase()}`] = `test-${role}`;
+  const env: Record<string, string> = {
+    OPENAI_BASE_URL: cfg.baseURL,
+    OPENAI_API_KEY: "test-key",
+    LLM_MODEL: "test-answer",
+    LLM_TIMEOUT_MS: "5000",
+    ...extra,
+  };
+  for (const role of ["router", "branch", "planner", "reranker", "classifier", "answer"])
+    env[`LLM_MODEL_${role.toUpperCase()}`] = `test-${role}`;
   return env;
 }
 
-export async function startServerProcess(storage: Storage, env: Record<string, string>, timeoutMs = 90_000): Promise<ServerProcess> {
+export async function startServerProcess(
+  storage: Storage,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const full: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(port), HOST: "127.0.0.1", API_TOKENS: "", RUN_DETACH_GRACE_MS: "0", AI_DEBUG: "false", ...storage.env, ...env };
+  const full: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    API_TOKENS: "",
+    RUN_DETACH_GRACE_MS: "0",
+    AI_DEBUG: "false",
+    ...storage.env,
+    ...env,
+  };
   if (!storage.env.DATABASE_URL) delete full.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], { cwd: process.cwd(), env: full, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], {
+    cwd: process.cwd(),
+    env: full,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));
@@ -88,7 +120,13 @@ export async function startServerProcess(storage: Storage, env: Record<string, s
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${log}`);
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return proc;
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return proc;
     if (Date.now() > until) {
       await proc.kill();
       throw new Error(`server not healthy within ${timeoutMs} ms: ${log}`);

@@ -25,13 +25,19 @@ async function deadRun(stored: number): Promise<string> {
   const conv = await createConversation(t.db.sql, "default", "test");
   const id = `run-${conv.id}`;
   await insertRun(t.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: "dead-process" });
-  await appendRunEvents(t.db.sql, id, [{ seq: 1, event: "run_started", data: { runId: id } }, ...Array.from({ length: stored - 1 }, (_, i) => ({ seq: i + 2, event: "token", data: { delta: `t${i}` } }))]);
+  await appendRunEvents(t.db.sql, id, [
+    { seq: 1, event: "run_started", data: { runId: id } },
+    ...Array.from({ length: stored - 1 }, (_, i) => ({ seq: i + 2, event: "token", data: { delta: `t${i}` } })),
+  ]);
   expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 0, ownerIs: "dead-process" })).toEqual([id]);
   return id;
 }
 
 async function resume(runId: string, lastEventId: number) {
-  const res = await fetch(`${server.url}/v1/runs/${runId}/events`, { headers: { "last-event-id": String(lastEventId) }, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${server.url}/v1/runs/${runId}/events`, {
+    headers: { "last-event-id": String(lastEventId) },
+    signal: AbortSignal.timeout(10_000),
+  });
   // A finished run with nothing after Last-Event-ID is 204 (an EventSource stops there).
   if (res.status === 204) return [];
   expect(res.status).toBe(200);
@@ -42,23 +48,40 @@ describe("resuming a run whose process died", () => {
   it("recovery stores the ending in one statement: failed, abandoned, error then done after the stored events", async () => {
     const id = await deadRun(3);
     expect(await getRun(t.db.sql, id)).toMatchObject({ status: "failed", errorCode: "internal", outcome: "abandoned" });
-    expect((await listRunEvents(t.db.sql, id, 0)).map((e) => [e.seq, e.event])).toEqual([[1, "run_started"], [2, "token"], [3, "token"], [4, "error"], [5, "done"]]);
+    expect((await listRunEvents(t.db.sql, id, 0)).map((e) => [e.seq, e.event])).toEqual([
+      [1, "run_started"],
+      [2, "token"],
+      [3, "token"],
+      [4, "error"],
+      [5, "done"],
+    ]);
   });
 
   it("a client behind the stored events gets the rest, then error and done", async () => {
     const id = await deadRun(3);
-    expect(await resume(id, 1)).toEqual([[2, "token"], [3, "token"], [4, "error"], [5, "done"]]);
+    expect(await resume(id, 1)).toEqual([
+      [2, "token"],
+      [3, "token"],
+      [4, "error"],
+      [5, "done"],
+    ]);
   });
 
   it("a client that saw more than was stored gets error and done numbered after what it saw", async () => {
     const id = await deadRun(3);
-    expect(await resume(id, 9)).toEqual([[10, "error"], [11, "done"]]);
+    expect(await resume(id, 9)).toEqual([
+      [10, "error"],
+      [11, "done"],
+    ]);
   });
 
   it("a client whose last id collides with the stored ending (the dead process sent it another event) still gets error and done", async () => {
     const id = await deadRun(1);
     // The client saw run_started (1) and a token (2) live; the database has run_started only, so the ending is stored as 2, 3.
-    expect(await resume(id, 2)).toEqual([[3, "error"], [4, "done"]]);
+    expect(await resume(id, 2)).toEqual([
+      [3, "error"],
+      [4, "done"],
+    ]);
   });
 
   it("a client that already has `done` of a finished run gets nothing more, and the stream ends", async () => {
@@ -66,11 +89,26 @@ describe("resuming a run whose process died", () => {
     const all = await resume(id, 0);
     expect(all.at(-1)).toEqual([4, "done"]);
     const conv = await createConversation(t.db.sql, "default", "test");
-    await insertRun(t.db.sql, { id: `ok-${conv.id}`, conversationId: conv.id, tenantId: "default", kind: "test", owner: "x" });
-    await appendRunEvents(t.db.sql, `ok-${conv.id}`, [{ seq: 1, event: "run_started", data: {} }, { seq: 2, event: "final", data: {} }, { seq: 3, event: "done", data: {} }]);
+    await insertRun(t.db.sql, {
+      id: `ok-${conv.id}`,
+      conversationId: conv.id,
+      tenantId: "default",
+      kind: "test",
+      owner: "x",
+    });
+    await appendRunEvents(t.db.sql, `ok-${conv.id}`, [
+      { seq: 1, event: "run_started", data: {} },
+      { seq: 2, event: "final", data: {} },
+      { seq: 3, event: "done", data: {} },
+    ]);
     await t.db.sql`update runs set status = 'completed' where id = ${`ok-${conv.id}`}`;
     expect(await resume(`ok-${conv.id}`, 3)).toEqual([]);
-    expect((await fetch(`${server.url}/v1/runs/ok-${conv.id}/events`, { headers: { "last-event-id": "3" } })).status).toBe(204);
-    expect(await resume(`ok-${conv.id}`, 1)).toEqual([[2, "final"], [3, "done"]]);
+    expect(
+      (await fetch(`${server.url}/v1/runs/ok-${conv.id}/events`, { headers: { "last-event-id": "3" } })).status,
+    ).toBe(204);
+    expect(await resume(`ok-${conv.id}`, 1)).toEqual([
+      [2, "final"],
+      [3, "done"],
+    ]);
   });
 });

@@ -32,12 +32,28 @@ beforeAll(async () => {
   llm = await startScriptedLlm();
   // The JSON log too, at its most verbose.
   useLogger(createLogger(new Writable({ write: (chunk, _e, cb) => (logs.push(String(chunk)), cb()) }), "trace"));
-  for (const k of ["log", "error", "warn"] as const) console[k] = (...a: unknown[]) => void logs.push(a.map((x) => (x instanceof Error ? `${x.message} ${x.stack}` : typeof x === "string" ? x : JSON.stringify(x))).join(" "));
+  for (const k of ["log", "error", "warn"] as const)
+    console[k] = (...a: unknown[]) =>
+      void logs.push(
+        a
+          .map((x) => (x instanceof Error ? `${x.message} ${x.stack}` : typeof x === "string" ? x : JSON.stringify(x)))
+          .join(" "),
+      );
   const env: Record<string, string> = {
-    PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", RUN_DETACH_GRACE_MS: "0", AI_DEBUG: "true", DEBUG_DIR: debugDir,
-    API_TOKENS: `acme:${TOKEN}`, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: API_KEY, LLM_MODEL: "test-answer", LLM_TIMEOUT_MS: "2000",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: "memory://",
+    RUN_DETACH_GRACE_MS: "0",
+    AI_DEBUG: "true",
+    DEBUG_DIR: debugDir,
+    API_TOKENS: `acme:${TOKEN}`,
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: API_KEY,
+    LLM_MODEL: "test-answer",
+    LLM_TIMEOUT_MS: "2000",
   };
-  for (const r of ["router", "branch", "planner", "reranker", "classifier", "answer"]) env[`LLM_MODEL_${r.toUpperCase()}`] = `test-${r}`;
+  for (const r of ["router", "branch", "planner", "reranker", "classifier", "answer"])
+    env[`LLM_MODEL_${r.toUpperCase()}`] = `test-${r}`;
   server = await startServer(loadConfig(env), (l) => logs.push(l), { db: t.db, extend: registerTestRoutes });
 });
 afterAll(async () => {
@@ -60,22 +76,68 @@ describe("credentials never leak", () => {
     // The provider checks the key we send — and echoes it back when it refuses.
     llm.script("router", { status: 401, echoAuth: true }, { status: 401, echoAuth: true }, "general_info");
     llm.script("branch", { status: 500, echoAuth: true }, { status: 500, echoAuth: true }, "Здравствуйте!");
-    const thread = ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: auth })).json()) as { threadId: string }).threadId;
-    keep(await postSse(`${server.url}/v1/clinic/threads/${thread}/messages`, { text: "Добрый день", debug: true }, auth));
-    keep(await postSse(`${server.url}/v1/clinic/threads/${thread}/messages`, { text: "Сколько стоит приём?", debug: true }, auth));
-    keep(await postSse(`${server.url}/v1/clinic/threads/${thread}/messages`, { text: "Сколько стоит приём?", debug: true }, auth));
+    const thread = (
+      (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: auth })).json()) as {
+        threadId: string;
+      }
+    ).threadId;
+    keep(
+      await postSse(`${server.url}/v1/clinic/threads/${thread}/messages`, { text: "Добрый день", debug: true }, auth),
+    );
+    keep(
+      await postSse(
+        `${server.url}/v1/clinic/threads/${thread}/messages`,
+        { text: "Сколько стоит приём?", debug: true },
+        auth,
+      ),
+    );
+    keep(
+      await postSse(
+        `${server.url}/v1/clinic/threads/${thread}/messages`,
+        { text: "Сколько стоит приём?", debug: true },
+        auth,
+      ),
+    );
 
-    llm.script("answer", { status: 401, echoAuth: true }, { status: 401, echoAuth: true }, "Ответ [[composition-discount]].");
-    const conv = ((await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST", headers: auth })).json()) as { conversationId: string }).conversationId;
-    keep(await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, { text: "Что делает «Учёт остатков»?", workspace, debug: true }, auth));
-    keep(await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, { text: "Что делает «Учёт остатков»?", workspace, debug: true }, auth));
+    llm.script(
+      "answer",
+      { status: 401, echoAuth: true },
+      { status: 401, echoAuth: true },
+      "Ответ [[composition-discount]].",
+    );
+    const conv = (
+      (await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST", headers: auth })).json()) as {
+        conversationId: string;
+      }
+    ).conversationId;
+    keep(
+      await postSse(
+        `${server.url}/v1/workbench/conversations/${conv}/messages`,
+        { text: "Что делает «Учёт остатков»?", workspace, debug: true },
+        auth,
+      ),
+    );
+    keep(
+      await postSse(
+        `${server.url}/v1/workbench/conversations/${conv}/messages`,
+        { text: "Что делает «Учёт остатков»?", workspace, debug: true },
+        auth,
+      ),
+    );
 
-    const test = ((await (await fetch(`${server.url}/v1/test/conversations`, { method: "POST", headers: auth })).json()) as { conversationId: string }).conversationId;
+    const test = (
+      (await (await fetch(`${server.url}/v1/test/conversations`, { method: "POST", headers: auth })).json()) as {
+        conversationId: string;
+      }
+    ).conversationId;
     llm.script("answer", { status: 403, echoAuth: true });
     keep(await postSse(`${server.url}/v1/test/conversations/${test}/messages`, { text: "ау", debug: true }, auth));
 
     // A wrong token is refused without being repeated.
-    const refused = await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: { authorization: `Bearer ${WRONG}` } });
+    const refused = await fetch(`${server.url}/v1/clinic/threads`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${WRONG}` },
+    });
     expect(refused.status).toBe(401);
     seen.push(await refused.text());
     expect(llm.calls.every((c) => c.model.startsWith("test-"))).toBe(true);
@@ -95,7 +157,9 @@ describe("credentials never leak", () => {
     ];
     // The echoed key did reach us: an error message carries the provider's words.
     expect(haystacks.some(([, s]) => s.includes("incorrect credentials"))).toBe(true);
-    const leaks = haystacks.flatMap(([where, s]) => secrets.filter((x) => s.includes(x)).map((x) => `${where}: ${x.slice(0, 12)}…`));
+    const leaks = haystacks.flatMap(([where, s]) =>
+      secrets.filter((x) => s.includes(x)).map((x) => `${where}: ${x.slice(0, 12)}…`),
+    );
     expect(leaks).toEqual([]);
     expect(logs.some((l) => l.includes('"event":"model_call"') && l.includes("model_unavailable"))).toBe(true);
   });

@@ -16,7 +16,11 @@ export interface LiveSse {
 }
 
 export async function openSse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<LiveSse> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream", ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+    body: JSON.stringify(body),
+  });
   const events: SseEvent[] = [];
   const waiters = new Set<() => void>();
   const parser = createParser({

@@ -11,7 +11,11 @@ const calls = Number(process.env.SOAK_CALLS ?? 4000);
 
 describe("streamed model calls: soak", () => {
   it(`${calls} streamed calls leave the heap flat after GC`, () => {
-    const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", "test/reliability/stream-soak.ts", String(calls)], { encoding: "utf8", timeout: 240_000 });
+    const out = execFileSync(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx", "test/reliability/stream-soak.ts", String(calls)],
+      { encoding: "utf8", timeout: 240_000 },
+    );
     const r = JSON.parse(out.trim().split("\n").at(-1)!) as { perCallBytes: number; before: number; after: number };
     expect(r.perCallBytes).toBeLessThan(1_000);
   });

@@ -23,7 +23,10 @@ describe.runIf(onServer)("two server processes on one PostgreSQL database", () =
   beforeAll(async () => {
     llm = await startScriptedLlm();
     storage = await createStorage();
-    [a, b] = await Promise.all([startServerProcess(storage, modelEnv(llm)), startServerProcess(storage, modelEnv(llm))]);
+    [a, b] = await Promise.all([
+      startServerProcess(storage, modelEnv(llm)),
+      startServerProcess(storage, modelEnv(llm)),
+    ]);
     sql = postgres(storage.url!, { max: 2, onnotice: () => {} });
   }, 180_000);
   afterAll(async () => {
@@ -33,10 +36,13 @@ describe.runIf(onServer)("two server processes on one PostgreSQL database", () =
     await storage?.drop();
   });
 
-  const ev = (r: SseResponse, name: string) => r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, any>);
+  const ev = (r: SseResponse, name: string) =>
+    r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, any>);
 
   it(`${N} concurrent messages to one clinic thread over two processes: policy reject — one turn, one model call, ${N - 1} HTTP 409 before any stream`, async () => {
-    const thread = ((await (await fetch(`${a.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }).threadId;
+    const thread = (
+      (await (await fetch(`${a.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }
+    ).threadId;
     llm.script("router", "general_info");
     llm.script("branch", "Здравствуйте! Чем помочь?");
     const first = await postSse(`${a.url}/v1/clinic/threads/${thread}/messages`, { text: "Добрый день" });
@@ -47,7 +53,9 @@ describe.runIf(onServer)("two server processes on one PostgreSQL database", () =
     llm.script("router", "general_info");
     llm.script("branch", { content: "Ответ на вопрос, который пишется медленно. ".repeat(6), chunkDelayMs: 40 });
     const texts = Array.from({ length: N }, (_, i) => `Вопрос номер ${i}`);
-    const results = await Promise.all(texts.map((text, i) => postSse(`${(i % 2 ? b : a).url}/v1/clinic/threads/${thread}/messages`, { text })));
+    const results = await Promise.all(
+      texts.map((text, i) => postSse(`${(i % 2 ? b : a).url}/v1/clinic/threads/${thread}/messages`, { text })),
+    );
 
     const streamed = results.filter((r) => r.status === 200);
     const rejected = results.filter((r) => r.status === 409);
@@ -67,26 +75,46 @@ describe.runIf(onServer)("two server processes on one PostgreSQL database", () =
 
     const rows = await sql<{ seq: number; role: string; text: string; run_id: string }[]>`
       select seq, role, text, run_id from messages where conversation_id = ${thread} order by seq`;
-    expect(rows.map((r) => [r.seq, r.role])).toEqual([[1, "user"], [2, "assistant"], [3, "user"], [4, "assistant"]]);
+    expect(rows.map((r) => [r.seq, r.role])).toEqual([
+      [1, "user"],
+      [2, "assistant"],
+      [3, "user"],
+      [4, "assistant"],
+    ]);
     expect(rows[2]!.run_id).toBe(runId);
     expect(texts).toContain(rows[2]!.text);
-    const runs = await sql<{ status: string; n: number }[]>`select status, count(*)::int as n from runs where conversation_id = ${thread} group by status order by status`;
+    const runs = await sql<
+      { status: string; n: number }[]
+    >`select status, count(*)::int as n from runs where conversation_id = ${thread} group by status order by status`;
     expect(runs).toEqual([{ status: "completed", n: 2 }]);
-    console.log(`clinic: 1 of ${N} concurrent messages ran, ${rejected.length} got 409 conversation_busy; model calls: ${llm.count()}`);
+    console.log(
+      `clinic: 1 of ${N} concurrent messages ran, ${rejected.length} got 409 conversation_busy; model calls: ${llm.count()}`,
+    );
   }, 180_000);
 
   it(`${N} concurrent answers to one Workbench clarification: exactly one applies, the rest get 409 conflict`, async () => {
     llm.reset();
-    const conv = ((await (await fetch(`${a.url}/v1/workbench/conversations`, { method: "POST" })).json()) as { conversationId: string }).conversationId;
+    const conv = (
+      (await (await fetch(`${a.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
+        conversationId: string;
+      }
+    ).conversationId;
     llm.script("reranker", '{"choice": "clarify"}');
-    const r = await postSse(`${a.url}/v1/workbench/conversations/${conv}/messages`, { text: "Покажи композицию «Расчёт скидки»", workspace });
+    const r = await postSse(`${a.url}/v1/workbench/conversations/${conv}/messages`, {
+      text: "Покажи композицию «Расчёт скидки»",
+      workspace,
+    });
     const q = ev(r, "clarification_required")[0]!;
     expect(q?.candidates?.length).toBeGreaterThanOrEqual(2);
     for (let i = 0; i < N; i++) llm.script("answer", "Ответ.");
     const answers = await Promise.all(
       Array.from({ length: N }, (_, i) =>
         postSse(`${(i % 2 ? b : a).url}/v1/workbench/conversations/${conv}/messages`, {
-          text: `вариант ${i}`, workspace, interactionId: q.interactionId, replyToClarificationId: q.id, selectedCandidateId: q.candidates[i % 2].candidateId,
+          text: `вариант ${i}`,
+          workspace,
+          interactionId: q.interactionId,
+          replyToClarificationId: q.id,
+          selectedCandidateId: q.candidates[i % 2].candidateId,
         }),
       ),
     );
@@ -97,10 +125,15 @@ describe.runIf(onServer)("two server processes on one PostgreSQL database", () =
     for (const c of conflicts) expect((c.json as { error: { code: string } }).error.code).toBe("conflict");
     expect(ev(applied[0]!, "final")[0]).toMatchObject({ status: "completed" });
     expect(llm.count("answer")).toBe(1);
-    const it1 = (await (await fetch(`${b.url}/v1/workbench/interactions/${q.interactionId}`)).json()) as { status: string; clarifications: { status: string }[] };
+    const it1 = (await (await fetch(`${b.url}/v1/workbench/interactions/${q.interactionId}`)).json()) as {
+      status: string;
+      clarifications: { status: string }[];
+    };
     expect(it1.status).toBe("completed");
     expect(it1.clarifications.map((c) => c.status)).toEqual(["answered"]);
-    const [users] = await sql<{ n: number }[]>`select count(*)::int as n from messages where conversation_id = ${conv} and role = 'user'`;
+    const [users] = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from messages where conversation_id = ${conv} and role = 'user'`;
     expect(users!.n).toBe(2);
   }, 180_000);
 });

@@ -24,9 +24,15 @@ afterAll(async () => {
   await llm?.close();
 });
 
-function chat(args: string[], lines: string[], url = server.url): Promise<{ code: number | null; out: string; err: string }> {
+function chat(
+  args: string[],
+  lines: string[],
+  url = server.url,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done, fail) => {
-    const p = spawn(resolve("node_modules/.bin/tsx"), ["scripts/chat.ts", ...args, "--url", url], { env: { ...process.env, API_TOKEN: "secret-token" } });
+    const p = spawn(resolve("node_modules/.bin/tsx"), ["scripts/chat.ts", ...args, "--url", url], {
+      env: { ...process.env, API_TOKEN: "secret-token" },
+    });
     let out = "";
     let err = "";
     p.stdout.on("data", (d) => (out += d));
@@ -40,7 +46,11 @@ function chat(args: string[], lines: string[], url = server.url): Promise<{ code
 describe("npm run chat", () => {
   it("clinic: streams the reply without the service tail, prints the router decision and the thread state", async () => {
     llm.script("router", "new_booking", "price_question");
-    llm.script("branch", 'Здравствуйте! Как к вам обращаться?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {"specialist": "ЛОР"}}', 'Приём стоит 2500 ₽. Как к вам обращаться?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {}, "soft_insertion": true}');
+    llm.script(
+      "branch",
+      'Здравствуйте! Как к вам обращаться?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {"specialist": "ЛОР"}}',
+      'Приём стоит 2500 ₽. Как к вам обращаться?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {}, "soft_insertion": true}',
+    );
     const r = await chat(["clinic"], ["Хочу к ЛОРу", "а сколько стоит?", "/state", "/quit", "не дойдёт"]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
@@ -48,7 +58,9 @@ describe("npm run chat", () => {
     expect(r.out).toContain("[маршрутизатор: new_booking]");
     expect(r.out).toContain("< Здравствуйте! Как к вам обращаться?");
     expect(r.out).toContain("[ветка new_booking · шаг intro · переключений 0 из 3]");
-    expect(r.out).toContain("[ветка new_booking · шаг intro · переключений 0 из 3 · удержались в ветке, боковой вопрос]");
+    expect(r.out).toContain(
+      "[ветка new_booking · шаг intro · переключений 0 из 3 · удержались в ветке, боковой вопрос]",
+    );
     expect(r.out).toContain('"specialist": "ЛОР"');
     expect(r.out).not.toContain("STATE_JSON");
     expect(r.out).not.toContain("не дойдёт\n<");
@@ -78,7 +90,10 @@ describe("npm run chat", () => {
     const file = join(mkdtempSync(join(tmpdir(), "chat-")), "ws.json");
     writeFileSync(file, JSON.stringify(workspace));
     llm.reset();
-    llm.script("answer", "Композиция [[composition-alpha]] лежит в папке «Продажи».\nГотово: я изменил формулу скидки в ней. Проверьте.");
+    llm.script(
+      "answer",
+      "Композиция [[composition-alpha]] лежит в папке «Продажи».\nГотово: я изменил формулу скидки в ней. Проверьте.",
+    );
     const r = await chat(["workbench", "--workspace", file], ["Покажи composition-alpha", "/quit"]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
@@ -87,7 +102,9 @@ describe("npm run chat", () => {
     const marker = r.out.indexOf("[× ответ модели отклонён проверкой (claimed_change)");
     expect(marker).toBeGreaterThan(r.out.indexOf("< Композиция"));
     // The replacement follows the marker, then the closing line reports the failed check.
-    expect(r.out.slice(marker)).toMatch(/ответ:\]\n< Ответ модели не прошёл автоматическую проверку[\s\S]*\[\[composition-alpha\]\][\s\S]*\[completed · проверка не пройдена · ссылки: composition-alpha/);
+    expect(r.out.slice(marker)).toMatch(
+      /ответ:\]\n< Ответ модели не прошёл автоматическую проверку[\s\S]*\[\[composition-alpha\]\][\s\S]*\[completed · проверка не пройдена · ссылки: composition-alpha/,
+    );
   });
 });
 
@@ -131,7 +148,9 @@ describe("npm run chat: failures a user can act on", () => {
 });
 
 function session(args: string[]) {
-  const p = spawn(resolve("node_modules/.bin/tsx"), ["scripts/chat.ts", ...args, "--url", server.url], { env: { ...process.env, API_TOKEN: "secret-token" } });
+  const p = spawn(resolve("node_modules/.bin/tsx"), ["scripts/chat.ts", ...args, "--url", server.url], {
+    env: { ...process.env, API_TOKEN: "secret-token" },
+  });
   let out = "";
   p.stdout.on("data", (d) => (out += d));
   return {
@@ -139,7 +158,10 @@ function session(args: string[]) {
     /** Until `re` matches (or, given `text`, until `text` appears after the first match of the string `re`). */
     waitFor: async (re: RegExp | string, ms = 15_000, text?: string) => {
       const until = Date.now() + ms;
-      const seen = () => (typeof re === "string" ? out.includes(re) && (!text || out.slice(out.indexOf(re)).includes(text)) : re.test(out));
+      const seen = () =>
+        typeof re === "string"
+          ? out.includes(re) && (!text || out.slice(out.indexOf(re)).includes(text))
+          : re.test(out);
       while (!seen()) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${re}; got:\n${out}`);
         await new Promise((r) => setTimeout(r, 50));

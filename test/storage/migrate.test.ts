@@ -20,7 +20,11 @@ describe("migrations", () => {
   it("finds the shared folder and every system's own folder, numbers unique across them", () => {
     const dirs = migrationDirs();
     expect(dirs.map((d) => d.split("/").slice(-3).join("/"))).toEqual(
-      expect.arrayContaining(["systems/clinic/migrations", "systems/evidence/migrations", "systems/workbench/migrations"]),
+      expect.arrayContaining([
+        "systems/clinic/migrations",
+        "systems/evidence/migrations",
+        "systems/workbench/migrations",
+      ]),
     );
     const ids = readMigrations().map((f) => f.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -42,7 +46,10 @@ describe("migrations", () => {
   it("start-up refuses when an applied migration's file has changed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "migrations-"));
     for (const d of migrationDirs()) cpSync(d, dir, { recursive: true });
-    writeFileSync(join(dir, "000001_conversations.sql"), "-- edited after it was applied\n" + readMigrations()[0]!.body);
+    writeFileSync(
+      join(dir, "000001_conversations.sql"),
+      "-- edited after it was applied\n" + readMigrations()[0]!.body,
+    );
     const err = await runMigrations(t.db.sql, dir).catch((e) => e);
     expect(err).toBeInstanceOf(MigrationChangedError);
     expect(err.message).toMatch(/000001_conversations\.sql.*changed/);

@@ -29,9 +29,16 @@ describe("transactions on a reserved connection", () => {
   });
 
   it("a transaction started with the connection's pipeline exactly full succeeds (upstream: an uncaught TypeError kills the process)", async () => {
-    const child = spawnSync(process.execPath, ["--import", "tsx", "test/storage/fixtures/begin-at-pipeline-boundary.ts"], {
-      cwd: process.cwd(), env: { ...process.env, ...(t.url ? { DATABASE_URL: t.url } : {}) }, encoding: "utf8", timeout: 60_000,
-    });
+    const child = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "test/storage/fixtures/begin-at-pipeline-boundary.ts"],
+      {
+        cwd: process.cwd(),
+        env: { ...process.env, ...(t.url ? { DATABASE_URL: t.url } : {}) },
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
     expect(`${child.stdout}${child.stderr}`.trim().split("\n").at(-1)).toBe("ok");
     expect(child.status).toBe(0);
   }, 90_000);
@@ -55,7 +62,9 @@ describe("transactions on a reserved connection", () => {
         })
         .catch(() => {});
     });
-    const rows = await t.db.sql<{ k: string }[]>`select k from tx_probe where k in ('commit', 'rollback', 'outer', 'inner') order by k`;
+    const rows = await t.db.sql<
+      { k: string }[]
+    >`select k from tx_probe where k in ('commit', 'rollback', 'outer', 'inner') order by k`;
     expect(rows.map((r) => r.k)).toEqual(["commit", "outer"]);
   });
 

@@ -8,7 +8,10 @@ import type { MachineSpec } from "../../driver/machine-spec";
 export const counterMachine = setup({
   types: {} as {
     context: { turns: number; last: string | null; history: string[] };
-    events: { type: "user.message"; text: string } | { type: "model.replied"; text: string } | { type: "model.failed"; message: string };
+    events:
+      | { type: "user.message"; text: string }
+      | { type: "model.replied"; text: string }
+      | { type: "model.failed"; message: string };
     emitted: { type: "effect.model"; prompt: string };
   },
 }).createMachine({
@@ -20,13 +23,19 @@ export const counterMachine = setup({
       on: {
         "user.message": {
           target: "thinking",
-          actions: [assign({ history: ({ context, event }) => [...context.history, event.text] }), emit(({ event }) => ({ type: "effect.model" as const, prompt: event.text }))],
+          actions: [
+            assign({ history: ({ context, event }) => [...context.history, event.text] }),
+            emit(({ event }) => ({ type: "effect.model" as const, prompt: event.text })),
+          ],
         },
       },
     },
     thinking: {
       on: {
-        "model.replied": { target: "idle", actions: assign({ turns: ({ context }) => context.turns + 1, last: ({ event }) => event.text }) },
+        "model.replied": {
+          target: "idle",
+          actions: assign({ turns: ({ context }) => context.turns + 1, last: ({ event }) => event.text }),
+        },
         "model.failed": { target: "idle" },
       },
     },

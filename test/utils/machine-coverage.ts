@@ -6,7 +6,9 @@ export function definedTransitions(machine: AnyStateMachine): Set<string> {
   const out = new Set<string>();
   const visit = (node: AnyStateNode) => {
     for (const [event, defs] of node.transitions) {
-      defs.forEach((d, i) => out.add(`${node.id}|${event}|${d.target?.map((t: AnyStateNode) => t.id).join(",") ?? "(self)"}|${i}`));
+      defs.forEach((d, i) =>
+        out.add(`${node.id}|${event}|${d.target?.map((t: AnyStateNode) => t.id).join(",") ?? "(self)"}|${i}`),
+      );
     }
     for (const child of Object.values(node.states) as AnyStateNode[]) visit(child);
   };
@@ -21,16 +23,28 @@ export function definedTransitions(machine: AnyStateMachine): Set<string> {
  */
 export function transitionCoverage<M extends AnyStateMachine>(
   machine: M,
-  opts: { input: unknown; events: (s: ReturnType<M["transition"]>) => EventObject[]; serialize: (s: ReturnType<M["transition"]>) => string; stopWhen?: (s: ReturnType<M["transition"]>) => boolean },
+  opts: {
+    input: unknown;
+    events: (s: ReturnType<M["transition"]>) => EventObject[];
+    serialize: (s: ReturnType<M["transition"]>) => string;
+    stopWhen?: (s: ReturnType<M["transition"]>) => boolean;
+  },
 ) {
-  const adj = getAdjacencyMap(machine as never, {
-    input: opts.input,
-    events: opts.events as never,
-    serializeState: (s: Snapshot<unknown>) => opts.serialize(s as never),
-    serializeEvent: (e: EventObject) => JSON.stringify(e),
-    ...(opts.stopWhen ? { stopWhen: opts.stopWhen as never } : {}),
-  } as never);
-  const edges = adjacencyMapToArray(adj) as unknown as Array<{ state: { value: unknown; status: string }; event: EventObject; nextState: { value: unknown } }>;
+  const adj = getAdjacencyMap(
+    machine as never,
+    {
+      input: opts.input,
+      events: opts.events as never,
+      serializeState: (s: Snapshot<unknown>) => opts.serialize(s as never),
+      serializeEvent: (e: EventObject) => JSON.stringify(e),
+      ...(opts.stopWhen ? { stopWhen: opts.stopWhen as never } : {}),
+    } as never,
+  );
+  const edges = adjacencyMapToArray(adj) as unknown as Array<{
+    state: { value: unknown; status: string };
+    event: EventObject;
+    nextState: { value: unknown };
+  }>;
   const defined = definedTransitions(machine);
   const covered = new Set<string>();
   for (const e of edges) {

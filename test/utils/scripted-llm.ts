@@ -48,7 +48,13 @@ export interface ScriptedLlm {
 const roleOf = (model: string) => model.replace(/^(test|eval)-/, "");
 
 function chunk(model: string, delta: object, finish: string | null = null) {
-  return { id: "chatcmpl-test", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] };
+  return {
+    id: "chatcmpl-test",
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -66,7 +72,12 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       res.writeHead(404, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: { message: "only chat/completions is scripted" } }));
     }
-    const body = JSON.parse(raw) as Record<string, unknown> & { model: string; stream?: boolean; messages: RecordedCall["messages"]; response_format?: unknown };
+    const body = JSON.parse(raw) as Record<string, unknown> & {
+      model: string;
+      stream?: boolean;
+      messages: RecordedCall["messages"];
+      response_format?: unknown;
+    };
     const role = roleOf(body.model);
     calls.push({ role, model: body.model, stream: !!body.stream, body, messages: body.messages });
     const step: ScriptStep = queues.get(role)?.shift() ?? { content: body.response_format ? "{}" : "" };
@@ -87,7 +98,12 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       let gone = false;
       res.once("close", () => (gone = true));
       // Writes wait for the socket to drain, so a 10 MB reply goes at the client's pace, not into this process's memory.
-      const drained = () => new Promise<void>((r) => { const end = () => (res.off("drain", end), res.off("close", end), r()); res.once("drain", end); res.once("close", end); });
+      const drained = () =>
+        new Promise<void>((r) => {
+          const end = () => (res.off("drain", end), res.off("close", end), r());
+          res.once("drain", end);
+          res.once("close", end);
+        });
       const size = s.chunkChars ?? 8;
       do {
         for (let at = 0; at < content.length; at += size) {
@@ -115,8 +131,16 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       return res.end();
     }
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ id: "chatcmpl-test", object: "chat.completion", created: Math.floor(Date.now() / 1000), model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+    res.end(
+      JSON.stringify({
+        id: "chatcmpl-test",
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const addr = server.address();
@@ -134,12 +158,23 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
     count(role) {
       return role ? calls.filter((c) => c.role === role).length : calls.length;
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 /** The LLM config that points every role at the scripted server (`test-<role>` models). */
 export function scriptedLlmConfig(s: ScriptedLlm) {
   const roles = ["router", "branch", "planner", "reranker", "classifier", "answer"];
-  return { baseURL: s.baseURL, apiKey: "test-key", model: "test-answer", roleModels: Object.fromEntries(roles.map((r) => [r, `test-${r}`])), timeoutMs: 5_000, retryDelayMs: 10 };
+  return {
+    baseURL: s.baseURL,
+    apiKey: "test-key",
+    model: "test-answer",
+    roleModels: Object.fromEntries(roles.map((r) => [r, `test-${r}`])),
+    timeoutMs: 5_000,
+    retryDelayMs: 10,
+  };
 }

@@ -19,7 +19,13 @@ export interface TestServerOptions {
 
 /** A real HTTP server on an ephemeral loopback port over the test file's database. */
 export async function startTestServer(o: TestServerOptions): Promise<Started & { config: Config }> {
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", ...(o.tokens ? { API_TOKENS: o.tokens } : {}), ...o.env });
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: "memory://",
+    ...(o.tokens ? { API_TOKENS: o.tokens } : {}),
+    ...o.env,
+  });
   if (o.llm) config.llm = { ...config.llm, ...scriptedLlmConfig(o.llm) };
   const started = await startServer(config, () => {}, { db: o.db, extend: o.extend, systems: o.systems });
   return { ...started, config };

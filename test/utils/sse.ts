@@ -15,7 +15,10 @@ export interface SseResponse {
 }
 
 /** Reads a whole SSE response; `stopAfter` lets a test drop the connection mid-run. */
-export async function readSse(res: Response, opts: { stopAfter?: (e: SseEvent, all: SseEvent[]) => boolean } = {}): Promise<SseResponse> {
+export async function readSse(
+  res: Response,
+  opts: { stopAfter?: (e: SseEvent, all: SseEvent[]) => boolean } = {},
+): Promise<SseResponse> {
   const events: SseEvent[] = [];
   if (!res.headers.get("content-type")?.includes("text/event-stream")) {
     return { status: res.status, headers: res.headers, events, json: await res.json().catch(() => null) };
@@ -43,9 +46,19 @@ export async function readSse(res: Response, opts: { stopAfter?: (e: SseEvent, a
   return { status: res.status, headers: res.headers, events };
 }
 
-export async function postSse(url: string, body: unknown, headers: Record<string, string> = {}, opts: Parameters<typeof readSse>[1] = {}): Promise<SseResponse> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream", ...headers }, body: JSON.stringify(body) });
+export async function postSse(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  opts: Parameters<typeof readSse>[1] = {},
+): Promise<SseResponse> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+    body: JSON.stringify(body),
+  });
   return readSse(res, opts);
 }
 
-export const eventsNamed = (r: SseResponse, name: string) => r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, unknown>);
+export const eventsNamed = (r: SseResponse, name: string) =>
+  r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, unknown>);

@@ -48,13 +48,28 @@ export function registerTestRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           log: {},
           effects: {
             "effect.model": async (e) => {
-              const r = await deps.llm.stream("answer", [{ role: "user", content: String(e.prompt) }], { signal: run.signal, onDelta: (delta) => run.emit("token", { delta }) });
-              if (!r.ok) throw new AppError(r.error.code === "cancelled" ? "internal" : "model_unavailable", "Модель временно недоступна.");
+              const r = await deps.llm.stream("answer", [{ role: "user", content: String(e.prompt) }], {
+                signal: run.signal,
+                onDelta: (delta) => run.emit("token", { delta }),
+              });
+              if (!r.ok)
+                throw new AppError(
+                  r.error.code === "cancelled" ? "internal" : "model_unavailable",
+                  "Модель временно недоступна.",
+                );
               return { type: "model.replied", text: r.value };
             },
           },
           commit: async (tx, s) => {
-            await appendMessages(tx, conv.id, [{ role: "user", text: body.text }, { role: "assistant", text: s.context.last ?? "" }], run.id);
+            await appendMessages(
+              tx,
+              conv.id,
+              [
+                { role: "user", text: body.text },
+                { role: "assistant", text: s.context.last ?? "" },
+              ],
+              run.id,
+            );
           },
           closing: (s) => [{ event: "final", data: { answer: s.context.last, turns: s.context.turns } }],
         });

@@ -8,7 +8,12 @@ export interface Delivery {
 }
 
 /** A webhook receiver on loopback: records every POST and answers with the next scripted status (200 when none is queued). */
-export async function startWebhookReceiver(): Promise<{ url: string; deliveries: Delivery[]; failNext(...statuses: number[]): void; close(): Promise<void> }> {
+export async function startWebhookReceiver(): Promise<{
+  url: string;
+  deliveries: Delivery[];
+  failNext(...statuses: number[]): void;
+  close(): Promise<void>;
+}> {
   const deliveries: Delivery[] = [];
   const queue: number[] = [];
   const server: Server = createServer(async (req, res) => {

@@ -61,7 +61,10 @@ describe("diagrams of every machine in the catalog", () => {
       states: {
         a: { on: { GO: "b", "RETRY<&>": { target: "a", reenter: true } } },
         b: { initial: "x", states: { x: { on: { N: "y" } }, y: { type: "final" } }, onDone: "c" },
-        c: { type: "parallel", states: { r1: { initial: "p", states: { p: {} } }, r2: { initial: "q", states: { q: {} } } } },
+        c: {
+          type: "parallel",
+          states: { r1: { initial: "p", states: { p: {} } }, r2: { initial: "q", states: { q: {} } } },
+        },
       },
     });
     const g = machineGraph(m);
@@ -74,7 +77,10 @@ describe("diagrams of every machine in the catalog", () => {
     expect(svg).toContain('data-event="onDone"');
     expect(svg).toContain('class="s final"');
     expect(svg).toContain('class="s parallel"');
-    expect([...svg.matchAll(/data-state="([^"]+)" data-active="true"/g)].map((x) => x[1])).toEqual(["demo.b", "demo.b.x"]);
+    expect([...svg.matchAll(/data-state="([^"]+)" data-active="true"/g)].map((x) => x[1])).toEqual([
+      "demo.b",
+      "demo.b.x",
+    ]);
     // Children sit inside their compound parent.
     const b = l.boxes.get("demo.b")!;
     for (const id of ["demo.b.x", "demo.b.y"]) {

@@ -18,27 +18,79 @@ export function replyBadges({ state, events, notes }) {
   // A turn that began by keeping the branch (sticky) but ended in another one (a branch's own
   // signal, an escalation, the loop guard) did not stay: one badge for what happened, not both.
   const left = ev.some((e) => e === "handoff" || e === "resumed" || e === "escalated" || e === "loop_guard");
-  if (state?.routerDecision) out.push(el("span", { class: "badge", dataset: { badge: "router" } }, `Решение маршрутизатора: ${state.routerDecision}`));
-  if (state?.activeBranch) out.push(el("span", { class: "badge gray", dataset: { badge: "branch" } }, `Активная ветка: ${state.activeBranch}`));
+  if (state?.routerDecision)
+    out.push(
+      el("span", { class: "badge", dataset: { badge: "router" } }, `Решение маршрутизатора: ${state.routerDecision}`),
+    );
+  if (state?.activeBranch)
+    out.push(
+      el("span", { class: "badge gray", dataset: { badge: "branch" } }, `Активная ветка: ${state.activeBranch}`),
+    );
   if (state?.step) out.push(el("span", { class: "badge gray", dataset: { badge: "step" } }, `Шаг: ${state.step}`));
   for (const e of ev) {
     if (e === "sticky" && left) continue;
-    if (e === "sticky") out.push(el("span", { class: "badge", dataset: { badge: "sticky" } }, "удержались в ветке (sticky)"));
-    else if (e === "soft_insertion") out.push(el("span", { class: "badge warn", dataset: { badge: "soft_insertion" } }, "тип ответа: боковой вопрос"));
-    else if (e === "handoff") out.push(el("span", { class: "badge warn", dataset: { badge: "handoff" } }, "переключение ветки"));
-    else if (e === "resumed") out.push(el("span", { class: "badge ok", dataset: { badge: "resumed" } }, "возврат к отложенному сценарию"));
+    if (e === "sticky")
+      out.push(el("span", { class: "badge", dataset: { badge: "sticky" } }, "удержались в ветке (sticky)"));
+    else if (e === "soft_insertion")
+      out.push(el("span", { class: "badge warn", dataset: { badge: "soft_insertion" } }, "тип ответа: боковой вопрос"));
+    else if (e === "handoff")
+      out.push(el("span", { class: "badge warn", dataset: { badge: "handoff" } }, "переключение ветки"));
+    else if (e === "resumed")
+      out.push(el("span", { class: "badge ok", dataset: { badge: "resumed" } }, "возврат к отложенному сценарию"));
     else if (e === "escalated") {
       const r = state?.escalationReason;
-      out.push(el("span", { class: "badge err", dataset: { badge: "escalated" } }, `Передача оператору · причина: ${r ?? "—"}${r && reasonRu[r] ? ` (${reasonRu[r]})` : ""}`));
-    } else if (e.startsWith("guard_blocked:")) out.push(el("span", { class: "badge err lock", dataset: { badge: "guard" } }, `защитное условие ${e.slice(14)}`));
-    else if (e === "transition_rejected") out.push(el("span", { class: "badge err", dataset: { badge: "rejected" } }, "переход отклонён валидатором"));
-    else if (e === "loop_guard") out.push(el("span", { class: "badge err", dataset: { badge: "loop_guard" } }, "защита от петли"));
-    else if (e === "held_by_operator") out.push(el("span", { class: "badge warn", dataset: { badge: "held" } }, "диалог у оператора: бот только просит подождать"));
-    else if (e === "model_unavailable") out.push(el("span", { class: "badge err", dataset: { badge: "model_unavailable" } }, "модель недоступна"));
-    else if (e === "red_flag") out.push(el("span", { class: "badge err", dataset: { badge: "red_flag" } }, "экстренный ответ: признаки опасного состояния (103 / 112)"));
+      out.push(
+        el(
+          "span",
+          { class: "badge err", dataset: { badge: "escalated" } },
+          `Передача оператору · причина: ${r ?? "—"}${r && reasonRu[r] ? ` (${reasonRu[r]})` : ""}`,
+        ),
+      );
+    } else if (e.startsWith("guard_blocked:"))
+      out.push(el("span", { class: "badge err lock", dataset: { badge: "guard" } }, `защитное условие ${e.slice(14)}`));
+    else if (e === "transition_rejected")
+      out.push(el("span", { class: "badge err", dataset: { badge: "rejected" } }, "переход отклонён валидатором"));
+    else if (e === "loop_guard")
+      out.push(el("span", { class: "badge err", dataset: { badge: "loop_guard" } }, "защита от петли"));
+    else if (e === "held_by_operator")
+      out.push(
+        el(
+          "span",
+          { class: "badge warn", dataset: { badge: "held" } },
+          "диалог у оператора: бот только просит подождать",
+        ),
+      );
+    else if (e === "model_unavailable")
+      out.push(el("span", { class: "badge err", dataset: { badge: "model_unavailable" } }, "модель недоступна"));
+    else if (e === "red_flag")
+      out.push(
+        el(
+          "span",
+          { class: "badge err", dataset: { badge: "red_flag" } },
+          "экстренный ответ: признаки опасного состояния (103 / 112)",
+        ),
+      );
     // The debug notes say what exactly was wrong; shown as the badge's tooltip.
-    else if (e === "tail_malformed") out.push(el("span", { class: "badge warn", dataset: { badge: "tail_malformed" }, title: noteFor(notes, /malformed|not understood/) }, "служебный хвост не разобран"));
-    else if (e === "signal_ignored") out.push(el("span", { class: "badge warn", dataset: { badge: "signal_ignored" }, title: noteFor(notes, /ignored/) }, "сигнал смены ветки проигнорирован"));
+    else if (e === "tail_malformed")
+      out.push(
+        el(
+          "span",
+          {
+            class: "badge warn",
+            dataset: { badge: "tail_malformed" },
+            title: noteFor(notes, /malformed|not understood/),
+          },
+          "служебный хвост не разобран",
+        ),
+      );
+    else if (e === "signal_ignored")
+      out.push(
+        el(
+          "span",
+          { class: "badge warn", dataset: { badge: "signal_ignored" }, title: noteFor(notes, /ignored/) },
+          "сигнал смены ветки проигнорирован",
+        ),
+      );
     else out.push(el("span", { class: "badge gray" }, e));
   }
   return el("div", { class: "badges" }, out);
@@ -88,13 +140,25 @@ export function stateCard(state, lastEvents, stepGraphs) {
       el("div", {}, "Боковых подряд"),
       el("div", {}, String(state.softInsertionCount ?? 0)),
       el("div", {}, "Отложенный сценарий"),
-      el("div", { dataset: { field: "suspended" } }, state.suspended ? `${state.suspended.intent} · шаг ${state.suspended.step ?? "—"} · слоты: ${Object.keys(state.suspended.slots ?? {}).join(", ") || "—"}` : "—"),
+      el(
+        "div",
+        { dataset: { field: "suspended" } },
+        state.suspended
+          ? `${state.suspended.intent} · шаг ${state.suspended.step ?? "—"} · слоты: ${Object.keys(state.suspended.slots ?? {}).join(", ") || "—"}`
+          : "—",
+      ),
       el("div", {}, "Причина передачи"),
       el("div", {}, state.escalationReason ?? "—"),
     ),
     el("h3", {}, "Слоты"),
     slots.length
-      ? el("table", { dataset: { field: "slots" } }, slots.map(([k, v]) => el("tr", {}, el("td", { class: "mono" }, k), el("td", {}, typeof v === "string" ? v : json(v)))))
+      ? el(
+          "table",
+          { dataset: { field: "slots" } },
+          slots.map(([k, v]) =>
+            el("tr", {}, el("td", { class: "mono" }, k), el("td", {}, typeof v === "string" ? v : json(v))),
+          ),
+        )
       : el("div", { class: "muted small" }, "Слоты пока пусты."),
     guardBlocks(state, lastEvents, stepGraphs),
   );
@@ -111,10 +175,25 @@ export function debugDetails(stages) {
         "details",
         { dataset: { detail: "rag" } },
         el("summary", {}, `RAG-фрагменты (${frags.length})`),
-        frags.map((f) => el("div", {}, el("b", {}, `${f.docId} · ${f.heading ?? f.title ?? ""}`), el("span", { class: "muted" }, ` · ${Number(f.score ?? 0).toFixed(3)}`), el("pre", {}, f.text))),
+        frags.map((f) =>
+          el(
+            "div",
+            {},
+            el("b", {}, `${f.docId} · ${f.heading ?? f.title ?? ""}`),
+            el("span", { class: "muted" }, ` · ${Number(f.score ?? 0).toFixed(3)}`),
+            el("pre", {}, f.text),
+          ),
+        ),
       ),
     );
   for (const p of prompts)
-    out.push(el("details", { dataset: { detail: "prompt" } }, el("summary", {}, `Системный промпт · ${p.data.branch}${prompts.length > 1 ? ` (вызов ${p.data.call})` : ""}`), el("pre", {}, p.data.system)));
+    out.push(
+      el(
+        "details",
+        { dataset: { detail: "prompt" } },
+        el("summary", {}, `Системный промпт · ${p.data.branch}${prompts.length > 1 ? ` (вызов ${p.data.call})` : ""}`),
+        el("pre", {}, p.data.system),
+      ),
+    );
   return out;
 }

@@ -22,7 +22,8 @@ export function el(tag, attrs = {}, ...children) {
     else if (k in node && k !== "list" && typeof v !== "string") node[k] = v;
     else node.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined && c !== false) node.append(c instanceof Node ? c : String(c));
+  for (const c of children.flat(Infinity))
+    if (c !== null && c !== undefined && c !== false) node.append(c instanceof Node ? c : String(c));
   return node;
 }
 
@@ -42,7 +43,11 @@ export function renderHeader(active, title = "Chat Agent for Patients") {
     "header",
     { class: "top" },
     el("h1", {}, title),
-    el("nav", { class: "nav" }, PAGES.map(([href, name]) => el("a", { href, class: `nav-link${href === active ? " active" : ""}` }, name))),
+    el(
+      "nav",
+      { class: "nav" },
+      PAGES.map(([href, name]) => el("a", { href, class: `nav-link${href === active ? " active" : ""}` }, name)),
+    ),
     el("div", { class: "spacer" }),
     el("label", { class: "token" }, "Токен", input),
   );
@@ -147,13 +152,26 @@ export async function streamPost(path, body, onEvent, { signal } = {}) {
   const key = crypto.randomUUID();
   let runId = null;
   let last = 0;
-  for (let failures = 0; ; ) {
+  for (let failures = 0; ;) {
     const resume = last > 0 ? { "last-event-id": String(last) } : {};
     let res;
     try {
       res = runId
-        ? await fetch(`/v1/runs/${encodeURIComponent(runId)}/events`, { headers: headers({ accept: "text/event-stream", ...resume }), signal })
-        : await fetch(path, { method: "POST", headers: headers({ "content-type": "application/json", accept: "text/event-stream", "idempotency-key": key, ...resume }), body: JSON.stringify(body), signal });
+        ? await fetch(`/v1/runs/${encodeURIComponent(runId)}/events`, {
+            headers: headers({ accept: "text/event-stream", ...resume }),
+            signal,
+          })
+        : await fetch(path, {
+            method: "POST",
+            headers: headers({
+              "content-type": "application/json",
+              accept: "text/event-stream",
+              "idempotency-key": key,
+              ...resume,
+            }),
+            body: JSON.stringify(body),
+            signal,
+          });
     } catch (e) {
       // Stopped by the user (the Stop button): no retry.
       if (signal?.aborted || ++failures > 5) throw e;
@@ -178,7 +196,8 @@ export async function streamPost(path, body, onEvent, { signal } = {}) {
       /* dropped: resume below */
     }
     if (finished) return;
-    if (++failures > 5) throw new ApiError(0, "internal", "Соединение с сервером прерывается; ответ не получен полностью.");
+    if (++failures > 5)
+      throw new ApiError(0, "internal", "Соединение с сервером прерывается; ответ не получен полностью.");
     await new Promise((r) => setTimeout(r, 200 * 2 ** failures));
   }
 }

@@ -5,7 +5,8 @@ import { debugDetails, replyBadges } from "./clinic-ui.js";
 renderHeader("/");
 
 const BRANCHES = ["new_booking", "price_question", "general_info", "medical_question", "reschedule", "escalate_human"];
-for (const sel of document.querySelectorAll("select[name=branch]")) for (const b of BRANCHES) sel.append(el("option", { value: b }, b));
+for (const sel of document.querySelectorAll("select[name=branch]"))
+  for (const b of BRANCHES) sel.append(el("option", { value: b }, b));
 
 async function loadDocs() {
   const { documents } = await api("/v1/clinic/kb/documents");
@@ -17,7 +18,16 @@ async function loadDocs() {
     el(
       "table",
       {},
-      el("tr", {}, el("th", {}, "Документ"), el("th", {}, "Ветка"), el("th", {}, "Версия"), el("th", {}, "Фрагм."), el("th", {}, "Изменён"), el("th", {}, "")),
+      el(
+        "tr",
+        {},
+        el("th", {}, "Документ"),
+        el("th", {}, "Ветка"),
+        el("th", {}, "Версия"),
+        el("th", {}, "Фрагм."),
+        el("th", {}, "Изменён"),
+        el("th", {}, ""),
+      ),
       documents.map((d) =>
         el(
           "tr",
@@ -44,7 +54,16 @@ async function showChunks(d) {
   const { chunks, version } = await api(`/v1/clinic/kb/documents/${encodeURIComponent(d.id)}/chunks`);
   $("#chunks-panel").hidden = false;
   $("#chunks-title").textContent = `· ${d.title} v${version} · ${chunks.length}`;
-  $("#chunks").replaceChildren(...chunks.map((c) => el("div", { dataset: { chunk: c.ord } }, el("div", { class: "small" }, el("b", {}, `#${c.ord}`), ` ${c.heading}`), el("pre", {}, c.text))));
+  $("#chunks").replaceChildren(
+    ...chunks.map((c) =>
+      el(
+        "div",
+        { dataset: { chunk: c.ord } },
+        el("div", { class: "small" }, el("b", {}, `#${c.ord}`), ` ${c.heading}`),
+        el("pre", {}, c.text),
+      ),
+    ),
+  );
 }
 
 async function reindex(d) {
@@ -78,7 +97,10 @@ form.addEventListener("submit", async (ev) => {
   ev.preventDefault();
   $("#upload-error").textContent = "";
   try {
-    const r = await api("/v1/clinic/kb/documents", { method: "POST", body: { title: form.title.value, text: form.text.value, branch: form.branch.value || null } });
+    const r = await api("/v1/clinic/kb/documents", {
+      method: "POST",
+      body: { title: form.title.value, text: form.text.value, branch: form.branch.value || null },
+    });
     toast(`Загружено: ${r.documentId} v${r.version}, ${r.chunks} фрагм.`);
     form.reset();
     await loadDocs();
@@ -125,7 +147,19 @@ $("#search").addEventListener("submit", async (ev) => {
     const { fragments } = await api(`/v1/clinic/kb/search?${p}`);
     $("#hits").replaceChildren(
       ...(fragments.length
-        ? fragments.map((h) => el("div", {}, el("div", { class: "small" }, el("b", {}, `${h.docId} · ${h.heading}`), el("span", { class: "muted" }, ` · ${h.score.toFixed(3)}`)), el("pre", {}, h.text)))
+        ? fragments.map((h) =>
+            el(
+              "div",
+              {},
+              el(
+                "div",
+                { class: "small" },
+                el("b", {}, `${h.docId} · ${h.heading}`),
+                el("span", { class: "muted" }, ` · ${h.score.toFixed(3)}`),
+              ),
+              el("pre", {}, h.text),
+            ),
+          )
         : [el("div", { class: "muted" }, "Ничего не нашлось.")]),
     );
   } catch (e) {

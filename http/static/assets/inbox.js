@@ -28,19 +28,36 @@ function query() {
 }
 
 function reasonText(r) {
-  return r ? reasonRu[r] ?? r : "причина не названа";
+  return r ? (reasonRu[r] ?? r) : "причина не названа";
 }
 
 function itemNode(it) {
   return el(
     "div",
-    { class: `inbox-item${it.escalated ? " escalated" : ""}${it.id === selected ? " on" : ""}`, dataset: { id: it.id, status: it.status, escalated: String(it.escalated) }, onclick: () => select(it.id) },
+    {
+      class: `inbox-item${it.escalated ? " escalated" : ""}${it.id === selected ? " on" : ""}`,
+      dataset: { id: it.id, status: it.status, escalated: String(it.escalated) },
+      onclick: () => select(it.id),
+    },
     el(
       "div",
       { class: "row" },
       el("span", { class: "badge gray" }, systemRu[it.system] ?? it.system),
-      it.escalated ? el("span", { class: "badge err", dataset: { badge: "reason" } }, `ждёт человека · ${reasonText(it.escalationReason)}`) : null,
-      el("span", { class: `badge ${it.status === "taken" ? "warn" : it.status === "closed" ? "gray" : "ok"}`, dataset: { badge: "status" } }, statusRu[it.status] ?? it.status),
+      it.escalated
+        ? el(
+            "span",
+            { class: "badge err", dataset: { badge: "reason" } },
+            `ждёт человека · ${reasonText(it.escalationReason)}`,
+          )
+        : null,
+      el(
+        "span",
+        {
+          class: `badge ${it.status === "taken" ? "warn" : it.status === "closed" ? "gray" : "ok"}`,
+          dataset: { badge: "status" },
+        },
+        statusRu[it.status] ?? it.status,
+      ),
       it.contactPhone ? el("span", { class: "badge", dataset: { badge: "contact" } }, it.contactPhone) : null,
       el("span", { class: "muted small", style: "margin-left:auto" }, fmtTime(it.lastActivityAt)),
     ),
@@ -73,8 +90,17 @@ async function act(id, action) {
       location.hash = "";
       $("#detail").replaceChildren(el("div", { class: "muted" }, "Диалог удалён."));
     } else {
-      await api(`/v1/inbox/conversations/${id}/${action}`, { method: "POST", body: action === "take" ? { operator: "оператор" } : {} });
-      toast({ take: "Диалог у вас: бот только просит подождать", release: "Диалог возвращён боту", close: "Обращение закрыто" }[action]);
+      await api(`/v1/inbox/conversations/${id}/${action}`, {
+        method: "POST",
+        body: action === "take" ? { operator: "оператор" } : {},
+      });
+      toast(
+        {
+          take: "Диалог у вас: бот только просит подождать",
+          release: "Диалог возвращён боту",
+          close: "Обращение закрыто",
+        }[action],
+      );
       await select(id);
     }
   } catch (e) {
@@ -90,26 +116,61 @@ async function select(id) {
   try {
     const c = await api(`/v1/inbox/conversations/${id}`);
     const buttons = [
-      c.system === "clinic" && c.status !== "taken" ? el("button", { id: "take", type: "button", onclick: () => act(id, "take") }, "Взять") : null,
-      c.status === "taken" || c.escalated ? el("button", { id: "release", class: "secondary", type: "button", onclick: () => act(id, "release") }, "Вернуть боту") : null,
-      c.status !== "closed" ? el("button", { id: "close", class: "secondary", type: "button", onclick: () => act(id, "close") }, "Закрыть") : null,
+      c.system === "clinic" && c.status !== "taken"
+        ? el("button", { id: "take", type: "button", onclick: () => act(id, "take") }, "Взять")
+        : null,
+      c.status === "taken" || c.escalated
+        ? el(
+            "button",
+            { id: "release", class: "secondary", type: "button", onclick: () => act(id, "release") },
+            "Вернуть боту",
+          )
+        : null,
+      c.status !== "closed"
+        ? el("button", { id: "close", class: "secondary", type: "button", onclick: () => act(id, "close") }, "Закрыть")
+        : null,
       el("button", { id: "erase", class: "danger", type: "button", onclick: () => act(id, "delete") }, "Удалить"),
     ];
     $("#detail").replaceChildren(
-      el("h2", {}, `${systemRu[c.system] ?? c.system} · ${c.id.slice(0, 8)}`, el("span", { class: "right row" }, buttons)),
+      el(
+        "h2",
+        {},
+        `${systemRu[c.system] ?? c.system} · ${c.id.slice(0, 8)}`,
+        el("span", { class: "right row" }, buttons),
+      ),
       el(
         "div",
         { class: "kv" },
-        el("div", {}, "Статус"), el("div", { dataset: { field: "status" } }, statusRu[c.status] ?? c.status, c.takenBy ? ` (${c.takenBy})` : ""),
-        el("div", {}, "Ждёт человека"), el("div", { dataset: { field: "escalated" } }, c.escalated ? `да · ${reasonText(c.escalationReason)}` : "нет"),
-        el("div", {}, "Контакт пациента"), el("div", { dataset: { field: "contact" } }, c.contactPhone ?? "не оставлен"),
-        el("div", {}, "Создан"), el("div", {}, fmtTime(c.createdAt)),
-        c.system === "clinic" ? [el("div", {}, "Песочница"), el("div", {}, el("a", { href: `/sandbox.html#thread=${c.id}` }, "открыть диалог"))] : null,
+        el("div", {}, "Статус"),
+        el("div", { dataset: { field: "status" } }, statusRu[c.status] ?? c.status, c.takenBy ? ` (${c.takenBy})` : ""),
+        el("div", {}, "Ждёт человека"),
+        el("div", { dataset: { field: "escalated" } }, c.escalated ? `да · ${reasonText(c.escalationReason)}` : "нет"),
+        el("div", {}, "Контакт пациента"),
+        el("div", { dataset: { field: "contact" } }, c.contactPhone ?? "не оставлен"),
+        el("div", {}, "Создан"),
+        el("div", {}, fmtTime(c.createdAt)),
+        c.system === "clinic"
+          ? [
+              el("div", {}, "Песочница"),
+              el("div", {}, el("a", { href: `/sandbox.html#thread=${c.id}` }, "открыть диалог")),
+            ]
+          : null,
       ),
       el(
         "div",
         { class: "transcript", id: "transcript" },
-        c.messages.length ? c.messages.map((m) => el("div", { class: `msg ${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "system"}`, title: fmtTime(m.createdAt) }, m.text)) : el("div", { class: "muted" }, "Сообщений нет."),
+        c.messages.length
+          ? c.messages.map((m) =>
+              el(
+                "div",
+                {
+                  class: `msg ${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "system"}`,
+                  title: fmtTime(m.createdAt),
+                },
+                m.text,
+              ),
+            )
+          : el("div", { class: "muted" }, "Сообщений нет."),
       ),
     );
   } catch (e) {

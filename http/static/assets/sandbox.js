@@ -50,11 +50,23 @@ async function refreshReplay() {
     const { machines } = await api(`/v1/conversations/${threadId}/replay`);
     const m = machines.find((x) => x.key === threadId);
     if (!m) return box.replaceChildren(el("span", { class: "muted" }, "Ходов ещё не было."));
-    const definitions = m.definitions.length === 1 ? "одно определение машины" : `определений машины: ${m.definitions.length} (настройки менялись)`;
+    const definitions =
+      m.definitions.length === 1
+        ? "одно определение машины"
+        : `определений машины: ${m.definitions.length} (настройки менялись)`;
     box.replaceChildren(
       m.matches
-        ? el("div", { dataset: { replay: "matches" } }, el("span", { class: "badge ok" }, "совпадает"), ` Снимок диалога заново собран из журнала: ${m.events} событий, ${definitions}.`)
-        : el("div", { class: "error-box", dataset: { replay: "differs" } }, m.replayed ? "Снимок не совпадает с тем, что даёт журнал событий." : `Не воспроизвести: ${m.reason}`),
+        ? el(
+            "div",
+            { dataset: { replay: "matches" } },
+            el("span", { class: "badge ok" }, "совпадает"),
+            ` Снимок диалога заново собран из журнала: ${m.events} событий, ${definitions}.`,
+          )
+        : el(
+            "div",
+            { class: "error-box", dataset: { replay: "differs" } },
+            m.replayed ? "Снимок не совпадает с тем, что даёт журнал событий." : `Не воспроизвести: ${m.reason}`,
+          ),
     );
   } catch (e) {
     box.replaceChildren(el("div", { class: "error-box" }, errorText(e)));
@@ -68,7 +80,15 @@ async function loadTabs() {
   const render = () =>
     $("#diagram-tabs").replaceChildren(
       ...tabs.map((m) =>
-        el("button", { type: "button", class: m.id === diagramId ? "on" : "", onclick: () => ((diagramId = m.id), render(), refreshDiagram()) }, m.title),
+        el(
+          "button",
+          {
+            type: "button",
+            class: m.id === diagramId ? "on" : "",
+            onclick: () => ((diagramId = m.id), render(), refreshDiagram()),
+          },
+          m.title,
+        ),
       ),
     );
   render();
@@ -87,14 +107,26 @@ async function loadThread() {
       else if (m.role === "assistant") {
         const b = assistantBubble();
         b.text.textContent = m.text;
-        const state = { activeBranch: m.meta?.activeBranch, routerDecision: m.meta?.routerDecision, step: m.meta?.step, escalationReason: m.meta?.escalationReason };
+        const state = {
+          activeBranch: m.meta?.activeBranch,
+          routerDecision: m.meta?.routerDecision,
+          step: m.meta?.step,
+          escalationReason: m.meta?.escalationReason,
+        };
         b.meta.append(replyBadges({ state, events: m.meta?.events, notes: m.meta?.notes }));
         last = m.meta?.events ?? [];
         if (m.meta?.runId) debug.push({ b, runId: m.meta.runId });
       }
     }
     // Past turns' debug data (RAG fragments, assembled prompt) from their stored runs.
-    const loaded = await Promise.all(debug.map(({ runId }) => api(`/v1/runs/${runId}/stages`).then((r) => r.stages, () => [])));
+    const loaded = await Promise.all(
+      debug.map(({ runId }) =>
+        api(`/v1/runs/${runId}/stages`).then(
+          (r) => r.stages,
+          () => [],
+        ),
+      ),
+    );
     loaded.forEach((stages, i) => debug[i].b.meta.append(...debugDetails(stages)));
     const lastStages = loaded.at(-1) ?? [];
     const details = debugDetails(lastStages);
@@ -138,7 +170,11 @@ async function send(text) {
           b.meta.replaceChildren(replyBadges(data), ...debugDetails(stages));
           showState(data.state, data.events);
           const details = debugDetails(stages);
-          $("#last-debug").replaceChildren(...(details.length ? details.map((d) => ((d.open = true), d)) : [el("span", { class: "muted" }, "В этом ходе ни фрагментов, ни вызова ветки.")]));
+          $("#last-debug").replaceChildren(
+            ...(details.length
+              ? details.map((d) => ((d.open = true), d))
+              : [el("span", { class: "muted" }, "В этом ходе ни фрагментов, ни вызова ветки.")]),
+          );
         } else if (event === "error") {
           failed = data;
         }
@@ -187,7 +223,10 @@ $("#new-thread").addEventListener("click", () => {
     $("#diagram").replaceChildren(el("div", { class: "error-box" }, errorText(e)));
   }
   if (threadId) await loadThread();
-  else messages.append(el("div", { class: "msg system" }, "Напишите сообщение от лица пациента — первый ответ создаст диалог."));
+  else
+    messages.append(
+      el("div", { class: "msg system" }, "Напишите сообщение от лица пациента — первый ответ создаст диалог."),
+    );
   refreshReplay();
   refreshDiagram();
   document.body.dataset.ready = "true";

@@ -7,7 +7,11 @@ renderHeader("/settings.html");
 let settings = { branches: [], stepGraphs: [] };
 let current = new URLSearchParams(location.hash.slice(1)).get("branch") ?? "new_booking";
 
-const lines = (s) => s.split("\n").map((x) => x.trim()).filter(Boolean);
+const lines = (s) =>
+  s
+    .split("\n")
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 async function reload() {
   settings = await api("/v1/clinic/branches");
@@ -23,9 +27,17 @@ function renderList() {
     ...allBranches().map((b) =>
       el(
         "div",
-        { class: `list-item${b.code === current ? " on" : ""}`, dataset: { branch: b.code }, onclick: () => ((current = b.code), (location.hash = `branch=${b.code}`), renderList(), renderEditor()) },
+        {
+          class: `list-item${b.code === current ? " on" : ""}`,
+          dataset: { branch: b.code },
+          onclick: () => ((current = b.code), (location.hash = `branch=${b.code}`), renderList(), renderEditor()),
+        },
         el("div", {}, el("b", {}, b.title)),
-        el("div", { class: "small muted mono" }, `${b.code} · v${b.version}${b.system ? " · системная" : ""}${settings.stepGraphs.some((g) => g.branch === b.code) ? " · шаги" : ""}`),
+        el(
+          "div",
+          { class: "small muted mono" },
+          `${b.code} · v${b.version}${b.system ? " · системная" : ""}${settings.stepGraphs.some((g) => g.branch === b.code) ? " · шаги" : ""}`,
+        ),
       ),
     ),
   );
@@ -37,16 +49,28 @@ function versionsTable(rows, activate) {
     "table",
     {},
     el("tr", {}, el("th", {}, "Версия"), el("th", {}, "Создана"), el("th", {}, "Статус"), el("th", {}, "")),
-    [...rows].reverse().map((r) =>
-      el(
-        "tr",
-        { dataset: { version: r.version } },
-        el("td", {}, `v${r.version}`),
-        el("td", { class: "small" }, fmtTime(r.createdAt)),
-        el("td", {}, r.active ? el("span", { class: "badge ok" }, "активна") : ""),
-        el("td", {}, r.active ? "" : el("button", { class: "secondary", type: "button", onclick: () => activate(r.version) }, r.version < active ? `Откатить к v${r.version}` : `Сделать активной`)),
+    [...rows]
+      .reverse()
+      .map((r) =>
+        el(
+          "tr",
+          { dataset: { version: r.version } },
+          el("td", {}, `v${r.version}`),
+          el("td", { class: "small" }, fmtTime(r.createdAt)),
+          el("td", {}, r.active ? el("span", { class: "badge ok" }, "активна") : ""),
+          el(
+            "td",
+            {},
+            r.active
+              ? ""
+              : el(
+                  "button",
+                  { class: "secondary", type: "button", onclick: () => activate(r.version) },
+                  r.version < active ? `Откатить к v${r.version}` : `Сделать активной`,
+                ),
+          ),
+        ),
       ),
-    ),
   );
 }
 
@@ -60,7 +84,11 @@ async function renderEditor() {
     system_prompt: el("textarea", { class: "prose", rows: 7 }, b.system_prompt),
     rules: el("textarea", { class: "prose", rows: 5 }, (b.rules ?? []).join("\n")),
     exit_conditions: el("textarea", { class: "prose", rows: 5 }, (b.exit_conditions ?? []).join("\n")),
-    knowledge: el("select", {}, ["always", "side_questions", "never"].map((k) => el("option", { value: k, selected: k === b.knowledge }, k))),
+    knowledge: el(
+      "select",
+      {},
+      ["always", "side_questions", "never"].map((k) => el("option", { value: k, selected: k === b.knowledge }, k)),
+    ),
     activate: el("input", { type: "checkbox", checked: true }),
   };
   const err = el("div", { class: "field-error" });
@@ -72,7 +100,13 @@ async function renderEditor() {
         body: {
           config: b.system
             ? { title: f.title.value, system_prompt: f.system_prompt.value }
-            : { title: f.title.value, system_prompt: f.system_prompt.value, rules: lines(f.rules.value), exit_conditions: lines(f.exit_conditions.value), knowledge: f.knowledge.value },
+            : {
+                title: f.title.value,
+                system_prompt: f.system_prompt.value,
+                rules: lines(f.rules.value),
+                exit_conditions: lines(f.exit_conditions.value),
+                knowledge: f.knowledge.value,
+              },
           activate: f.activate.checked,
         },
       });
@@ -90,14 +124,26 @@ async function renderEditor() {
   const branchPanel = el(
     "div",
     { class: "panel", id: "branch-panel" },
-    el("h2", {}, b.system ? `Системная ветка ${b.code} (маршрутизатор)` : `Ветка ${b.code}`, el("span", { class: "right badge ok" }, `активна v${b.version}`)),
+    el(
+      "h2",
+      {},
+      b.system ? `Системная ветка ${b.code} (маршрутизатор)` : `Ветка ${b.code}`,
+      el("span", { class: "right badge ok" }, `активна v${b.version}`),
+    ),
     el("label", { class: "field" }, el("span", {}, "Название"), f.title),
     el("label", { class: "field" }, el("span", {}, "Системный промпт"), f.system_prompt),
     // The router has no rules, exit conditions or knowledge of its own: only its prompt.
     b.system ? null : el("label", { class: "field" }, el("span", {}, "Правила (по одному в строке)"), f.rules),
-    b.system ? null : el("label", { class: "field" }, el("span", {}, "Условия выхода (по одному в строке)"), f.exit_conditions),
+    b.system
+      ? null
+      : el("label", { class: "field" }, el("span", {}, "Условия выхода (по одному в строке)"), f.exit_conditions),
     b.system ? null : el("label", { class: "field" }, el("span", {}, "База знаний"), f.knowledge),
-    el("div", { class: "row" }, el("button", { type: "button", onclick: save }, "Сохранить как новую версию"), el("label", { class: "row small" }, f.activate, "сразу сделать активной")),
+    el(
+      "div",
+      { class: "row" },
+      el("button", { type: "button", onclick: save }, "Сохранить как новую версию"),
+      el("label", { class: "row small" }, f.activate, "сразу сделать активной"),
+    ),
     err,
     el("h3", {}, "Версии промпта"),
     versionsTable(versions, activate),
@@ -116,8 +162,14 @@ async function stepsPanel(branch, graph) {
   const cards = graph.steps.map((s) => {
     const prompt = el("textarea", { class: "prose", rows: 3, dataset: { prompt: s.code } }, s.prompt);
     const question = el("input", { value: s.question ?? "", style: "width:100%" });
-    const checks = codes.map((c) => el("label", {}, el("input", { type: "checkbox", checked: s.allowed_next.includes(c), dataset: { next: c } }), c));
-    const guards = el("textarea", { rows: Math.min(10, 2 + json(s.guards).split("\n").length), dataset: { guards: s.code }, spellcheck: false }, Object.keys(s.guards).length ? json(s.guards) : "{}");
+    const checks = codes.map((c) =>
+      el("label", {}, el("input", { type: "checkbox", checked: s.allowed_next.includes(c), dataset: { next: c } }), c),
+    );
+    const guards = el(
+      "textarea",
+      { rows: Math.min(10, 2 + json(s.guards).split("\n").length), dataset: { guards: s.code }, spellcheck: false },
+      Object.keys(s.guards).length ? json(s.guards) : "{}",
+    );
     const guardErr = el("div", { class: "field-error", dataset: { guardsError: s.code } });
     const stepErr = el("div", { class: "field-error", dataset: { stepError: s.code } });
     const check = () => {
@@ -134,7 +186,12 @@ async function stepsPanel(branch, graph) {
       el("h4", {}, el("code", {}, s.code), s.title ?? ""),
       el("label", { class: "field" }, el("span", {}, "Промпт шага"), prompt),
       el("label", { class: "field" }, el("span", {}, "Вопрос шага"), question),
-      el("div", { class: "field" }, el("span", { class: "small muted" }, "Допустимые переходы (allowed_next)"), el("div", { class: "checks" }, checks)),
+      el(
+        "div",
+        { class: "field" },
+        el("span", { class: "small muted" }, "Допустимые переходы (allowed_next)"),
+        el("div", { class: "checks" }, checks),
+      ),
       el("label", { class: "field" }, el("span", {}, "Защитные условия (guards), JSON"), guards),
       guardErr,
       stepErr,
@@ -144,7 +201,9 @@ async function stepsPanel(branch, graph) {
   function validateAll() {
     const bad = cards.filter((c) => !parseGuards(c.guards.value).ok);
     saveBtn.disabled = bad.length > 0;
-    top.textContent = bad.length ? `Исправьте защитные условия: ${bad.map((c) => c.s.code).join(", ")} — до этого сохранить нельзя.` : "";
+    top.textContent = bad.length
+      ? `Исправьте защитные условия: ${bad.map((c) => c.s.code).join(", ")} — до этого сохранить нельзя.`
+      : "";
   }
   saveBtn.addEventListener("click", async () => {
     for (const c of cards) c.stepErr.textContent = "";
@@ -153,11 +212,17 @@ async function stepsPanel(branch, graph) {
       ...c.s,
       prompt: c.prompt.value,
       question: c.question.value,
-      allowed_next: c.checks.map((l) => l.querySelector("input")).filter((i) => i.checked).map((i) => i.dataset.next),
+      allowed_next: c.checks
+        .map((l) => l.querySelector("input"))
+        .filter((i) => i.checked)
+        .map((i) => i.dataset.next),
       guards: c.check().value ?? {},
     }));
     try {
-      const r = await api(`/v1/clinic/branches/${branch}/steps`, { method: "POST", body: { graph: { initial: graph.initial, steps }, activate: true } });
+      const r = await api(`/v1/clinic/branches/${branch}/steps`, {
+        method: "POST",
+        body: { graph: { initial: graph.initial, steps }, activate: true },
+      });
       toast(`Шаги ${branch}: сохранена и активна v${r.version}`);
       await reload();
     } catch (e) {
@@ -177,7 +242,11 @@ async function stepsPanel(branch, graph) {
     "div",
     { class: "panel", id: "steps-panel" },
     el("h2", {}, `Шаги ветки ${branch}`, el("span", { class: "right badge ok" }, `активна v${graph.version}`)),
-    el("p", { class: "small muted" }, "Машина шагов генерируется из этого графа: переход в шаг возможен, только если он отмечен в allowed_next текущего шага и пройдены защитные условия."),
+    el(
+      "p",
+      { class: "small muted" },
+      "Машина шагов генерируется из этого графа: переход в шаг возможен, только если он отмечен в allowed_next текущего шага и пройдены защитные условия.",
+    ),
     cards.map((c) => c.card),
     top,
     el("div", { class: "row" }, saveBtn),

@@ -24,7 +24,8 @@ function workspace() {
   if (!raw) return { ok: true, value: undefined };
   try {
     const value = JSON.parse(raw);
-    if (!value || typeof value !== "object" || !Array.isArray(value.documents)) throw new Error("нужен объект с полем documents (массив)");
+    if (!value || typeof value !== "object" || !Array.isArray(value.documents))
+      throw new Error("нужен объект с полем documents (массив)");
     $("#ws-info").textContent = `generation ${value.generation ?? "—"} · документов: ${value.documents.length}`;
     return { ok: true, value };
   } catch (e) {
@@ -43,13 +44,19 @@ function setOpen(q) {
 function digest(s) {
   const d = s.data ?? {};
   if (s.status === "skipped") return d.reason ?? "";
-  if (s.name === "plan") return `v${d.planVersion} · ${d.plannedBy} · ${(d.tasks ?? []).map((t) => `${t.id}:${t.intent}`).join(", ")}`;
-  if (s.name === "domain-resolution") return (d.tasks ?? []).map((t) => `${t.taskId} «${t.mention}» → ${t.status}${t.resolvedIdentity ? ` ${t.resolvedIdentity}` : ""}`).join("; ");
-  if (s.name === "adequacy-context-plan") return `${d.passed ? "пройдено" : "не пройдено"}${d.reasons?.length ? ` · ${d.reasons.join(", ")}` : ""}`;
+  if (s.name === "plan")
+    return `v${d.planVersion} · ${d.plannedBy} · ${(d.tasks ?? []).map((t) => `${t.id}:${t.intent}`).join(", ")}`;
+  if (s.name === "domain-resolution")
+    return (d.tasks ?? [])
+      .map((t) => `${t.taskId} «${t.mention}» → ${t.status}${t.resolvedIdentity ? ` ${t.resolvedIdentity}` : ""}`)
+      .join("; ");
+  if (s.name === "adequacy-context-plan")
+    return `${d.passed ? "пройдено" : "не пройдено"}${d.reasons?.length ? ` · ${d.reasons.join(", ")}` : ""}`;
   if (s.name === "documentation") return `фрагментов: ${(d.fragments ?? []).length}`;
   if (s.name === "routing") return d.sourceMode ?? d.route ?? "";
   // Codes only: an issue's detail quotes the rejected text (the full data is in the details).
-  if (s.name === "response-validation" && d.ok === false) return `не пройдена · ${[...new Set((d.issues ?? []).map((i) => i.code))].join(", ")}${d.replaced ? " · ответ заменён" : ""}`;
+  if (s.name === "response-validation" && d.ok === false)
+    return `не пройдена · ${[...new Set((d.issues ?? []).map((i) => i.code))].join(", ")}${d.replaced ? " · ответ заменён" : ""}`;
   return "";
 }
 
@@ -59,16 +66,44 @@ function stagesBlock(stages) {
     el(
       "details",
       { class: "stage", dataset: { stage: s.stageId } },
-      el("summary", {}, el("b", { class: "mono" }, s.stageId), s.name, el("span", { class: `badge ${status[s.status] ?? ""}` }, s.status), el("span", { class: "muted small" }, `${s.durationMs} мс`), el("span", { class: "muted small mono" }, digest(s))),
+      el(
+        "summary",
+        {},
+        el("b", { class: "mono" }, s.stageId),
+        s.name,
+        el("span", { class: `badge ${status[s.status] ?? ""}` }, s.status),
+        el("span", { class: "muted small" }, `${s.durationMs} мс`),
+        el("span", { class: "muted small mono" }, digest(s)),
+      ),
       el("pre", {}, json(s.data)),
     ),
   );
-  const toggle = el("button", { class: "secondary", type: "button", style: "padding:1px 8px;font-size:11px", onclick: () => items.forEach((d) => (d.open = !items[0].open)) }, "раскрыть/свернуть данные");
-  return el("details", { open: true, class: "run-stages" }, el("summary", {}, `Этапы запуска (${stages.length}) `, toggle), items);
+  const toggle = el(
+    "button",
+    {
+      class: "secondary",
+      type: "button",
+      style: "padding:1px 8px;font-size:11px",
+      onclick: () => items.forEach((d) => (d.open = !items[0].open)),
+    },
+    "раскрыть/свернуть данные",
+  );
+  return el(
+    "details",
+    { open: true, class: "run-stages" },
+    el("summary", {}, `Этапы запуска (${stages.length}) `, toggle),
+    items,
+  );
 }
 
 const cite = (text) =>
-  text.split(/(\[\[[^\]]+\]\])/g).map((part) => (/^\[\[.+\]\]$/.test(part) ? el("span", { class: "badge", title: "ссылка на документ рабочего пространства" }, part.slice(2, -2)) : part));
+  text
+    .split(/(\[\[[^\]]+\]\])/g)
+    .map((part) =>
+      /^\[\[.+\]\]$/.test(part)
+        ? el("span", { class: "badge", title: "ссылка на документ рабочего пространства" }, part.slice(2, -2))
+        : part,
+    );
 
 function candidatesBlock(q) {
   if (!q.candidates.length) return el("div", { class: "muted small" }, "Кандидатов нет — уточните запрос текстом.");
@@ -78,9 +113,18 @@ function candidatesBlock(q) {
     q.candidates.map((c) =>
       el(
         "button",
-        { type: "button", dataset: { candidate: c.candidateId, identity: c.identity }, title: c.identity, onclick: (ev) => answer(q, c, ev.currentTarget) },
+        {
+          type: "button",
+          dataset: { candidate: c.candidateId, identity: c.identity },
+          title: c.identity,
+          onclick: (ev) => answer(q, c, ev.currentTarget),
+        },
         `${c.displayName}`,
-        el("span", { class: "small", style: "opacity:.7" }, ` · ${c.documentType}${c.folderName ? ` · ${c.folderName}` : ""}`),
+        el(
+          "span",
+          { class: "small", style: "opacity:.7" },
+          ` · ${c.documentType}${c.folderName ? ` · ${c.folderName}` : ""}`,
+        ),
       ),
     ),
   );
@@ -88,9 +132,16 @@ function candidatesBlock(q) {
 
 async function answer(q, c, button) {
   if (busy || open?.id !== q.id) return;
-  button.closest(".candidates").querySelectorAll("button").forEach((b) => (b.disabled = true));
+  button
+    .closest(".candidates")
+    .querySelectorAll("button")
+    .forEach((b) => (b.disabled = true));
   button.classList.add("chosen");
-  await send(c.displayName, { interactionId: q.interactionId, replyToClarificationId: q.id, selectedCandidateId: c.candidateId });
+  await send(c.displayName, {
+    interactionId: q.interactionId,
+    replyToClarificationId: q.id,
+    selectedCandidateId: c.candidateId,
+  });
 }
 
 async function send(text, extra = {}) {
@@ -105,7 +156,8 @@ async function send(text, extra = {}) {
   let failed = null;
   try {
     if (!conversationId) setConversation((await api("/v1/workbench/conversations", { method: "POST" })).conversationId);
-    if (open && !extra.replyToClarificationId) extra = { interactionId: open.interactionId, replyToClarificationId: open.id };
+    if (open && !extra.replyToClarificationId)
+      extra = { interactionId: open.interactionId, replyToClarificationId: open.id };
     messages.append(el("div", { class: "msg user", dataset: { role: "user" } }, text));
     bubble = el("div", { class: "msg assistant streaming", dataset: { role: "assistant" } });
     body = el("div", { class: "text" });
@@ -116,44 +168,65 @@ async function send(text, extra = {}) {
     const stages = [];
     let streamed = "";
     let interactionId = extra.interactionId;
-    await streamPost(`/v1/workbench/conversations/${conversationId}/messages`, { text, workspace: ws.value, debug: true, ...extra }, ({ event, data }) => {
-      if (event === "run_started") {
-        interactionId = data.interactionId;
-        $("#interaction-status").textContent = `${data.interactionId ?? ""} · план v${data.planVersion ?? "?"}`;
-      } else if (event === "stage") stages.push(data);
-      else if (event === "token") {
-        streamed += data.delta;
-        body.textContent = streamed;
-        scroll();
-      } else if (event === "answer_replaced") {
-        // doc/streaming.md: every token of this run is discarded; the replacement is shown instead.
-        streamed = "";
-        body.replaceChildren(...cite(data.text ?? ""));
-        bubble.dataset.replaced = "true";
-        meta.append(el("div", { class: "badge err", title: [...new Set((data.issues ?? []).map((i) => i.split(":")[0]))].join(", ") }, "ответ модели заменён: не прошёл проверку"));
-        scroll();
-      } else if (event === "clarification_required") {
-        bubble.dataset.clarification = data.id;
-        body.replaceChildren(el("b", {}, data.question), candidatesBlock(data));
-        setOpen(data);
-      } else if (event === "final") {
-        setOpen(null);
-        body.replaceChildren(...cite(data.answer ?? ""));
-        meta.append(
-          el(
-            "div",
-            { class: "badges" },
-            el("span", { class: "badge gray" }, `статус: ${data.status}`),
-            el("span", { class: `badge ${data.validation?.ok ? "ok" : "err"}` }, data.validation?.ok ? "проверка ответа пройдена" : `проверка: ${(data.validation?.issues ?? []).length} замеч.`),
-            el("span", { class: "badge gray" }, `вызовы модели: подготовка ${data.modelCalls?.preparatory ?? 0}, ответ ${data.modelCalls?.final ?? 0}`),
-          ),
-        );
-      } else if (event === "error") {
-        // doc/streaming.md: text streamed before an error is not an answer (none was stored).
-        streamed = "";
-        failed = data;
-      }
-    }, { signal: turn.signal });
+    await streamPost(
+      `/v1/workbench/conversations/${conversationId}/messages`,
+      { text, workspace: ws.value, debug: true, ...extra },
+      ({ event, data }) => {
+        if (event === "run_started") {
+          interactionId = data.interactionId;
+          $("#interaction-status").textContent = `${data.interactionId ?? ""} · план v${data.planVersion ?? "?"}`;
+        } else if (event === "stage") stages.push(data);
+        else if (event === "token") {
+          streamed += data.delta;
+          body.textContent = streamed;
+          scroll();
+        } else if (event === "answer_replaced") {
+          // doc/streaming.md: every token of this run is discarded; the replacement is shown instead.
+          streamed = "";
+          body.replaceChildren(...cite(data.text ?? ""));
+          bubble.dataset.replaced = "true";
+          meta.append(
+            el(
+              "div",
+              { class: "badge err", title: [...new Set((data.issues ?? []).map((i) => i.split(":")[0]))].join(", ") },
+              "ответ модели заменён: не прошёл проверку",
+            ),
+          );
+          scroll();
+        } else if (event === "clarification_required") {
+          bubble.dataset.clarification = data.id;
+          body.replaceChildren(el("b", {}, data.question), candidatesBlock(data));
+          setOpen(data);
+        } else if (event === "final") {
+          setOpen(null);
+          body.replaceChildren(...cite(data.answer ?? ""));
+          meta.append(
+            el(
+              "div",
+              { class: "badges" },
+              el("span", { class: "badge gray" }, `статус: ${data.status}`),
+              el(
+                "span",
+                { class: `badge ${data.validation?.ok ? "ok" : "err"}` },
+                data.validation?.ok
+                  ? "проверка ответа пройдена"
+                  : `проверка: ${(data.validation?.issues ?? []).length} замеч.`,
+              ),
+              el(
+                "span",
+                { class: "badge gray" },
+                `вызовы модели: подготовка ${data.modelCalls?.preparatory ?? 0}, ответ ${data.modelCalls?.final ?? 0}`,
+              ),
+            ),
+          );
+        } else if (event === "error") {
+          // doc/streaming.md: text streamed before an error is not an answer (none was stored).
+          streamed = "";
+          failed = data;
+        }
+      },
+      { signal: turn.signal },
+    );
     if (stages.length) meta.append(stagesBlock(stages));
     // The turn was not stored: the bubble says why and the typed text goes back to the composer
     // (a candidate's button press has no typed text to give back).
@@ -197,7 +270,17 @@ function renderTabs() {
     ...[
       ["interaction", "Запрос (Interaction)"],
       ["clarification", "Уточнение"],
-    ].map(([id, title]) => el("button", { type: "button", class: id === diagramId ? "on" : "", onclick: () => ((diagramId = id), renderTabs(), refreshDiagram()) }, title)),
+    ].map(([id, title]) =>
+      el(
+        "button",
+        {
+          type: "button",
+          class: id === diagramId ? "on" : "",
+          onclick: () => ((diagramId = id), renderTabs(), refreshDiagram()),
+        },
+        title,
+      ),
+    ),
   );
 }
 
@@ -206,14 +289,28 @@ async function loadConversation() {
   try {
     const c = await api(`/v1/workbench/conversations/${conversationId}`);
     setConversation(c.conversationId);
-    for (const m of c.messages) messages.append(el("div", { class: `msg ${m.role === "user" ? "user" : "assistant"}` }, ...(m.role === "user" ? [m.text] : cite(m.text))));
+    for (const m of c.messages)
+      messages.append(
+        el(
+          "div",
+          { class: `msg ${m.role === "user" ? "user" : "assistant"}` },
+          ...(m.role === "user" ? [m.text] : cite(m.text)),
+        ),
+      );
     const last = c.interactions.at(-1);
     if (last?.status === "awaiting_clarification") {
       const it = await api(`/v1/workbench/interactions/${encodeURIComponent(last.id)}`);
       const q = it.clarifications.find((x) => x.status === "open");
       if (q) {
         const full = { ...q, interactionId: it.id };
-        messages.append(el("div", { class: "msg assistant", dataset: { clarification: q.id } }, el("b", {}, q.question), candidatesBlock(full)));
+        messages.append(
+          el(
+            "div",
+            { class: "msg assistant", dataset: { clarification: q.id } },
+            el("b", {}, q.question),
+            candidatesBlock(full),
+          ),
+        );
         setOpen(full);
       }
     }
@@ -248,7 +345,14 @@ $("#ws-sample").addEventListener("click", async () => {
 renderTabs();
 (async () => {
   if (conversationId) await loadConversation();
-  else messages.append(el("div", { class: "msg system" }, "Спросите о документах рабочего пространства или о документации Configurator."));
+  else
+    messages.append(
+      el(
+        "div",
+        { class: "msg system" },
+        "Спросите о документах рабочего пространства или о документации Configurator.",
+      ),
+    );
   await refreshDiagram();
   document.body.dataset.ready = "true";
 })();

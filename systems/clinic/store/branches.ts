@@ -23,26 +23,46 @@ export interface StepGraphRow {
 
 type RawBranch = { code: string; version: number; active: boolean; config: Record<string, unknown>; created_at: Date };
 type RawGraph = { branch: string; version: number; active: boolean; graph: Record<string, unknown>; created_at: Date };
-const branchRow = (r: RawBranch): BranchRow => ({ code: r.code, version: r.version, active: r.active, config: r.config, createdAt: r.created_at });
-const graphRow = (r: RawGraph): StepGraphRow => ({ branch: r.branch, version: r.version, active: r.active, graph: r.graph, createdAt: r.created_at });
+const branchRow = (r: RawBranch): BranchRow => ({
+  code: r.code,
+  version: r.version,
+  active: r.active,
+  config: r.config,
+  createdAt: r.created_at,
+});
+const graphRow = (r: RawGraph): StepGraphRow => ({
+  branch: r.branch,
+  version: r.version,
+  active: r.active,
+  graph: r.graph,
+  createdAt: r.created_at,
+});
 
 export async function listActiveBranches(sql: Tx, tenantId: string): Promise<BranchRow[]> {
-  const rows = await sql<RawBranch[]>`select code, version, active, config, created_at from clinic_branches where tenant_id = ${tenantId} and active order by code`;
+  const rows = await sql<
+    RawBranch[]
+  >`select code, version, active, config, created_at from clinic_branches where tenant_id = ${tenantId} and active order by code`;
   return rows.map(branchRow);
 }
 
 export async function listActiveStepGraphs(sql: Tx, tenantId: string): Promise<StepGraphRow[]> {
-  const rows = await sql<RawGraph[]>`select branch, version, active, graph, created_at from clinic_step_graphs where tenant_id = ${tenantId} and active order by branch`;
+  const rows = await sql<
+    RawGraph[]
+  >`select branch, version, active, graph, created_at from clinic_step_graphs where tenant_id = ${tenantId} and active order by branch`;
   return rows.map(graphRow);
 }
 
 export async function listBranchVersions(sql: Tx, tenantId: string, code: string): Promise<BranchRow[]> {
-  const rows = await sql<RawBranch[]>`select code, version, active, config, created_at from clinic_branches where tenant_id = ${tenantId} and code = ${code} order by version`;
+  const rows = await sql<
+    RawBranch[]
+  >`select code, version, active, config, created_at from clinic_branches where tenant_id = ${tenantId} and code = ${code} order by version`;
   return rows.map(branchRow);
 }
 
 export async function listStepGraphVersions(sql: Tx, tenantId: string, branch: string): Promise<StepGraphRow[]> {
-  const rows = await sql<RawGraph[]>`select branch, version, active, graph, created_at from clinic_step_graphs where tenant_id = ${tenantId} and branch = ${branch} order by version`;
+  const rows = await sql<
+    RawGraph[]
+  >`select branch, version, active, graph, created_at from clinic_step_graphs where tenant_id = ${tenantId} and branch = ${branch} order by version`;
   return rows.map(graphRow);
 }
 
@@ -66,7 +86,12 @@ export async function listSettingsVersions(
  * Writes version 1 of each seed row as active unless the tenant already has that branch.
  * Idempotent and safe under concurrent first requests (the primary key absorbs the race).
  */
-export async function seedClinicSettings(sql: Tx, tenantId: string, branches: { code: string; config: object }[], graphs: { branch: string; graph: object }[]): Promise<void> {
+export async function seedClinicSettings(
+  sql: Tx,
+  tenantId: string,
+  branches: { code: string; config: object }[],
+  graphs: { branch: string; graph: object }[],
+): Promise<void> {
   for (const b of branches) {
     await sql`insert into clinic_branches (tenant_id, code, version, active, config)
               select ${tenantId}, ${b.code}, 1, true, ${sql.json(b.config as never)}
@@ -89,14 +114,26 @@ export async function seedClinicSettings(sql: Tx, tenantId: string, branches: { 
  * previous writer's commit (read committed takes a snapshot per statement). `tx` must be a
  * transaction: outside one the lock would end with its own statement.
  */
-async function serializeVersions(tx: Tx, table: "clinic_branches" | "clinic_step_graphs", tenantId: string, code: string): Promise<void> {
+async function serializeVersions(
+  tx: Tx,
+  table: "clinic_branches" | "clinic_step_graphs",
+  tenantId: string,
+  code: string,
+): Promise<void> {
   await tx`select pg_advisory_xact_lock(hashtextextended(${`${table}/${tenantId}/${code}`}, 0))`;
 }
 
 /** Adds the next version; with `activate` it replaces the active one in the same transaction. */
-export async function insertBranchVersion(tx: Tx, tenantId: string, code: string, config: object, activate: boolean): Promise<number> {
+export async function insertBranchVersion(
+  tx: Tx,
+  tenantId: string,
+  code: string,
+  config: object,
+  activate: boolean,
+): Promise<number> {
   await serializeVersions(tx, "clinic_branches", tenantId, code);
-  if (activate) await tx`update clinic_branches set active = false where tenant_id = ${tenantId} and code = ${code} and active`;
+  if (activate)
+    await tx`update clinic_branches set active = false where tenant_id = ${tenantId} and code = ${code} and active`;
   const [row] = await tx<{ version: number }[]>`
     insert into clinic_branches (tenant_id, code, version, active, config)
     select ${tenantId}, ${code}, coalesce(max(version), 0) + 1, ${activate}, ${tx.json(config as never)}
@@ -105,9 +142,16 @@ export async function insertBranchVersion(tx: Tx, tenantId: string, code: string
   return row!.version;
 }
 
-export async function insertStepGraphVersion(tx: Tx, tenantId: string, branch: string, graph: object, activate: boolean): Promise<number> {
+export async function insertStepGraphVersion(
+  tx: Tx,
+  tenantId: string,
+  branch: string,
+  graph: object,
+  activate: boolean,
+): Promise<number> {
   await serializeVersions(tx, "clinic_step_graphs", tenantId, branch);
-  if (activate) await tx`update clinic_step_graphs set active = false where tenant_id = ${tenantId} and branch = ${branch} and active`;
+  if (activate)
+    await tx`update clinic_step_graphs set active = false where tenant_id = ${tenantId} and branch = ${branch} and active`;
   const [row] = await tx<{ version: number }[]>`
     insert into clinic_step_graphs (tenant_id, branch, version, active, graph)
     select ${tenantId}, ${branch}, coalesce(max(version), 0) + 1, ${activate}, ${tx.json(graph as never)}
@@ -119,16 +163,23 @@ export async function insertStepGraphVersion(tx: Tx, tenantId: string, branch: s
 /** Makes an existing version the active one; false when that version does not exist. */
 export async function activateBranchVersion(tx: Tx, tenantId: string, code: string, version: number): Promise<boolean> {
   await serializeVersions(tx, "clinic_branches", tenantId, code);
-  const exists = await tx`select 1 from clinic_branches where tenant_id = ${tenantId} and code = ${code} and version = ${version}`;
+  const exists =
+    await tx`select 1 from clinic_branches where tenant_id = ${tenantId} and code = ${code} and version = ${version}`;
   if (exists.length === 0) return false;
   await tx`update clinic_branches set active = false where tenant_id = ${tenantId} and code = ${code} and active`;
   await tx`update clinic_branches set active = true where tenant_id = ${tenantId} and code = ${code} and version = ${version}`;
   return true;
 }
 
-export async function activateStepGraphVersion(tx: Tx, tenantId: string, branch: string, version: number): Promise<boolean> {
+export async function activateStepGraphVersion(
+  tx: Tx,
+  tenantId: string,
+  branch: string,
+  version: number,
+): Promise<boolean> {
   await serializeVersions(tx, "clinic_step_graphs", tenantId, branch);
-  const exists = await tx`select 1 from clinic_step_graphs where tenant_id = ${tenantId} and branch = ${branch} and version = ${version}`;
+  const exists =
+    await tx`select 1 from clinic_step_graphs where tenant_id = ${tenantId} and branch = ${branch} and version = ${version}`;
   if (exists.length === 0) return false;
   await tx`update clinic_step_graphs set active = false where tenant_id = ${tenantId} and branch = ${branch} and active`;
   await tx`update clinic_step_graphs set active = true where tenant_id = ${tenantId} and branch = ${branch} and version = ${version}`;

@@ -19,7 +19,11 @@ export interface KbHit {
   score: number;
 }
 
-export async function upsertDocument(tx: Tx, tenantId: string, d: { id: string; title: string; body: string; branch: string | null }): Promise<number> {
+export async function upsertDocument(
+  tx: Tx,
+  tenantId: string,
+  d: { id: string; title: string; body: string; branch: string | null },
+): Promise<number> {
   const [row] = await tx<{ version: number }[]>`
     insert into clinic_kb_documents (tenant_id, id, title, body, branch)
     values (${tenantId}, ${d.id}, ${d.title}, ${d.body}, ${d.branch})
@@ -36,18 +40,46 @@ export async function upsertDocument(tx: Tx, tenantId: string, d: { id: string; 
  * insert raced into duplicate chunk keys, or chunks of a deleted document: a 500 on the server).
  * False when the document is gone. `tx` must be a transaction.
  */
-export async function replaceChunks(tx: Tx, tenantId: string, documentId: string, chunks: { ord: number; heading: string; text: string }[]): Promise<boolean> {
-  const held = await tx`select 1 from clinic_kb_documents where tenant_id = ${tenantId} and id = ${documentId} for update`;
+export async function replaceChunks(
+  tx: Tx,
+  tenantId: string,
+  documentId: string,
+  chunks: { ord: number; heading: string; text: string }[],
+): Promise<boolean> {
+  const held =
+    await tx`select 1 from clinic_kb_documents where tenant_id = ${tenantId} and id = ${documentId} for update`;
   if (held.length === 0) return false;
   await tx`delete from clinic_kb_chunks where tenant_id = ${tenantId} and document_id = ${documentId}`;
   if (chunks.length === 0) return true;
-  const rows = chunks.map((c) => ({ tenant_id: tenantId, document_id: documentId, ord: c.ord, heading: c.heading, text: c.text }));
+  const rows = chunks.map((c) => ({
+    tenant_id: tenantId,
+    document_id: documentId,
+    ord: c.ord,
+    heading: c.heading,
+    text: c.text,
+  }));
   await tx`insert into clinic_kb_chunks ${tx(rows, "tenant_id", "document_id", "ord", "heading", "text")}`;
   return true;
 }
 
-type RawDoc = { id: string; title: string; body: string; branch: string | null; version: number; updated_at: Date; chunk_count: number };
-const doc = (r: RawDoc): KbDocument => ({ id: r.id, title: r.title, body: r.body, branch: r.branch, version: r.version, chunkCount: Number(r.chunk_count), updatedAt: r.updated_at });
+type RawDoc = {
+  id: string;
+  title: string;
+  body: string;
+  branch: string | null;
+  version: number;
+  updated_at: Date;
+  chunk_count: number;
+};
+const doc = (r: RawDoc): KbDocument => ({
+  id: r.id,
+  title: r.title,
+  body: r.body,
+  branch: r.branch,
+  version: r.version,
+  chunkCount: Number(r.chunk_count),
+  updatedAt: r.updated_at,
+});
 
 export async function getDocument(sql: Tx, tenantId: string, id: string): Promise<KbDocument | null> {
   const rows = await sql<RawDoc[]>`
@@ -74,7 +106,12 @@ export async function deleteDocument(sql: Tx, tenantId: string, id: string): Pro
  * Chunks ranked by ts_rank_cd against an OR of the query's russian lexemes: a patient's
  * question rarely shares every word with the answer, so AND semantics would find nothing.
  */
-export async function searchChunks(sql: Tx, tenantId: string, query: string, o: { branch?: string | null; limit?: number } = {}): Promise<KbHit[]> {
+export async function searchChunks(
+  sql: Tx,
+  tenantId: string,
+  query: string,
+  o: { branch?: string | null; limit?: number } = {},
+): Promise<KbHit[]> {
   const branch = o.branch ?? null;
   const rows = await sql<{ document_id: string; heading: string; text: string; score: number }[]>`
     with q as (

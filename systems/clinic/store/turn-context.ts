@@ -20,17 +20,24 @@ export interface ClinicTurnContext {
  * settings versions are active — one round trip instead of six separate reads. Null when
  * there is no such thread.
  */
-export async function loadClinicTurnContext(sql: Tx, tenantId: string, threadId: string, historyLimit: number): Promise<ClinicTurnContext | null> {
-  const rows = await sql<{
-    id: string;
-    key: string | null;
-    machine_id: string | null;
-    machine_version: number | null;
-    row_version: number | null;
-    snapshot: unknown;
-    history: { role: string; text: string }[] | null;
-    settings: string | null;
-  }[]>`
+export async function loadClinicTurnContext(
+  sql: Tx,
+  tenantId: string,
+  threadId: string,
+  historyLimit: number,
+): Promise<ClinicTurnContext | null> {
+  const rows = await sql<
+    {
+      id: string;
+      key: string | null;
+      machine_id: string | null;
+      machine_version: number | null;
+      row_version: number | null;
+      snapshot: unknown;
+      history: { role: string; text: string }[] | null;
+      settings: string | null;
+    }[]
+  >`
     select c.id, s.key, s.machine_id, s.machine_version, s.row_version, s.snapshot,
       (select json_agg(json_build_object('role', m.role, 'text', m.text) order by m.seq)
          from (select role, text, seq from messages where conversation_id = c.id order by seq desc limit ${historyLimit}) m) as history,
@@ -48,7 +55,14 @@ export async function loadClinicTurnContext(sql: Tx, tenantId: string, threadId:
     snapshot:
       r.key === null
         ? null
-        : { key: r.key, conversationId: r.id, machineId: r.machine_id!, machineVersion: r.machine_version!, rowVersion: r.row_version!, snapshot: r.snapshot },
+        : {
+            key: r.key,
+            conversationId: r.id,
+            machineId: r.machine_id!,
+            machineVersion: r.machine_version!,
+            rowVersion: r.row_version!,
+            snapshot: r.snapshot,
+          },
     history: r.history ?? [],
     settingsVersions: r.settings ?? "",
   };

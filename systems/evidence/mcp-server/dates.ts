@@ -2,8 +2,18 @@
 // resolve_period_or_asof tool is a thin wrapper, so the rules are testable without MCP.
 
 const MONTHS: [RegExp, number][] = [
-  [/^январ/, 1], [/^феврал/, 2], [/^март/, 3], [/^апрел/, 4], [/^ма[йяюе]/, 5], [/^июн/, 6],
-  [/^июл/, 7], [/^август/, 8], [/^сентябр/, 9], [/^октябр/, 10], [/^ноябр/, 11], [/^декабр/, 12],
+  [/^январ/, 1],
+  [/^феврал/, 2],
+  [/^март/, 3],
+  [/^апрел/, 4],
+  [/^ма[йяюе]/, 5],
+  [/^июн/, 6],
+  [/^июл/, 7],
+  [/^август/, 8],
+  [/^сентябр/, 9],
+  [/^октябр/, 10],
+  [/^ноябр/, 11],
+  [/^декабр/, 12],
 ];
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -42,7 +52,9 @@ export type DateCheck =
 
 export function checkDatePhrase(text: string, workingDate: string): DateCheck {
   const t = text.toLowerCase().replace(/ё/g, "е");
-  const numeric = t.match(/(\d{1,2})[./](\d{1,2})[./](\d{2,4})|(\d{4})-(\d{2})-(\d{2})|(\d{1,2})\s+(январ|феврал|март|апрел|ма[йяе]|июн|июл|август|сентябр|октябр|ноябр|декабр)[а-я]*(?:\s+(\d{4}))?/);
+  const numeric = t.match(
+    /(\d{1,2})[./](\d{1,2})[./](\d{2,4})|(\d{4})-(\d{2})-(\d{2})|(\d{1,2})\s+(январ|феврал|март|апрел|ма[йяе]|июн|июл|август|сентябр|октябр|ноябр|декабр)[а-я]*(?:\s+(\d{4}))?/,
+  );
   if (numeric) {
     const [y, mo, d] = numeric[1]
       ? [+numeric[3]! < 100 ? +numeric[3]! + 2000 : +numeric[3]!, +numeric[2]!, +numeric[1]!]
@@ -64,7 +76,10 @@ export function parseDatePhrase(text: string, workingDate: string): ParsedDate |
   let m: RegExpMatchArray | null;
 
   if ((m = t.match(/(?<![а-я])с\s+(\d{1,2})[./](\d{1,2})[./](\d{4})\s+по\s+(\d{1,2})[./](\d{1,2})[./](\d{4})/))) {
-    const [a, b] = [[+m[3]!, +m[2]!, +m[1]!], [+m[6]!, +m[5]!, +m[4]!]] as const;
+    const [a, b] = [
+      [+m[3]!, +m[2]!, +m[1]!],
+      [+m[6]!, +m[5]!, +m[4]!],
+    ] as const;
     if (valid(...a) && valid(...b)) {
       const to = iso(...b);
       return { as_of_date: to, period_from: iso(...a), period_to: to, reading: `период ${iso(...a)} — ${to}` };
@@ -72,18 +87,26 @@ export function parseDatePhrase(text: string, workingDate: string): ParsedDate |
   }
   if ((m = t.match(/(\d{4})-(\d{2})-(\d{2})/))) {
     const [y, mo, d] = [+m[1]!, +m[2]!, +m[3]!];
-    if (valid(y, mo, d)) return { as_of_date: iso(y, mo, d), period_from: null, period_to: null, reading: `дата ${iso(y, mo, d)}` };
+    if (valid(y, mo, d))
+      return { as_of_date: iso(y, mo, d), period_from: null, period_to: null, reading: `дата ${iso(y, mo, d)}` };
   }
   if ((m = t.match(/(\d{1,2})[./](\d{1,2})[./](\d{2,4})/))) {
     let y = +m[3]!;
     if (y < 100) y += 2000;
     const [mo, d] = [+m[2]!, +m[1]!];
-    if (valid(y, mo, d)) return { as_of_date: iso(y, mo, d), period_from: null, period_to: null, reading: `дата ${iso(y, mo, d)}` };
+    if (valid(y, mo, d))
+      return { as_of_date: iso(y, mo, d), period_from: null, period_to: null, reading: `дата ${iso(y, mo, d)}` };
   }
   if ((m = t.match(/(\d{1,2})\s+([а-я]+)(?:\s+(\d{4}))?/))) {
     const mo = month(m[2]!);
     const y = m[3] ? +m[3] : wy;
-    if (mo && valid(y, mo, +m[1]!)) return { as_of_date: iso(y, mo, +m[1]!), period_from: null, period_to: null, reading: `дата ${iso(y, mo, +m[1]!)}${m[3] ? "" : " (год — год рабочей даты)"}` };
+    if (mo && valid(y, mo, +m[1]!))
+      return {
+        as_of_date: iso(y, mo, +m[1]!),
+        period_from: null,
+        period_to: null,
+        reading: `дата ${iso(y, mo, +m[1]!)}${m[3] ? "" : " (год — год рабочей даты)"}`,
+      };
   }
   if ((m = t.match(/(конец|начало|конц[еау])\s+([а-я]+)(?:\s+(\d{4}))?/))) {
     const end = m[1]!.startsWith("кон");
@@ -93,13 +116,23 @@ export function parseDatePhrase(text: string, workingDate: string): ParsedDate |
       // «на конец месяца»: the last month that has ended by the working date.
       const [y, mo] = wm === 1 ? [wy - 1, 12] : [wy, wm - 1];
       const d = end ? iso(y, mo, lastDay(y, mo)) : iso(wy, wm, 1);
-      return { as_of_date: d, period_from: null, period_to: null, reading: end ? `конец последнего закрытого месяца (${d})` : `начало текущего месяца (${d})` };
+      return {
+        as_of_date: d,
+        period_from: null,
+        period_to: null,
+        reading: end ? `конец последнего закрытого месяца (${d})` : `начало текущего месяца (${d})`,
+      };
     }
     if (word.startsWith("квартал")) {
       const q = Math.floor((wm - 1) / 3); // current quarter index; the last ended one is q-1
       const [y, qe] = q === 0 ? [wy - 1, 12] : [wy, q * 3];
       const d = iso(y, qe, lastDay(y, qe));
-      return { as_of_date: d, period_from: null, period_to: null, reading: `конец последнего закрытого квартала (${d})` };
+      return {
+        as_of_date: d,
+        period_from: null,
+        period_to: null,
+        reading: `конец последнего закрытого квартала (${d})`,
+      };
     }
     if (yearOnly || /^\d{4}$/.test(m[3] ?? "")) {
       const y = m[3] ? +m[3] : wy - 1;
@@ -110,7 +143,12 @@ export function parseDatePhrase(text: string, workingDate: string): ParsedDate |
     if (mo) {
       const y = m[3] ? +m[3] : mo > wm ? wy - 1 : wy;
       const d = end ? iso(y, mo, lastDay(y, mo)) : iso(y, mo, 1);
-      return { as_of_date: d, period_from: null, period_to: null, reading: `${end ? "конец" : "начало"} месяца (${d})` };
+      return {
+        as_of_date: d,
+        period_from: null,
+        period_to: null,
+        reading: `${end ? "конец" : "начало"} месяца (${d})`,
+      };
     }
   }
   if ((m = t.match(/(?<![а-я])за\s+([а-я]+)(?:\s+(\d{4}))?/))) {
@@ -129,10 +167,21 @@ export function parseDatePhrase(text: string, workingDate: string): ParsedDate |
   if ((m = t.match(/(?<![а-я])(позавчера|вчера)(?![а-я])/))) {
     const back = m[1] === "вчера" ? 1 : 2;
     const d = new Date(Date.parse(`${workingDate}T00:00:00Z`) - back * 86_400_000).toISOString().slice(0, 10);
-    return { as_of_date: d, period_from: null, period_to: null, reading: `«${m[1]}» относительно рабочей даты базы ${workingDate} — ${d}`, relative: true };
+    return {
+      as_of_date: d,
+      period_from: null,
+      period_to: null,
+      reading: `«${m[1]}» относительно рабочей даты базы ${workingDate} — ${d}`,
+      relative: true,
+    };
   }
   if (/сегодня|текущ[а-я]* дат|сейчас|на данный момент|на текущий момент/.test(t)) {
-    return { as_of_date: workingDate, period_from: null, period_to: null, reading: `текущая (рабочая) дата ${workingDate}` };
+    return {
+      as_of_date: workingDate,
+      period_from: null,
+      period_to: null,
+      reading: `текущая (рабочая) дата ${workingDate}`,
+    };
   }
   return null;
 }

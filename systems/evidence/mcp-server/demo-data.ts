@@ -56,7 +56,17 @@ const payments = [
   ["pay-lg-301", "301", "2025-11-10", "cp-logistik", "ct-lg-1", 30000, "outgoing", true, [["doc-lg-3", 30000]]],
   ["pay-lg-390", "390", "2026-01-25", "cp-logistik", "ct-lg-1", 48000, "outgoing", true, [["doc-lg-9", 48000]]],
   ["pay-as-418", "418", "2026-02-20", "cp-alfa-snab", "ct-as-1", 120000, "outgoing", true, [["doc-as-101", 120000]]],
-  ["pay-tp-455", "455", "2026-03-10", "cp-technopostavka", "ct-tp-1", 100000, "outgoing", true, [["doc-tp-55", 100000]]],
+  [
+    "pay-tp-455",
+    "455",
+    "2026-03-10",
+    "cp-technopostavka",
+    "ct-tp-1",
+    100000,
+    "outgoing",
+    true,
+    [["doc-tp-55", 100000]],
+  ],
   ["pay-sm-470", "470", "2026-03-20", "cp-smirnov", "ct-sm-1", 30000, "outgoing", true, []],
   // Entered from the bank statement but never posted: the register still shows the debt.
   ["pay-vk-466", "466", "2026-03-25", "cp-vektor", "ct-vk-1", 60000, "outgoing", false, [["doc-vk-310", 60000]]],
@@ -65,11 +75,24 @@ const payments = [
 export async function seedDemoData(sql: Tx): Promise<void> {
   const [done] = await sql<{ value: string }[]>`select value from acc_settings where key = 'demo_seeded'`;
   if (done) return;
-  await sql`insert into acc_settings ${sql([{ key: "working_date", value: DEMO_WORKING_DATE }, { key: "data_available_from", value: DEMO_DATA_FROM }])} on conflict (key) do nothing`;
+  await sql`insert into acc_settings ${sql([
+    { key: "working_date", value: DEMO_WORKING_DATE },
+    { key: "data_available_from", value: DEMO_DATA_FROM },
+  ])} on conflict (key) do nothing`;
   await sql`insert into acc_counterparties ${sql(counterparties.map(([id, name, inn, roles, aliases]) => ({ id, name, inn, roles: [...roles], aliases: [...aliases] })))} on conflict (id) do nothing`;
   await sql`insert into acc_contracts ${sql(contracts.map(([id, counterparty_id, number, signed_on, kind, payment_terms_days]) => ({ id, counterparty_id, number, signed_on, kind, payment_terms_days })))} on conflict (id) do nothing`;
   // Receipts before invoices: an invoice references its receipt.
-  for (const [id, kind, number, doc_date, counterparty_id, contract_id, amount, posted, base_document_id] of documents) {
+  for (const [
+    id,
+    kind,
+    number,
+    doc_date,
+    counterparty_id,
+    contract_id,
+    amount,
+    posted,
+    base_document_id,
+  ] of documents) {
     await sql`insert into acc_documents (id, kind, number, doc_date, counterparty_id, contract_id, amount, posted, base_document_id)
               values (${id}, ${kind}, ${number}, ${doc_date}, ${counterparty_id}, ${contract_id}, ${amount}, ${posted}, ${base_document_id}) on conflict (id) do nothing`;
   }
@@ -82,8 +105,28 @@ export async function seedDemoData(sql: Tx): Promise<void> {
   }
   // The register is what posting writes: posted receipts (+) and posted outgoing payments (−).
   const moves = [
-    ...documents.filter((d) => d[1] === "receipt" && d[7]).map((d) => ({ id: `mv-${d[0]}`, period: d[3], counterparty_id: d[4], contract_id: d[5], recorder_kind: "document", recorder_id: d[0], amount: d[6] })),
-    ...payments.filter((p) => p[6] === "outgoing" && p[7]).map((p) => ({ id: `mv-${p[0]}`, period: p[2], counterparty_id: p[3], contract_id: p[4], recorder_kind: "payment", recorder_id: p[0], amount: -p[5] })),
+    ...documents
+      .filter((d) => d[1] === "receipt" && d[7])
+      .map((d) => ({
+        id: `mv-${d[0]}`,
+        period: d[3],
+        counterparty_id: d[4],
+        contract_id: d[5],
+        recorder_kind: "document",
+        recorder_id: d[0],
+        amount: d[6],
+      })),
+    ...payments
+      .filter((p) => p[6] === "outgoing" && p[7])
+      .map((p) => ({
+        id: `mv-${p[0]}`,
+        period: p[2],
+        counterparty_id: p[3],
+        contract_id: p[4],
+        recorder_kind: "payment",
+        recorder_id: p[0],
+        amount: -p[5],
+      })),
   ];
   await sql`insert into acc_settlements ${sql(moves)} on conflict (id) do nothing`;
   await sql`insert into acc_settings (key, value) values ('demo_seeded', ${new Date().toISOString()}) on conflict (key) do nothing`;

@@ -27,8 +27,13 @@ process.on("SIGTERM", stop);
 if (httpAt >= 0) {
   const port = Number(args[httpAt + 1] ?? 3100);
   const handle = evidenceMcpHttpHandler(db.sql, faults);
-  serve({ fetch: (req) => (new URL(req.url).pathname === "/mcp" ? handle(req) : new Response("not found", { status: 404 })), port, hostname: "127.0.0.1" }, (info) =>
-    log(`Streamable HTTP on http://127.0.0.1:${info.port}/mcp (${db.backend})`),
+  serve(
+    {
+      fetch: (req) => (new URL(req.url).pathname === "/mcp" ? handle(req) : new Response("not found", { status: 404 })),
+      port,
+      hostname: "127.0.0.1",
+    },
+    (info) => log(`Streamable HTTP on http://127.0.0.1:${info.port}/mcp (${db.backend})`),
   );
 } else {
   const server = createEvidenceMcpServer(db.sql, faults);

@@ -43,7 +43,10 @@ export function createEvidenceMcpServer(sql: Tx, faults: Faults = {}): McpServer
         if (fault?.error) throw new Error(fault.error);
         const out = (await impl[name](sql, args as never)) as Record<string, unknown>;
         const structured = fault?.badOutput ? { ...out, status: "maybe", rows: "много" } : out;
-        return { content: [{ type: "text" as const, text: JSON.stringify(structured) }], structuredContent: structured };
+        return {
+          content: [{ type: "text" as const, text: JSON.stringify(structured) }],
+          structuredContent: structured,
+        };
       }) as never,
     );
   }
@@ -63,7 +66,10 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 export function evidenceMcpHttpHandler(sql: Tx, faults: Faults = {}): (req: Request) => Promise<Response> {
   return async (req) => {
     const server = createEvidenceMcpServer(sql, faults);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
     try {
       return await transport.handleRequest(req);
@@ -76,7 +82,10 @@ export function evidenceMcpHttpHandler(sql: Tx, faults: Faults = {}): (req: Requ
 /** `get_open_supplier_settlements=delay:3000,get_payment_chain=error,get_balance_as_of=bad_output,get_document_movements=absent` */
 export function parseFaults(spec: string | undefined): Faults {
   const faults: Faults = {};
-  for (const item of (spec ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const item of (spec ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [tool, what] = item.split("=") as [string, string | undefined];
     if (!(TOOL_NAMES as readonly string[]).includes(tool) || !what) continue;
     const f: ToolFault = (faults[tool as ToolName] ??= {});

@@ -18,8 +18,30 @@ export async function insertEvidenceRun(tx: Tx, r: EvidenceRunRow): Promise<void
 
 /** Tenant-scoped: another tenant's run is indistinguishable from a missing one. */
 export async function getEvidenceRun(sql: Tx, tenantId: string, runId: string): Promise<EvidenceRunRow | null> {
-  const rows = await sql<{ run_id: string; conversation_id: string; tenant_id: string; turn: number; question: string; outcome: string; reason_codes: string[]; artifacts: unknown }[]>`
+  const rows = await sql<
+    {
+      run_id: string;
+      conversation_id: string;
+      tenant_id: string;
+      turn: number;
+      question: string;
+      outcome: string;
+      reason_codes: string[];
+      artifacts: unknown;
+    }[]
+  >`
     select run_id, conversation_id, tenant_id, turn, question, outcome, reason_codes, artifacts from evidence_runs where run_id = ${runId} and tenant_id = ${tenantId}`;
   const r = rows[0];
-  return r ? { runId: r.run_id, conversationId: r.conversation_id, tenantId: r.tenant_id, turn: r.turn, question: r.question, outcome: r.outcome, reasonCodes: r.reason_codes, artifacts: r.artifacts } : null;
+  return r
+    ? {
+        runId: r.run_id,
+        conversationId: r.conversation_id,
+        tenantId: r.tenant_id,
+        turn: r.turn,
+        question: r.question,
+        outcome: r.outcome,
+        reasonCodes: r.reason_codes,
+        artifacts: r.artifacts,
+      }
+    : null;
 }

@@ -32,24 +32,59 @@ export interface ClarificationRow {
 }
 
 type RawInteraction = {
-  id: string; conversation_id: string; root_message_id: bigint | null; status: string; plan_json: unknown; plan_version: number;
-  workspace_generation: string | null; workspace_snapshot_sha256: string | null; documentation_version: string | null; created_at: Date; updated_at: Date;
+  id: string;
+  conversation_id: string;
+  root_message_id: bigint | null;
+  status: string;
+  plan_json: unknown;
+  plan_version: number;
+  workspace_generation: string | null;
+  workspace_snapshot_sha256: string | null;
+  documentation_version: string | null;
+  created_at: Date;
+  updated_at: Date;
 };
 type RawClarification = {
-  id: string; interaction_id: string; task_id: string; slot: string; question: string; question_message_id: bigint | null; answer_message_id: bigint | null;
-  candidate_snapshot_json: unknown[]; status: string; plan_version: number; created_at: Date; resolved_at: Date | null;
+  id: string;
+  interaction_id: string;
+  task_id: string;
+  slot: string;
+  question: string;
+  question_message_id: bigint | null;
+  answer_message_id: bigint | null;
+  candidate_snapshot_json: unknown[];
+  status: string;
+  plan_version: number;
+  created_at: Date;
+  resolved_at: Date | null;
 };
 
 const toInteraction = (r: RawInteraction): InteractionRow => ({
-  id: r.id, conversationId: r.conversation_id, rootMessageId: r.root_message_id === null ? null : String(r.root_message_id), status: r.status,
-  plan: r.plan_json, planVersion: r.plan_version, workspaceGeneration: r.workspace_generation, workspaceSnapshotSha256: r.workspace_snapshot_sha256,
-  documentationVersion: r.documentation_version, createdAt: r.created_at, updatedAt: r.updated_at,
+  id: r.id,
+  conversationId: r.conversation_id,
+  rootMessageId: r.root_message_id === null ? null : String(r.root_message_id),
+  status: r.status,
+  plan: r.plan_json,
+  planVersion: r.plan_version,
+  workspaceGeneration: r.workspace_generation,
+  workspaceSnapshotSha256: r.workspace_snapshot_sha256,
+  documentationVersion: r.documentation_version,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
 });
 const toClarification = (r: RawClarification): ClarificationRow => ({
-  id: r.id, interactionId: r.interaction_id, taskId: r.task_id, slot: r.slot, question: r.question,
+  id: r.id,
+  interactionId: r.interaction_id,
+  taskId: r.task_id,
+  slot: r.slot,
+  question: r.question,
   questionMessageId: r.question_message_id === null ? null : String(r.question_message_id),
   answerMessageId: r.answer_message_id === null ? null : String(r.answer_message_id),
-  candidates: r.candidate_snapshot_json ?? [], status: r.status, planVersion: r.plan_version, createdAt: r.created_at, resolvedAt: r.resolved_at,
+  candidates: r.candidate_snapshot_json ?? [],
+  status: r.status,
+  planVersion: r.plan_version,
+  createdAt: r.created_at,
+  resolvedAt: r.resolved_at,
 });
 
 /** What a turn writes; the timestamps are the database's. */
@@ -91,7 +126,19 @@ export async function setInteractionStatus(tx: Tx, id: string, status: string): 
   await tx`update interactions set status = ${status}, updated_at = now() where id = ${id}`;
 }
 
-export async function insertClarification(tx: Tx, c: { id: string; interactionId: string; taskId: string; slot: string; question: string; questionMessageId: string | null; candidates: unknown[]; planVersion: number }): Promise<void> {
+export async function insertClarification(
+  tx: Tx,
+  c: {
+    id: string;
+    interactionId: string;
+    taskId: string;
+    slot: string;
+    question: string;
+    questionMessageId: string | null;
+    candidates: unknown[];
+    planVersion: number;
+  },
+): Promise<void> {
   await tx`
     insert into clarifications (id, interaction_id, task_id, slot, question, question_message_id, candidate_snapshot_json, status, plan_version)
     values (${c.id}, ${c.interactionId}, ${c.taskId}, ${c.slot}, ${c.question}, ${c.questionMessageId}, ${tx.json(c.candidates as never)}, 'open', ${c.planVersion})`;
@@ -103,12 +150,16 @@ export async function getClarification(sql: Tx, id: string): Promise<Clarificati
 }
 
 export async function openClarificationOf(sql: Tx, interactionId: string): Promise<ClarificationRow | null> {
-  const rows = await sql<RawClarification[]>`select * from clarifications where interaction_id = ${interactionId} and status = 'open'`;
+  const rows = await sql<
+    RawClarification[]
+  >`select * from clarifications where interaction_id = ${interactionId} and status = 'open'`;
   return rows[0] ? toClarification(rows[0]) : null;
 }
 
 export async function listClarifications(sql: Tx, interactionId: string): Promise<ClarificationRow[]> {
-  const rows = await sql<RawClarification[]>`select * from clarifications where interaction_id = ${interactionId} order by created_at, id`;
+  const rows = await sql<
+    RawClarification[]
+  >`select * from clarifications where interaction_id = ${interactionId} order by created_at, id`;
   return rows.map(toClarification);
 }
 
@@ -117,12 +168,19 @@ export async function listClarifications(sql: Tx, interactionId: string): Promis
  * a race (a concurrent answer got there first) and must report a conflict. With `claimToken`,
  * only while that claim still holds it.
  */
-export async function closeClarification(tx: Tx, id: string, status: "answered" | "unclear" | "cancelled" | "superseded", answerMessageId: string | null, claimToken?: string): Promise<boolean> {
-  const rows = claimToken === undefined
-    ? await tx`
+export async function closeClarification(
+  tx: Tx,
+  id: string,
+  status: "answered" | "unclear" | "cancelled" | "superseded",
+  answerMessageId: string | null,
+  claimToken?: string,
+): Promise<boolean> {
+  const rows =
+    claimToken === undefined
+      ? await tx`
         update clarifications set status = ${status}, answer_message_id = coalesce(${answerMessageId}, answer_message_id), resolved_at = now(), claim_token = null, claim_run_id = null
         where id = ${id} and status = 'open' returning id`
-    : await tx`
+      : await tx`
         update clarifications set status = ${status}, answer_message_id = coalesce(${answerMessageId}, answer_message_id), resolved_at = now(), claim_token = null, claim_run_id = null
         where id = ${id} and status = 'open' and claim_token = ${claimToken} returning id`;
   return rows.length === 1;
@@ -149,7 +207,8 @@ export async function claimClarification(sql: Tx, id: string, token: string, sta
 
 /** Ties a claim to the run applying the answer: from now on the claim lives as long as that run. */
 export async function bindClarificationClaim(sql: Tx, id: string, token: string, runId: string): Promise<boolean> {
-  const rows = await sql`update clarifications set claim_run_id = ${runId} where id = ${id} and status = 'open' and claim_token = ${token} returning id`;
+  const rows =
+    await sql`update clarifications set claim_run_id = ${runId} where id = ${id} and status = 'open' and claim_token = ${token} returning id`;
   return rows.length === 1;
 }
 
@@ -159,9 +218,11 @@ export async function releaseClarificationClaim(sql: Tx, id: string, token: stri
 }
 
 /** Answered clarifications of an Interaction with their answer text (for the ModelRequest projection). */
-export async function answeredClarifications(sql: Tx, interactionId: string): Promise<Array<{ question: string; answer: string }>> {
+export async function answeredClarifications(
+  sql: Tx,
+  interactionId: string,
+): Promise<Array<{ question: string; answer: string }>> {
   return sql<Array<{ question: string; answer: string }>>`
     select c.question, m.text as answer from clarifications c join messages m on m.id = c.answer_message_id
     where c.interaction_id = ${interactionId} and c.status = 'answered' order by c.created_at`;
 }
-

@@ -13,7 +13,10 @@ describe("parseGuards (Настройки, before saving)", () => {
   const cases: [string, boolean, string?][] = [
     ["", true],
     ["{}", true],
-    ['{"require_legal_rep": {"description": "…", "trigger_slot": "is_child", "trigger_value": true, "required_slots": ["legal_rep_name", "legal_rep_phone"]}}', true],
+    [
+      '{"require_legal_rep": {"description": "…", "trigger_slot": "is_child", "trigger_value": true, "required_slots": ["legal_rep_name", "legal_rep_phone"]}}',
+      true,
+    ],
     ['{"always": {"required_slots": ["name"]}}', true],
     ["{ oops", false, "Это не JSON"],
     ["[]", false, "Ожидается JSON-объект"],
@@ -31,7 +34,8 @@ describe("parseGuards (Настройки, before saving)", () => {
       if (!r.ok) expect(r.error).toContain(message);
       // Whatever the page lets through, the server's schema accepts too.
       if (r.ok) expect(server.safeParse(r.value).success).toBe(true);
-      else if (text.trim().startsWith("{") && !message!.includes("JSON")) expect(server.safeParse(JSON.parse(text)).success).toBe(false);
+      else if (text.trim().startsWith("{") && !message!.includes("JSON"))
+        expect(server.safeParse(JSON.parse(text)).success).toBe(false);
     });
   }
 });

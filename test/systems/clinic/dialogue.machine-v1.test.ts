@@ -5,7 +5,11 @@ import { buildRegistry, defaultRegistry } from "../../../systems/clinic/registry
 import { seedBranches } from "../../../systems/clinic/seed-branches";
 import type { ClinicState, Registry, StepGraph } from "../../../systems/clinic/types";
 import { replayLog } from "../../../driver/replay";
-import { createClinicDialogueMachine, migrateClinicDialogue, patientValue } from "../../../systems/clinic/dialogue.machine";
+import {
+  createClinicDialogueMachine,
+  migrateClinicDialogue,
+  patientValue,
+} from "../../../systems/clinic/dialogue.machine";
 import type { ClinicDialogueMachine } from "../../../systems/clinic/dialogue.machine";
 
 /**
@@ -29,10 +33,13 @@ interface Conversation {
   log: unknown[];
   persisted: Turn["persisted"] | null;
 }
-const fixture = JSON.parse(readFileSync(new URL("../../fixtures/clinic-dialogue-v1/conversations.json", import.meta.url), "utf8")) as { machine: string; conversations: Conversation[] };
+const fixture = JSON.parse(
+  readFileSync(new URL("../../fixtures/clinic-dialogue-v1/conversations.json", import.meta.url), "utf8"),
+) as { machine: string; conversations: Conversation[] };
 const RELEASE = "__operator.release__";
 
-const registryOf = (c: Conversation): Registry => (c.graph ? buildRegistry(Object.values(seedBranches), [c.graph]) : defaultRegistry());
+const registryOf = (c: Conversation): Registry =>
+  c.graph ? buildRegistry(Object.values(seedBranches), [c.graph]) : defaultRegistry();
 const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 /** One turn through the v2 machine from a persisted snapshot, effects answered from the script. */
@@ -40,7 +47,9 @@ function runTurn(machine: ClinicDialogueMachine, persisted: unknown | null, t: T
   let snap = persisted === null ? initialTransition(machine, {})[0] : machine.resolveState(json(persisted) as never);
   const router = [t.router];
   const branch = [...t.branch];
-  const queue: unknown[] = [t.text === RELEASE ? { type: "operator.release" } : { type: "patient.message", text: t.text }];
+  const queue: unknown[] = [
+    t.text === RELEASE ? { type: "operator.release" } : { type: "patient.message", text: t.text },
+  ];
   let final: Record<string, unknown> | null = null;
   let failed = false;
   while (queue.length) {
@@ -49,7 +58,10 @@ function runTurn(machine: ClinicDialogueMachine, persisted: unknown | null, t: T
     for (const a of actions as { type: string; params?: { event: Record<string, unknown> } }[]) {
       if (a.type !== "xstate.emit") continue;
       const e = a.params!.event;
-      const answer = (r: Reply | undefined, type: string) => (typeof r === "string" || r === undefined ? queue.push({ type, text: r ?? "" }) : queue.push({ type: "model.failed", role: type.split(".")[0], message: "down" }));
+      const answer = (r: Reply | undefined, type: string) =>
+        typeof r === "string" || r === undefined
+          ? queue.push({ type, text: r ?? "" })
+          : queue.push({ type: "model.failed", role: type.split(".")[0], message: "down" });
       if (e.type === "effect.router") answer(router.shift(), "router.result");
       else if (e.type === "effect.branch") answer(branch.shift(), "branch.result");
       else if (e.type === "effect.retrieve") queue.push({ type: "retrieve.result", fragments: t.fragments });
@@ -57,16 +69,37 @@ function runTurn(machine: ClinicDialogueMachine, persisted: unknown | null, t: T
       else if (e.type === "clinic.failed") failed = true;
     }
   }
-  return { snap, final, failed, persisted: json(machine.getPersistedSnapshot(snap)) as unknown as { value: { patient: unknown; turn: string }; context: { state: ClinicState } } };
+  return {
+    snap,
+    final,
+    failed,
+    persisted: json(machine.getPersistedSnapshot(snap)) as unknown as {
+      value: { patient: unknown; turn: string };
+      context: { state: ClinicState };
+    },
+  };
 }
 
-const finalOf = (f: Record<string, unknown> | null | undefined) => (f ? { reply: f.reply, state: f.state, events: f.events, notes: f.notes, fragments: f.fragments } : null);
+const finalOf = (f: Record<string, unknown> | null | undefined) =>
+  f ? { reply: f.reply, state: f.state, events: f.events, notes: f.notes, fragments: f.fragments } : null;
 
 describe("clinic dialogue v2 against conversations recorded with v1", () => {
   it("holds enough varied turns to mean something", () => {
     expect(fixture.machine).toBe("clinic-dialogue@1");
     const events = new Set(fixture.conversations.flatMap((c) => c.turns.flatMap((t) => t.final?.events ?? [])));
-    for (const e of ["sticky", "handoff", "resumed", "loop_guard", "red_flag", "escalated", "transition_rejected", "tail_malformed", "signal_ignored", "soft_insertion"]) expect(events, e).toContain(e);
+    for (const e of [
+      "sticky",
+      "handoff",
+      "resumed",
+      "loop_guard",
+      "red_flag",
+      "escalated",
+      "transition_rejected",
+      "tail_malformed",
+      "signal_ignored",
+      "soft_insertion",
+    ])
+      expect(events, e).toContain(e);
     expect(fixture.conversations.length).toBeGreaterThan(150);
   });
 
@@ -100,7 +133,10 @@ describe("clinic dialogue v2 against conversations recorded with v1", () => {
       for (let from = 0; from < c.turns.length; from++) {
         const stored = c.turns[from]!;
         if (stored.failed) continue;
-        const migrated = migrateClinicDialogue(json(stored.persisted), 1) as { value: unknown; context: { state: ClinicState } };
+        const migrated = migrateClinicDialogue(json(stored.persisted), 1) as {
+          value: unknown;
+          context: { state: ClinicState };
+        };
         expect(migrated.value).toEqual({ patient: patientValue(stored.persisted!.context.state), turn: "idle" });
         let persisted: unknown = migrated;
         for (let i = from + 1; i < c.turns.length; i++) {
@@ -121,11 +157,17 @@ describe("clinic dialogue v2 against conversations recorded with v1", () => {
     for (const [ci, c] of fixture.conversations.entries()) {
       if (!c.persisted || c.log.length === 0) continue;
       const machine = createClinicDialogueMachine(registryOf(c));
-      const r = replayLog(c.log.map((event) => ({ event, machine: "clinic-dialogue@1" })), () => machine);
+      const r = replayLog(
+        c.log.map((event) => ({ event, machine: "clinic-dialogue@1" })),
+        () => machine,
+      );
       expect(r.ok, `conversation ${ci}`).toBe(true);
       const replayed = (r as { snapshot: { value: unknown; context: unknown } }).snapshot;
       const migrated = migrateClinicDialogue(json(c.persisted), 1) as { value: unknown; context: unknown };
-      expect({ value: replayed.value, context: replayed.context }, `conversation ${ci}`).toEqual({ value: migrated.value, context: migrated.context });
+      expect({ value: replayed.value, context: replayed.context }, `conversation ${ci}`).toEqual({
+        value: migrated.value,
+        context: migrated.context,
+      });
     }
   });
 

@@ -14,7 +14,10 @@ describe("escalation reason from the patient's words", () => {
 
   it("a hand-off chosen by the router gets a reason even when the branch names none", () => {
     const run = createRunner(defaultRegistry());
-    const r = run.turn("Соедините с администратором", { router: ["escalate_human"], branch: ["Передаю ваш вопрос администратору клиники."] });
+    const r = run.turn("Соедините с администратором", {
+      router: ["escalate_human"],
+      branch: ["Передаю ваш вопрос администратору клиники."],
+    });
     expect(r.ok && r.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "explicit_request" });
     expect(r.ok && r.notes.join("\n")).toContain("inferred");
   });
@@ -25,7 +28,10 @@ describe("escalation reason from the patient's words", () => {
       branch: ['Передаю администратору.\nSTATE_JSON: {"escalation_reason": "angry"}'],
     });
     expect(named.ok && named.state.escalationReason).toBe("angry");
-    const none = createRunner(defaultRegistry()).turn("Ну и ладно", { router: ["escalate_human"], branch: ["Передаю администратору."] });
+    const none = createRunner(defaultRegistry()).turn("Ну и ладно", {
+      router: ["escalate_human"],
+      branch: ["Передаю администратору."],
+    });
     expect(none.ok && none.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: null });
   });
 });

@@ -26,22 +26,31 @@ afterAll(async () => {
   await llm?.close();
 });
 
-const tail = (state_after: string, slots: object = {}) => `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
+const tail = (state_after: string, slots: object = {}) =>
+  `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
 
 async function newThread(base = server.url, headers = A): Promise<string> {
   const r = await fetch(`${base}/v1/clinic/threads`, { method: "POST", headers, body: "{}" });
   expect(r.status).toBe(201);
   return ((await r.json()) as { threadId: string }).threadId;
 }
-type Thread = { threadId: string; state: Record<string, unknown>; messages: { role: string; text: string; meta: Record<string, unknown> }[] };
+type Thread = {
+  threadId: string;
+  state: Record<string, unknown>;
+  messages: { role: string; text: string; meta: Record<string, unknown> }[];
+};
 async function getThread(id: string, base = server.url, headers = A): Promise<Thread> {
   return (await (await fetch(`${base}/v1/clinic/threads/${id}`, { headers })).json()) as Thread;
 }
 function say(id: string, text: string, extra: object = {}, base = server.url, headers = A) {
   return postSse(`${base}/v1/clinic/threads/${id}/messages`, { text, ...extra }, headers);
 }
-const final = (r: SseResponse) => eventsNamed(r, "final")[0] as { reply: string; state: Record<string, unknown>; events: string[] };
-const tokens = (r: SseResponse) => eventsNamed(r, "token").map((e) => String(e.delta)).join("");
+const final = (r: SseResponse) =>
+  eventsNamed(r, "final")[0] as { reply: string; state: Record<string, unknown>; events: string[] };
+const tokens = (r: SseResponse) =>
+  eventsNamed(r, "token")
+    .map((e) => String(e.delta))
+    .join("");
 
 describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
   it("streams a booking turn: router_decision, tokens without the tail, final, done; the thread keeps messages and state", async () => {
@@ -51,19 +60,36 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     llm.script("router", "new_booking");
     llm.script("branch", `Здравствуйте! Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`);
     const r = await say(id, "Хочу записаться к ЛОРу");
-    expect(r.events.map((e) => e.event)).toEqual(expect.arrayContaining(["run_started", "router_decision", "token", "final", "done"]));
+    expect(r.events.map((e) => e.event)).toEqual(
+      expect.arrayContaining(["run_started", "router_decision", "token", "final", "done"]),
+    );
     expect(r.events.at(-1)!.event).toBe("done");
     expect(eventsNamed(r, "run_started")[0]).toHaveProperty("threadId", id);
     expect(eventsNamed(r, "router_decision")[0]).toEqual({ intent: "new_booking" });
     expect(eventsNamed(r, "stage")).toEqual([]);
     expect(tokens(r)).toBe("Здравствуйте! Как к вам обращаться?");
-    expect(final(r)).toMatchObject({ reply: "Здравствуйте! Как к вам обращаться?", state: { activeBranch: "new_booking", step: "intro", slots: { specialist: "ЛОР" } }, events: [] });
+    expect(final(r)).toMatchObject({
+      reply: "Здравствуйте! Как к вам обращаться?",
+      state: { activeBranch: "new_booking", step: "intro", slots: { specialist: "ЛОР" } },
+      events: [],
+    });
     // Streamed: the branch call asked for stream: true; both calls name their role's model.
-    expect(llm.calls.map((c) => [c.model, c.stream])).toEqual([["test-router", false], ["test-branch", true]]);
+    expect(llm.calls.map((c) => [c.model, c.stream])).toEqual([
+      ["test-router", false],
+      ["test-branch", true],
+    ]);
     const th = await getThread(id);
     expect(th.state).toEqual(final(r).state);
-    expect(th.messages.map((m) => [m.role, m.text])).toEqual([["user", "Хочу записаться к ЛОРу"], ["assistant", "Здравствуйте! Как к вам обращаться?"]]);
-    expect(th.messages[1]!.meta).toMatchObject({ activeBranch: "new_booking", routerDecision: "new_booking", step: "intro", events: [] });
+    expect(th.messages.map((m) => [m.role, m.text])).toEqual([
+      ["user", "Хочу записаться к ЛОРу"],
+      ["assistant", "Здравствуйте! Как к вам обращаться?"],
+    ]);
+    expect(th.messages[1]!.meta).toMatchObject({
+      activeBranch: "new_booking",
+      routerDecision: "new_booking",
+      step: "intro",
+      events: [],
+    });
     // The branch saw the history on the next turn, never a tail.
     llm.script("router", "new_booking");
     llm.script("branch", `Алексей, что беспокоит?${tail("qualify", { name: "Алексей" })}`);
@@ -80,16 +106,31 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     llm.script("branch", `Ольга, что беспокоит?${tail("qualify", { name: "Ольга", specialist: "кардиолог" })}`);
     await say(id, "Запишите к кардиологу, я Ольга");
     llm.script("router", "price_question");
-    llm.script("branch", { content: "[INTENT_CHANGE: price_question]", chunkDelayMs: 2 }, "Общий анализ крови — 600 рублей.");
+    llm.script(
+      "branch",
+      { content: "[INTENT_CHANGE: price_question]", chunkDelayMs: 2 },
+      "Общий анализ крови — 600 рублей.",
+    );
     const r = await say(id, "А какие цены на анализы?");
     expect(tokens(r)).toBe("Общий анализ крови — 600 рублей.");
-    expect(final(r)).toMatchObject({ state: { activeBranch: "price_question", handoffCount: 1, suspended: { intent: "new_booking", step: "qualify" } } });
+    expect(final(r)).toMatchObject({
+      state: { activeBranch: "price_question", handoffCount: 1, suspended: { intent: "new_booking", step: "qualify" } },
+    });
     expect(final(r).events).toEqual(expect.arrayContaining(["sticky", "handoff"]));
     expect(llm.calls.filter((c) => c.role === "branch").at(-2)!.messages[0]!.content).toContain("[ПОДСКАЗКА РОУТЕРА]");
     llm.script("router", "new_booking");
     llm.script("branch", `Продолжим.${tail("qualify")}`);
     const back = await say(id, "Давайте продолжим запись");
-    expect(final(back)).toMatchObject({ state: { activeBranch: "new_booking", step: "qualify", slots: { name: "Ольга", specialist: "кардиолог" }, handoffCount: 0, suspended: null }, events: ["resumed"] });
+    expect(final(back)).toMatchObject({
+      state: {
+        activeBranch: "new_booking",
+        step: "qualify",
+        slots: { name: "Ольга", specialist: "кардиолог" },
+        handoffCount: 0,
+        suspended: null,
+      },
+      events: ["resumed"],
+    });
   });
 
   it("a model failure after the one retry rolls the turn back and tells the patient", async () => {
@@ -104,7 +145,11 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     llm.script("branch", { status: 500 }, { status: 500 });
     const r = await say(id, "Пётр");
     expect(llm.count("branch")).toBe(2);
-    expect(final(r)).toEqual({ reply: expect.stringContaining("модель временно недоступна"), state: before.state, events: ["model_unavailable"] });
+    expect(final(r)).toEqual({
+      reply: expect.stringContaining("модель временно недоступна"),
+      state: before.state,
+      events: ["model_unavailable"],
+    });
     expect(r.events.at(-1)!.event).toBe("done");
     expect(await getThread(id)).toEqual(before);
     // The router failing (twice) is the same: no trace.
@@ -128,7 +173,11 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
           llm.reset();
           const before = await getThread(id);
           llm.script("router", ...Array(s.routerFails).fill({ status: 500 }), "new_booking");
-          llm.script("branch", ...Array(s.branchFails).fill({ status: 502 }), `Ответ ${i}.${tail(i === 0 ? "intro" : "qualify", { [`k${i}`]: i })}`);
+          llm.script(
+            "branch",
+            ...Array(s.branchFails).fill({ status: 502 }),
+            `Ответ ${i}.${tail(i === 0 ? "intro" : "qualify", { [`k${i}`]: i })}`,
+          );
           const r = await say(id, `реплика ${i}`);
           const after = await getThread(id);
           const failed = s.routerFails === 2 || (s.routerFails < 2 && s.branchFails === 2);
@@ -160,14 +209,22 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     const up = await fetch(`${server.url}/v1/clinic/kb/documents`, {
       method: "POST",
       headers: A,
-      body: JSON.stringify({ id: "info", title: "Справка о клинике", text: "## Часы работы\nКлиника работает ежедневно с 8:00 до 21:00.\n\n## Адрес\nМосква, Лесная улица, 5. Бесплатная парковка во дворе.\n\n## Услуги\nМРТ и КТ в клинике не проводятся." }),
+      body: JSON.stringify({
+        id: "info",
+        title: "Справка о клинике",
+        text: "## Часы работы\nКлиника работает ежедневно с 8:00 до 21:00.\n\n## Адрес\nМосква, Лесная улица, 5. Бесплатная парковка во дворе.\n\n## Услуги\nМРТ и КТ в клинике не проводятся.",
+      }),
     });
     expect(up.status).toBe(201);
     expect(await up.json()).toEqual({ documentId: "info", version: 1, chunks: 3 });
-    const search = (await (await fetch(`${server.url}/v1/clinic/kb/search?q=${encodeURIComponent("Где у вас парковка?")}`, { headers: A })).json()) as { fragments: { docId: string; heading: string }[] };
+    const search = (await (
+      await fetch(`${server.url}/v1/clinic/kb/search?q=${encodeURIComponent("Где у вас парковка?")}`, { headers: A })
+    ).json()) as { fragments: { docId: string; heading: string }[] };
     expect(search.fragments[0]).toMatchObject({ docId: "info", heading: "Адрес" });
     // Another tenant's knowledge base is empty.
-    const other = (await (await fetch(`${server.url}/v1/clinic/kb/search?q=парковка`, { headers: B })).json()) as { fragments: unknown[] };
+    const other = (await (await fetch(`${server.url}/v1/clinic/kb/search?q=парковка`, { headers: B })).json()) as {
+      fragments: unknown[];
+    };
     expect(other.fragments).toEqual([]);
 
     llm.reset();
@@ -176,16 +233,24 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     llm.script("branch", "Да, бесплатная парковка во дворе.");
     const r = await say(id, "У вас есть парковка?", { debug: true });
     const stages = eventsNamed(r, "stage");
-    const docs = stages.find((s) => s.stageId === "05")!.data as { fragments: { docId: string; heading: string; text: string }[] };
+    const docs = stages.find((s) => s.stageId === "05")!.data as {
+      fragments: { docId: string; heading: string; text: string }[];
+    };
     expect(docs.fragments[0]).toMatchObject({ docId: "info", heading: "Адрес" });
     expect(stages.map((s) => s.stageId)).toEqual(expect.arrayContaining(["04", "05", "10", "11", "12"]));
     expect(llm.calls.find((c) => c.role === "branch")!.messages[0]!.content).toContain("Бесплатная парковка во дворе");
 
-    const again = await fetch(`${server.url}/v1/clinic/kb/documents`, { method: "POST", headers: A, body: JSON.stringify({ id: "info", title: "Справка", text: "Только часы: с 9 до 18." }) });
+    const again = await fetch(`${server.url}/v1/clinic/kb/documents`, {
+      method: "POST",
+      headers: A,
+      body: JSON.stringify({ id: "info", title: "Справка", text: "Только часы: с 9 до 18." }),
+    });
     expect(((await again.json()) as { version: number }).version).toBe(2);
     const re = await fetch(`${server.url}/v1/clinic/kb/documents/info/reindex`, { method: "POST", headers: A });
     expect(await re.json()).toMatchObject({ documentId: "info", version: 2, chunks: 1 });
-    const gone = (await (await fetch(`${server.url}/v1/clinic/kb/search?q=парковка`, { headers: A })).json()) as { fragments: unknown[] };
+    const gone = (await (await fetch(`${server.url}/v1/clinic/kb/search?q=парковка`, { headers: A })).json()) as {
+      fragments: unknown[];
+    };
     expect(gone.fragments).toEqual([]);
   });
 
@@ -194,22 +259,43 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
       initial: "start",
       steps: [
         { code: "start", prompt: "Узнай имя.", question: "Как вас зовут?", allowed_next: ["start", "details"] },
-        { code: "details", prompt: "Узнай жалобу.", allowed_next: ["details", "done"], guards: { need_reason: { description: "нужна жалоба", required_slots: ["reason"] } } },
+        {
+          code: "details",
+          prompt: "Узнай жалобу.",
+          allowed_next: ["details", "done"],
+          guards: { need_reason: { description: "нужна жалоба", required_slots: ["reason"] } },
+        },
         { code: "done", prompt: "Попрощайся.", allowed_next: ["done"] },
       ],
     };
-    const posted = await fetch(`${server.url}/v1/clinic/branches/new_booking/steps`, { method: "POST", headers: B, body: JSON.stringify({ graph }) });
+    const posted = await fetch(`${server.url}/v1/clinic/branches/new_booking/steps`, {
+      method: "POST",
+      headers: B,
+      body: JSON.stringify({ graph }),
+    });
     expect(posted.status).toBe(201);
     expect(await posted.json()).toEqual({ branch: "new_booking", version: 2, active: true });
-    const v = await fetch(`${server.url}/v1/clinic/branches/general_info/versions`, { method: "POST", headers: B, body: JSON.stringify({ config: { system_prompt: "Ты — справочная клиники «Тест» (версия 2)." } }) });
+    const v = await fetch(`${server.url}/v1/clinic/branches/general_info/versions`, {
+      method: "POST",
+      headers: B,
+      body: JSON.stringify({ config: { system_prompt: "Ты — справочная клиники «Тест» (версия 2)." } }),
+    });
     expect(await v.json()).toEqual({ code: "general_info", version: 2, active: true });
 
     llm.reset();
     const id = await newThread(server.url, B);
     llm.script("router", "new_booking", "new_booking", "new_booking");
-    llm.script("branch", `Как вас зовут?${tail("done", { name: "Ян" })}`, `Что беспокоит?${tail("details")}`, `Готово.${tail("done")}`);
+    llm.script(
+      "branch",
+      `Как вас зовут?${tail("done", { name: "Ян" })}`,
+      `Что беспокоит?${tail("details")}`,
+      `Готово.${tail("done")}`,
+    );
     const r1 = await say(id, "Запись", {}, server.url, B);
-    expect(final(r1)).toMatchObject({ state: { step: "start", slots: { name: "Ян" } }, events: ["transition_rejected"] });
+    expect(final(r1)).toMatchObject({
+      state: { step: "start", slots: { name: "Ян" } },
+      events: ["transition_rejected"],
+    });
     expect(llm.calls.find((c) => c.role === "branch")!.messages[0]!.content).toContain("[ШАГ: start]");
     expect(final(await say(id, "Ян", {}, server.url, B)).state).toMatchObject({ step: "details" });
     const r3 = await say(id, "всё", {}, server.url, B);
@@ -223,10 +309,18 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     await say(await newThread(server.url, B), "Адрес?", {}, server.url, B);
     expect(llm.calls.filter((c) => c.role === "branch").at(-1)!.messages[0]!.content).toContain("(версия 2)");
     // Back to version 1 of the prompt.
-    const act = await fetch(`${server.url}/v1/clinic/branches/general_info/versions/1/activate`, { method: "POST", headers: B });
+    const act = await fetch(`${server.url}/v1/clinic/branches/general_info/versions/1/activate`, {
+      method: "POST",
+      headers: B,
+    });
     expect(act.status).toBe(200);
-    const versions = (await (await fetch(`${server.url}/v1/clinic/branches/general_info/versions`, { headers: B })).json()) as { versions: { version: number; active: boolean }[] };
-    expect(versions.versions.map((x) => [x.version, x.active])).toEqual([[1, true], [2, false]]);
+    const versions = (await (
+      await fetch(`${server.url}/v1/clinic/branches/general_info/versions`, { headers: B })
+    ).json()) as { versions: { version: number; active: boolean }[] };
+    expect(versions.versions.map((x) => [x.version, x.active])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
     const lastBranchSystem = () => llm.calls.filter((c) => c.role === "branch").at(-1)!.messages[0]!.content;
     llm.script("router", "general_info");
     llm.script("branch", "Ответ.");
@@ -236,7 +330,14 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     // tells a server about edits; the active versions are read with every turn's context.
     const other = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b" });
     try {
-      expect((await fetch(`${other.url}/v1/clinic/branches/general_info/versions/2/activate`, { method: "POST", headers: B })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${other.url}/v1/clinic/branches/general_info/versions/2/activate`, {
+            method: "POST",
+            headers: B,
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await other.stop();
     }
@@ -244,7 +345,11 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     llm.script("branch", "Ответ.");
     await say(await newThread(server.url, B), "Адрес?", {}, server.url, B);
     expect(lastBranchSystem()).toContain("(версия 2)");
-    const invalid = await fetch(`${server.url}/v1/clinic/branches/new_booking/steps`, { method: "POST", headers: B, body: JSON.stringify({ graph: { steps: [{ code: "a", prompt: "", allowed_next: ["zzz"] }] } }) });
+    const invalid = await fetch(`${server.url}/v1/clinic/branches/new_booking/steps`, {
+      method: "POST",
+      headers: B,
+      body: JSON.stringify({ graph: { steps: [{ code: "a", prompt: "", allowed_next: ["zzz"] }] } }),
+    });
     expect(invalid.status).toBe(400);
   });
 
@@ -259,9 +364,20 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
       const r = await say(id, "Запишите меня", {}, dbg.url);
       const runId = String(eventsNamed(r, "run_started")[0]!.runId);
       const files = readdirSync(join(dir, runId)).sort();
-      expect(files).toEqual(expect.arrayContaining(["00-metadata.json", "04-routing.json", "10-prompt-manifest.json", "11-model-request.json", "12-response-validation.json", "06-domain-resolution.json"]));
+      expect(files).toEqual(
+        expect.arrayContaining([
+          "00-metadata.json",
+          "04-routing.json",
+          "10-prompt-manifest.json",
+          "11-model-request.json",
+          "12-response-validation.json",
+          "06-domain-resolution.json",
+        ]),
+      );
       expect(JSON.parse(readFileSync(join(dir, runId, "06-domain-resolution.json"), "utf8")).status).toBe("skipped");
-      expect(JSON.parse(readFileSync(join(dir, runId, "10-prompt-manifest.json"), "utf8")).data.system).toContain("[ШАГ: intro");
+      expect(JSON.parse(readFileSync(join(dir, runId, "10-prompt-manifest.json"), "utf8")).data.system).toContain(
+        "[ШАГ: intro",
+      );
       const all = files.map((f) => readFileSync(join(dir, runId, f), "utf8")).join("\n");
       expect(all).not.toContain("test-key");
     } finally {

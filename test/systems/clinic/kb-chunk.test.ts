@@ -3,7 +3,9 @@ import { chunkDocument, MAX_CHUNK_CHARS } from "../../../systems/clinic/kb-chunk
 
 describe("chunkDocument", () => {
   it("splits by heading and keeps each chunk under the limit, losing no text", () => {
-    const body = "Вступление.\n\n## Часы работы\nЕжедневно с 8:00 до 21:00.\n\n## Цены\n" + "Приём терапевта 2500 рублей. ".repeat(60);
+    const body =
+      "Вступление.\n\n## Часы работы\nЕжедневно с 8:00 до 21:00.\n\n## Цены\n" +
+      "Приём терапевта 2500 рублей. ".repeat(60);
     const chunks = chunkDocument("Справка", body);
     expect(chunks[0]).toEqual({ ord: 0, heading: "Справка", text: "Вступление." });
     expect(chunks[1]).toMatchObject({ heading: "Часы работы", text: "Ежедневно с 8:00 до 21:00." });

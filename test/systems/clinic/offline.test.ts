@@ -13,7 +13,14 @@ function ok(r: ReturnType<ReturnType<typeof createRunner>["turn"]>) {
 describe("offline responders (npm start without a model)", () => {
   it("walk a whole booking through the six steps, deterministically", () => {
     const run = createRunner(defaultRegistry());
-    const steps = ["Здравствуйте, хочу записаться к ЛОРу", "Алексей", "Болит ухо третий день", "Да, подходит", "Завтра после 17", "Да"].map((t) => ok(run.turn(t, offline)).state.step);
+    const steps = [
+      "Здравствуйте, хочу записаться к ЛОРу",
+      "Алексей",
+      "Болит ухо третий день",
+      "Да, подходит",
+      "Завтра после 17",
+      "Да",
+    ].map((t) => ok(run.turn(t, offline)).state.step);
     expect(steps).toEqual(["intro", "qualify", "present", "offer_time", "book", "close"]);
     expect(run.state.slots).toMatchObject({ specialist: "ЛОР", name: "Алексей", confirmed: true });
   });
@@ -28,12 +35,21 @@ describe("offline responders (npm start without a model)", () => {
     const r3 = ok(run.turn("Ирина Петрова, +7 900 000-00-00", offline));
     expect(r3.state.step).toBe("present");
     const esc = ok(run.turn("Позовите оператора!", offline));
-    expect(esc.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "explicit_request", suspended: { intent: "new_booking", step: "present" } });
+    expect(esc.state).toMatchObject({
+      activeBranch: "escalate_human",
+      escalationReason: "explicit_request",
+      suspended: { intent: "new_booking", step: "present" },
+    });
   });
 
   it("route informational questions to general_info and answer from the knowledge base", () => {
     const run = createRunner(defaultRegistry());
-    const r = ok(run.turn("Какой у вас адрес?", { ...offline, fragments: [{ docId: "addr", title: "Адрес", text: "Москва, Лесная улица, 5.", score: 1 }] }));
+    const r = ok(
+      run.turn("Какой у вас адрес?", {
+        ...offline,
+        fragments: [{ docId: "addr", title: "Адрес", text: "Москва, Лесная улица, 5.", score: 1 }],
+      }),
+    );
     expect(r.state.activeBranch).toBe("general_info");
     expect(r.reply).toContain("Лесная улица, 5");
   });

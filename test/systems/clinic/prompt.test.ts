@@ -1,16 +1,36 @@
 import { describe, expect, it } from "vitest";
-import { buildBranchMessages, buildBranchSystemPrompt, buildRouterMessages, HARD_RETURN_PHRASE, routerHintBlock } from "../../../systems/clinic/prompt";
+import {
+  buildBranchMessages,
+  buildBranchSystemPrompt,
+  buildRouterMessages,
+  HARD_RETURN_PHRASE,
+  routerHintBlock,
+} from "../../../systems/clinic/prompt";
 import { defaultRegistry } from "../../../systems/clinic/registry";
 import { initialClinicState } from "../../../systems/clinic/types";
 import type { ClinicState } from "../../../systems/clinic/types";
 
 const reg = defaultRegistry();
-const booking = (over: Partial<ClinicState> = {}): ClinicState => ({ ...initialClinicState(), activeBranch: "new_booking", step: "qualify", slots: { name: "Алексей" }, ...over });
+const booking = (over: Partial<ClinicState> = {}): ClinicState => ({
+  ...initialClinicState(),
+  activeBranch: "new_booking",
+  step: "qualify",
+  slots: { name: "Алексей" },
+  ...over,
+});
 
 describe("branch prompt assembly", () => {
   it("base prompt + rules + exit conditions + the step's prompt + the state block, in that order", () => {
     const p = buildBranchSystemPrompt({ registry: reg, state: booking(), hint: null, fragments: [] });
-    const order = [reg.branches.new_booking.system_prompt, "[ПРАВИЛА]", "[УСЛОВИЯ ВЫХОДА]", "[ШАГ: qualify", "require_legal_rep", "[СОСТОЯНИЕ ДИАЛОГА]", "[ФОРМАТ ОТВЕТА]"].map((s) => p.indexOf(s));
+    const order = [
+      reg.branches.new_booking.system_prompt,
+      "[ПРАВИЛА]",
+      "[УСЛОВИЯ ВЫХОДА]",
+      "[ШАГ: qualify",
+      "require_legal_rep",
+      "[СОСТОЯНИЕ ДИАЛОГА]",
+      "[ФОРМАТ ОТВЕТА]",
+    ].map((s) => p.indexOf(s));
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(p).toContain('Слоты: {"name":"Алексей"}');
@@ -23,14 +43,23 @@ describe("branch prompt assembly", () => {
     expect(routerHintBlock("general_info", "new_booking")).toBe(
       "[ПОДСКАЗКА РОУТЕРА]\nМаршрутизатор счёл, что тема — `general_info`.\nТы ведёшь сценарий `new_booking`.\nЕсли пациент сменил тему — выдай [INTENT_CHANGE: general_info].\nЕсли реплика в сценарии — зафиксируй в слот и продолжай.",
     );
-    expect(buildBranchSystemPrompt({ registry: reg, state: booking(), hint: "general_info", fragments: [] })).toContain(routerHintBlock("general_info", "new_booking"));
+    expect(buildBranchSystemPrompt({ registry: reg, state: booking(), hint: "general_info", fragments: [] })).toContain(
+      routerHintBlock("general_info", "new_booking"),
+    );
   });
 
   it("three soft insertions in a row add the hard instruction naming the step's question", () => {
-    const p = buildBranchSystemPrompt({ registry: reg, state: booking({ softInsertionCount: 3 }), hint: null, fragments: [] });
+    const p = buildBranchSystemPrompt({
+      registry: reg,
+      state: booking({ softInsertionCount: 3 }),
+      hint: null,
+      fragments: [],
+    });
     expect(p).toContain(HARD_RETURN_PHRASE);
     expect(p).toContain(reg.stepGraphs.new_booking!.steps.find((s) => s.code === "qualify")!.question);
-    expect(buildBranchSystemPrompt({ registry: reg, state: booking({ softInsertionCount: 2 }), hint: null, fragments: [] })).not.toContain(HARD_RETURN_PHRASE);
+    expect(
+      buildBranchSystemPrompt({ registry: reg, state: booking({ softInsertionCount: 2 }), hint: null, fragments: [] }),
+    ).not.toContain(HARD_RETURN_PHRASE);
   });
 
   it("a branch without steps gets no step or slots, and knowledge fragments when given", () => {
@@ -48,7 +77,10 @@ describe("branch prompt assembly", () => {
   });
 
   it("router and branch messages carry a bounded history and the patient's message last", () => {
-    const history = Array.from({ length: 20 }, (_, i) => ({ role: (i % 2 ? "assistant" : "user") as "user" | "assistant", text: `m${i}` }));
+    const history = Array.from({ length: 20 }, (_, i) => ({
+      role: (i % 2 ? "assistant" : "user") as "user" | "assistant",
+      text: `m${i}`,
+    }));
     const r = buildRouterMessages(history, "вопрос");
     expect(r[0]!.role).toBe("system");
     expect(r.length).toBe(8);

@@ -22,7 +22,7 @@ describe("parseRouterOutput", () => {
 });
 
 describe("router codes in upper case", () => {
-  it("reads PRICE_QUESTION, {\"intent\": \"ESCALATE_HUMAN\"} and Intent: GENERAL_INFO", () => {
+  it('reads PRICE_QUESTION, {"intent": "ESCALATE_HUMAN"} and Intent: GENERAL_INFO', () => {
     expect(parseRouterOutput("PRICE_QUESTION")).toBe("price_question");
     expect(parseRouterOutput('{"intent": "ESCALATE_HUMAN"}')).toBe("escalate_human");
     expect(parseRouterOutput("Intent: GENERAL_INFO.")).toBe("general_info");

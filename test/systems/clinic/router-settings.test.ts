@@ -39,7 +39,10 @@ async function routerPromptOfTurn(id: string, text: string): Promise<string> {
 
 describe("the _router system branch", () => {
   it("migration 000007 seeds exactly the prompt the code seeds", () => {
-    const sqlText = readFileSync(join(__dirname, "../../../systems/clinic/migrations/000007_clinic_router_branch.sql"), "utf8");
+    const sqlText = readFileSync(
+      join(__dirname, "../../../systems/clinic/migrations/000007_clinic_router_branch.sql"),
+      "utf8",
+    );
     const json = /'(\{"title".*\})'::jsonb/s.exec(sqlText)![1]!.replace(/''/g, "'");
     expect(JSON.parse(json)).toEqual({ title: "Маршрутизатор", system_prompt: routerSystemPrompt() });
   });
@@ -52,11 +55,21 @@ describe("the _router system branch", () => {
     expect(await routerPromptOfTurn(thread, "Какой у вас адрес?")).toBe(routerSystemPrompt());
 
     const edited = `${routerSystemPrompt()}\nЕсли пациент пишет о боли — escalate_human.`;
-    const created = await api("/v1/clinic/branches/_router/versions", { method: "POST", body: JSON.stringify({ config: { system_prompt: edited } }) });
+    const created = await api("/v1/clinic/branches/_router/versions", {
+      method: "POST",
+      body: JSON.stringify({ config: { system_prompt: edited } }),
+    });
     expect(created).toMatchObject({ status: 201, body: { code: "_router", version: 2, active: true } });
     expect(await routerPromptOfTurn(thread, "А парковка есть?")).toBe(edited);
-    const versions = (await api("/v1/clinic/branches/_router/versions")).body.versions as { version: number; active: boolean; config: { system_prompt: string } }[];
-    expect(versions.map((v) => [v.version, v.active])).toEqual([[1, false], [2, true]]);
+    const versions = (await api("/v1/clinic/branches/_router/versions")).body.versions as {
+      version: number;
+      active: boolean;
+      config: { system_prompt: string };
+    }[];
+    expect(versions.map((v) => [v.version, v.active])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
     expect(versions[1]!.config.system_prompt).toBe(edited);
 
     // A stored turn names the router version it ran with.
@@ -67,7 +80,9 @@ describe("the _router system branch", () => {
     expect(rolledBack.status).toBe(200);
     expect(await routerPromptOfTurn(thread, "Во сколько открываетесь?")).toBe(routerSystemPrompt());
 
-    const replay = (await api(`/v1/conversations/${thread}/replay`)).body as { machines: { replayed: boolean; matches: boolean; definitions: string[] }[] };
+    const replay = (await api(`/v1/conversations/${thread}/replay`)).body as {
+      machines: { replayed: boolean; matches: boolean; definitions: string[] }[];
+    };
     const m = replay.machines[0]!;
     expect(m).toMatchObject({ replayed: true, matches: true });
     expect(m.definitions.some((d) => d.includes("_router@1"))).toBe(true);
@@ -75,7 +90,10 @@ describe("the _router system branch", () => {
   });
 
   it("refuses an empty prompt and an unknown code, in Russian", async () => {
-    const empty = await api("/v1/clinic/branches/_router/versions", { method: "POST", body: JSON.stringify({ config: { system_prompt: "  " } }) });
+    const empty = await api("/v1/clinic/branches/_router/versions", {
+      method: "POST",
+      body: JSON.stringify({ config: { system_prompt: "  " } }),
+    });
     expect(empty.status).toBe(400);
     expect(empty.body.error.message).toMatch(/маршрутизатора/);
     expect((await api("/v1/clinic/branches/_nobody/versions")).status).toBe(404);

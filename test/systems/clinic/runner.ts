@@ -3,7 +3,12 @@ import { buildBranchMessages, buildRouterMessages } from "../../../systems/clini
 import type { HistoryMessage, KnowledgeFragment, PromptMessage } from "../../../systems/clinic/prompt";
 import type { ClinicState, Registry } from "../../../systems/clinic/types";
 import { createClinicDialogueMachine } from "../../../systems/clinic/dialogue.machine";
-import type { ClinicDialogueMachine, DialogueContext, DialogueEmitted, DialogueEvent } from "../../../systems/clinic/dialogue.machine";
+import type {
+  ClinicDialogueMachine,
+  DialogueContext,
+  DialogueEmitted,
+  DialogueEvent,
+} from "../../../systems/clinic/dialogue.machine";
 
 /**
  * A pure driver for tests: transition → answer the emitted effects from a script → repeat, with
@@ -28,7 +33,16 @@ export interface EffectLog {
   branch?: string;
 }
 export type TurnResult =
-  | { ok: true; reply: string; state: ClinicState; events: string[]; notes: string[]; calls: { router: number; branch: number }; effects: EffectLog[]; persisted: string }
+  | {
+      ok: true;
+      reply: string;
+      state: ClinicState;
+      events: string[];
+      notes: string[];
+      calls: { router: number; branch: number };
+      effects: EffectLog[];
+      persisted: string;
+    }
   | { ok: false; persisted: string; calls: { router: number; branch: number } };
 
 export function createRunner(registry: Registry) {
@@ -83,7 +97,16 @@ export function createRunner(registry: Registry) {
       if (!final) throw new Error(`runner: turn ended without final (state ${JSON.stringify(snap.value)})`);
       persisted = JSON.stringify(machine.getPersistedSnapshot(snap, undefined));
       history.push({ role: "user", text }, { role: "assistant", text: final.reply });
-      return { ok: true, reply: final.reply, state: final.state, events: final.events, notes: final.notes, calls, effects, persisted };
+      return {
+        ok: true,
+        reply: final.reply,
+        state: final.state,
+        events: final.events,
+        notes: final.notes,
+        calls,
+        effects,
+        persisted,
+      };
     },
   };
 }

@@ -21,8 +21,15 @@ afterAll(async () => {
   await llm?.close();
 });
 
-type State = { activeBranch: string | null; escalationReason: string | null; handoffCount: number; step: string | null; suspended: { intent: string } | null };
-const tail = (state_after: string, slots: object = {}) => `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
+type State = {
+  activeBranch: string | null;
+  escalationReason: string | null;
+  handoffCount: number;
+  step: string | null;
+  suspended: { intent: string } | null;
+};
+const tail = (state_after: string, slots: object = {}) =>
+  `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
 
 async function newThread(): Promise<string> {
   const r = await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" });
@@ -30,7 +37,8 @@ async function newThread(): Promise<string> {
 }
 const say = (id: string, text: string) => postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text }, A);
 const final = (r: SseResponse) => eventsNamed(r, "final")[0] as { reply: string; state: State; events: string[] };
-const release = (id: string) => fetch(`${server.url}/v1/clinic/threads/${id}/release`, { method: "POST", headers: A, body: "{}" });
+const release = (id: string) =>
+  fetch(`${server.url}/v1/clinic/threads/${id}/release`, { method: "POST", headers: A, body: "{}" });
 
 /** Runs one turn with the given scripted models and returns its final plus the model calls it made. */
 async function turn(id: string, text: string, router?: string, ...branch: string[]) {
@@ -66,7 +74,9 @@ describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
     expect(r.events).not.toContain("loop_guard");
     expect(r.calls).toEqual({ router: 0, branch: 0 });
     // Stored as the turn's reply, with the reason in the message meta.
-    const th = (await (await fetch(`${server.url}/v1/clinic/threads/${id}`, { headers: A })).json()) as { messages: { text: string; meta: { escalationReason?: string } }[] };
+    const th = (await (await fetch(`${server.url}/v1/clinic/threads/${id}`, { headers: A })).json()) as {
+      messages: { text: string; meta: { escalationReason?: string } }[];
+    };
     expect(th.messages.at(-1)).toMatchObject({ text: EMERGENCY_REPLY, meta: { escalationReason: "acute_pain" } });
   });
 
@@ -87,9 +97,18 @@ describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
 
   it("a booking in progress is suspended by the emergency, and the loop-locked thread still gets it", async () => {
     const id = await newThread();
-    await turn(id, "Хочу записаться к ЛОРу", "new_booking", `Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`);
+    await turn(
+      id,
+      "Хочу записаться к ЛОРу",
+      "new_booking",
+      `Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`,
+    );
     const r = await turn(id, "Ой, у меня сильное кровотечение из носа");
-    expect(r.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "acute_pain", suspended: { intent: "new_booking" } });
+    expect(r.state).toMatchObject({
+      activeBranch: "escalate_human",
+      escalationReason: "acute_pain",
+      suspended: { intent: "new_booking" },
+    });
     const loop = await newThread();
     await threeSwitches(loop);
     const locked = await turn(loop, "А во сколько вы открываетесь?", "general_info", "С восьми.");
@@ -100,7 +119,12 @@ describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
   });
 
   it("no red flag, no emergency: a stuffy nose, a denial, an ordinary question go to the router", async () => {
-    for (const text of ["Не могу дышать носом уже неделю, хочу к ЛОРу", "Кровотечения нет, просто болит зуб", "Я не задыхаюсь, просто кашель", "Сколько стоит приём?"]) {
+    for (const text of [
+      "Не могу дышать носом уже неделю, хочу к ЛОРу",
+      "Кровотечения нет, просто болит зуб",
+      "Я не задыхаюсь, просто кашель",
+      "Сколько стоит приём?",
+    ]) {
       const id = await newThread();
       const r = await turn(id, text, "general_info", "Ответ.");
       expect(r.reply, text).toBe("Ответ.");
@@ -114,24 +138,50 @@ describe("an escalated thread stays with the human until an operator releases it
   it("after acute_pain «А сколько стоит приём?» gets a holding reply from the escalation branch, the reason stays", async () => {
     const id = await newThread();
     await turn(id, "сильное кровотечение, не могу дышать");
-    const r = await turn(id, "А сколько стоит приём?", "price_question", "Ваш вопрос уже у администратора, он скоро свяжется с вами.");
+    const r = await turn(
+      id,
+      "А сколько стоит приём?",
+      "price_question",
+      "Ваш вопрос уже у администратора, он скоро свяжется с вами.",
+    );
     expect(r.reply).toBe("Ваш вопрос уже у администратора, он скоро свяжется с вами.");
     expect(r.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "acute_pain" });
     expect(r.events).not.toContain("handoff");
     // The branch called was the escalation branch.
     expect(llm.calls.find((c) => c.role === "branch")!.messages[0]!.content).not.toMatch(/стоимост/i);
     // A signal from the escalation branch does not get out either.
-    const again = await turn(id, "Запишите меня к терапевту", "new_booking", "Администратор на связи. [INTENT_CHANGE: new_booking]");
+    const again = await turn(
+      id,
+      "Запишите меня к терапевту",
+      "new_booking",
+      "Администратор на связи. [INTENT_CHANGE: new_booking]",
+    );
     expect(again.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "acute_pain" });
     expect(again.reply).toBe("Администратор на связи.");
   });
 
   it("any reason stays: a surgery hand-off by signal, an explicit request by the router", async () => {
     const id = await newThread();
-    await turn(id, "Хочу записаться к хирургу", "new_booking", `Как вас зовут?${tail("qualify", { specialist: "хирург" })}`);
-    const esc = await turn(id, "Мне нужна операция под наркозом", "new_booking", "[INTENT_CHANGE: escalate_human:surgery]", "Передаю ваш вопрос администратору.");
+    await turn(
+      id,
+      "Хочу записаться к хирургу",
+      "new_booking",
+      `Как вас зовут?${tail("qualify", { specialist: "хирург" })}`,
+    );
+    const esc = await turn(
+      id,
+      "Мне нужна операция под наркозом",
+      "new_booking",
+      "[INTENT_CHANGE: escalate_human:surgery]",
+      "Передаю ваш вопрос администратору.",
+    );
     expect(esc.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "surgery" });
-    const next = await turn(id, "А сколько стоит приём?", "price_question", "Администратор ответит вам в ближайшее время.");
+    const next = await turn(
+      id,
+      "А сколько стоит приём?",
+      "price_question",
+      "Администратор ответит вам в ближайшее время.",
+    );
     expect(next.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "surgery" });
     // Even the suspended booking does not resume on its own.
     const back = await turn(id, "Давайте всё-таки запишемся", "new_booking", "Администратор уже подключается.");
@@ -154,14 +204,26 @@ describe("an escalated thread stays with the human until an operator releases it
 
   it("the operator's release returns the thread to the bot; a second release is a conflict; replay still rebuilds", async () => {
     const id = await newThread();
-    await turn(id, "Хочу записаться к ЛОРу", "new_booking", `Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`);
+    await turn(
+      id,
+      "Хочу записаться к ЛОРу",
+      "new_booking",
+      `Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`,
+    );
     await turn(id, "сильное кровотечение");
     const rel = await release(id);
     expect(rel.status).toBe(200);
     const body = (await rel.json()) as { released: boolean; state: State };
     expect(body.released).toBe(true);
-    expect(body.state).toMatchObject({ activeBranch: null, escalationReason: null, handoffCount: 0, suspended: { intent: "new_booking" } });
-    const th = (await (await fetch(`${server.url}/v1/clinic/threads/${id}`, { headers: A })).json()) as { state: State };
+    expect(body.state).toMatchObject({
+      activeBranch: null,
+      escalationReason: null,
+      handoffCount: 0,
+      suspended: { intent: "new_booking" },
+    });
+    const th = (await (await fetch(`${server.url}/v1/clinic/threads/${id}`, { headers: A })).json()) as {
+      state: State;
+    };
     expect(th.state).toEqual(body.state);
     // The bot answers again: the router's price question goes to its branch.
     const price = await turn(id, "А сколько стоит приём?", "price_question", "Приём стоит 2500 рублей.");
@@ -172,16 +234,36 @@ describe("an escalated thread stays with the human until an operator releases it
     const err = (await again.json()) as { error: { code: string; message: string } };
     expect(err.error.code).toBe("conflict");
     expect(err.error.message).toMatch(/[а-я]/i);
-    expect((await fetch(`${server.url}/v1/clinic/threads/00000000-0000-0000-0000-000000000000/release`, { method: "POST", headers: A })).status).toBe(404);
-    const replay = (await (await fetch(`${server.url}/v1/conversations/${id}/replay`, { headers: A })).json()) as { machines: { replayed: boolean; matches: boolean }[] };
+    expect(
+      (
+        await fetch(`${server.url}/v1/clinic/threads/00000000-0000-0000-0000-000000000000/release`, {
+          method: "POST",
+          headers: A,
+        })
+      ).status,
+    ).toBe(404);
+    const replay = (await (await fetch(`${server.url}/v1/conversations/${id}/replay`, { headers: A })).json()) as {
+      machines: { replayed: boolean; matches: boolean }[];
+    };
     expect(replay.machines.length).toBeGreaterThan(0);
     for (const m of replay.machines) expect(m).toMatchObject({ replayed: true, matches: true });
   });
 
   it("a released booking resumes where it was when the router names it", async () => {
     const id = await newThread();
-    await turn(id, "Хочу записаться к ЛОРу", "new_booking", `Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`);
-    const esc = await turn(id, "Позовите администратора", "escalate_human", "[INTENT_CHANGE: escalate_human|explicit_request]", "Соединяю.");
+    await turn(
+      id,
+      "Хочу записаться к ЛОРу",
+      "new_booking",
+      `Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`,
+    );
+    const esc = await turn(
+      id,
+      "Позовите администратора",
+      "escalate_human",
+      "[INTENT_CHANGE: escalate_human|explicit_request]",
+      "Соединяю.",
+    );
     expect(esc.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "explicit_request" });
     expect((await release(id)).status).toBe(200);
     const r = await turn(id, "Давайте продолжим запись", "new_booking", `Как к вам обращаться?${tail("intro")}`);
@@ -194,7 +276,11 @@ describe("message length", () => {
   it("over 4000 characters is refused with a Russian structured error; 4000 is accepted", async () => {
     const id = await newThread();
     for (const text of ["а".repeat(4001), "Здравствуйте! ".repeat(400)]) {
-      const r = await fetch(`${server.url}/v1/clinic/threads/${id}/messages`, { method: "POST", headers: A, body: JSON.stringify({ text }) });
+      const r = await fetch(`${server.url}/v1/clinic/threads/${id}/messages`, {
+        method: "POST",
+        headers: A,
+        body: JSON.stringify({ text }),
+      });
       expect(r.status).toBe(400);
       const body = (await r.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe("invalid_request");

@@ -16,18 +16,34 @@ function streamed(text: string, cuts: number[]): string {
 
 describe("parseBranchOutput", () => {
   it("cuts STATE_JSON out and reads step, slots and the soft-insertion flag", () => {
-    const p = parseBranchOutput('Первичный приём — 2500 ₽. Как вас зовут?\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {}, "soft_insertion": true}');
+    const p = parseBranchOutput(
+      'Первичный приём — 2500 ₽. Как вас зовут?\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {}, "soft_insertion": true}',
+    );
     expect(p.visible).toBe("Первичный приём — 2500 ₽. Как вас зовут?");
     expect(p.state).toEqual({ kind: "ok", value: { state_after: "qualify", slots_updated: {}, soft_insertion: true } });
     expect(p.intentChange).toEqual({ kind: "none" });
   });
 
   it("reads INTENT_CHANGE with and without a reason", () => {
-    expect(parseBranchOutput("[INTENT_CHANGE: price_question]").intentChange).toMatchObject({ kind: "ok", intent: "price_question", reason: null });
-    expect(parseBranchOutput("[INTENT_CHANGE: escalate_human|surgery]")).toMatchObject({ visible: "", intentChange: { kind: "ok", intent: "escalate_human", reason: "surgery" } });
-    expect(parseBranchOutput("[intent_change:escalate_human | angry]").intentChange).toMatchObject({ intent: "escalate_human", reason: "angry" });
+    expect(parseBranchOutput("[INTENT_CHANGE: price_question]").intentChange).toMatchObject({
+      kind: "ok",
+      intent: "price_question",
+      reason: null,
+    });
+    expect(parseBranchOutput("[INTENT_CHANGE: escalate_human|surgery]")).toMatchObject({
+      visible: "",
+      intentChange: { kind: "ok", intent: "escalate_human", reason: "surgery" },
+    });
+    expect(parseBranchOutput("[intent_change:escalate_human | angry]").intentChange).toMatchObject({
+      intent: "escalate_human",
+      reason: "angry",
+    });
     // An unknown reason is kept raw for the debug output but not trusted.
-    expect(parseBranchOutput("[INTENT_CHANGE: escalate_human|boredom]").intentChange).toMatchObject({ kind: "ok", reason: null, rawReason: "boredom" });
+    expect(parseBranchOutput("[INTENT_CHANGE: escalate_human|boredom]").intentChange).toMatchObject({
+      kind: "ok",
+      reason: null,
+      rawReason: "boredom",
+    });
   });
 
   it("treats an unknown branch code as a malformed signal, still hidden from the patient", () => {
@@ -46,14 +62,20 @@ describe("parseBranchOutput", () => {
   });
 
   it("handles a fenced tail and braces inside JSON strings", () => {
-    const p = parseBranchOutput('Готово!\n```json\nSTATE_JSON: {"state_after": "close", "slots_updated": {"note": "a } b {"}}\n```');
+    const p = parseBranchOutput(
+      'Готово!\n```json\nSTATE_JSON: {"state_after": "close", "slots_updated": {"note": "a } b {"}}\n```',
+    );
     expect(p.visible).toBe("Готово!");
     expect(p.state).toMatchObject({ kind: "ok", value: { state_after: "close", slots_updated: { note: "a } b {" } } });
   });
 
   it("leaves ordinary text alone", () => {
     const p = parseBranchOutput("Приём стоит 2500 рублей [без скидки].");
-    expect(p).toEqual({ visible: "Приём стоит 2500 рублей [без скидки].", state: { kind: "none" }, intentChange: { kind: "none" } });
+    expect(p).toEqual({
+      visible: "Приём стоит 2500 рублей [без скидки].",
+      state: { kind: "none" },
+      intentChange: { kind: "none" },
+    });
   });
 });
 
@@ -75,29 +97,68 @@ describe("tail filter for the token stream", () => {
   });
 
   it("streams the same text the final reply shows, without the tail", () => {
-    const text = 'Здравствуйте! Как вас зовут?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {"specialist": "ЛОР"}}';
+    const text =
+      'Здравствуйте! Как вас зовут?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {"specialist": "ЛОР"}}';
     expect(streamed(text, [3, 10, 31, 35, 40])).toBe("Здравствуйте! Как вас зовут?");
   });
 
   it("property: however the model's output is cut into deltas, no tail reaches the stream and the stream equals the reply", () => {
-    const visible = fc.array(fc.constantFrom("Здравствуйте", "как", "[вас]", "S", "ST", "STATE", "[", "[INT", "`", "```", "json", "{", "}", "2500", "\n", " "), { maxLength: 12 }).map((w) => w.join(""));
+    const visible = fc
+      .array(
+        fc.constantFrom(
+          "Здравствуйте",
+          "как",
+          "[вас]",
+          "S",
+          "ST",
+          "STATE",
+          "[",
+          "[INT",
+          "`",
+          "```",
+          "json",
+          "{",
+          "}",
+          "2500",
+          "\n",
+          " ",
+        ),
+        { maxLength: 12 },
+      )
+      .map((w) => w.join(""));
     const tail = fc.oneof(
       fc.constant(""),
       fc.constant('\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {"name": "Ан}на"}}'),
       fc.constant('\n```json\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {}}\n```'),
       fc.constant('STATE_JSON: {"state_after": '),
-      fc.constantFrom("[INTENT_CHANGE: price_question]", "[INTENT_CHANGE: escalate_human|surgery]", "[INTENT_CHANGE: nope", "[ INTENT_CHANGE : general_info ]"),
-      fc.constantFrom("[INTENT_CHANGE: escalate_human:angry]", "\nINTENT_CHANGE: PRICE_QUESTION\n", '{"intent_change": "general_info"}', '{ "intent_change": {"intent": "escalate_human", "reason": "angry"} }'),
+      fc.constantFrom(
+        "[INTENT_CHANGE: price_question]",
+        "[INTENT_CHANGE: escalate_human|surgery]",
+        "[INTENT_CHANGE: nope",
+        "[ INTENT_CHANGE : general_info ]",
+      ),
+      fc.constantFrom(
+        "[INTENT_CHANGE: escalate_human:angry]",
+        "\nINTENT_CHANGE: PRICE_QUESTION\n",
+        '{"intent_change": "general_info"}',
+        '{ "intent_change": {"intent": "escalate_human", "reason": "angry"} }',
+      ),
     );
     fc.assert(
-      fc.property(visible, tail, visible, fc.array(fc.nat({ max: 200 }), { maxLength: 30 }), (before, t, after, cuts) => {
-        const text = before + t + (/^[[{\n]/.test(t) ? after : "");
-        const out = streamed(text, cuts);
-        expect(out).not.toMatch(/STATE_JSON|INTENT_CHANGE/i);
-        const final = parseBranchOutput(text).visible;
-        expect(final).not.toMatch(/STATE_JSON|INTENT_CHANGE/i);
-        expect(out).toBe(final);
-      }),
+      fc.property(
+        visible,
+        tail,
+        visible,
+        fc.array(fc.nat({ max: 200 }), { maxLength: 30 }),
+        (before, t, after, cuts) => {
+          const text = before + t + (/^[[{\n]/.test(t) ? after : "");
+          const out = streamed(text, cuts);
+          expect(out).not.toMatch(/STATE_JSON|INTENT_CHANGE/i);
+          const final = parseBranchOutput(text).visible;
+          expect(final).not.toMatch(/STATE_JSON|INTENT_CHANGE/i);
+          expect(out).toBe(final);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -105,23 +166,50 @@ describe("tail filter for the token stream", () => {
   it("property: the incremental cutter equals the whole-text parse over arbitrary chunkings of arbitrary text", () => {
     const piece = fc.oneof(
       fc.string({ maxLength: 6 }),
-      fc.constantFrom("[", "]", "{", "}", '"', "`", "```json", "\n", " ", "S", "STATE_JSON", "STATE_JSON:", "INTENT_CHANGE", "INTENT_CHANGE:", '"intent_change"', "[INTENT_CHANGE", "price_question", "|", ":", "angry", "{\"a\": 1}", "Привет"),
+      fc.constantFrom(
+        "[",
+        "]",
+        "{",
+        "}",
+        '"',
+        "`",
+        "```json",
+        "\n",
+        " ",
+        "S",
+        "STATE_JSON",
+        "STATE_JSON:",
+        "INTENT_CHANGE",
+        "INTENT_CHANGE:",
+        '"intent_change"',
+        "[INTENT_CHANGE",
+        "price_question",
+        "|",
+        ":",
+        "angry",
+        '{"a": 1}',
+        "Привет",
+      ),
     );
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 25 }).map((p) => p.join("")), fc.array(fc.nat({ max: 120 }), { maxLength: 40 }), (text, cuts) => {
-        const f = createTailFilter();
-        let out = "";
-        let at = 0;
-        for (const c of [...new Set(cuts.filter((x) => x > 0 && x < text.length))].sort((a, b) => a - b)) {
-          out += f.push(text.slice(at, c));
-          at = c;
-        }
-        out += f.push(text.slice(at));
-        out += f.end();
-        const whole = parseBranchOutput(text);
-        expect(out).toBe(whole.visible);
-        expect(f.result()).toEqual(whole);
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 25 }).map((p) => p.join("")),
+        fc.array(fc.nat({ max: 120 }), { maxLength: 40 }),
+        (text, cuts) => {
+          const f = createTailFilter();
+          let out = "";
+          let at = 0;
+          for (const c of [...new Set(cuts.filter((x) => x > 0 && x < text.length))].sort((a, b) => a - b)) {
+            out += f.push(text.slice(at, c));
+            at = c;
+          }
+          out += f.push(text.slice(at));
+          out += f.end();
+          const whole = parseBranchOutput(text);
+          expect(out).toBe(whole.visible);
+          expect(f.result()).toEqual(whole);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -187,7 +275,7 @@ describe("the cutter is linear", () => {
   it("a 10 MB tail that never closes is scanned once and stays hidden", () => {
     const f = createTailFilter();
     const t0 = performance.now();
-    let out = f.push("Хорошо.\nSTATE_JSON: {\"slots_updated\": {\"x\": \"");
+    let out = f.push('Хорошо.\nSTATE_JSON: {"slots_updated": {"x": "');
     const chunk = "a".repeat(64);
     for (let i = 0; i < (10 << 20) / 64; i++) out += f.push(chunk);
     out += f.end();

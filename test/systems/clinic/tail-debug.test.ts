@@ -24,7 +24,8 @@ afterAll(async () => {
 
 type Final = { reply: string; state: Record<string, unknown>; events: string[]; notes?: string[] };
 type Thread = { messages: { role: string; text: string; meta: Record<string, unknown> }[] };
-const tail = (state_after: string, slots: object = {}) => `STATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
+const tail = (state_after: string, slots: object = {}) =>
+  `STATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
 const question = (step: string) => stepSpec(defaultRegistry(), "new_booking", step)!.question;
 
 async function newThread(): Promise<string> {
@@ -32,16 +33,24 @@ async function newThread(): Promise<string> {
   return ((await r.json()) as { threadId: string }).threadId;
 }
 const final = (r: SseResponse) => eventsNamed(r, "final")[0] as Final;
-const tokens = (r: SseResponse) => eventsNamed(r, "token").map((e) => String(e.delta)).join("");
+const tokens = (r: SseResponse) =>
+  eventsNamed(r, "token")
+    .map((e) => String(e.delta))
+    .join("");
 async function turn(id: string, text: string, router: string, branch: string[], debug = false) {
   llm.reset();
   llm.script("router", router);
   llm.script("branch", ...branch);
-  const r = await postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text, ...(debug ? { debug: true } : {}) }, A);
+  const r = await postSse(
+    `${server.url}/v1/clinic/threads/${id}/messages`,
+    { text, ...(debug ? { debug: true } : {}) },
+    A,
+  );
   expect(r.status).toBe(200);
   return { r, f: final(r) };
 }
-const thread = async (id: string) => (await (await fetch(`${server.url}/v1/clinic/threads/${id}`, { headers: A })).json()) as Thread;
+const thread = async (id: string) =>
+  (await (await fetch(`${server.url}/v1/clinic/threads/${id}`, { headers: A })).json()) as Thread;
 
 describe("signals in the forms models produce, never streamed (issue 14 item 9)", () => {
   it.each([
@@ -52,7 +61,10 @@ describe("signals in the forms models produce, never streamed (issue 14 item 9)"
   ])("%s hands off with its reason and streams nothing of it", async (signal, reason) => {
     const id = await newThread();
     await turn(id, "Какой у вас адрес?", "general_info", ["Мы на Лесной, 5."]);
-    const { r, f } = await turn(id, "Сколько можно ждать ответа?!", "general_info", [`Понимаю вас.\n${signal}`, "Передаю администратору."]);
+    const { r, f } = await turn(id, "Сколько можно ждать ответа?!", "general_info", [
+      `Понимаю вас.\n${signal}`,
+      "Передаю администратору.",
+    ]);
     expect(f.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: reason });
     expect(f.events).toEqual(expect.arrayContaining(["handoff", "escalated"]));
     expect(tokens(r)).not.toMatch(/intent_change|escalate_human|angry/i);
@@ -62,7 +74,10 @@ describe("signals in the forms models produce, never streamed (issue 14 item 9)"
   it("a bare INTENT_CHANGE: price_question line and an upper-case router code", async () => {
     const id = await newThread();
     await turn(id, "Какой у вас адрес?", "GENERAL_INFO", ["Мы на Лесной, 5."]);
-    const { r, f } = await turn(id, "А сколько стоит УЗИ?", "general_info", ["Сейчас подскажу.\nINTENT_CHANGE: price_question", "УЗИ — 2000 рублей."]);
+    const { r, f } = await turn(id, "А сколько стоит УЗИ?", "general_info", [
+      "Сейчас подскажу.\nINTENT_CHANGE: price_question",
+      "УЗИ — 2000 рублей.",
+    ]);
     expect(f.state).toMatchObject({ activeBranch: "price_question", handoffCount: 1 });
     expect(tokens(r)).not.toMatch(/INTENT_CHANGE|price_question/);
     expect(f.reply).toBe("Сейчас подскажу.\n\nУЗИ — 2000 рублей.");
@@ -72,7 +87,9 @@ describe("signals in the forms models produce, never streamed (issue 14 item 9)"
 describe("tail-only replies and badges for unusable tails (issue 14 item 10)", () => {
   it("a reply that is only STATE_JSON asks the question of the step being entered", async () => {
     const id = await newThread();
-    const first = await turn(id, "Хочу записаться к ЛОРу", "new_booking", [`Здравствуйте! Как к вам обращаться?\n${tail("intro", { specialist: "ЛОР" })}`]);
+    const first = await turn(id, "Хочу записаться к ЛОРу", "new_booking", [
+      `Здравствуйте! Как к вам обращаться?\n${tail("intro", { specialist: "ЛОР" })}`,
+    ]);
     expect(first.f.state.step).toBe("intro");
     const { f, r } = await turn(id, "Алексей", "new_booking", [tail("qualify", { name: "Алексей" })]);
     expect(f.state).toMatchObject({ step: "qualify", slots: { name: "Алексей" } });
@@ -80,14 +97,22 @@ describe("tail-only replies and badges for unusable tails (issue 14 item 10)", (
     expect(f.reply).not.toBe(question("intro"));
     expect(tokens(r)).toBe("");
     // A fenced tail only, moving on again: the next step's question.
-    const next = await turn(id, "Болит ухо", "new_booking", ["```json\n" + tail("present", { reason: "болит ухо" }) + "\n```"]);
+    const next = await turn(id, "Болит ухо", "new_booking", [
+      "```json\n" + tail("present", { reason: "болит ухо" }) + "\n```",
+    ]);
     expect(next.f.reply).toBe(question("present"));
   });
 
   it("a malformed tail and an ignored signal leave events on the turn, notes for a debugging client and in the stored meta", async () => {
     const id = await newThread();
     await turn(id, "Хочу записаться", "new_booking", [`Как вас зовут?\n${tail("intro")}`]);
-    const bad = await turn(id, "Пётр", "new_booking", ['Пётр, что беспокоит?\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {"name": '], true);
+    const bad = await turn(
+      id,
+      "Пётр",
+      "new_booking",
+      ['Пётр, что беспокоит?\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {"name": '],
+      true,
+    );
     expect(bad.f.events).toContain("tail_malformed");
     expect(bad.f.state.step).toBe("intro");
     expect(bad.f.notes?.join("\n")).toMatch(/STATE_JSON malformed/);
@@ -98,7 +123,13 @@ describe("tail-only replies and badges for unusable tails (issue 14 item 10)", (
     // The escalation branch has no way out: its signal is ignored, and says so.
     const esc = await newThread();
     await turn(esc, "Дайте человека", "escalate_human", ["Соединяю с администратором."]);
-    const ign = await turn(esc, "Ладно, запишите меня", "new_booking", ["Администратор подключится. [INTENT_CHANGE: new_booking]"], true);
+    const ign = await turn(
+      esc,
+      "Ладно, запишите меня",
+      "new_booking",
+      ["Администратор подключится. [INTENT_CHANGE: new_booking]"],
+      true,
+    );
     expect(ign.f.events).toContain("signal_ignored");
     expect(ign.f.state.activeBranch).toBe("escalate_human");
     expect(ign.f.reply).toBe("Администратор подключится.");
@@ -113,7 +144,10 @@ describe("past turns' debug data from their stored runs (issue 14 item 11)", () 
     const up = await fetch(`${server.url}/v1/clinic/kb/documents`, {
       method: "POST",
       headers: A,
-      body: JSON.stringify({ title: "Адрес", text: "# Адрес клиники\n\nКлиника находится по адресу: Москва, Лесная улица, 5." }),
+      body: JSON.stringify({
+        title: "Адрес",
+        text: "# Адрес клиники\n\nКлиника находится по адресу: Москва, Лесная улица, 5.",
+      }),
     });
     expect(up.status).toBe(201);
     const id = await newThread();
@@ -127,7 +161,12 @@ describe("past turns' debug data from their stored runs (issue 14 item 11)", () 
     expect(JSON.stringify(doc.data.fragments)).toContain("Лесная улица, 5");
     expect(String(stages.find((s) => s.name === "prompt-manifest")!.data.system)).toContain("Лесная улица, 5");
     // Another tenant does not see it; an unknown run is 404.
-    expect((await fetch(`${server.url}/v1/runs/${m.meta.runId}/stages`, { headers: { authorization: "Bearer tok-b" } })).status).toBe(404);
-    expect((await fetch(`${server.url}/v1/runs/00000000-0000-0000-0000-000000000000/stages`, { headers: A })).status).toBe(404);
+    expect(
+      (await fetch(`${server.url}/v1/runs/${m.meta.runId}/stages`, { headers: { authorization: "Bearer tok-b" } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await fetch(`${server.url}/v1/runs/00000000-0000-0000-0000-000000000000/stages`, { headers: A })).status,
+    ).toBe(404);
   });
 });

@@ -16,7 +16,9 @@ export const echoMachine = setup({
     ready: {
       on: {
         "user.message": { actions: emit(({ event }) => ({ type: "effect.echo" as const, text: event.text })) },
-        "echo.replied": { actions: assign({ turns: ({ context }) => context.turns + 1, last: ({ event }) => event.text }) },
+        "echo.replied": {
+          actions: assign({ turns: ({ context }) => context.turns + 1, last: ({ event }) => event.text }),
+        },
       },
     },
   },

@@ -47,17 +47,27 @@ describe("a fourth dialogue system from one list entry", () => {
     expect(eventsNamed(turn, "final")).toEqual([{ answer: "эхо: привет", turns: 1 }]);
     expect(eventsNamed(turn, "done")).toHaveLength(1);
 
-    const replay = (await (await fetch(`${server.url}/v1/conversations/${conversationId}/replay`, { headers: H })).json()) as {
+    const replay = (await (
+      await fetch(`${server.url}/v1/conversations/${conversationId}/replay`, { headers: H })
+    ).json()) as {
       kind: string;
       machines: { machineId: string; definitions: string[]; replayed: boolean; matches: boolean }[];
     };
     expect(replay.kind).toBe("echo");
-    expect(replay.machines).toEqual([expect.objectContaining({ machineId: "echo", definitions: ["echo@1"], replayed: true, matches: true })]);
+    expect(replay.machines).toEqual([
+      expect.objectContaining({ machineId: "echo", definitions: ["echo@1"], replayed: true, matches: true }),
+    ]);
 
-    const list = (await (await fetch(`${server.url}/v1/machines`, { headers: H })).json()) as { machines: { id: string; conversationKind: string; states: number }[] };
-    expect(list.machines.find((m) => m.id === "echo")).toEqual(expect.objectContaining({ conversationKind: "echo", states: 1 }));
+    const list = (await (await fetch(`${server.url}/v1/machines`, { headers: H })).json()) as {
+      machines: { id: string; conversationKind: string; states: number }[];
+    };
+    expect(list.machines.find((m) => m.id === "echo")).toEqual(
+      expect.objectContaining({ conversationKind: "echo", states: 1 }),
+    );
 
-    const diagram = (await (await fetch(`${server.url}/v1/machines/echo/diagram?format=json&conversationId=${conversationId}`, { headers: H })).json()) as { active: string[]; caption: string };
+    const diagram = (await (
+      await fetch(`${server.url}/v1/machines/echo/diagram?format=json&conversationId=${conversationId}`, { headers: H })
+    ).json()) as { active: string[]; caption: string };
     expect(diagram.active).toContain("echo.ready");
     expect(diagram.caption).toContain("ходов: 1");
   });
@@ -65,7 +75,9 @@ describe("a fourth dialogue system from one list entry", () => {
   it("the server without the entry does not serve it", async () => {
     const plain = await startTestServer({ db: t.db, tokens: "a:tok-a" });
     try {
-      expect((await fetch(`${plain.url}/v1/echo/conversations`, { method: "POST", headers: H, body: "{}" })).status).toBe(404);
+      expect(
+        (await fetch(`${plain.url}/v1/echo/conversations`, { method: "POST", headers: H, body: "{}" })).status,
+      ).toBe(404);
       expect((await fetch(`${plain.url}/v1/machines/echo/diagram`, { headers: H })).status).toBe(404);
     } finally {
       await plain.stop();

@@ -17,7 +17,10 @@ export const echoSystem: HttpDialogueSystem = {
       conversationKind: "echo",
       snapshotMachineId: "echo",
       build: () => echoMachine,
-      position: (snapshot) => ({ value: snapshot.value, caption: `ходов: ${String((snapshot.context as { turns?: number } | undefined)?.turns ?? 0)}` }),
+      position: (snapshot) => ({
+        value: snapshot.value,
+        caption: `ходов: ${String((snapshot.context as { turns?: number } | undefined)?.turns ?? 0)}`,
+      }),
     },
   ],
   offline: [{ role: "echo", respond: (messages) => `эхо: ${messages.at(-1)?.content ?? ""}` }],

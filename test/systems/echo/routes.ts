@@ -37,12 +37,23 @@ export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
           log: {},
           effects: {
             "effect.echo": async (e) => {
-              const r = await deps.llm.complete("echo", [{ role: "user", content: String(e.text) }], { signal: run.signal });
+              const r = await deps.llm.complete("echo", [{ role: "user", content: String(e.text) }], {
+                signal: run.signal,
+              });
               if (!r.ok) throw new AppError("model_unavailable", "Модель временно недоступна.");
               return { type: "echo.replied", text: r.value };
             },
           },
-          commit: (tx, s) => appendMessages(tx, conv.id, [{ role: "user", text: body.text }, { role: "assistant", text: s.context.last ?? "" }], run.id).then(() => {}),
+          commit: (tx, s) =>
+            appendMessages(
+              tx,
+              conv.id,
+              [
+                { role: "user", text: body.text },
+                { role: "assistant", text: s.context.last ?? "" },
+              ],
+              run.id,
+            ).then(() => {}),
           closing: (s) => [{ event: "final", data: { answer: s.context.last, turns: s.context.turns } }],
         });
       },

@@ -6,7 +6,13 @@ import { mergeCritique, ruleCoverage } from "../../../systems/evidence/critic-ru
 import { buildEvidence } from "../../../systems/evidence/evidence-builder";
 import { dateOut, plan, scope, settlementRow, toolRun } from "./fixtures";
 
-const P = plan([["S2", "resolve_period_or_asof", true], ["S4", "get_open_supplier_settlements", true], ["S5", "get_unclosed_documents_for_counterparty", false], ["S6", "get_payment_chain", false], ["S7", "get_related_closing_documents", false]]);
+const P = plan([
+  ["S2", "resolve_period_or_asof", true],
+  ["S4", "get_open_supplier_settlements", true],
+  ["S5", "get_unclosed_documents_for_counterparty", false],
+  ["S6", "get_payment_chain", false],
+  ["S7", "get_related_closing_documents", false],
+]);
 
 function assess(runs: ReturnType<typeof toolRun>[], s = scope()) {
   const bundle = buildEvidence("r1", P, runs, []);
@@ -18,7 +24,13 @@ describe("coverage critic rules", () => {
   it("a confirmed question with consistent evidence is fully answered, with a report all the same", () => {
     const { coverage, bundle } = assess([
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", { status: "ok", note: "", as_of_date: "2026-03-31", movements_scanned: 3, rows: [settlementRow("cp-a", "ООО «А»", 1000)] }),
+      toolRun("S4", "get_open_supplier_settlements", "success", {
+        status: "ok",
+        note: "",
+        as_of_date: "2026-03-31",
+        movements_scanned: 3,
+        rows: [settlementRow("cp-a", "ООО «А»", 1000)],
+      }),
     ]);
     expect(CoverageReport.parse(coverage)).toBeTruthy();
     expect(coverage).toMatchObject({ outcome: "FULLY_ANSWERED", answerability: "full", reason_codes: [] });
@@ -26,23 +38,56 @@ describe("coverage critic rules", () => {
   });
 
   it("an empty register with movements is a finding; no movements at all is missing data", () => {
-    const empty = assess([toolRun("S2", "resolve_period_or_asof", "success", dateOut()), toolRun("S4", "get_open_supplier_settlements", "empty", { status: "empty", note: "", as_of_date: "2026-03-31", movements_scanned: 12, rows: [] })]);
+    const empty = assess([
+      toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
+      toolRun("S4", "get_open_supplier_settlements", "empty", {
+        status: "empty",
+        note: "",
+        as_of_date: "2026-03-31",
+        movements_scanned: 12,
+        rows: [],
+      }),
+    ]);
     expect(empty.coverage.outcome).toBe("FULLY_ANSWERED");
     expect(empty.bundle.facts.some((f) => f.type === "no_open_balance")).toBe(true);
-    const none = assess([toolRun("S2", "resolve_period_or_asof", "success", dateOut("2020-01-01")), toolRun("S4", "get_open_supplier_settlements", "no_match", { status: "no_match", note: "нет движений", as_of_date: "2020-01-01", movements_scanned: 0, rows: [] }, { error_code: "NO_MATCH_IN_1C" })]);
+    const none = assess([
+      toolRun("S2", "resolve_period_or_asof", "success", dateOut("2020-01-01")),
+      toolRun(
+        "S4",
+        "get_open_supplier_settlements",
+        "no_match",
+        { status: "no_match", note: "нет движений", as_of_date: "2020-01-01", movements_scanned: 0, rows: [] },
+        { error_code: "NO_MATCH_IN_1C" },
+      ),
+    ]);
     expect(none.coverage).toMatchObject({ outcome: "BLOCKED_BY_MISSING_DATA", reason_codes: ["NO_MATCH_IN_1C"] });
     expect(none.coverage.next_best_actions.join(" ")).toMatch(/01\.10\.2025/);
   });
 
   it("a timeout of the required tool blocks by tooling; of an optional one only limits depth", () => {
-    const req = assess([toolRun("S2", "resolve_period_or_asof", "success", dateOut()), toolRun("S4", "get_open_supplier_settlements", "timeout", null, { error_code: "MCP_TIMEOUT", error_message: "Request timed out" })]);
+    const req = assess([
+      toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
+      toolRun("S4", "get_open_supplier_settlements", "timeout", null, {
+        error_code: "MCP_TIMEOUT",
+        error_message: "Request timed out",
+      }),
+    ]);
     expect(req.coverage.outcome).toBe("BLOCKED_BY_TOOLING");
     expect(req.coverage.reason_codes).toEqual(["MCP_TIMEOUT"]);
     expect(req.bundle.execution_errors).toHaveLength(1);
     const opt = assess([
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", { status: "ok", note: "", as_of_date: "2026-03-31", movements_scanned: 3, rows: [settlementRow("cp-a", "ООО «А»", 1000)] }),
-      toolRun("S6", "get_payment_chain", "tool_error", null, { error_code: "TOOL_EXECUTION_ERROR", error_message: "сбой" }),
+      toolRun("S4", "get_open_supplier_settlements", "success", {
+        status: "ok",
+        note: "",
+        as_of_date: "2026-03-31",
+        movements_scanned: 3,
+        rows: [settlementRow("cp-a", "ООО «А»", 1000)],
+      }),
+      toolRun("S6", "get_payment_chain", "tool_error", null, {
+        error_code: "TOOL_EXECUTION_ERROR",
+        error_message: "сбой",
+      }),
     ]);
     expect(opt.coverage.outcome).toBe("PARTIALLY_ANSWERED");
     expect(opt.coverage.reason_codes).toEqual(["EVIDENCE_DEPTH_LIMIT", "TOOL_EXECUTION_ERROR"]);
@@ -51,9 +96,49 @@ describe("coverage critic rules", () => {
   it("finds a conflict between the register and documents with payments, and names an unposted payment", () => {
     const { coverage, bundle } = assess([
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", { status: "ok", note: "", as_of_date: "2026-03-31", movements_scanned: 3, rows: [settlementRow("cp-v", "ООО «Вектор»", 60000)] }),
-      toolRun("S5", "get_unclosed_documents_for_counterparty", "empty", { status: "empty", note: "", counterparty_id: "cp-v", as_of_date: "2026-03-31", documents_scanned: 1, rows: [] }, { input: { counterparty_id: "cp-v" } }),
-      toolRun("S6", "get_payment_chain", "success", { status: "ok", note: "", counterparty_id: "cp-v", rows: [{ payment_id: "p1", number: "466", date: "2026-03-25", amount: 60000, posted: false, allocations: [{ document_id: "d1", document_number: "310", amount: 60000 }], source_ref: "Документ.СписаниеСРасчетногоСчета:p1" }] }, { input: { counterparty_id: "cp-v" } }),
+      toolRun("S4", "get_open_supplier_settlements", "success", {
+        status: "ok",
+        note: "",
+        as_of_date: "2026-03-31",
+        movements_scanned: 3,
+        rows: [settlementRow("cp-v", "ООО «Вектор»", 60000)],
+      }),
+      toolRun(
+        "S5",
+        "get_unclosed_documents_for_counterparty",
+        "empty",
+        {
+          status: "empty",
+          note: "",
+          counterparty_id: "cp-v",
+          as_of_date: "2026-03-31",
+          documents_scanned: 1,
+          rows: [],
+        },
+        { input: { counterparty_id: "cp-v" } },
+      ),
+      toolRun(
+        "S6",
+        "get_payment_chain",
+        "success",
+        {
+          status: "ok",
+          note: "",
+          counterparty_id: "cp-v",
+          rows: [
+            {
+              payment_id: "p1",
+              number: "466",
+              date: "2026-03-25",
+              amount: 60000,
+              posted: false,
+              allocations: [{ document_id: "d1", document_number: "310", amount: 60000 }],
+              source_ref: "Документ.СписаниеСРасчетногоСчета:p1",
+            },
+          ],
+        },
+        { input: { counterparty_id: "cp-v" } },
+      ),
     ]);
     expect(bundle.conflicts).toHaveLength(1);
     expect(bundle.conflicts[0]!.description).toMatch(/466.*не проведена/);
@@ -61,54 +146,177 @@ describe("coverage critic rules", () => {
   });
 
   it("assumed premises make the answer partial and say so; a blocked turn still gets a report", () => {
-    const s = scope({ reasons: ["AMBIGUOUS_BUSINESS_TERM", "MISSING_AS_OF_DATE", "ASSUMPTION_APPLIED_EXPLICITLY"], premises: [{ kind: "business_term", key: "хвосты", value: "open_settlement_balance", label: "Трактовка", status: "assumed", source: "default", since_turn: 1 }] });
-    const { coverage } = assess([toolRun("S2", "resolve_period_or_asof", "success", dateOut()), toolRun("S4", "get_open_supplier_settlements", "success", { status: "ok", note: "", as_of_date: "2026-03-31", movements_scanned: 3, rows: [settlementRow("cp-a", "ООО «А»", 1000)] })], s);
+    const s = scope({
+      reasons: ["AMBIGUOUS_BUSINESS_TERM", "MISSING_AS_OF_DATE", "ASSUMPTION_APPLIED_EXPLICITLY"],
+      premises: [
+        {
+          kind: "business_term",
+          key: "хвосты",
+          value: "open_settlement_balance",
+          label: "Трактовка",
+          status: "assumed",
+          source: "default",
+          since_turn: 1,
+        },
+      ],
+    });
+    const { coverage } = assess(
+      [
+        toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
+        toolRun("S4", "get_open_supplier_settlements", "success", {
+          status: "ok",
+          note: "",
+          as_of_date: "2026-03-31",
+          movements_scanned: 3,
+          rows: [settlementRow("cp-a", "ООО «А»", 1000)],
+        }),
+      ],
+      s,
+    );
     expect(coverage.outcome).toBe("PARTIALLY_ANSWERED");
     expect(coverage.uncovered_points.join(" ")).toMatch(/не подтверждена/);
-    const blocked = ruleCoverage({ requestId: "r", frame: null, scope: scope({ gate: "clarify", reasons: ["MULTIPLE_VALID_INTERPRETATIONS", "NEEDS_USER_CONFIRMATION"], clarifying_question: "Что считать хвостами?" }), plan: null, toolRuns: [], bundle: buildEvidence("r", plan([]), [], []) });
+    const blocked = ruleCoverage({
+      requestId: "r",
+      frame: null,
+      scope: scope({
+        gate: "clarify",
+        reasons: ["MULTIPLE_VALID_INTERPRETATIONS", "NEEDS_USER_CONFIRMATION"],
+        clarifying_question: "Что считать хвостами?",
+      }),
+      plan: null,
+      toolRuns: [],
+      bundle: buildEvidence("r", plan([]), [], []),
+    });
     expect(blocked.coverage.outcome).toBe("BLOCKED_BY_AMBIGUITY");
     expect(blocked.clarifying_question).toBe("Что считать хвостами?");
   });
 
   it("an unresolved or ambiguous counterparty fails binding or asks whom", () => {
-    const P2 = plan([["S1", "resolve_counterparty", true], ["S2", "resolve_period_or_asof", true], ["S3", "get_balance_as_of", true]]);
+    const P2 = plan([
+      ["S1", "resolve_counterparty", true],
+      ["S2", "resolve_period_or_asof", true],
+      ["S3", "get_balance_as_of", true],
+    ]);
     const s = scope({ intent: "counterparty_balance", reading: null, role: null });
     const run = (status: "no_match" | "ambiguous") => {
-      const runs = [toolRun("S1", "resolve_counterparty", status, { status, note: "", counterparty_id: null, candidates: status === "ambiguous" ? [{ counterparty_id: "a", name: "ООО «Альфа-Снаб»", inn: "1", roles: ["supplier"], score: 0.8 }, { counterparty_id: "b", name: "ООО «Альфа-Трейд»", inn: "2", roles: ["customer"], score: 0.8 }] : [] }, { input: { query: "Альфа" }, error_code: status === "no_match" ? "NO_MATCH_IN_1C" : "LOW_CONFIDENCE_ENTITY_BINDING" }), toolRun("S3", "get_balance_as_of", "skipped", null)];
-      return ruleCoverage({ requestId: "r", frame: null, scope: s, plan: P2, toolRuns: runs, bundle: buildEvidence("r", P2, runs, []) });
+      const runs = [
+        toolRun(
+          "S1",
+          "resolve_counterparty",
+          status,
+          {
+            status,
+            note: "",
+            counterparty_id: null,
+            candidates:
+              status === "ambiguous"
+                ? [
+                    { counterparty_id: "a", name: "ООО «Альфа-Снаб»", inn: "1", roles: ["supplier"], score: 0.8 },
+                    { counterparty_id: "b", name: "ООО «Альфа-Трейд»", inn: "2", roles: ["customer"], score: 0.8 },
+                  ]
+                : [],
+          },
+          {
+            input: { query: "Альфа" },
+            error_code: status === "no_match" ? "NO_MATCH_IN_1C" : "LOW_CONFIDENCE_ENTITY_BINDING",
+          },
+        ),
+        toolRun("S3", "get_balance_as_of", "skipped", null),
+      ];
+      return ruleCoverage({
+        requestId: "r",
+        frame: null,
+        scope: s,
+        plan: P2,
+        toolRuns: runs,
+        bundle: buildEvidence("r", P2, runs, []),
+      });
     };
-    expect(run("no_match").coverage).toMatchObject({ outcome: "FAILED_TO_BIND_ENTITIES", reason_codes: ["ENTITY_NOT_RESOLVED", "NO_MATCH_IN_1C"] });
+    expect(run("no_match").coverage).toMatchObject({
+      outcome: "FAILED_TO_BIND_ENTITIES",
+      reason_codes: ["ENTITY_NOT_RESOLVED", "NO_MATCH_IN_1C"],
+    });
     const amb = run("ambiguous");
-    expect(amb.coverage).toMatchObject({ outcome: "BLOCKED_BY_AMBIGUITY", reason_codes: ["LOW_CONFIDENCE_ENTITY_BINDING", "NEEDS_USER_CONFIRMATION"] });
+    expect(amb.coverage).toMatchObject({
+      outcome: "BLOCKED_BY_AMBIGUITY",
+      reason_codes: ["LOW_CONFIDENCE_ENTITY_BINDING", "NEEDS_USER_CONFIRMATION"],
+    });
     expect(amb.clarifying_question).toMatch(/Альфа-Снаб.*или.*Альфа-Трейд/);
   });
 
   it("the model critic can only add depth gaps: it lowers full to partial, never raises, and cannot invent a conflict", () => {
-    const { coverage } = assess([toolRun("S2", "resolve_period_or_asof", "success", dateOut()), toolRun("S4", "get_open_supplier_settlements", "success", { status: "ok", note: "", as_of_date: "2026-03-31", movements_scanned: 3, rows: [settlementRow("cp-a", "ООО «А»", 1000)] })]);
-    const merged = mergeCritique(coverage, { covered_points: [], uncovered_points: ["Нет проверки актов сверки"], extra_reasons: [{ reason_code: "INSUFFICIENT_DOCUMENT_DEPTH", message: "акты сверки не смотрели" }, { reason_code: "CONFLICTING_EVIDENCE", message: "выдумано" }], next_best_actions: [] }, "used");
+    const { coverage } = assess([
+      toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
+      toolRun("S4", "get_open_supplier_settlements", "success", {
+        status: "ok",
+        note: "",
+        as_of_date: "2026-03-31",
+        movements_scanned: 3,
+        rows: [settlementRow("cp-a", "ООО «А»", 1000)],
+      }),
+    ]);
+    const merged = mergeCritique(
+      coverage,
+      {
+        covered_points: [],
+        uncovered_points: ["Нет проверки актов сверки"],
+        extra_reasons: [
+          { reason_code: "INSUFFICIENT_DOCUMENT_DEPTH", message: "акты сверки не смотрели" },
+          { reason_code: "CONFLICTING_EVIDENCE", message: "выдумано" },
+        ],
+        next_best_actions: [],
+      },
+      "used",
+    );
     expect(merged.outcome).toBe("PARTIALLY_ANSWERED");
     expect(merged.reason_codes).toEqual(["INSUFFICIENT_DOCUMENT_DEPTH"]);
     expect(merged.critic.note).toMatch(/отброшена/);
     const blocked = { ...coverage, outcome: "BLOCKED_BY_TOOLING" as const, answerability: "insufficient" as const };
-    expect(mergeCritique(blocked, { covered_points: ["всё покрыто"], uncovered_points: [], extra_reasons: [], next_best_actions: [] }, "used").outcome).toBe("BLOCKED_BY_TOOLING");
+    expect(
+      mergeCritique(
+        blocked,
+        { covered_points: ["всё покрыто"], uncovered_points: [], extra_reasons: [], next_best_actions: [] },
+        "used",
+      ).outcome,
+    ).toBe("BLOCKED_BY_TOOLING");
   });
 });
 
 describe("answer composition and validation", () => {
   const runs = [
     toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-    toolRun("S4", "get_open_supplier_settlements", "success", { status: "ok", note: "", as_of_date: "2026-03-31", movements_scanned: 3, rows: [settlementRow("cp-a", "ООО «А»", 95000), settlementRow("cp-s", "ИП Смирнов", -30000)] }),
+    toolRun("S4", "get_open_supplier_settlements", "success", {
+      status: "ok",
+      note: "",
+      as_of_date: "2026-03-31",
+      movements_scanned: 3,
+      rows: [settlementRow("cp-a", "ООО «А»", 95000), settlementRow("cp-s", "ИП Смирнов", -30000)],
+    }),
   ];
   const bundle = buildEvidence("r1", P, runs, []);
   const { coverage } = ruleCoverage({ requestId: "r1", frame: null, scope: scope(), plan: P, toolRuns: runs, bundle });
-  const pkg = composeAnswer({ scope: scope(), coverage, bundle, toolRuns: runs, clarifying_question: null, offline: true });
-  const validateAnswer = (text: string) => checkAnswer(text, createClaimChecker({ bundle, coverage, outcome: coverage.outcome, frame: null, draft: pkg }));
+  const pkg = composeAnswer({
+    scope: scope(),
+    coverage,
+    bundle,
+    toolRuns: runs,
+    clarifying_question: null,
+    offline: true,
+  });
+  const validateAnswer = (text: string) =>
+    checkAnswer(text, createClaimChecker({ bundle, coverage, outcome: coverage.outcome, frame: null, draft: pkg }));
 
   it("has the five blocks, binds every evidence claim to fact ids and keeps advances apart from debts", () => {
     expect(FinalAnswerPackage.parse(pkg)).toBeTruthy();
-    expect(pkg.user_facing_answer).toMatch(/\*\*Коротко\.\*\*[\s\S]*\*\*Что проверено\.\*\*[\s\S]*\*\*Что найдено\.\*\*[\s\S]*\*\*Что не удалось установить\.\*\*[\s\S]*\*\*Что уточнить \/ следующий шаг\.\*\*/);
-    for (const c of pkg.claims) if (c.kind === "evidence") expect(c.evidence_ids.every((id) => bundle.facts.some((f) => f.fact_id === id))).toBe(true);
-    expect(pkg.short_answer).toMatch(/долг перед поставщиками \(1\): ООО «А» — 95 000,00 ₽.*аванс.*ИП Смирнов — 30 000,00 ₽/);
+    expect(pkg.user_facing_answer).toMatch(
+      /\*\*Коротко\.\*\*[\s\S]*\*\*Что проверено\.\*\*[\s\S]*\*\*Что найдено\.\*\*[\s\S]*\*\*Что не удалось установить\.\*\*[\s\S]*\*\*Что уточнить \/ следующий шаг\.\*\*/,
+    );
+    for (const c of pkg.claims)
+      if (c.kind === "evidence")
+        expect(c.evidence_ids.every((id) => bundle.facts.some((f) => f.fact_id === id))).toBe(true);
+    expect(pkg.short_answer).toMatch(
+      /долг перед поставщиками \(1\): ООО «А» — 95 000,00 ₽.*аванс.*ИП Смирнов — 30 000,00 ₽/,
+    );
     expect(validateAnswer(pkg.user_facing_answer).ok).toBe(true);
   });
 

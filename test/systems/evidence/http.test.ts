@@ -23,7 +23,12 @@ let faultyUrl = "";
 
 beforeAll(async () => {
   llm = await startScriptedLlm();
-  online = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b", env: { AI_DEBUG: "true", DEBUG_DIR: debugDir } });
+  online = await startTestServer({
+    db: t.db,
+    llm,
+    tokens: "a:tok-a,b:tok-b",
+    env: { AI_DEBUG: "true", DEBUG_DIR: debugDir },
+  });
   offline = await startTestServer({ db: t.db });
   // The online server reaches the demo MCP server over Streamable HTTP at its own /v1/evidence/mcp.
   await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
@@ -38,13 +43,22 @@ afterAll(async () => {
   await online?.stop();
   await offline?.stop();
   await llm?.close();
-  await new Promise<void>((r) => (faulty.close(() => r()), (faulty as { closeAllConnections?: () => void }).closeAllConnections?.()));
+  await new Promise<void>(
+    (r) => (faulty.close(() => r()), (faulty as { closeAllConnections?: () => void }).closeAllConnections?.()),
+  );
   rmSync(debugDir, { recursive: true, force: true });
 });
 
 type Final = {
-  outcome: string; reasonCodes: string[]; answer: string; runId: string;
-  package: { composed_by: string; clarifying_question: string | null; claims: { kind: string; evidence_ids: string[] }[] };
+  outcome: string;
+  reasonCodes: string[];
+  answer: string;
+  runId: string;
+  package: {
+    composed_by: string;
+    clarifying_question: string | null;
+    claims: { kind: string; evidence_ids: string[] }[];
+  };
   coverage: { critic: { model: string }; answerability: string };
   premises: { kind: string; key: string; status: string }[];
   validation: { ok: boolean; issues: string[] };
@@ -64,7 +78,8 @@ function interp(o: { intent: string; counterparty?: string; date?: string; readi
       ...(o.intent === DETECT ? [{ surface: "поставщики", type: "counterparty_group", confidence: 0.95 }] : []),
       ...(o.counterparty ? [{ surface: o.counterparty, type: "counterparty", confidence: 0.9 }] : []),
     ],
-    business_terms: o.intent === DETECT ? [{ surface: "хвосты", reading: o.reading ?? null, explicit: !!o.reading }] : [],
+    business_terms:
+      o.intent === DETECT ? [{ surface: "хвосты", reading: o.reading ?? null, explicit: !!o.reading }] : [],
     ambiguities: o.blocking ? [{ kind: "term", text: "Не определено, что считать «хвостами»", blocking: true }] : [],
     success_criteria: [],
   });
@@ -77,7 +92,13 @@ async function conversation(base: string, headers: Record<string, string> = A): 
   return ((await r.json()) as { conversationId: string }).conversationId;
 }
 
-async function ask(id: string, text: string, script: { planner?: string[]; answer?: string } = {}, base = online.url, headers: Record<string, string> = A) {
+async function ask(
+  id: string,
+  text: string,
+  script: { planner?: string[]; answer?: string } = {},
+  base = online.url,
+  headers: Record<string, string> = A,
+) {
   if (base === online.url) {
     llm.reset();
     if (script.planner) llm.script("planner", ...script.planner);
@@ -87,10 +108,19 @@ async function ask(id: string, text: string, script: { planner?: string[]; answe
   const final = eventsNamed(r, "final")[0] as unknown as Final | undefined;
   expect(eventsNamed(r, "error")).toEqual([]);
   expect(r.events.at(-1)!.event).toBe("done");
-  return { r, final: final!, tokens: eventsNamed(r, "token").map((e) => e.delta).join("") };
+  return {
+    r,
+    final: final!,
+    tokens: eventsNamed(r, "token")
+      .map((e) => e.delta)
+      .join(""),
+  };
 }
 
-const artifacts = async (runId: string, headers = A) => (await (await fetch(`${online.url}/v1/evidence/runs/${runId}`, { headers })).json()) as { artifacts: Record<string, any> };
+const artifacts = async (runId: string, headers = A) =>
+  (await (await fetch(`${online.url}/v1/evidence/runs/${runId}`, { headers })).json()) as {
+    artifacts: Record<string, any>;
+  };
 
 describe("evidence workflow over HTTP (scripted model, demo MCP server over Streamable HTTP)", () => {
   it("«По каким поставщикам висят хвосты?»: assumed reading and date, a conflict and a missing invoice → partially answered", async () => {
@@ -103,23 +133,53 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
       "**Что не удалось установить.** Что именно считать «хвостами»; данные по ООО «Вектор» расходятся.",
       "**Что уточнить / следующий шаг.** Считать ли хвостами только просроченные остатки?",
     ].join("\n\n");
-    const { r, final, tokens } = await ask(id, text, { planner: [interp({ intent: DETECT }), "{}", "{}", CRITIC], answer: modelAnswer });
+    const { r, final, tokens } = await ask(id, text, {
+      planner: [interp({ intent: DETECT }), "{}", "{}", CRITIC],
+      answer: modelAnswer,
+    });
     expect(final.outcome).toBe("PARTIALLY_ANSWERED");
-    expect(final.reasonCodes).toEqual(["AMBIGUOUS_BUSINESS_TERM", "MISSING_AS_OF_DATE", "CONFLICTING_EVIDENCE", "MISSING_SUPPORTING_DOCUMENT", "ASSUMPTION_APPLIED_EXPLICITLY"]);
+    expect(final.reasonCodes).toEqual([
+      "AMBIGUOUS_BUSINESS_TERM",
+      "MISSING_AS_OF_DATE",
+      "CONFLICTING_EVIDENCE",
+      "MISSING_SUPPORTING_DOCUMENT",
+      "ASSUMPTION_APPLIED_EXPLICITLY",
+    ]);
     // the model's prose passed validation and is the answer that was streamed
     expect(final.package.composed_by).toBe("model");
     expect(final.answer).toBe(modelAnswer);
     expect(tokens).toBe(modelAnswer);
     // Interpreter, planner (invalid twice: one repair, then the deterministic plan), critic; one streamed answer
     expect(llm.count("planner")).toBe(4);
-    expect(llm.calls.filter((c) => c.role === "planner").every((c) => (c.body.response_format as { type: string }).type === "json_schema")).toBe(true);
+    expect(
+      llm.calls
+        .filter((c) => c.role === "planner")
+        .every((c) => (c.body.response_format as { type: string }).type === "json_schema"),
+    ).toBe(true);
     expect(llm.calls.find((c) => c.role === "answer")!.stream).toBe(true);
     expect(final.modelCalls).toEqual({ preparatory: 4, final: 1 });
-    expect(final.premises.filter((p) => p.status === "assumed").map((p) => p.kind).sort()).toEqual(["business_term", "time_scope"]);
+    expect(
+      final.premises
+        .filter((p) => p.status === "assumed")
+        .map((p) => p.kind)
+        .sort(),
+    ).toEqual(["business_term", "time_scope"]);
     expect(final.coverage.critic.model).toBe("used");
 
     const stages = eventsNamed(r, "stage").map((s) => `${s.stageId} ${s.name}`);
-    expect(stages).toEqual(["00 metadata", "01 original-request", "02 interpretation", "03 conversation-context", "04 plan", "05 tool-runs", "06 evidence", "07 coverage", "08 prompt-manifest", "09 answer", "10 debug-view"]);
+    expect(stages).toEqual([
+      "00 metadata",
+      "01 original-request",
+      "02 interpretation",
+      "03 conversation-context",
+      "04 plan",
+      "05 tool-runs",
+      "06 evidence",
+      "07 coverage",
+      "08 prompt-manifest",
+      "09 answer",
+      "10 debug-view",
+    ]);
     expect(readdirSync(join(debugDir, final.runId))).toHaveLength(11);
 
     const { artifacts: a } = await artifacts(final.runId);
@@ -130,19 +190,34 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     expect(a.evidence_bundle.conflicts[0].entity).toBe("ООО «Вектор»");
     expect(a.coverage_report.outcome).toBe("PARTIALLY_ANSWERED");
     const [run] = await t.db.sql`select kind, status, outcome, reason_codes from runs where id = ${final.runId}`;
-    expect(run).toEqual({ kind: "evidence", status: "completed", outcome: "PARTIALLY_ANSWERED", reason_codes: final.reasonCodes });
+    expect(run).toEqual({
+      kind: "evidence",
+      status: "completed",
+      outcome: "PARTIALLY_ANSWERED",
+      reason_codes: final.reasonCodes,
+    });
   });
 
   it("an ambiguous business term: asks first, answers after the user picks a reading, and the next turn inherits it", async () => {
     const id = await conversation(online.url);
     const q = "По каким поставщикам висят хвосты?";
     const t1 = await ask(id, q, { planner: [interp({ intent: DETECT, blocking: true }), CRITIC] });
-    expect(t1.final).toMatchObject({ outcome: "BLOCKED_BY_AMBIGUITY", reasonCodes: ["AMBIGUOUS_BUSINESS_TERM", "MISSING_AS_OF_DATE", "MULTIPLE_VALID_INTERPRETATIONS", "NEEDS_USER_CONFIRMATION"] });
+    expect(t1.final).toMatchObject({
+      outcome: "BLOCKED_BY_AMBIGUITY",
+      reasonCodes: [
+        "AMBIGUOUS_BUSINESS_TERM",
+        "MISSING_AS_OF_DATE",
+        "MULTIPLE_VALID_INTERPRETATIONS",
+        "NEEDS_USER_CONFIRMATION",
+      ],
+    });
     expect(t1.final.package.clarifying_question).toMatch(/^Что считать «хвосты»/);
     expect(llm.count("planner")).toBe(2); // no plan, no tools — but the critic ran
     expect((await artifacts(t1.final.runId)).artifacts.tool_runs).toEqual([]);
 
-    const t2 = await ask(id, "Любые незакрытые остатки, на 15.02.2026", { planner: [interp({ intent: DETECT, reading: "open_settlement_balance", date: "15.02.2026" }), "{}", "{}", CRITIC] });
+    const t2 = await ask(id, "Любые незакрытые остатки, на 15.02.2026", {
+      planner: [interp({ intent: DETECT, reading: "open_settlement_balance", date: "15.02.2026" }), "{}", "{}", CRITIC],
+    });
     expect(t2.final).toMatchObject({ outcome: "FULLY_ANSWERED", reasonCodes: [] });
     expect(t2.final.premises.map((p) => p.status)).toEqual(["confirmed", "confirmed", "confirmed"]);
     expect(t2.final.answer).toMatch(/ООО «Альфа-Снаб»: остаток 120 000,00 ₽/);
@@ -156,7 +231,10 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     expect(t3.final.coverage.critic.model).toBe("failed");
     expect(t3.final.package.composed_by).toBe("deterministic");
 
-    const conv = (await (await fetch(`${online.url}/v1/evidence/conversations/${id}`, { headers: A })).json()) as { messages: { role: string; meta: { outcome?: string } }[]; state: { resolved_business_terms: { premise: string }[]; active_time_scope: { as_of_date: string } } };
+    const conv = (await (await fetch(`${online.url}/v1/evidence/conversations/${id}`, { headers: A })).json()) as {
+      messages: { role: string; meta: { outcome?: string } }[];
+      state: { resolved_business_terms: { premise: string }[]; active_time_scope: { as_of_date: string } };
+    };
     expect(conv.messages).toHaveLength(6);
     expect(conv.messages[1]!.meta.outcome).toBe("BLOCKED_BY_AMBIGUITY");
     expect(conv.state.active_time_scope.as_of_date).toBe("2026-04-10");
@@ -164,23 +242,69 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
 
   it("a missing as-of date is assumed and said; the follow-up names it and inherits the counterparty; a model plan is used after one repair", async () => {
     const id = await conversation(online.url);
-    const badPlan = JSON.stringify({ goal: "сальдо", steps: [
-      { step_id: "S1", type: "resolve", tool: "resolve_counterparty", input: { query: "Альфа-Снаб" }, required: true, depends_on: [], for_each: null, filter: null, purpose: "кто" },
-      { step_id: "S2", type: "date", tool: "resolve_period_or_asof", input: {}, required: true, depends_on: [], for_each: null, filter: null, purpose: "дата" },
-      { step_id: "S3", type: "balance", tool: "get_balance_as_of", input: { counterparty_id: "cp-alfa-snab", as_of_date: "$S2.as_of_date" }, required: true, depends_on: ["S1", "S2"], for_each: null, filter: null, purpose: "сальдо" },
-    ] });
+    const badPlan = JSON.stringify({
+      goal: "сальдо",
+      steps: [
+        {
+          step_id: "S1",
+          type: "resolve",
+          tool: "resolve_counterparty",
+          input: { query: "Альфа-Снаб" },
+          required: true,
+          depends_on: [],
+          for_each: null,
+          filter: null,
+          purpose: "кто",
+        },
+        {
+          step_id: "S2",
+          type: "date",
+          tool: "resolve_period_or_asof",
+          input: {},
+          required: true,
+          depends_on: [],
+          for_each: null,
+          filter: null,
+          purpose: "дата",
+        },
+        {
+          step_id: "S3",
+          type: "balance",
+          tool: "get_balance_as_of",
+          input: { counterparty_id: "cp-alfa-snab", as_of_date: "$S2.as_of_date" },
+          required: true,
+          depends_on: ["S1", "S2"],
+          for_each: null,
+          filter: null,
+          purpose: "сальдо",
+        },
+      ],
+    });
     const goodPlan = badPlan.replace('"counterparty_id":"cp-alfa-snab"', '"counterparty_id":"$S1.counterparty_id"');
-    const t1 = await ask(id, "Какое сальдо по ООО «Альфа-Снаб»?", { planner: [interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб" }), badPlan, goodPlan, CRITIC] });
-    expect(t1.final).toMatchObject({ outcome: "PARTIALLY_ANSWERED", reasonCodes: ["MISSING_AS_OF_DATE", "ASSUMPTION_APPLIED_EXPLICITLY"] });
+    const t1 = await ask(id, "Какое сальдо по ООО «Альфа-Снаб»?", {
+      planner: [interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб" }), badPlan, goodPlan, CRITIC],
+    });
+    expect(t1.final).toMatchObject({
+      outcome: "PARTIALLY_ANSWERED",
+      reasonCodes: ["MISSING_AS_OF_DATE", "ASSUMPTION_APPLIED_EXPLICITLY"],
+    });
     expect(t1.final.answer).toMatch(/Сальдо расчётов с ООО «Альфа-Снаб» на 10\.04\.2026: 95 000,00 ₽/);
     const plan = (await artifacts(t1.final.runId)).artifacts.execution_plan;
     expect(plan.planned_by).toBe("llm");
     // the model's three steps, extended to the built-in plan's floor (documents and payments behind the balance)
-    expect(plan.steps.map((s: { tool: string }) => s.tool)).toEqual(["resolve_counterparty", "resolve_period_or_asof", "get_balance_as_of", "get_unclosed_documents_for_counterparty", "get_payment_chain"]);
+    expect(plan.steps.map((s: { tool: string }) => s.tool)).toEqual([
+      "resolve_counterparty",
+      "resolve_period_or_asof",
+      "get_balance_as_of",
+      "get_unclosed_documents_for_counterparty",
+      "get_payment_chain",
+    ]);
     const repair = llm.calls.filter((c) => c.role === "planner")[2]!;
     expect(repair.messages.at(-1)!.content).toMatch(/counterparty_id должен ссылаться/);
 
-    const t2 = await ask(id, "А на 31 марта?", { planner: [interp({ intent: "counterparty_balance", date: "31 марта" }), "{}", "{}", CRITIC] });
+    const t2 = await ask(id, "А на 31 марта?", {
+      planner: [interp({ intent: "counterparty_balance", date: "31 марта" }), "{}", "{}", CRITIC],
+    });
     expect(t2.final).toMatchObject({ outcome: "FULLY_ANSWERED", reasonCodes: [] });
     expect(t2.final.premises.find((p) => p.key === "counterparty")).toMatchObject({ status: "inherited" });
     expect(t2.final.premises.find((p) => p.kind === "time_scope")).toMatchObject({ status: "confirmed" });
@@ -192,23 +316,36 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
       const id = await conversation(online.url);
       const { final } = await ask(id, "По каким поставщикам висят хвосты на 31.03.2026?");
       expect(final.outcome).toBe("BLOCKED_BY_TOOLING");
-      expect(final.reasonCodes).toEqual(["AMBIGUOUS_BUSINESS_TERM", "MCP_TIMEOUT", "ROUTE_EXECUTION_ABORTED", "ASSUMPTION_APPLIED_EXPLICITLY"]);
+      expect(final.reasonCodes).toEqual([
+        "AMBIGUOUS_BUSINESS_TERM",
+        "MCP_TIMEOUT",
+        "ROUTE_EXECUTION_ABORTED",
+        "ASSUMPTION_APPLIED_EXPLICITLY",
+      ]);
       expect(final.answer).toMatch(/Не удалось получить данные/);
       expect(final.answer).not.toMatch(/\d{1,3} \d{3},\d{2} ₽/);
       expect(final.package.claims.filter((c) => c.kind === "evidence")).toEqual([]);
     } finally {
-      await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
+      await useEvidenceMcp(online.deps, {
+        endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A },
+      });
     }
   });
 
   it("empty results stay apart: no data before the base starts, an unknown counterparty, and «all settled» as a real finding", async () => {
     const id = await conversation(online.url);
     const none = await ask(id, "Хвосты по поставщикам на 01.01.2020");
-    expect(none.final).toMatchObject({ outcome: "BLOCKED_BY_MISSING_DATA", reasonCodes: ["AMBIGUOUS_BUSINESS_TERM", "NO_MATCH_IN_1C", "ASSUMPTION_APPLIED_EXPLICITLY"] });
+    expect(none.final).toMatchObject({
+      outcome: "BLOCKED_BY_MISSING_DATA",
+      reasonCodes: ["AMBIGUOUS_BUSINESS_TERM", "NO_MATCH_IN_1C", "ASSUMPTION_APPLIED_EXPLICITLY"],
+    });
     expect(none.final.answer).toMatch(/это не означает, что долгов нет/);
 
     const unknown = await ask(await conversation(online.url), "Какие незакрытые документы по ООО «Гамма»?");
-    expect(unknown.final).toMatchObject({ outcome: "FAILED_TO_BIND_ENTITIES", reasonCodes: ["MISSING_AS_OF_DATE", "ENTITY_NOT_RESOLVED", "NO_MATCH_IN_1C", "ASSUMPTION_APPLIED_EXPLICITLY"] });
+    expect(unknown.final).toMatchObject({
+      outcome: "FAILED_TO_BIND_ENTITIES",
+      reasonCodes: ["MISSING_AS_OF_DATE", "ENTITY_NOT_RESOLVED", "NO_MATCH_IN_1C", "ASSUMPTION_APPLIED_EXPLICITLY"],
+    });
 
     const settled = await ask(await conversation(online.url), "Любые незакрытые остатки по поставщикам на 28.02.2026");
     expect(settled.final).toMatchObject({ outcome: "FULLY_ANSWERED", reasonCodes: [] });
@@ -218,15 +355,26 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
 
   it("conflicting evidence makes the answer partial; a model answer that invents an amount is replaced by the evidence-built one", async () => {
     const id = await conversation(online.url);
-    const invented = "**Коротко.** Долг ООО «Вектор» — 1 000 000,00 ₽ [F9].\n\n**Что проверено.** всё\n\n**Что найдено.** всё\n\n**Что не удалось установить.** ничего\n\n**Что уточнить / следующий шаг.** ничего";
-    const { r, final, tokens } = await ask(id, "Какое сальдо по ООО «Вектор» на 10.04.2026?", { planner: [interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }), "{}", "{}", CRITIC], answer: invented });
+    const invented =
+      "**Коротко.** Долг ООО «Вектор» — 1 000 000,00 ₽ [F9].\n\n**Что проверено.** всё\n\n**Что найдено.** всё\n\n**Что не удалось установить.** ничего\n\n**Что уточнить / следующий шаг.** ничего";
+    const { r, final, tokens } = await ask(id, "Какое сальдо по ООО «Вектор» на 10.04.2026?", {
+      planner: [
+        interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }),
+        "{}",
+        "{}",
+        CRITIC,
+      ],
+      answer: invented,
+    });
     expect(final).toMatchObject({ outcome: "PARTIALLY_ANSWERED", reasonCodes: ["CONFLICTING_EVIDENCE"] });
     expect(final.validation.ok).toBe(false);
     expect(final.validation.issues.join()).toMatch(/1 000 000/);
     expect(final.package.composed_by).toBe("deterministic");
     // the invented figure never went out; the client is told to show the evidence-built answer
     expect(tokens).not.toMatch(/1 000 000/);
-    expect(eventsNamed(r, "answer_replaced")).toEqual([{ text: final.answer, reason: "validation_failed", issues: final.validation.issues }]);
+    expect(eventsNamed(r, "answer_replaced")).toEqual([
+      { text: final.answer, reason: "validation_failed", issues: final.validation.issues },
+    ]);
     expect(final.answer).toMatch(/оплата № 466 от 25\.03\.2026 на 60 000,00 ₽ не проведена/);
   });
 
@@ -241,13 +389,19 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     const id = await conversation(online.url);
     const bad = await postSse(`${online.url}/v1/evidence/conversations/${id}/messages`, { text: "  " }, A);
     expect(bad.status).toBe(400);
-    expect(((await fetch(`${online.url}/v1/evidence/conversations/nope`, { headers: A })).status)).toBe(404);
+    expect((await fetch(`${online.url}/v1/evidence/conversations/nope`, { headers: A })).status).toBe(404);
     const other = await postSse(`${online.url}/v1/evidence/conversations/${id}/messages`, { text: "хвосты?" }, B);
     expect(other.status).toBe(404);
 
-    const stats = (await (await fetch(`${online.url}/v1/stats/outcomes?kind=evidence`, { headers: A })).json()) as { total: number; byOutcome: { outcome: string; runs: number }[]; byReasonCode: { reasonCode: string; runs: number }[] };
+    const stats = (await (await fetch(`${online.url}/v1/stats/outcomes?kind=evidence`, { headers: A })).json()) as {
+      total: number;
+      byOutcome: { outcome: string; runs: number }[];
+      byReasonCode: { reasonCode: string; runs: number }[];
+    };
     const byOutcome = Object.fromEntries(stats.byOutcome.map((o) => [o.outcome, o.runs]));
-    const rows = await t.db.sql<{ outcome: string; n: number }[]>`select outcome, count(*)::int as n from runs where kind = 'evidence' and tenant_id = 'a' and status <> 'running' group by outcome`;
+    const rows = await t.db.sql<
+      { outcome: string; n: number }[]
+    >`select outcome, count(*)::int as n from runs where kind = 'evidence' and tenant_id = 'a' and status <> 'running' group by outcome`;
     expect(byOutcome).toEqual(Object.fromEntries(rows.map((r) => [r.outcome, r.n])));
     expect(byOutcome.MISROUTED).toBeGreaterThanOrEqual(1);
     const classes = (stats as unknown as { byOutcomeClass: { outcomeClass: string; runs: number }[] }).byOutcomeClass;
@@ -265,24 +419,44 @@ describe("evidence workflow without a model", () => {
     const id = await conversation(offline.url, {});
     const { final, tokens } = await ask(id, "По каким поставщикам висят хвосты?", {}, offline.url, {});
     expect(final.outcome).toBe("PARTIALLY_ANSWERED");
-    expect(final.reasonCodes).toEqual(["AMBIGUOUS_BUSINESS_TERM", "MISSING_AS_OF_DATE", "CONFLICTING_EVIDENCE", "MISSING_SUPPORTING_DOCUMENT", "ASSUMPTION_APPLIED_EXPLICITLY"]);
+    expect(final.reasonCodes).toEqual([
+      "AMBIGUOUS_BUSINESS_TERM",
+      "MISSING_AS_OF_DATE",
+      "CONFLICTING_EVIDENCE",
+      "MISSING_SUPPORTING_DOCUMENT",
+      "ASSUMPTION_APPLIED_EXPLICITLY",
+    ]);
     expect(final.answer).toMatch(/офлайн-режим/);
     expect(tokens).toBe(final.answer);
     expect(final.modelCalls).toEqual({ preparatory: 0, final: 0 });
     const weather = await ask(id, "Какая погода в Москве?", {}, offline.url, {});
     expect(weather.final).toMatchObject({ outcome: "BLOCKED_BY_TOOLING", reasonCodes: ["MODEL_REQUIRED"] });
     // the off-topic turn did not disturb the conversation's context
-    const conv = (await (await fetch(`${offline.url}/v1/evidence/conversations/${id}`)).json()) as { state: { active_intent: string } };
+    const conv = (await (await fetch(`${offline.url}/v1/evidence/conversations/${id}`)).json()) as {
+      state: { active_intent: string };
+    };
     expect(conv.state.active_intent).toBe(DETECT);
   });
 
   it("reaches the demo MCP server spawned over stdio", async () => {
-    await useEvidenceMcp(offline.deps, { endpoint: demoStdioEndpoint(t.url ? { DATABASE_URL: t.url } : {}), timeoutMs: 20_000 });
+    await useEvidenceMcp(offline.deps, {
+      endpoint: demoStdioEndpoint(t.url ? { DATABASE_URL: t.url } : {}),
+      timeoutMs: 20_000,
+    });
     try {
-      const tools = (await (await fetch(`${offline.url}/v1/evidence/tools`)).json()) as { mcp: string; tools: string[] };
+      const tools = (await (await fetch(`${offline.url}/v1/evidence/tools`)).json()) as {
+        mcp: string;
+        tools: string[];
+      };
       expect(tools.mcp).toMatch(/^stdio: /);
       expect(tools.tools).toHaveLength(8);
-      const { final } = await ask(await conversation(offline.url, {}), "Какое сальдо по ООО «Вектор» на 10.04.2026?", {}, offline.url, {});
+      const { final } = await ask(
+        await conversation(offline.url, {}),
+        "Какое сальдо по ООО «Вектор» на 10.04.2026?",
+        {},
+        offline.url,
+        {},
+      );
       expect(final).toMatchObject({ outcome: "PARTIALLY_ANSWERED", reasonCodes: ["CONFLICTING_EVIDENCE"] });
       expect(existsSync(debugDir)).toBe(true);
     } finally {

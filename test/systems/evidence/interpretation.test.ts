@@ -25,7 +25,15 @@ describe("vocabulary", () => {
     expect(outcomeClassOf("clarification", ["ambiguous_target"])).toBe("BLOCKED_BY_AMBIGUITY");
     expect(outcomeClassOf("model_unavailable")).toBe("BLOCKED_BY_TOOLING");
     expect(outcomeClassOf("escalated")).toBe("ESCALATED");
-    expect(OUTCOME_CLASSES).toEqual(["FULLY_ANSWERED", "PARTIALLY_ANSWERED", "BLOCKED_BY_AMBIGUITY", "BLOCKED_BY_MISSING_DATA", "BLOCKED_BY_TOOLING", "MISROUTED", "FAILED_TO_BIND_ENTITIES"]);
+    expect(OUTCOME_CLASSES).toEqual([
+      "FULLY_ANSWERED",
+      "PARTIALLY_ANSWERED",
+      "BLOCKED_BY_AMBIGUITY",
+      "BLOCKED_BY_MISSING_DATA",
+      "BLOCKED_BY_TOOLING",
+      "MISROUTED",
+      "FAILED_TO_BIND_ENTITIES",
+    ]);
   });
 });
 
@@ -65,7 +73,10 @@ describe("deterministic interpreter and scope", () => {
     const s = resolveScope(f, emptyConversationState("c"));
     expect(s.gate).toBe("proceed");
     expect(s.reasons).toEqual(["MISSING_AS_OF_DATE", "ASSUMPTION_APPLIED_EXPLICITLY", "AMBIGUOUS_BUSINESS_TERM"]);
-    expect(s.premises.filter((p) => p.status === "assumed").map((p) => p.kind)).toEqual(["time_scope", "business_term"]);
+    expect(s.premises.filter((p) => p.status === "assumed").map((p) => p.kind)).toEqual([
+      "time_scope",
+      "business_term",
+    ]);
   });
 
   it("reads counterparties, intents and explicit readings", () => {
@@ -75,19 +86,41 @@ describe("deterministic interpreter and scope", () => {
     expect(frameOf("Какое сальдо по ООО «Альфа-Снаб»?")!.business_intent).toBe("counterparty_balance");
     expect(frameOf("Какие неоплаченные документы у ООО «Вектор»?")!.business_intent).toBe("unclosed_documents");
     expect(frameOf("Покажи оплаты по Смирнов")!.business_intent).toBe("payment_chain");
-    expect(frameOf("Просроченные хвосты по поставщикам на 31.03.2026")!.business_terms[0]).toMatchObject({ reading: "overdue_settlements", explicit: true });
+    expect(frameOf("Просроченные хвосты по поставщикам на 31.03.2026")!.business_terms[0]).toMatchObject({
+      reading: "overdue_settlements",
+      explicit: true,
+    });
     expect(frameOf("Какая погода в Москве?")).toBeNull();
   });
 
   it("a counterparty question without a counterparty asks which one", () => {
     const s = resolveScope(frameOf("Покажи оплаты по нему")!, emptyConversationState("c"));
-    expect(s).toMatchObject({ gate: "clarify", reasons: ["MISSING_AS_OF_DATE", "ASSUMPTION_APPLIED_EXPLICITLY", "QUESTION_UNDER_SPECIFIED", "NEEDS_USER_CONFIRMATION"] });
+    expect(s).toMatchObject({
+      gate: "clarify",
+      reasons: [
+        "MISSING_AS_OF_DATE",
+        "ASSUMPTION_APPLIED_EXPLICITLY",
+        "QUESTION_UNDER_SPECIFIED",
+        "NEEDS_USER_CONFIRMATION",
+      ],
+    });
   });
 
   it("inherits entities and dates, and an inherited assumption stays an assumption", () => {
     const state: ConversationState = {
-      ...emptyConversationState("c"), turn: 1, active_intent: "counterparty_balance",
-      active_entities: [{ type: "counterparty", surface: "Альфа-Снаб", value: "ООО «Альфа-Снаб»", entity_id: "cp-alfa-snab", premise: "confirmed", since_turn: 1 }],
+      ...emptyConversationState("c"),
+      turn: 1,
+      active_intent: "counterparty_balance",
+      active_entities: [
+        {
+          type: "counterparty",
+          surface: "Альфа-Снаб",
+          value: "ООО «Альфа-Снаб»",
+          entity_id: "cp-alfa-snab",
+          premise: "confirmed",
+          since_turn: 1,
+        },
+      ],
       active_time_scope: { as_of_date: W, surface: null, premise: "assumed", since_turn: 1 },
     };
     const f = frameOf("А какие по нему неоплаченные документы?", state, 2)!;
@@ -101,7 +134,12 @@ describe("deterministic interpreter and scope", () => {
   });
 
   it("a short reply to an open clarification continues the pending question", () => {
-    const state: ConversationState = { ...emptyConversationState("c"), turn: 1, pending_question: "Какое сальдо по Альфа?", pending_intent: "counterparty_balance" };
+    const state: ConversationState = {
+      ...emptyConversationState("c"),
+      turn: 1,
+      pending_question: "Какое сальдо по Альфа?",
+      pending_intent: "counterparty_balance",
+    };
     const f = frameOf("Альфа-Снаб", state, 2)!;
     expect(f.business_intent).toBe("counterparty_balance");
     expect(f.context_question).toBe("Какое сальдо по Альфа?");
@@ -113,18 +151,47 @@ describe("plans", () => {
   const s = resolveScope(frameOf("Какое сальдо по ООО «Альфа-Снаб» на 31.03.2026?")!, emptyConversationState("c"));
   it("the deterministic plan passes the check a model plan must pass", () => {
     const p = planFor(s, "r");
-    expect(p.steps.filter((x) => x.required).map((x) => x.tool)).toEqual(["resolve_counterparty", "resolve_period_or_asof", "get_balance_as_of"]);
+    expect(p.steps.filter((x) => x.required).map((x) => x.tool)).toEqual([
+      "resolve_counterparty",
+      "resolve_period_or_asof",
+      "get_balance_as_of",
+    ]);
     expect(validatePlan({ goal: p.goal, steps: p.steps, fallbacks: [], stop_conditions: [] }, s)).toEqual([]);
   });
 
   it("a model plan may not write ids or dates as literals, skip the core tool or reference later steps", () => {
-    const issues = validatePlan({
-      goal: "g", fallbacks: [], stop_conditions: [],
-      steps: [
-        { step_id: "S1", type: "q", tool: "get_payment_chain", input: { counterparty_id: "cp-alfa-snab", as_of_date: "$S2.as_of_date" }, required: true, depends_on: ["S2"], for_each: null, filter: null, purpose: "" },
-        { step_id: "S2", type: "d", tool: "resolve_period_or_asof", input: { when: "вчера" }, required: true, depends_on: [], for_each: null, filter: null, purpose: "" },
-      ],
-    }, s);
+    const issues = validatePlan(
+      {
+        goal: "g",
+        fallbacks: [],
+        stop_conditions: [],
+        steps: [
+          {
+            step_id: "S1",
+            type: "q",
+            tool: "get_payment_chain",
+            input: { counterparty_id: "cp-alfa-snab", as_of_date: "$S2.as_of_date" },
+            required: true,
+            depends_on: ["S2"],
+            for_each: null,
+            filter: null,
+            purpose: "",
+          },
+          {
+            step_id: "S2",
+            type: "d",
+            tool: "resolve_period_or_asof",
+            input: { when: "вчера" },
+            required: true,
+            depends_on: [],
+            for_each: null,
+            filter: null,
+            purpose: "",
+          },
+        ],
+      },
+      s,
+    );
     expect(issues.join("\n")).toMatch(/counterparty_id должен ссылаться/);
     expect(issues.join("\n")).toMatch(/неизвестный или более поздний шаг S2/);
     expect(issues.join("\n")).toMatch(/нет параметра when/);

@@ -24,7 +24,9 @@ describe("carriedBy: the user's words, by stem", () => {
   });
 
   it("an answered clarification's question counts as the user's words", () => {
-    expect(carriedBy("31.03.2026", ["любые незакрытые остатки", "По каким поставщикам висят хвосты на 31.03.2026?"])).toBe(true);
+    expect(
+      carriedBy("31.03.2026", ["любые незакрытые остатки", "По каким поставщикам висят хвосты на 31.03.2026?"]),
+    ).toBe(true);
     expect(userDateSurface(["Альфа-Снаб", "сальдо на конец марта"])).toBe("конец марта");
     expect(userDateSurface(["Альфа-Снаб", null])).toBeNull();
   });
@@ -56,7 +58,10 @@ describe("checkDatePhrase: dates validated in one place", () => {
   it("relative dates count from the working date and say so", () => {
     const c = checkDatePhrase("на вчера", W);
     expect(c).toMatchObject({ kind: "ok", parsed: { as_of_date: "2026-04-09", relative: true } });
-    expect(checkDatePhrase("позавчера", W)).toMatchObject({ kind: "ok", parsed: { as_of_date: "2026-04-08", relative: true } });
+    expect(checkDatePhrase("позавчера", W)).toMatchObject({
+      kind: "ok",
+      parsed: { as_of_date: "2026-04-08", relative: true },
+    });
     const plain = checkDatePhrase("на 31.03.2026", W);
     expect(plain.kind === "ok" && plain.parsed.relative).toBeFalsy();
     expect(findDateSurface("а на вчера?")).toBe("вчера");

@@ -1,10 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { ValidatedStream } from "../../../driver/validated-stream";
-import { gatedValidation, REJECTED_NOTICE, replacementAnswer, workbenchAnswerChecker } from "../../../systems/workbench/answer-checker";
+import {
+  gatedValidation,
+  REJECTED_NOTICE,
+  replacementAnswer,
+  workbenchAnswerChecker,
+} from "../../../systems/workbench/answer-checker";
 import type { ModelRequest } from "../../../systems/workbench/model-request";
 import { validateResponse } from "../../../systems/workbench/validate-response";
 
-const opts = { exists: (id: string) => ["composition-alpha", "composition-beta", "folder-sales"].includes(id), passed: new Set(["composition-alpha", "folder-sales"]) };
+const opts = {
+  exists: (id: string) => ["composition-alpha", "composition-beta", "folder-sales"].includes(id),
+  passed: new Set(["composition-alpha", "folder-sales"]),
+};
 
 function gate(deltas: string[]) {
   const checker = workbenchAnswerChecker(opts);
@@ -18,7 +26,16 @@ function gate(deltas: string[]) {
 const request = (text: string, content: Record<string, unknown> = {}): ModelRequest => ({
   request: text,
   plan: { planVersion: 1, tasks: [] },
-  context: [{ kind: "entity", documentType: "Composition", identity: "composition-alpha", displayName: "Объект Альфа", folder: { identity: "folder-sales", displayName: "Продажи" }, content } as never],
+  context: [
+    {
+      kind: "entity",
+      documentType: "Composition",
+      identity: "composition-alpha",
+      displayName: "Объект Альфа",
+      folder: { identity: "folder-sales", displayName: "Продажи" },
+      content,
+    } as never,
+  ],
   conversation: [],
   workspace: { generation: "g1", snapshotSha256: "x" },
 });
@@ -44,8 +61,14 @@ describe("the Workbench answer checker (stage 12 on the stream)", () => {
 
   it("the final validation joins the whole-text issues and the gate's, each once", () => {
     const text = "Это [[composition-beta]].";
-    const v = gatedValidation(text, opts, [{ code: "not_in_context", detail: "composition-beta" }, { code: "claimed_change", detail: "x" }]);
-    expect(v.issues).toEqual([{ code: "not_in_context", detail: "composition-beta" }, { code: "claimed_change", detail: "x" }]);
+    const v = gatedValidation(text, opts, [
+      { code: "not_in_context", detail: "composition-beta" },
+      { code: "claimed_change", detail: "x" },
+    ]);
+    expect(v.issues).toEqual([
+      { code: "not_in_context", detail: "composition-beta" },
+      { code: "claimed_change", detail: "x" },
+    ]);
     expect(v.ok).toBe(false);
   });
 
@@ -61,7 +84,10 @@ describe("the Workbench answer checker (stage 12 on the stream)", () => {
     expect(claim).toContain("[[composition-alpha]]");
     expect(validateResponse(claim, opts).ok).toBe(true);
     // A document's description that reads like a claim: that sentence goes, the document stays.
-    const described = replacementAnswer(request("Покажи composition-alpha", { description: "Я изменил эту композицию вчера." }), opts);
+    const described = replacementAnswer(
+      request("Покажи composition-alpha", { description: "Я изменил эту композицию вчера." }),
+      opts,
+    );
     expect(described).not.toContain("Я изменил");
     expect(described).toContain("- Композиция «Объект Альфа» [[composition-alpha]] (папка «Продажи»).");
     expect(validateResponse(described, opts).ok).toBe(true);

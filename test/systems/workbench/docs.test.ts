@@ -2,8 +2,16 @@ import { describe, expect, it } from "vitest";
 import { buildDocsIndex, retrieveDocs, splitMarkdown } from "../../../systems/workbench/docs";
 
 const pages = [
-  { path: "clarifications.md", markdown: "# Уточняющие вопросы ассистента\n\nАссистент задаёт уточняющий вопрос и предлагает варианты.\n\n## Как ответить\n\nНажмите на вариант или ответьте текстом. Ответ «отмена» прекращает запрос.\n" },
-  { path: "folders.md", markdown: "# Папки\n\nПапка группирует документы.\n\n## Поиск в папке\n\nПоиск выполняется внутри папки и вложенных папок.\n\n```\n# не заголовок\n```\n" },
+  {
+    path: "clarifications.md",
+    markdown:
+      "# Уточняющие вопросы ассистента\n\nАссистент задаёт уточняющий вопрос и предлагает варианты.\n\n## Как ответить\n\nНажмите на вариант или ответьте текстом. Ответ «отмена» прекращает запрос.\n",
+  },
+  {
+    path: "folders.md",
+    markdown:
+      "# Папки\n\nПапка группирует документы.\n\n## Поиск в папке\n\nПоиск выполняется внутри папки и вложенных папок.\n\n```\n# не заголовок\n```\n",
+  },
   { path: "copy/folders-copy.md", markdown: "# Папки\n\nПапка группирует документы.\n" },
   { path: "expressions.md", markdown: "# Выражения\n\n## Функции дат\n\nADDDAYS(date, n) прибавляет n дней.\n" },
 ];
@@ -34,7 +42,9 @@ describe("documentation retrieval (stage 05)", () => {
   });
 
   it("extra search expressions (proposed by a model) are ranked the same way", () => {
-    expect(retrieveDocs(index, "как быть", { extraQueries: ["функции дат"] }).fragments[0]!.docId).toBe("expressions#функции-дат");
+    expect(retrieveDocs(index, "как быть", { extraQueries: ["функции дат"] }).fragments[0]!.docId).toBe(
+      "expressions#функции-дат",
+    );
   });
 
   it("finds nothing for an unrelated question", () => {

@@ -1,8 +1,13 @@
 import type { WorkspaceSnapshot } from "../../../systems/workbench/types";
 import { snapshotSha256 } from "../../../systems/workbench/canonical";
 
-const d = (documentType: string, identity: string, displayName: string, folderIdentity: string | null, content: Record<string, unknown> = {}) =>
-  ({ documentType, identity, displayName, folderIdentity, content });
+const d = (
+  documentType: string,
+  identity: string,
+  displayName: string,
+  folderIdentity: string | null,
+  content: Record<string, unknown> = {},
+) => ({ documentType, identity, displayName, folderIdentity, content });
 
 /** A small workspace with the hard cases: same names, close names, nested folders, an unsupported type. */
 export const workspace: WorkspaceSnapshot = {
@@ -12,11 +17,19 @@ export const workspace: WorkspaceSnapshot = {
     d("Folder", "folder-sales-reports", "Отчёты продаж", "folder-sales"),
     d("Folder", "folder-archive", "Архив", null),
     d("Folder", "folder-warehouse", "Склад", null),
-    d("Composition", "composition-discount", "Расчёт скидки", "folder-sales", { description: "Скидка клиента по сумме заказа" }),
-    d("Composition", "composition-discount-v1", "Расчёт скидки", "folder-archive", { description: "Старая версия расчёта скидки" }),
+    d("Composition", "composition-discount", "Расчёт скидки", "folder-sales", {
+      description: "Скидка клиента по сумме заказа",
+    }),
+    d("Composition", "composition-discount-v1", "Расчёт скидки", "folder-archive", {
+      description: "Старая версия расчёта скидки",
+    }),
     d("Composition", "composition-discounts", "Расчёт скидок", "folder-sales"),
-    d("Composition", "composition-stock", "Учёт остатков", "folder-warehouse", { description: "Пересчёт остатков по складам" }),
-    d("Composition", "composition-approval", "Согласование заказа", "folder-sales", { description: "Маршрут согласования заказа" }),
+    d("Composition", "composition-stock", "Учёт остатков", "folder-warehouse", {
+      description: "Пересчёт остатков по складам",
+    }),
+    d("Composition", "composition-approval", "Согласование заказа", "folder-sales", {
+      description: "Маршрут согласования заказа",
+    }),
     d("Composition", "composition-alpha", "Объект Альфа", "folder-sales"),
     d("Composition", "composition-alpha-2", "Объект Альфа 2", "folder-sales"),
     d("Composition", "composition-nested", "Итоги квартала", "folder-sales-reports"),
@@ -25,7 +38,9 @@ export const workspace: WorkspaceSnapshot = {
     d("Entity", "entity-order", "Заказ клиента", "folder-sales", { fields: ["number", "total"] }),
     d("Form", "form-order", "Заказ клиента", "folder-sales", { entity: "entity-order" }),
     d("Entity", "entity-contract", "Договор", null),
-    d("Report", "report-quarter", "Продажи за квартал", "folder-sales-reports", { description: "Использует композицию Расчёт скидки" }),
+    d("Report", "report-quarter", "Продажи за квартал", "folder-sales-reports", {
+      description: "Использует композицию Расчёт скидки",
+    }),
     d("Process", "process-close", "Закрытие месяца", null),
   ],
 };

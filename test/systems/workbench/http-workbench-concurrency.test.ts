@@ -25,8 +25,17 @@ describe(`workbench: concurrent answers to one clarification (${onServer ? "Post
     const r = await send(server.url, conv, { text: "Покажи композицию «Расчёт скидки»", workspace });
     const q = one(r, "clarification_required")!;
     for (let i = 0; i < 20; i++) llm.script("answer", "Ответ.");
-    const answers = await Promise.all(Array.from({ length: Number(process.env.WB_N ?? 20) }, (_, i) =>
-      send(server.url, conv, { text: `вариант ${i}`, workspace, interactionId: q.interactionId, replyToClarificationId: q.id, selectedCandidateId: q.candidates[i % 2].candidateId })));
+    const answers = await Promise.all(
+      Array.from({ length: Number(process.env.WB_N ?? 20) }, (_, i) =>
+        send(server.url, conv, {
+          text: `вариант ${i}`,
+          workspace,
+          interactionId: q.interactionId,
+          replyToClarificationId: q.id,
+          selectedCandidateId: q.candidates[i % 2].candidateId,
+        }),
+      ),
+    );
     const applied = answers.filter((a) => a.status === 200);
     const conflicts = answers.filter((a) => a.status === 409);
     expect(applied).toHaveLength(1);
@@ -40,7 +49,9 @@ describe(`workbench: concurrent answers to one clarification (${onServer ? "Post
     expect(it1.clarifications).toHaveLength(1);
     expect(it1.clarifications[0].status).toBe("answered");
     // exactly one reply message was stored and linked
-    const rows = await t.db.sql<{ n: number }[]>`select count(*)::int as n from messages where conversation_id = ${conv} and role = 'user'`;
+    const rows = await t.db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from messages where conversation_id = ${conv} and role = 'user'`;
     expect(rows[0]!.n).toBe(2);
     await expectReplayMatches(t.db.sql, `interaction:${q.interactionId}`);
   }, 60_000);

@@ -15,12 +15,18 @@ export async function newConversation(base: string, headers: Record<string, stri
   return ((await r.json()) as { conversationId: string }).conversationId;
 }
 
-export function send(base: string, conversationId: string, body: Json, headers: Record<string, string> = {}): Promise<SseResponse> {
+export function send(
+  base: string,
+  conversationId: string,
+  body: Json,
+  headers: Record<string, string> = {},
+): Promise<SseResponse> {
   return postSse(`${base}/v1/workbench/conversations/${conversationId}/messages`, body, headers);
 }
 
 export const one = (r: SseResponse, name: string): Json | undefined => eventsNamed(r, name)[0] as Json | undefined;
-export const stage = (r: SseResponse, id: string): Json | undefined => (eventsNamed(r, "stage") as Json[]).find((s) => s.stageId === id);
+export const stage = (r: SseResponse, id: string): Json | undefined =>
+  (eventsNamed(r, "stage") as Json[]).find((s) => s.stageId === id);
 
 export async function interaction(base: string, id: string, headers: Record<string, string> = {}): Promise<Json> {
   const r = await fetch(`${base}/v1/workbench/interactions/${id}`, { headers });

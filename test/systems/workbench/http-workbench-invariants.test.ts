@@ -22,17 +22,25 @@ afterAll(async () => {
 });
 beforeEach(() => llm.reset());
 
-const doc = (documentType: string, identity: string, displayName: string, folderIdentity: string | null = null, content: Json = {}) =>
-  ({ documentType, identity, displayName, folderIdentity, content });
-const ws = { generation: "9", documents: [
-  ...workspace.documents,
-  doc("Composition", "cash-pooling", "Пулинг денежных средств", null, { description: "Перераспределение остатков" }),
-  doc("Report", "report-cash", "Cash pooling"),
-  doc("Report", "report-sales-book", "Книга продаж"),
-  doc("Composition", "composition-budget", "Бюджет"),
-  doc("Composition", "composition-sales-budget", "Бюджет продаж"),
-  doc("Entity", "entity-swift", "SWIFT", null, { fields: ["bic"] }),
-] };
+const doc = (
+  documentType: string,
+  identity: string,
+  displayName: string,
+  folderIdentity: string | null = null,
+  content: Json = {},
+) => ({ documentType, identity, displayName, folderIdentity, content });
+const ws = {
+  generation: "9",
+  documents: [
+    ...workspace.documents,
+    doc("Composition", "cash-pooling", "Пулинг денежных средств", null, { description: "Перераспределение остатков" }),
+    doc("Report", "report-cash", "Cash pooling"),
+    doc("Report", "report-sales-book", "Книга продаж"),
+    doc("Composition", "composition-budget", "Бюджет"),
+    doc("Composition", "composition-sales-budget", "Бюджет продаж"),
+    doc("Entity", "entity-swift", "SWIFT", null, { fields: ["bic"] }),
+  ],
+};
 
 const ask = async (text: string, extra: Json = {}) => {
   const conv = (extra.conversationId as string | undefined) ?? (await newConversation(server.url));
@@ -40,7 +48,8 @@ const ask = async (text: string, extra: Json = {}) => {
   return { conv, r };
 };
 const tasksOf = (r: Awaited<ReturnType<typeof ask>>["r"]) => stage(r, "03")!.data.tasks as Json[];
-const targetsOf = (r: Awaited<ReturnType<typeof ask>>["r"]) => (stage(r, "06")!.data.tasks as Json[]).map((x) => x.resolvedIdentity ?? x.status);
+const targetsOf = (r: Awaited<ReturnType<typeof ask>>["r"]) =>
+  (stage(r, "06")!.data.tasks as Json[]).map((x) => x.resolvedIdentity ?? x.status);
 
 describe("issue 14 (Workbench): claimed edits and mutations", () => {
   it.each([
@@ -68,7 +77,11 @@ describe("issue 14 (Workbench): claimed edits and mutations", () => {
     expect(fin.answer).toContain("[[composition-budget]]");
     expect(fin.validation.ok).toBe(true);
     // the notice is streamed too, before the model's tokens
-    expect(eventsNamed(r, "token").map((e) => (e as Json).delta).join("")).toBe(fin.answer);
+    expect(
+      eventsNamed(r, "token")
+        .map((e) => (e as Json).delta)
+        .join(""),
+    ).toBe(fin.answer);
     const sent = JSON.parse(llm.calls[0]!.messages.at(-1)!.content) as Json;
     expect(sent.notices[0]).toMatch(/изменения не вносятся/);
   });
@@ -93,7 +106,10 @@ describe("issue 14 (Workbench): resolution", () => {
   it("two types in one sentence: each target keeps its own type", async () => {
     llm.script("answer", "[[report-sales-book]] и [[composition-budget]].");
     const { r } = await ask("Покажи отчёт «Книга продаж» и композицию «Бюджет»");
-    expect(tasksOf(r).map((x) => [x.entityType, x.mentions])).toEqual([["Report", ["Книга продаж"]], ["Composition", ["Бюджет"]]]);
+    expect(tasksOf(r).map((x) => [x.entityType, x.mentions])).toEqual([
+      ["Report", ["Книга продаж"]],
+      ["Composition", ["Бюджет"]],
+    ]);
     expect(targetsOf(r)).toEqual(["report-sales-book", "composition-budget"]);
     expect(one(r, "final")!.answer).not.toMatch(/Не удалось найти/);
   });
@@ -129,7 +145,18 @@ describe("issue 14 (Workbench): resolution", () => {
 
   it("more names than the task cap: at most 8 tasks, the rest named before the answer", async () => {
     llm.script("answer", "Вот документы.");
-    const names = ["Учёт остатков", "Калина", "Малина", "Договор", "Объект Альфа", "Итоги квартала", "Согласование заказа", "Расчёт скидок", "Продажи за квартал", "Книга продаж"];
+    const names = [
+      "Учёт остатков",
+      "Калина",
+      "Малина",
+      "Договор",
+      "Объект Альфа",
+      "Итоги квартала",
+      "Согласование заказа",
+      "Расчёт скидок",
+      "Продажи за квартал",
+      "Книга продаж",
+    ];
     const { r } = await ask(`Покажи ${names.map((n) => `«${n}»`).join(", ")}`);
     expect(tasksOf(r)).toHaveLength(8);
     const fin = one(r, "final")!;
@@ -141,11 +168,25 @@ describe("issue 14 (Workbench): resolution", () => {
 describe("issue 14 (Workbench): duplicate identities in a trusted snapshot", () => {
   it("are refused with a structured 400 naming them, before any stage runs", async () => {
     const conv = await newConversation(server.url);
-    const bad = { generation: "1", documents: [doc("Composition", "dup-a", "А"), doc("Report", "DUP-A", "Б"), doc("Form", "ok-1", "В")] };
+    const bad = {
+      generation: "1",
+      documents: [doc("Composition", "dup-a", "А"), doc("Report", "DUP-A", "Б"), doc("Form", "ok-1", "В")],
+    };
     const r = await send(server.url, conv, { text: "Покажи dup-a", workspace: bad });
     expect(r.status).toBe(400);
-    expect(r.json).toMatchObject({ error: { code: "invalid_request", details: { duplicateIdentities: [{ identity: "dup-a", documents: [{ documentType: "Composition" }, { documentType: "Report" }] }] } } });
-    expect((r.json as Json).error.message).toMatch(/duplicate document identities: dup-a.*повторяются identity: dup-a/s);
+    expect(r.json).toMatchObject({
+      error: {
+        code: "invalid_request",
+        details: {
+          duplicateIdentities: [
+            { identity: "dup-a", documents: [{ documentType: "Composition" }, { documentType: "Report" }] },
+          ],
+        },
+      },
+    });
+    expect((r.json as Json).error.message).toMatch(
+      /duplicate document identities: dup-a.*повторяются identity: dup-a/s,
+    );
     expect(r.events).toEqual([]);
     expect(llm.count()).toBe(0);
   });
@@ -162,7 +203,13 @@ describe("issue 14 (Workbench): a model's choice that disappears", () => {
     // the reranker's document is deleted in the next snapshot; the user answers the other question
     llm.reset();
     const next = { generation: "10", documents: ws.documents.filter((d) => d.identity !== chosen.resolvedIdentity) };
-    const r2 = await send(server.url, conv, { text: "Договор", workspace: next, interactionId: q.interactionId, replyToClarificationId: q.id, debug: true });
+    const r2 = await send(server.url, conv, {
+      text: "Договор",
+      workspace: next,
+      interactionId: q.interactionId,
+      replyToClarificationId: q.id,
+      debug: true,
+    });
     const q2 = one(r2, "clarification_required")!;
     expect(q2).toMatchObject({ taskId: "task-1", reasons: expect.arrayContaining(["selection_disappeared"]) });
     expect(q2.question).toContain(chosen.resolvedIdentity);
@@ -179,14 +226,23 @@ describe("issue 14 (Workbench): the classifier fails on an obvious new request",
     llm.reset();
     llm.script("classifier", "not json at all");
     llm.script("answer", "[[report-sales-book]].");
-    const r2 = await send(server.url, conv, { text: "Покажи отчёт «Книга продаж»", workspace: ws, interactionId: q.interactionId, replyToClarificationId: q.id, debug: true });
+    const r2 = await send(server.url, conv, {
+      text: "Покажи отчёт «Книга продаж»",
+      workspace: ws,
+      interactionId: q.interactionId,
+      replyToClarificationId: q.id,
+      debug: true,
+    });
     expect(llm.count("classifier")).toBe(1);
-    expect(stage(r2, "07")!.data.reply).toMatchObject({ kind: "new_request", decidedBy: "classifier_fallback+new_request" });
+    expect(stage(r2, "07")!.data.reply).toMatchObject({
+      kind: "new_request",
+      decidedBy: "classifier_fallback+new_request",
+    });
     const started = one(r2, "run_started")!;
     expect(started.interactionId).not.toBe(q.interactionId);
     expect(one(r2, "final")).toMatchObject({ status: "completed" });
     expect(targetsOf(r2)).toEqual(["report-sales-book"]);
-    const old = await (await fetch(`${server.url}/v1/workbench/interactions/${q.interactionId}`)).json() as Json;
+    const old = (await (await fetch(`${server.url}/v1/workbench/interactions/${q.interactionId}`)).json()) as Json;
     expect(old.status).toBe("superseded");
   });
 });

@@ -33,13 +33,23 @@ afterAll(async () => {
 function startProcess(): Promise<ChildProcess> {
   const cfg = scriptedLlmConfig(llm);
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>), PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir,
-    OPENAI_BASE_URL: cfg.baseURL, OPENAI_API_KEY: "test-key", LLM_MODEL: "test-answer", RUN_DETACH_GRACE_MS: "0",
+    ...(process.env as Record<string, string>),
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    OPENAI_BASE_URL: cfg.baseURL,
+    OPENAI_API_KEY: "test-key",
+    LLM_MODEL: "test-answer",
+    RUN_DETACH_GRACE_MS: "0",
   };
   for (const r of ["planner", "reranker", "classifier", "answer"]) env[`LLM_MODEL_${r.toUpperCase()}`] = `test-${r}`;
   if (db?.url) env.DATABASE_URL = db.url;
   else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], { cwd: process.cwd(), env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], {
+    cwd: process.cwd(),
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));
@@ -47,8 +57,15 @@ function startProcess(): Promise<ChildProcess> {
     const until = Date.now() + 60_000;
     const poll = async () => {
       if (child.exitCode !== null) return reject(new Error(`server exited: ${log}`));
-      try { if ((await fetch(`${base}/healthz`)).ok) return resolve(child); } catch { /* not yet */ }
-      if (Date.now() > until) { child.kill("SIGKILL"); return reject(new Error(`server not healthy: ${log}`)); }
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) return resolve(child);
+      } catch {
+        /* not yet */
+      }
+      if (Date.now() > until) {
+        child.kill("SIGKILL");
+        return reject(new Error(`server not healthy: ${log}`));
+      }
       setTimeout(poll, 200);
     };
     void poll();
@@ -76,11 +93,25 @@ describe(`workbench: a restart between a clarification and its answer (${onServe
     child = await startProcess();
     try {
       const before = await interaction(base, q.interactionId);
-      expect(before).toMatchObject({ status: "awaiting_clarification", planVersion: 1, clarifications: [{ id: q.id, status: "open" }] });
+      expect(before).toMatchObject({
+        status: "awaiting_clarification",
+        planVersion: 1,
+        clarifications: [{ id: q.id, status: "open" }],
+      });
       llm.script("answer", "Выбрана архивная [[composition-discount-v1]].");
       const pick = q.candidates.find((c: { identity: string }) => c.identity === "composition-discount-v1");
-      const r2 = await send(base, conv, { text: "архивную", workspace, interactionId: q.interactionId, replyToClarificationId: q.id, selectedCandidateId: pick.candidateId });
-      expect(one(r2, "final")).toMatchObject({ status: "completed", entityCitations: ["composition-discount-v1"], validation: { ok: true } });
+      const r2 = await send(base, conv, {
+        text: "архивную",
+        workspace,
+        interactionId: q.interactionId,
+        replyToClarificationId: q.id,
+        selectedCandidateId: pick.candidateId,
+      });
+      expect(one(r2, "final")).toMatchObject({
+        status: "completed",
+        entityCitations: ["composition-discount-v1"],
+        validation: { ok: true },
+      });
       const after = await interaction(base, q.interactionId);
       expect(after).toMatchObject({ status: "completed", planVersion: 2, clarifications: [{ status: "answered" }] });
     } finally {

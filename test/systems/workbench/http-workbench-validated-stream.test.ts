@@ -75,14 +75,19 @@ async function expectReplaced(conv: string, r: SseResponse, rejected: string, co
 
 describe("workbench: the validated answer stream", () => {
   it("a passing answer streams unchanged, sentence by sentence, with no replacement", async () => {
-    const answer = "Композиция [[composition-alpha]] лежит в папке [[folder-sales]]. Она называется «Объект Альфа».\nДругих документов с этим именем нет.";
+    const answer =
+      "Композиция [[composition-alpha]] лежит в папке [[folder-sales]]. Она называется «Объект Альфа».\nДругих документов с этим именем нет.";
     llm.script("answer", answer);
     const { conv, r } = await ask("Покажи composition-alpha");
     expect(eventsNamed(r, "token").length).toBeGreaterThan(1);
     expect(tokens(r)).toBe(answer);
     expect(names(r)).not.toContain("answer_replaced");
     const fin = one(r, "final")!;
-    expect(fin).toMatchObject({ answer, validation: { ok: true, issues: [] }, entityCitations: ["composition-alpha", "folder-sales"] });
+    expect(fin).toMatchObject({
+      answer,
+      validation: { ok: true, issues: [] },
+      entityCitations: ["composition-alpha", "folder-sales"],
+    });
     expect((await storedAnswer(conv)).text).toBe(answer);
   });
 
@@ -100,7 +105,10 @@ describe("workbench: the validated answer stream", () => {
   });
 
   it("an identity that does not exist at all is rejected before it streams", async () => {
-    llm.script("answer", "Подробности — в [[composition-omega]], там всё описано. А [[composition-alpha]] — в папке продаж.");
+    llm.script(
+      "answer",
+      "Подробности — в [[composition-omega]], там всё описано. А [[composition-alpha]] — в папке продаж.",
+    );
     const { conv, r } = await ask("Покажи composition-alpha");
     const { streamed } = await expectReplaced(conv, r, "composition-omega", "unknown_identity");
     expect(streamed).toBe("");
@@ -109,7 +117,10 @@ describe("workbench: the validated answer stream", () => {
   it("a claimed edit mid-answer («Готово: я изменил формулу…») never streams", async () => {
     const first = "Композиция [[composition-alpha]] находится в папке «Продажи».\n";
     const bad = "Готово: я изменил формулу расчёта в этой композиции";
-    llm.script("answer", { content: `${first}${bad}, теперь скидка считается иначе. Проверьте результат.`, chunkDelayMs: 2 });
+    llm.script("answer", {
+      content: `${first}${bad}, теперь скидка считается иначе. Проверьте результат.`,
+      chunkDelayMs: 2,
+    });
     const { conv, r } = await ask("Покажи composition-alpha");
     const { streamed } = await expectReplaced(conv, r, "я изменил", "claimed_change");
     expect(streamed).toBe(first);
@@ -131,7 +142,10 @@ describe("workbench: the validated answer stream", () => {
   });
 
   it("a stream broken after a released sentence is an error: no replacement, no stored answer", async () => {
-    llm.script("answer", { content: "Композиция [[composition-alpha]] лежит в папке «Продажи».\nОна считает скидку по сумме заказа.", truncateAfter: 64 });
+    llm.script("answer", {
+      content: "Композиция [[composition-alpha]] лежит в папке «Продажи».\nОна считает скидку по сумме заказа.",
+      truncateAfter: 64,
+    });
     const { conv, r } = await ask("Покажи composition-alpha");
     expect(tokens(r)).toBe("Композиция [[composition-alpha]] лежит в папке «Продажи».\n");
     expect(names(r)).not.toContain("answer_replaced");
@@ -142,7 +156,9 @@ describe("workbench: the validated answer stream", () => {
   });
 
   it("the OpenAPI document describes answer_replaced", async () => {
-    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
     expect(Object.keys(doc.components.schemas.AnswerReplaced!.properties!)).toEqual(["text", "reason", "issues"]);
     expect(JSON.stringify(doc.components.schemas.WorkbenchSseEvent)).toContain("answer_replaced");
   });

@@ -7,7 +7,15 @@ import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
 import { startTestServer } from "../../utils/server";
 import { eventsNamed } from "../../utils/sse";
 import { workspace } from "./fixtures";
-import { expectReplayMatches, interaction, newConversation, one, send, stage, type Json } from "./http-workbench-helpers";
+import {
+  expectReplayMatches,
+  interaction,
+  newConversation,
+  one,
+  send,
+  stage,
+  type Json,
+} from "./http-workbench-helpers";
 
 const t = useTestDatabase();
 let llm: ScriptedLlm;
@@ -16,7 +24,11 @@ const debugDir = mkdtempSync(join(tmpdir(), "wb-debug-"));
 
 beforeAll(async () => {
   llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, env: { AI_DEBUG: "true", DEBUG_DIR: debugDir, RUN_DETACH_GRACE_MS: "0" } });
+  server = await startTestServer({
+    db: t.db,
+    llm,
+    env: { AI_DEBUG: "true", DEBUG_DIR: debugDir, RUN_DETACH_GRACE_MS: "0" },
+  });
 });
 afterAll(async () => {
   await server?.stop();
@@ -37,11 +49,32 @@ describe("workbench: single turns", () => {
     const started = one(r, "run_started")!;
     expect(started.interactionId).toMatch(/^interaction-/);
     expect(started.planVersion).toBe(1);
-    expect(eventsNamed(r, "stage").map((s) => (s as Json).stageId)).toEqual(["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"]);
+    expect(eventsNamed(r, "stage").map((s) => (s as Json).stageId)).toEqual([
+      "00",
+      "01",
+      "02",
+      "03",
+      "04",
+      "05",
+      "06",
+      "07",
+      "08",
+      "09",
+      "10",
+      "11",
+      "12",
+    ]);
     // Streamed validated, sentence by sentence (doc/streaming.md): a one-sentence answer is one token.
-    expect((eventsNamed(r, "token") as Json[]).map((e) => e.delta).join("")).toBe("Композиция [[composition-alpha]] лежит в папке [[folder-sales]].");
+    expect((eventsNamed(r, "token") as Json[]).map((e) => e.delta).join("")).toBe(
+      "Композиция [[composition-alpha]] лежит в папке [[folder-sales]].",
+    );
     const fin = one(r, "final")!;
-    expect(fin).toMatchObject({ status: "completed", entityCitations: ["composition-alpha", "folder-sales"], validation: { ok: true, issues: [] }, modelCalls: { preparatory: 0, final: 1 } });
+    expect(fin).toMatchObject({
+      status: "completed",
+      entityCitations: ["composition-alpha", "folder-sales"],
+      validation: { ok: true, issues: [] },
+      modelCalls: { preparatory: 0, final: 1 },
+    });
     expect(llm.count()).toBe(1);
     expect(r.events.at(-1)!.event).toBe("done");
     // The answer model got a ModelRequest, not the raw workspace.
@@ -62,9 +95,21 @@ describe("workbench: single turns", () => {
     const { r } = await ask("Покажи composition-alpha");
     const runId = one(r, "run_started")!.runId as string;
     const files = readdirSync(join(debugDir, runId)).sort();
-    expect(files).toEqual(["00-metadata.json", "01-original-request.json", "02-normalization.json", "03-plan.json", "04-routing.json", "05-documentation.json",
-      "06-domain-resolution.json", "07-interaction-clarification.json", "08-conversation-context.json", "09-adequacy-context-plan.json",
-      "10-prompt-manifest.json", "11-model-request.json", "12-response-validation.json"]);
+    expect(files).toEqual([
+      "00-metadata.json",
+      "01-original-request.json",
+      "02-normalization.json",
+      "03-plan.json",
+      "04-routing.json",
+      "05-documentation.json",
+      "06-domain-resolution.json",
+      "07-interaction-clarification.json",
+      "08-conversation-context.json",
+      "09-adequacy-context-plan.json",
+      "10-prompt-manifest.json",
+      "11-model-request.json",
+      "12-response-validation.json",
+    ]);
     const all = files.map((f) => readFileSync(join(debugDir, runId, f), "utf8")).join("\n");
     expect(all).not.toContain("test-key");
     expect(JSON.parse(readFileSync(join(debugDir, runId, "05-documentation.json"), "utf8")).status).toBe("skipped");
@@ -72,7 +117,11 @@ describe("workbench: single turns", () => {
 
   it("an unsupported type answers plainly with no model call", async () => {
     const { r } = await ask("Найди процесс «Закрытие месяца»");
-    expect(one(r, "final")).toMatchObject({ status: "completed", modelCalls: { preparatory: 0, final: 0 }, reasons: ["unsupported_type"] });
+    expect(one(r, "final")).toMatchObject({
+      status: "completed",
+      modelCalls: { preparatory: 0, final: 0 },
+      reasons: ["unsupported_type"],
+    });
     expect(llm.count()).toBe(0);
   });
 
@@ -89,7 +138,10 @@ describe("workbench: single turns", () => {
     llm.script("planner", { status: 500 }, { status: 500 });
     llm.script("answer", "Договор: [[entity-contract]].");
     const { r } = await ask("Найди сущность «Договор», затем покажи её");
-    expect(stage(r, "03")!.data).toMatchObject({ plannedBy: "deterministic", planner: { called: true, accepted: false } });
+    expect(stage(r, "03")!.data).toMatchObject({
+      plannedBy: "deterministic",
+      planner: { called: true, accepted: false },
+    });
     expect(one(r, "final")).toMatchObject({ validation: { ok: true }, modelCalls: { preparatory: 1, final: 1 } });
   });
 });
@@ -100,16 +152,33 @@ describe("workbench: the clarification loop", () => {
     const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
     const q = one(r, "clarification_required")!;
     expect(q).toMatchObject({ slot: "entity", question: "Какую композицию вы имеете в виду?" });
-    expect(q.candidates.map((c: Json) => c.identity).sort()).toEqual(["composition-discount", "composition-discount-v1"]);
+    expect(q.candidates.map((c: Json) => c.identity).sort()).toEqual([
+      "composition-discount",
+      "composition-discount-v1",
+    ]);
     expect(one(r, "final")).toBeUndefined();
     const pick = q.candidates.find((c: Json) => c.identity === "composition-discount-v1");
 
     llm.script("answer", "Архивная версия [[composition-discount-v1]].");
-    const r2 = await send(server.url, conv, { text: "архивную", workspace, interactionId: q.interactionId, replyToClarificationId: q.id, selectedCandidateId: pick.candidateId, debug: true });
+    const r2 = await send(server.url, conv, {
+      text: "архивную",
+      workspace,
+      interactionId: q.interactionId,
+      replyToClarificationId: q.id,
+      selectedCandidateId: pick.candidateId,
+      debug: true,
+    });
     expect(one(r2, "run_started")).toMatchObject({ interactionId: q.interactionId, planVersion: 2 });
     expect(stage(r2, "07")!.data.reply).toMatchObject({ kind: "answer", decidedBy: "click" });
-    expect(stage(r2, "06")!.data.tasks[0]).toMatchObject({ resolvedIdentity: "composition-discount-v1", resolvedBy: "clarification" });
-    expect(one(r2, "final")).toMatchObject({ status: "completed", entityCitations: ["composition-discount-v1"], modelCalls: { preparatory: 0, final: 1 } });
+    expect(stage(r2, "06")!.data.tasks[0]).toMatchObject({
+      resolvedIdentity: "composition-discount-v1",
+      resolvedBy: "clarification",
+    });
+    expect(one(r2, "final")).toMatchObject({
+      status: "completed",
+      entityCitations: ["composition-discount-v1"],
+      modelCalls: { preparatory: 0, final: 1 },
+    });
 
     const it1 = await interaction(server.url, q.interactionId);
     expect(it1).toMatchObject({ status: "completed", planVersion: 2 });
@@ -118,10 +187,18 @@ describe("workbench: the clarification loop", () => {
     expect(it1.clarifications[0].answerMessageId).toBeTruthy();
     const conversation = (await (await fetch(`${server.url}/v1/workbench/conversations/${conv}`)).json()) as Json;
     expect(conversation.messages.map((m: Json) => [m.role, m.text])).toEqual([
-      ["user", "Покажи композицию «Расчёт скидки»"], ["assistant", q.question], ["user", "архивную"], ["assistant", "Архивная версия [[composition-discount-v1]]."],
+      ["user", "Покажи композицию «Расчёт скидки»"],
+      ["assistant", q.question],
+      ["user", "архивную"],
+      ["assistant", "Архивная версия [[composition-discount-v1]]."],
     ]);
 
-    const again = await send(server.url, conv, { text: "первую", workspace, replyToClarificationId: q.id, selectedCandidateId: "c1" });
+    const again = await send(server.url, conv, {
+      text: "первую",
+      workspace,
+      replyToClarificationId: q.id,
+      selectedCandidateId: "c1",
+    });
     expect(again.status).toBe(409);
     expect((again.json as Json).error.code).toBe("conflict");
 
@@ -133,7 +210,12 @@ describe("workbench: the clarification loop", () => {
     llm.script("reranker", '{"choice": "clarify"}');
     const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
     const q = one(r, "clarification_required")!;
-    const forged = await send(server.url, conv, { text: "эту", workspace, replyToClarificationId: q.id, selectedCandidateId: "composition-alpha" });
+    const forged = await send(server.url, conv, {
+      text: "эту",
+      workspace,
+      replyToClarificationId: q.id,
+      selectedCandidateId: "composition-alpha",
+    });
     expect(forged.status).toBe(422);
     expect((forged.json as Json).error.code).toBe("unknown_candidate");
     expect((await interaction(server.url, q.interactionId)).clarifications[0].status).toBe("open");
@@ -145,7 +227,13 @@ describe("workbench: the clarification loop", () => {
     const q = one(r, "clarification_required")!;
     llm.reset();
     llm.script("answer", "Ок.");
-    const r2 = await send(server.url, conv, { text: "вторую", workspace, interactionId: q.interactionId, replyToClarificationId: q.id, debug: true });
+    const r2 = await send(server.url, conv, {
+      text: "вторую",
+      workspace,
+      interactionId: q.interactionId,
+      replyToClarificationId: q.id,
+      debug: true,
+    });
     expect(stage(r2, "06")!.data.tasks[0].resolvedIdentity).toBe(q.candidates[1].identity);
     expect(llm.count("classifier")).toBe(0);
   });
@@ -156,7 +244,13 @@ describe("workbench: the clarification loop", () => {
     const q = one(r, "clarification_required")!;
     llm.reset();
     llm.script("classifier", "not json at all");
-    const r2 = await send(server.url, conv, { text: "та самая, про которую говорили вчера", workspace, interactionId: q.interactionId, replyToClarificationId: q.id, debug: true });
+    const r2 = await send(server.url, conv, {
+      text: "та самая, про которую говорили вчера",
+      workspace,
+      interactionId: q.interactionId,
+      replyToClarificationId: q.id,
+      debug: true,
+    });
     expect(llm.count("classifier")).toBe(1);
     const q2 = one(r2, "clarification_required")!;
     expect(q2.id).not.toBe(q.id);
@@ -172,9 +266,21 @@ describe("workbench: the clarification loop", () => {
     const q = one(r, "clarification_required")!;
     expect(q.candidates).toEqual([]);
     llm.script("answer", "Ок [[composition-approval]].");
-    const r2 = await send(server.url, conv, { text: "Согласование заказа", workspace, replyToClarificationId: q.id, debug: true });
-    expect(stage(r2, "07")!.data.reply).toMatchObject({ kind: "answer", decidedBy: "free_text_for_open_slot", updates: [{ field: "mention", value: "Согласование заказа" }] });
-    expect(stage(r2, "06")!.data.tasks[0]).toMatchObject({ status: "resolved", resolvedIdentity: "composition-approval" });
+    const r2 = await send(server.url, conv, {
+      text: "Согласование заказа",
+      workspace,
+      replyToClarificationId: q.id,
+      debug: true,
+    });
+    expect(stage(r2, "07")!.data.reply).toMatchObject({
+      kind: "answer",
+      decidedBy: "free_text_for_open_slot",
+      updates: [{ field: "mention", value: "Согласование заказа" }],
+    });
+    expect(stage(r2, "06")!.data.tasks[0]).toMatchObject({
+      status: "resolved",
+      resolvedIdentity: "composition-approval",
+    });
     expect(llm.count("classifier")).toBe(0);
 
     llm.reset();
@@ -184,7 +290,12 @@ describe("workbench: the clarification loop", () => {
     llm.reset();
     llm.script("classifier", '{"kind": "correction"}');
     llm.script("answer", "Ок [[composition-stock]].");
-    const r4 = await send(server.url, conv, { text: "Нет, найди композицию «Учёт остатков»", workspace, replyToClarificationId: q3.id, debug: true });
+    const r4 = await send(server.url, conv, {
+      text: "Нет, найди композицию «Учёт остатков»",
+      workspace,
+      replyToClarificationId: q3.id,
+      debug: true,
+    });
     expect(stage(r4, "07")!.data.reply).toMatchObject({ kind: "correction", decidedBy: "classifier" });
     expect(one(r4, "run_started")!.interactionId).toBe(q3.interactionId);
     expect(stage(r4, "06")!.data.tasks[0]).toMatchObject({ resolvedIdentity: "composition-stock" });
@@ -198,7 +309,12 @@ describe("workbench: the clarification loop", () => {
     llm.script("reranker", '{"choice": "clarify"}');
     const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
     const q = one(r, "clarification_required")!;
-    const c = await send(server.url, conv, { text: "Отмена", workspace, interactionId: q.interactionId, replyToClarificationId: q.id });
+    const c = await send(server.url, conv, {
+      text: "Отмена",
+      workspace,
+      interactionId: q.interactionId,
+      replyToClarificationId: q.id,
+    });
     expect(one(c, "final")).toMatchObject({ status: "cancelled", modelCalls: { final: 0 } });
     expect((await interaction(server.url, q.interactionId)).status).toBe("cancelled");
 
@@ -208,7 +324,10 @@ describe("workbench: the clarification loop", () => {
     llm.script("answer", "Договор [[entity-contract]].");
     const r4 = await send(server.url, conv, { text: "Покажи сущность «Договор»", workspace });
     expect(one(r4, "run_started")!.interactionId).not.toBe(q3.interactionId);
-    expect((await interaction(server.url, q3.interactionId))).toMatchObject({ status: "superseded", clarifications: [{ status: "superseded" }] });
+    expect(await interaction(server.url, q3.interactionId)).toMatchObject({
+      status: "superseded",
+      clarifications: [{ status: "superseded" }],
+    });
     await expectReplayMatches(t.db.sql, `interaction:${q3.interactionId}`);
     await expectReplayMatches(t.db.sql, `clarification:${q3.id}`);
     // the closed question cannot be answered any more
@@ -220,9 +339,19 @@ describe("workbench: the clarification loop", () => {
     llm.script("reranker", '{"choice": "clarify"}');
     const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
     const q = one(r, "clarification_required")!;
-    const gone = { ...workspace, generation: "8", documents: workspace.documents.filter((d) => d.identity !== "composition-discount-v1") };
+    const gone = {
+      ...workspace,
+      generation: "8",
+      documents: workspace.documents.filter((d) => d.identity !== "composition-discount-v1"),
+    };
     const pick = q.candidates.find((c: Json) => c.identity === "composition-discount-v1");
-    const r2 = await send(server.url, conv, { text: "архивную", workspace: gone, replyToClarificationId: q.id, selectedCandidateId: pick.candidateId, debug: true });
+    const r2 = await send(server.url, conv, {
+      text: "архивную",
+      workspace: gone,
+      replyToClarificationId: q.id,
+      selectedCandidateId: pick.candidateId,
+      debug: true,
+    });
     expect(stage(r2, "07")!.data.workspaceChanged).toBe(true);
     const q2 = one(r2, "clarification_required")!;
     expect(q2.question).toMatch(/больше нет/);
@@ -235,10 +364,17 @@ describe("workbench: the clarification loop", () => {
     llm.script("answer", "Ок.");
     const { conv } = await ask("Покажи composition-alpha");
     llm.reset();
-    llm.script("planner", '{"tasks": [{"id": "task-1", "intent": "inspect_entity", "sourceMode": "conversation", "mentions": ["она"], "dependsOn": []}]}');
+    llm.script(
+      "planner",
+      '{"tasks": [{"id": "task-1", "intent": "inspect_entity", "sourceMode": "conversation", "mentions": ["она"], "dependsOn": []}]}',
+    );
     llm.script("answer", "В папке [[folder-sales]].");
     const r = await send(server.url, conv, { text: "А в какой папке она лежит?", workspace, debug: true });
-    expect(stage(r, "06")!.data.tasks[0]).toMatchObject({ status: "resolved", resolvedIdentity: "composition-alpha", resolvedBy: "conversation" });
+    expect(stage(r, "06")!.data.tasks[0]).toMatchObject({
+      status: "resolved",
+      resolvedIdentity: "composition-alpha",
+      resolvedBy: "conversation",
+    });
     expect(one(r, "final")).toMatchObject({ validation: { ok: true }, modelCalls: { preparatory: 1, final: 1 } });
   });
 

@@ -29,7 +29,10 @@ describe("normalize (stage 02)", () => {
   it("marks history references: pronouns, demonstratives with a type, 'previous'", () => {
     expect(normalize("А в какой папке она лежит?").historyRefs.map((r) => [r.text, r.gender])).toEqual([["она", "f"]]);
     expect(normalize("Покажи её").historyRefs[0]?.text).toBe("ее");
-    expect(normalize("Объясни эту композицию").historyRefs[0]).toMatchObject({ kind: "demonstrative", entityType: "Composition" });
+    expect(normalize("Объясни эту композицию").historyRefs[0]).toMatchObject({
+      kind: "demonstrative",
+      entityType: "Composition",
+    });
     expect(normalize("покажи предыдущую").historyRefs[0]?.kind).toBe("previous");
     expect(normalize("что это такое").historyRefs).toEqual([]);
   });

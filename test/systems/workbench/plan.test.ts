@@ -23,13 +23,29 @@ describe("splitClauses", () => {
 describe("deterministic plan (stage 03)", () => {
   it("exact identity → one inspect task, domain, confident", () => {
     const p = plan("Покажи composition-order-approval");
-    expect(p.plan.tasks).toEqual([{ id: "task-1", intent: "inspect_entity", sourceMode: "domain", mentions: ["composition-order-approval"], dependsOn: [] }]);
+    expect(p.plan.tasks).toEqual([
+      {
+        id: "task-1",
+        intent: "inspect_entity",
+        sourceMode: "domain",
+        mentions: ["composition-order-approval"],
+        dependsOn: [],
+      },
+    ]);
     expect(p.confidence).toBeGreaterThan(0.9);
   });
 
   it("type noun + quoted name; filler words dropped from an unquoted name", () => {
-    expect(plan("Найди композицию «Учёт остатков»").plan.tasks[0]).toMatchObject({ intent: "find_entity", entityType: "Composition", mentions: ["Учёт остатков"] });
-    expect(plan("покажи мне пожалуйста описание формы заказ клиента").plan.tasks[0]).toMatchObject({ intent: "inspect_entity", entityType: "Form", mentions: ["заказ клиента"] });
+    expect(plan("Найди композицию «Учёт остатков»").plan.tasks[0]).toMatchObject({
+      intent: "find_entity",
+      entityType: "Composition",
+      mentions: ["Учёт остатков"],
+    });
+    expect(plan("покажи мне пожалуйста описание формы заказ клиента").plan.tasks[0]).toMatchObject({
+      intent: "inspect_entity",
+      entityType: "Form",
+      mentions: ["заказ клиента"],
+    });
   });
 
   it("folder scope: find the folder first, the child task depends on it and is restricted by it", () => {
@@ -45,7 +61,13 @@ describe("deterministic plan (stage 03)", () => {
 
   it("compound request: a pronoun refers to the previous task and depends on it", () => {
     const p = plan("Найди сущность «Договор», затем покажи её");
-    expect(p.plan.tasks[1]).toMatchObject({ intent: "inspect_entity", refersTo: "task-1", dependsOn: ["task-1"], mentions: ["Договор"], entityType: "Entity" });
+    expect(p.plan.tasks[1]).toMatchObject({
+      intent: "inspect_entity",
+      refersTo: "task-1",
+      dependsOn: ["task-1"],
+      mentions: ["Договор"],
+      entityType: "Entity",
+    });
     expect(p.clauses).toBe(2);
     expect(p.historyReference).toBe(false);
   });
@@ -58,30 +80,51 @@ describe("deterministic plan (stage 03)", () => {
   });
 
   it("documentation questions vs a document considered with the docs (mixed)", () => {
-    expect(plan("Объясни, как ответить на уточняющий вопрос").plan.tasks[0]).toMatchObject({ intent: "explain_documentation", sourceMode: "documentation", mentions: [] });
-    expect(plan("Объясни композицию «Расчёт скидки»").plan.tasks[0]).toMatchObject({ intent: "inspect_entity", sourceMode: "mixed" });
-    expect(plan("Объясни, как вызвать композицию из отчёта").plan.tasks[0]).toMatchObject({ intent: "explain_documentation" });
+    expect(plan("Объясни, как ответить на уточняющий вопрос").plan.tasks[0]).toMatchObject({
+      intent: "explain_documentation",
+      sourceMode: "documentation",
+      mentions: [],
+    });
+    expect(plan("Объясни композицию «Расчёт скидки»").plan.tasks[0]).toMatchObject({
+      intent: "inspect_entity",
+      sourceMode: "mixed",
+    });
+    expect(plan("Объясни, как вызвать композицию из отчёта").plan.tasks[0]).toMatchObject({
+      intent: "explain_documentation",
+    });
   });
 
   it("several names in one clause become one task each", () => {
     const p = plan("Покажи «Расчёт скидки» и «Договор»").plan;
-    expect(p.tasks.map((t) => [t.intent, t.mentions])).toEqual([["inspect_entity", ["Расчёт скидки"]], ["inspect_entity", ["Договор"]]]);
+    expect(p.tasks.map((t) => [t.intent, t.mentions])).toEqual([
+      ["inspect_entity", ["Расчёт скидки"]],
+      ["inspect_entity", ["Договор"]],
+    ]);
   });
 
   it("mutations are unsupported (domain changes are outside this flow); a destination folder is no scope", () => {
-    expect(plan("Удали композицию «Расчёт скидки»").plan.tasks[0]).toMatchObject({ intent: "unsupported", sourceMode: "none" });
+    expect(plan("Удали композицию «Расчёт скидки»").plan.tasks[0]).toMatchObject({
+      intent: "unsupported",
+      sourceMode: "none",
+    });
     expect(plan("Перенеси composition-alpha в папку «Архив»").plan.tasks.map((t) => t.intent)).toEqual(["unsupported"]);
   });
 
   it("'содержимое папки X' with any command is the folder's list", () => {
     const p = plan("Покажи содержимое папки «Продажи»").plan;
-    expect(p.tasks.map((t) => [t.intent, t.entityType ?? null])).toEqual([["find_entity", "Folder"], ["list_entities", null]]);
+    expect(p.tasks.map((t) => [t.intent, t.entityType ?? null])).toEqual([
+      ["find_entity", "Folder"],
+      ["list_entities", null],
+    ]);
     expect(p.tasks[1]).toMatchObject({ folderScope: "task-1", mentions: [] });
   });
 
   it("plural type with a find verb and no name is a list", () => {
     expect(parseClause("найди все отчёты").intent).toBe("list_entities");
-    expect(parseClause("какие формы есть в папке «Продажи»")).toMatchObject({ intent: "list_entities", folderName: "Продажи" });
+    expect(parseClause("какие формы есть в папке «Продажи»")).toMatchObject({
+      intent: "list_entities",
+      folderName: "Продажи",
+    });
   });
 
   it("low confidence for a bare unknown text", () => {
@@ -92,15 +135,28 @@ describe("deterministic plan (stage 03)", () => {
 describe("issue 14: odd phrasings", () => {
   const shape = (text: string) => plan(text).plan.tasks.map((t) => [t.intent, t.entityType ?? null, t.mentions]);
   it("a mutation beside a supported command becomes an unsupported task; the supported part stays", () => {
-    expect(shape("Найди композицию «Бюджет» и удали её")).toEqual([["find_entity", "Composition", ["Бюджет"]], ["unsupported", "Composition", ["Бюджет"]]]);
+    expect(shape("Найди композицию «Бюджет» и удали её")).toEqual([
+      ["find_entity", "Composition", ["Бюджет"]],
+      ["unsupported", "Composition", ["Бюджет"]],
+    ]);
     expect(plan("Найди композицию «Бюджет» и удали её").historyReference).toBe(false);
     expect(shape("Найди и переименуй отчёт «Итоги»").map((t) => t[0])).toEqual(["find_entity", "unsupported"]);
-    expect(shape("Покажи форму «Заказ», затем измени формулу в ней").map((t) => t[0])).toEqual(["inspect_entity", "unsupported"]);
+    expect(shape("Покажи форму «Заказ», затем измени формулу в ней").map((t) => t[0])).toEqual([
+      "inspect_entity",
+      "unsupported",
+    ]);
     expect(shape("Удали композицию «Бюджет»")).toEqual([["unsupported", "Composition", ["Бюджет"]]]);
   });
   it("each target keeps the type noun nearest before it", () => {
-    expect(shape("Покажи отчёт «Книга продаж» и композицию «Бюджет»")).toEqual([["inspect_entity", "Report", ["Книга продаж"]], ["inspect_entity", "Composition", ["Бюджет"]]]);
-    expect(shape("Найди форму «А», сущность «Б» и отчёт report-x")).toEqual([["find_entity", "Form", ["А"]], ["find_entity", "Entity", ["Б"]], ["find_entity", "Report", ["report-x"]]]);
+    expect(shape("Покажи отчёт «Книга продаж» и композицию «Бюджет»")).toEqual([
+      ["inspect_entity", "Report", ["Книга продаж"]],
+      ["inspect_entity", "Composition", ["Бюджет"]],
+    ]);
+    expect(shape("Найди форму «А», сущность «Б» и отчёт report-x")).toEqual([
+      ["find_entity", "Form", ["А"]],
+      ["find_entity", "Entity", ["Б"]],
+      ["find_entity", "Report", ["report-x"]],
+    ]);
     expect(shape("Покажи отчёты «А» и «Б»").map((t) => t[1])).toEqual(["Report", "Report"]);
   });
   it("'ещё раз', 'снова', 'пожалуйста' never become a name: a demonstrative is a history reference", () => {
@@ -142,15 +198,74 @@ describe("plan validation", () => {
       { id: "task-2", intent: "find_entity", sourceMode: "domain", mentions: ["b"], dependsOn: ["task-1"] },
     ]);
     expect(validatePlan(cyc).map((i) => i.code)).toContain("cycle");
-    expect(validatePlan(base([{ id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["a"], dependsOn: ["task-9"] }])).map((i) => i.code)).toContain("unknown_dependency");
-    expect(validatePlan(base([{ id: "task-1", intent: "delete_entity" as never, sourceMode: "domain", mentions: ["a"], dependsOn: [] }])).map((i) => i.code)).toContain("unknown_intent");
-    expect(validatePlan(base([{ id: "task-1", intent: "find_entity", sourceMode: "domain", entityType: "Dashboard", mentions: ["a"], dependsOn: [] }])).map((i) => i.code)).toContain("unknown_type");
-    expect(validatePlan(base([{ id: "task-1", intent: "find_entity", sourceMode: "domain", entityType: "Process", mentions: ["a"], dependsOn: [] }]), new Set(["Process"]))).toEqual([]);
-    expect(validatePlan(base([{ id: "task-1", intent: "explain_documentation", sourceMode: "domain", mentions: [], dependsOn: [] }])).map((i) => i.code)).toContain("source_mode_mismatch");
-    expect(validatePlan(base([
-      { id: "task-1", intent: "find_entity", sourceMode: "domain", entityType: "Composition", mentions: ["a"], dependsOn: [] },
-      { id: "task-2", intent: "list_entities", sourceMode: "domain", mentions: [], dependsOn: ["task-1"], folderScope: "task-1" },
-    ])).map((i) => i.code)).toContain("folder_scope_not_folder");
+    expect(
+      validatePlan(
+        base([{ id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["a"], dependsOn: ["task-9"] }]),
+      ).map((i) => i.code),
+    ).toContain("unknown_dependency");
+    expect(
+      validatePlan(
+        base([
+          { id: "task-1", intent: "delete_entity" as never, sourceMode: "domain", mentions: ["a"], dependsOn: [] },
+        ]),
+      ).map((i) => i.code),
+    ).toContain("unknown_intent");
+    expect(
+      validatePlan(
+        base([
+          {
+            id: "task-1",
+            intent: "find_entity",
+            sourceMode: "domain",
+            entityType: "Dashboard",
+            mentions: ["a"],
+            dependsOn: [],
+          },
+        ]),
+      ).map((i) => i.code),
+    ).toContain("unknown_type");
+    expect(
+      validatePlan(
+        base([
+          {
+            id: "task-1",
+            intent: "find_entity",
+            sourceMode: "domain",
+            entityType: "Process",
+            mentions: ["a"],
+            dependsOn: [],
+          },
+        ]),
+        new Set(["Process"]),
+      ),
+    ).toEqual([]);
+    expect(
+      validatePlan(
+        base([{ id: "task-1", intent: "explain_documentation", sourceMode: "domain", mentions: [], dependsOn: [] }]),
+      ).map((i) => i.code),
+    ).toContain("source_mode_mismatch");
+    expect(
+      validatePlan(
+        base([
+          {
+            id: "task-1",
+            intent: "find_entity",
+            sourceMode: "domain",
+            entityType: "Composition",
+            mentions: ["a"],
+            dependsOn: [],
+          },
+          {
+            id: "task-2",
+            intent: "list_entities",
+            sourceMode: "domain",
+            mentions: [],
+            dependsOn: ["task-1"],
+            folderScope: "task-1",
+          },
+        ]),
+      ).map((i) => i.code),
+    ).toContain("folder_scope_not_folder");
   });
   it("finds transitive dependants", () => {
     const tasks = base([
@@ -171,7 +286,10 @@ describe("issue 14: a pronoun scope keeps an unquoted name", () => {
 describe("issue 14: an unquoted name beside a mutation", () => {
   it("«Найди композицию Бюджет и удали её»: find + unsupported, no history reference", () => {
     const p = plan("Найди композицию Бюджет и удали её");
-    expect(p.plan.tasks.map((t) => [t.intent, t.mentions])).toEqual([["find_entity", ["Бюджет"]], ["unsupported", ["Бюджет"]]]);
+    expect(p.plan.tasks.map((t) => [t.intent, t.mentions])).toEqual([
+      ["find_entity", ["Бюджет"]],
+      ["unsupported", ["Бюджет"]],
+    ]);
     expect(p.historyReference).toBe(false);
   });
 });

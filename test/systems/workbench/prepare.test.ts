@@ -6,32 +6,72 @@ import type { Plan } from "../../../systems/workbench/types";
 import { sha, workspace } from "./fixtures";
 
 const docs = buildDocsIndex([
-  { path: "clarifications.md", markdown: "# Уточняющие вопросы\n\n## Как ответить\n\nНажмите на вариант или ответьте текстом.\n" },
+  {
+    path: "clarifications.md",
+    markdown: "# Уточняющие вопросы\n\n## Как ответить\n\nНажмите на вариант или ответьте текстом.\n",
+  },
   { path: "compositions.md", markdown: "# Композиции\n\n## Версии композиции\n\nСтарые версии переносят в архив.\n" },
 ]);
 
 function port(replies: unknown[]): ModelPort & { calls: number } {
-  const f = (async () => { f.calls++; return replies.length ? replies.shift()! : null; }) as unknown as ModelPort & { calls: number };
+  const f = (async () => {
+    f.calls++;
+    return replies.length ? replies.shift()! : null;
+  }) as unknown as ModelPort & { calls: number };
   f.calls = 0;
   return f;
 }
 
-async function run(text: string, o: { planner?: unknown[]; reranker?: unknown[]; plan?: Plan; budget?: number; referents?: Parameters<typeof prepare>[0]["referents"] } = {}) {
+async function run(
+  text: string,
+  o: {
+    planner?: unknown[];
+    reranker?: unknown[];
+    plan?: Plan;
+    budget?: number;
+    referents?: Parameters<typeof prepare>[0]["referents"];
+  } = {},
+) {
   const planner = port(o.planner ?? []);
   const reranker = port(o.reranker ?? []);
   const stages: StageRecord[] = [];
   const r = await prepare({
-    text, planVersion: o.plan?.planVersion ?? 1, ...(o.plan ? { plan: o.plan } : {}), workspace, snapshotSha256: sha, docs,
-    referents: o.referents ?? [], history: [], preparatoryBudget: o.budget ?? 2, interaction: { status: "new" },
-    ports: { planner, reranker }, trace: new StageTrace((s) => stages.push(s)),
+    text,
+    planVersion: o.plan?.planVersion ?? 1,
+    ...(o.plan ? { plan: o.plan } : {}),
+    workspace,
+    snapshotSha256: sha,
+    docs,
+    referents: o.referents ?? [],
+    history: [],
+    preparatoryBudget: o.budget ?? 2,
+    interaction: { status: "new" },
+    ports: { planner, reranker },
+    trace: new StageTrace((s) => stages.push(s)),
   });
   return { r, planner: planner.calls, reranker: reranker.calls, stages };
 }
 
-const compound = (mention: string) => ({ tasks: [
-  { id: "task-1", intent: "find_entity", sourceMode: "domain", entityType: "Composition", mentions: [mention], dependsOn: [] },
-  { id: "task-2", intent: "inspect_entity", sourceMode: "domain", entityType: "Composition", mentions: [mention], dependsOn: ["task-1"] },
-] });
+const compound = (mention: string) => ({
+  tasks: [
+    {
+      id: "task-1",
+      intent: "find_entity",
+      sourceMode: "domain",
+      entityType: "Composition",
+      mentions: [mention],
+      dependsOn: [],
+    },
+    {
+      id: "task-2",
+      intent: "inspect_entity",
+      sourceMode: "domain",
+      entityType: "Composition",
+      mentions: [mention],
+      dependsOn: ["task-1"],
+    },
+  ],
+});
 
 // The seed's table of model calls, row by row.
 describe("model-call budget (seed 001 table)", () => {
@@ -57,7 +97,10 @@ describe("model-call budget (seed 001 table)", () => {
     expect(x.r.plan.tasks[0]!.selection).toMatchObject({ source: "reranker", identity: chosen.resolvedIdentity });
   });
   it("a complex plan and an ambiguous entity: up to 2", async () => {
-    const x = await run("Найди композицию «Расчёт скидки», затем покажи её", { planner: [compound("Расчёт скидки")], reranker: [{ choice: "c1" }] });
+    const x = await run("Найди композицию «Расчёт скидки», затем покажи её", {
+      planner: [compound("Расчёт скидки")],
+      reranker: [{ choice: "c1" }],
+    });
     expect([x.planner, x.reranker, x.r.outcome]).toEqual([1, 1, "answer"]);
   });
   it("a needed clarification: preparatory calls, no final call", async () => {
@@ -74,10 +117,20 @@ describe("model-call budget (seed 001 table)", () => {
 
 describe("planner output is validated and never trusted blindly", () => {
   it("invalid planner output falls back to the deterministic plan", async () => {
-    const x = await run("Найди сущность «Договор», затем покажи её", { planner: [{ tasks: [{ id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["entity-contract"], dependsOn: [] }] }] });
+    const x = await run("Найди сущность «Договор», затем покажи её", {
+      planner: [
+        {
+          tasks: [
+            { id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["entity-contract"], dependsOn: [] },
+          ],
+        },
+      ],
+    });
     expect(x.r.plan.plannedBy).toBe("deterministic");
     expect(x.r.resolution!.tasks.map((t) => t.resolvedIdentity)).toEqual(["entity-contract", "entity-contract"]);
-    const s03 = x.stages.find((s) => s.stageId === "03")!.data as { planner: { accepted: boolean; issues: Array<{ code: string }> } };
+    const s03 = x.stages.find((s) => s.stageId === "03")!.data as {
+      planner: { accepted: boolean; issues: Array<{ code: string }> };
+    };
     expect(s03.planner.accepted).toBe(false);
     expect(s03.planner.issues[0]!.code).toBe("declared_identity");
   });
@@ -91,7 +144,9 @@ describe("prepare outcomes", () => {
   it("folder scope passes the folder's documents to the model", async () => {
     const x = await run("Перечисли композиции в папке «Продажи»");
     const list = x.r.modelRequest!.context.find((b) => b.kind === "list");
-    expect(list && list.kind === "list" && list.items.map((i) => i.identity)).toEqual(expect.arrayContaining(["composition-alpha", "composition-nested"]));
+    expect(list && list.kind === "list" && list.items.map((i) => i.identity)).toEqual(
+      expect.arrayContaining(["composition-alpha", "composition-nested"]),
+    );
   });
   it("an unsupported type gives a plain answer, no model request", async () => {
     const x = await run("Найди процесс «Закрытие месяца»");
@@ -100,18 +155,59 @@ describe("prepare outcomes", () => {
   });
   it("stages 02–11 are recorded in order, with the contract's payload shapes", async () => {
     const x = await run("Покажи composition-alpha");
-    expect(x.stages.map((s) => s.stageId)).toEqual(["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11"]);
+    expect(x.stages.map((s) => s.stageId)).toEqual([
+      "00",
+      "01",
+      "02",
+      "03",
+      "04",
+      "05",
+      "06",
+      "07",
+      "08",
+      "09",
+      "10",
+      "11",
+    ]);
     const plan = x.stages[3]!.data as { planVersion: number; plannedBy: string; tasks: unknown[] };
     expect(plan).toMatchObject({ planVersion: 1, plannedBy: "deterministic" });
-    const res = x.stages[6]!.data as { tasks: Array<{ taskId: string; mention: string; status: string; candidates: Array<{ score: number; signals: string[] }> }> };
+    const res = x.stages[6]!.data as {
+      tasks: Array<{
+        taskId: string;
+        mention: string;
+        status: string;
+        candidates: Array<{ score: number; signals: string[] }>;
+      }>;
+    };
     expect(res.tasks[0]).toMatchObject({ taskId: "task-1", mention: "composition-alpha", status: "resolved" });
     expect(x.stages[9]!.data).toMatchObject({ passed: true, reasons: [] });
-    expect((x.stages[10]!.data as { prompts: Array<{ id: string; sha256: string }> }).prompts[0]).toMatchObject({ id: "workbench.answer" });
+    expect((x.stages[10]!.data as { prompts: Array<{ id: string; sha256: string }> }).prompts[0]).toMatchObject({
+      id: "workbench.answer",
+    });
     expect(x.stages[11]!.data).toMatchObject({ modelRequest: { workspace: { generation: "7", snapshotSha256: sha } } });
   });
   it("a patched plan (a user's selection) is resolved without planning again", async () => {
-    const plan: Plan = { planVersion: 2, plannedBy: "deterministic", tasks: [{ id: "task-1", intent: "inspect_entity", sourceMode: "domain", entityType: "Composition", mentions: ["Расчёт скидки"], dependsOn: [],
-      selection: { identity: "composition-discount-v1", candidateId: "c2", clarificationId: "q", planVersion: 2, source: "user" } }] };
+    const plan: Plan = {
+      planVersion: 2,
+      plannedBy: "deterministic",
+      tasks: [
+        {
+          id: "task-1",
+          intent: "inspect_entity",
+          sourceMode: "domain",
+          entityType: "Composition",
+          mentions: ["Расчёт скидки"],
+          dependsOn: [],
+          selection: {
+            identity: "composition-discount-v1",
+            candidateId: "c2",
+            clarificationId: "q",
+            planVersion: 2,
+            source: "user",
+          },
+        },
+      ],
+    };
     const x = await run("Покажи композицию «Расчёт скидки»", { plan });
     expect([x.planner, x.reranker, x.r.outcome]).toEqual([0, 0, "answer"]);
     expect(x.r.targets.map((t) => t.identity)).toEqual(["composition-discount-v1"]);
@@ -122,7 +218,11 @@ describe("issue 14: preparation keeps what it can do", () => {
   it("a bare name that is a workspace document's whole name is looked up (mixed), 0 preparatory calls", async () => {
     const x = await run("Учёт остатков");
     expect([x.planner, x.reranker, x.r.outcome]).toEqual([0, 0, "answer"]);
-    expect(x.r.plan.tasks[0]).toMatchObject({ intent: "inspect_entity", sourceMode: "mixed", mentions: ["Учёт остатков"] });
+    expect(x.r.plan.tasks[0]).toMatchObject({
+      intent: "inspect_entity",
+      sourceMode: "mixed",
+      mentions: ["Учёт остатков"],
+    });
     expect(x.r.modelRequest!.context.some((b) => b.kind === "entity" && b.identity === "composition-stock")).toBe(true);
     // a bare phrase that names no document stays a documentation question
     const y = await run("Как ответить на уточняющий вопрос");
@@ -150,7 +250,18 @@ describe("issue 14: preparation keeps what it can do", () => {
     expect(y.r.plainAnswer).not.toMatch(/«\?»/);
   });
   it("targets beyond the task cap are named in the notice", async () => {
-    const names = ["Учёт остатков", "Калина", "Малина", "Договор", "Объект Альфа", "Итоги квартала", "Согласование заказа", "Расчёт скидок", "Продажи за квартал", "Склад"];
+    const names = [
+      "Учёт остатков",
+      "Калина",
+      "Малина",
+      "Договор",
+      "Объект Альфа",
+      "Итоги квартала",
+      "Согласование заказа",
+      "Расчёт скидок",
+      "Продажи за квартал",
+      "Склад",
+    ];
     const x = await run(`Покажи ${names.map((n) => `«${n}»`).join(", ")}`);
     expect(x.r.plan.omittedMentions).toEqual(["Продажи за квартал", "Склад"]);
     expect(x.r.notice).toMatch(/не рассмотрены: «Продажи за квартал», «Склад»/);

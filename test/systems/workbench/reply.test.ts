@@ -1,19 +1,58 @@
 import { describe, expect, it } from "vitest";
-import { classifyReplyByCode, currentOrArchived, descriptiveChoice, obviousNewRequest, ordinalIndex, parseClassifierOutput } from "../../../systems/workbench/reply";
+import {
+  classifyReplyByCode,
+  currentOrArchived,
+  descriptiveChoice,
+  obviousNewRequest,
+  ordinalIndex,
+  parseClassifierOutput,
+} from "../../../systems/workbench/reply";
 import type { Candidate } from "../../../systems/workbench/types";
 
 const candidates: Candidate[] = [
-  { candidateId: "c1", identity: "composition-discount", displayName: "Расчёт скидки", documentType: "Composition", folderIdentity: "folder-sales", folderName: "Продажи" },
-  { candidateId: "c2", identity: "composition-discount-v1", displayName: "Расчёт скидки", documentType: "Composition", folderIdentity: "folder-archive", folderName: "Архив" },
+  {
+    candidateId: "c1",
+    identity: "composition-discount",
+    displayName: "Расчёт скидки",
+    documentType: "Composition",
+    folderIdentity: "folder-sales",
+    folderName: "Продажи",
+  },
+  {
+    candidateId: "c2",
+    identity: "composition-discount-v1",
+    displayName: "Расчёт скидки",
+    documentType: "Composition",
+    folderIdentity: "folder-archive",
+    folderName: "Архив",
+  },
 ];
 const mixed: Candidate[] = [
-  { candidateId: "c1", identity: "entity-order", displayName: "Заказ клиента", documentType: "Entity", folderName: "Продажи" },
-  { candidateId: "c2", identity: "form-order", displayName: "Заказ клиента", documentType: "Form", folderName: "Продажи" },
+  {
+    candidateId: "c1",
+    identity: "entity-order",
+    displayName: "Заказ клиента",
+    documentType: "Entity",
+    folderName: "Продажи",
+  },
+  {
+    candidateId: "c2",
+    identity: "form-order",
+    displayName: "Заказ клиента",
+    documentType: "Form",
+    folderName: "Продажи",
+  },
 ];
 
 describe("ordinal resolver", () => {
   it.each([
-    ["Первую", 0], ["вторую", 1], ["второй вариант", 1], ["давай 2", 1], ["последний", 1], ["последний вариант", 1], ["номер 1", 0],
+    ["Первую", 0],
+    ["вторую", 1],
+    ["второй вариант", 1],
+    ["давай 2", 1],
+    ["последний", 1],
+    ["последний вариант", 1],
+    ["номер 1", 0],
   ])("%s → #%i", (text, i) => {
     expect(ordinalIndex(text, 2)).toBe(i);
   });
@@ -60,11 +99,22 @@ describe("reply classification by code", () => {
     expect(classifyReplyByCode("отмени запрос", candidates).kind).toBe("cancel");
   });
   it("ordinal and descriptive replies are decided by code", () => {
-    expect(classifyReplyByCode("вторую", candidates)).toMatchObject({ kind: "answer", candidateId: "c2", by: "ordinal" });
-    expect(classifyReplyByCode("из архива", candidates)).toMatchObject({ kind: "answer", candidateId: "c2", by: "descriptive" });
+    expect(classifyReplyByCode("вторую", candidates)).toMatchObject({
+      kind: "answer",
+      candidateId: "c2",
+      by: "ordinal",
+    });
+    expect(classifyReplyByCode("из архива", candidates)).toMatchObject({
+      kind: "answer",
+      candidateId: "c2",
+      by: "descriptive",
+    });
   });
   it("a new command is free text for the classifier, even if a word matches a candidate's folder", () => {
-    expect(classifyReplyByCode("Найди отчёт «Продажи за квартал»", candidates)).toEqual({ kind: "free_text", hasCommand: true });
+    expect(classifyReplyByCode("Найди отчёт «Продажи за квартал»", candidates)).toEqual({
+      kind: "free_text",
+      hasCommand: true,
+    });
   });
   it("classifier output is validated", () => {
     expect(parseClassifierOutput('{"kind": "new_request"}')).toBe("new_request");
@@ -76,7 +126,13 @@ describe("reply classification by code", () => {
 describe("obviousNewRequest (no classifier verdict)", () => {
   const cands = [
     { candidateId: "c1", identity: "composition-discount", displayName: "Расчёт скидки", documentType: "Composition" },
-    { candidateId: "c2", identity: "composition-discount-v1", displayName: "Расчёт скидки", documentType: "Composition", folderName: "Архив" },
+    {
+      candidateId: "c2",
+      identity: "composition-discount-v1",
+      displayName: "Расчёт скидки",
+      documentType: "Composition",
+      folderName: "Архив",
+    },
   ];
   it("a command with its own quoted target, identity or typed list is a new request", () => {
     expect(obviousNewRequest("Покажи отчёт «Книга продаж»", cands)).toBe(true);

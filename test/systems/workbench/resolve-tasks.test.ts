@@ -27,7 +27,9 @@ describe("resolveTasks (stage 06)", () => {
   it("folder scope: the list holds the folder's documents of the type, nested folders included", () => {
     const r = resolveTasks(planOf("Перечисли композиции в папке «Продажи»"), idx);
     expect(r.tasks[0]).toMatchObject({ status: "resolved", resolvedIdentity: "folder-sales" });
-    expect(r.tasks[1]!.items).toEqual(expect.arrayContaining(["composition-discount", "composition-alpha", "composition-nested"]));
+    expect(r.tasks[1]!.items).toEqual(
+      expect.arrayContaining(["composition-discount", "composition-alpha", "composition-nested"]),
+    );
     expect(r.tasks[1]!.items).not.toContain("composition-discount-v1");
     expect(r.tasks[1]!.items).not.toContain("report-quarter");
   });
@@ -40,7 +42,10 @@ describe("resolveTasks (stage 06)", () => {
 
   it("a back-reference reuses its antecedent's target", () => {
     const r = resolveTasks(planOf("Найди сущность «Договор», затем покажи её"), idx);
-    expect(r.tasks.map((t) => [t.taskId, t.resolvedIdentity, t.resolvedBy])).toEqual([["task-1", "entity-contract", "exact"], ["task-2", "entity-contract", "dependency"]]);
+    expect(r.tasks.map((t) => [t.taskId, t.resolvedIdentity, t.resolvedBy])).toEqual([
+      ["task-1", "entity-contract", "exact"],
+      ["task-2", "entity-contract", "dependency"],
+    ]);
   });
 
   it("a conversation reference picks the latest referent matching the pronoun's gender", () => {
@@ -51,15 +56,32 @@ describe("resolveTasks (stage 06)", () => {
       { identity: "entity-contract", documentType: "Entity", displayName: "Договор", turn: 2 },
     ];
     const r = resolveTasks(plan, idx, referents);
-    expect(r.tasks[0]).toMatchObject({ status: "resolved", resolvedIdentity: "composition-alpha", resolvedBy: "conversation" });
+    expect(r.tasks[0]).toMatchObject({
+      status: "resolved",
+      resolvedIdentity: "composition-alpha",
+      resolvedBy: "conversation",
+    });
     expect(resolveTasks(plan, idx, []).tasks[0]!.status).toBe("not_found");
   });
 
   it("a user's selection is re-checked against the snapshot; a vanished one asks again", () => {
     const plan: Plan = { ...planOf("Покажи композицию «Расчёт скидки»"), planVersion: 2 };
-    plan.tasks[0]!.selection = { identity: "composition-discount-v1", candidateId: "c2", clarificationId: "q1", planVersion: 2, source: "user" };
-    expect(resolveTasks(plan, idx).tasks[0]).toMatchObject({ status: "resolved", resolvedIdentity: "composition-discount-v1", resolvedBy: "clarification" });
-    const gone = buildIndex({ ...workspace, documents: workspace.documents.filter((d) => d.identity !== "composition-discount-v1") }, "gone");
+    plan.tasks[0]!.selection = {
+      identity: "composition-discount-v1",
+      candidateId: "c2",
+      clarificationId: "q1",
+      planVersion: 2,
+      source: "user",
+    };
+    expect(resolveTasks(plan, idx).tasks[0]).toMatchObject({
+      status: "resolved",
+      resolvedIdentity: "composition-discount-v1",
+      resolvedBy: "clarification",
+    });
+    const gone = buildIndex(
+      { ...workspace, documents: workspace.documents.filter((d) => d.identity !== "composition-discount-v1") },
+      "gone",
+    );
     const r = resolveTasks(plan, gone).tasks[0]!;
     expect(r).toMatchObject({ status: "not_found", lostSelection: "composition-discount-v1" });
     expect(r.candidates.map((c) => c.identity)).toEqual(["composition-discount"]);

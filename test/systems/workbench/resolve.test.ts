@@ -5,7 +5,8 @@ import { snapshotSha256 } from "../../../systems/workbench/canonical";
 import { sha, workspace } from "./fixtures";
 
 const idx = buildIndex(workspace, sha);
-const r = (mention: string, entityType?: string) => resolveMention(idx, { mention, ...(entityType ? { entityType } : {}) });
+const r = (mention: string, entityType?: string) =>
+  resolveMention(idx, { mention, ...(entityType ? { entityType } : {}) });
 
 describe("domain resolver (stage 06): signals in falling reliability", () => {
   it("documentType + identity is the strongest signal", () => {
@@ -24,7 +25,11 @@ describe("domain resolver (stage 06): signals in falling reliability", () => {
 
   it("the same name in two types stays ambiguous without a type, resolves with one", () => {
     expect(r("Заказ клиента")).toMatchObject({ status: "ambiguous" });
-    expect(r("Заказ клиента").candidates.map((c) => c.documentType).sort()).toEqual(["Entity", "Form"]);
+    expect(
+      r("Заказ клиента")
+        .candidates.map((c) => c.documentType)
+        .sort(),
+    ).toEqual(["Entity", "Form"]);
     expect(r("Заказ клиента", "Form")).toMatchObject({ status: "resolved", resolvedIdentity: "form-order" });
   });
 
@@ -33,28 +38,74 @@ describe("domain resolver (stage 06): signals in falling reliability", () => {
   });
 
   it("an exact identity always wins over a name that reads the same (0 ambiguity)", () => {
-    const ws = { generation: "1", documents: [
-      { documentType: "Composition", identity: "cash-pooling", displayName: "Пулинг денежных средств", folderIdentity: null, content: {} },
-      { documentType: "Report", identity: "report-cp", displayName: "Cash pooling", folderIdentity: null, content: {} },
-    ] };
+    const ws = {
+      generation: "1",
+      documents: [
+        {
+          documentType: "Composition",
+          identity: "cash-pooling",
+          displayName: "Пулинг денежных средств",
+          folderIdentity: null,
+          content: {},
+        },
+        {
+          documentType: "Report",
+          identity: "report-cp",
+          displayName: "Cash pooling",
+          folderIdentity: null,
+          content: {},
+        },
+      ],
+    };
     const i2 = buildIndex(ws, snapshotSha256(ws));
-    expect(resolveMention(i2, { mention: "cash-pooling" })).toMatchObject({ status: "resolved", resolvedIdentity: "cash-pooling", resolvedBy: "exact" });
-    expect(resolveMention(i2, { mention: "CASH-POOLING", entityType: "Composition" })).toMatchObject({ status: "resolved", resolvedIdentity: "cash-pooling" });
+    expect(resolveMention(i2, { mention: "cash-pooling" })).toMatchObject({
+      status: "resolved",
+      resolvedIdentity: "cash-pooling",
+      resolvedBy: "exact",
+    });
+    expect(resolveMention(i2, { mention: "CASH-POOLING", entityType: "Composition" })).toMatchObject({
+      status: "resolved",
+      resolvedIdentity: "cash-pooling",
+    });
     // typed as a name (spaces), it is the Report's exact name, not the identity
     expect(resolveMention(i2, { mention: "Cash pooling" })).toMatchObject({ status: "ambiguous" });
-    expect(resolveMention(i2, { mention: "Cash pooling", entityType: "Report" })).toMatchObject({ status: "resolved", resolvedIdentity: "report-cp" });
+    expect(resolveMention(i2, { mention: "Cash pooling", entityType: "Report" })).toMatchObject({
+      status: "resolved",
+      resolvedIdentity: "report-cp",
+    });
   });
 
   it("transliteration works both ways: Cyrillic typed for a Latin name and Latin for a Cyrillic one", () => {
-    const ws = { generation: "1", documents: [
-      { documentType: "Entity", identity: "entity-swift", displayName: "SWIFT", folderIdentity: null, content: {} },
-      { documentType: "Report", identity: "report-cashflow", displayName: "Cash Flow", folderIdentity: null, content: {} },
-      { documentType: "Composition", identity: "composition-smeta", displayName: "Смета", folderIdentity: null, content: {} },
-    ] };
+    const ws = {
+      generation: "1",
+      documents: [
+        { documentType: "Entity", identity: "entity-swift", displayName: "SWIFT", folderIdentity: null, content: {} },
+        {
+          documentType: "Report",
+          identity: "report-cashflow",
+          displayName: "Cash Flow",
+          folderIdentity: null,
+          content: {},
+        },
+        {
+          documentType: "Composition",
+          identity: "composition-smeta",
+          displayName: "Смета",
+          folderIdentity: null,
+          content: {},
+        },
+      ],
+    };
     const i2 = buildIndex(ws, snapshotSha256(ws));
-    expect(resolveMention(i2, { mention: "Свифт" })).toMatchObject({ status: "resolved", resolvedIdentity: "entity-swift" });
+    expect(resolveMention(i2, { mention: "Свифт" })).toMatchObject({
+      status: "resolved",
+      resolvedIdentity: "entity-swift",
+    });
     expect(resolveMention(i2, { mention: "Свифт" }).candidates[0]!.signals).toContain("transliteration");
-    expect(resolveMention(i2, { mention: "Smeta" })).toMatchObject({ status: "resolved", resolvedIdentity: "composition-smeta" });
+    expect(resolveMention(i2, { mention: "Smeta" })).toMatchObject({
+      status: "resolved",
+      resolvedIdentity: "composition-smeta",
+    });
   });
 
   it("unsupported types and unknown names", () => {
@@ -100,7 +151,9 @@ describe("beyond v0.6.0: weaker, named signals", () => {
   it("declension shared by two names stays ambiguous", () => {
     const x = r("Расчёта скидки");
     expect(x.status).toBe("ambiguous");
-    expect(x.candidates.map((c) => c.identity)).toEqual(expect.arrayContaining(["composition-discount", "composition-discount-v1"]));
+    expect(x.candidates.map((c) => c.identity)).toEqual(
+      expect.arrayContaining(["composition-discount", "composition-discount-v1"]),
+    );
   });
   it("a typo equally close to two names stays ambiguous", () => {
     // "Халина" is one letter from both "Калина" and "Малина"

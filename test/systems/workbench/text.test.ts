@@ -16,8 +16,11 @@ describe("fold", () => {
 
 describe("extractQuoted", () => {
   it("reads «», „“, “” and straight quotes", () => {
-    expect(extractQuoted("Найди «Расчёт скидки» и „Объект Альфа“, “Склад” и \"Договор\"").map((q) => q.text)).toEqual([
-      "Расчёт скидки", "Объект Альфа", "Склад", "Договор",
+    expect(extractQuoted('Найди «Расчёт скидки» и „Объект Альфа“, “Склад” и "Договор"').map((q) => q.text)).toEqual([
+      "Расчёт скидки",
+      "Объект Альфа",
+      "Склад",
+      "Договор",
     ]);
   });
   it("keeps nested quotes of another style inside the outer name", () => {
@@ -30,7 +33,8 @@ describe("extractQuoted", () => {
 
 describe("identity-like tokens", () => {
   it("matches slugs with separators and UUIDs, not single words", () => {
-    const text = "покажи composition-order-approval и entity_contract, не Alfa; id 0f8fad5b-d9cb-469f-a165-70867728950e";
+    const text =
+      "покажи composition-order-approval и entity_contract, не Alfa; id 0f8fad5b-d9cb-469f-a165-70867728950e";
     expect([...text.matchAll(IDENTITY_RE)].map((m) => m[0])).toContain("composition-order-approval");
     expect([...text.matchAll(IDENTITY_RE)].map((m) => m[0])).toContain("entity_contract");
     expect([...text.matchAll(IDENTITY_RE)].map((m) => m[0])).not.toContain("Alfa");

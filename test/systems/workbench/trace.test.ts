@@ -9,14 +9,42 @@ describe("stage trace", () => {
     t.record("03", "ok", { tasks: [] });
     t.record("03", "ok", { again: true });
     t.finish("clarification_required");
-    expect(seen.map((s) => s.stageId)).toEqual(["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"]);
+    expect(seen.map((s) => s.stageId)).toEqual([
+      "00",
+      "01",
+      "02",
+      "03",
+      "04",
+      "05",
+      "06",
+      "07",
+      "08",
+      "09",
+      "10",
+      "11",
+      "12",
+    ]);
     expect(seen[1]).toMatchObject({ name: "original-request", status: "skipped" });
     expect(seen[3]!.data).toEqual({ tasks: [] });
-    expect(seen.at(-1)).toMatchObject({ name: "response-validation", status: "skipped", data: { reason: "clarification_required" } });
+    expect(seen.at(-1)).toMatchObject({
+      name: "response-validation",
+      status: "skipped",
+      data: { reason: "clarification_required" },
+    });
   });
   it("never carries a credential", () => {
-    expect(scrub({ apiKey: "sk-abcdefghijkl", nested: { Authorization: "Bearer x" }, note: "key sk-abcdefghijklmnop here", tokens: 5 })).toEqual({
-      apiKey: "[redacted]", nested: { Authorization: "[redacted]" }, note: "key [redacted] here", tokens: 5,
+    expect(
+      scrub({
+        apiKey: "sk-abcdefghijkl",
+        nested: { Authorization: "Bearer x" },
+        note: "key sk-abcdefghijklmnop here",
+        tokens: 5,
+      }),
+    ).toEqual({
+      apiKey: "[redacted]",
+      nested: { Authorization: "[redacted]" },
+      note: "key [redacted] here",
+      tokens: 5,
     });
   });
 });

@@ -7,10 +7,16 @@ const v = (answer: string) => validateResponse(answer, { exists, passed });
 
 describe("response validation (stage 12)", () => {
   it("accepts citations that exist and were passed to the model", () => {
-    expect(v("Композиция [[composition-alpha]] лежит в [[folder-sales]].")).toEqual({ ok: true, issues: [], citations: ["composition-alpha", "folder-sales"] });
+    expect(v("Композиция [[composition-alpha]] лежит в [[folder-sales]].")).toEqual({
+      ok: true,
+      issues: [],
+      citations: ["composition-alpha", "folder-sales"],
+    });
   });
   it("flags an unknown identity and one that exists but was not passed", () => {
-    expect(v("Похоже на [[composition-omega]].").issues).toEqual([{ code: "unknown_identity", detail: "composition-omega" }]);
+    expect(v("Похоже на [[composition-omega]].").issues).toEqual([
+      { code: "unknown_identity", detail: "composition-omega" },
+    ]);
     expect(v("См. [[composition-beta]].").issues).toEqual([{ code: "not_in_context", detail: "composition-beta" }]);
   });
   it("checks the format: empty answer, broken citation, raw JSON", () => {
@@ -49,7 +55,11 @@ describe("response validation (stage 12)", () => {
       "Документ перемещён в папку «Архив», как вы просили.",
       "Уже сохранила правки.",
     ];
-    for (const c of claims) expect(v(c).issues.map((i) => i.code), c).toContain("claimed_change");
+    for (const c of claims)
+      expect(
+        v(c).issues.map((i) => i.code),
+        c,
+      ).toContain("claimed_change");
   });
   it("does not take descriptions, advice or history for a claim", () => {
     const plain = [
@@ -69,7 +79,9 @@ describe("response validation (stage 12)", () => {
   });
   it("checks bare identities too: one not given to the model, or an invented one of the same shape", () => {
     expect(v("См. composition-beta.").issues).toEqual([{ code: "not_in_context", detail: "composition-beta" }]);
-    expect(v("Похоже на composition-omega").issues).toEqual([{ code: "unknown_identity", detail: "composition-omega" }]);
+    expect(v("Похоже на composition-omega").issues).toEqual([
+      { code: "unknown_identity", detail: "composition-omega" },
+    ]);
     expect(v("Композиция composition-alpha лежит в folder-sales.").ok).toBe(true);
     expect(v("Уведомления уходят по e-mail и в cash-flow отчёт.").ok).toBe(true);
   });

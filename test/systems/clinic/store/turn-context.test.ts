@@ -12,7 +12,11 @@ describe("loadClinicTurnContext", () => {
   it("finds only the tenant's own clinic thread", async () => {
     const thread = await createConversation(t.db.sql, "tenant-a", "clinic");
     const other = await createConversation(t.db.sql, "tenant-a", "workbench");
-    expect(await loadClinicTurnContext(t.db.sql, "tenant-a", thread.id, 12)).toMatchObject({ threadId: thread.id, snapshot: null, history: [] });
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-a", thread.id, 12)).toMatchObject({
+      threadId: thread.id,
+      snapshot: null,
+      history: [],
+    });
     expect(await loadClinicTurnContext(t.db.sql, "tenant-b", thread.id, 12)).toBeNull();
     expect(await loadClinicTurnContext(t.db.sql, "tenant-a", other.id, 12)).toBeNull();
     expect(await loadClinicTurnContext(t.db.sql, "tenant-a", "no-such-thread", 12)).toBeNull();
@@ -20,10 +24,31 @@ describe("loadClinicTurnContext", () => {
 
   it("brings the snapshot row and the last messages, oldest first", async () => {
     const thread = await createConversation(t.db.sql, "tenant-a", "clinic");
-    await saveSnapshot(t.db.sql, { key: thread.id, conversationId: thread.id, machineId: "clinic-dialogue", machineVersion: 3, snapshot: { value: "idle" }, expectedRowVersion: null });
-    await appendMessages(t.db.sql, thread.id, Array.from({ length: 5 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), text: `m${i + 1}` })));
+    await saveSnapshot(t.db.sql, {
+      key: thread.id,
+      conversationId: thread.id,
+      machineId: "clinic-dialogue",
+      machineVersion: 3,
+      snapshot: { value: "idle" },
+      expectedRowVersion: null,
+    });
+    await appendMessages(
+      t.db.sql,
+      thread.id,
+      Array.from({ length: 5 }, (_, i) => ({
+        role: i % 2 ? ("assistant" as const) : ("user" as const),
+        text: `m${i + 1}`,
+      })),
+    );
     const ctx = await loadClinicTurnContext(t.db.sql, "tenant-a", thread.id, 3);
-    expect(ctx?.snapshot).toEqual({ key: thread.id, conversationId: thread.id, machineId: "clinic-dialogue", machineVersion: 3, rowVersion: 1, snapshot: { value: "idle" } });
+    expect(ctx?.snapshot).toEqual({
+      key: thread.id,
+      conversationId: thread.id,
+      machineId: "clinic-dialogue",
+      machineVersion: 3,
+      rowVersion: 1,
+      snapshot: { value: "idle" },
+    });
     expect(ctx?.history).toEqual([
       { role: "user", text: "m3" },
       { role: "assistant", text: "m4" },
