@@ -70,6 +70,10 @@ const httpOperations: Operation[] = [
       "Заголовок `Last-Event-ID` (или `?lastEventId=`): все события после этого id, затем живые — до `done`.",
     responses: {
       200: { description: "События запуска (любой системы)", sse: AnyRunEvent },
+      204: {
+        description:
+          "Запуск закончен и после Last-Event-ID ничего нет, или (Accept: text/event-stream) такого запуска нет: EventSource останавливается",
+      },
       404: err("Нет такого запуска"),
     },
   },

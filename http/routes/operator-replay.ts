@@ -51,9 +51,19 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps, sys
         log.length === 0
           ? ({ ok: false, reason: "no event log for this snapshot" } as const)
           : replayLog(log, (l) => byLabel.get(l) ?? null);
-      const matches = result.ok
-        ? sameSnapshot(s, result.snapshot, labels, await replaySpec(systems, sql, tenantId, s.machineId))
-        : null;
+      // The spec the newest log row names (a settings-generated machine needs its settings).
+      const newest = labels
+        .filter((l): l is string => l !== null)
+        .map(parseMachineLabel)
+        .at(-1);
+      const current = await replaySpec(
+        systems,
+        sql,
+        tenantId,
+        newest?.id ?? s.machineId,
+        newest?.settings ?? undefined,
+      );
+      const matches = result.ok ? sameSnapshot(s, result.snapshot, labels, current) : null;
       machines.push({
         key: s.key,
         machineId: s.machineId,

@@ -199,6 +199,9 @@ export const clinicOperations: Operation[] = [
     summary: "Реплика пациента → поток SSE",
     body: ClinicMessageBody,
     responses: {
+      409: err(
+        "Диалог занят другим ходом (details.reason conversation_busy) или Idempotency-Key отдан другому телу (idempotency_key_reused)",
+      ),
       200: { description: "run_started, [stage], router_decision, token…, final, done", sse: ClinicSseEvent },
       404: noThread,
     },

@@ -94,6 +94,9 @@ export const OutcomeStats = z.object({
   byOutcome: z.array(z.object({ kind: z.string(), outcome: z.string().nullable(), runs: count })),
   byReasonCode: z.array(z.object({ kind: z.string(), reasonCode: z.string(), runs: count })),
   byOutcomeClass: z.array(z.object({ kind: z.string(), outcomeClass: z.string(), runs: count })),
+  byEscalationReason: z
+    .array(z.object({ kind: z.string(), reason: z.string(), runs: count }))
+    .describe("escalated turns by reason"),
 });
 
 /** A JSON-RPC message of the MCP Streamable HTTP transport (the demo server's business). */
@@ -140,6 +143,9 @@ export const evidenceOperations: Operation[] = [
     summary: "Вопрос → поток SSE (стадии при debug)",
     body: EvidenceMessageBody,
     responses: {
+      409: err(
+        "Диалог занят другим ходом (details.reason conversation_busy) или Idempotency-Key отдан другому телу (idempotency_key_reused)",
+      ),
       200: { description: "run_started, [stage…], token…, [answer_replaced], final, done", sse: EvidenceSseEvent },
       404: noConversation,
     },

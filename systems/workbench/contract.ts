@@ -187,7 +187,9 @@ export const workbenchOperations: Operation[] = [
         sse: WorkbenchSseEvent,
       },
       404: noConversation,
-      409: err("Уточнение уже отвечено или план устарел"),
+      409: err(
+        "Уточнение уже отвечено, план устарел, диалог занят другим ходом (conversation_busy) или Idempotency-Key отдан другому телу (idempotency_key_reused)",
+      ),
       422: err("unknown_candidate: id вне списка кандидатов"),
     },
   },

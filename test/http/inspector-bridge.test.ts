@@ -70,8 +70,13 @@ describe("Stately inspector bridge", () => {
 
     const events = await seenA;
     const actor = events.find((e) => e.type === "@xstate.actor" && e.sessionId === threadId)!;
-    // Between turns the dialogue says where the patient is: the booking branch at its step.
-    expect(actor.snapshot!.value).toEqual({ patient: { new_booking: "intro" }, turn: "idle" });
+    // The actor starts where its log starts (xstate.init); between turns it then says where the
+    // patient is: the booking branch at its step.
+    expect(actor.snapshot!.value).toEqual({ patient: "unrouted", turn: "idle" });
+    const positions = events
+      .filter((e) => e.type === "@xstate.snapshot" && e.sessionId === threadId)
+      .map((e) => e.snapshot!.value);
+    expect(positions).toContainEqual({ patient: { new_booking: "intro" }, turn: "idle" });
     expect(JSON.parse(actor.definition!)).toMatchObject({
       id: "clinicDialogue",
       type: "parallel",
