@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
 import { addLogContext } from "./observability/logger";
-import { acceptsQueryToken, type Role } from "./roles";
+import { acceptsQueryToken, type AuthEnv, type Role } from "./roles";
 
-export type AuthEnv = { Variables: { tenantId: string; role: Role } };
+export type { AuthEnv } from "./roles";
 
 /** What a configured token grants. */
 export interface TokenGrant {

@@ -4,8 +4,6 @@ import { z } from "zod";
 import type { TokenGrant } from "./auth";
 import { ROLES, type Role as AccessRole } from "./roles";
 import type { ModelLimits, Role } from "../llm/types";
-import { modelRoles } from "../driver/system";
-import { dialogueSystems } from "../systems";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -106,8 +104,11 @@ export function parseTokens(spec: string | undefined): Map<string, TokenGrant> |
 
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
-  /** The model roles the listed systems call (their `modelRoles`). */
-  rolesInUse: readonly string[] = modelRoles(dialogueSystems),
+  /**
+   * The model roles the listed systems call (`modelRoles(dialogueSystems)`, passed by http/main.ts:
+   * config does not import the systems, which import the gateway).
+   */
+  rolesInUse: readonly string[] = [],
 ): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -128,8 +129,9 @@ export function loadConfig(
   );
   // A self-hosted or third-party endpoint has no "default model": sending OpenAI's name there
   // fails on every call. So a base URL needs LLM_MODEL, unless every role the systems call names its own.
+  // Without the list, a base URL simply needs LLM_MODEL.
   const unnamed = rolesInUse.map((r) => r.toUpperCase()).filter((r) => !env[`LLM_MODEL_${r}`]);
-  if (e.OPENAI_BASE_URL && !e.LLM_MODEL && unnamed.length) {
+  if (e.OPENAI_BASE_URL && !e.LLM_MODEL && (unnamed.length || rolesInUse.length === 0)) {
     throw new Error(
       `Invalid configuration: OPENAI_BASE_URL is set (${e.OPENAI_BASE_URL}) but LLM_MODEL is not, and no model is named for ${unnamed.map((r) => `LLM_MODEL_${r}`).join(", ")}. ` +
         "Set LLM_MODEL to the model your endpoint serves (e.g. deepseek-chat, llama3.1:8b), or LLM_MODEL_<ROLE> for every role.",

@@ -1,13 +1,15 @@
 import { loadConfig, loadDotEnv, type Config } from "./config";
 import { createLogger, logger, useLogger } from "./observability/logger";
 import { startServer } from "./start";
+import { modelRoles } from "../driver/system";
+import { dialogueSystems } from "../systems";
 
 loadDotEnv();
 // JSON lines on stdout at LOG_LEVEL (default info).
 useLogger(createLogger());
 let config: Config;
 try {
-  config = loadConfig();
+  config = loadConfig(process.env, modelRoles(dialogueSystems));
 } catch (e) {
   // A clear start-up error, on stderr as text and in the JSON log, then a non-zero exit.
   console.error(`could not start: ${(e as Error).message}`);

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
-import type { AuthEnv } from "./auth";
 
 /**
  * What a token may do (issue 17 item 2). Ordered: each role has the rights of the ones before it.
@@ -11,6 +10,9 @@ import type { AuthEnv } from "./auth";
  */
 export const ROLES = ["chat", "operator", "admin"] as const;
 export type Role = (typeof ROLES)[number];
+
+/** What the auth middleware puts on a request (http/auth.ts re-exports it). */
+export type AuthEnv = { Variables: { tenantId: string; role: Role } };
 
 export const roleRank = (r: Role) => ROLES.indexOf(r);
 export const hasRole = (have: Role, need: Role) => roleRank(have) >= roleRank(need);

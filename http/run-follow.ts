@@ -12,7 +12,7 @@ import {
   type RunRow,
 } from "../storage/runs";
 import type { Deps } from "./deps";
-import { SseWriter } from "./sse";
+import { SseWriter } from "./sse-writer";
 import { sseResponse, type SseStream } from "./sse-response";
 
 /** A run silent this long is taken for dead: its process no longer flushes or beats. */

@@ -11,64 +11,8 @@ import { toAppError } from "./errors";
 import { sseResponse, type SseStream } from "./sse-response";
 import { beginRun } from "./turn-begin";
 
-const HEARTBEAT_MS = 15_000;
-
-/**
- * Writes run events in order without making the producer wait: a slow client delays
- * only its own socket. Each event is `event:`, one line of JSON in `data:`, and `id:`.
- * Events that arrive while a write is in flight leave together in the next one: a burst
- * of tokens costs one trip through the response stream, not one per token.
- */
-export class SseWriter {
-  private chain: Promise<void> = Promise.resolve();
-  private pending = "";
-  private scheduled = false;
-  private closed = false;
-  private heartbeat: NodeJS.Timeout;
-
-  constructor(private readonly stream: SseStream) {
-    this.heartbeat = setInterval(() => this.comment("keep-alive"), HEARTBEAT_MS);
-    this.heartbeat.unref();
-    stream.onAbort(() => this.close());
-  }
-
-  send(e: RunEventRow): void {
-    // JSON.stringify escapes line breaks, so the data is always one `data:` line.
-    this.enqueue(`event: ${e.event}\ndata: ${JSON.stringify(e.data ?? {})}\nid: ${e.seq}\n\n`);
-  }
-
-  comment(text: string): void {
-    this.enqueue(`: ${text.replace(/[\r\n]+/g, " ")}\n\n`);
-  }
-
-  private enqueue(text: string): void {
-    if (this.closed) return;
-    this.pending += text;
-    if (this.scheduled) return;
-    this.scheduled = true;
-    this.chain = this.chain
-      .then(() => {
-        this.scheduled = false;
-        const out = this.pending;
-        this.pending = "";
-        return this.closed || !out ? undefined : this.stream.write(out).then(() => undefined);
-      })
-      .catch(() => this.close());
-  }
-
-  get isClosed() {
-    return this.closed;
-  }
-
-  async drain(): Promise<void> {
-    await this.chain;
-  }
-
-  close(): void {
-    this.closed = true;
-    clearInterval(this.heartbeat);
-  }
-}
+export { SseWriter } from "./sse-writer";
+import { SseWriter } from "./sse-writer";
 
 /** The events every streamed run carries; a system's map (its contract) extends them. */
 type RunEvents = EventsOf<typeof runEvents>;

@@ -1,6 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../http/config";
+import { loadConfig as load } from "../../http/config";
+import { modelRoles } from "../../driver/system";
+import { dialogueSystems } from "../../systems";
+
+const loadConfig = (env: Record<string, string | undefined>) => load(env, modelRoles(dialogueSystems));
 
 /** Issue 17 item 5: a base URL without a model name is a start-up error, not `gpt-4o-mini` sent to vLLM. */
 
