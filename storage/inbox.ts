@@ -188,7 +188,7 @@ export async function readHandling(sql: Tx, conversationId: string): Promise<Han
  * conversation or a run does so with `on delete cascade` (the erasure test checks every table of
  * the schema afterwards, so a future table without it fails there). Refused while a turn runs.
  */
-export async function eraseConversation(
+async function eraseOnce(
   sql: Tx,
   tenantId: string,
   id: string,
@@ -204,4 +204,25 @@ export async function eraseConversation(
   if (rows.length) return { result: "erased", runIds: runs.map((r) => r.id) };
   const [left] = await sql`select 1 from conversations where id = ${id} and tenant_id = ${tenantId} and kind <> 'test'`;
   return { result: left ? "running" : "not_found", runIds: [] };
+}
+
+/**
+ * The cascade deletes runs that a background flush or heartbeat of this or another process may
+ * be updating at the same moment; PostgreSQL then aborts one side as a deadlock (40P01). The
+ * delete is idempotent, so it is simply tried again.
+ */
+export async function eraseConversation(
+  sql: Tx,
+  tenantId: string,
+  id: string,
+): Promise<{ result: "erased" | "not_found" | "running"; runIds: string[] }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await eraseOnce(sql, tenantId, id);
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (attempt >= 3 || (code !== "40P01" && code !== "40001")) throw e;
+      await new Promise((r) => setTimeout(r, 20 * attempt));
+    }
+  }
 }
