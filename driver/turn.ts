@@ -10,9 +10,6 @@ import { inSpan } from "./tracing";
 import type { MachineSpec } from "./machine-spec";
 import type { EventMap, Outcome, Run, RunEvent } from "./run";
 
-// Kept for callers written before the spec had its own file.
-export type { MachineSpec } from "./machine-spec";
-
 /** What an effect handler gets besides its event (the run it reports to is in its closure, typed by its system). */
 export interface EffectContext {
   signal: AbortSignal;

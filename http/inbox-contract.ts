@@ -1,22 +1,8 @@
 import { z } from "zod";
-import { InboxFilter, InboxStatus } from "../storage/inbox";
+import { InboxFilter, InboxItem } from "../storage/inbox";
 import { err, ok, type Operation } from "./contract";
 
-/** The operators' inbox on the wire (http/routes/inbox.ts); the filter is the repository's own schema. */
-export const InboxItem = z.object({
-  id: z.string(),
-  system: z.string(),
-  status: InboxStatus,
-  escalated: z.boolean(),
-  escalationReason: z.string().nullable(),
-  escalatedAt: z.string().nullable(),
-  contactPhone: z.string().nullable(),
-  takenBy: z.string().nullable(),
-  createdAt: z.string(),
-  lastActivityAt: z.string(),
-  messageCount: z.number().int(),
-  lastMessage: z.object({ role: z.string(), text: z.string() }).nullable(),
-});
+/** The operators' inbox on the wire (http/routes/inbox.ts): item and filter are the repository's own schemas. */
 export const InboxList = z.object({ items: z.array(InboxItem), nextCursor: z.string().nullable() });
 export const InboxDetail = InboxItem.extend({
   state: z.unknown().optional().describe("the clinic thread's state (clinic only)"),

@@ -29,20 +29,22 @@ export const InboxFilter = z.object({
 });
 export type InboxFilter = z.infer<typeof InboxFilter>;
 
-export interface InboxItem {
-  id: string;
-  system: ConversationKind;
-  status: InboxStatus;
-  escalated: boolean;
-  escalationReason: string | null;
-  escalatedAt: string | null;
-  contactPhone: string | null;
-  takenBy: string | null;
-  createdAt: string;
-  lastActivityAt: string;
-  messageCount: number;
-  lastMessage: { role: string; text: string } | null;
-}
+/** One conversation as the inbox lists it (also the wire schema: http/inbox-contract.ts). */
+export const InboxItem = z.object({
+  id: z.string(),
+  system: z.string(),
+  status: InboxStatus,
+  escalated: z.boolean(),
+  escalationReason: z.string().nullable(),
+  escalatedAt: z.string().nullable(),
+  contactPhone: z.string().nullable(),
+  takenBy: z.string().nullable(),
+  createdAt: z.string(),
+  lastActivityAt: z.string(),
+  messageCount: z.number().int(),
+  lastMessage: z.object({ role: z.string(), text: z.string() }).nullable(),
+});
+export type InboxItem = z.infer<typeof InboxItem>;
 
 interface Row {
   id: string;
