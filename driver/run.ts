@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Sql, Tx } from "../storage/db";
-import { closeRun, deleteRun, heartbeatRun, startRun, type KeyClaim, type RunEventRow } from "../storage/runs";
+import {
+  closeRun,
+  deleteRun,
+  heartbeatRun,
+  MAX_RUN_EVENTS,
+  startRun,
+  type KeyClaim,
+  type RunEventRow,
+} from "../storage/runs";
 import { AppError, type ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
 import { flusherFor, type Flushable, type RunFlusher } from "./run-flusher";
@@ -119,6 +127,9 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
   emit<K extends keyof E & string>(event: K, data: E[K]): void {
     if (this.ended) throw new Error(`run ${this.id} already ended; cannot emit ${event}`);
     if (this.completing) throw new Error(`run ${this.id} is being completed; cannot emit ${event}`);
+    // Ids past the bound belong to a recovery's ending (storage/runs.ts failAbandonedRuns);
+    // the margin leaves room for the closing events of `complete` / `fail`.
+    if (this.seq >= MAX_RUN_EVENTS - 16) throw new Error(`run ${this.id} exceeded ${MAX_RUN_EVENTS} events`);
     this.publish(this.next(event, data));
   }
 

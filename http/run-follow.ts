@@ -4,6 +4,7 @@ import {
   ABANDONED,
   ABANDONED_MESSAGE,
   failAbandonedRuns,
+  MAX_RUN_EVENTS,
   getRun,
   listRunEnding,
   listRunEvents,
@@ -47,8 +48,8 @@ export async function followRunResponse(
     if (rest.length === 0) {
       const ending = await listRunEnding(deps.db.sql, run.id);
       const done = ending.find((e) => e.event === "done");
-      // An abandoned run's client may have seen ids past the stored ending (from the dead
-      // process): it still needs that ending, renumbered (followRun does it).
+      // An abandoned run closed before MAX_RUN_EVENTS numbering: its client may have seen ids
+      // past the stored ending (from the dead process) and still needs it, renumbered (followRun).
       const sawPastEnding = run.outcome === ABANDONED && done !== undefined && after > done.seq;
       if (done && !sawPastEnding) return new Response(null, { status: 204, headers });
     }
@@ -67,7 +68,8 @@ export async function followRun(deps: Deps, stream: SseStream, runId: string, af
   let last = after;
   let finished = false;
   const deliver = (e: RunEventRow) => {
-    if (e.seq !== last + 1) return false;
+    // Ids are consecutive, except a recovery's ending, numbered past MAX_RUN_EVENTS.
+    if (e.seq !== last + 1 && !(e.seq > MAX_RUN_EVENTS && e.seq > last)) return false;
     writer.send(e);
     last = e.seq;
     if (e.event === "done") finished = true;
@@ -98,9 +100,9 @@ export async function followRun(deps: Deps, stream: SseStream, runId: string, af
       await markFollowed(deps.db.sql, runId);
       const now = await getRun(deps.db.sql, runId);
       if (now?.outcome === ABANDONED) {
-        // Closed by recovery after its process died. That process may have sent events it
-        // never stored, so the stored ending can carry ids this client already saw (from
-        // the dead process): then it gets the ending numbered after what it saw.
+        // Closed by a recovery from before MAX_RUN_EVENTS numbering: its stored ending can
+        // carry ids this client already saw from the dead process (which sent events it never
+        // stored); then it gets the ending numbered after what it saw.
         const ending = await listRunEnding(deps.db.sql, runId);
         if (ending.length === 2 && last >= ending[0]!.seq) {
           for (const e of ending) deliver({ ...e, seq: last + 1 });

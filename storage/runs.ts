@@ -333,6 +333,14 @@ export const ABANDONED = "abandoned";
  * is numbered after what is stored, and the runs route renumbers it for a client that saw
  * more (outcome `abandoned` tells it so). Returns the ids it closed.
  */
+/**
+ * The most events one run may emit (Run refuses more; reply caps keep real runs far below).
+ * A dead process may have streamed events it never stored, so recovery numbers the ending it
+ * writes past this bound: a client resuming from any id it saw gets `error` and `done`, and one
+ * that already got that ending gets nothing — by id alone, without guessing what the dead process sent.
+ */
+export const MAX_RUN_EVENTS = 1_000_000;
+
 export async function failAbandonedRuns(
   sql: Tx,
   opts: { staleAfterMs: number; exceptOwner?: string; ownerIs?: string },
@@ -350,9 +358,9 @@ export async function failAbandonedRuns(
       select d.id, coalesce(max(e.seq), 0) as seq from dead d left join run_events e on e.run_id = d.id group by d.id),
     ending as (
       insert into run_events (run_id, seq, event, data)
-      select id, seq + 1, 'error', ${error} from stored
+      select id, greatest(seq, ${MAX_RUN_EVENTS}) + 1, 'error', ${error} from stored
       union all
-      select id, seq + 2, 'done', '{}'::jsonb from stored
+      select id, greatest(seq, ${MAX_RUN_EVENTS}) + 2, 'done', '{}'::jsonb from stored
       on conflict (run_id, seq) do nothing)
     select id from dead`;
   return rows.map((r) => r.id);

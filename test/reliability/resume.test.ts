@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConversation } from "../../storage/conversations";
-import { appendRunEvents, failAbandonedRuns, getRun, insertRun, listRunEvents } from "../../storage/runs";
+import {
+  appendRunEvents,
+  failAbandonedRuns,
+  getRun,
+  insertRun,
+  listRunEvents,
+  MAX_RUN_EVENTS,
+} from "../../storage/runs";
 import { useTestDatabase } from "../utils/db";
 import { startTestServer } from "../utils/server";
 import { readSse } from "../utils/sse";
@@ -8,9 +15,11 @@ import { readSse } from "../utils/sse";
 /**
  * Resuming a run whose process died: the dead process streamed events it never stored, so a
  * client may hold a Last-Event-ID beyond — or colliding with — what the database has. It must
- * still get `error` then `done`, numbered after what it saw, and never hang.
+ * still get `error` then `done`, numbered past any id the dead process could have sent
+ * (MAX_RUN_EVENTS), and never hang.
  */
 const t = useTestDatabase();
+const E = MAX_RUN_EVENTS + 1;
 let server: Awaited<ReturnType<typeof startTestServer>>;
 
 beforeAll(async () => {
@@ -52,8 +61,8 @@ describe("resuming a run whose process died", () => {
       [1, "run_started"],
       [2, "token"],
       [3, "token"],
-      [4, "error"],
-      [5, "done"],
+      [E, "error"],
+      [E + 1, "done"],
     ]);
   });
 
@@ -62,32 +71,36 @@ describe("resuming a run whose process died", () => {
     expect(await resume(id, 1)).toEqual([
       [2, "token"],
       [3, "token"],
-      [4, "error"],
-      [5, "done"],
+      [E, "error"],
+      [E + 1, "done"],
     ]);
   });
 
-  it("a client that saw more than was stored gets error and done numbered after what it saw", async () => {
+  it("a client that saw more than was stored gets error and done", async () => {
     const id = await deadRun(3);
     expect(await resume(id, 9)).toEqual([
-      [10, "error"],
-      [11, "done"],
+      [E, "error"],
+      [E + 1, "done"],
     ]);
   });
 
-  it("a client whose last id collides with the stored ending (the dead process sent it another event) still gets error and done", async () => {
-    const id = await deadRun(1);
-    // The client saw run_started (1) and a token (2) live; the database has run_started only, so the ending is stored as 2, 3.
-    expect(await resume(id, 2)).toEqual([
-      [3, "error"],
-      [4, "done"],
-    ]);
+  it("a client that saw exactly one or two events more than were stored (the ids a naive ending would take) gets error and done", async () => {
+    for (const seen of [2, 3]) {
+      const id = await deadRun(1);
+      // The client saw run_started (1) and tokens live; the database has run_started only.
+      expect(await resume(id, seen)).toEqual([
+        [E, "error"],
+        [E + 1, "done"],
+      ]);
+      // Having the ending, it gets nothing more (204), by id alone.
+      expect(await resume(id, E + 1)).toEqual([]);
+    }
   });
 
   it("a client that already has `done` of a finished run gets nothing more, and the stream ends", async () => {
     const id = await deadRun(2);
     const all = await resume(id, 0);
-    expect(all.at(-1)).toEqual([4, "done"]);
+    expect(all.at(-1)).toEqual([E + 1, "done"]);
     const conv = await createConversation(t.db.sql, "default", "test");
     await insertRun(t.db.sql, {
       id: `ok-${conv.id}`,
