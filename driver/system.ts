@@ -14,8 +14,10 @@ export type SettingsSource = { sql: Tx; tenantId: string } | null;
  * lookup, the diagram catalog, conversation kinds, offline responders, model roles — reads the
  * list. `App`/`Deps` are the gateway's types (Hono app, http/deps.ts): the driver knows no HTTP.
  */
-export interface DialogueSystem<App = unknown, Deps = unknown> {
+export interface DialogueSystem<App = unknown, Deps = unknown, Contract = unknown> {
   name: string;
+  /** Its part of the wire contract (request bodies, success bodies, SSE events, operations): the gateway documents it. */
+  contract: Contract;
   /** `conversations.kind` values this system creates (the table's check lists them: see `migrations`). */
   kinds: readonly string[];
   /** Mounts the system's routes (patient/user API and its operator routes). */

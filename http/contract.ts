@@ -117,6 +117,17 @@ export interface Operation {
   responses: Record<number, Response>;
 }
 
+/** A dialogue system's part of the wire contract (its contract.ts): what /openapi.json documents for it. */
+export interface SystemContract {
+  operations: Operation[];
+  /** Named shapes (OpenAPI components). */
+  schemas: Record<string, z.ZodType>;
+  /** Every SSE event the system's runs send (a resumed run may be any system's). */
+  sseEvent: z.ZodType;
+  /** OpenAPI tags its operations use, in the order the document lists them. */
+  tags: { name: string; description: string }[];
+}
+
 export const ok = (json: z.ZodType, description = "OK"): Response => ({ description, json });
 export const err = (description: string): Response => ({ description, json: ErrorBody });
 

@@ -6,6 +6,7 @@ import type { Database } from "../storage/db";
 import type { ActiveTurns } from "./active-turns";
 import type { AuthEnv } from "./auth";
 import type { Config } from "./config";
+import type { SystemContract } from "./contract";
 import type { RunWaker } from "./run-waker";
 import type { WebhookDispatcher } from "./webhook";
 
@@ -27,4 +28,4 @@ export interface Deps {
 }
 
 /** A dialogue system as the gateway mounts it (driver/system.ts, with the gateway's app and deps). */
-export type HttpDialogueSystem = DialogueSystem<Hono<AuthEnv>, Deps>;
+export type HttpDialogueSystem = DialogueSystem<Hono<AuthEnv>, Deps, SystemContract>;

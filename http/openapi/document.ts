@@ -15,24 +15,21 @@ import {
   err,
   ok,
   type Operation,
+  type SystemContract,
 } from "../contract";
 import { inboxOperations, inboxSchemas } from "../inbox-contract";
-import { clinicOperations, clinicSchemas, ClinicSseEvent } from "../../systems/clinic/contract";
-import { evidenceOperations, evidenceSchemas, EvidenceSseEvent } from "../../systems/evidence/contract";
-import { workbenchOperations, workbenchSchemas, WorkbenchSseEvent } from "../../systems/workbench/contract";
 
 /**
  * The OpenAPI 3.1 document, generated from the zod contracts (http/contract.ts and each
- * system's contract.ts) with zod 4's `z.toJSONSchema`: every body and event schema is the one
+ * system's contract.ts, read from the list of systems served) with zod 4's `z.toJSONSchema`:
+ * every body and event schema is the one
  * the code parses or emits with. Named shapes become components; a body without a name gets
  * one from its operation. Any /v1 route the server has that no operation describes still
  * appears, marked undocumented, so the document never hides an endpoint.
  */
 
-/** A resumed run is one of any system's runs. */
-export const AnyRunEvent = z.union([ClinicSseEvent, WorkbenchSseEvent, EvidenceSseEvent]);
-
-const httpOperations: Operation[] = [
+/** The shared operations; `resumeRun` streams any served system's events. */
+const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
   {
     operationId: "health",
     method: "get",
@@ -125,26 +122,45 @@ const httpOperations: Operation[] = [
   },
 ];
 
-export const operations: Operation[] = [
-  ...httpOperations,
-  ...inboxOperations,
-  ...clinicOperations,
-  ...workbenchOperations,
-  ...evidenceOperations,
-];
+/** What the document is built from: the shared contract, the inbox and every served system's contract. */
+interface Parts {
+  operations: Operation[];
+  schemas: Record<string, z.ZodType>;
+  tags: { name: string; description: string }[];
+}
 
-const sharedSchemas: Record<string, z.ZodType> = {
-  Error: ErrorBody,
-  Health,
-  StageEvent,
-  AnswerReplaced,
-  RunStages,
-  AnyRunEvent,
-  MachineSummary,
-  MachineList,
-  DiagramGraph,
-  ReplayReport,
-};
+function parts(systems: readonly { contract: SystemContract }[]): Parts {
+  const contracts = systems.map((s) => s.contract);
+  const events = contracts.map((c) => c.sseEvent);
+  // A resumed run is one of any system's runs.
+  const AnyRunEvent = events.length === 1 ? events[0]! : z.union(events as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+  return {
+    operations: [...httpOperations(AnyRunEvent), ...inboxOperations, ...contracts.flatMap((c) => c.operations)],
+    schemas: Object.assign(
+      {
+        Error: ErrorBody,
+        Health,
+        StageEvent,
+        AnswerReplaced,
+        RunStages,
+        AnyRunEvent,
+        MachineSummary,
+        MachineList,
+        DiagramGraph,
+        ReplayReport,
+        ...inboxSchemas,
+      },
+      ...contracts.map((c) => c.schemas),
+    ),
+    tags: [
+      { name: "inbox", description: "Обращения: список диалогов, взять / вернуть / закрыть, удаление" },
+      ...contracts.flatMap((c) => c.tags),
+      { name: "runs", description: "Возобновление потоков" },
+      { name: "machines", description: "Схемы машин" },
+      { name: "service", description: "Служебное" },
+    ],
+  };
+}
 
 /** Errors any /v1 operation may answer besides its own (auth, body checks and limits, a crash). */
 const commonErrors: Record<number, string> = {
@@ -165,16 +181,12 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  * Every response body and event schema as components, named where the contracts name them,
  * else after the operation (`GetRunStages200`). Generated as the server sends them (`output`).
  */
-function responseComponents(): { names: Map<z.ZodType, string>; schemas: Record<string, unknown> } {
+function responseComponents({ operations, schemas: named }: Parts): {
+  names: Map<z.ZodType, string>;
+  schemas: Record<string, unknown>;
+} {
   const names = new Map<z.ZodType, string>();
-  for (const [name, schema] of Object.entries({
-    ...sharedSchemas,
-    ...inboxSchemas,
-    ...clinicSchemas,
-    ...workbenchSchemas,
-    ...evidenceSchemas,
-  }))
-    if (!names.has(schema)) names.set(schema, name);
+  for (const [name, schema] of Object.entries(named)) if (!names.has(schema)) names.set(schema, name);
   for (const op of operations)
     for (const [status, r] of Object.entries(op.responses)) {
       const s = r.sse ?? r.json;
@@ -194,10 +206,14 @@ function responseComponents(): { names: Map<z.ZodType, string>; schemas: Record<
 const inline = (schema: z.ZodType) =>
   strip(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
 
-export function buildOpenApi(routes: { method: string; path: string }[] = []): Record<string, unknown> {
-  const { names, schemas } = responseComponents();
+export function buildOpenApi(
+  systems: readonly { contract: SystemContract }[],
+  routes: { method: string; path: string }[] = [],
+): Record<string, unknown> {
+  const doc = parts(systems);
+  const { names, schemas } = responseComponents(doc);
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
+  for (const op of doc.operations) {
     const params: Record<string, unknown>[] = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: "path",
@@ -276,17 +292,7 @@ export function buildOpenApi(routes: { method: string; path: string }[] = []): R
       license: { name: "UNLICENSED", identifier: "UNLICENSED" },
     },
     servers: [{ url: "/" }],
-    tags: [
-      { name: "clinic", description: "Чат пациента" },
-      { name: "inbox", description: "Обращения: список диалогов, взять / вернуть / закрыть, удаление" },
-      { name: "clinic-settings", description: "Ветки, версии промптов, графы шагов" },
-      { name: "clinic-kb", description: "База знаний" },
-      { name: "workbench", description: "Configurator chat" },
-      { name: "evidence", description: "Evidence workflow" },
-      { name: "runs", description: "Возобновление потоков" },
-      { name: "machines", description: "Схемы машин" },
-      { name: "service", description: "Служебное" },
-    ],
+    tags: doc.tags,
     paths,
     components: {
       schemas,

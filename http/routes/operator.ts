@@ -1,10 +1,10 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { AppError } from "../../driver/errors";
-import { machineCatalog, type DialogueSystem } from "../../driver/system";
+import { machineCatalog } from "../../driver/system";
 import { buildOpenApi } from "../openapi/document";
 import type { AuthEnv } from "../auth";
-import type { Deps } from "../deps";
+import type { Deps, HttpDialogueSystem } from "../deps";
 import { startInspectorBridge, type InspectorBridge } from "../operator/inspector-bridge";
 import { registerOperatorMachineRoutes } from "./operator-machines";
 import { registerOperatorPages } from "./operator-pages";
@@ -18,14 +18,14 @@ import { definitionOf, registerOperatorReplayRoutes } from "./operator-replay";
 export function registerOperatorRoutes(
   app: Hono<AuthEnv>,
   deps: Deps,
-  systems: readonly DialogueSystem[],
+  systems: readonly HttpDialogueSystem[],
   env: Record<string, string | undefined> = process.env,
 ): { inspector: InspectorBridge | null } {
   registerOperatorPages(app);
   registerOperatorMachineRoutes(app, deps, systems);
   registerOperatorReplayRoutes(app, deps, systems);
   // Built on request, from the routes registered by then: a route added later still shows up.
-  app.get("/openapi.json", (c) => c.json(buildOpenApi(app.routes)));
+  app.get("/openapi.json", (c) => c.json(buildOpenApi(systems, app.routes)));
 
   const inspector =
     env.STATELY_INSPECT === "true"

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { Created, err, ok, runEvents, sseUnion, type EventsOf, type Operation } from "../../http/contract";
+import {
+  Created,
+  err,
+  ok,
+  runEvents,
+  sseUnion,
+  type EventsOf,
+  type Operation,
+  type SystemContract,
+} from "../../http/contract";
 import { BranchCode, BranchConfig, ClinicState, RouterConfig, StepGraph } from "./types";
 
 /**
@@ -340,3 +349,15 @@ export const clinicOperations: Operation[] = [
     responses: { 200: ok(KbSearchResult) },
   },
 ];
+
+/** The clinic's part of the wire contract, as the gateway documents it (systems/clinic/index.ts). */
+export const clinicContract: SystemContract = {
+  operations: clinicOperations,
+  schemas: clinicSchemas,
+  sseEvent: ClinicSseEvent,
+  tags: [
+    { name: "clinic", description: "Чат пациента" },
+    { name: "clinic-settings", description: "Ветки, версии промптов, графы шагов" },
+    { name: "clinic-kb", description: "База знаний" },
+  ],
+};

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { clinicContract } from "./contract";
 import type { HttpDialogueSystem } from "../../http/deps";
 import { clinicDiagrams } from "./diagrams";
 import { registerOperatorKbRoutes } from "./kb-routes";
@@ -9,6 +10,7 @@ import { registerClinicRoutes } from "./routes";
 /** Seed 003: the clinic's patient chat, its settings and knowledge base, its generated dialogue machine. */
 export const clinicSystem: HttpDialogueSystem = {
   name: "clinic",
+  contract: clinicContract,
   kinds: ["clinic"],
   register(app, deps) {
     registerClinicRoutes(app, deps);

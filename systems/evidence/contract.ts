@@ -8,6 +8,7 @@ import {
   sseUnion,
   type EventsOf,
   type Operation,
+  type SystemContract,
 } from "../../http/contract";
 import { ConversationState, CoverageReport, FinalAnswerPackage, Premise } from "./artifacts";
 import { OutcomeClass, ReasonCode } from "./reason-codes";
@@ -192,3 +193,11 @@ export const evidenceOperations: Operation[] = [
     responses: { 200: ok(OutcomeStats) },
   },
 ];
+
+/** The evidence workflow's part of the wire contract, as the gateway documents it (systems/evidence/index.ts). */
+export const evidenceContract: SystemContract = {
+  operations: evidenceOperations,
+  schemas: evidenceSchemas,
+  sseEvent: EvidenceSseEvent,
+  tags: [{ name: "evidence", description: "Evidence workflow" }],
+};

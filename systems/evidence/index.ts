@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { evidenceContract } from "./contract";
 import type { HttpDialogueSystem } from "../../http/deps";
 import { evidenceMachine, evidenceSpec } from "./conversation.machine";
 import { ANSWER_ROLE, STRUCTURED_ROLE } from "./turn-model-steps";
@@ -7,6 +8,7 @@ import { registerEvidenceRoutes } from "./routes";
 /** Seed 002: questions over accounting data answered from evidence gathered by MCP tools. */
 export const evidenceSystem: HttpDialogueSystem = {
   name: "evidence",
+  contract: evidenceContract,
   kinds: ["evidence"],
   register: registerEvidenceRoutes,
   specs: [evidenceSpec],

@@ -8,6 +8,7 @@ import {
   sseUnion,
   type EventsOf,
   type Operation,
+  type SystemContract,
 } from "../../http/contract";
 import { CandidateSchema, PlanSchema, WorkspaceSnapshotSchema } from "./types";
 
@@ -210,3 +211,11 @@ export const workbenchOperations: Operation[] = [
     responses: { 200: ok(WorkspaceSnapshotSchema), 404: err("Примера нет") },
   },
 ];
+
+/** The Workbench's part of the wire contract, as the gateway documents it (systems/workbench/index.ts). */
+export const workbenchContract: SystemContract = {
+  operations: workbenchOperations,
+  schemas: workbenchSchemas,
+  sseEvent: WorkbenchSseEvent,
+  tags: [{ name: "workbench", description: "Configurator chat" }],
+};

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { workbenchContract } from "./contract";
 import type { HttpDialogueSystem } from "../../http/deps";
 import { clarificationMachine, clarificationSpec } from "./clarification.machine";
 import { interactionMachine, interactionSpec } from "./interaction.machine";
@@ -10,6 +11,7 @@ import { registerWorkbenchRoutes } from "./routes";
 /** Seed 001: answers over a workspace snapshot, with clarifications as machines of their own. */
 export const workbenchSystem: HttpDialogueSystem = {
   name: "workbench",
+  contract: workbenchContract,
   kinds: ["workbench"],
   register(app, deps) {
     registerWorkbenchRoutes(app, deps);

@@ -72,9 +72,24 @@ describe("a fourth dialogue system from one list entry", () => {
     expect(diagram.caption).toContain("ходов: 1");
   });
 
+  it("/openapi.json documents its operations and its events from its contract.ts, and resuming a run may stream them", async () => {
+    type Doc = {
+      paths: Record<string, Record<string, { operationId?: string; "x-undocumented"?: boolean }>>;
+      tags: { name: string }[];
+      components: { schemas: Record<string, unknown> };
+    };
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as Doc;
+    expect(doc.paths["/v1/echo/conversations/{id}/messages"]?.post?.operationId).toBe("sendEchoMessage");
+    expect(doc.paths["/v1/echo/conversations/{id}/messages"]?.post?.["x-undocumented"]).toBeUndefined();
+    expect(doc.tags.map((x) => x.name)).toContain("echo");
+    expect(JSON.stringify(doc.components.schemas.AnyRunEvent)).toContain("EchoSseEvent");
+  });
+
   it("the server without the entry does not serve it", async () => {
     const plain = await startTestServer({ db: t.db, tokens: "a:tok-a" });
     try {
+      const doc = (await (await fetch(`${plain.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      expect(Object.keys(doc.paths).filter((p) => p.startsWith("/v1/echo"))).toEqual([]);
       expect(
         (await fetch(`${plain.url}/v1/echo/conversations`, { method: "POST", headers: H, body: "{}" })).status,
       ).toBe(404);

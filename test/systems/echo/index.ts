@@ -1,11 +1,13 @@
 import { fileURLToPath } from "node:url";
 import type { HttpDialogueSystem } from "../../../http/deps";
+import { echoContract } from "./contract";
 import { echoMachine, echoSpec } from "./echo.machine";
 import { registerEchoRoutes } from "./routes";
 
 /** A test-only fourth dialogue system: what adding a system takes (this folder + one list entry + its migration). */
 export const echoSystem: HttpDialogueSystem = {
   name: "echo",
+  contract: echoContract,
   kinds: ["echo"],
   register: registerEchoRoutes,
   specs: [echoSpec],

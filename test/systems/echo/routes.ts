@@ -1,17 +1,14 @@
 import type { Hono } from "hono";
-import { z } from "zod";
 import { AppError } from "../../../driver/errors";
 import { runTurn } from "../../../driver/turn";
 import type { AuthEnv } from "../../../http/auth";
 import type { Deps } from "../../../http/deps";
 import { readJson } from "../../../http/errors";
 import { streamRun } from "../../../http/sse";
-import { runEvents, type EventsOf } from "../../../http/contract";
 import { createConversation, findConversation } from "../../../storage/conversations";
 import { appendMessages } from "../../../storage/messages";
+import { EchoMessageBody, type EchoEvents } from "./contract";
 import { echoSpec } from "./echo.machine";
-
-const MessageBody = z.object({ text: z.string().min(1).max(1000) });
 
 export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   app.post("/v1/echo/conversations", async (c) => {
@@ -19,7 +16,7 @@ export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     return c.json({ conversationId: conv.id }, 201);
   });
   app.post("/v1/echo/conversations/:id/messages", async (c) => {
-    const body = await readJson(c, MessageBody);
+    const body = await readJson(c, EchoMessageBody);
     const conv = await findConversation(deps.db.sql, c.get("tenantId"), c.req.param("id"), "echo");
     if (!conv) throw new AppError("not_found", "Диалог не найден.");
     return streamRun<EchoEvents>(c, deps, {
@@ -60,7 +57,3 @@ export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     });
   });
 }
-
-/** The echo system's events: the shared run events and its own `final`. */
-const echoEvents = { ...runEvents, final: z.object({ answer: z.string().nullable(), turns: z.number().int() }) };
-type EchoEvents = EventsOf<typeof echoEvents>;
