@@ -8,6 +8,7 @@ import type { ResolverIndex } from "./resolve-index";
 import { isReference, type ResolveTasksResult } from "./resolve-tasks";
 import { estimateTokens, fold } from "./text";
 import type { Candidate, Plan, TaskResolution } from "./types";
+import { isRefused, readsDocumentation } from "./intents";
 
 export type ReasonCode =
   | "unsupported_task"
@@ -88,12 +89,12 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
   const res = new Map((input.resolution?.tasks ?? []).map((r) => [r.taskId, r]));
 
   for (const t of input.plan.tasks) {
-    if (t.intent === "unsupported") {
+    if (isRefused(t.intent)) {
       reasons.add("unsupported_task");
       unsupported.push(MUTATION_NOTE);
       continue;
     }
-    if (t.intent === "explain_documentation") {
+    if (readsDocumentation(t.intent)) {
       if (input.docs !== null && input.docs.length === 0) {
         reasons.add("documentation_not_found");
         ask({
@@ -178,7 +179,7 @@ export function adequacyGate(input: AdequacyInput): AdequacyResult {
   let plainAnswer: string | undefined;
   let notice: string | undefined;
   const supportedTasks = input.plan.tasks.filter(
-    (t) => t.intent !== "unsupported" && res.get(t.id)?.status !== "unsupported_type",
+    (t) => !isRefused(t.intent) && res.get(t.id)?.status !== "unsupported_type",
   );
   if (!clarification && unsupported.length) {
     const what = `Пока не поддерживается: ${[...new Set(unsupported)].join("; ")}.`;

@@ -2,20 +2,13 @@
 // intent/source pairs, references to existing tasks and a directed acyclic graph.
 import { z } from "zod";
 import { DOCUMENT_TYPES, INTENTS, SOURCE_MODES, type Plan, type Task } from "./types";
+import { allowedSources, namesTargets } from "./intents";
 
 export interface PlanIssue {
   code: string;
   taskId?: string;
   detail?: string;
 }
-
-const ALLOWED_SOURCES: Record<string, readonly string[]> = {
-  explain_documentation: ["documentation", "mixed"],
-  find_entity: ["domain", "mixed", "conversation"],
-  inspect_entity: ["domain", "mixed", "conversation"],
-  list_entities: ["domain", "mixed", "conversation"],
-  unsupported: ["none"],
-};
 
 export const MAX_TASKS = 8;
 
@@ -35,12 +28,11 @@ export function validatePlan(plan: Plan, knownTypes: ReadonlySet<string> = new S
       issues.push({ code: "unknown_intent", taskId: t.id, detail: t.intent });
     if (!(SOURCE_MODES as readonly string[]).includes(t.sourceMode))
       issues.push({ code: "unknown_source_mode", taskId: t.id });
-    else if (!ALLOWED_SOURCES[t.intent]?.includes(t.sourceMode))
+    else if (!allowedSources(t.intent).includes(t.sourceMode))
       issues.push({ code: "source_mode_mismatch", taskId: t.id, detail: `${t.intent}/${t.sourceMode}` });
     if (t.entityType && !(DOCUMENT_TYPES as readonly string[]).includes(t.entityType) && !knownTypes.has(t.entityType))
       issues.push({ code: "unknown_type", taskId: t.id, detail: t.entityType });
-    if ((t.intent === "find_entity" || t.intent === "inspect_entity") && t.mentions.length === 0)
-      issues.push({ code: "missing_mention", taskId: t.id });
+    if (namesTargets(t.intent) && t.mentions.length === 0) issues.push({ code: "missing_mention", taskId: t.id });
   }
   for (const t of plan.tasks) {
     for (const d of t.dependsOn) {

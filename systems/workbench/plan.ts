@@ -18,6 +18,7 @@ import type { Normalized } from "./normalize";
 import { MAX_TASKS } from "./plan-validate";
 import { IDENTITY_RE, UUID_RE } from "./text";
 import type { Intent, Plan, SourceMode, Task } from "./types";
+import { isRefused, namesTargets, readsDocumentation, readsDomain } from "./intents";
 
 export interface ParsedPlan {
   plan: Plan;
@@ -281,8 +282,7 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
 
   for (const clause of clauses.length ? clauses : [norm.text]) {
     const p = parseClause(clause);
-    if (p.intent === "explain_documentation" && p.implicit && p.names.length === 1 && !p.nameType)
-      bareNames.push(p.names[0]!);
+    if (readsDocumentation(p.intent) && p.implicit && p.names.length === 1 && !p.nameType) bareNames.push(p.names[0]!);
     confidence = Math.min(confidence, p.confidence);
     implicitIntent ||= p.implicit;
     let folderTask: Task | undefined;
@@ -320,7 +320,7 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
         linkedTasks = true;
       } else {
         historyReference = true;
-        task.sourceMode = task.intent === "unsupported" ? "none" : "conversation";
+        task.sourceMode = isRefused(task.intent) ? "none" : "conversation";
         task.mentions = [p.historyRef];
       }
     } else if (p.historyRef) {
@@ -336,12 +336,10 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
       const ty = p.mentionTypes[t.mentions[0] ?? ""];
       if (ty) t.entityType = ty;
     }
-    if (task.intent !== "explain_documentation" && task.intent !== "unsupported") prevTarget = tasks.at(-1)!;
+    if (readsDomain(task.intent)) prevTarget = tasks.at(-1)!;
     if (p.alsoMutation) {
       // The supported part runs; the mutation is reported as not done (seed: no domain mutations here).
-      const targets = tasks
-        .slice(tasks.indexOf(task))
-        .filter((t) => t.intent === "find_entity" || t.intent === "inspect_entity");
+      const targets = tasks.slice(tasks.indexOf(task)).filter((t) => namesTargets(t.intent));
       const note: Task = {
         id: nextId(),
         intent: "unsupported",
@@ -359,14 +357,14 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
     const kept = tasks.slice(0, MAX_DETERMINISTIC_TASKS);
     const dropped = tasks.slice(MAX_DETERMINISTIC_TASKS);
     // an unsupported note is worth keeping over one more target
-    const note = dropped.find((t) => t.intent === "unsupported");
-    if (note && !kept.some((t) => t.intent === "unsupported")) dropped.push(kept.splice(kept.length - 1, 1, note)[0]!);
+    const note = dropped.find((t) => isRefused(t.intent));
+    if (note && !kept.some((t) => isRefused(t.intent))) dropped.push(kept.splice(kept.length - 1, 1, note)[0]!);
     const keptIds = new Set(kept.map((t) => t.id));
     const valid = kept.filter((t) => t.dependsOn.every((d) => keptIds.has(d)));
     omittedMentions = [
       ...new Set(
         [...dropped, ...kept.filter((t) => !valid.includes(t))]
-          .filter((t) => t.intent !== "unsupported")
+          .filter((t) => !isRefused(t.intent))
           .flatMap((t) => t.mentions),
       ),
     ];
@@ -390,8 +388,7 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
  * for the caller to give ids (the deterministic plan and the planner's output number them apart).
  */
 export function splitTargets(task: Task): Omit<Task, "id">[] {
-  if ((task.intent !== "find_entity" && task.intent !== "inspect_entity") || task.mentions.length < 2 || task.refersTo)
-    return [];
+  if (!namesTargets(task.intent) || task.mentions.length < 2 || task.refersTo) return [];
   const [first, ...rest] = task.mentions;
   task.mentions = [first!];
   return rest.map((m) => {

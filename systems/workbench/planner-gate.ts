@@ -6,6 +6,7 @@ import { PLANNER_CONFIDENCE, splitTargets, type ParsedPlan } from "./plan";
 import { PlannerOutputSchema, validatePlan, type PlanIssue } from "./plan-validate";
 import type { Normalized } from "./normalize";
 import type { Plan, Task } from "./types";
+import { listsType } from "./intents";
 
 export interface GateDecision {
   call: boolean;
@@ -69,7 +70,7 @@ export function acceptPlannerOutput(raw: unknown, ctx: PlannerContext): PlannerA
     const dep = t.dependsOn.length === 1 ? tasks.find((x) => x.id === t.dependsOn[0]) : undefined;
     if (
       dep &&
-      t.intent !== "list_entities" &&
+      !listsType(t.intent) &&
       !t.folderScope &&
       (t.mentions.length === 0 || grounding.isPronoun(t.mentions[0]!) || sameMentions(t, dep))
     ) {

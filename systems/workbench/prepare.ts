@@ -24,6 +24,7 @@ import { documentationQuery, routeSources, type Routing } from "./route";
 import { fold } from "./text";
 import type { StageTrace } from "./trace";
 import type { Plan, WorkspaceSnapshot } from "./types";
+import { readsDocumentation } from "./intents";
 
 export interface PromptMessage {
   role: "system" | "user";
@@ -344,7 +345,7 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
  */
 function lookUpBareName(parsed: ParsedPlan, index: ResolverIndex): ParsedPlan {
   const [task, ...rest] = parsed.plan.tasks;
-  if (!task || rest.length || task.intent !== "explain_documentation" || parsed.bareNames.length !== 1) return parsed;
+  if (!task || rest.length || !readsDocumentation(task.intent) || parsed.bareNames.length !== 1) return parsed;
   const name = parsed.bareNames[0]!;
   const r = resolveMention(index, { mention: name });
   const whole =

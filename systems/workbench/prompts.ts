@@ -1,6 +1,7 @@
 // Workbench prompts (roles ANSWER, PLANNER, RERANKER, CLASSIFIER). The model gets prepared,
 // validated input only; the texts tell it what it may not do, and the Workbench checks anyway.
 import { definePrompt } from "../../llm/define-prompt";
+import { INTENTS } from "./types";
 
 export const ANSWER_PROMPT = definePrompt(
   "workbench.answer",
@@ -23,7 +24,7 @@ export const PLANNER_PROMPT = definePrompt(
   [
     "Ты — планировщик Workbench. Преобразуй запрос пользователя в граф задач.",
     'Верни только JSON: {"tasks": [{"id": "task-1", "intent": "...", "sourceMode": "...", "entityType": "...", "mentions": ["..."], "dependsOn": []}]}.',
-    "intent: explain_documentation | find_entity | inspect_entity | list_entities | unsupported.",
+    `intent: ${INTENTS.join(" | ")}.`,
     "sourceMode: documentation | domain | mixed | conversation | none.",
     "entityType: Folder | Composition | Entity | Form | Report (или опусти).",
     "mentions — текстовые упоминания из запроса (как написал пользователь) или местоимение для ссылки на историю.",

@@ -8,6 +8,7 @@ import { tokenizeClause } from "./clause";
 import { parseClause } from "./plan";
 import { fold, IDENTITY_RE, words } from "./text";
 import type { Candidate } from "./types";
+import { listsType, readsDocumentation } from "./intents";
 
 export const REPLY_KINDS = ["answer", "correction", "new_request", "cancel", "unclear"] as const;
 export type ReplyKind = (typeof REPLY_KINDS)[number];
@@ -208,7 +209,7 @@ export function parseClassifierOutput(raw: unknown): ReplyKind | null {
  */
 export function obviousNewRequest(text: string, candidates: readonly Candidate[]): boolean {
   const p = parseClause(text);
-  if (p.intent === "explain_documentation" && p.implicit) return false;
+  if (readsDocumentation(p.intent) && p.implicit) return false;
   const hasCommand = words(fold(text)).some((w) => commandOf(w) !== undefined);
   if (!hasCommand) return false;
   const named = tokenizeClause(text)
@@ -216,5 +217,5 @@ export function obviousNewRequest(text: string, candidates: readonly Candidate[]
     .map((t) => fold(t.raw));
   const offered = new Set(candidates.flatMap((c) => [fold(c.displayName), fold(c.identity)]));
   if (named.length) return named.every((n) => !offered.has(n));
-  return p.intent === "list_entities" && !!p.entityType;
+  return listsType(p.intent) && !!p.entityType;
 }

@@ -8,6 +8,7 @@ import { resolveMention } from "./resolve";
 import { folderSubtree, type ResolverIndex } from "./resolve-index";
 import { fold, words } from "./text";
 import type { Plan, ScoredCandidate, Task, TaskResolution } from "./types";
+import { listsType, readsDomain } from "./intents";
 
 /** A document an earlier turn of the conversation was about (newest first in the list). */
 export interface Referent {
@@ -25,17 +26,15 @@ export interface ResolveTasksResult {
 
 export const LIST_CAP = 50;
 
-const isDomainTask = (t: Task) => t.intent !== "explain_documentation" && t.intent !== "unsupported";
-
 export function resolveTasks(plan: Plan, idx: ResolverIndex, referents: readonly Referent[] = []): ResolveTasksResult {
   const out: TaskResolution[] = [];
   const blocked: ResolveTasksResult["blocked"] = [];
   const byTask = new Map<string, TaskResolution>();
   for (const task of topoOrder(plan.tasks) ?? plan.tasks) {
-    if (!isDomainTask(task)) continue;
+    if (!readsDomain(task.intent)) continue;
     const waits = task.dependsOn.find((d) => {
       const r = byTask.get(d);
-      return plan.tasks.some((x) => x.id === d && isDomainTask(x)) && (!r || r.status !== "resolved");
+      return plan.tasks.some((x) => x.id === d && readsDomain(x.intent)) && (!r || r.status !== "resolved");
     });
     if (waits) {
       blocked.push({ taskId: task.id, waitsFor: waits });
@@ -69,7 +68,7 @@ function resolveTask(
   const scopeTask = task.folderScope ? done.get(task.folderScope) : undefined;
   const scope = scopeTask?.resolvedIdentity ? folderSubtree(idx, scopeTask.resolvedIdentity) : undefined;
 
-  if (task.intent === "list_entities") return listTask(task, idx, scope, mention);
+  if (listsType(task.intent)) return listTask(task, idx, scope, mention);
   // A pronoun or "этот отчёт" names no document: it points back, whatever source mode the plan gave it.
   if (isReference(mention)) return fromConversation(task, idx, referents, mention);
 
