@@ -10,6 +10,20 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
     const errors: string[] = [];
     const page = await openPage(stack.browser, `${stack.server.url}/`, errors);
     expect(await page.textContent("#docs")).toContain("База пуста");
+    // The branch lists come from the active settings (GET /v1/clinic/branches), not from the page.
+    await page.waitForSelector("#search select[name=branch] option[value=price_question]", { state: "attached" });
+    const codes = await page.$$eval("#search select[name=branch] option", (os) =>
+      os.map((o) => (o as HTMLOptionElement).value),
+    );
+    expect(codes.sort()).toEqual([
+      "",
+      "escalate_human",
+      "general_info",
+      "medical_question",
+      "new_booking",
+      "price_question",
+      "reschedule",
+    ]);
     await page.fill("#upload [name=title]", "Цены и часы работы");
     await page.fill(
       "#upload [name=text]",

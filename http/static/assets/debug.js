@@ -4,9 +4,13 @@ import { debugDetails, replyBadges } from "./clinic-ui.js";
 
 renderHeader("/");
 
-const BRANCHES = ["new_booking", "price_question", "general_info", "medical_question", "reschedule", "escalate_human"];
-for (const sel of document.querySelectorAll("select[name=branch]"))
-  for (const b of BRANCHES) sel.append(el("option", { value: b }, b));
+// The branch codes come from the active settings, so a branch added in Настройки is offered here too.
+async function loadBranches() {
+  const { branches } = await api("/v1/clinic/branches");
+  for (const sel of document.querySelectorAll("select[name=branch]"))
+    for (const b of branches) sel.append(el("option", { value: b.code }, b.title ? `${b.code} — ${b.title}` : b.code));
+}
+loadBranches().catch((e) => toast(errorText(e)));
 
 async function loadDocs() {
   const { documents } = await api("/v1/clinic/kb/documents");
