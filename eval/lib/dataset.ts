@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { ScriptSchema } from "./steps";
+import { BranchCode } from "../../systems/clinic/types";
 
 /**
  * The labelled datasets (eval/README.md describes the format). Every file is validated on load,
@@ -118,14 +119,8 @@ export const WorkbenchCase = z
   .strict();
 export type WorkbenchCase = z.infer<typeof WorkbenchCase>;
 
-const Branch = z.enum([
-  "new_booking",
-  "price_question",
-  "general_info",
-  "medical_question",
-  "reschedule",
-  "escalate_human",
-]);
+/** A label names a branch the clinic has (its one list of codes). */
+const Branch = BranchCode;
 
 export const ClinicExpect = z
   .object({
