@@ -16,7 +16,8 @@ import type { Socket } from "node:net";
  *   (no clean end is faked), and the client resumes by `Last-Event-ID` like after any drop;
  * - an upstream that refuses the connection (a dead process) is skipped for `downMs` and the
  *   request is sent to the next one: a refused connection never reached a server, so this is
- *   safe for any method. Nothing else is retried.
+ *   safe for any method. So is a reused keep-alive connection reset before any answer (the
+ *   server closed it as idle). Nothing else is retried.
  *
  * `npx tsx scripts/round-robin-proxy.ts --port 8080 http://127.0.0.1:3001 http://127.0.0.1:3002`
  * (or `PORT` and `UPSTREAMS=url,url`). Request bodies are read whole before forwarding (they are
@@ -122,6 +123,7 @@ export async function startRoundRobinProxy(o: ProxyOptions): Promise<RoundRobinP
     if (body.length || req.method === "POST" || req.method === "PUT" || req.method === "PATCH")
       headers["content-length"] = String(body.length);
     const tried = new Set<number>();
+    let resent = false;
     let clientGone = false;
     res.on("close", () => {
       if (!res.writableFinished) clientGone = true;
@@ -150,6 +152,13 @@ export async function startRoundRobinProxy(o: ProxyOptions): Promise<RoundRobinP
         res.off("close", onClientClose);
         if (upRes === null && !res.headersSent && REFUSED.has(err.code ?? "")) {
           up.downUntil = Date.now() + downMs;
+          return attempt();
+        }
+        // A kept-alive connection the server closed as idle just as it was reused: the request
+        // never reached it (the retry Node's documentation gives for `reusedSocket`). Once per request.
+        if (upRes === null && !res.headersSent && upReq.reusedSocket && err.code === "ECONNRESET" && !resent) {
+          resent = true;
+          tried.delete(i);
           return attempt();
         }
         if (!res.headersSent && !clientGone) {
