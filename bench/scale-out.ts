@@ -148,7 +148,7 @@ async function main() {
     log(
       `scale-out: clinic turns (loopback scripted model), N server processes on one PostgreSQL database; ${cpus().length} cores; load average ${load()}`,
     );
-    // The first process runs the migrations; the others start after it.
+    // One at a time: the first applies the migrations (under an advisory lock), each is healthy before the next.
     servers.push(await spawnProc(["http/main.ts"], env, "/healthz"));
     for (let i = 1; i < maxN; i++) servers.push(await spawnProc(["http/main.ts"], env, "/healthz"));
     const make = async (label: string, n: number, viaProxy: boolean): Promise<Config> => {

@@ -64,7 +64,7 @@ describe.runIf(onServer)(`scale-out: ${N} server processes behind the round-robi
   beforeAll(async () => {
     llm = await startScriptedLlm();
     storage = await createStorage();
-    // One first (it runs the migrations), then the rest side by side.
+    // One first (it applies the migrations; the others would wait on its advisory lock), then the rest.
     servers = [await startServerProcess(storage, modelEnv(llm))];
     servers.push(
       ...(await Promise.all(Array.from({ length: N - 1 }, () => startServerProcess(storage, modelEnv(llm))))),
