@@ -152,7 +152,7 @@ const LAT: Record<string, string> = {
   я: "ya",
 };
 
-function queries(ws: WorkspaceSnapshot, n: number, seed = 7): string[] {
+export function queries(ws: WorkspaceSnapshot, n: number, seed = 7): string[] {
   const r = rng(seed);
   const out: string[] = [];
   const named = ws.documents.filter((d) => d.documentType !== "Folder");

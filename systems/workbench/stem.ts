@@ -125,6 +125,34 @@ function isVowel(c: string | undefined): boolean {
   return c !== undefined && VOWELS.includes(c);
 }
 
+/**
+ * An ending list grouped by its last letter, each group in the list's order (longest first): a
+ * word is compared only with the endings it could have — 1–5 instead of up to 36. The first
+ * match is the same as scanning the whole list.
+ */
+type Endings = Map<string, string[]>;
+function byLast(list: string[]): Endings {
+  const m: Endings = new Map();
+  for (const e of list) {
+    const k = e[e.length - 1]!;
+    const g = m.get(k);
+    if (g) g.push(e);
+    else m.set(k, [e]);
+  }
+  return m;
+}
+const G_PG1 = byLast(PG1),
+  G_PG2 = byLast(PG2),
+  G_ADJ = byLast(ADJ),
+  G_P1 = byLast(P1),
+  G_P2 = byLast(P2),
+  G_V1 = byLast(V1),
+  G_V2 = byLast(V2),
+  G_N = byLast(N),
+  G_REF = byLast(REF),
+  G_DER = byLast(DERIVATIONAL),
+  G_SUP = byLast(SUPERLATIVE);
+
 function regions(w: string): { rv: number; r2: number } {
   let rv = w.length;
   for (let i = 0; i < w.length; i++)
@@ -141,7 +169,9 @@ function regions(w: string): { rv: number; r2: number } {
 }
 
 /** Longest ending from `list` inside the region starting at `from`; `afterAYa` requires а/я before it. */
-function strip(w: string, from: number, list: string[], afterAYa = false): string | null {
+function strip(w: string, from: number, endings: Endings, afterAYa = false): string | null {
+  const list = endings.get(w[w.length - 1]!);
+  if (list === undefined) return null;
   for (const e of list) {
     if (!w.endsWith(e) || w.length - e.length < from) continue;
     if (afterAYa) {
@@ -161,28 +191,28 @@ export function stemWord(input: string): string {
   let w = w0;
 
   // Step 1
-  const pg = strip(w, rv, PG1, true) ?? strip(w, rv, PG2);
+  const pg = strip(w, rv, G_PG1, true) ?? strip(w, rv, G_PG2);
   if (pg !== null) w = pg;
   else {
-    w = strip(w, rv, REF) ?? w;
-    const adj = strip(w, rv, ADJ);
+    w = strip(w, rv, G_REF) ?? w;
+    const adj = strip(w, rv, G_ADJ);
     if (adj !== null) {
-      w = strip(adj, rv, P1, true) ?? strip(adj, rv, P2) ?? adj;
+      w = strip(adj, rv, G_P1, true) ?? strip(adj, rv, G_P2) ?? adj;
     } else {
-      const verb = strip(w, rv, V1, true) ?? strip(w, rv, V2);
+      const verb = strip(w, rv, G_V1, true) ?? strip(w, rv, G_V2);
       if (verb !== null) w = verb;
-      else w = strip(w, rv, N) ?? w;
+      else w = strip(w, rv, G_N) ?? w;
     }
   }
   // Step 2
   if (w.endsWith("и") && w.length - 1 >= rv) w = w.slice(0, -1);
   // Step 3
-  const der = strip(w, r2, DERIVATIONAL);
+  const der = strip(w, r2, G_DER);
   if (der !== null) w = der;
   // Step 4
   if (w.endsWith("нн") && w.length - 2 >= rv) w = w.slice(0, -1);
   else {
-    const sup = strip(w, rv, SUPERLATIVE);
+    const sup = strip(w, rv, G_SUP);
     if (sup !== null) {
       w = sup;
       if (w.endsWith("нн")) w = w.slice(0, -1);
