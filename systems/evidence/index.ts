@@ -2,13 +2,13 @@ import { fileURLToPath } from "node:url";
 import type { HttpDialogueSystem } from "../../http/deps";
 import { evidenceMachine, evidenceSpec } from "./conversation.machine";
 import { ANSWER_ROLE, STRUCTURED_ROLE } from "./turn-model-steps";
-import { registerEvidenceRoutes } from "./routes";
+import { evidenceRoutes } from "./routes";
 
 /** Seed 002: questions over accounting data answered from evidence gathered by MCP tools. */
 export const evidenceSystem: HttpDialogueSystem = {
   name: "evidence",
   kinds: ["evidence"],
-  register: registerEvidenceRoutes,
+  routes: evidenceRoutes,
   specs: [evidenceSpec],
   diagrams: () => [
     {

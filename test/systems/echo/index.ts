@@ -1,13 +1,13 @@
 import { fileURLToPath } from "node:url";
 import type { HttpDialogueSystem } from "../../../http/deps";
 import { echoMachine, echoSpec } from "./echo.machine";
-import { registerEchoRoutes } from "./routes";
+import { echoRoutes } from "./routes";
 
 /** A test-only fourth dialogue system: what adding a system takes (this folder + one list entry + its migration). */
 export const echoSystem: HttpDialogueSystem = {
   name: "echo",
   kinds: ["echo"],
-  register: registerEchoRoutes,
+  routes: echoRoutes,
   specs: [echoSpec],
   diagrams: () => [
     {

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../../../driver/errors";
 import { runTurn } from "../../../driver/turn";
@@ -13,7 +13,8 @@ import { echoSpec } from "./echo.machine";
 
 const MessageBody = z.object({ text: z.string().min(1).max(1000) });
 
-export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+export function echoRoutes(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   app.post("/v1/echo/conversations", async (c) => {
     const conv = await createConversation(deps.db.sql, c.get("tenantId"), "echo");
     return c.json({ conversationId: conv.id }, 201);
@@ -59,6 +60,7 @@ export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       },
     });
   });
+  return app;
 }
 
 /** The echo system's events: the shared run events and its own `final`. */
