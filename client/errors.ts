@@ -1,3 +1,5 @@
+import type { ErrorBody } from "../http/contract";
+
 /**
  * Errors the client throws, one class per thing a caller handles differently. Every HTTP error
  * of the API (CONTRACT §6: `{"error": {code, message, details?}}`) is an ApiError; the
@@ -80,7 +82,8 @@ export class StreamInterruptedError extends ClientError {
 
 /** The error class for an API error body. */
 export function apiError(status: number, body: unknown): ApiError {
-  const e = (body as { error?: { code?: string; message?: string; details?: unknown } } | null)?.error ?? {};
+  // Partial: a proxy or a crashed server may answer with something else than the §6 body.
+  const e: Partial<ErrorBody["error"]> = (body as Partial<ErrorBody> | null)?.error ?? {};
   const code = e.code ?? (status >= 500 ? "internal" : "invalid_request");
   const message = e.message ?? `HTTP ${status}`;
   const reason = (e.details as { reason?: string } | undefined)?.reason;

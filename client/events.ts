@@ -1,94 +1,46 @@
+import type { EventsOf, runEvents } from "../http/contract";
+import type { ClinicEvents } from "../systems/clinic/contract";
+import type { EvidenceEvents } from "../systems/evidence/contract";
+import type { WorkbenchEvents } from "../systems/workbench/contract";
+
 /**
- * The events of a run (CONTRACT §2, doc/streaming.md) as plain TypeScript types. The zod
- * contract per system (systems/<name>/contract.ts) is the source of truth for the payloads;
- * these types name what a client reads and stay loose where the contract is richer.
+ * The events of a run (CONTRACT §2, doc/streaming.md), typed from the zod contracts the server
+ * emits with (`http/contract.ts` for the events every run shares, `systems/<name>/contract.ts`
+ * for each system's): a change to an event schema is a type error in code that reads it. Only
+ * types are imported, so the client carries none of the server's code (test/client/events-types.test.ts).
  */
-export interface RunStarted {
-  runId: string;
-  conversationId?: string;
-  threadId?: string;
-  interactionId?: string;
-  planVersion?: number;
-}
 
-export interface StageEvent {
-  stageId: string;
-  name: string;
-  status: "ok" | "skipped" | "failed";
-  durationMs: number;
-  data?: unknown;
-}
+export type { ClinicEvents, EvidenceEvents, WorkbenchEvents };
+/** The events every run may carry, whatever its system: name → payload. */
+export type SharedEvents = EventsOf<typeof runEvents>;
 
-export interface Candidate {
-  candidateId: string;
-  displayName: string;
-  documentType?: string;
-  identity?: string;
-  [k: string]: unknown;
-}
+/** One event as the client yields it; `id` is its SSE id (1, 2, … within the run). */
+export type EventOf<M> = { [K in keyof M & string]: { event: K; id: number; data: M[K] } }[keyof M & string];
+/** An event of a route the client has no types for (`sendTo`): any name, data as parsed. */
+export type UntypedEvent = { event: string; id: number; data: unknown };
 
-export interface ClarificationRequired {
-  id: string;
-  interactionId: string;
-  question: string;
-  candidates: Candidate[];
-  planVersion?: number;
-  [k: string]: unknown;
-}
+export type ClinicEvent = EventOf<ClinicEvents>;
+export type WorkbenchEvent = EventOf<WorkbenchEvents>;
+export type EvidenceEvent = EventOf<EvidenceEvents>;
+/** An event of any system's run (`runs.follow`: the run's system is not known beforehand). */
+export type AnyRunEvent = ClinicEvent | WorkbenchEvent | EvidenceEvent;
 
-export interface AnswerReplaced {
-  text: string;
-  reason: "validation_failed" | "model_failed" | string;
-  issues: string[];
-}
+/** The payload of the events named `N` in the union `E` (`unknown` for an untyped event). */
+export type DataOf<E, N extends string> = E extends { event: infer K; data: infer D }
+  ? N extends K
+    ? D
+    : never
+  : never;
 
+export type RunStarted = SharedEvents["run_started"];
+export type StageEvent = SharedEvents["stage"];
+export type TokenEvent = SharedEvents["token"];
 /** The server's own `error` event: the run failed; it is not a dropped connection. */
-export interface ServerError {
-  code: string;
-  message: string;
-}
-
-export interface ClinicFinal {
-  reply: string;
-  state: {
-    activeBranch: string | null;
-    step?: string | null;
-    handoffCount: number;
-    escalationReason?: string | null;
-    [k: string]: unknown;
-  };
-  events: string[];
-  [k: string]: unknown;
-}
-
-export interface WorkbenchFinal {
-  interactionId: string;
-  status: string;
-  answer: string;
-  entityCitations: string[];
-  validation: { ok: boolean; issues: { code: string; detail?: string }[] };
-  [k: string]: unknown;
-}
-
-export interface EvidenceFinal {
-  user_facing_answer: string;
-  [k: string]: unknown;
-}
-
-type Ev<N extends string, D> = { event: N; id: number; data: D };
-
-/** One event of a run; `id` is its SSE id (1, 2, … within the run). */
-export type RunEvent<Final = unknown> =
-  | Ev<"run_started", RunStarted>
-  | Ev<"stage", StageEvent>
-  | Ev<"router_decision", { intent: string | null }>
-  | Ev<"clarification_required", ClarificationRequired>
-  | Ev<"token", { delta: string }>
-  | Ev<"answer_replaced", AnswerReplaced>
-  | Ev<"final", Final>
-  | Ev<"error", ServerError>
-  | Ev<"done", Record<string, never>>;
-
-export type ClinicEvent = RunEvent<ClinicFinal>;
-export type WorkbenchEvent = RunEvent<WorkbenchFinal>;
-export type EvidenceEvent = RunEvent<EvidenceFinal>;
+export type ServerError = SharedEvents["error"];
+export type RouterDecision = ClinicEvents["router_decision"];
+export type ClarificationRequired = WorkbenchEvents["clarification_required"];
+export type Candidate = ClarificationRequired["candidates"][number];
+export type AnswerReplaced = WorkbenchEvents["answer_replaced"];
+export type ClinicFinal = ClinicEvents["final"];
+export type WorkbenchFinal = WorkbenchEvents["final"];
+export type EvidenceFinal = EvidenceEvents["final"];

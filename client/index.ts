@@ -1,5 +1,18 @@
+import type { z } from "zod";
+import type { Created, RunStages } from "../http/contract";
+import type { InboxList } from "../http/inbox-contract";
+import type { ClinicMessageBody, ClinicThread as ClinicThreadSchema } from "../systems/clinic/contract";
+import type {
+  EvidenceConversation as EvidenceConversationSchema,
+  EvidenceMessageBody,
+} from "../systems/evidence/contract";
+import type {
+  Interaction as InteractionSchema,
+  WorkbenchConversation as WorkbenchConversationSchema,
+  WorkbenchMessageBody,
+} from "../systems/workbench/contract";
 import { apiError, ConnectionError } from "./errors";
-import type { ClinicFinal, EvidenceFinal, WorkbenchFinal } from "./events";
+import type { ClinicEvent, EvidenceEvent, UntypedEvent, WorkbenchEvent } from "./events";
 import { Turn, type SendOptions, type Transport } from "./turn";
 
 export * from "./errors";
@@ -20,42 +33,17 @@ export interface ClientOptions {
   retryDelayMs?: number;
 }
 
-export interface StoredMessage {
-  role: "user" | "assistant" | "system" | "tool";
-  text: string;
-  meta?: Record<string, unknown>;
-  seq?: number;
-  runId?: string;
-}
-
-export interface ClinicThread {
-  threadId: string;
-  state: ClinicFinal["state"];
-  messages: StoredMessage[];
-}
-
-export interface WorkbenchConversation {
-  conversationId: string;
-  messages: StoredMessage[];
-  interactions: { id: string; status: string; planVersion: number; createdAt: string }[];
-}
-
-export interface EvidenceConversation {
-  conversationId: string;
-  state: unknown;
-  last: { runId: string; outcome: string; reasonCodes: string[] } | null;
-  messages: StoredMessage[];
-}
-
-export interface WorkbenchMessage {
-  text: string;
-  workspace?: unknown;
-  interactionId?: string;
-  replyToClarificationId?: string;
-  selectedCandidateId?: string;
-  basePlanVersion?: number;
-  debug?: boolean;
-}
+// Bodies as the contracts declare them (type-only imports: the client carries no zod): what a
+// client sends is a schema's input, what it reads is a schema's output as JSON.
+export type ClinicThread = z.output<typeof ClinicThreadSchema>;
+export type WorkbenchConversation = z.output<typeof WorkbenchConversationSchema>;
+export type WorkbenchInteraction = z.output<typeof InteractionSchema>;
+export type EvidenceConversation = z.output<typeof EvidenceConversationSchema>;
+export type InboxPage = z.output<typeof InboxList>;
+export type RunStagesBody = z.output<typeof RunStages>;
+export type ClinicMessage = z.input<typeof ClinicMessageBody>;
+export type WorkbenchMessage = z.input<typeof WorkbenchMessageBody>;
+export type EvidenceMessage = z.input<typeof EvidenceMessageBody>;
 
 /**
  * The typed client of the HTTP API (doc/clients.md). Every `send` is idempotent (a key per
@@ -93,53 +81,58 @@ export function createClient(o: ClientOptions) {
     baseUrl,
     call,
     /** Any POST that starts a run (a route this client has no method for), idempotent and resuming like the others. */
-    sendTo: <F = unknown>(path: string, body: unknown, opts: SendOptions = {}) => new Turn<F>(t, path, body, opts),
+    sendTo: <E extends UntypedEvent = UntypedEvent>(path: string, body: unknown, opts: SendOptions = {}) =>
+      new Turn<E>(t, path, body, opts),
     clinic: {
-      create: () => call<{ threadId: string }>("POST", "/v1/clinic/threads"),
+      create: () => call<z.output<typeof Created.thread>>("POST", "/v1/clinic/threads"),
       /** The tenant's threads (the list endpoint; see the API page for its paging). */
-      list: <T = unknown>(query = "") => call<T>("GET", `/v1/clinic/threads${query}`),
+      list: (query = "") => call<InboxPage>("GET", `/v1/clinic/threads${query}`),
       get: (threadId: string) => call<ClinicThread>("GET", `/v1/clinic/threads/${q(threadId)}`),
       send: (threadId: string, text: string, opts: SendOptions & { debug?: boolean } = {}) =>
-        new Turn<ClinicFinal>(
+        new Turn<ClinicEvent>(
           t,
           `/v1/clinic/threads/${q(threadId)}/messages`,
-          { text, ...(opts.debug ? { debug: true } : {}) },
+          { text, ...(opts.debug ? { debug: true } : {}) } satisfies ClinicMessage,
           opts,
         ),
     },
     workbench: {
-      create: () => call<{ conversationId: string }>("POST", "/v1/workbench/conversations"),
-      list: <T = unknown>(query = "") => call<T>("GET", `/v1/workbench/conversations${query}`),
+      create: () => call<z.output<typeof Created.conversation>>("POST", "/v1/workbench/conversations"),
+      list: (query = "") => call<InboxPage>("GET", `/v1/workbench/conversations${query}`),
       get: (conversationId: string) =>
         call<WorkbenchConversation>("GET", `/v1/workbench/conversations/${q(conversationId)}`),
       interaction: (interactionId: string) =>
-        call<Record<string, unknown>>("GET", `/v1/workbench/interactions/${q(interactionId)}`),
+        call<WorkbenchInteraction>("GET", `/v1/workbench/interactions/${q(interactionId)}`),
       send: (conversationId: string, message: WorkbenchMessage, opts: SendOptions = {}) =>
-        new Turn<WorkbenchFinal>(t, `/v1/workbench/conversations/${q(conversationId)}/messages`, message, opts),
+        new Turn<WorkbenchEvent>(t, `/v1/workbench/conversations/${q(conversationId)}/messages`, message, opts),
       /** The answer to a clarification: a candidate (by id) or free text, as one more idempotent send. */
       answer: (
         conversationId: string,
         clarification: { id: string; interactionId: string },
-        answer: { text: string; selectedCandidateId?: string; workspace?: unknown; debug?: boolean },
+        answer: Pick<WorkbenchMessage, "text" | "selectedCandidateId" | "workspace" | "debug">,
         opts: SendOptions = {},
       ) =>
-        new Turn<WorkbenchFinal>(
+        new Turn<WorkbenchEvent>(
           t,
           `/v1/workbench/conversations/${q(conversationId)}/messages`,
-          { ...answer, interactionId: clarification.interactionId, replyToClarificationId: clarification.id },
+          {
+            ...answer,
+            interactionId: clarification.interactionId,
+            replyToClarificationId: clarification.id,
+          } satisfies WorkbenchMessage,
           opts,
         ),
     },
     evidence: {
-      create: () => call<{ conversationId: string }>("POST", "/v1/evidence/conversations"),
-      list: <T = unknown>(query = "") => call<T>("GET", `/v1/evidence/conversations${query}`),
+      create: () => call<z.output<typeof Created.conversation>>("POST", "/v1/evidence/conversations"),
+      list: (query = "") => call<InboxPage>("GET", `/v1/evidence/conversations${query}`),
       get: (conversationId: string) =>
         call<EvidenceConversation>("GET", `/v1/evidence/conversations/${q(conversationId)}`),
       send: (conversationId: string, text: string, opts: SendOptions & { debug?: boolean } = {}) =>
-        new Turn<EvidenceFinal>(
+        new Turn<EvidenceEvent>(
           t,
           `/v1/evidence/conversations/${q(conversationId)}/messages`,
-          { text, ...(opts.debug ? { debug: true } : {}) },
+          { text, ...(opts.debug ? { debug: true } : {}) } satisfies EvidenceMessage,
           opts,
         ),
     },
@@ -151,7 +144,7 @@ export function createClient(o: ClientOptions) {
         turn.lastEventId = lastEventId;
         return turn;
       },
-      stages: (runId: string) => call<{ runId: string; stages: unknown[] }>("GET", `/v1/runs/${q(runId)}/stages`),
+      stages: (runId: string) => call<RunStagesBody>("GET", `/v1/runs/${q(runId)}/stages`),
     },
   };
 }

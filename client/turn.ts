@@ -1,5 +1,5 @@
 import { apiError, ConnectionError, NotFoundError, RunFailedError, StreamInterruptedError } from "./errors";
-import type { RunEvent } from "./events";
+import type { AnyRunEvent, DataOf, UntypedEvent } from "./events";
 import { readEvents } from "./sse";
 
 export interface Transport {
@@ -23,7 +23,7 @@ export interface SendOptions {
  * re-sends the POST with the same Idempotency-Key, which replays the run the server already
  * started; after it, the client resumes at GET /v1/runs/{runId}/events with Last-Event-ID.
  */
-export class Turn<Final = unknown> implements AsyncIterable<RunEvent<Final>> {
+export class Turn<E extends UntypedEvent = AnyRunEvent> implements AsyncIterable<E> {
   readonly idempotencyKey: string;
   /** From the X-Run-Id header: known once the server has answered. */
   runId: string | null = null;
@@ -43,7 +43,7 @@ export class Turn<Final = unknown> implements AsyncIterable<RunEvent<Final>> {
     this.idempotencyKey = o.idempotencyKey ?? crypto.randomUUID();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<RunEvent<Final>> {
+  [Symbol.asyncIterator](): AsyncIterator<E> {
     if (this.started) throw new Error("a Turn can be iterated once");
     this.started = true;
     return this.events();
@@ -51,25 +51,22 @@ export class Turn<Final = unknown> implements AsyncIterable<RunEvent<Final>> {
 
   /** Reads the whole turn; resolves with `final` (or `clarification_required`), throws RunFailedError on the server's `error`. */
   async result(): Promise<{
-    final?: Final;
-    clarification?: Extract<RunEvent<Final>, { event: "clarification_required" }>["data"];
-    events: RunEvent<Final>[];
+    final?: DataOf<E, "final">;
+    clarification?: DataOf<E, "clarification_required">;
+    events: E[];
   }> {
-    const events: RunEvent<Final>[] = [];
+    const events: E[] = [];
     for await (const e of this) events.push(e);
     const error = events.find((e) => e.event === "error");
-    if (error)
-      throw new RunFailedError(
-        this.runId,
-        (error.data as { code: string }).code,
-        (error.data as { message: string }).message,
-      );
-    const final = events.find((e) => e.event === "final")?.data as Final | undefined;
-    const clarification = events.find((e) => e.event === "clarification_required")?.data as never;
-    return { final, clarification, events };
+    if (error) {
+      const data = error.data as DataOf<AnyRunEvent, "error">;
+      throw new RunFailedError(this.runId, data.code, data.message);
+    }
+    const data = <N extends string>(name: N) => events.find((e) => e.event === name)?.data as DataOf<E, N> | undefined;
+    return { final: data("final"), clarification: data("clarification_required"), events };
   }
 
-  private async *events(): AsyncGenerator<RunEvent<Final>> {
+  private async *events(): AsyncGenerator<E> {
     let failures = 0;
     let lastError: unknown = null;
     for (;;) {
@@ -128,8 +125,9 @@ export class Turn<Final = unknown> implements AsyncIterable<RunEvent<Final>> {
           if (raw.id !== null && raw.id <= this.lastEventId) continue;
           if (raw.id !== null) this.lastEventId = raw.id;
           progressed = true;
-          const e = { event: raw.event, id: raw.id ?? this.lastEventId, data: raw.data } as RunEvent<Final>;
-          if (e.event === "run_started") this.runId ??= (e.data as { runId?: string }).runId ?? null;
+          // The server's stream is typed by the same contract: the events are taken as it declares them.
+          const e = { event: raw.event, id: raw.id ?? this.lastEventId, data: raw.data } as E;
+          if (e.event === "run_started") this.runId ??= (e.data as DataOf<AnyRunEvent, "run_started">).runId ?? null;
           yield e;
           if (e.event === "done") return;
         }

@@ -12,7 +12,7 @@ export type SettingsSource = { sql: Tx; tenantId: string } | null;
  * Each `systems/<name>/index.ts` exports one; `systems/index.ts` lists them, and everything
  * that used to name the systems one by one — route registration, the replay route's machine
  * lookup, the diagram catalog, conversation kinds, offline responders, model roles — reads the
- * list. `App`/`Deps` are the gateway's types (Hono app, http/deps.ts): the driver knows no HTTP.
+ * list. `App`/`Deps` are the gateway's types (a Hono sub-app, http/deps.ts): the driver knows no HTTP.
  */
 export interface DialogueSystem<App = unknown, Deps = unknown, Contract = unknown> {
   name: string;
@@ -20,8 +20,11 @@ export interface DialogueSystem<App = unknown, Deps = unknown, Contract = unknow
   contract: Contract;
   /** `conversations.kind` values this system creates (the table's check lists them: see `migrations`). */
   kinds: readonly string[];
-  /** Mounts the system's routes (patient/user API and its operator routes). */
-  register(app: App, deps: Deps): void;
+  /**
+   * The system's routes (patient/user API and its operator routes) as one sub-app, built from the
+   * gateway's deps; the gateway mounts it under its own auth, role, error and logging middleware.
+   */
+  routes(deps: Deps): App;
   /** Machines whose definition does not depend on settings: replayed by spec id and version. */
   specs: readonly MachineSpec[];
   /** A machine generated from settings, as the log label names it (null: not one of this system's). */

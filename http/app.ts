@@ -6,13 +6,19 @@ import { registerObservabilityRoutes, requestLog } from "./observability/routes"
 import { requiredRole, requireRole } from "./roles";
 import type { Deps, HttpDialogueSystem } from "./deps";
 import { errorResponse } from "./errors";
-import { registerRunRoutes } from "./routes/runs";
-import { registerOperatorRoutes } from "./routes/operator";
-import { registerInboxRoutes } from "./routes/inbox";
+import { runRoutes } from "./routes/runs";
+import { operatorRoutes } from "./routes/operator";
+import { inboxRoutes } from "./routes/inbox";
 import { dialogueSystems } from "../systems";
 import { registerOfflineResponder } from "../llm/client";
 
-/** The gateway over the listed dialogue systems (tests pass their own list, e.g. with a test-only system). */
+/**
+ * The gateway over the listed dialogue systems (tests pass their own list, e.g. with a test-only
+ * system). The middleware is the gateway's: request log and metrics, error mapping, body limit,
+ * then for /v1 draining, bearer auth and the role policy. Each system's routes and each shared
+ * group (runs, operator, inbox) is a sub-app built from the deps and mounted at `/` after it, so
+ * every route passes the same middleware and keeps its full path as the route label.
+ */
 export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = dialogueSystems): Hono<AuthEnv> {
   for (const s of systems) for (const o of s.offline) registerOfflineResponder(o.role, o.respond);
   const app = new Hono<AuthEnv>();
@@ -42,9 +48,9 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
   app.use("/v1/*", bearerAuth(deps.config.tokens));
   // One policy for every /v1 route (http/roles.ts): chat routes listed, the rest operator or admin.
   app.use("/v1/*", requireRole(requiredRole));
-  registerRunRoutes(app, deps);
-  for (const s of systems) s.register(app, deps);
-  registerOperatorRoutes(app, deps, systems);
-  registerInboxRoutes(app, deps);
+  app.route("/", runRoutes(deps));
+  for (const s of systems) app.route("/", s.routes(deps));
+  app.route("/", operatorRoutes(deps, systems, () => app.routes).app);
+  app.route("/", inboxRoutes(deps));
   return app;
 }

@@ -1,7 +1,17 @@
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { ApiError, ClientError, ConnectionError, createClient, type RunEvent, type Turn } from "../client";
+import {
+  ApiError,
+  ClientError,
+  ConnectionError,
+  createClient,
+  type AnswerReplaced,
+  type ClarificationRequired,
+  type StageEvent,
+  type Turn,
+  type UntypedEvent,
+} from "../client";
 
 /**
  * `npm run chat -- [clinic|workbench]`: a terminal client that talks to a running server through
@@ -17,7 +27,6 @@ const HELP = `Usage: npm run chat -- [clinic|workbench] [options]
 Commands: /new — new conversation, /state — thread state (clinic), /last — the last answer the server stored, /quit
 Ctrl-C during an answer stops printing it (the server still finishes and stores it: /last shows it); Ctrl-C again quits.`;
 
-type Json = Record<string, any>;
 const out = (s: string) => process.stdout.write(s);
 
 export interface ChatOptions {
@@ -51,7 +60,8 @@ export function describeError(e: unknown): string {
 export function createChat(o: ChatOptions) {
   const client = createClient({ baseUrl: o.url, token: o.token });
   let id: string | null = null;
-  let open: Json | null = null;
+  /** The Workbench's open clarification: a number typed next picks one of its candidates. */
+  let open: ClarificationRequired | null = null;
   /** A turn whose printing Ctrl-C stopped: it is still read to the end, so the server stores it. */
   let background: Promise<unknown> | null = null;
   let current: { stop(): void } | null = null;
@@ -66,7 +76,7 @@ export function createChat(o: ChatOptions) {
   }
 
   /** Prints a turn's events until it ends or Ctrl-C stops the printing (the turn is then read on, silently). */
-  async function stream(turn: Turn<unknown>, onEvent: (event: string, data: Json) => void): Promise<void> {
+  async function stream<E extends UntypedEvent>(turn: Turn<E>, onEvent: (e: E) => void): Promise<void> {
     const it = turn[Symbol.asyncIterator]();
     let stopped = false;
     let wake: () => void = () => {};
@@ -88,8 +98,7 @@ export function createChat(o: ChatOptions) {
           return;
         }
         if (next.done) return;
-        const e = next.value as RunEvent;
-        onEvent(e.event, (e.data ?? {}) as Json);
+        onEvent(next.value);
       }
     } finally {
       current = null;
@@ -100,37 +109,39 @@ export function createChat(o: ChatOptions) {
     const conv = await ensure();
     let streamed = false;
     // A stage arriving after the reply began starts on its own line.
-    const stageLine = (d: Json) =>
+    const stageLine = (d: StageEvent) =>
       o.debug && out(`${streamed ? "\n" : ""}  · ${d.stageId} ${d.name} ${d.status} ${d.durationMs} мс\n`);
+    const token = (delta: string) => {
+      if (!streamed) out("< ");
+      streamed = true;
+      out(delta);
+    };
     // doc/streaming.md: the printed tokens are void; a terminal cannot erase them, so say so
     // plainly and print the answer that replaces them.
-    const replaced = (d: Json) => {
+    const replaced = (d: AnswerReplaced) => {
       // Only the issue codes: an issue's detail may quote the rejected text itself.
-      const issues = [...new Set(((d.issues as string[] | undefined) ?? []).map((i) => i.split(":")[0]!))];
+      const issues = [...new Set(d.issues.map((i) => i.split(":")[0]!))];
       out(
         `${streamed ? "\n" : ""}  [× ответ модели отклонён проверкой${issues.length ? ` (${issues.join(", ")})` : ""}; текст выше недействителен — ответ:]\n< ${d.text}`,
       );
       streamed = true;
     };
     if (o.mode === "clinic") {
-      await stream(client.clinic.send(conv, text, { debug: o.debug }), (event, d) => {
-        if (event === "router_decision") out(`  [маршрутизатор: ${d.intent}]\n`);
-        else if (event === "stage") stageLine(d);
-        else if (event === "token") {
-          if (!streamed) out("< ");
-          streamed = true;
-          out(d.delta);
-        } else if (event === "answer_replaced") replaced(d);
-        else if (event === "final") {
+      await stream(client.clinic.send(conv, text, { debug: o.debug }), (e) => {
+        if (e.event === "router_decision") out(`  [маршрутизатор: ${e.data.intent}]\n`);
+        else if (e.event === "stage") stageLine(e.data);
+        else if (e.event === "token") token(e.data.delta);
+        else if (e.event === "final") {
+          const d = e.data;
           if (!streamed) out(`< ${d.reply}`);
-          const s = d.state as Json;
-          const events = (d.events as string[]).map((e) =>
+          const s = d.state;
+          const events = d.events.map((e) =>
             e.startsWith("guard_blocked:") ? `защитное условие ${e.slice(14)}` : (EVENT_RU[e] ?? e),
           );
           out(
             `\n  [ветка ${s.activeBranch ?? "—"}${s.step ? ` · шаг ${s.step}` : ""} · переключений ${s.handoffCount} из 3${s.escalationReason ? ` · причина ${s.escalationReason}` : ""}${events.length ? ` · ${events.join(", ")}` : ""}]\n`,
           );
-        } else if (event === "error") out(`\n! ${d.message} (${d.code})\n`);
+        } else if (e.event === "error") out(`\n! ${e.data.message} (${e.data.code})\n`);
       });
       return;
     }
@@ -143,29 +154,25 @@ export function createChat(o: ChatOptions) {
       ...(open ? { interactionId: open.interactionId, replyToClarificationId: open.id } : {}),
       ...(pick ? { selectedCandidateId: pick.candidateId } : {}),
     };
-    await stream(client.workbench.send(conv, body), (event, d) => {
-      if (event === "stage") stageLine(d);
-      else if (event === "token") {
-        if (!streamed) out("< ");
-        streamed = true;
-        out(d.delta);
-      } else if (event === "answer_replaced") replaced(d);
-      else if (event === "clarification_required") {
-        open = d;
-        out(`? ${d.question}\n`);
-        (d.candidates as Json[]).forEach((c, i) =>
-          out(`  ${i + 1}) ${c.displayName} · ${c.documentType} · ${c.identity}\n`),
-        );
+    await stream(client.workbench.send(conv, body), (e) => {
+      if (e.event === "stage") stageLine(e.data);
+      else if (e.event === "token") token(e.data.delta);
+      else if (e.event === "answer_replaced") replaced(e.data);
+      else if (e.event === "clarification_required") {
+        open = e.data;
+        out(`? ${e.data.question}\n`);
+        e.data.candidates.forEach((c, i) => out(`  ${i + 1}) ${c.displayName} · ${c.documentType} · ${c.identity}\n`));
         out("  (номер — выбрать, или ответьте текстом)\n");
-      } else if (event === "final") {
+      } else if (e.event === "final") {
+        const d = e.data;
         open = null;
         if (!streamed) out(`< ${d.answer}`);
         out(
-          `\n  [${d.status} · проверка ${d.validation?.ok ? "ok" : "не пройдена"} · ссылки: ${(d.entityCitations ?? []).join(", ") || "—"}]\n`,
+          `\n  [${d.status} · проверка ${d.validation.ok ? "ok" : "не пройдена"} · ссылки: ${d.entityCitations.join(", ") || "—"}]\n`,
         );
-      } else if (event === "error") {
+      } else if (e.event === "error") {
         open = null;
-        out(`\n! ${d.message} (${d.code})\n`);
+        out(`\n! ${e.data.message} (${e.data.code})\n`);
       }
     });
   }

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import {
@@ -34,7 +34,8 @@ function parseFilter(query: Record<string, string>, system?: Filter["system"]): 
   return parsed.data;
 }
 
-export function registerInboxRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
   const list = async (tenantId: string, f: Filter) => {
     try {
@@ -119,6 +120,7 @@ export function registerInboxRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     );
     return c.body(null, 204);
   });
+  return app;
 
   async function releaseMachine(tenantId: string, id: string, system: string): Promise<void> {
     if (system !== "clinic") return;

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { findConversation } from "../../storage/conversations";
 import { latestSnapshot } from "../../storage/operator-snapshots";
@@ -18,11 +18,8 @@ import { describeZod } from "../errors";
  * from the tenant's active settings), with a conversation's current state highlighted.
  */
 
-export function registerOperatorMachineRoutes(
-  app: Hono<AuthEnv>,
-  deps: Deps,
-  systems: readonly DialogueSystem[],
-): void {
+export function machineRoutes(deps: Deps, systems: readonly DialogueSystem[]): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
   const catalog = (tenantId: string) => machineCatalog(systems, { sql, tenantId });
 
@@ -88,4 +85,5 @@ export function registerOperatorMachineRoutes(
     if (q.format === "html") return c.html(diagramPage(entry.title, entry.description, svg));
     return c.body(svg, 200, { "content-type": "image/svg+xml; charset=utf-8" });
   });
+  return app;
 }

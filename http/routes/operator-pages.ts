@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Context, Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { AppError } from "../../driver/errors";
 import type { AuthEnv } from "../auth";
 
@@ -36,11 +36,13 @@ async function send(c: Context, rel: string): Promise<Response> {
   });
 }
 
-export function registerOperatorPages(app: Hono<AuthEnv>): void {
+export function operatorPages(): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   // Seed 003 puts Отладка at the root.
   app.get("/", (c) => send(c, "debug.html"));
   // Browsers ask for /favicon.ico on every page; an SVG answers it (no binary icon in the repo).
   app.get("/favicon.ico", (c) => send(c, join("assets", "favicon.svg")));
   app.get("/:page{[a-z0-9-]+\\.html}", (c) => send(c, c.req.param("page")));
   app.get("/assets/:file{[a-z0-9-]+\\.(?:js|css|svg|json)}", (c) => send(c, join("assets", c.req.param("file"))));
+  return app;
 }

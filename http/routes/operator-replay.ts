@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import type { AnyStateMachine } from "xstate";
 import { AppError } from "../../driver/errors";
 import { parseMachineLabel, replayLog } from "../../driver/replay";
@@ -20,7 +20,8 @@ import { describeZod } from "../errors";
  * the log names) and compared with the stored snapshot. `?key=` narrows it to one snapshot and
  * adds the log and both snapshots.
  */
-export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps, systems: readonly DialogueSystem[]): void {
+export function replayRoutes(deps: Deps, systems: readonly DialogueSystem[]): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
 
   app.get("/v1/conversations/:conversationId/replay", async (c) => {
@@ -85,6 +86,7 @@ export function registerOperatorReplayRoutes(app: Hono<AuthEnv>, deps: Deps, sys
     }
     return c.json({ conversationId: conv.id, kind: conv.kind, machines });
   });
+  return app;
 }
 
 /** The machine definition a log label names (the systems' fixed specs, or one generated from the settings it names); an unlabelled row (logged before labels) took the running one. */

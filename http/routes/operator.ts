@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { AppError } from "../../driver/errors";
 import { machineCatalog } from "../../driver/system";
@@ -6,26 +6,28 @@ import { buildOpenApi } from "../openapi/document";
 import type { AuthEnv } from "../auth";
 import type { Deps, HttpDialogueSystem } from "../deps";
 import { startInspectorBridge, type InspectorBridge } from "../operator/inspector-bridge";
-import { registerOperatorMachineRoutes } from "./operator-machines";
-import { registerOperatorPages } from "./operator-pages";
-import { definitionOf, registerOperatorReplayRoutes } from "./operator-replay";
+import { machineRoutes } from "./operator-machines";
+import { operatorPages } from "./operator-pages";
+import { definitionOf, replayRoutes } from "./operator-replay";
 
 /**
  * Everything operators and engineers look at: the pages (Отладка, Песочница, Настройки,
  * Workbench, Схемы, API, Документация), machine diagrams, the OpenAPI document, and — with
  * STATELY_INSPECT=true — the bridge to Stately's inspector.
  */
-export function registerOperatorRoutes(
-  app: Hono<AuthEnv>,
+export function operatorRoutes(
   deps: Deps,
   systems: readonly HttpDialogueSystem[],
+  /** The gateway's routes, read per request: /openapi.json lists every route the server has. */
+  gatewayRoutes: () => readonly { method: string; path: string }[],
   env: Record<string, string | undefined> = process.env,
-): { inspector: InspectorBridge | null } {
-  registerOperatorPages(app);
-  registerOperatorMachineRoutes(app, deps, systems);
-  registerOperatorReplayRoutes(app, deps, systems);
-  // Built on request, from the routes registered by then: a route added later still shows up.
-  app.get("/openapi.json", (c) => c.json(buildOpenApi(systems, app.routes)));
+): { app: Hono<AuthEnv>; inspector: InspectorBridge | null } {
+  const app = new Hono<AuthEnv>();
+  app.route("/", operatorPages());
+  app.route("/", machineRoutes(deps, systems));
+  app.route("/", replayRoutes(deps, systems));
+  // Built on request, from the routes the gateway has by then: a route added later still shows up.
+  app.get("/openapi.json", (c) => c.json(buildOpenApi(systems, [...gatewayRoutes()])));
 
   const inspector =
     env.STATELY_INSPECT === "true"
@@ -52,5 +54,5 @@ export function registerOperatorRoutes(
       await new Promise<void>((resolve) => stream.onAbort(() => (unsubscribe(), resolve())));
     });
   });
-  return { inspector };
+  return { app, inspector };
 }

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { getRun, listRunEvents } from "../../storage/runs";
 import type { AuthEnv } from "../auth";
@@ -13,7 +13,8 @@ export { STALE_RUN_MS } from "../run-follow";
  * Last-Event-ID is 204, and so is an unknown run for an EventSource (Accept: text/event-stream),
  * so a browser stops reconnecting; a fetch client gets a 404 JSON for an unknown run.
  */
-export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+export function runRoutes(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   /** A finished (or running) run's debug stages as stored, for a page reloaded after the turn (the Sandbox). */
   app.get("/v1/runs/:runId/stages", async (c) => {
     const runId = c.req.param("runId");
@@ -36,4 +37,5 @@ export function registerRunRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     }
     return followRunResponse(c, deps, run, after, { "x-run-id": run.id, "x-conversation-id": run.conversationId });
   });
+  return app;
 }

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { chunkDocument } from "./kb-chunk";
 import { BranchConfig, BranchCode, ROUTER_CODE, RouterConfig, StepGraph } from "./types";
 import { loadRegistry } from "./registry-load";
@@ -38,7 +38,9 @@ const code = (raw: string) => {
   return r.data;
 };
 
-export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+/** Mounted by the clinic's sub-app (routes.ts). */
+export function clinicAdminRoutes(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
 
   app.get("/v1/clinic/branches", async (c) => {
@@ -187,4 +189,5 @@ export function registerClinicAdminRoutes(app: Hono<AuthEnv>, deps: Deps): void 
     const fragments = await searchChunks(sql, c.get("tenantId"), q, { branch: branch ? code(branch) : null, limit });
     return c.json({ query: q, fragments });
   });
+  return app;
 }

@@ -2,20 +2,16 @@ import { fileURLToPath } from "node:url";
 import { clinicContract } from "./contract";
 import type { HttpDialogueSystem } from "../../http/deps";
 import { clinicDiagrams } from "./diagrams";
-import { registerOperatorKbRoutes } from "./kb-routes";
 import { offlineBranch, offlineRouter } from "./offline";
 import { clinicSpec, registryAt } from "./registry-load";
-import { registerClinicRoutes } from "./routes";
+import { clinicRoutes } from "./routes";
 
 /** Seed 003: the clinic's patient chat, its settings and knowledge base, its generated dialogue machine. */
 export const clinicSystem: HttpDialogueSystem = {
   name: "clinic",
   contract: clinicContract,
   kinds: ["clinic"],
-  register(app, deps) {
-    registerClinicRoutes(app, deps);
-    registerOperatorKbRoutes(app, deps);
-  },
+  routes: clinicRoutes,
   // The dialogue machine is generated from the settings: none is fixed.
   specs: [],
   async specAt(sql, tenantId, machineId, settings) {

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { getDocument } from "./store/kb";
 import { listChunks } from "./store/kb-chunks";
@@ -7,9 +7,10 @@ import type { Deps } from "../../http/deps";
 
 /**
  * What the clinic's knowledge-base routes do not offer and the Отладка page needs: a
- * document's chunks exactly as indexed (upload, re-index and search are in clinic-admin.ts).
+ * document's chunks exactly as indexed (upload, re-index and search are in admin-routes.ts).
  */
-export function registerOperatorKbRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+export function clinicKbChunkRoutes(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   app.get("/v1/clinic/kb/documents/:id/chunks", async (c) => {
     const tenantId = c.get("tenantId");
     const doc = await getDocument(deps.db.sql, tenantId, c.req.param("id"));
@@ -20,4 +21,5 @@ export function registerOperatorKbRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       chunks: await listChunks(deps.db.sql, tenantId, doc.id),
     });
   });
+  return app;
 }

@@ -1,5 +1,4 @@
-import type { Hono } from "hono";
-import { offlineBranch, offlineRouter } from "./offline";
+import { Hono } from "hono";
 import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
 import { loadClinicTurnContext } from "./store/turn-context";
 import { AppError } from "../../driver/errors";
@@ -10,13 +9,19 @@ import { configuredSecrets } from "../../http/secrets";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
-import { registerClinicAdminRoutes } from "./admin-routes";
+import { clinicAdminRoutes } from "./admin-routes";
+import { clinicKbChunkRoutes } from "./kb-routes";
 import { holdClinicTurn } from "./hold";
 import { readHandling, setHandling } from "../../storage/inbox";
 import { ClinicMessageBody, type ClinicEvents } from "./contract";
 
-/** CONTRACT §5: the patient chat. Settings and knowledge base routes live in clinic-admin.ts. */
-export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+/**
+ * The clinic's routes as one sub-app: CONTRACT §5's patient chat here, settings and knowledge
+ * base in admin-routes.ts, a document's chunks in kb-routes.ts. Paths are written out in full
+ * (the gateway mounts the sub-app at `/`), so they read as CONTRACT.md and http/roles.ts name them.
+ */
+export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   const thread = async (tenantId: string, id: string) => {
     const conv = await findConversation(deps.db.sql, tenantId, id, "clinic");
     if (!conv) throw new AppError("not_found", "Такого диалога нет.");
@@ -100,5 +105,7 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     return c.json({ threadId: context.threadId, released: true, state });
   });
 
-  registerClinicAdminRoutes(app, deps);
+  app.route("/", clinicAdminRoutes(deps));
+  app.route("/", clinicKbChunkRoutes(deps));
+  return app;
 }

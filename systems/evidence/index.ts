@@ -3,14 +3,14 @@ import { evidenceContract } from "./contract";
 import type { HttpDialogueSystem } from "../../http/deps";
 import { evidenceMachine, evidenceSpec } from "./conversation.machine";
 import { ANSWER_ROLE, STRUCTURED_ROLE } from "./turn-model-steps";
-import { registerEvidenceRoutes } from "./routes";
+import { evidenceRoutes } from "./routes";
 
 /** Seed 002: questions over accounting data answered from evidence gathered by MCP tools. */
 export const evidenceSystem: HttpDialogueSystem = {
   name: "evidence",
   contract: evidenceContract,
   kinds: ["evidence"],
-  register: registerEvidenceRoutes,
+  routes: evidenceRoutes,
   specs: [evidenceSpec],
   diagrams: () => [
     {

@@ -1,7 +1,7 @@
 // Evidence workflow endpoints (seed 002): conversations, streamed turns, per-run artifacts, the
 // demo MCP server over Streamable HTTP, and outcome statistics of every system's runs.
 import { TOOL_NAMES } from "./tool-contracts";
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { restore } from "../../driver/turn";
 import { emptyConversationState } from "./artifacts";
@@ -44,7 +44,9 @@ export async function closeEvidenceMcp(deps: Deps): Promise<void> {
   toolsByDeps.delete(deps);
 }
 
-export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+/** The evidence workflow's routes as one sub-app; paths are written out in full (the gateway mounts it at `/`). */
+export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
   const find = async (tenantId: string, id: string) => {
     const conv = await findConversation(sql, tenantId, id, "evidence");
@@ -157,4 +159,5 @@ export function registerEvidenceRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       .map((r) => ({ kind: r.kind, reason: r.reasonCode.slice(ESCALATION_PREFIX.length), runs: r.runs }));
     return c.json({ ...rest, byOutcomeClass: [...classes.values()], byEscalationReason });
   });
+  return app;
 }

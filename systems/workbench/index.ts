@@ -4,19 +4,15 @@ import type { HttpDialogueSystem } from "../../http/deps";
 import { clarificationMachine, clarificationSpec } from "./clarification.machine";
 import { interactionMachine, interactionSpec } from "./interaction.machine";
 import { offlineAnswerResponder } from "./offline-answer";
-import { registerOperatorWorkbenchRoutes } from "./operator-routes";
 import { WORKBENCH_ROLES } from "./prompts";
-import { registerWorkbenchRoutes } from "./routes";
+import { workbenchRoutes } from "./routes";
 
 /** Seed 001: answers over a workspace snapshot, with clarifications as machines of their own. */
 export const workbenchSystem: HttpDialogueSystem = {
   name: "workbench",
   contract: workbenchContract,
   kinds: ["workbench"],
-  register(app, deps) {
-    registerWorkbenchRoutes(app, deps);
-    registerOperatorWorkbenchRoutes(app);
-  },
+  routes: workbenchRoutes,
   specs: [interactionSpec, clarificationSpec],
   diagrams: () => [
     {

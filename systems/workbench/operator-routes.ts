@@ -1,10 +1,11 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import type { AuthEnv } from "../../http/auth";
 import { sampleWorkspace } from "./resources";
 
 /** The Workbench console's "Пример" button: the workspace snapshot the server uses when a message carries none. */
-export function registerOperatorWorkbenchRoutes(app: Hono<AuthEnv>): void {
+export function sampleWorkspaceRoutes(): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   app.get("/v1/workbench/sample-workspace", (c) => {
     try {
       return c.json(sampleWorkspace().raw as object);
@@ -12,4 +13,5 @@ export function registerOperatorWorkbenchRoutes(app: Hono<AuthEnv>): void {
       throw new AppError("not_found", `Встроенного примера нет: ${(e as Error).message}`);
     }
   });
+  return app;
 }

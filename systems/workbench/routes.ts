@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { bindClarificationClaim, getInteraction, listClarifications } from "./store/interactions";
@@ -16,6 +16,7 @@ import { beginRun } from "../../http/turn-begin";
 import { handleReply } from "./turn-reply";
 import { loadDocsIndex, sampleWorkspace } from "./resources";
 import { stageTrace } from "./stage-trace";
+import { sampleWorkspaceRoutes } from "./operator-routes";
 import { WorkbenchMessageBody, type WorkbenchEvents } from "./contract";
 import { modelCalls, newCounter, runPreparationTurn, type Workspace } from "./turn";
 
@@ -42,7 +43,12 @@ function asConflict(e: unknown): unknown {
   return e;
 }
 
-export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+/**
+ * The Workbench's routes as one sub-app (CONTRACT §3, plus the console's sample workspace). Paths
+ * are written out in full: the gateway mounts the sub-app at `/`.
+ */
+export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
 
   app.post("/v1/workbench/conversations", async (c) => {
@@ -229,4 +235,6 @@ export function registerWorkbenchRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       },
     });
   });
+  app.route("/", sampleWorkspaceRoutes());
+  return app;
 }

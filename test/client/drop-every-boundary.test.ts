@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, type RunEvent, type Turn } from "../../client";
+import { createClient, type Turn, type UntypedEvent } from "../../client";
 import { listRunEvents } from "../../storage/runs";
 import { onServer, useTestDatabase } from "../utils/db";
 import { startTestServer } from "../utils/server";
@@ -26,17 +26,17 @@ const cutter = cuttingFetch();
 const client = () => createClient({ baseUrl: server.url, fetch: cutter.fetch, retryDelayMs: 20 });
 
 /** Sends with a cut after `cut` events; returns what the client got and what the server stored. */
-async function cutTurn<F>(start: () => Turn<F>, cut: number | null) {
+async function cutTurn<E extends UntypedEvent>(start: () => Turn<E>, cut: number | null) {
   if (cut !== null) cutter.cutNext(cut);
   const turn = start();
-  const got: RunEvent<F>[] = [];
+  const got: E[] = [];
   for await (const e of turn) got.push(e);
   expect(turn.runId).toBeTruthy();
   const stored = await listRunEvents(t.db.sql, turn.runId!, 0);
   return { turn, got: got.map((e) => [e.id, e.event, e.data]), stored: stored.map((e) => [e.seq, e.event, e.data]) };
 }
 
-async function everyBoundary<F>(conversationId: string, start: (i: number) => Turn<F>) {
+async function everyBoundary<E extends UntypedEvent>(conversationId: string, start: (i: number) => Turn<E>) {
   // An uncut turn first: its event count is the number of boundaries to cut at.
   const first = await cutTurn(() => start(0), null);
   expect(first.got).toEqual(first.stored);

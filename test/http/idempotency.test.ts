@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConversationBusyError, createClient, IdempotencyKeyReusedError, NotFoundError } from "../../client";
+import {
+  ConversationBusyError,
+  createClient,
+  IdempotencyKeyReusedError,
+  NotFoundError,
+  type EventOf,
+  type SharedEvents,
+} from "../../client";
 import { onServer, useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
@@ -101,7 +108,7 @@ describe(`Idempotency-Key and one run per conversation (${onServer ? "PostgreSQL
     llm.script("answer", { status: 500 }, { status: 500 }, { status: 500 });
     const c = createClient({ baseUrl: server.url, maxRetries: 0 });
     const send = () =>
-      c.sendTo<{ answer: string }>(
+      c.sendTo<EventOf<SharedEvents & { final: { answer: string } }>>(
         `/v1/test/conversations/${conv}/messages`,
         { text: "Вопрос" },
         { idempotencyKey: "k-3" },

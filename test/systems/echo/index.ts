@@ -2,14 +2,14 @@ import { fileURLToPath } from "node:url";
 import type { HttpDialogueSystem } from "../../../http/deps";
 import { echoContract } from "./contract";
 import { echoMachine, echoSpec } from "./echo.machine";
-import { registerEchoRoutes } from "./routes";
+import { echoRoutes } from "./routes";
 
 /** A test-only fourth dialogue system: what adding a system takes (this folder + one list entry + its migration). */
 export const echoSystem: HttpDialogueSystem = {
   name: "echo",
   contract: echoContract,
   kinds: ["echo"],
-  register: registerEchoRoutes,
+  routes: echoRoutes,
   specs: [echoSpec],
   diagrams: () => [
     {

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import { AppError } from "../../../driver/errors";
 import { runTurn } from "../../../driver/turn";
 import type { AuthEnv } from "../../../http/auth";
@@ -10,7 +10,8 @@ import { appendMessages } from "../../../storage/messages";
 import { EchoMessageBody, type EchoEvents } from "./contract";
 import { echoSpec } from "./echo.machine";
 
-export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
+export function echoRoutes(deps: Deps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   app.post("/v1/echo/conversations", async (c) => {
     const conv = await createConversation(deps.db.sql, c.get("tenantId"), "echo");
     return c.json({ conversationId: conv.id }, 201);
@@ -56,4 +57,5 @@ export function registerEchoRoutes(app: Hono<AuthEnv>, deps: Deps): void {
       },
     });
   });
+  return app;
 }
