@@ -12,7 +12,7 @@ import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
 import { registerClinicAdminRoutes } from "./admin-routes";
 import { holdClinicTurn } from "./hold";
-import { readHandling, setHandling } from "../../storage/inbox";
+import { setHandling } from "../../storage/inbox";
 import { ClinicMessageBody, type ClinicEvents } from "./contract";
 
 /** CONTRACT §5: the patient chat. Settings and knowledge base routes live in clinic-admin.ts. */
@@ -52,7 +52,7 @@ export function registerClinicRoutes(app: Hono<AuthEnv>, deps: Deps): void {
     const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
     if (!context) throw new AppError("not_found", "Такого диалога нет.");
     const body = await readJson(c, ClinicMessageBody);
-    const handling = await readHandling(deps.db.sql, context.threadId);
+    const handling = context.handling;
     return streamRun<ClinicEvents>(c, deps, {
       conversationId: context.threadId,
       tenantId,
