@@ -1,4 +1,5 @@
 import type { Tx } from "./db";
+import { JSON_OID } from "./runs";
 
 /** One logged event and the machine definition that took it. */
 export interface LoggedEvent {
@@ -37,7 +38,7 @@ export async function appendMachineEvents(
   await tx`
     insert into machine_events (snapshot_key, seq, first_seq, conversation_id, event, run_id, machine)
     select ${key}, base.s + ${events.length}, ${batch ? tx`base.s + 1` : tx`null::integer`}, ${conversationId},
-           ${tx.json((batch ? events : events[0]) as never)}, ${runId}, ${machine}
+           ${tx.typed((batch ? events : events[0]) as never, JSON_OID)}, ${runId}, ${machine}
     from (select coalesce(max(seq), 0) as s from machine_events where snapshot_key = ${key}) base`;
 }
 

@@ -92,6 +92,12 @@ export async function startRun(
   return rows.length === 1;
 }
 
+/**
+ * A parameter sent as `json` (the text as JSON.stringify wrote it), not `jsonb`: run_events.data
+ * and machine_events.event are json columns (migration 000013), stored as sent.
+ */
+export const JSON_OID = 114;
+
 /** The `event` of a stored row that holds several consecutive events (migration 000012). */
 export const BATCH_EVENT = "batch";
 
@@ -225,7 +231,7 @@ const insertPacked = (
 ) =>
   tx`insert into run_events (run_id, seq, first_seq, event, data)
      select e.run_id, e.seq, e.first_seq, e.event, e.data
-     from jsonb_to_recordset(${tx.json(rows as never)}) as e(run_id text, seq integer, first_seq integer, event text, data jsonb)
+     from json_to_recordset(${tx.typed(rows as never, JSON_OID)}) as e(run_id text, seq integer, first_seq integer, event text, data json)
      on conflict (run_id, seq) do nothing
      returning 1`;
 
