@@ -107,6 +107,31 @@ describe("coalesced run events", () => {
     }
   });
 
+  it("a clinic turn stores its streamed tokens as slices of the final reply and resumes from every id, on both processes", async () => {
+    const thread = (await (await fetch(`${one.url}/v1/clinic/threads`, { method: "POST" })).json()) as {
+      threadId: string;
+    };
+    llm.script("router", "general_info");
+    llm.script("branch", TEXT.repeat(2));
+    const res = await fetch(`${one.url}/v1/clinic/threads/${thread.threadId}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: "Когда вы работаете?" }),
+    });
+    const seen = (await readSse(res)).events;
+    expect(seen.at(-2)!.event).toBe("final");
+    expect(seen.filter((e) => e.event === "token").length).toBeGreaterThan(5);
+    const runId = (seen[0]!.data as { runId: string }).runId;
+    const [row] = await t.db.sql<
+      { data: [string, unknown][] }[]
+    >`select data from run_events where run_id = ${runId} and event = 'batch' order by seq desc limit 1`;
+    expect(row!.data.some(([e]) => e === TOKEN_SLICES)).toBe(true);
+    for (let id = 0; id <= seen.length; id++) {
+      expect(shape(await follow(two.url, runId, id))).toEqual(shape(seen.slice(id)));
+      expect(shape(await follow(one.url, runId, id))).toEqual(shape(seen.slice(id)));
+    }
+  });
+
   it("a turn flushed several times while streaming resumes from every id on another process", async () => {
     // 25 ms between chunks: the 250 ms background flush stores the run in several batches.
     const { seen, runId } = await runTurn({ chunkDelayMs: 25 });
