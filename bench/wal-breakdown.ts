@@ -42,7 +42,11 @@ async function main(): Promise<void> {
       from keyed k left join pg_class c on c.relfilenode = k.node
       group by 1 order by 3 desc`;
     const total = rows.reduce((a, r) => a + r.bytes, 0);
-    console.log(`WAL of ${turns} clinic turns (loopback model), per turn: ${bytes(total / turns)}`);
+    const fpi = rows.reduce((a, r) => a + r.fpi, 0);
+    // Full-page images depend on where the checkpoint fell; the rest is what a turn writes.
+    console.log(
+      `WAL of ${turns} clinic turns (loopback model), per turn: ${bytes(total / turns)} (${bytes((total - fpi) / turns)} without full-page images)`,
+    );
     console.log(
       `  ${"relation / record".padEnd(40)} ${"records".padStart(8)} ${"bytes".padStart(10)} ${"of which FPI".padStart(12)}`,
     );

@@ -168,11 +168,6 @@ export async function saveContactPhone(tx: Tx, conversationId: string, phone: st
   await tx`update conversations set contact_phone = ${phone} where id = ${conversationId}`;
 }
 
-/** A patient writing into a closed conversation opens it again. */
-export async function reopenIfClosed(tx: Tx, conversationId: string): Promise<void> {
-  await tx`update conversations set status = 'open' where id = ${conversationId} and status = 'closed'`;
-}
-
 export interface Handling {
   status: InboxStatus;
   escalated: boolean;

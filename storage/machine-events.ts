@@ -1,4 +1,5 @@
 import type { Tx } from "./db";
+import { JSON_OID } from "./runs";
 
 /** One logged event and the machine definition that took it. */
 export interface LoggedEvent {
@@ -9,10 +10,20 @@ export interface LoggedEvent {
   runId: string | null;
 }
 
+/** A stored row: one event, or (first_seq set) the events first_seq .. seq as an array (migration 000013). */
+interface StoredRow {
+  seq: number;
+  first_seq: number | null;
+  event: unknown;
+  machine: string | null;
+  run_id: string | null;
+}
+
 /**
- * Appends events to a machine's log (seq continues from the last one) in one statement. Inside
- * a turn it runs after the snapshot's version-checked write, so a concurrent turn waits on the
- * snapshot row before it reads the last seq here.
+ * Appends events to a machine's log (seq continues from the last one) in one statement, as one
+ * row: a turn's events share its run and machine label, so one heap tuple and one index entry
+ * carry them all (the ids stay one per event). Inside a turn it runs after the snapshot's
+ * version-checked write, so a concurrent turn waits on the snapshot row before it reads the last seq here.
  */
 export async function appendMachineEvents(
   tx: Tx,
@@ -23,27 +34,48 @@ export async function appendMachineEvents(
   machine: string | null = null,
 ): Promise<void> {
   if (events.length === 0) return;
+  const batch = events.length > 1;
   await tx`
-    insert into machine_events (snapshot_key, seq, conversation_id, event, run_id, machine)
-    select ${key}, base.s + e.ord, ${conversationId}, e.event, ${runId}, ${machine}
-    from (select coalesce(max(seq), 0) as s from machine_events where snapshot_key = ${key}) base,
-         rows from (jsonb_array_elements(${tx.json(events as never)})) with ordinality as e(event, ord)`;
+    insert into machine_events (snapshot_key, seq, first_seq, conversation_id, event, run_id, machine)
+    select ${key}, base.s + ${events.length}, ${batch ? tx`base.s + 1` : tx`null::integer`}, ${conversationId},
+           ${tx.typed((batch ? events : events[0]) as never, JSON_OID)}, ${runId}, ${machine}
+    from (select coalesce(max(seq), 0) as s from machine_events where snapshot_key = ${key}) base`;
+}
+
+/** Stored rows (in seq order) back to one entry per event, keeping those after `afterSeq`. */
+function unpack(rows: StoredRow[], afterSeq: number): LoggedEvent[] {
+  const out: LoggedEvent[] = [];
+  for (const r of rows) {
+    if (r.first_seq === null) {
+      if (r.seq > afterSeq) out.push({ seq: r.seq, event: r.event, machine: r.machine, runId: r.run_id });
+      continue;
+    }
+    (r.event as unknown[]).forEach((event, i) => {
+      const seq = r.first_seq! + i;
+      if (seq > afterSeq) out.push({ seq, event, machine: r.machine, runId: r.run_id });
+    });
+  }
+  return out;
 }
 
 export async function listMachineEvents(sql: Tx, key: string): Promise<LoggedEvent[]> {
-  const rows = await sql<{ seq: number; event: unknown; machine: string | null; run_id: string | null }[]>`
-    select seq, event, machine, run_id from machine_events where snapshot_key = ${key} order by seq`;
-  return rows.map((r) => ({ seq: r.seq, event: r.event, machine: r.machine, runId: r.run_id }));
+  const rows = await sql<StoredRow[]>`
+    select seq, first_seq, event, machine, run_id from machine_events where snapshot_key = ${key} order by seq`;
+  return unpack(rows, 0);
 }
 
-/** A machine's logged events after `afterSeq`, in order (the inspector bridge follows logs this way). */
+/**
+ * A machine's logged events after `afterSeq`, in order (the inspector bridge follows logs this
+ * way): at most `limit` stored rows, each possibly several events — a row holding `afterSeq`
+ * itself gives the events after it.
+ */
 export async function listMachineEventsAfter(
   sql: Tx,
   key: string,
   afterSeq: number,
   limit = 1_000,
 ): Promise<LoggedEvent[]> {
-  const rows = await sql<{ seq: number; event: unknown; machine: string | null; run_id: string | null }[]>`
-    select seq, event, machine, run_id from machine_events where snapshot_key = ${key} and seq > ${afterSeq} order by seq limit ${limit}`;
-  return rows.map((r) => ({ seq: r.seq, event: r.event, machine: r.machine, runId: r.run_id }));
+  const rows = await sql<StoredRow[]>`
+    select seq, first_seq, event, machine, run_id from machine_events where snapshot_key = ${key} and seq > ${afterSeq} order by seq limit ${limit}`;
+  return unpack(rows, afterSeq);
 }

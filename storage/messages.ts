@@ -16,17 +16,20 @@ export interface StoredMessage extends Required<NewMessage> {
 /**
  * Appends messages in one statement: sequence numbers continue from the conversation's
  * last one, and the (conversation_id, seq) key turns a concurrent append into an error
- * instead of an interleaving. Returns the stored rows' ids in order.
+ * instead of an interleaving. Returns the stored rows' ids in order. `reopen`: a patient
+ * writing into a closed conversation opens it again (the inbox), in the same statement.
  */
 export async function appendMessages(
   tx: Tx,
   conversationId: string,
   messages: NewMessage[],
   runId: string | null = null,
+  o: { reopen?: boolean } = {},
 ): Promise<{ id: string; seq: number }[]> {
   if (messages.length === 0) return [];
   const payload = messages.map((m) => ({ role: m.role, text: m.text, meta: m.meta ?? {} }));
   const rows = await tx<{ id: bigint; seq: number }[]>`
+    ${o.reopen ? tx`with reopened as (update conversations set status = 'open' where id = ${conversationId} and status = 'closed')` : tx``}
     insert into messages (conversation_id, seq, role, text, meta, run_id)
     select ${conversationId}, base.s + m.ord, m.role, m.text, m.meta, ${runId}
     from (select coalesce(max(seq), 0) as s from messages where conversation_id = ${conversationId}) base,

@@ -92,6 +92,12 @@ export async function startRun(
   return rows.length === 1;
 }
 
+/**
+ * A parameter sent as `json` (the text as JSON.stringify wrote it), not `jsonb`: run_events.data
+ * and machine_events.event are json columns (migration 000013), stored as sent.
+ */
+export const JSON_OID = 114;
+
 /** The `event` of a stored row that holds several consecutive events (migration 000012). */
 export const BATCH_EVENT = "batch";
 
@@ -106,7 +112,8 @@ interface StoredRow {
 /**
  * Consecutive events as one row: a turn's fourteen tokens and its ending cost one heap tuple,
  * one index entry and one WAL record instead of one each — the ids stay one per event, so
- * Last-Event-ID resumes anywhere. A single event stays a plain row.
+ * Last-Event-ID resumes anywhere. A single event stays a plain row. Streamed tokens that are
+ * pieces of a reply stored in the same row (`final`) are stored by their lengths, not again.
  */
 export function packRunEvents(events: RunEventRow[]): StoredRow[] {
   if (events.length === 0) return [];
@@ -120,9 +127,76 @@ export function packRunEvents(events: RunEventRow[]): StoredRow[] {
       seq: events.at(-1)!.seq,
       first_seq: events[0]!.seq,
       event: BATCH_EVENT,
-      data: events.map((e) => [e.event, e.data ?? {}]),
+      data: packTokens(events.map((e) => [e.event, e.data ?? {}])),
     },
   ];
+}
+
+/**
+ * In a batch, a run of ≥ 2 `token` events whose deltas are consecutive slices of the reply of a
+ * later event of the same batch (its data's `reply` string: the closing `final`) is stored as
+ * one item `["@token", "<start>:<len>,<len>,…"]`: the reply is stored once, the tokens as where
+ * they cut it. Tokens that are not such slices (a separator the reply lacks, another key) stay as
+ * they were. `unpackTokens` gives back exactly the same events.
+ */
+export const TOKEN_SLICES = "@token";
+
+const replyOf = (data: unknown): string | null => {
+  const r = (data as { reply?: unknown } | null)?.reply;
+  return typeof r === "string" ? r : null;
+};
+
+const deltaOf = (item: [string, unknown]): string | null => {
+  if (item[0] !== "token") return null;
+  const d = item[1] as { delta?: unknown } | null;
+  return d && typeof d.delta === "string" && Object.keys(d).length === 1 ? d.delta : null;
+};
+
+export function packTokens(items: [string, unknown][]): [string, unknown][] {
+  // The first item with a reply: the one `unpackTokens` finds after every token item before it.
+  const last = items.findIndex((it) => replyOf(it[1]) !== null);
+  if (last < 2) return items;
+  const reply = replyOf(items[last]![1])!;
+  const out: [string, unknown][] = [];
+  let cursor = 0;
+  let i = 0;
+  while (i < last) {
+    const first = deltaOf(items[i]!);
+    const start = first ? reply.indexOf(first, cursor) : -1;
+    if (start < 0) {
+      out.push(items[i++]!);
+      continue;
+    }
+    const lens: number[] = [];
+    let at = start;
+    for (let d = first; d && i < last && reply.startsWith(d, at); d = i < last ? deltaOf(items[i]!) : null) {
+      lens.push(d.length);
+      at += d.length;
+      i++;
+    }
+    if (lens.length >= 2) out.push([TOKEN_SLICES, `${start}:${lens.join(",")}`]);
+    else out.push(...items.slice(i - lens.length, i));
+    cursor = at;
+  }
+  out.push(...items.slice(last));
+  return out;
+}
+
+export function unpackTokens(items: [string, unknown][]): [string, unknown][] {
+  if (!items.some((it) => it[0] === TOKEN_SLICES)) return items;
+  const out: [string, unknown][] = [];
+  items.forEach(([event, data], i) => {
+    if (event !== TOKEN_SLICES) return void out.push([event, data]);
+    let reply: string | null = null;
+    for (let j = i + 1; j < items.length && reply === null; j++) reply = replyOf(items[j]![1]);
+    const [start, lens] = String(data).split(":");
+    let at = Number(start);
+    for (const len of lens!.split(",").map(Number)) {
+      out.push(["token", { delta: reply!.slice(at, at + len) }]);
+      at += len;
+    }
+  });
+  return out;
 }
 
 /**
@@ -138,8 +212,8 @@ export function unpackRunEvents(rows: StoredRow[], afterSeq = 0): RunEventRow[] 
       if (r.seq > last) (out.push({ seq: r.seq, event: r.event, data: r.data }), (last = r.seq));
       continue;
     }
-    const items = r.data as [string, unknown][];
-    items.forEach(([event, data], i) => {
+    if (r.seq <= last) continue;
+    unpackTokens(r.data as [string, unknown][]).forEach(([event, data], i) => {
       const seq = r.first_seq! + i;
       if (seq > last) (out.push({ seq, event, data }), (last = seq));
     });
@@ -157,7 +231,7 @@ const insertPacked = (
 ) =>
   tx`insert into run_events (run_id, seq, first_seq, event, data)
      select e.run_id, e.seq, e.first_seq, e.event, e.data
-     from jsonb_to_recordset(${tx.json(rows as never)}) as e(run_id text, seq integer, first_seq integer, event text, data jsonb)
+     from json_to_recordset(${tx.typed(rows as never, JSON_OID)}) as e(run_id text, seq integer, first_seq integer, event text, data json)
      on conflict (run_id, seq) do nothing
      returning 1`;
 

@@ -12,7 +12,7 @@ import { streamRun } from "../../http/sse";
 import { clinicAdminRoutes } from "./admin-routes";
 import { clinicKbChunkRoutes } from "./kb-routes";
 import { holdClinicTurn } from "./hold";
-import { readHandling, setHandling } from "../../storage/inbox";
+import { setHandling } from "../../storage/inbox";
 import { ClinicMessageBody, type ClinicEvents } from "./contract";
 
 /**
@@ -57,7 +57,7 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
     const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
     if (!context) throw new AppError("not_found", "Такого диалога нет.");
     const body = await readJson(c, ClinicMessageBody);
-    const handling = await readHandling(deps.db.sql, context.threadId);
+    const handling = context.handling;
     return streamRun<ClinicEvents>(c, deps, {
       conversationId: context.threadId,
       tenantId,

@@ -18,13 +18,7 @@ import type { Run } from "../../driver/run";
 import type { ClinicEvents, ClinicFinal } from "./contract";
 import { runTurn } from "../../driver/turn";
 import { asksForContact, CONTACT_REQUEST, phoneFromText } from "./contact";
-import {
-  markEscalated,
-  reopenIfClosed,
-  saveContactPhone,
-  setEscalationReason,
-  type Handling,
-} from "../../storage/inbox";
+import { markEscalated, saveContactPhone, setEscalationReason, type Handling } from "../../storage/inbox";
 import { enqueueOutbox } from "../../storage/outbox";
 
 /** The clinic turn: the dialogue machine's effects answered by the router/branch models and the knowledge base. */
@@ -264,8 +258,9 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           },
         ],
         a.run.id,
+        // A patient writing into a closed thread opens it again: in the same statement.
+        { reopen: true },
       );
-      await reopenIfClosed(tx, a.context.threadId);
       if (phone) await saveContactPhone(tx, a.context.threadId, phone);
       if (f.events.includes("escalated")) {
         await markEscalated(tx, a.context.threadId, f.state.escalationReason);

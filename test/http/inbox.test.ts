@@ -220,6 +220,11 @@ describe("operator inbox", () => {
       status: "closed",
       escalated: false,
     });
+    // A patient writing into the closed thread opens it again (with the turn's messages, one statement).
+    llm.script("router", "general_info");
+    llm.script("branch", "Слушаю вас.");
+    expect(final(await say(again, "Ещё вопрос")).reply).toBeTruthy();
+    expect(await json<Item>(api(`/v1/inbox/conversations/${again}`))).toMatchObject({ status: "open" });
     // The clinic's own release (issue 14) clears the inbox flag too.
     const third = await escalate("Позовите администратора");
     expect((await api(`/v1/clinic/threads/${third}/release`, { method: "POST", body: "{}" })).status).toBe(200);

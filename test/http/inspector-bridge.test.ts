@@ -3,6 +3,7 @@ import { useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { postSse, readSse, type SseEvent } from "../utils/sse";
+import { listMachineEvents } from "../../storage/machine-events";
 
 /**
  * STATELY_INSPECT=true: the machine events every turn logs become @statelyai/inspect events on
@@ -88,9 +89,7 @@ describe("Stately inspector bridge", () => {
     const moved = events.find((e) => e.type === "@xstate.snapshot" && e.sessionId === steps)!;
     expect(moved.snapshot!.value).toBe("qualify");
     // One inspection event per real machine event: the dialogue's logged events, in order, all but the init.
-    const log = await t.db.sql<
-      { event: { type: string } }[]
-    >`select event from machine_events where snapshot_key = ${threadId} order by seq`;
+    const log = (await listMachineEvents(t.db.sql, threadId)).map((l) => ({ event: l.event as { type: string } }));
     expect(log[0]!.event.type).toBe("xstate.init");
     const inspected = events
       .filter((e) => e.type === "@xstate.event" && e.sessionId === threadId)

@@ -7,7 +7,11 @@ import {
   flushRunsEvents,
   insertRun,
   listRunEvents,
+  MAX_RUN_EVENTS,
   packRunEvents,
+  packTokens,
+  TOKEN_SLICES,
+  unpackRunEvents,
   type RunEventRow,
 } from "../../storage/runs";
 import { onServer, useTestDatabase } from "../utils/db";
@@ -103,6 +107,31 @@ describe("coalesced run events", () => {
     }
   });
 
+  it("a clinic turn stores its streamed tokens as slices of the final reply and resumes from every id, on both processes", async () => {
+    const thread = (await (await fetch(`${one.url}/v1/clinic/threads`, { method: "POST" })).json()) as {
+      threadId: string;
+    };
+    llm.script("router", "general_info");
+    llm.script("branch", TEXT.repeat(2));
+    const res = await fetch(`${one.url}/v1/clinic/threads/${thread.threadId}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: "Когда вы работаете?" }),
+    });
+    const seen = (await readSse(res)).events;
+    expect(seen.at(-2)!.event).toBe("final");
+    expect(seen.filter((e) => e.event === "token").length).toBeGreaterThan(5);
+    const runId = (seen[0]!.data as { runId: string }).runId;
+    const [row] = await t.db.sql<
+      { data: [string, unknown][] }[]
+    >`select data from run_events where run_id = ${runId} and event = 'batch' order by seq desc limit 1`;
+    expect(row!.data.some(([e]) => e === TOKEN_SLICES)).toBe(true);
+    for (let id = 0; id <= seen.length; id++) {
+      expect(shape(await follow(two.url, runId, id))).toEqual(shape(seen.slice(id)));
+      expect(shape(await follow(one.url, runId, id))).toEqual(shape(seen.slice(id)));
+    }
+  });
+
   it("a turn flushed several times while streaming resumes from every id on another process", async () => {
     // 25 ms between chunks: the 250 ms background flush stores the run in several batches.
     const { seen, runId } = await runTurn({ chunkDelayMs: 25 });
@@ -156,6 +185,48 @@ describe("storing batches (storage/runs.ts)", () => {
     ]);
     expect(packRunEvents(ev(3, 3))).toEqual([{ seq: 3, first_seq: null, event: "token", data: { delta: "t3" } }]);
     expect(() => packRunEvents([...ev(1, 2), ...ev(4, 4)])).toThrow(/not consecutive/);
+  });
+
+  it("stores streamed tokens that slice the reply by their lengths and gives back the very same events", () => {
+    const reply = "Добрый день! Чем помочь?\n\nОставьте телефон.";
+    const tokens = ["Добрый", " день!", " Чем", " помочь?", "\n\n", "Оставьте", " телефон."];
+    const turn: RunEventRow[] = [
+      { seq: 1, event: "run_started", data: { runId: "r" } },
+      { seq: 2, event: "router_decision", data: { intent: "general_info" } },
+      ...tokens.map((delta, i) => ({ seq: 3 + i, event: "token", data: { delta } })),
+      { seq: 10, event: "final", data: { reply, state: { step: null }, events: [] } },
+      { seq: 11, event: "done", data: {} },
+    ];
+    const [row] = packRunEvents(turn);
+    const items = row!.data as [string, unknown][];
+    // The reply is stored once: no token text is left in the row.
+    expect(items.filter(([e]) => e === "token")).toEqual([]);
+    expect(items).toContainEqual([TOKEN_SLICES, "0:6,6,4,8,2,8,9"]);
+    expect(JSON.stringify(items).split("Оставьте").length - 1).toBe(1);
+    expect(unpackRunEvents([row!])).toEqual(turn);
+    // Resuming inside the sliced tokens gives the rest, from the id after Last-Event-ID.
+    expect(unpackRunEvents([row!], 5)).toEqual(turn.slice(5));
+    // A flush that stored the first tokens: the commit's row starts mid-reply.
+    const [tail] = packRunEvents(turn.slice(5));
+    expect(tail!.data).toContainEqual([TOKEN_SLICES, "16:8,2,8,9"]);
+    expect(unpackRunEvents([tail!])).toEqual(turn.slice(5));
+  });
+
+  it("keeps tokens that are not slices of the reply as they were", () => {
+    const items: [string, unknown][] = [
+      ["token", { delta: "Привет" }],
+      ["token", { delta: ", мир" }],
+      ["token", { delta: "[STATE_JSON]" }], // not in the reply
+      ["token", { delta: "мир", extra: 1 }], // another key: kept whole
+      ["token", { delta: "!" }], // a lone slice: not worth a slices item
+      ["final", { reply: "Привет, мир!" }],
+    ];
+    const packed = packTokens(items);
+    expect(packed).toEqual([[TOKEN_SLICES, "0:6,5"], items[2], items[3], items[4], items[5]]);
+    const rows = [{ seq: 6, first_seq: 1, event: "batch", data: packed }];
+    expect(unpackRunEvents(rows).map((e) => [e.event, e.data])).toEqual(items);
+    // No reply in the batch (a background flush mid-stream): nothing changes.
+    expect(packTokens(items.slice(0, 5))).toEqual(items.slice(0, 5));
   });
 
   it("a flush and the commit writing from the same id overlap without a gap or a repeat, in either order", async () => {
@@ -225,8 +296,9 @@ describe("storing batches (storage/runs.ts)", () => {
     expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 1000, ownerIs: "p" })).toEqual([id]);
     expect((await listRunEvents(t.db.sql, id, 5)).map((e) => [e.seq, e.event])).toEqual([
       [6, "token"],
-      [7, "error"],
-      [8, "done"],
+      // Past MAX_RUN_EVENTS: the dead process may have sent ids it never stored.
+      [MAX_RUN_EVENTS + 1, "error"],
+      [MAX_RUN_EVENTS + 2, "done"],
     ]);
   });
 });

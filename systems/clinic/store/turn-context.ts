@@ -1,4 +1,5 @@
 import type { Tx } from "../../../storage/db";
+import type { Handling, InboxStatus } from "../../../storage/inbox";
 import type { SnapshotRow } from "../../../storage/snapshots";
 
 /** What a clinic turn reads before it starts, fetched in one statement. */
@@ -13,11 +14,13 @@ export interface ClinicTurnContext {
    * the registry is rebuilt only when this changes. Empty when the tenant has no settings yet.
    */
   settingsVersions: string;
+  /** Who handles the thread (storage/inbox.ts `readHandling`), read in the same statement. */
+  handling: Handling;
 }
 
 /**
  * The thread (of this tenant, of the clinic), its snapshot, its recent history and which
- * settings versions are active — one round trip instead of six separate reads. Null when
+ * settings versions are active — one round trip instead of seven separate reads. Null when
  * there is no such thread.
  */
 export async function loadClinicTurnContext(
@@ -36,9 +39,12 @@ export async function loadClinicTurnContext(
       snapshot: unknown;
       history: { role: string; text: string }[] | null;
       settings: string | null;
+      status: InboxStatus;
+      escalated: boolean;
+      contact_phone: string | null;
     }[]
   >`
-    select c.id, s.key, s.machine_id, s.machine_version, s.row_version, s.snapshot,
+    select c.id, c.status, c.escalated, c.contact_phone, s.key, s.machine_id, s.machine_version, s.row_version, s.snapshot,
       (select json_agg(json_build_object('role', m.role, 'text', m.text) order by m.seq)
          from (select role, text, seq from messages where conversation_id = c.id order by seq desc limit ${historyLimit}) m) as history,
       concat_ws(',',
@@ -65,5 +71,6 @@ export async function loadClinicTurnContext(
           },
     history: r.history ?? [],
     settingsVersions: r.settings ?? "",
+    handling: { status: r.status, escalated: r.escalated, contactPhone: r.contact_phone },
   };
 }

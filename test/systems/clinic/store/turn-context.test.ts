@@ -16,6 +16,7 @@ describe("loadClinicTurnContext", () => {
       threadId: thread.id,
       snapshot: null,
       history: [],
+      handling: { status: "open", escalated: false, contactPhone: null },
     });
     expect(await loadClinicTurnContext(t.db.sql, "tenant-b", thread.id, 12)).toBeNull();
     expect(await loadClinicTurnContext(t.db.sql, "tenant-a", other.id, 12)).toBeNull();
