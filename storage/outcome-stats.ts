@@ -1,5 +1,11 @@
 import type { Tx } from "./db";
 
+/**
+ * How a run that handed the conversation to a human stores why, among its reason codes
+ * (`escalation:acute_pain`): any system may escalate, and the statistics count them by reason.
+ */
+export const ESCALATION_PREFIX = "escalation:";
+
 export interface OutcomeStatsFilter {
   tenantId: string;
   kind?: string;

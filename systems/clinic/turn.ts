@@ -3,7 +3,8 @@ import { buildBranchMessages, buildRouterMessages, BRANCH_PROMPT, ROUTER_PROMPT 
 import type { HistoryMessage, KnowledgeFragment } from "./prompt";
 import { createTailFilter } from "./service-tail";
 import { MODEL_UNAVAILABLE_REPLY } from "./templates";
-import { ClinicState, ESCALATION_PREFIX, initialClinicState } from "./types";
+import { ClinicState, initialClinicState } from "./types";
+import { ESCALATION_PREFIX } from "../../storage/outcome-stats";
 import { OFFLINE_LABEL, type Llm } from "../../llm/client";
 import type { DialogueEmitted } from "./dialogue.machine";
 import { searchChunks } from "./store/kb";

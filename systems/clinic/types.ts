@@ -15,8 +15,6 @@ export type BranchCode = z.infer<typeof BranchCode>;
 export const escalationReasons = ["acute_pain", "surgery", "angry", "explicit_request", "routing_loop"] as const;
 export const EscalationReason = z.enum(escalationReasons);
 export type EscalationReason = z.infer<typeof EscalationReason>;
-/** How an escalated turn's reason is stored among its run's reason codes (`escalation:acute_pain`). */
-export const ESCALATION_PREFIX = "escalation:";
 
 const code = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "a lower_snake_case code");
 

@@ -13,12 +13,11 @@ import { evidenceSpec } from "./conversation.machine";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { getEvidenceRun } from "./store/evidence-runs";
 import { listMessages } from "../../storage/messages";
-import { outcomeStats } from "../../storage/outcome-stats";
+import { ESCALATION_PREFIX, outcomeStats } from "../../storage/outcome-stats";
 import type { AuthEnv } from "../../http/auth";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
-import { ESCALATION_PREFIX } from "../clinic/types";
 import { runEvidenceTurn } from "./turn";
 import { EvidenceMessageBody, StatsQuery, type EvidenceEvents } from "./contract";
 
