@@ -50,6 +50,11 @@ export type RunEvent<E extends EventMap> = { [K in keyof E & string]: { event: K
 export interface Outcome {
   outcome?: string | null;
   reasonCodes?: string[];
+  /**
+   * A turn that commits what it has but ends in failure (its closing events carry `error`, e.g.
+   * a Workbench answer model that stayed unavailable): the run is stored `failed` with this code.
+   */
+  errorCode?: ErrorCode;
 }
 
 /**
@@ -216,7 +221,12 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
       tx,
       this.id,
       [...this.all.slice(this.stored), ...tail],
-      { status: "completed", outcome: o.outcome ?? "answered", reasonCodes: o.reasonCodes ?? [] },
+      {
+        status: o.errorCode ? "failed" : "completed",
+        outcome: o.outcome ?? "answered",
+        reasonCodes: o.reasonCodes ?? [],
+        errorCode: o.errorCode ?? null,
+      },
       { notify: this.init.notifyFollowers },
     );
     // Another process declared this one dead (no heartbeat for too long) and failed the run;
@@ -227,7 +237,9 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
         runId: this.id,
       });
     return () => {
-      this.result = { status: "completed", outcome: o.outcome ?? "answered" };
+      this.result = o.errorCode
+        ? { status: "failed", outcome: o.outcome ?? "answered", errorCode: o.errorCode }
+        : { status: "completed", outcome: o.outcome ?? "answered" };
       this.completing = false;
       this.all.push(...tail);
       this.seq = this.stored = seq;

@@ -35,6 +35,8 @@ const envSchema = z.object({
   WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(1).default(1_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  RUN_STALE_MS: z.coerce.number().int().min(300).default(15_000),
+  RUN_SWEEP_MS: z.coerce.number().int().min(100).optional(),
 });
 
 export interface Config {
@@ -64,6 +66,12 @@ export interface Config {
   webhook: { url?: string; secret?: string; maxAttempts: number; backoffMs: number; timeoutMs: number };
   /** On SIGTERM, how long running turns may go on before they are stopped (failed with `error` + `done`). */
   shutdownGraceMs: number;
+  /**
+   * A run silent (no stored event, no heartbeat) for `staleMs` is taken for dead; every process
+   * sweeps such runs every `sweepMs` (failed with `error` + `done`), so a run whose process was
+   * killed does not stay `running` on a shared PostgreSQL server until someone resumes it.
+   */
+  runs: { staleMs: number; sweepMs: number };
 }
 
 /** Reads `.env` (if present) without overriding the real environment. */
@@ -168,6 +176,7 @@ export function loadConfig(
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    runs: { staleMs: e.RUN_STALE_MS, sweepMs: e.RUN_SWEEP_MS ?? Math.round(e.RUN_STALE_MS / 3) },
   };
 }
 

@@ -41,7 +41,33 @@ export function describeZod(e: z.ZodError): string {
   return e.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
 }
 
+/** The status logged and counted for a request whose client left mid-body (nginx's 499: nobody reads the answer). */
+export const CLIENT_ABORTED_STATUS = 499;
+
+/**
+ * The client closed the connection before it had sent the whole body: reading the body failed
+ * because of the client, not of us. Told by the request as Node received it (its body is
+ * incomplete and the stream was destroyed), or by Node's own abort error when the adapter's
+ * request is not at hand; a reset of any other socket (the database's) is not this.
+ */
+export function clientAborted(c: Context, e: unknown): boolean {
+  const incoming = (c.env as { incoming?: { complete?: boolean; destroyed?: boolean; aborted?: boolean } } | undefined)
+    ?.incoming;
+  if (incoming && typeof incoming === "object" && "complete" in incoming)
+    return incoming.complete === false && (incoming.destroyed === true || incoming.aborted === true);
+  const err = e as { code?: unknown; message?: unknown } | null;
+  return err?.code === "ECONNRESET" && err.message === "aborted" && c.req.raw.signal?.aborted === true;
+}
+
 export function errorResponse(c: Context, e: unknown): Response {
+  if (clientAborted(c, e)) {
+    // Not an error of ours, and nobody will read the answer: no 500, no error log or count.
+    logger.info(
+      { event: "client_aborted", method: c.req.method, path: c.req.path, reason: (e as Error)?.message ?? String(e) },
+      "client closed the connection before sending the whole request",
+    );
+    return c.body(null, CLIENT_ABORTED_STATUS as never);
+  }
   const err = toAppError(e);
   if (err.code === "internal")
     logger.error(

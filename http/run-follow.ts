@@ -16,7 +16,7 @@ import type { Deps } from "./deps";
 import { SseWriter } from "./sse-writer";
 import { sseResponse, type SseStream } from "./sse-response";
 
-/** A run silent this long is taken for dead: its process no longer flushes or beats. */
+/** A run silent this long is taken for dead: its process no longer flushes or beats (the default of RUN_STALE_MS, config.runs.staleMs). */
 export const STALE_RUN_MS = 15_000;
 
 /** Last-Event-ID as sent (header, else `?lastEventId=`); absent → 0. Digits only, at most 9. */
@@ -119,8 +119,8 @@ export async function followRun(deps: Deps, stream: SseStream, runId: string, af
         if (!stored.some((e) => e.event === "done")) for (const e of endingOf(now)) deliver({ ...e, seq: last + 1 });
         break;
       }
-      if (now?.status === "running" && Date.now() - now.heartbeatAt.getTime() > STALE_RUN_MS) {
-        await failAbandonedRuns(deps.db.sql, { staleAfterMs: STALE_RUN_MS, ownerIs: now.owner });
+      if (now?.status === "running" && Date.now() - now.heartbeatAt.getTime() > deps.config.runs.staleMs) {
+        await failAbandonedRuns(deps.db.sql, { staleAfterMs: deps.config.runs.staleMs, ownerIs: now.owner });
         continue;
       }
       await news.wait();

@@ -12,7 +12,6 @@ import type { Config } from "./config";
 import type { Deps, HttpDialogueSystem } from "./deps";
 import { RunWaker } from "./run-waker";
 import { WebhookDispatcher } from "./webhook";
-import { STALE_RUN_MS } from "./routes/runs";
 
 export interface Started {
   deps: Deps;
@@ -52,7 +51,7 @@ export async function startServer(
   // Embedded: one process owns the database, so any run still "running" died with the last one.
   const closed = await failAbandonedRuns(
     db.sql,
-    db.backend === "pglite" ? { staleAfterMs: 0 } : { staleAfterMs: STALE_RUN_MS, exceptOwner: instanceId },
+    db.backend === "pglite" ? { staleAfterMs: 0 } : { staleAfterMs: config.runs.staleMs, exceptOwner: instanceId },
   );
   if (closed.length) log(`closed ${closed.length} run(s) abandoned by a stopped process`);
   const llm = observeLlm(opts.llm ?? createLlm({ ...config.llm, roleModels: config.llm.roleModels }, log));
@@ -63,11 +62,13 @@ export async function startServer(
   const deps: Deps = { db, llm, config, hub, waker, instanceId, log, webhook, turns };
   const app = createApp(deps, opts.systems);
   opts.extend?.(app, deps);
+  // Beats well inside the stale window, so a live run is never taken for dead by a sweep.
   const heartbeat = setInterval(
     () => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}),
-    5_000,
+    Math.min(5_000, Math.max(100, Math.floor(config.runs.staleMs / 3))),
   );
   heartbeat.unref();
+  const sweeper = startRunSweep(db, instanceId, config.runs, log);
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
@@ -87,12 +88,49 @@ export async function startServer(
       if (drained.finished || drained.stopped)
         log(`shutdown: ${drained.finished} turn(s) finished, ${drained.stopped} stopped after ${graceMs} ms`);
       clearInterval(heartbeat);
+      await sweeper.stop();
       await webhook.stop();
       await waker.close();
       // Followers' streams and anything else still open: their runs have ended by now.
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await closed;
       if (!opts.db) await db.close();
+    },
+  };
+}
+
+/**
+ * Every process closes runs abandoned by a dead one (kill -9, a lost machine) every `sweepMs`:
+ * one statement over the partial index of running runs (storage/runs.ts failAbandonedRuns),
+ * which also stores their `error` + `done`. Without it, on a shared PostgreSQL server such a run
+ * stayed `running` until a follower resumed it or a process started. Embedded PGlite closes them
+ * all at start-up (one process owns the folder); the sweep finds nothing there, harmlessly.
+ * A sweep never overlaps the previous one, and the timer does not keep the process alive.
+ */
+function startRunSweep(
+  db: Database,
+  instanceId: string,
+  runs: Config["runs"],
+  log: (line: string) => void,
+): { stop(): Promise<void> } {
+  let inFlight: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (inFlight) return;
+    inFlight = failAbandonedRuns(db.sql, { staleAfterMs: runs.staleMs, exceptOwner: instanceId })
+      .then(
+        (ids) => {
+          if (ids.length) log(`sweep: closed ${ids.length} run(s) abandoned by a stopped process: ${ids.join(", ")}`);
+        },
+        // A failed sweep (database away, a lock timeout) is retried by the next one.
+        () => {},
+      )
+      .finally(() => (inFlight = null));
+  }, runs.sweepMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await inFlight;
     },
   };
 }

@@ -5,7 +5,7 @@ import { Run } from "../driver/run";
 import { findIdempotencyKey, findRunningRun } from "../storage/idempotency";
 import { failAbandonedRuns, getRun, type KeyClaim } from "../storage/runs";
 import type { Deps } from "./deps";
-import { followRunResponse, lastEventId, STALE_RUN_MS } from "./run-follow";
+import { followRunResponse, lastEventId } from "./run-follow";
 
 export interface BeginOptions {
   conversationId: string;
@@ -66,7 +66,7 @@ export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise
     } catch (e) {
       if (!isUniqueViolation(e) || attempt >= 2) throw e;
       const running = await findRunningRun(deps.db.sql, o.conversationId);
-      if (running && Date.now() - running.heartbeatAt.getTime() <= STALE_RUN_MS) {
+      if (running && Date.now() - running.heartbeatAt.getTime() <= deps.config.runs.staleMs) {
         throw new AppError(
           "conflict",
           "Предыдущее сообщение этого диалога ещё обрабатывается. Дождитесь ответа и отправьте снова.",
@@ -77,7 +77,8 @@ export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise
         );
       }
       // The running run's process died (no heartbeat): close it, then try again.
-      if (running) await failAbandonedRuns(deps.db.sql, { staleAfterMs: STALE_RUN_MS, ownerIs: running.owner });
+      if (running)
+        await failAbandonedRuns(deps.db.sql, { staleAfterMs: deps.config.runs.staleMs, ownerIs: running.owner });
       continue;
     }
     if (run) return { run };

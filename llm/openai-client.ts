@@ -38,6 +38,27 @@ function retryable(e: unknown): boolean {
   return e instanceof TypeError; // fetch's network failures
 }
 
+/** The longest Retry-After taken as given; a longer one is treated as "not within this turn" by the deadline check. */
+const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
+
+/**
+ * How long the provider asked us to wait before the retry (429/503): `retry-after-ms` (OpenAI,
+ * Azure), else `retry-after` in seconds or as an HTTP date. Undefined when it did not say.
+ */
+export function retryAfterMs(e: unknown, now = Date.now()): number | undefined {
+  if (!(e instanceof OpenAI.APIError) || !e.headers) return undefined;
+  const h = e.headers as Headers | Record<string, string>;
+  const get = (k: string) =>
+    typeof (h as Headers).get === "function" ? (h as Headers).get(k) : (h as Record<string, string>)[k];
+  const ms = get("retry-after-ms")?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.min(Number(ms), MAX_RETRY_AFTER_MS);
+  const ra = get("retry-after")?.trim();
+  if (!ra) return undefined;
+  if (/^\d+(\.\d+)?$/.test(ra)) return Math.min(Number(ra) * 1000, MAX_RETRY_AFTER_MS);
+  const at = Date.parse(ra);
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - now), MAX_RETRY_AFTER_MS);
+}
+
 function describe(e: unknown): string {
   if (e instanceof OpenAI.APIError) return `${e.status ?? "network"}: ${e.message}`;
   return e instanceof Error ? e.message : String(e);
@@ -154,8 +175,20 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
           lastError = { code: "model_unavailable", message: redact(describe(e), o.apiKey) };
           if (!retryable(e) || e instanceof StreamStarted) break;
           if (i === 0) {
+            // The provider's Retry-After when it sent one (a rate limit), else our short pause.
+            // A wait that would end past the role's deadline is not slept: the call fails now.
+            const asked = retryAfterMs(e);
+            const wait = asked ?? retryDelay;
+            const left = limits.totalTimeoutMs - (performance.now() - started);
+            if (asked !== undefined && wait >= left) {
+              lastError = {
+                code: "model_unavailable",
+                message: `${lastError.message} (the provider asked to retry after ${Math.round(wait)} ms; ${Math.max(0, Math.round(left))} ms left of ${limits.totalTimeoutMs} ms)`,
+              };
+              break;
+            }
             current = new AbortController();
-            await sleep(retryDelay, current.signal);
+            await sleep(wait, current.signal);
           }
         }
       }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AppError } from "../../driver/errors";
+import { AppError, errorStatus, type ErrorCode } from "../../driver/errors";
 import type { Run } from "../../driver/run";
 import type { WorkbenchEvents } from "./contract";
 import { stageEnabled } from "../../driver/stage-switches";
@@ -451,7 +451,11 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       const state = String(snap.value);
       const reasons: string[] = [...((prepared as PrepareResult | null)?.adequacy.reasons ?? [])];
       if (validation && !validation.ok) reasons.push("validation_failed");
+      // A failed interaction commits (the request is kept), but its run is stored failed with the error's code.
+      const failed = state === "failed" ? (snap.context.error?.code ?? "internal") : null;
+      if (failed) reasons.push(failed);
       return {
+        ...(failed ? { errorCode: (failed in errorStatus ? failed : "internal") as ErrorCode } : {}),
         outcome:
           state === "awaiting_clarification"
             ? "clarification"

@@ -20,6 +20,8 @@ export type ScriptStep =
       stallAfter?: number;
       /** Send this raw text as one SSE `data:` line after the first piece (e.g. broken JSON). */
       rawChunk?: string;
+      /** With `status`: extra response headers (e.g. `retry-after` on a 429). */
+      headers?: Record<string, string>;
       /** With `status`: put the request's Authorization header in the error message, as some providers do. */
       echoAuth?: boolean;
       /** Characters per streamed chunk (default 8). */
@@ -34,6 +36,8 @@ export interface RecordedCall {
   stream: boolean;
   body: Record<string, unknown>;
   messages: { role: string; content: string }[];
+  /** When the request arrived (Date.now()): the gap between two calls is the client's retry pause. */
+  at: number;
 }
 
 export interface ScriptedLlm {
@@ -79,13 +83,13 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       response_format?: unknown;
     };
     const role = roleOf(body.model);
-    calls.push({ role, model: body.model, stream: !!body.stream, body, messages: body.messages });
+    calls.push({ role, model: body.model, stream: !!body.stream, body, messages: body.messages, at: Date.now() });
     const step: ScriptStep = queues.get(role)?.shift() ?? { content: body.response_format ? "{}" : "" };
     const s = typeof step === "string" ? { content: step } : step;
     if (s.delayMs) await new Promise((r) => setTimeout(r, s.delayMs));
     if (s.hangUp) return req.socket.destroy();
     if (s.status) {
-      res.writeHead(s.status, { "content-type": "application/json" });
+      res.writeHead(s.status, { "content-type": "application/json", ...s.headers });
       const echoed = s.echoAuth ? `: incorrect credentials ${req.headers.authorization ?? ""}` : "";
       return res.end(JSON.stringify({ error: { message: `scripted ${s.status}${echoed}`, type: "server_error" } }));
     }

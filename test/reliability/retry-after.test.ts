@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MODEL_UNAVAILABLE_REPLY } from "../../systems/clinic/templates";
+import { onServer } from "../utils/db";
+import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import { eventsNamed, postSse } from "../utils/sse";
+import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+
+/**
+ * A rate-limited provider (429 with Retry-After) under a real server process: the one retry
+ * waits what the provider asked, and a wait past the role's total deadline fails the call at
+ * once (the clinic's fixed model_unavailable reply) instead of sleeping past the deadline.
+ */
+const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
+let llm: ScriptedLlm;
+let storage: Storage;
+let server: ServerProcess;
+
+beforeAll(async () => {
+  llm = await startScriptedLlm();
+  storage = await createStorage();
+  // The branch role may take 5 s in all, retry pause included.
+  server = await startServerProcess(storage, modelEnv(llm, { LLM_TOTAL_TIMEOUT_MS_BRANCH: "5000" }));
+}, 120_000);
+afterAll(async () => {
+  await server?.kill();
+  await llm?.close();
+  await storage?.drop();
+});
+
+async function clinicTurn(text: string) {
+  const id = (
+    (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }
+  ).threadId;
+  const started = Date.now();
+  const r = await postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text });
+  return { r, ms: Date.now() - started };
+}
+
+const branchGap = () => {
+  const calls = llm.calls.filter((c) => c.role === "branch");
+  expect(calls).toHaveLength(2);
+  return calls[1]!.at - calls[0]!.at;
+};
+
+describe(`Retry-After on 429 (real server process, ${backend})`, () => {
+  it("retry-after: 2 → the retry comes after ≈ 2 s and the turn answers", async () => {
+    llm.reset();
+    llm.script("router", "general_info");
+    llm.script("branch", { status: 429, headers: { "retry-after": "2" } }, "Первичный приём стоит 2000 рублей.");
+    const { r } = await clinicTurn("Сколько стоит приём?");
+    expect(r.events.at(-1)?.event).toBe("done");
+    expect(eventsNamed(r, "final")[0]).toMatchObject({ reply: "Первичный приём стоит 2000 рублей." });
+    const gap = branchGap();
+    console.log(`retry-after 2 s: the retry came ${gap} ms after the 429`);
+    expect(gap).toBeGreaterThanOrEqual(1_980);
+    expect(gap).toBeLessThan(2_800);
+  });
+
+  it("retry-after-ms: 700 → the retry comes after ≈ 0.7 s", async () => {
+    llm.reset();
+    llm.script("router", "general_info");
+    llm.script("branch", { status: 429, headers: { "retry-after-ms": "700" } }, "Запись открыта.");
+    const { r } = await clinicTurn("Можно записаться?");
+    expect(eventsNamed(r, "final")[0]).toMatchObject({ reply: "Запись открыта." });
+    const gap = branchGap();
+    console.log(`retry-after-ms 700: the retry came ${gap} ms after the 429`);
+    expect(gap).toBeGreaterThanOrEqual(680);
+    expect(gap).toBeLessThan(1_500);
+  });
+
+  it("retry-after longer than the role's deadline (30 s > 5 s) → fails at once, no retry, fixed reply", async () => {
+    llm.reset();
+    llm.script("router", "general_info");
+    llm.script("branch", { status: 429, headers: { "retry-after": "30" } }, "Не должно прийти.");
+    const { r, ms } = await clinicTurn("Сколько стоит анализ?");
+    console.log(`retry-after 30 s past a 5 s deadline: the turn ended in ${ms} ms`);
+    expect(r.events.at(-1)?.event).toBe("done");
+    expect(eventsNamed(r, "final")[0]).toMatchObject({ reply: MODEL_UNAVAILABLE_REPLY, events: ["model_unavailable"] });
+    expect(llm.count("branch")).toBe(1);
+    expect(ms).toBeLessThan(2_000);
+  });
+});
