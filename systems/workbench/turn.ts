@@ -27,12 +27,12 @@ import { getIndex } from "./resolve-index";
 import type { Referent } from "./resolve-tasks";
 import { fold } from "./text";
 import type { StageTrace } from "./trace";
-import type { Plan, WorkspaceSnapshot } from "./types";
+import type { Plan } from "./types";
 import { extractCitations, validateResponse } from "./validate-response";
 import { gatedValidation, issueText, replacementAnswer, workbenchAnswerChecker } from "./answer-checker";
 import { ValidatedStream } from "../../driver/validated-stream";
 import type { Deps } from "../../http/deps";
-import type { PendingReply } from "./turn-reply";
+import { modelCalls, type CallCounter, type PendingReply, type Workspace } from "./turn-types";
 import { loadDocsIndex } from "./resources";
 import { createStored, transitionStored } from "../../driver/side-machines";
 import { clarificationKey, interactionKey } from "./stored-machines";
@@ -40,24 +40,7 @@ import { clarificationKey, interactionKey } from "./stored-machines";
 /** Seed 001 table: at most 2 preparatory calls and 1 final call per run. */
 export const MAX_PREPARATORY_CALLS = 2;
 
-export interface Workspace {
-  parsed: WorkspaceSnapshot;
-  sha: string;
-}
-
-export interface CallCounter {
-  planner: number;
-  reranker: number;
-  classifier: number;
-  answer: number;
-}
-
-export const newCounter = (): CallCounter => ({ planner: 0, reranker: 0, classifier: 0, answer: 0 });
-export const modelCalls = (c: CallCounter) => ({
-  preparatory: c.planner + c.reranker + c.classifier,
-  final: c.answer,
-  byRole: { ...c },
-});
+export { modelCalls, newCounter, type CallCounter, type Workspace } from "./turn-types";
 
 /** A structured-output port over the LLM client: the parsed value, or null (fallback path). */
 export function structuredPort(
