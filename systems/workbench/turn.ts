@@ -6,7 +6,7 @@ import { stageEnabled } from "../../driver/stage-switches";
 import { runTurn } from "../../driver/turn";
 import type { Role } from "../../llm/client";
 import { clarificationSpec } from "./clarification.machine";
-import { interactionSpec, type WorkspaceRef } from "./interaction.machine";
+import { interactionSpec, MODEL_FAILURE, type WorkspaceRef } from "./interaction.machine";
 import type { Tx } from "../../storage/db";
 import {
   activeInteraction,
@@ -179,6 +179,9 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     events: pending ? [pending.event as never, prepareEvent] : [prepareEvent],
     // The Interaction's event log (machine_events): what it was given, as the driver applied it.
     log: {},
+    // A clarification answer is applied only with its continuation: when the answer model failed,
+    // nothing of the turn is stored and the same answer can be sent again.
+    discard: (snap) => snap.value === "reply_failed",
     effects: {
       "effect.prepare": async (e) => {
         let plan = (e.plan as Plan | null) ?? undefined;
@@ -251,17 +254,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         if (!r.ok) {
           trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
           if (r.error.code === "cancelled") throw new AppError("internal", "client went away");
-          // A clarification answer is applied only with its reply: nothing is stored, the same answer can be sent again.
-          if (pending)
-            throw new AppError(
-              "model_unavailable",
-              "Модель ответа сейчас недоступна. Ответ на уточнение не применён — отправьте его ещё раз.",
-            );
-          return {
-            type: "failed" as const,
-            code: "model_unavailable",
-            message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз.",
-          };
+          // The machine decides what the failure means (a stored `failed` request, or a discarded reply).
+          return { type: "model.failed" as const, role: "answer" as const, code: r.error.code };
         }
         const gated = gate.end();
         validation = gatedValidation(r.value, opts, checker.rejected);
@@ -384,7 +378,9 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     },
     closing: (snap) => {
       const c = snap.context;
-      const state = String(snap.value);
+      const status = snap.value;
+      if (status === "reply_failed") throw new AppError("internal", "a discarded turn has no closing events");
+      const state = String(status);
       trace.finish(
         state === "awaiting_clarification" ? "clarification_required" : state === "failed" ? "failed" : "not_needed",
       );
@@ -419,7 +415,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           event: "final",
           data: {
             interactionId: t.interactionId,
-            status: snap.value,
+            status,
             planVersion: c.planVersion,
             answer: c.answer ?? "",
             entityCitations: answerCitations(),
@@ -447,5 +443,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       };
     },
   });
-  void result;
+  if (result.discarded) {
+    // The run ends with `error` (then `done`); the failed run frees the clarification's claim.
+    throw new AppError(MODEL_FAILURE.reply.code, result.snapshot.context.error?.message ?? MODEL_FAILURE.reply.message);
+  }
 }
