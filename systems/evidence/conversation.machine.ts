@@ -5,7 +5,8 @@
 // A model that fails (after its one repair retry) is the `model.failed` event, and the
 // machine, not the handler, takes the honest way on: the rules' interpreter (its scope says
 // MODEL_OUTPUT_INVALID or MODEL_REQUIRED), the built-in plan, the rules' coverage alone, the
-// answer composed from evidence. Offline, the same rule states run from the start.
+// answer composed from evidence. Offline, each model step fails at once (code `offline`) and
+// the same rule states run.
 import { assign, emit, setup } from "xstate";
 import type { MachineSpec } from "../../driver/machine-spec";
 import { modelPackage } from "./answer-package";
@@ -299,11 +300,9 @@ export const evidenceMachine = setup({
     input: { conversationId: string };
   },
   guards: {
-    offlineMessage: ({ event }) => event.type === "user.message" && event.offline,
     proceeds: ({ context }) => context.turn?.scope?.gate === "proceed",
-    // Offline, or a customer's balance (no supplier-register route to plan): the built-in plan.
-    plansByRules: ({ context }) =>
-      context.turn?.scope?.gate === "proceed" && (context.turn.offline || context.turn.scope.role === "customer"),
+    // A customer's balance has no supplier-register route to plan: the built-in plan says so, no model asked.
+    customerBalance: ({ context }) => context.turn?.scope?.gate === "proceed" && context.turn.scope.role === "customer",
     // A connected model that answered, but never in the schema, is a broken model, not a missing one.
     outputInvalid: ({ event }) => failedEvent(event)?.codes.includes("invalid_output") ?? false,
     // A broken answer stream that released nothing: the draft is streamed in its place.
@@ -337,8 +336,12 @@ export const evidenceMachine = setup({
     interpreterInvalid: assign({
       turn: ({ context }) => ({ ...work(context), modelIssue: "invalid_output" as const }),
     }),
+    // Unreachable, timed out, refused — or no model configured at all (offline: no failure to name).
     interpreterUnavailable: assign({
-      turn: ({ context }) => ({ ...work(context), modelIssue: "model_unavailable" as const }),
+      turn: ({ context, event }) => ({
+        ...work(context),
+        modelIssue: failedEvent(event)?.codes.every((c) => c === "offline") ? null : ("model_unavailable" as const),
+      }),
     }),
     storePlan: assign({
       turn: ({ context, event }) => ({
@@ -363,10 +366,7 @@ export const evidenceMachine = setup({
   states: {
     idle: {
       on: {
-        "user.message": [
-          { guard: "offlineMessage", target: "interpretingByRules", actions: "startTurn" },
-          { target: "interpreting", actions: "startTurn" },
-        ],
+        "user.message": { target: "interpreting", actions: "startTurn" },
       },
     },
     interpreting: {
@@ -383,7 +383,7 @@ export const evidenceMachine = setup({
         ],
       },
     },
-    // The rules' interpreter: offline, or after the model failed; a question it cannot read is unreadable.
+    // The rules' interpreter, once the model failed (or there is none); a question it cannot read is unreadable.
     interpretingByRules: {
       entry: emit(({ context }) => ({
         type: "effect.interpretByRules" as const,
@@ -395,7 +395,7 @@ export const evidenceMachine = setup({
     },
     gating: {
       always: [
-        { guard: "plansByRules", target: "planningByRules" },
+        { guard: "customerBalance", target: "planningByRules" },
         { guard: "proceeds", target: "planning" },
         { target: "assessing" },
       ],
@@ -411,7 +411,7 @@ export const evidenceMachine = setup({
         "model.failed": { target: "planningByRules" },
       },
     },
-    // The built-in plan: offline, for a customer's balance, or after the planner model failed.
+    // The built-in plan: for a customer's balance, or once the planner model failed (or there is none).
     planningByRules: {
       entry: emit(({ context }) => ({ type: "effect.planByRules" as const, scope: work(context).scope! })),
       on: { planned: { target: "executing", actions: "storePlan" } },

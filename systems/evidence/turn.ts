@@ -118,6 +118,8 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
       log: {},
       effects: {
         "effect.interpret": async (e) => {
+          // No model configured: the step fails at once and the machine takes the rules' way.
+          if (offline) return { type: "model.failed", role: "interpreter", codes: ["offline"], issues: [] };
           const t = performance.now();
           const r = await interpretWithModel(llm, e.text, e.state, { signal });
           modelCalls.preparatory += r.calls;
@@ -155,6 +157,7 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
         },
         "effect.plan": async (e) => {
           stageContext(e);
+          if (offline) return { type: "model.failed", role: "planner", codes: ["offline"], issues: [] };
           const t = performance.now();
           const builtIn = planFor(e.scope, run.id);
           let plan = builtIn;

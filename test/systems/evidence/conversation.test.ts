@@ -53,13 +53,23 @@ function turn(
       if (e.type === "effect.interpret") {
         const out = interpretDeterministic(e.text, e.state);
         queue.push(
-          fails("interpreter") || !out ? failed("interpreter") : { type: "interpreted", output: out, via: "llm" },
+          offline
+            ? { type: "model.failed", role: "interpreter", codes: ["offline"], issues: [] }
+            : fails("interpreter") || !out
+              ? failed("interpreter")
+              : { type: "interpreted", output: out, via: "llm" },
         );
       }
       if (e.type === "effect.interpretByRules")
         queue.push({ type: "interpreted", output: interpretDeterministic(e.text, e.state), via: "deterministic" });
       if (e.type === "effect.plan")
-        queue.push(fails("planner") ? failed("planner") : { type: "planned", plan: { ...plan0, planned_by: "llm" } });
+        queue.push(
+          offline
+            ? { type: "model.failed", role: "planner", codes: ["offline"], issues: [] }
+            : fails("planner")
+              ? failed("planner")
+              : { type: "planned", plan: { ...plan0, planned_by: "llm" } },
+        );
       if (e.type === "effect.planByRules") queue.push({ type: "planned", plan: plan0 });
       if (e.type === "effect.execute") queue.push({ type: "executed", toolRuns: tools(e.plan), truncated: [] });
       if (e.type === "effect.critic")
@@ -93,7 +103,9 @@ describe("evidence conversation machine", () => {
     const s0 = getInitialSnapshot(evidenceMachine, { conversationId: "c1" });
     const { snap, effects } = turn(s0, "По каким поставщикам висят хвосты?", settlements("2026-04-10"));
     expect(effects.map((e) => e.type)).toEqual([
+      "effect.interpret",
       "effect.interpretByRules",
+      "effect.plan",
       "effect.planByRules",
       "effect.execute",
       "effect.critic",
@@ -113,6 +125,7 @@ describe("evidence conversation machine", () => {
     const s0 = getInitialSnapshot(evidenceMachine, { conversationId: "c1" });
     const { snap, effects } = turn(s0, "Покажи оплаты по нему", () => []);
     expect(effects.map((e) => e.type)).toEqual([
+      "effect.interpret",
       "effect.interpretByRules",
       "effect.critic",
       "effect.answer",
@@ -193,6 +206,12 @@ describe("evidence conversation machine", () => {
       });
       expect(down.snap.context.last?.reasonCodes).toContain("MODEL_REQUIRED");
       expect(down.snap.context.last?.reasonCodes).not.toContain("MODEL_OUTPUT_INVALID");
+    });
+
+    it("offline: each model step fails at once and names no model failure", () => {
+      const { effects, snap } = turn(s0(), "Что там вообще?", () => []);
+      expect(effects.find((e) => e.type === "effect.interpretByRules")).toMatchObject({ modelIssue: null });
+      expect(snap.context.last?.reasonCodes).toContain("MODEL_REQUIRED");
     });
 
     it("a planner failing: the built-in plan runs; a critic failing: the rules' report stands, noted", () => {
