@@ -73,7 +73,7 @@ export function common<
     r.meanPromptTokens = (r.meanPromptTokens * r.calls + c.promptTokens) / (r.calls + 1);
     r.meanLatencyMs = (r.meanLatencyMs * r.calls + c.latencyMs) / (r.calls + 1);
     r.calls++;
-    if (typeof c.reply === "object" && (c.reply.status || c.reply.hangUp)) r.failedCalls++;
+    if (typeof c.reply === "object" && (c.reply.status || c.reply.hangUp || c.reply.cutAfter)) r.failedCalls++;
   }
   const prompt = calls.reduce((s, c) => s + c.promptTokens, 0);
   const ms = turns.map((t) => t.ms);

@@ -142,7 +142,14 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       const send = (x: object) => res.write(`data: ${JSON.stringify(x)}\n\n`);
       send(chunk(model, { role: "assistant", content: "" }));
-      for (const piece of content.match(/[\s\S]{1,16}/g) ?? []) send(chunk(model, { content: piece }));
+      const cut = s?.cutAfter;
+      for (const piece of (cut ? content.slice(0, cut) : content).match(/[\s\S]{1,16}/g) ?? [])
+        send(chunk(model, { content: piece }));
+      // A stream broken off after its first tokens: the client has shown them and must not retry.
+      if (cut) {
+        await new Promise((r) => setTimeout(r, 20)); // let the partial reply reach the client first
+        return res.socket?.destroy();
+      }
       send(chunk(model, {}, "stop"));
       res.write("data: [DONE]\n\n");
       return res.end();

@@ -26,6 +26,8 @@ export const StepSchema = z.union([
       status: z.number().int().optional(),
       /** Drop the connection without answering (a fault). */
       hangUp: z.boolean().optional(),
+      /** Stream only this many characters of the reply, then drop the connection (a fault). */
+      cutAfter: z.number().int().min(1).optional(),
       delayMs: z.number().int().min(0).optional(),
       /** Serve this scripted reply even in a live run (a deliberate model mistake under test). */
       inject: z.boolean().optional(),
@@ -39,7 +41,10 @@ export type Script = z.infer<typeof ScriptSchema>;
 
 /** Faults and injected replies replace the live model; everything else is forwarded in a live run. */
 export function isInjected(s: Step): boolean {
-  return typeof s !== "string" && (s.status !== undefined || s.hangUp === true || s.inject === true);
+  return (
+    typeof s !== "string" &&
+    (s.status !== undefined || s.hangUp === true || s.cutAfter !== undefined || s.inject === true)
+  );
 }
 
 export interface CandidateView {

@@ -2,6 +2,11 @@
 // plan → execute → assess (rules, always) → critic → answer, with ConversationState carried
 // between turns. Model calls and MCP tools are effects the driver runs; their results come
 // back as events, and every decision between them is a pure function of the artifacts.
+// A model that fails (after its one repair retry) is the `model.failed` event, and the
+// machine, not the handler, takes the honest way on: the rules' interpreter (its scope says
+// MODEL_OUTPUT_INVALID or MODEL_REQUIRED), the built-in plan, the rules' coverage alone, the
+// answer composed from evidence. Offline, each model step fails at once (code `offline`) and
+// the same rule states run.
 import { assign, emit, setup } from "xstate";
 import type { MachineSpec } from "../../driver/machine-spec";
 import { modelPackage } from "./answer-package";
@@ -41,7 +46,14 @@ export interface TurnWork {
   validation: AnswerValidation | null;
   /** The model's answer when it was not shown (rejected, or broken off): kept with the run, never shown. */
   rejected: { text: string; released: string; issues: string[] } | null;
+  /** Why the connected interpreter model was not used (its failure), when it was not. */
+  modelIssue: ModelIssue | null;
 }
+
+export type ModelIssue = "invalid_output" | "model_unavailable";
+
+/** The model steps of a turn, as `model.failed` names them. */
+export type ModelStep = "interpreter" | "planner" | "critic" | "answer";
 
 /** The client was shown model text that is not the answer: it must drop it and show `text`. */
 export interface AnswerReplacement {
@@ -88,11 +100,22 @@ export type EvidenceEvent =
    * The answer model finished. `text`: its whole prose (null: none usable); `released`: what the
    * stream gate already sent as tokens; `gateIssues`: why the gate stopped releasing, if it did.
    */
-  | { type: "answered"; text: string | null; released?: string; gateIssues?: string[] };
+  | { type: "answered"; text: string | null; released?: string; gateIssues?: string[] }
+  /**
+   * A model step gave nothing usable, its repair retry included. `codes`: each failed attempt's
+   * error code (`invalid_output`, `unavailable`, `timeout`, … ; `rule_violation` for an answer
+   * that broke the step's rules); `issues`: why, in words; `released`: what of a broken answer
+   * stream already reached the client.
+   */
+  | { type: "model.failed"; role: ModelStep; codes: string[]; issues: string[]; released?: string }
+  /** The answer composed from evidence went out as tokens (nothing of the model's had). */
+  | { type: "draft.shown" };
 
 export type EvidenceEffect =
   | { type: "effect.interpret"; text: string; state: ConversationState }
+  | { type: "effect.interpretByRules"; text: string; state: ConversationState; modelIssue: ModelIssue | null }
   | { type: "effect.plan"; frame: QueryFrame; scope: TurnScope }
+  | { type: "effect.planByRules"; scope: TurnScope }
   | { type: "effect.execute"; plan: ExecutionPlan }
   | {
       type: "effect.critic";
@@ -111,6 +134,7 @@ export type EvidenceEffect =
       text: string;
       offline: boolean;
     }
+  | { type: "effect.showDraft"; text: string }
   | { type: "effect.record"; work: TurnWork; state: ConversationState };
 
 const emptyBundle = (requestId: string): EvidenceBundle => ({
@@ -140,6 +164,134 @@ const unreadable = (modelIssue: "invalid_output" | "model_unavailable" | null = 
 
 const work = (c: EvidenceContext) => c.turn!;
 
+type Interpreted = Extract<EvidenceEvent, { type: "interpreted" }>;
+
+/** The turn once its question was read (by the model or the rules), or found unreadable. */
+function readQuestion(context: EvidenceContext, event: Interpreted): TurnWork {
+  const w = work(context);
+  // Nobody could read the question: the rules' frame (the question verbatim, nothing inferred) is still kept.
+  if (!event.output)
+    return {
+      ...w,
+      frame: ruleFrame(
+        {
+          requestId: w.requestId,
+          conversationId: context.state.conversation_id,
+          turn: w.turn,
+          text: w.text,
+          interpretedBy: "deterministic",
+        },
+        context.state,
+      ),
+      // A version-1 log names the model's failure on this event; since, the machine recorded it.
+      scope: unreadable(event.modelIssue ?? w.modelIssue ?? null),
+    };
+  const frame = buildFrame(
+    event.output,
+    {
+      requestId: w.requestId,
+      conversationId: context.state.conversation_id,
+      turn: w.turn,
+      text: w.text,
+      interpretedBy: event.via,
+    },
+    context.state,
+  );
+  return { ...w, frame, scope: resolveScope(frame, context.state) };
+}
+
+/** How the answer step ended: the model's whole prose (null: none usable) and what reached the client. */
+interface AnswerEnd {
+  text: string | null;
+  released?: string;
+  gateIssues?: string[];
+}
+
+/** The turn's end: the answer (the model's, if every claim binds; else the draft), the state advanced. */
+function finishTurn(context: EvidenceContext, event: AnswerEnd): Partial<EvidenceContext> {
+  const w = work(context);
+  const draft = w.draft!;
+  // The model's prose is the answer only if every claim of it binds to the evidence (the
+  // same checker the stream gate ran, over the whole text); otherwise the draft built
+  // from evidence is — whole, so the package agrees with itself.
+  const released = event.released ?? "";
+  let validation: AnswerValidation | null = null;
+  if (event.text !== null) {
+    validation = checkAnswer(
+      event.text,
+      createClaimChecker({
+        bundle: w.bundle,
+        coverage: w.coverage!,
+        outcome: w.coverage!.outcome,
+        frame: w.frame,
+        draft,
+      }),
+    );
+    const gate = event.gateIssues ?? [];
+    if (gate.length) validation = { ...validation, ok: false, issues: [...new Set([...gate, ...validation.issues])] };
+  }
+  const answer: FinalAnswerPackage = validation?.ok ? modelPackage(event.text!, draft) : draft;
+  // Whatever reached the client that is not the answer is replaced, with the reason.
+  const replacement: AnswerReplacement | null =
+    validation && !validation.ok
+      ? { text: answer.user_facing_answer, reason: "validation_failed", issues: validation.issues }
+      : released && released !== answer.user_facing_answer
+        ? { text: answer.user_facing_answer, reason: "model_failed", issues: [] }
+        : null;
+  const rejected =
+    event.text !== null && !validation?.ok
+      ? { text: event.text, released, issues: validation?.issues ?? [] }
+      : event.text === null && released
+        ? { text: released, released, issues: [] }
+        : null;
+  const done: TurnWork = { ...w, answer, validation, rejected };
+  const state = advanceState(context.state, {
+    frame: w.frame,
+    scope: w.scope,
+    coverage: w.coverage!,
+    bundle: w.bundle,
+    clarifying_question: w.clarifying,
+    text: w.text,
+  });
+  return {
+    state,
+    turn: done,
+    last: {
+      requestId: w.requestId,
+      turn: w.turn,
+      outcome: w.coverage!.outcome,
+      reasonCodes: w.coverage!.reason_codes,
+      answer,
+      coverage: w.coverage!,
+      validation,
+      replacement,
+    },
+  };
+}
+
+/** The critic's verdict (or its failure) merged into the rules' report, and the draft composed from it. */
+function composeDraft(
+  context: EvidenceContext,
+  critique: CriticOutput | null,
+  status: CoverageReport["critic"]["model"],
+  note: string | null,
+): TurnWork {
+  const w = work(context);
+  const coverage = mergeCritique(w.coverage!, critique, status, note);
+  const draft = composeAnswer({
+    scope: w.scope!,
+    coverage,
+    bundle: w.bundle,
+    toolRuns: w.toolRuns,
+    clarifying_question: w.clarifying,
+    offline: w.offline,
+    interpretedBy: w.frame?.interpreted_by,
+  });
+  return { ...w, coverage, draft };
+}
+
+const failedEvent = (event: EvidenceEvent) => (event.type === "model.failed" ? event : null);
+
 export const evidenceMachine = setup({
   types: {} as {
     context: EvidenceContext;
@@ -149,6 +301,63 @@ export const evidenceMachine = setup({
   },
   guards: {
     proceeds: ({ context }) => context.turn?.scope?.gate === "proceed",
+    // A customer's balance has no supplier-register route to plan: the built-in plan says so, no model asked.
+    customerBalance: ({ context }) => context.turn?.scope?.gate === "proceed" && context.turn.scope.role === "customer",
+    // A connected model that answered, but never in the schema, is a broken model, not a missing one.
+    outputInvalid: ({ event }) => failedEvent(event)?.codes.includes("invalid_output") ?? false,
+    // A broken answer stream that released nothing: the draft is streamed in its place.
+    nothingReleased: ({ event }) => !failedEvent(event)?.released,
+  },
+  actions: {
+    startTurn: assign({
+      turn: ({ context, event }) => {
+        const e = event as Extract<EvidenceEvent, { type: "user.message" }>;
+        return {
+          requestId: e.requestId,
+          text: e.text,
+          turn: context.state.turn + 1,
+          offline: e.offline,
+          frame: null,
+          scope: null,
+          plan: null,
+          toolRuns: [],
+          bundle: emptyBundle(e.requestId),
+          coverage: null,
+          clarifying: null,
+          draft: null,
+          answer: null,
+          validation: null,
+          rejected: null,
+          modelIssue: null,
+        };
+      },
+    }),
+    readQuestion: assign({ turn: ({ context, event }) => readQuestion(context, event as Interpreted) }),
+    interpreterInvalid: assign({
+      turn: ({ context }) => ({ ...work(context), modelIssue: "invalid_output" as const }),
+    }),
+    // Unreachable, timed out, refused — or no model configured at all (offline: no failure to name).
+    interpreterUnavailable: assign({
+      turn: ({ context, event }) => ({
+        ...work(context),
+        modelIssue: failedEvent(event)?.codes.every((c) => c === "offline") ? null : ("model_unavailable" as const),
+      }),
+    }),
+    storePlan: assign({
+      turn: ({ context, event }) => ({
+        ...work(context),
+        plan: (event as Extract<EvidenceEvent, { type: "planned" }>).plan,
+      }),
+    }),
+    finishTurn: assign(({ context, event }) => {
+      if (event.type === "answered") return finishTurn(context, event);
+      // The model gave no usable prose: the draft is the answer; what it released, if anything, is replaced.
+      if (event.type === "model.failed") return finishTurn(context, { text: null, released: event.released ?? "" });
+      return finishTurn(context, { text: null });
+    }),
+    recordTurn: emit(({ context }) => ({ type: "effect.record" as const, work: context.turn!, state: context.state })),
+    // The evidence leaves the snapshot with the turn; the run's artifacts are stored in evidence_runs.
+    dropTurn: assign({ turn: null }),
   },
 }).createMachine({
   id: "evidence-conversation",
@@ -157,28 +366,7 @@ export const evidenceMachine = setup({
   states: {
     idle: {
       on: {
-        "user.message": {
-          target: "interpreting",
-          actions: assign({
-            turn: ({ context, event }) => ({
-              requestId: event.requestId,
-              text: event.text,
-              turn: context.state.turn + 1,
-              offline: event.offline,
-              frame: null,
-              scope: null,
-              plan: null,
-              toolRuns: [],
-              bundle: emptyBundle(event.requestId),
-              coverage: null,
-              clarifying: null,
-              draft: null,
-              answer: null,
-              validation: null,
-              rejected: null,
-            }),
-          }),
-        },
+        "user.message": { target: "interpreting", actions: "startTurn" },
       },
     },
     interpreting: {
@@ -188,46 +376,29 @@ export const evidenceMachine = setup({
         state: context.state,
       })),
       on: {
-        interpreted: {
-          target: "gating",
-          actions: assign({
-            turn: ({ context, event }) => {
-              const w = work(context);
-              // Nobody could read the question: the rules' frame (the question verbatim, nothing inferred) is still kept.
-              if (!event.output)
-                return {
-                  ...w,
-                  frame: ruleFrame(
-                    {
-                      requestId: w.requestId,
-                      conversationId: context.state.conversation_id,
-                      turn: w.turn,
-                      text: w.text,
-                      interpretedBy: "deterministic",
-                    },
-                    context.state,
-                  ),
-                  scope: unreadable(event.modelIssue ?? null),
-                };
-              const frame = buildFrame(
-                event.output,
-                {
-                  requestId: w.requestId,
-                  conversationId: context.state.conversation_id,
-                  turn: w.turn,
-                  text: w.text,
-                  interpretedBy: event.via,
-                },
-                context.state,
-              );
-              return { ...w, frame, scope: resolveScope(frame, context.state) };
-            },
-          }),
-        },
+        interpreted: { target: "gating", actions: "readQuestion" },
+        "model.failed": [
+          { guard: "outputInvalid", target: "interpretingByRules", actions: "interpreterInvalid" },
+          { target: "interpretingByRules", actions: "interpreterUnavailable" },
+        ],
       },
     },
+    // The rules' interpreter, once the model failed (or there is none); a question it cannot read is unreadable.
+    interpretingByRules: {
+      entry: emit(({ context }) => ({
+        type: "effect.interpretByRules" as const,
+        text: work(context).text,
+        state: context.state,
+        modelIssue: work(context).modelIssue,
+      })),
+      on: { interpreted: { target: "gating", actions: "readQuestion" } },
+    },
     gating: {
-      always: [{ guard: "proceeds", target: "planning" }, { target: "assessing" }],
+      always: [
+        { guard: "customerBalance", target: "planningByRules" },
+        { guard: "proceeds", target: "planning" },
+        { target: "assessing" },
+      ],
     },
     planning: {
       entry: emit(({ context }) => ({
@@ -236,11 +407,14 @@ export const evidenceMachine = setup({
         scope: work(context).scope!,
       })),
       on: {
-        planned: {
-          target: "executing",
-          actions: assign({ turn: ({ context, event }) => ({ ...work(context), plan: event.plan }) }),
-        },
+        planned: { target: "executing", actions: "storePlan" },
+        "model.failed": { target: "planningByRules" },
       },
+    },
+    // The built-in plan: for a customer's balance, or once the planner model failed (or there is none).
+    planningByRules: {
+      entry: emit(({ context }) => ({ type: "effect.planByRules" as const, scope: work(context).scope! })),
+      on: { planned: { target: "executing", actions: "storePlan" } },
     },
     executing: {
       entry: emit(({ context }) => ({ type: "effect.execute" as const, plan: work(context).plan! })),
@@ -292,20 +466,20 @@ export const evidenceMachine = setup({
         criticized: {
           target: "answering",
           actions: assign({
-            turn: ({ context, event }) => {
-              const w = work(context);
-              const coverage = mergeCritique(w.coverage!, event.critique, event.status, event.note ?? null);
-              const draft = composeAnswer({
-                scope: w.scope!,
-                coverage,
-                bundle: w.bundle,
-                toolRuns: w.toolRuns,
-                clarifying_question: w.clarifying,
-                offline: w.offline,
-                interpretedBy: w.frame?.interpreted_by,
-              });
-              return { ...w, coverage, draft };
-            },
+            turn: ({ context, event }) => composeDraft(context, event.critique, event.status, event.note ?? null),
+          }),
+        },
+        // The rules' report stands alone, and says the critic model failed.
+        "model.failed": {
+          target: "answering",
+          actions: assign({
+            turn: ({ context, event }) =>
+              composeDraft(
+                context,
+                null,
+                "failed",
+                `критик-модель не дала валидного ответа: ${event.issues.join("; ").slice(0, 300)}`,
+              ),
           }),
         },
       },
@@ -325,76 +499,20 @@ export const evidenceMachine = setup({
         };
       }),
       on: {
-        answered: {
-          target: "idle",
-          actions: [
-            assign(({ context, event }) => {
-              const w = work(context);
-              const draft = w.draft!;
-              // The model's prose is the answer only if every claim of it binds to the evidence (the
-              // same checker the stream gate ran, over the whole text); otherwise the draft built
-              // from evidence is — whole, so the package agrees with itself.
-              const released = event.released ?? "";
-              let validation: AnswerValidation | null = null;
-              if (event.text !== null) {
-                validation = checkAnswer(
-                  event.text,
-                  createClaimChecker({
-                    bundle: w.bundle,
-                    coverage: w.coverage!,
-                    outcome: w.coverage!.outcome,
-                    frame: w.frame,
-                    draft,
-                  }),
-                );
-                const gate = event.gateIssues ?? [];
-                if (gate.length)
-                  validation = { ...validation, ok: false, issues: [...new Set([...gate, ...validation.issues])] };
-              }
-              const answer: FinalAnswerPackage = validation?.ok ? modelPackage(event.text!, draft) : draft;
-              // Whatever reached the client that is not the answer is replaced, with the reason.
-              const replacement: AnswerReplacement | null =
-                validation && !validation.ok
-                  ? { text: answer.user_facing_answer, reason: "validation_failed", issues: validation.issues }
-                  : released && released !== answer.user_facing_answer
-                    ? { text: answer.user_facing_answer, reason: "model_failed", issues: [] }
-                    : null;
-              const rejected =
-                event.text !== null && !validation?.ok
-                  ? { text: event.text, released, issues: validation?.issues ?? [] }
-                  : event.text === null && released
-                    ? { text: released, released, issues: [] }
-                    : null;
-              const done: TurnWork = { ...w, answer, validation, rejected };
-              const state = advanceState(context.state, {
-                frame: w.frame,
-                scope: w.scope,
-                coverage: w.coverage!,
-                bundle: w.bundle,
-                clarifying_question: w.clarifying,
-                text: w.text,
-              });
-              return {
-                state,
-                turn: done,
-                last: {
-                  requestId: w.requestId,
-                  turn: w.turn,
-                  outcome: w.coverage!.outcome,
-                  reasonCodes: w.coverage!.reason_codes,
-                  answer,
-                  coverage: w.coverage!,
-                  validation,
-                  replacement,
-                },
-              };
-            }),
-            emit(({ context }) => ({ type: "effect.record" as const, work: context.turn!, state: context.state })),
-            // The evidence leaves the snapshot with the turn; the run's artifacts are stored in evidence_runs.
-            assign({ turn: null }),
-          ],
-        },
+        answered: { target: "idle", actions: ["finishTurn", "recordTurn", "dropTurn"] },
+        "model.failed": [
+          { guard: "nothingReleased", target: "showingDraft" },
+          { target: "idle", actions: ["finishTurn", "recordTurn", "dropTurn"] },
+        ],
       },
+    },
+    // The answer model gave nothing and showed nothing: the answer composed from evidence goes out instead.
+    showingDraft: {
+      entry: emit(({ context }) => ({
+        type: "effect.showDraft" as const,
+        text: work(context).draft!.user_facing_answer,
+      })),
+      on: { "draft.shown": { target: "idle", actions: ["finishTurn", "recordTurn", "dropTurn"] } },
     },
   },
 });

@@ -1,7 +1,8 @@
 // The four model modes (seed 002 §13.3) on the shared client: Interpreter, Planner and Critic
 // are structured calls on role PLANNER, the Answer streams on role ANSWER. Every structured
 // answer is validated by schema (and by the rules of its step) with exactly one repair retry;
-// after that the deterministic path takes over — a model never fails the run.
+// after that the step reports its failure (`failures`) and the conversation machine takes the
+// deterministic way — a model never fails the run.
 import type { z } from "zod";
 import type { ChatMessage, Llm, Role } from "../../llm/client";
 import { ANSWER_PROMPT, CRITIC_PROMPT, INTERPRETER_PROMPT, PLANNER_PROMPT } from "./prompts";
@@ -19,6 +20,8 @@ export interface StepCall<T> {
   calls: number;
   /** Why the model's answer was not used (schema or rule violations, endpoint errors). */
   issues: string[];
+  /** Each failed attempt's code: the client's error code, or `rule_violation` (the step's rules refused it). */
+  failures: string[];
   prompt: PromptManifestEntry;
   repaired: boolean;
 }
@@ -38,6 +41,7 @@ export async function structuredWithRepair<S extends z.ZodType>(
 ): Promise<StepCall<z.infer<S>>> {
   let calls = 0;
   const issues: string[] = [];
+  const failures: string[] = [];
   const messages: ChatMessage[] = [
     { role: "system", content: prompt.text },
     { role: "user", content: JSON.stringify(input) },
@@ -49,6 +53,7 @@ export async function structuredWithRepair<S extends z.ZodType>(
     });
     if (!r.ok) {
       issues.push(`${r.error.code}: ${r.error.message.slice(0, 300)}`);
+      failures.push(r.error.code);
       if (r.error.code !== "invalid_output") break; // an unreachable endpoint gets no repair prompt
       messages.push({
         role: "user",
@@ -58,14 +63,15 @@ export async function structuredWithRepair<S extends z.ZodType>(
     }
     const problems = check(r.value);
     if (problems.length === 0)
-      return { value: r.value, calls, issues, prompt: manifestOf(prompt as never), repaired: attempt > 0 };
+      return { value: r.value, calls, issues, failures, prompt: manifestOf(prompt as never), repaired: attempt > 0 };
     issues.push(...problems);
+    failures.push("rule_violation");
     messages.push(
       { role: "assistant", content: JSON.stringify(r.value) },
       { role: "user", content: `План/ответ нарушает правила: ${problems.join("; ")}. Исправь и верни только JSON.` },
     );
   }
-  return { value: null, calls, issues, prompt: manifestOf(prompt as never), repaired: false };
+  return { value: null, calls, issues, failures, prompt: manifestOf(prompt as never), repaired: false };
 }
 
 /** What the interpreter sees of the conversation: compact extracts, not the transcript (§11.3). */

@@ -60,8 +60,11 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
   // Kept with the run (evidence_runs.artifacts): what a model said that was not used, and why.
   const rejected: { stage: string; issues: string[]; output?: unknown }[] = [];
   let answerStarted = 0;
+  // A failed model call's details for the stage the rule step then records (02, 04).
+  let interpreterCall: unknown = "offline";
+  let plannerCall: unknown = "offline";
 
-  const stageContext = (e: Fx<"effect.plan"> | Fx<"effect.critic">) => {
+  const stageContext = (e: Pick<Fx<"effect.plan">, "scope">) => {
     if (contextStaged) return;
     contextStaged = true;
     trace.record(
@@ -115,72 +118,89 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
       log: {},
       effects: {
         "effect.interpret": async (e) => {
+          // No model configured: the step fails at once and the machine takes the rules' way.
+          if (offline) return { type: "model.failed", role: "interpreter", codes: ["offline"], issues: [] };
           const t = performance.now();
-          let output = null;
-          let via: "llm" | "deterministic" = "deterministic";
-          let model: unknown = "offline";
-          let modelIssue: "invalid_output" | "model_unavailable" | null = null;
-          if (!offline) {
-            const r = await interpretWithModel(llm, e.text, e.state, { signal });
-            modelCalls.preparatory += r.calls;
-            model = { calls: r.calls, issues: r.issues, prompt: r.prompt, repaired: r.repaired };
-            if (r.value) ((output = r.value), (via = "llm"));
-            else {
-              // A connected model that failed is not "no model": say which it was.
-              modelIssue = r.issues.some((x) => x.startsWith("invalid_output"))
-                ? "invalid_output"
-                : "model_unavailable";
-              rejected.push({ stage: "interpretation", issues: r.issues });
-            }
+          const r = await interpretWithModel(llm, e.text, e.state, { signal });
+          modelCalls.preparatory += r.calls;
+          const model = { calls: r.calls, issues: r.issues, prompt: r.prompt, repaired: r.repaired };
+          if (!r.value) {
+            // The machine takes the rules' way; their stage 02 names this call.
+            interpreterCall = model;
+            rejected.push({ stage: "interpretation", issues: r.issues });
+            return { type: "model.failed", role: "interpreter", codes: r.failures, issues: r.issues };
           }
-          output ??= interpretDeterministic(e.text, e.state);
+          trace.record(
+            "02",
+            "ok",
+            { via: "llm", output: r.value, model, modelIssue: null, originalQuestion: e.text },
+            since(t),
+          );
+          return { type: "interpreted", output: r.value, via: "llm" };
+        },
+        "effect.interpretByRules": (e) => {
+          const t = performance.now();
+          const output = interpretDeterministic(e.text, e.state);
           trace.record(
             "02",
             output ? "ok" : "failed",
-            { via, output, model, modelIssue, originalQuestion: e.text },
+            {
+              via: "deterministic",
+              output,
+              model: interpreterCall,
+              modelIssue: e.modelIssue,
+              originalQuestion: e.text,
+            },
             since(t),
           );
-          return { type: "interpreted", output, via, modelIssue };
+          return { type: "interpreted", output, via: "deterministic" };
         },
         "effect.plan": async (e) => {
           stageContext(e);
+          if (offline) return { type: "model.failed", role: "planner", codes: ["offline"], issues: [] };
           const t = performance.now();
           const builtIn = planFor(e.scope, run.id);
           let plan = builtIn;
-          let model: unknown = "offline";
           let coverage: { missing: string[]; added: string[]; action: "extended_to_built_in_floor" } | null = null;
-          // A customer's balance has no supplier-register route to plan: the built-in plan says so.
-          if (!offline && e.scope.role !== "customer") {
-            const r = await planWithModel(llm, e.frame, e.scope, (p) => validatePlan(p, e.scope), { signal });
-            modelCalls.preparatory += r.calls;
-            model = { calls: r.calls, issues: r.issues, prompt: r.prompt, repaired: r.repaired };
-            if (r.value) {
-              const candidate = normalizePlan(r.value, e.scope, run.id);
-              // The built-in plan's checks are the floor: a shallower model plan would prove less and still look complete.
-              const missing = missingCoverage(candidate, builtIn);
-              if (missing.length) {
-                const extended = extendToFloor(candidate, builtIn);
-                coverage = { missing, added: extended.added, action: "extended_to_built_in_floor" };
-                rejected.push({
-                  stage: "plan",
-                  issues: missing.map((m) => `план модели не покрывает критерии успеха: ${m}`),
-                  output: r.value,
-                });
-                // The extended plan must still pass the checks every plan passes; otherwise the built-in one runs.
-                const issues = validatePlan(
-                  {
-                    goal: extended.plan.goal,
-                    steps: extended.plan.steps,
-                    fallbacks: extended.plan.fallbacks,
-                    stop_conditions: extended.plan.stop_conditions,
-                  },
-                  e.scope,
-                );
-                plan = issues.length ? builtIn : extended.plan;
-              } else plan = candidate;
-            } else if (r.issues.length) rejected.push({ stage: "plan", issues: r.issues });
+          const r = await planWithModel(llm, e.frame, e.scope, (p) => validatePlan(p, e.scope), { signal });
+          modelCalls.preparatory += r.calls;
+          const model = { calls: r.calls, issues: r.issues, prompt: r.prompt, repaired: r.repaired };
+          if (!r.value) {
+            // The machine takes the built-in plan; its stage 04 names this call.
+            plannerCall = model;
+            if (r.issues.length) rejected.push({ stage: "plan", issues: r.issues });
+            return { type: "model.failed", role: "planner", codes: r.failures, issues: r.issues };
           }
+          const candidate = normalizePlan(r.value, e.scope, run.id);
+          // The built-in plan's checks are the floor: a shallower model plan would prove less and still look complete.
+          const missing = missingCoverage(candidate, builtIn);
+          if (missing.length) {
+            const extended = extendToFloor(candidate, builtIn);
+            coverage = { missing, added: extended.added, action: "extended_to_built_in_floor" };
+            rejected.push({
+              stage: "plan",
+              issues: missing.map((m) => `план модели не покрывает критерии успеха: ${m}`),
+              output: r.value,
+            });
+            // The extended plan must still pass the checks every plan passes; otherwise the built-in one runs.
+            const issues = validatePlan(
+              {
+                goal: extended.plan.goal,
+                steps: extended.plan.steps,
+                fallbacks: extended.plan.fallbacks,
+                stop_conditions: extended.plan.stop_conditions,
+              },
+              e.scope,
+            );
+            plan = issues.length ? builtIn : extended.plan;
+          } else plan = candidate;
           trace.record("04", "ok", { plannedBy: plan.planned_by, plan, model, coverage }, since(t));
+          return { type: "planned", plan };
+        },
+        "effect.planByRules": (e) => {
+          stageContext(e);
+          const plan = planFor(e.scope, run.id);
+          trace.record("04", "ok", { plannedBy: plan.planned_by, plan, model: plannerCall, coverage: null }, 0);
           return { type: "planned", plan };
         },
         "effect.execute": async (e) => {
@@ -227,13 +247,9 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
             { rules: e.coverage, model: { value: r.value, calls: r.calls, issues: r.issues, prompt: r.prompt } },
             since(t),
           );
-          if (!r.value && r.issues.length) rejected.push({ stage: "coverage", issues: r.issues });
-          return {
-            type: "criticized",
-            critique: r.value,
-            status: r.value ? "used" : "failed",
-            note: r.value ? null : `критик-модель не дала валидного ответа: ${r.issues.join("; ").slice(0, 300)}`,
-          };
+          if (r.value) return { type: "criticized", critique: r.value, status: "used", note: null };
+          if (r.issues.length) rejected.push({ stage: "coverage", issues: r.issues });
+          return { type: "model.failed", role: "critic", codes: r.failures, issues: r.issues };
         },
         "effect.answer": async (e) => {
           answerStarted = performance.now();
@@ -276,13 +292,16 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
             },
           );
           if (!r.ok && r.error.code === "cancelled") throw new AppError("internal", "client went away");
-          if (!r.ok || !r.value.trim()) {
-            // No usable prose: the answer built from evidence is the answer; stream it if nothing was released.
-            if (!released) for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
-            return { type: "answered", text: null, released };
-          }
+          // No usable prose: the machine makes the answer built from evidence the answer.
+          if (!r.ok) return { type: "model.failed", role: "answer", codes: [r.error.code], issues: [], released };
+          if (!r.value.trim())
+            return { type: "model.failed", role: "answer", codes: ["empty_output"], issues: [], released };
           const g = gate.end();
           return { type: "answered", text: r.value, released, gateIssues: g.issues };
+        },
+        "effect.showDraft": (e) => {
+          for (const d of words(e.text)) run.emit("token", { delta: d });
+          return { type: "draft.shown" };
         },
         "effect.record": async (e) => {
           recorded = { work: e.work, state: e.state };

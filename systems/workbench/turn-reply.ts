@@ -3,7 +3,7 @@ import { AppError } from "../../driver/errors";
 import { stageEnabled } from "../../driver/stage-switches";
 import { restoreRow, runTurn } from "../../driver/turn";
 import { pureTransition } from "../../driver/pure";
-import { loadSnapshot, type SnapshotRow } from "../../storage/snapshots";
+import { loadSnapshot } from "../../storage/snapshots";
 import { STALE_RUN_MS } from "../../http/routes/runs";
 import { clarificationSpec, type ClarificationEvent } from "./clarification.machine";
 import { interactionSpec, type InteractionContext, type InteractionEvent } from "./interaction.machine";
@@ -37,7 +37,7 @@ import type { Candidate, Plan } from "./types";
 import type { Deps } from "../../http/deps";
 import { transitionStored } from "../../driver/side-machines";
 import { clarificationKey, interactionKey } from "./stored-machines";
-import type { CallCounter, Workspace } from "./turn";
+import type { CallCounter, PendingReply, Workspace } from "./turn-types";
 
 export interface ReplyBody {
   text: string;
@@ -47,23 +47,7 @@ export interface ReplyBody {
   basePlanVersion?: number;
 }
 
-/**
- * An answer (or an unclear reply) to apply together with its continuation, in the
- * continuation's transaction (issue 18 item 3): nothing of it is stored before. The
- * clarification is claimed meanwhile (`claimToken`), so a concurrent answer gets 409.
- */
-export interface PendingReply {
-  claimToken: string;
-  clarificationId: string;
-  /** The Interaction's snapshot row as the reply was checked against; the commit's version check guards it. */
-  stored: SnapshotRow;
-  event: InteractionEvent;
-  userMessage: { text: string; meta: Record<string, unknown> };
-  closeStatus: "answered" | "unclear";
-  clarificationEvent: (messageId: string) => ClarificationEvent;
-  /** The question and this answer, for the continuation's model request (not stored yet). */
-  answered: { question: string; answer: string } | null;
-}
+export type { PendingReply } from "./turn-types";
 
 /** What the message turns into once its reply has been classified (and, if so, applied). */
 export type ReplyOutcome =

@@ -6,7 +6,7 @@ import { stageEnabled } from "../../driver/stage-switches";
 import { runTurn } from "../../driver/turn";
 import type { Role } from "../../llm/client";
 import { clarificationSpec } from "./clarification.machine";
-import { interactionSpec, type WorkspaceRef } from "./interaction.machine";
+import { interactionSpec, MODEL_FAILURE, type WorkspaceRef } from "./interaction.machine";
 import type { Tx } from "../../storage/db";
 import {
   activeInteraction,
@@ -27,12 +27,12 @@ import { getIndex } from "./resolve-index";
 import type { Referent } from "./resolve-tasks";
 import { fold } from "./text";
 import type { StageTrace } from "./trace";
-import type { Plan, WorkspaceSnapshot } from "./types";
+import type { Plan } from "./types";
 import { extractCitations, validateResponse } from "./validate-response";
 import { gatedValidation, issueText, replacementAnswer, workbenchAnswerChecker } from "./answer-checker";
 import { ValidatedStream } from "../../driver/validated-stream";
 import type { Deps } from "../../http/deps";
-import type { PendingReply } from "./turn-reply";
+import { modelCalls, type CallCounter, type PendingReply, type Workspace } from "./turn-types";
 import { loadDocsIndex } from "./resources";
 import { createStored, transitionStored } from "../../driver/side-machines";
 import { clarificationKey, interactionKey } from "./stored-machines";
@@ -40,24 +40,7 @@ import { clarificationKey, interactionKey } from "./stored-machines";
 /** Seed 001 table: at most 2 preparatory calls and 1 final call per run. */
 export const MAX_PREPARATORY_CALLS = 2;
 
-export interface Workspace {
-  parsed: WorkspaceSnapshot;
-  sha: string;
-}
-
-export interface CallCounter {
-  planner: number;
-  reranker: number;
-  classifier: number;
-  answer: number;
-}
-
-export const newCounter = (): CallCounter => ({ planner: 0, reranker: 0, classifier: 0, answer: 0 });
-export const modelCalls = (c: CallCounter) => ({
-  preparatory: c.planner + c.reranker + c.classifier,
-  final: c.answer,
-  byRole: { ...c },
-});
+export { modelCalls, newCounter, type CallCounter, type Workspace } from "./turn-types";
 
 /** A structured-output port over the LLM client: the parsed value, or null (fallback path). */
 export function structuredPort(
@@ -196,6 +179,9 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     events: pending ? [pending.event as never, prepareEvent] : [prepareEvent],
     // The Interaction's event log (machine_events): what it was given, as the driver applied it.
     log: {},
+    // A clarification answer is applied only with its continuation: when the answer model failed,
+    // nothing of the turn is stored and the same answer can be sent again.
+    discard: (snap) => snap.value === "reply_failed",
     effects: {
       "effect.prepare": async (e) => {
         let plan = (e.plan as Plan | null) ?? undefined;
@@ -268,17 +254,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         if (!r.ok) {
           trace.record("12", "failed", { reason: r.error.code, message: r.error.message });
           if (r.error.code === "cancelled") throw new AppError("internal", "client went away");
-          // A clarification answer is applied only with its reply: nothing is stored, the same answer can be sent again.
-          if (pending)
-            throw new AppError(
-              "model_unavailable",
-              "Модель ответа сейчас недоступна. Ответ на уточнение не применён — отправьте его ещё раз.",
-            );
-          return {
-            type: "failed" as const,
-            code: "model_unavailable",
-            message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз.",
-          };
+          // The machine decides what the failure means (a stored `failed` request, or a discarded reply).
+          return { type: "model.failed" as const, role: "answer" as const, code: r.error.code };
         }
         const gated = gate.end();
         validation = gatedValidation(r.value, opts, checker.rejected);
@@ -401,7 +378,9 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
     },
     closing: (snap) => {
       const c = snap.context;
-      const state = String(snap.value);
+      const status = snap.value;
+      if (status === "reply_failed") throw new AppError("internal", "a discarded turn has no closing events");
+      const state = String(status);
       trace.finish(
         state === "awaiting_clarification" ? "clarification_required" : state === "failed" ? "failed" : "not_needed",
       );
@@ -436,7 +415,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           event: "final",
           data: {
             interactionId: t.interactionId,
-            status: snap.value,
+            status,
             planVersion: c.planVersion,
             answer: c.answer ?? "",
             entityCitations: answerCitations(),
@@ -468,5 +447,8 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
       };
     },
   });
-  void result;
+  if (result.discarded) {
+    // The run ends with `error` (then `done`); the failed run frees the clarification's claim.
+    throw new AppError(MODEL_FAILURE.reply.code, result.snapshot.context.error?.message ?? MODEL_FAILURE.reply.message);
+  }
 }

@@ -6,19 +6,43 @@ import {
   evidenceMachine,
   type EvidenceEffect,
   type EvidenceEvent,
+  type ModelStep,
 } from "../../../systems/evidence/conversation.machine";
 import { dateOut, settlementRow, toolRun } from "./fixtures";
 
 type Snap = ReturnType<typeof getInitialSnapshot<typeof evidenceMachine>>;
 
-/** A pure turn: effects answered by fakes, the way the driver answers them with real ones. */
+const plan0 = {
+  request_id: "r",
+  plan_version: 1,
+  goal: "g",
+  planned_by: "deterministic" as const,
+  steps: [],
+  fallbacks: [],
+  stop_conditions: [],
+};
+
+/**
+ * A pure turn: effects answered by fakes, the way the driver answers them with real ones.
+ * Offline by default; online, the model steps named in `fail` answer `model.failed` with `codes`.
+ */
 function turn(
   snap: Snap,
   text: string,
   tools: (plan: Extract<EvidenceEffect, { type: "effect.execute" }>["plan"]) => ToolRun[],
+  o: { offline?: boolean; fail?: ModelStep[]; codes?: string[]; released?: string } = {},
 ) {
   const effects: EvidenceEffect[] = [];
-  let queue: EvidenceEvent[] = [{ type: "user.message", text, requestId: `r-${text}`, offline: true }];
+  const offline = o.offline ?? true;
+  const failed = (role: ModelStep): EvidenceEvent => ({
+    type: "model.failed",
+    role,
+    codes: o.codes ?? ["unavailable", "unavailable"],
+    issues: ["unavailable: 503"],
+    ...(role === "answer" && o.released ? { released: o.released } : {}),
+  });
+  const fails = (role: ModelStep) => !offline && (o.fail ?? []).includes(role);
+  let queue: EvidenceEvent[] = [{ type: "user.message", text, requestId: `r-${text}`, offline }];
   while (queue.length) {
     const [next, actions] = transition(evidenceMachine, snap, queue.shift()!);
     snap = next;
@@ -26,24 +50,38 @@ function turn(
       if (a.type !== "xstate.emit") continue;
       const e = (a.params as { event: EvidenceEffect }).event;
       effects.push(e);
-      if (e.type === "effect.interpret")
+      if (e.type === "effect.interpret") {
+        const out = interpretDeterministic(e.text, e.state);
+        queue.push(
+          offline
+            ? { type: "model.failed", role: "interpreter", codes: ["offline"], issues: [] }
+            : fails("interpreter") || !out
+              ? failed("interpreter")
+              : { type: "interpreted", output: out, via: "llm" },
+        );
+      }
+      if (e.type === "effect.interpretByRules")
         queue.push({ type: "interpreted", output: interpretDeterministic(e.text, e.state), via: "deterministic" });
       if (e.type === "effect.plan")
-        queue.push({
-          type: "planned",
-          plan: {
-            request_id: "r",
-            plan_version: 1,
-            goal: "g",
-            planned_by: "deterministic",
-            steps: [],
-            fallbacks: [],
-            stop_conditions: [],
-          },
-        });
+        queue.push(
+          offline
+            ? { type: "model.failed", role: "planner", codes: ["offline"], issues: [] }
+            : fails("planner")
+              ? failed("planner")
+              : { type: "planned", plan: { ...plan0, planned_by: "llm" } },
+        );
+      if (e.type === "effect.planByRules") queue.push({ type: "planned", plan: plan0 });
       if (e.type === "effect.execute") queue.push({ type: "executed", toolRuns: tools(e.plan), truncated: [] });
-      if (e.type === "effect.critic") queue.push({ type: "criticized", critique: null, status: "offline" });
-      if (e.type === "effect.answer") queue.push({ type: "answered", text: null });
+      if (e.type === "effect.critic")
+        queue.push(
+          offline
+            ? { type: "criticized", critique: null, status: "offline" }
+            : fails("critic")
+              ? failed("critic")
+              : { type: "criticized", critique: null, status: "used" },
+        );
+      if (e.type === "effect.answer") queue.push(fails("answer") ? failed("answer") : { type: "answered", text: null });
+      if (e.type === "effect.showDraft") queue.push({ type: "draft.shown" });
     }
   }
   return { snap, effects };
@@ -66,7 +104,9 @@ describe("evidence conversation machine", () => {
     const { snap, effects } = turn(s0, "По каким поставщикам висят хвосты?", settlements("2026-04-10"));
     expect(effects.map((e) => e.type)).toEqual([
       "effect.interpret",
+      "effect.interpretByRules",
       "effect.plan",
+      "effect.planByRules",
       "effect.execute",
       "effect.critic",
       "effect.answer",
@@ -84,7 +124,13 @@ describe("evidence conversation machine", () => {
   it("a blocked turn skips plan and execution but not the critic", () => {
     const s0 = getInitialSnapshot(evidenceMachine, { conversationId: "c1" });
     const { snap, effects } = turn(s0, "Покажи оплаты по нему", () => []);
-    expect(effects.map((e) => e.type)).toEqual(["effect.interpret", "effect.critic", "effect.answer", "effect.record"]);
+    expect(effects.map((e) => e.type)).toEqual([
+      "effect.interpret",
+      "effect.interpretByRules",
+      "effect.critic",
+      "effect.answer",
+      "effect.record",
+    ]);
     expect(snap.context.last?.outcome).toBe("BLOCKED_BY_AMBIGUITY");
     expect(snap.context.state.pending_question).toBe("Покажи оплаты по нему");
   });
@@ -114,5 +160,132 @@ describe("evidence conversation machine", () => {
     const follow = turn(named.snap, "А хвосты по поставщикам?", settlements("2026-03-31"));
     expect(follow.snap.context.state.active_time_scope?.premise).toBe("inherited");
     expect(follow.snap.context.last?.outcome).toBe("FULLY_ANSWERED");
+  });
+
+  describe("model failures are the machine's events, and it takes the honest way", () => {
+    const s0 = () => getInitialSnapshot(evidenceMachine, { conversationId: "c1" });
+    const question = "По каким поставщикам висят хвосты?";
+
+    it("online, every model answering: the model steps run, no rule step", () => {
+      const { effects, snap } = turn(s0(), question, settlements("2026-04-10"), { offline: false });
+      expect(effects.map((e) => e.type)).toEqual([
+        "effect.interpret",
+        "effect.plan",
+        "effect.execute",
+        "effect.critic",
+        "effect.answer",
+        "effect.record",
+      ]);
+      expect(snap.context.last?.coverage.critic.model).toBe("used");
+    });
+
+    it("an interpreter answering invalid output twice: the rules read the question, marked MODEL_OUTPUT_INVALID if they cannot", () => {
+      const read = turn(s0(), question, settlements("2026-04-10"), {
+        offline: false,
+        fail: ["interpreter"],
+        codes: ["invalid_output", "invalid_output"],
+      });
+      const byRules = read.effects.find((e) => e.type === "effect.interpretByRules");
+      expect(byRules).toMatchObject({ modelIssue: "invalid_output" });
+      expect(read.effects.map((e) => e.type).slice(0, 3)).toEqual([
+        "effect.interpret",
+        "effect.interpretByRules",
+        "effect.plan",
+      ]);
+      // A question the rules cannot read either: the scope says which failure it was.
+      const unread = turn(s0(), "Что там вообще?", () => [], {
+        offline: false,
+        fail: ["interpreter"],
+        codes: ["invalid_output", "unavailable"],
+      });
+      expect(unread.snap.context.last?.reasonCodes).toContain("MODEL_OUTPUT_INVALID");
+      expect(unread.snap.context.last?.reasonCodes).not.toContain("MODEL_REQUIRED");
+      const down = turn(s0(), "Что там вообще?", () => [], { offline: false, fail: ["interpreter"] });
+      expect(down.effects.find((e) => e.type === "effect.interpretByRules")).toMatchObject({
+        modelIssue: "model_unavailable",
+      });
+      expect(down.snap.context.last?.reasonCodes).toContain("MODEL_REQUIRED");
+      expect(down.snap.context.last?.reasonCodes).not.toContain("MODEL_OUTPUT_INVALID");
+    });
+
+    it("offline: each model step fails at once and names no model failure", () => {
+      const { effects, snap } = turn(s0(), "Что там вообще?", () => []);
+      expect(effects.find((e) => e.type === "effect.interpretByRules")).toMatchObject({ modelIssue: null });
+      expect(snap.context.last?.reasonCodes).toContain("MODEL_REQUIRED");
+    });
+
+    it("a planner failing: the built-in plan runs; a critic failing: the rules' report stands, noted", () => {
+      const { effects, snap } = turn(s0(), question, settlements("2026-04-10"), {
+        offline: false,
+        fail: ["planner", "critic"],
+      });
+      expect(effects.map((e) => e.type)).toEqual([
+        "effect.interpret",
+        "effect.plan",
+        "effect.planByRules",
+        "effect.execute",
+        "effect.critic",
+        "effect.answer",
+        "effect.record",
+      ]);
+      const record = effects.at(-1) as Extract<EvidenceEffect, { type: "effect.record" }>;
+      expect(record.work.plan?.planned_by).toBe("deterministic");
+      expect(snap.context.last?.coverage.critic).toEqual({
+        rules: true,
+        model: "failed",
+        note: "критик-модель не дала валидного ответа: unavailable: 503",
+      });
+    });
+
+    it("an answer model failing before any token: the draft is shown instead and is the answer", () => {
+      const { effects, snap } = turn(s0(), question, settlements("2026-04-10"), { offline: false, fail: ["answer"] });
+      const shown = effects.find((e) => e.type === "effect.showDraft") as Extract<
+        EvidenceEffect,
+        { type: "effect.showDraft" }
+      >;
+      expect(shown.text).toBe(snap.context.last?.answer.user_facing_answer);
+      expect(effects.map((e) => e.type).slice(-3)).toEqual(["effect.answer", "effect.showDraft", "effect.record"]);
+      expect(snap.context.last?.replacement).toBeNull();
+      expect(snap.value).toBe("idle");
+    });
+
+    it("an answer stream broken after a released sentence: the draft replaces it, the broken prose is kept", () => {
+      const { effects, snap } = turn(s0(), question, settlements("2026-04-10"), {
+        offline: false,
+        fail: ["answer"],
+        released: "Начало ответа. ",
+      });
+      expect(effects.map((e) => e.type)).not.toContain("effect.showDraft");
+      expect(snap.context.last?.replacement).toMatchObject({ reason: "model_failed" });
+      const record = effects.at(-1) as Extract<EvidenceEffect, { type: "effect.record" }>;
+      expect(record.work.rejected).toEqual({ text: "Начало ответа. ", released: "Начало ответа. ", issues: [] });
+    });
+
+    it("a log written before the failure events (the handler chose the fallback) replays to the same snapshot", () => {
+      // Then: one `interpreted` event carried the rules' reading and the model's failure.
+      const text = "Что там вообще?";
+      const old: EvidenceEvent[] = [
+        { type: "user.message", text, requestId: "r1", offline: false },
+        { type: "interpreted", output: null, via: "deterministic", modelIssue: "invalid_output" },
+        { type: "criticized", critique: null, status: "failed", note: "критик-модель не дала валидного ответа: x" },
+        { type: "answered", text: null, released: "" },
+      ];
+      const now: EvidenceEvent[] = [
+        { type: "user.message", text, requestId: "r1", offline: false },
+        { type: "model.failed", role: "interpreter", codes: ["invalid_output", "invalid_output"], issues: [] },
+        { type: "interpreted", output: null, via: "deterministic" },
+        { type: "model.failed", role: "critic", codes: ["unavailable"], issues: ["x"] },
+        { type: "model.failed", role: "answer", codes: ["unavailable"], issues: [] },
+        { type: "draft.shown" },
+      ];
+      const run = (events: EvidenceEvent[]) => {
+        let s = s0();
+        for (const e of events) [s] = transition(evidenceMachine, s, e);
+        return evidenceMachine.getPersistedSnapshot(s);
+      };
+      const a = run(old);
+      expect((a as unknown as { value: string }).value).toBe("idle");
+      expect(JSON.stringify(a)).toBe(JSON.stringify(run(now)));
+    });
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { getShortestPaths } from "xstate/graph";
 import { initialTransition, transition } from "xstate";
-import { interactionMachine, type InteractionEvent } from "../../../systems/workbench/interaction.machine";
+import {
+  interactionMachine,
+  interactionSpec,
+  MODEL_FAILURE,
+  type InteractionEvent,
+} from "../../../systems/workbench/interaction.machine";
 import type { Candidate, Plan } from "../../../systems/workbench/types";
 import { transitionCoverage } from "../../utils/machine-coverage";
 
@@ -41,6 +46,8 @@ const events = (s: Snap): InteractionEvent[] => {
     { type: "prepared.clarify", plan: plan(v), clarificationId: `q${v}`, targets: [] },
     { type: "prepared.plain", plan: plan(v), answer: "Пока не поддерживается.", targets: [] },
     { type: "answered", answer: "Ответ [[composition-discount]]", validationOk: true },
+    { type: "model.failed", role: "answer", code: "unavailable" },
+    // version 1's failure event, still taken so v1 logs replay
     { type: "failed", code: "model_unavailable", message: "нет модели" },
     {
       type: "reply.answer",
@@ -74,7 +81,7 @@ const emitted = (actions: unknown) =>
     .filter((a) => a.type === "xstate.emit")
     .map((a) => a.params!.event.type);
 const serialize = (s: Snap) =>
-  JSON.stringify([s.value, s.status, s.context.planVersion, s.context.openClarificationId]);
+  JSON.stringify([s.value, s.status, s.context.planVersion, s.context.openClarificationId, s.context.replyInTurn]);
 
 describe("interaction machine", () => {
   it("xstate/graph paths cover every transition", () => {
@@ -106,10 +113,11 @@ describe("interaction machine", () => {
       "completed",
       "failed",
       "preparing",
+      "reply_failed",
       "superseded",
     ]);
     for (const p of paths)
-      if (["completed", "cancelled", "superseded", "failed"].includes(String(p.state.value)))
+      if (["completed", "cancelled", "superseded", "failed", "reply_failed"].includes(String(p.state.value)))
         expect(p.state.status).toBe("done");
   });
 
@@ -178,5 +186,82 @@ describe("interaction machine", () => {
     expect(interactionMachine.getPersistedSnapshot(transition(interactionMachine, restored, ev)[0])).toEqual(
       interactionMachine.getPersistedSnapshot(transition(interactionMachine, s, ev)[0]),
     );
+  });
+
+  it("a failed answer model ends a new request `failed`, with the message that it was kept", () => {
+    let [s] = initialTransition(interactionMachine, input);
+    [s] = transition(interactionMachine, s, { type: "prepare", workspace: ws });
+    [s] = transition(interactionMachine, s, { type: "prepared.answer", plan: plan(1), targets: [target] });
+    expect(s.value).toBe("answering");
+    [s] = transition(interactionMachine, s, { type: "model.failed", role: "answer", code: "timeout" });
+    expect(s.value).toBe("failed");
+    expect(s.status).toBe("done");
+    expect(s.context.error).toEqual(MODEL_FAILURE.request);
+    expect(s.context.replyInTurn).toBeNull();
+  });
+
+  it("a failed answer model while a clarification answer is applied ends `reply_failed` (a turn to discard)", () => {
+    let [s] = initialTransition(interactionMachine, input);
+    [s] = transition(interactionMachine, s, { type: "prepare", workspace: ws });
+    [s] = transition(interactionMachine, s, {
+      type: "prepared.clarify",
+      plan: plan(1),
+      clarificationId: "q1",
+      targets: [],
+    });
+    expect(s.context.replyInTurn).toBeNull();
+    const rested = s;
+    for (const reply of [
+      {
+        type: "reply.answer",
+        clarificationId: "q1",
+        basePlanVersion: 1,
+        updates: [{ taskId: "task-1", field: "resolvedEntity", candidateId: "c2" }],
+        candidates,
+      },
+      { type: "reply.unclear", clarificationId: "q1", basePlanVersion: 1 },
+    ] as InteractionEvent[]) {
+      [s] = transition(interactionMachine, rested, reply);
+      expect(s.context.replyInTurn).toBe("q1");
+      [s] = transition(interactionMachine, s, { type: "prepare", workspace: ws });
+      [s] = transition(interactionMachine, s, { type: "prepared.answer", plan: plan(2), targets: [target] });
+      [s] = transition(interactionMachine, s, { type: "model.failed", role: "answer", code: "unavailable" });
+      expect(s.value).toBe("reply_failed");
+      expect(s.context.error).toEqual(MODEL_FAILURE.reply);
+    }
+    // The same reply answered: the turn rests and forgets it was applying one.
+    [s] = transition(interactionMachine, rested, {
+      type: "reply.unclear",
+      clarificationId: "q1",
+      basePlanVersion: 1,
+    });
+    [s] = transition(interactionMachine, s, { type: "prepare", workspace: ws });
+    [s] = transition(interactionMachine, s, { type: "prepared.answer", plan: plan(1), targets: [target] });
+    [s] = transition(interactionMachine, s, { type: "answered", answer: "Ответ", validationOk: true });
+    expect(s.value).toBe("completed");
+    expect(s.context.replyInTurn).toBeNull();
+  });
+
+  it("a v1 snapshot migrates to v2 and a v1 log replays through v2 to it", () => {
+    // Events as version 1 logged them (its handler chose the failure message).
+    const v1Log = [
+      { type: "prepare", workspace: ws },
+      { type: "prepared.answer", plan: plan(1), targets: [target] },
+      { type: "failed", code: "model_unavailable", message: "Модель ответа сейчас недоступна." },
+    ] as InteractionEvent[];
+    let [s] = initialTransition(interactionMachine, input);
+    for (const e of v1Log) [s] = transition(interactionMachine, s, e);
+    const replayed = JSON.parse(JSON.stringify(interactionMachine.getPersistedSnapshot(s)));
+    // What v1 stored: the same snapshot without the field it never had.
+    const { replyInTurn, ...v1Context } = replayed.context;
+    expect(replyInTurn).toBeNull();
+    const v1 = { ...replayed, context: v1Context };
+    expect(interactionSpec.version).toBe(2);
+    expect(interactionSpec.replaysFrom).toBe(1);
+    expect(interactionSpec.migrate!(v1, 1)).toEqual(replayed);
+    expect(() => interactionSpec.migrate!(v1, 0)).toThrow();
+    const restored = interactionMachine.resolveState(interactionSpec.migrate!(v1, 1) as never);
+    expect(restored.value).toBe("failed");
+    expect(restored.context.error).toEqual({ code: "model_unavailable", message: "Модель ответа сейчас недоступна." });
   });
 });
