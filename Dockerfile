@@ -24,4 +24,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # node itself is PID 1's child-free process: SIGTERM from `docker stop` reaches the server,
 # which drains running turns within SHUTDOWN_GRACE_MS (keep it below the stop timeout).
-CMD ["node", "--import", "tsx", "http/main.ts"]
+CMD ["node", "--import", "tsx", "main.ts"]

@@ -12,7 +12,7 @@ import { lanes, ms, perSec, ratio } from "./stats";
 import { checkedTurn, turnScript, type Target } from "./targets";
 
 /**
- * Scale-out (issue 19): N server processes (`node --import tsx http/main.ts`, what `npm start`
+ * Scale-out (issue 19): N server processes (`node --import tsx main.ts`, what `npm start`
  * runs) on one PostgreSQL database, behind scripts/round-robin-proxy.ts (its own process), driven
  * by the load client of bench/turn-http.ts (clinic turns: router call + streamed branch call to a
  * loopback scripted model server in this process). Throughput at 16 and 64 conversations in
@@ -149,8 +149,8 @@ async function main() {
       `scale-out: clinic turns (loopback scripted model), N server processes on one PostgreSQL database; ${cpus().length} cores; load average ${load()}`,
     );
     // One at a time: the first applies the migrations (under an advisory lock), each is healthy before the next.
-    servers.push(await spawnProc(["http/main.ts"], env, "/healthz"));
-    for (let i = 1; i < maxN; i++) servers.push(await spawnProc(["http/main.ts"], env, "/healthz"));
+    servers.push(await spawnProc(["main.ts"], env, "/healthz"));
+    for (let i = 1; i < maxN; i++) servers.push(await spawnProc(["main.ts"], env, "/healthz"));
     const make = async (label: string, n: number, viaProxy: boolean): Promise<Config> => {
       const upstreams = servers.slice(0, n);
       const proxy = viaProxy

@@ -5,6 +5,7 @@ import type { Database } from "../storage/db";
 import { registerTestRoutes } from "../test/utils/test-routes";
 import { HttpClient, type SseEventLite, type TurnOutcome } from "./http";
 import type { Script } from "./model";
+import { dialogueSystems } from "../systems";
 
 /**
  * What a benchmark turn talks to: the clinic patient chat when its routes are mounted,
@@ -45,7 +46,12 @@ export async function startBenchServer(
   prefer: "clinic" | "test" = "clinic",
 ): Promise<BenchServer> {
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", RUN_DETACH_GRACE_MS: "0" });
-  const started = await startServer(config, () => {}, { db, llm, extend: registerTestRoutes });
+  const started = await startServer(config, () => {}, {
+    db,
+    llm,
+    extend: registerTestRoutes,
+    systems: dialogueSystems,
+  });
   const client = new HttpClient(started.url);
   const target = prefer === "clinic" && (await clinicAvailable(client)) ? clinicTarget(client) : testTarget(client);
   return {

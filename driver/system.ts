@@ -1,6 +1,6 @@
 import type { Role } from "../llm/types";
 import type { OfflineResponder } from "../llm/offline";
-import type { Tx } from "../storage/db";
+import type { Sql, Tx } from "../storage/db";
 import type { MachineEntry } from "../visualizations/catalog";
 import type { MachineSpec } from "./machine-spec";
 
@@ -35,6 +35,15 @@ export interface DialogueSystem<App = unknown, Deps = unknown, Contract = unknow
   offline: readonly { role: Role; respond: OfflineResponder }[];
   /** Model roles the system calls (each configurable as LLM_MODEL_<ROLE>). */
   modelRoles: readonly Role[];
+  /**
+   * What the operators' inbox asks of the system's conversations: their state for the transcript
+   * view, and handing a released conversation back to the bot (the system's machine takes the
+   * release as an event). Absent: the inbox shows messages only, and release changes the row alone.
+   */
+  inbox?: {
+    state(sql: Sql, conversationId: string): Promise<unknown>;
+    release(sql: Sql, tenantId: string, conversationId: string): Promise<void>;
+  };
   /** Absolute path of the folder with the system's numbered migrations (storage/migrate.ts). */
   migrations: string | null;
 }

@@ -9,7 +9,6 @@ import { errorResponse } from "./errors";
 import { runRoutes } from "./routes/runs";
 import { operatorRoutes } from "./routes/operator";
 import { inboxRoutes } from "./routes/inbox";
-import { dialogueSystems } from "../systems";
 import { registerOfflineResponder } from "../llm/client";
 
 /**
@@ -19,7 +18,7 @@ import { registerOfflineResponder } from "../llm/client";
  * group (runs, operator, inbox) is a sub-app built from the deps and mounted at `/` after it, so
  * every route passes the same middleware and keeps its full path as the route label.
  */
-export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = dialogueSystems): Hono<AuthEnv> {
+export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = deps.systems): Hono<AuthEnv> {
   for (const s of systems) for (const o of s.offline) registerOfflineResponder(o.role, o.respond);
   const app = new Hono<AuthEnv>();
   app.use("*", requestLog());

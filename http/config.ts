@@ -113,7 +113,7 @@ export function parseTokens(spec: string | undefined): Map<string, TokenGrant> |
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   /**
-   * The model roles the listed systems call (`modelRoles(dialogueSystems)`, passed by http/main.ts:
+   * The model roles the listed systems call (`modelRoles(dialogueSystems)`, passed by main.ts:
    * config does not import the systems, which import the gateway).
    */
   rolesInUse: readonly string[] = [],

@@ -25,6 +25,8 @@ export interface Deps {
   webhook: WebhookDispatcher;
   /** Turns running in this process (graceful shutdown waits for them). */
   turns: ActiveTurns;
+  /** The dialogue systems served (systems/index.ts's list, or a test's): routes, inbox hooks and documents read it. */
+  systems: readonly HttpDialogueSystem[];
 }
 
 /** A dialogue system as the gateway mounts it (driver/system.ts, with the gateway's app and deps). */

@@ -32,14 +32,14 @@ export interface StartOptions {
   extend?: (app: ReturnType<typeof createApp>, deps: Deps) => void;
   /** Use this model client instead of building one from the config (benchmarks inject an in-process model). */
   llm?: Llm;
-  /** Serve these dialogue systems instead of systems/index.ts's list (tests add a test-only one). */
-  systems?: readonly HttpDialogueSystem[];
+  /** The dialogue systems to serve: systems/index.ts's list (main.ts), or a test's. */
+  systems: readonly HttpDialogueSystem[];
 }
 
 export async function startServer(
   config: Config,
   log: (line: string) => void = (l) => console.log(l),
-  opts: StartOptions = {},
+  opts: StartOptions,
 ): Promise<Started> {
   if (!config.tokens && !isLoopback(config.host)) {
     throw new Error(
@@ -59,8 +59,8 @@ export async function startServer(
   const waker = new RunWaker(db);
   const webhook = new WebhookDispatcher(db, config.webhook, log);
   const turns = new ActiveTurns();
-  const deps: Deps = { db, llm, config, hub, waker, instanceId, log, webhook, turns };
-  const app = createApp(deps, opts.systems);
+  const deps: Deps = { db, llm, config, hub, waker, instanceId, log, webhook, turns, systems: opts.systems };
+  const app = createApp(deps);
   opts.extend?.(app, deps);
   // Beats well inside the stale window, so a live run is never taken for dead by a sweep.
   const heartbeat = setInterval(

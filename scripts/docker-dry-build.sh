@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Without a Docker daemon: the Dockerfile's steps on this machine, as far as they go without one.
 # 1. the build context as .dockerignore leaves it; 2. `npm ci --omit=dev` from the lock file
-# (the deps stage); 3. the server started as the image starts it (node --import tsx http/main.ts,
+# (the deps stage); 3. the server started as the image starts it (node --import tsx main.ts,
 # HOST=0.0.0.0, an unprivileged user, only DATA_DIR writable) and probed on /readyz; 4. SIGTERM
 # and a clean exit. Usage: bash scripts/docker-dry-build.sh [port]
 set -euo pipefail
@@ -26,7 +26,7 @@ mkdir -p "$ctx/data"
 user=nobody
 chown -R root:root "$ctx/app" && chmod -R a+rX,go-w "$ctx/app" && chmod 755 "$ctx" && chown "$user" "$ctx/data"
 echo "dry-build: starting as $user on 0.0.0.0:$port"
-(cd "$ctx/app" && exec setpriv --reuid="$user" --regid=nogroup --clear-groups env -i PATH="$PATH" HOME=/tmp NODE_ENV=production HOST=0.0.0.0 PORT="$port" DATA_DIR="$ctx/data" API_TOKENS=admin@dry:dry-token node --import tsx http/main.ts) > "$ctx/server.log" 2>&1 &
+(cd "$ctx/app" && exec setpriv --reuid="$user" --regid=nogroup --clear-groups env -i PATH="$PATH" HOME=/tmp NODE_ENV=production HOST=0.0.0.0 PORT="$port" DATA_DIR="$ctx/data" API_TOKENS=admin@dry:dry-token node --import tsx main.ts) > "$ctx/server.log" 2>&1 &
 pid=$!
 ok=""
 for _ in $(seq 1 120); do

@@ -4,6 +4,7 @@ import { startServer } from "../../http/start";
 import { openDatabase, type Database } from "../../storage/db";
 import { Client } from "./http";
 import { ROLES } from "./steps";
+import { dialogueSystems } from "../../systems";
 
 /**
  * The product under evaluation: the real server (routes, driver, machines, storage, model client)
@@ -71,7 +72,7 @@ export async function startTarget(o: {
   const config = loadConfig(env);
   // A scripted fault is retried once; no need to wait the production pause for it.
   if (!o.live) (config.llm as { retryDelayMs?: number }).retryDelayMs = 5;
-  const started = await startServer(config, () => {}, { db });
+  const started = await startServer(config, () => {}, { db, systems: dialogueSystems });
   return {
     client: new Client(started.url),
     db,

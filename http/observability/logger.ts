@@ -48,7 +48,7 @@ export function createLogger(destination?: DestinationStream, level = process.en
 }
 
 /**
- * The process's logger. Silent until the server's entry point (http/main.ts) turns it on, so an
+ * The process's logger. Silent until the server's entry point (main.ts) turns it on, so an
  * in-process server (benchmarks, the eval runner, tests) prints nothing of its own; tests that
  * read the lines install one writing to memory (useLogger).
  */

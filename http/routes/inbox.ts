@@ -13,8 +13,6 @@ import {
   type InboxFilter as Filter,
 } from "../../storage/inbox";
 import { listMessages } from "../../storage/messages";
-import { loadClinicTurnContext } from "../../systems/clinic/store/turn-context";
-import { readClinicState, releaseClinicThread } from "../../systems/clinic/turn";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { describeZod, readJson } from "../errors";
@@ -37,6 +35,8 @@ function parseFilter(query: Record<string, string>, system?: Filter["system"]): 
 export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
+  /** The inbox hooks of the system a conversation belongs to (driver/system.ts). */
+  const inboxOf = (system: string) => deps.systems.find((s) => s.name === system)?.inbox;
   const list = async (tenantId: string, f: Filter) => {
     try {
       return await listInbox(sql, tenantId, f);
@@ -68,7 +68,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     const messages = await listMessages(sql, conv.id);
     return c.json({
       ...conv,
-      ...(conv.system === "clinic" ? { state: await readClinicState(sql, conv.id) } : {}),
+      ...(inboxOf(conv.system) ? { state: await inboxOf(conv.system)!.state(sql, conv.id) } : {}),
       messages: messages.map((m) => ({
         seq: m.seq,
         role: m.role,
@@ -123,10 +123,6 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   return app;
 
   async function releaseMachine(tenantId: string, id: string, system: string): Promise<void> {
-    if (system !== "clinic") return;
-    const context = await loadClinicTurnContext(sql, tenantId, id, 0);
-    if (!context) return;
-    const state = await readClinicState(sql, id);
-    if (state.activeBranch === "escalate_human") await releaseClinicThread(sql, tenantId, context);
+    await inboxOf(system)?.release(sql, tenantId, id);
   }
 }

@@ -5,6 +5,8 @@ import { clinicDiagrams } from "./diagrams";
 import { offlineBranch, offlineRouter } from "./offline";
 import { clinicSpec, registryAt } from "./registry-load";
 import { clinicRoutes } from "./routes";
+import { loadClinicTurnContext } from "./store/turn-context";
+import { readClinicState, releaseClinicThread } from "./turn";
 
 /** Seed 003: the clinic's patient chat, its settings and knowledge base, its generated dialogue machine. */
 export const clinicSystem: HttpDialogueSystem = {
@@ -26,5 +28,14 @@ export const clinicSystem: HttpDialogueSystem = {
     { role: "branch", respond: offlineBranch },
   ],
   modelRoles: ["router", "branch"],
+  inbox: {
+    state: readClinicState,
+    async release(sql, tenantId, threadId) {
+      // An operator's release hands an escalated thread back to the bot (the machine's operator.release).
+      const context = await loadClinicTurnContext(sql, tenantId, threadId, 0);
+      if (context && (await readClinicState(sql, threadId)).activeBranch === "escalate_human")
+        await releaseClinicThread(sql, tenantId, context);
+    },
+  },
   migrations: fileURLToPath(new URL("./migrations", import.meta.url)),
 };

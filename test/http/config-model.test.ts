@@ -33,7 +33,7 @@ describe("LLM_MODEL with OPENAI_BASE_URL", () => {
       PORT: "0",
     } as Record<string, string>;
     for (const r of ROLES) delete env[`LLM_MODEL_${r}`];
-    const r = spawnSync(process.execPath, ["--import", "tsx", "http/main.ts"], {
+    const r = spawnSync(process.execPath, ["--import", "tsx", "main.ts"], {
       env,
       encoding: "utf8",
       timeout: 60_000,

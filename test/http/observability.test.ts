@@ -10,6 +10,7 @@ import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "../utils/
 import { loadConfig } from "../../http/config";
 import { startServer, type Started } from "../../http/start";
 import { eventsNamed, postSse } from "../utils/sse";
+import { dialogueSystems } from "../../systems";
 
 /** Issue 17 item 3: JSON logs, /metrics, /readyz and spans, over a real server and a scripted model. */
 
@@ -76,7 +77,7 @@ beforeAll(async () => {
     RUN_DETACH_GRACE_MS: "0",
   });
   config.llm = { ...config.llm, ...scriptedLlmConfig(llm), apiKey: API_KEY };
-  server = await startServer(config, () => {}, { db: t.db });
+  server = await startServer(config, () => {}, { db: t.db, systems: dialogueSystems });
 });
 afterAll(async () => {
   await server?.stop();

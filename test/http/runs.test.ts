@@ -115,39 +115,36 @@ describe("GET /v1/runs/{runId}/events", () => {
     },
   );
 
-  it.runIf(onServer)(
-    "a separate server process (tsx http/main.ts) replays the missing events of a live run",
-    async () => {
-      const port = 31000 + Math.floor(Math.random() * 2000);
-      const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], {
-        env: {
-          ...process.env,
-          DATABASE_URL: t.url!,
-          PORT: String(port),
-          HOST: "127.0.0.1",
-          API_TOKENS: "",
-          OPENAI_BASE_URL: "",
-          OPENAI_API_KEY: "",
-        },
-        stdio: "ignore",
-      });
-      try {
-        const base = `http://127.0.0.1:${port}`;
-        for (let i = 0; i < 100; i++) {
-          if (
-            await fetch(`${base}/healthz`).then(
-              (r) => r.ok,
-              () => false,
-            )
+  it.runIf(onServer)("a separate server process (tsx main.ts) replays the missing events of a live run", async () => {
+    const port = 31000 + Math.floor(Math.random() * 2000);
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "main.ts"], {
+      env: {
+        ...process.env,
+        DATABASE_URL: t.url!,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        API_TOKENS: "",
+        OPENAI_BASE_URL: "",
+        OPENAI_API_KEY: "",
+      },
+      stdio: "ignore",
+    });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      for (let i = 0; i < 100; i++) {
+        if (
+          await fetch(`${base}/healthz`).then(
+            (r) => r.ok,
+            () => false,
           )
-            break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        const { seen, runId } = await startSlowRun(one.url, 3);
-        checkContinuation(seen, await follow(base, runId, Number(seen.at(-1)!.id)));
-      } finally {
-        child.kill("SIGKILL");
+        )
+          break;
+        await new Promise((r) => setTimeout(r, 100));
       }
-    },
-  );
+      const { seen, runId } = await startSlowRun(one.url, 3);
+      checkContinuation(seen, await follow(base, runId, Number(seen.at(-1)!.id)));
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
 });

@@ -34,7 +34,7 @@ afterAll(async () => {
   await storage?.drop();
 });
 
-/** `http/main.ts` as `npm start` runs it, to its exit. */
+/** `main.ts` as `npm start` runs it, to its exit. */
 async function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const full: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -44,7 +44,7 @@ async function runToExit(env: Record<string, string>): Promise<{ code: number | 
     ...env,
   };
   delete full.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "main.ts"], {
     cwd: process.cwd(),
     env: full,
     stdio: ["ignore", "pipe", "pipe"],

@@ -8,6 +8,7 @@ import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm, type ScriptStep 
 import { eventsNamed, postSse, type SseResponse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { workspace } from "../systems/workbench/fixtures";
+import { dialogueSystems } from "../../systems";
 
 /**
  * Model faults from the scripted OpenAI-compatible server — 5xx, timeouts, a dropped
@@ -23,7 +24,12 @@ beforeAll(async () => {
   llm = await startScriptedLlm();
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", RUN_DETACH_GRACE_MS: "0" });
   const model = createLlm({ ...scriptedLlmConfig(llm), timeoutMs: TIMEOUT_MS, retryDelayMs: 10 });
-  server = await startServer(config, () => {}, { db: t.db, llm: model, extend: registerTestRoutes });
+  server = await startServer(config, () => {}, {
+    db: t.db,
+    llm: model,
+    extend: registerTestRoutes,
+    systems: dialogueSystems,
+  });
 });
 afterAll(async () => {
   await server?.stop();

@@ -7,7 +7,7 @@ import { createTestDatabase, onServer } from "../utils/db";
 import { scriptedLlmConfig, type ScriptedLlm } from "../utils/scripted-llm";
 
 /**
- * Real server processes (`node --import tsx http/main.ts`) for the reliability suite: the
+ * Real server processes (`node --import tsx main.ts`) for the reliability suite: the
  * same entry point `npm start` uses, over a file-backed PGlite folder or a scratch database on
  * the PostgreSQL server (chosen by DATABASE_URL, like every test), with every model role
  * pointed at a scripted model server in the test process.
@@ -93,7 +93,7 @@ export async function startServerProcess(
     ...env,
   };
   if (!storage.env.DATABASE_URL) delete full.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "main.ts"], {
     cwd: process.cwd(),
     env: full,
     stdio: ["ignore", "pipe", "pipe"],

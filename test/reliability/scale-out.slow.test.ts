@@ -8,7 +8,7 @@ import { createStorage, modelEnv, startServerProcess, type ServerProcess, type S
 import { openSse, tokens } from "./sse-live";
 
 /**
- * Scale-out (README "Scale-out"): three server processes (`node --import tsx http/main.ts`) on one
+ * Scale-out (README "Scale-out"): three server processes (`node --import tsx main.ts`) on one
  * PostgreSQL database behind scripts/round-robin-proxy.ts, every request of the test sent through
  * the proxy. A run resumed by Last-Event-ID lands on another process and follows the live run
  * there; concurrent messages to one conversation over all processes: one runs, the rest 409; a

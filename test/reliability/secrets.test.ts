@@ -11,6 +11,7 @@ import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { postSse, type SseResponse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { workspace } from "../systems/workbench/fixtures";
+import { dialogueSystems } from "../../systems";
 
 /**
  * No debug stage, log line, error body, stream event or stored row carries the model API key
@@ -54,7 +55,11 @@ beforeAll(async () => {
   };
   for (const r of ["router", "branch", "planner", "reranker", "classifier", "answer"])
     env[`LLM_MODEL_${r.toUpperCase()}`] = `test-${r}`;
-  server = await startServer(loadConfig(env), (l) => logs.push(l), { db: t.db, extend: registerTestRoutes });
+  server = await startServer(loadConfig(env), (l) => logs.push(l), {
+    db: t.db,
+    extend: registerTestRoutes,
+    systems: dialogueSystems,
+  });
 });
 afterAll(async () => {
   Object.assign(console, original);

@@ -7,7 +7,7 @@ import { workspace } from "../systems/workbench/fixtures";
 import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
 
 /**
- * Two server processes (`node --import tsx http/main.ts`) on one PostgreSQL database, 50
+ * Two server processes (`node --import tsx main.ts`) on one PostgreSQL database, 50
  * concurrent requests on one conversation spread over both: policy `reject` (doc/clients.md) —
  * one turn runs, the others get HTTP 409 `conversation_busy` before any model call — and of 50
  * answers to one clarification exactly one applies.

@@ -4,6 +4,7 @@ import { startServer, type Started } from "../../http/start";
 import type { Database } from "../../storage/db";
 import type { HttpDialogueSystem } from "../../http/deps";
 import { scriptedLlmConfig, type ScriptedLlm } from "./scripted-llm";
+import { dialogueSystems } from "../../systems";
 
 export interface TestServerOptions {
   db: Database;
@@ -27,6 +28,10 @@ export async function startTestServer(o: TestServerOptions): Promise<Started & {
     ...o.env,
   });
   if (o.llm) config.llm = { ...config.llm, ...scriptedLlmConfig(o.llm) };
-  const started = await startServer(config, () => {}, { db: o.db, extend: o.extend, systems: o.systems });
+  const started = await startServer(config, () => {}, {
+    db: o.db,
+    extend: o.extend,
+    systems: o.systems ?? dialogueSystems,
+  });
   return { ...started, config };
 }

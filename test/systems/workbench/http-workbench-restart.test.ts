@@ -45,7 +45,7 @@ function startProcess(): Promise<ChildProcess> {
   for (const r of ["planner", "reranker", "classifier", "answer"]) env[`LLM_MODEL_${r.toUpperCase()}`] = `test-${r}`;
   if (db?.url) env.DATABASE_URL = db.url;
   else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "http/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "main.ts"], {
     cwd: process.cwd(),
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,8 +1,10 @@
-import { loadConfig, loadDotEnv, type Config } from "./config";
-import { createLogger, logger, useLogger } from "./observability/logger";
-import { startServer } from "./start";
-import { modelRoles } from "../driver/system";
-import { dialogueSystems } from "../systems";
+// The server's entry point (`npm start`) and composition root: the one place that puts the
+// gateway (http/) and the dialogue systems (systems/index.ts) together, so neither imports the other's list.
+import { loadConfig, loadDotEnv, type Config } from "./http/config";
+import { createLogger, logger, useLogger } from "./http/observability/logger";
+import { startServer } from "./http/start";
+import { modelRoles } from "./driver/system";
+import { dialogueSystems } from "./systems";
 
 loadDotEnv();
 // JSON lines on stdout at LOG_LEVEL (default info).
@@ -17,7 +19,7 @@ try {
   process.exit(1);
 }
 const log = (line: string) => logger.info(line);
-const started = await startServer(config, log).catch((e: Error) => {
+const started = await startServer(config, log, { systems: dialogueSystems }).catch((e: Error) => {
   console.error(`could not start: ${e.message}`);
   logger.fatal({ event: "startup_failed", err: { message: e.message } }, "could not start");
   process.exit(1);
