@@ -39,6 +39,13 @@ const code = (raw: string) => {
 };
 
 /** Mounted by the clinic's sub-app (routes.ts). */
+/** A version in a path: a positive integer the column holds, else a clear 400 (never NaN in SQL). */
+function versionParam(raw: string): number {
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1)
+    throw new AppError("invalid_request", `Версия в адресе — целое число от 1, а не «${raw.slice(0, 40)}».`);
+  return Number(raw);
+}
+
 export function clinicAdminRoutes(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
@@ -89,9 +96,10 @@ export function clinicAdminRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/clinic/branches/:code/versions/:version/activate", async (c) => {
     const tenantId = c.get("tenantId");
     const branch = settingsCode(c.req.param("code"));
-    const ok = await sql.begin((tx) => activateBranchVersion(tx, tenantId, branch, Number(c.req.param("version"))));
+    const version = versionParam(c.req.param("version"));
+    const ok = await sql.begin((tx) => activateBranchVersion(tx, tenantId, branch, version));
     if (!ok) throw new AppError("not_found", "Такой версии нет.");
-    return c.json({ code: branch, version: Number(c.req.param("version")), active: true });
+    return c.json({ code: branch, version, active: true });
   });
 
   app.get("/v1/clinic/branches/:code/steps/versions", async (c) => {
@@ -115,9 +123,10 @@ export function clinicAdminRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/clinic/branches/:code/steps/versions/:version/activate", async (c) => {
     const tenantId = c.get("tenantId");
     const branch = code(c.req.param("code"));
-    const ok = await sql.begin((tx) => activateStepGraphVersion(tx, tenantId, branch, Number(c.req.param("version"))));
+    const version = versionParam(c.req.param("version"));
+    const ok = await sql.begin((tx) => activateStepGraphVersion(tx, tenantId, branch, version));
     if (!ok) throw new AppError("not_found", "Такой версии нет.");
-    return c.json({ branch, version: Number(c.req.param("version")), active: true });
+    return c.json({ branch, version, active: true });
   });
 
   // ---- knowledge base ----

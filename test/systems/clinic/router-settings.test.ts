@@ -98,4 +98,19 @@ describe("the _router system branch", () => {
     expect(empty.body.error.message).toMatch(/маршрутизатора/);
     expect((await api("/v1/clinic/branches/_nobody/versions")).status).toBe(404);
   });
+
+  it("a version in the path that is not a positive integer is a 400 before any SQL; a missing one is a 404", async () => {
+    for (const path of [
+      "/v1/clinic/branches/_router/versions/abc/activate",
+      "/v1/clinic/branches/_router/versions/0/activate",
+      "/v1/clinic/branches/_router/versions/99999999999/activate",
+      "/v1/clinic/branches/new_booking/steps/versions/1.5/activate",
+    ]) {
+      const r = await api(path, { method: "POST" });
+      expect(r.status, path).toBe(400);
+      expect(r.body.error).toMatchObject({ code: "invalid_request" });
+      expect(r.body.error.message).toMatch(/Версия в адресе/);
+    }
+    expect((await api("/v1/clinic/branches/_router/versions/77/activate", { method: "POST" })).status).toBe(404);
+  });
 });
