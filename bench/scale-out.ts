@@ -9,7 +9,7 @@ import { defaultServerUrl } from "./backends";
 import { HttpClient } from "./http";
 import { benchRoleModels, startLoopbackModel } from "./model";
 import { lanes, ms, perSec, ratio } from "./stats";
-import { checkedTurn, turnScript, type Target } from "./targets";
+import { checkedTurn, clinicTarget, turnScript, type Target } from "./targets";
 
 /**
  * Scale-out (issue 19): N server processes (`node --import tsx main.ts`, what `npm start`
@@ -96,18 +96,6 @@ async function spawnProc(args: string[], env: Record<string, string>, health: st
   };
 }
 
-function clinic(client: HttpClient): Target {
-  return {
-    name: "clinic",
-    async create() {
-      const r = await client.json<{ threadId: string }>("POST", "/v1/clinic/threads");
-      if (r.status !== 201) throw new Error(`create thread: ${r.status}`);
-      return r.body.threadId;
-    },
-    turn: (id, t, onEvent) => client.sse(`/v1/clinic/threads/${id}/messages`, { text: t }, onEvent),
-  };
-}
-
 interface Config {
   name: string;
   servers: Proc[];
@@ -163,7 +151,7 @@ async function main() {
         servers: upstreams,
         proxy,
         client,
-        target: clinic(client),
+        target: clinicTarget(client),
         ids: {},
         sums: {},
         loads: {},

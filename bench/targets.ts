@@ -70,7 +70,7 @@ async function clinicAvailable(client: HttpClient): Promise<boolean> {
   return r.status === 201;
 }
 
-function clinicTarget(client: HttpClient): Target {
+export function clinicTarget(client: HttpClient): Target {
   return {
     name: "clinic",
     async create() {

@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import { AppError } from "../driver/errors";
 import {
-  ABANDONED,
   ABANDONED_MESSAGE,
   failAbandonedRuns,
   MAX_RUN_EVENTS,
@@ -47,11 +46,9 @@ export async function followRunResponse(
     const rest = await listRunEvents(deps.db.sql, run.id, after);
     if (rest.length === 0) {
       const ending = await listRunEnding(deps.db.sql, run.id);
-      const done = ending.find((e) => e.event === "done");
-      // An abandoned run closed before MAX_RUN_EVENTS numbering: its client may have seen ids
-      // past the stored ending (from the dead process) and still needs it, renumbered (followRun).
-      const sawPastEnding = run.outcome === ABANDONED && done !== undefined && after > done.seq;
-      if (done && !sawPastEnding) return new Response(null, { status: 204, headers });
+      // A recovery's ending is numbered past any id its dead process sent (MAX_RUN_EVENTS), so a
+      // client with nothing after its id has the ending too.
+      if (ending.some((e) => e.event === "done")) return new Response(null, { status: 204, headers });
     }
   }
   return sseResponse(c, (stream) => followRun(deps, stream, run.id, after), headers);
@@ -99,16 +96,6 @@ export async function followRun(deps: Deps, stream: SseStream, runId: string, af
       const news = deps.waker.arm(runId);
       await markFollowed(deps.db.sql, runId);
       const now = await getRun(deps.db.sql, runId);
-      if (now?.outcome === ABANDONED) {
-        // Closed by a recovery from before MAX_RUN_EVENTS numbering: its stored ending can
-        // carry ids this client already saw from the dead process (which sent events it never
-        // stored); then it gets the ending numbered after what it saw.
-        const ending = await listRunEnding(deps.db.sql, runId);
-        if (ending.length === 2 && last >= ending[0]!.seq) {
-          for (const e of ending) deliver({ ...e, seq: last + 1 });
-          break;
-        }
-      }
       const rows = await listRunEvents(deps.db.sql, runId, last);
       for (const e of rows) if (!deliver(e)) break;
       if (finished) break;

@@ -400,14 +400,6 @@ export const ABANDONED_MESSAGE = "Обработка сообщения прер
 export const ABANDONED = "abandoned";
 
 /**
- * Runs whose process died mid-turn: still 'running' but owned by a dead owner (or silent for
- * too long). They are closed as failed with a stored `error` + `done` — in one statement, so
- * nobody sees a failed run without its ending — and a client resuming with Last-Event-ID
- * sees how the run ended. The dead process may have sent events it never stored: the ending
- * is numbered after what is stored, and the runs route renumbers it for a client that saw
- * more (outcome `abandoned` tells it so). Returns the ids it closed.
- */
-/**
  * The most events one run may emit (Run refuses more; reply caps keep real runs far below).
  * A dead process may have streamed events it never stored, so recovery numbers the ending it
  * writes past this bound: a client resuming from any id it saw gets `error` and `done`, and one
@@ -415,6 +407,13 @@ export const ABANDONED = "abandoned";
  */
 export const MAX_RUN_EVENTS = 1_000_000;
 
+/**
+ * Runs whose process died mid-turn: still 'running' but owned by a dead owner (or silent for
+ * too long). They are closed as failed with a stored `error` + `done` — in one statement, so
+ * nobody sees a failed run without its ending — numbered past MAX_RUN_EVENTS, so a client
+ * resuming with any Last-Event-ID it got from the dead process sees how the run ended.
+ * Returns the ids it closed.
+ */
 export async function failAbandonedRuns(
   sql: Tx,
   opts: { staleAfterMs: number; exceptOwner?: string; ownerIs?: string },

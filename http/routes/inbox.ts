@@ -66,9 +66,10 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   app.get("/v1/inbox/conversations/:id", async (c) => {
     const conv = await item(c.get("tenantId"), c.req.param("id"));
     const messages = await listMessages(sql, conv.id);
+    const hooks = inboxOf(conv.system);
     return c.json({
       ...conv,
-      ...(inboxOf(conv.system) ? { state: await inboxOf(conv.system)!.state(sql, conv.id) } : {}),
+      ...(hooks ? { state: await hooks.state(sql, conv.id) } : {}),
       messages: messages.map((m) => ({
         seq: m.seq,
         role: m.role,
