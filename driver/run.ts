@@ -7,6 +7,7 @@ import {
   MAX_RUN_EVENTS,
   startRun,
   type KeyClaim,
+  type RunClose,
   type RunEventRow,
 } from "../storage/runs";
 import { AppError, type ErrorCode } from "./errors";
@@ -200,6 +201,21 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
    * `final` must not reach a client before the turn it reports is durable.
    */
   async complete(tx: Tx, closing: RunEvent<E>[], o: Outcome = {}): Promise<() => void> {
+    const c = this.completion(closing, o);
+    const closed = await closeRun(tx, this.id, c.events, c.close, { notify: c.notify });
+    if (!closed) throw runClosed(this.id);
+    return c.publish;
+  }
+
+  /**
+   * What `complete` writes, for a caller that writes it itself (the turn's single commit
+   * statement, storage/turn-commit.ts): the events to store, how the run ends, and what to
+   * publish once that committed. If it does not commit, the run goes on as before.
+   */
+  completion(
+    closing: RunEvent<E>[],
+    o: Outcome = {},
+  ): { events: RunEventRow[]; close: RunClose; notify: boolean; publish: () => void } {
     this.stop();
     // Not waiting for an in-flight flush here: this runs inside a transaction that holds a
     // pool connection, and the flush may be queued for one (with PGlite's single connection,
@@ -217,34 +233,25 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
       data: c.data ?? {},
     }));
     this.completing = true;
-    const closed = await closeRun(
-      tx,
-      this.id,
-      [...this.all.slice(this.stored), ...tail],
-      {
+    return {
+      events: [...this.all.slice(this.stored), ...tail],
+      close: {
         status: o.errorCode ? "failed" : "completed",
         outcome: o.outcome ?? "answered",
         reasonCodes: o.reasonCodes ?? [],
         errorCode: o.errorCode ?? null,
       },
-      { notify: this.init.notifyFollowers },
-    );
-    // Another process declared this one dead (no heartbeat for too long) and failed the run;
-    // its followers were told so. Committing the turn now would contradict that: roll back.
-    if (!closed)
-      throw new AppError("conflict", "Ход прерван: сервер счёл его зависшим и закрыл. Отправьте сообщение ещё раз.", {
-        reason: "run_closed",
-        runId: this.id,
-      });
-    return () => {
-      this.result = o.errorCode
-        ? { status: "failed", outcome: o.outcome ?? "answered", errorCode: o.errorCode }
-        : { status: "completed", outcome: o.outcome ?? "answered" };
-      this.completing = false;
-      this.all.push(...tail);
-      this.seq = this.stored = seq;
-      this.ended = true;
-      for (const e of tail) this.publish(e);
+      notify: !!this.init.notifyFollowers,
+      publish: () => {
+        this.result = o.errorCode
+          ? { status: "failed", outcome: o.outcome ?? "answered", errorCode: o.errorCode }
+          : { status: "completed", outcome: o.outcome ?? "answered" };
+        this.completing = false;
+        this.all.push(...tail);
+        this.seq = this.stored = seq;
+        this.ended = true;
+        for (const e of tail) this.publish(e);
+      },
     };
   }
 
@@ -287,4 +294,15 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
   get eventCount() {
     return this.seq;
   }
+}
+
+/**
+ * Another process declared the run's process dead (no heartbeat for too long) and failed the
+ * run; its followers were told so. Committing the turn would contradict that: it is refused.
+ */
+export function runClosed(runId: string): AppError {
+  return new AppError("conflict", "Ход прерван: сервер счёл его зависшим и закрыл. Отправьте сообщение ещё раз.", {
+    reason: "run_closed",
+    runId,
+  });
 }

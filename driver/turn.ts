@@ -1,14 +1,15 @@
 import type { AnyStateMachine, EmittedFrom, EventFrom, SnapshotFrom } from "xstate";
 import { pureInitialTransition, pureTransition } from "./pure";
-import { appendMachineEvents } from "../storage/machine-events";
 import { initEvent, machineLabel } from "./replay";
+import type { Fragment } from "postgres";
 import type { Sql, Tx } from "../storage/db";
 import { StaleVersionError } from "../storage/errors";
-import { loadSnapshot, saveSnapshot, type SnapshotRow } from "../storage/snapshots";
+import { loadSnapshot, type SnapshotRow } from "../storage/snapshots";
+import { commitTurn, RunClosedError, type TurnCommit } from "../storage/turn-commit";
 import { AppError } from "./errors";
 import { inSpan } from "./tracing";
 import type { MachineSpec } from "./machine-spec";
-import type { EventMap, Outcome, Run, RunEvent } from "./run";
+import { runClosed, type EventMap, type Outcome, type Run, type RunEvent } from "./run";
 
 /** What an effect handler gets besides its event (the run it reports to is in its closure, typed by its system). */
 export interface EffectContext {
@@ -43,8 +44,19 @@ export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventM
   stored?: SnapshotRow | null;
   events: EventFrom<M>[];
   effects?: NoInfer<EffectHandlers<M>>;
-  /** Extra writes of the same transaction (messages, projections). */
+  /**
+   * The turn's own writes (messages, projections) as CTE bodies of its single commit statement
+   * (storage/turn-commit.ts `writes`): each must write only when `when` holds.
+   */
+  writes?: (snapshot: SnapshotFrom<M>, when: Fragment) => (Fragment | null)[];
+  /**
+   * Writes that need a transaction (several dependent statements, a check that refuses the
+   * turn): they run after the commit statement, in one transaction with it. A turn without them
+   * commits in one statement, with no BEGIN/COMMIT round trips.
+   */
   commit?: (tx: Tx, snapshot: SnapshotFrom<M>) => Promise<void>;
+  /** Whether `commit` has anything to write for this snapshot (absent: it has, whenever given). */
+  needsCommit?: (snapshot: SnapshotFrom<M>) => boolean;
   /** Events published only after the commit (e.g. `final`); `done` is added by the run. */
   closing?: (snapshot: SnapshotFrom<M>) => NoInfer<RunEvent<E>>[];
   outcome?: (snapshot: SnapshotFrom<M>) => Outcome;
@@ -104,8 +116,9 @@ function emitted(actions: { type: string; params?: unknown }[]): { type: string;
 
 /**
  * The one path of every turn: load → pure transition → run the effects the machine asked
- * for → feed results back → one transaction (snapshot with version check, the caller's
- * writes, the run's events). Nothing is written if any step fails.
+ * for → feed results back → one commit statement (snapshot with version check, the log, the
+ * caller's writes, the run's events and end; storage/turn-commit.ts), in a transaction only
+ * with the caller's `commit`. Nothing is written if any step fails.
  */
 export async function runTurn<M extends AnyStateMachine, E extends EventMap = EventMap>(
   a: TurnArgs<M, E>,
@@ -153,46 +166,38 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
 
   const persisted = a.spec.machine.getPersistedSnapshot(snapshot);
   try {
-    let publish: (() => void) | null = null;
-    const closing = a.closing?.(snapshot) ?? [];
-    const outcome = a.outcome?.(snapshot);
+    const completion = a.run?.completion(a.closing?.(snapshot) ?? [], a.outcome?.(snapshot));
+    const write: TurnCommit = {
+      snapshot: {
+        key: a.key,
+        conversationId: a.conversationId,
+        machineId: a.spec.id,
+        machineVersion: a.spec.version,
+        snapshot: persisted,
+        expectedRowVersion: loaded?.rowVersion ?? null,
+      },
+      log: a.log ? { events: fed, runId: a.run?.id ?? null, machine: machineLabel(a.spec, a.log.settings) } : undefined,
+      run:
+        a.run && completion
+          ? { id: a.run.id, events: completion.events, close: completion.close, notify: completion.notify }
+          : undefined,
+      writes: a.writes ? (when) => a.writes!(snapshot, when) : undefined,
+    };
+    const commit = a.commit && (a.needsCommit?.(snapshot) ?? true) ? a.commit : null;
     const rowVersion = await inSpan("commit", { "machine.id": a.spec.id, "conversation.id": a.conversationId }, () =>
-      a.sql.begin(async (tx) => {
-        // The turn's writes go out together (one round trip, one socket write) and run in
-        // order on the connection: the snapshot's version check first, so a concurrent turn
-        // blocks there (and reads the event log's last seq only after it). A stale snapshot is seen on its result and rolls everything back.
-        // All three settle before the transaction ends, so no statement is left to run on a
-        // closed transaction; the first failure (the version check's, if any) is the turn's.
-        const [v, logged, written, p] = await Promise.allSettled([
-          saveSnapshot(tx, {
-            key: a.key,
-            conversationId: a.conversationId,
-            machineId: a.spec.id,
-            machineVersion: a.spec.version,
-            snapshot: persisted,
-            expectedRowVersion: loaded?.rowVersion ?? null,
-          }),
-          a.log
-            ? appendMachineEvents(
-                tx,
-                a.key,
-                a.conversationId,
-                fed,
-                a.run?.id ?? null,
-                machineLabel(a.spec, a.log.settings),
-              )
-            : undefined,
-          a.commit?.(tx, snapshot),
-          a.run?.complete(tx, closing, outcome),
-        ]);
-        for (const r of [v, logged, written, p]) if (r.status === "rejected") throw r.reason;
-        publish = (p as PromiseFulfilledResult<(() => void) | undefined>).value ?? null;
-        return (v as PromiseFulfilledResult<number>).value;
-      }),
+      commit
+        ? a.sql.begin(async (tx) => {
+            // The version check first: a stale turn fails here, before the caller's writes.
+            const v = await commitTurn(tx, write);
+            await commit(tx, snapshot);
+            return v;
+          })
+        : commitTurn(a.sql, write),
     );
-    (publish as (() => void) | null)?.();
+    completion?.publish();
     return { snapshot, rowVersion, steps };
   } catch (e) {
+    if (e instanceof RunClosedError) throw runClosed(e.runId);
     if (e instanceof StaleVersionError) {
       throw new AppError("conflict", "Диалог уже изменён другим запросом; обновите состояние и повторите.", {
         key: a.key,

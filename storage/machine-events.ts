@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Tx } from "./db";
 import { JSON_OID } from "./runs";
 
@@ -34,12 +35,31 @@ export async function appendMachineEvents(
   machine: string | null = null,
 ): Promise<void> {
   if (events.length === 0) return;
+  await machineEventsInsert(tx, key, conversationId, events, runId, machine);
+}
+
+/**
+ * The insert of `appendMachineEvents`, for a CTE of a turn's single commit statement too: it
+ * inserts only `when` holds (there: the snapshot's version check passed). In one statement the
+ * last seq is read in the statement's snapshot; that is the current one whenever the version
+ * check passed, since every turn on the key writes its snapshot row in the same statement.
+ */
+export function machineEventsInsert(
+  sql: Tx,
+  key: string,
+  conversationId: string,
+  events: unknown[],
+  runId: string | null,
+  machine: string | null,
+  when: postgres.Fragment = sql`true`,
+): postgres.Fragment {
   const batch = events.length > 1;
-  await tx`
+  return sql`
     insert into machine_events (snapshot_key, seq, first_seq, conversation_id, event, run_id, machine)
-    select ${key}, base.s + ${events.length}, ${batch ? tx`base.s + 1` : tx`null::integer`}, ${conversationId},
-           ${tx.typed((batch ? events : events[0]) as never, JSON_OID)}, ${runId}, ${machine}
-    from (select coalesce(max(seq), 0) as s from machine_events where snapshot_key = ${key}) base`;
+    select ${key}, base.s + ${events.length}, ${batch ? sql`base.s + 1` : sql`null::integer`}, ${conversationId},
+           ${sql.typed((batch ? events : events[0]) as never, JSON_OID)}, ${runId}, ${machine}
+    from (select coalesce(max(seq), 0) as s from machine_events where snapshot_key = ${key}) base
+    where ${when}`;
 }
 
 /** Stored rows (in seq order) back to one entry per event, keeping those after `afterSeq`. */

@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Tx } from "./db";
 
 export interface NewMessage {
@@ -27,16 +28,39 @@ export async function appendMessages(
   o: { reopen?: boolean } = {},
 ): Promise<{ id: string; seq: number }[]> {
   if (messages.length === 0) return [];
-  const payload = messages.map((m) => ({ role: m.role, text: m.text, meta: m.meta ?? {} }));
+  const [reopened, inserted] = messagesInsert(tx, conversationId, messages, runId, o);
   const rows = await tx<{ id: bigint; seq: number }[]>`
-    ${o.reopen ? tx`with reopened as (update conversations set status = 'open' where id = ${conversationId} and status = 'closed')` : tx``}
-    insert into messages (conversation_id, seq, role, text, meta, run_id)
-    select ${conversationId}, base.s + m.ord, m.role, m.text, m.meta, ${runId}
-    from (select coalesce(max(seq), 0) as s from messages where conversation_id = ${conversationId}) base,
-         rows from (jsonb_to_recordset(${tx.json(payload as never)}) as (role text, text text, meta jsonb)) with ordinality as m(role, text, meta, ord)
-    order by m.ord
+    ${reopened ? tx`with reopened as (${reopened})` : tx``}
+    ${inserted}
     returning id, seq`;
   return rows.map((r) => ({ id: String(r.id), seq: r.seq }));
+}
+
+/**
+ * The statements of `appendMessages` as CTE bodies, for a turn's single commit statement too
+ * (storage/turn-commit.ts): the reopening update (null without `reopen`) and the insert, each
+ * writing only when `when` holds (there: the snapshot's version check passed).
+ */
+export function messagesInsert(
+  sql: Tx,
+  conversationId: string,
+  messages: NewMessage[],
+  runId: string | null = null,
+  o: { reopen?: boolean; when?: postgres.Fragment } = {},
+): [reopen: postgres.Fragment | null, insert: postgres.Fragment] {
+  const when = o.when ?? sql`true`;
+  const payload = messages.map((m) => ({ role: m.role, text: m.text, meta: m.meta ?? {} }));
+  return [
+    o.reopen
+      ? sql`update conversations set status = 'open' where id = ${conversationId} and status = 'closed' and ${when}`
+      : null,
+    sql`insert into messages (conversation_id, seq, role, text, meta, run_id)
+    select ${conversationId}, base.s + m.ord, m.role, m.text, m.meta, ${runId}
+    from (select coalesce(max(seq), 0) as s from messages where conversation_id = ${conversationId}) base,
+         rows from (jsonb_to_recordset(${sql.json(payload as never)}) as (role text, text text, meta jsonb)) with ordinality as m(role, text, meta, ord)
+    where ${when}
+    order by m.ord`,
+  ];
 }
 
 export async function listMessages(sql: Tx, conversationId: string, limit = 1000): Promise<StoredMessage[]> {

@@ -228,10 +228,12 @@ export function unpackRunEvents(rows: StoredRow[], afterSeq = 0): RunEventRow[] 
 const insertPacked = (
   tx: Tx,
   rows: { run_id: string; seq: number; first_seq: number | null; event: string; data: unknown }[],
+  when: postgres.Fragment = tx`true`,
 ) =>
   tx`insert into run_events (run_id, seq, first_seq, event, data)
      select e.run_id, e.seq, e.first_seq, e.event, e.data
      from json_to_recordset(${tx.typed(rows as never, JSON_OID)}) as e(run_id text, seq integer, first_seq integer, event text, data json)
+     where ${when}
      on conflict (run_id, seq) do nothing
      returning 1`;
 
@@ -267,8 +269,8 @@ export const RUN_EVENTS_CHANNEL = "run_events";
  * `followed_at` as it polls). Runs nobody follows remotely cost no NOTIFY — which matters in a
  * turn's own transaction: PostgreSQL serializes the commits of notifying transactions.
  */
-const notifyFollowed = (sql: Tx) =>
-  sql`select count(pg_notify(${RUN_EVENTS_CHANNEL}, id)) from up where followed_at > now() - make_interval(secs => ${FOLLOWED_WITHIN_MS / 1000})`;
+export const notifyFollowed = (sql: Tx, up: postgres.Fragment = sql`up`) =>
+  sql`select count(pg_notify(${RUN_EVENTS_CHANNEL}, id)) from ${up} where followed_at > now() - make_interval(secs => ${FOLLOWED_WITHIN_MS / 1000})`;
 
 /** A follower on another process marks the run at least this often while it waits (see server/run-waker.ts). */
 export const FOLLOWED_WITHIN_MS = 5_000;
@@ -291,26 +293,48 @@ export async function closeRun(
   tx: Tx,
   runId: string,
   events: RunEventRow[],
-  r: {
-    status: Exclude<RunStatus, "running">;
-    outcome?: string | null;
-    reasonCodes?: string[];
-    errorCode?: string | null;
-  },
+  r: RunClose,
   o: { notify?: boolean } = {},
 ): Promise<boolean> {
-  const res = await tx<{ closed: number }[]>`with ev as (${insertPacked(
-    tx,
-    packRunEvents(events).map((r) => ({ run_id: runId, ...r })),
-  )}),
-                up as (update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
-                         error_code = ${r.errorCode ?? null}, finished_at = now()
-                       where id = ${runId} and status = 'running' and (select count(*) from ev) >= 0
-                       returning id, followed_at)
+  const { events: ev, close } = closeRunCtes(tx, runId, events, r);
+  const res = await tx<{ closed: number }[]>`with ev as (${ev}),
+                up as (${close} and (select count(*) from ev) >= 0 returning id, followed_at)
            select (select count(*) from up)::int as closed${o.notify ? tx`, (${notifyFollowed(tx)}) as notified` : tx``}`;
   // False: the run had already ended — e.g. closed by crash recovery that took its process
   // for dead. The caller's transaction must not commit a turn whose run is failed.
   return res[0]?.closed === 1;
+}
+
+/** How a run ends (its row's final fields). */
+export interface RunClose {
+  status: Exclude<RunStatus, "running">;
+  outcome?: string | null;
+  reasonCodes?: string[];
+  errorCode?: string | null;
+}
+
+/**
+ * `closeRun`'s statements as CTE bodies (for a turn's single commit statement too): the insert of
+ * the run's last events and the update that ends the run, open at its end for more conditions
+ * (`and …`) and a `returning` clause. Both write only when `when` holds.
+ */
+export function closeRunCtes(
+  tx: Tx,
+  runId: string,
+  events: RunEventRow[],
+  r: RunClose,
+  when: postgres.Fragment = tx`true`,
+): { events: postgres.Fragment; close: postgres.Fragment } {
+  return {
+    events: insertPacked(
+      tx,
+      packRunEvents(events).map((e) => ({ run_id: runId, ...e })),
+      when,
+    ),
+    close: tx`update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
+                error_code = ${r.errorCode ?? null}, finished_at = now()
+              where id = ${runId} and status = 'running' and ${when}`,
+  };
 }
 
 /** A run refused before its stream opened: gone with its events and the Idempotency-Key that named it. */

@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Tx } from "./db";
 import { StaleVersionError } from "./errors";
 
@@ -63,4 +64,20 @@ export async function saveSnapshot(tx: Tx, w: SnapshotWrite): Promise<number> {
           where key = ${w.key} and row_version = ${w.expectedRowVersion} returning row_version`;
   if (!rows[0]) throw new StaleVersionError(`snapshot ${w.key}`, w.expectedRowVersion);
   return rows[0].row_version;
+}
+
+/**
+ * `saveSnapshot` as the body of a CTE of a turn's single commit statement (storage/turn-commit.ts):
+ * returns `row_version` when the version check passed, no row when it did not. `when`: a
+ * condition the write also needs (e.g. the run still running), evaluated in the same statement.
+ */
+export function snapshotWriteCte(sql: Tx, w: SnapshotWrite, when: postgres.Fragment = sql`true`): postgres.Fragment {
+  const snapshot = sql.json(w.snapshot as never);
+  return w.expectedRowVersion === null
+    ? sql`insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
+          select ${w.key}, ${w.conversationId}, ${w.machineId}, ${w.machineVersion}, 1, ${snapshot} where ${when}
+          on conflict (key) do nothing returning row_version`
+    : sql`update machine_snapshots set snapshot = ${snapshot}, machine_version = ${w.machineVersion},
+            row_version = row_version + 1, updated_at = now()
+          where key = ${w.key} and row_version = ${w.expectedRowVersion} and ${when} returning row_version`;
 }

@@ -10,7 +10,7 @@ import type { DialogueEmitted } from "./dialogue.machine";
 import { searchChunks } from "./store/kb";
 import type { Sql } from "../../storage/db";
 import type { ClinicTurnContext } from "./store/turn-context";
-import { appendMessages } from "../../storage/messages";
+import { messagesInsert } from "../../storage/messages";
 import { loadSnapshot, type SnapshotRow } from "../../storage/snapshots";
 import { clinicSpec, registryFor } from "./registry-load";
 import { AppError } from "../../driver/errors";
@@ -233,11 +233,12 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         stages.emit("12", "response-validation", { events: final.events, notes: final.notes, state: final.state });
       },
     },
-    commit: async (tx) => {
+    // The common turn commits in one statement: the snapshot, the log, the run and these messages.
+    writes: (_, when) => {
       if (!final) throw new AppError("internal", "clinic turn ended without a reply");
       const f = final;
-      await appendMessages(
-        tx,
+      return messagesInsert(
+        a.sql,
         a.context.threadId,
         [
           { role: "user", text: a.text },
@@ -260,8 +261,17 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         ],
         a.run.id,
         // A patient writing into a closed thread opens it again: in the same statement.
-        { reopen: true },
+        { reopen: true, when },
       );
+    },
+    // The rarer writes of an escalation (the thread's inbox fields, the webhook's outbox row),
+    // in a transaction with the commit statement: they update the conversation row the reopening touches.
+    needsCommit: () =>
+      !!phone ||
+      !!final?.events.includes("escalated") ||
+      (final?.state.activeBranch === "escalate_human" && !!final.state.escalationReason),
+    commit: async (tx) => {
+      const f = final!;
       if (phone) await saveContactPhone(tx, a.context.threadId, phone);
       if (f.events.includes("escalated")) {
         await markEscalated(tx, a.context.threadId, f.state.escalationReason);

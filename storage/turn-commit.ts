@@ -1,0 +1,82 @@
+import type postgres from "postgres";
+import type { Tx } from "./db";
+import { StaleVersionError } from "./errors";
+import { machineEventsInsert } from "./machine-events";
+import { closeRunCtes, notifyFollowed, type RunClose, type RunEventRow } from "./runs";
+import { snapshotWriteCte, type SnapshotWrite } from "./snapshots";
+
+/** Everything a turn stores, written by `commitTurn`. */
+export interface TurnCommit {
+  snapshot: SnapshotWrite;
+  /** The events the machine took this turn, for its log (machine_events). */
+  log?: { events: unknown[]; runId: string | null; machine: string | null };
+  /** The turn's run: its events not stored yet and how it ends. */
+  run?: { id: string; events: RunEventRow[]; close: RunClose; notify?: boolean };
+  /**
+   * The caller's writes (messages, projections) as CTE bodies of the same statement, each
+   * written only when `when` holds (the snapshot's version check passed). Null entries are skipped.
+   * No two of them — nor the run's close — may update the same row: one statement changes a row once.
+   */
+  writes?: (when: postgres.Fragment) => (postgres.Fragment | null)[];
+}
+
+/** The turn's run had already ended (crash recovery took its process for dead): nothing was written. */
+export class RunClosedError extends Error {
+  constructor(readonly runId: string) {
+    super(`run ${runId} is no longer running`);
+  }
+}
+
+/**
+ * A turn's commit as ONE statement — atomic on its own, so outside a transaction it needs no
+ * BEGIN/COMMIT round trips and commits once:
+ *
+ *   t_run   locks the run's row while it is still running (a run failed by crash recovery is not);
+ *   t_snap  writes the snapshot with its row-version check, only if t_run got the row;
+ *   then the log, the caller's writes, the run's last events and its close — each only if t_snap
+ *   returned a row. A stale snapshot or a closed run thus writes nothing (what it locked is released
+ *   at the statement's end).
+ *
+ * Lock order: the run's row, then the snapshot's (an uncorrelated EXISTS is a one-time filter
+ * evaluated before the scan). The background flush locks run rows with SKIP LOCKED and the
+ * run_events inserts only take KEY SHARE locks on them, so neither waits on the other in a cycle.
+ * Every other CTE reads the last seq (messages, machine_events) in the statement's snapshot:
+ * whenever the version check passed, no other turn on the key committed since — it would have
+ * changed the snapshot row first.
+ *
+ * Inside a transaction it works the same (a caller with writes that need one runs them after it).
+ * Returns the new row version; throws StaleVersionError or RunClosedError.
+ */
+export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
+  const s = c.snapshot;
+  const run = c.run;
+  const passed = sql`exists (select 1 from t_snap)`;
+  const ctes: postgres.Fragment[] = [];
+  if (run) ctes.push(sql`t_run as (select id from runs where id = ${run.id} and status = 'running' for no key update)`);
+  ctes.push(sql`t_snap as (${snapshotWriteCte(sql, s, run ? sql`exists (select 1 from t_run)` : sql`true`)})`);
+  if (c.log && c.log.events.length > 0)
+    ctes.push(
+      sql`t_log as (${machineEventsInsert(sql, s.key, s.conversationId, c.log.events, c.log.runId, c.log.machine, passed)})`,
+    );
+  (c.writes?.(passed) ?? []).forEach((w, i) => {
+    if (w) ctes.push(sql`${sql(`t_w${i}`)} as (${w})`);
+  });
+  if (run) {
+    const { events, close } = closeRunCtes(sql, run.id, run.events, run.close, passed);
+    ctes.push(sql`t_ev as (${events})`, sql`t_up as (${close} returning id, followed_at)`);
+  }
+  const rows = await sql<{ row_version: number | null; running: number }[]>`
+    with ${joinFragments(sql, ctes)}
+    select (select row_version from t_snap) as row_version,
+           ${run ? sql`(select count(*) from t_run)::int` : sql`1`} as running
+           ${run?.notify ? sql`, (${notifyFollowed(sql, sql`t_up`)}) as notified` : sql``}`;
+  const r = rows[0]!;
+  if (r.running === 0) throw new RunClosedError(run!.id);
+  if (r.row_version === null) throw new StaleVersionError(`snapshot ${s.key}`, s.expectedRowVersion);
+  return r.row_version;
+}
+
+/** Fragments separated by commas. */
+function joinFragments(sql: Tx, parts: postgres.Fragment[]): postgres.Fragment {
+  return parts.slice(1).reduce((acc, p) => sql`${acc}, ${p}`, parts[0]!);
+}
