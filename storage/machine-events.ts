@@ -54,25 +54,46 @@ export function machineEventsInsert(
   when: postgres.Fragment = sql`true`,
 ): postgres.Fragment {
   const batch = events.length > 1;
+  // The label is stored once until it changes (SAME_MACHINE, migration 000015).
   return sql`
     insert into machine_events (snapshot_key, seq, first_seq, conversation_id, event, run_id, machine)
     select ${key}, base.s + ${events.length}, ${batch ? sql`base.s + 1` : sql`null::integer`}, ${conversationId},
-           ${sql.typed((batch ? events : events[0]) as never, JSON_OID)}, ${runId}, ${machine}
+           ${sql.typed((batch ? events : events[0]) as never, JSON_OID)}, ${runId},
+           ${
+             machine === null
+               ? sql`null::text`
+               : sql`case when (select p.machine from machine_events p where p.snapshot_key = ${key} and p.machine <> ''
+                                order by p.seq desc limit 1) = ${machine} then ${SAME_MACHINE} else ${machine} end`
+           }
     from (select coalesce(max(seq), 0) as s from machine_events where snapshot_key = ${key}) base
     where ${when}`;
 }
 
-/** Stored rows (in seq order) back to one entry per event, keeping those after `afterSeq`. */
-function unpack(rows: StoredRow[], afterSeq: number): LoggedEvent[] {
+/**
+ * A stored `machine` of '' (migration 000015): the same label as the closest earlier row of the
+ * key whose label is neither null nor '' — a clinic label names every settings version, and
+ * stays the same turn after turn until the settings change.
+ */
+export const SAME_MACHINE = "";
+
+/**
+ * Stored rows (in seq order) back to one entry per event, keeping those after `afterSeq`.
+ * `prior`: the label in force before the first row (for rows read from the middle of a log).
+ */
+function unpack(rows: StoredRow[], afterSeq: number, prior: string | null = null): LoggedEvent[] {
   const out: LoggedEvent[] = [];
+  let label = prior;
   for (const r of rows) {
+    let machine = r.machine;
+    if (machine === SAME_MACHINE) machine = label;
+    else if (machine !== null) label = machine;
     if (r.first_seq === null) {
-      if (r.seq > afterSeq) out.push({ seq: r.seq, event: r.event, machine: r.machine, runId: r.run_id });
+      if (r.seq > afterSeq) out.push({ seq: r.seq, event: r.event, machine, runId: r.run_id });
       continue;
     }
     (r.event as unknown[]).forEach((event, i) => {
       const seq = r.first_seq! + i;
-      if (seq > afterSeq) out.push({ seq, event, machine: r.machine, runId: r.run_id });
+      if (seq > afterSeq) out.push({ seq, event, machine, runId: r.run_id });
     });
   }
   return out;
@@ -95,7 +116,10 @@ export async function listMachineEventsAfter(
   afterSeq: number,
   limit = 1_000,
 ): Promise<LoggedEvent[]> {
-  const rows = await sql<StoredRow[]>`
-    select seq, first_seq, event, machine, run_id from machine_events where snapshot_key = ${key} and seq > ${afterSeq} order by seq limit ${limit}`;
-  return unpack(rows, afterSeq);
+  const rows = await sql<(StoredRow & { prior: string | null })[]>`
+    select seq, first_seq, event, machine, run_id,
+      (select p.machine from machine_events p where p.snapshot_key = ${key} and p.seq <= ${afterSeq} and p.machine <> ''
+       order by p.seq desc limit 1) as prior
+    from machine_events where snapshot_key = ${key} and seq > ${afterSeq} order by seq limit ${limit}`;
+  return unpack(rows, afterSeq, rows[0]?.prior ?? null);
 }

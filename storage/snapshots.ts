@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { Tx } from "./db";
 import { StaleVersionError } from "./errors";
+import { JSON_OID } from "./runs";
 
 export interface SnapshotRow {
   key: string;
@@ -51,7 +52,7 @@ export interface SnapshotWrite {
  * no read-modify-write round trip. Throws StaleVersionError when the check fails.
  */
 export async function saveSnapshot(tx: Tx, w: SnapshotWrite): Promise<number> {
-  const snapshot = tx.json(w.snapshot as never);
+  const snapshot = snapshotParam(tx, w.snapshot);
   const rows =
     w.expectedRowVersion === null
       ? await tx<{ row_version: number }[]>`
@@ -72,7 +73,7 @@ export async function saveSnapshot(tx: Tx, w: SnapshotWrite): Promise<number> {
  * condition the write also needs (e.g. the run still running), evaluated in the same statement.
  */
 export function snapshotWriteCte(sql: Tx, w: SnapshotWrite, when: postgres.Fragment = sql`true`): postgres.Fragment {
-  const snapshot = sql.json(w.snapshot as never);
+  const snapshot = snapshotParam(sql, w.snapshot);
   return w.expectedRowVersion === null
     ? sql`insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
           select ${w.key}, ${w.conversationId}, ${w.machineId}, ${w.machineVersion}, 1, ${snapshot} where ${when}
@@ -81,3 +82,6 @@ export function snapshotWriteCte(sql: Tx, w: SnapshotWrite, when: postgres.Fragm
             row_version = row_version + 1, updated_at = now()
           where key = ${w.key} and row_version = ${w.expectedRowVersion} and ${when} returning row_version`;
 }
+
+/** The snapshot as JSON text for the json column (migration 000015): stored as sent, not re-encoded. */
+const snapshotParam = (sql: Tx, snapshot: unknown) => sql.typed(snapshot as never, JSON_OID);

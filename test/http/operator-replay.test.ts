@@ -77,7 +77,7 @@ describe("GET /v1/conversations/{id}/replay", () => {
 
     // A snapshot changed behind the machine's back no longer matches its log.
     await t.db
-      .sql`update machine_snapshots set snapshot = jsonb_set(snapshot, '{context,state,slots,name}', '"Не Анна"') where key = ${threadId}`;
+      .sql`update machine_snapshots set snapshot = jsonb_set(snapshot::jsonb, '{context,state,slots,name}', '"Не Анна"') where key = ${threadId}`;
     const tampered = (await replay(threadId, threadId)).body.machines[0]!;
     expect(tampered).toMatchObject({ replayed: true, matches: false });
     expect((tampered.log as unknown[])[0]).toMatchObject({ seq: 1, event: { type: "xstate.init" } });

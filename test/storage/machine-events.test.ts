@@ -35,4 +35,25 @@ describe("machine event log", () => {
     expect((await listMachineEventsAfter(t.db.sql, key, 2, 1)).map((e) => e.seq)).toEqual([3, 4]);
     expect(await listMachineEventsAfter(t.db.sql, key, 6)).toEqual([]);
   });
+
+  it("stores a machine label once until it changes, and every event still names its own (migration 000015)", async () => {
+    const conv = await createConversation(t.db.sql, "default", "test");
+    const key = conv.id;
+    for (const [i, label] of ["m@1|s@1", "m@1|s@1", "m@1|s@1", "m@1|s@2", "m@1|s@2", "m@1|s@1"].entries())
+      await appendMachineEvents(t.db.sql, key, conv.id, [{ type: `e${i + 1}` }], null, label);
+    // A row logged without a label (before labels were recorded) does not count as one.
+    await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "e7" }], null, null);
+    await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "e8" }], null, "m@1|s@1");
+    const stored = await t.db.sql<
+      { machine: string | null }[]
+    >`select machine from machine_events where snapshot_key = ${key} order by seq`;
+    expect(stored.map((r) => r.machine)).toEqual(["m@1|s@1", "", "", "m@1|s@2", "", "m@1|s@1", null, ""]);
+    const labels = ["m@1|s@1", "m@1|s@1", "m@1|s@1", "m@1|s@2", "m@1|s@2", "m@1|s@1", null, "m@1|s@1"];
+    expect((await listMachineEvents(t.db.sql, key)).map((e) => e.machine)).toEqual(labels);
+    // From the middle of the log, the label in force before the first row read is found too.
+    for (let after = 0; after < 8; after++)
+      expect((await listMachineEventsAfter(t.db.sql, key, after, 2)).map((e) => e.machine)).toEqual(
+        labels.slice(after, after + 2),
+      );
+  });
 });
