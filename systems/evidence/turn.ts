@@ -24,8 +24,8 @@ import { configuredSecrets } from "../../http/secrets";
 import { EVIDENCE_STAGES } from "./trace";
 import { evidenceSpec, type EvidenceEffect, type TurnWork } from "./conversation.machine";
 import { AppError } from "../../driver/errors";
-import { insertEvidenceRun } from "./store/evidence-runs";
-import { appendMessages } from "../../storage/messages";
+import { evidenceRunInsert } from "./store/evidence-runs";
+import { messagesInsert } from "../../storage/messages";
 import type { Deps } from "../../http/deps";
 
 export interface EvidenceTurnArgs {
@@ -335,53 +335,61 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           return undefined;
         },
       },
-      commit: async (tx, s) => {
+      // One commit statement: the snapshot, the log, the run, the messages and the run's artifacts.
+      writes: (s, when) => {
         const last = s.context.last!;
         const w = recorded!.work;
-        await appendMessages(
-          tx,
-          a.conversationId,
-          [
-            { role: "user", text: a.text },
+        return [
+          ...messagesInsert(
+            deps.db.sql,
+            a.conversationId,
+            [
+              { role: "user", text: a.text },
+              {
+                role: "assistant",
+                text: last.answer.user_facing_answer,
+                meta: { runId: run.id, outcome: last.outcome, reasonCodes: last.reasonCodes },
+              },
+            ],
+            run.id,
+            { when },
+          ),
+          evidenceRunInsert(
+            deps.db.sql,
             {
-              role: "assistant",
-              text: last.answer.user_facing_answer,
-              meta: { runId: run.id, outcome: last.outcome, reasonCodes: last.reasonCodes },
+              runId: run.id,
+              conversationId: a.conversationId,
+              tenantId: a.tenantId,
+              turn: last.turn,
+              question: a.text,
+              outcome: last.outcome,
+              reasonCodes: last.reasonCodes,
+              artifacts: {
+                query_frame: w.frame,
+                premises: w.scope?.premises ?? [],
+                execution_plan: w.plan,
+                tool_runs: w.toolRuns,
+                evidence_bundle: w.bundle,
+                coverage_report: w.coverage,
+                final_answer_package: w.answer,
+                validation: w.validation,
+                rejected_answer: w.rejected,
+                conversation_state: s.context.state,
+                model_calls: modelCalls,
+                stages: trace.records.map(({ stageId, name, status, durationMs }) => ({
+                  stageId,
+                  name,
+                  status,
+                  durationMs,
+                })),
+                // The readable debug view and the model outputs that were not used, retrievable after the request.
+                debug_view: trace.records.find((x) => x.stageId === "10")?.data ?? null,
+                rejected_model_outputs: rejected,
+              },
             },
-          ],
-          run.id,
-        );
-        await insertEvidenceRun(tx, {
-          runId: run.id,
-          conversationId: a.conversationId,
-          tenantId: a.tenantId,
-          turn: last.turn,
-          question: a.text,
-          outcome: last.outcome,
-          reasonCodes: last.reasonCodes,
-          artifacts: {
-            query_frame: w.frame,
-            premises: w.scope?.premises ?? [],
-            execution_plan: w.plan,
-            tool_runs: w.toolRuns,
-            evidence_bundle: w.bundle,
-            coverage_report: w.coverage,
-            final_answer_package: w.answer,
-            validation: w.validation,
-            rejected_answer: w.rejected,
-            conversation_state: s.context.state,
-            model_calls: modelCalls,
-            stages: trace.records.map(({ stageId, name, status, durationMs }) => ({
-              stageId,
-              name,
-              status,
-              durationMs,
-            })),
-            // The readable debug view and the model outputs that were not used, retrievable after the request.
-            debug_view: trace.records.find((x) => x.stageId === "10")?.data ?? null,
-            rejected_model_outputs: rejected,
-          },
-        });
+            when,
+          ),
+        ];
       },
       closing: (s) => {
         const last = s.context.last!;

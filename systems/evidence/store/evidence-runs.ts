@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Tx } from "../../../storage/db";
 
 export interface EvidenceRunRow {
@@ -12,8 +13,14 @@ export interface EvidenceRunRow {
 }
 
 export async function insertEvidenceRun(tx: Tx, r: EvidenceRunRow): Promise<void> {
-  await tx`insert into evidence_runs (run_id, conversation_id, tenant_id, turn, question, outcome, reason_codes, artifacts)
-           values (${r.runId}, ${r.conversationId}, ${r.tenantId}, ${r.turn}, ${r.question}, ${r.outcome}, ${r.reasonCodes}, ${tx.json(r.artifacts as never)})`;
+  await evidenceRunInsert(tx, r);
+}
+
+/** The insert of `insertEvidenceRun`, also as a CTE body of a turn's commit statement: only when `when` holds. */
+export function evidenceRunInsert(sql: Tx, r: EvidenceRunRow, when: postgres.Fragment = sql`true`): postgres.Fragment {
+  return sql`insert into evidence_runs (run_id, conversation_id, tenant_id, turn, question, outcome, reason_codes, artifacts)
+             select ${r.runId}, ${r.conversationId}, ${r.tenantId}, ${r.turn}, ${r.question}, ${r.outcome}, ${r.reasonCodes}, ${sql.json(r.artifacts as never)}
+             where ${when}`;
 }
 
 /** Tenant-scoped: another tenant's run is indistinguishable from a missing one. */
