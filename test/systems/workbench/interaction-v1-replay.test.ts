@@ -53,7 +53,7 @@ describe("an Interaction stored by interaction v1", () => {
     const key = `interaction:${q.interactionId}`;
     // What a v1 server left behind: the snapshot without `replyInTurn`, the log labelled v1.
     await t.db.sql`
-      update machine_snapshots set machine_version = 1, snapshot = snapshot #- '{context,replyInTurn}'
+      update machine_snapshots set machine_version = 1, snapshot = snapshot::jsonb #- '{context,replyInTurn}'
       where key = ${key}`;
     await t.db.sql`update machine_events set machine = 'interaction@1' where snapshot_key = ${key}`;
     const [v1] = await t.db.sql<{ snapshot: { context: Record<string, unknown> } }[]>`
