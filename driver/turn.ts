@@ -187,10 +187,14 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
     const rowVersion = await inSpan("commit", { "machine.id": a.spec.id, "conversation.id": a.conversationId }, () =>
       commit
         ? a.sql.begin(async (tx) => {
-            // The version check first: a stale turn fails here, before the caller's writes.
-            const v = await commitTurn(tx, write);
-            await commit(tx, snapshot);
-            return v;
+            // Sent together (one round trip) and run in order on the connection: the commit
+            // statement with its version check first, so a concurrent turn blocks there before
+            // the caller's writes. Both settle before the transaction ends (no statement left on
+            // a closed transaction); the first failure — the version check's, if any — is the turn's.
+            const [v, w] = await Promise.allSettled([commitTurn(tx, write), commit(tx, snapshot)]);
+            if (v.status === "rejected") throw v.reason;
+            if (w.status === "rejected") throw w.reason;
+            return v.value;
           })
         : commitTurn(a.sql, write),
     );
