@@ -5,7 +5,9 @@ import { Run } from "../../driver/run";
 import { runTurn } from "../../driver/turn";
 import { createConversation } from "../../storage/conversations";
 import { openDatabase, type Database, type Tx } from "../../storage/db";
-import { appendMessages, listMessages } from "../../storage/messages";
+import type { Fragment } from "postgres";
+import { appendMessages, listMessages, messagesInsert } from "../../storage/messages";
+import { listMachineEvents } from "../../storage/machine-events";
 import { loadSnapshot } from "../../storage/snapshots";
 import { failAbandonedRuns, getRun, listRunEvents } from "../../storage/runs";
 import { counterSpec } from "../utils/counter-machine";
@@ -156,6 +158,57 @@ describe("Run", () => {
     expect(await loadSnapshot(t.db.sql, conv.id)).toBeNull();
     expect(await listMessages(t.db.sql, conv.id)).toEqual([]);
     expect(await getRun(t.db.sql, run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
+  });
+
+  it("a turn without transactional writes commits in ONE statement; a run already failed by recovery writes nothing", async () => {
+    const writes = (conversationId: string, text: string) => (_: unknown, when: Fragment) =>
+      messagesInsert(t.db.sql, conversationId, [{ role: "user", text }], null, { when });
+    const turn = (run: Run, conversationId: string, text: string, log?: { settings?: string }) =>
+      runTurn({
+        sql: t.db.sql,
+        run,
+        spec: counterSpec,
+        key: conversationId,
+        conversationId,
+        // A first turn, known to have no snapshot yet: the turn reads nothing.
+        stored: null,
+        events: [{ type: "user.message", text }],
+        effects: { "effect.model": () => ({ type: "model.replied" as const, text: "ответ" }) },
+        writes: writes(conversationId, text),
+        closing: () => [{ event: "final", data: { answer: "ответ" } }],
+        log,
+      });
+    const ok = await start(t.db);
+    ok.run.emit("run_started", { runId: ok.run.id });
+    // Stored now, so no background flush has anything to send while the turn is counted.
+    await ok.run.flush();
+    const counter = new SqlCounter();
+    counter.attach(t.db.sql);
+    try {
+      await turn(ok.run, ok.conv.id, "привет", {});
+    } finally {
+      counter.detach(t.db.sql);
+    }
+    // No BEGIN/COMMIT: the snapshot, the log, the message, the run's events and its close are one statement.
+    expect(counter.snapshot()).toMatchObject({ statements: 1, transactions: 1, writingCommits: 1 });
+    expect((await loadSnapshot(t.db.sql, ok.conv.id))!.rowVersion).toBe(1);
+    expect((await listMessages(t.db.sql, ok.conv.id)).map((m) => m.text)).toEqual(["привет"]);
+    expect((await listMachineEvents(t.db.sql, ok.conv.id)).length).toBeGreaterThan(1);
+    expect((await listRunEvents(t.db.sql, ok.run.id, 0)).map((e) => e.event)).toEqual(["run_started", "final", "done"]);
+    expect(await getRun(t.db.sql, ok.run.id)).toMatchObject({ status: "completed" });
+
+    const late = await start(t.db);
+    late.run.emit("run_started", { runId: late.run.id });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: "test-owner" })).toContain(late.run.id);
+    await expect(turn(late.run, late.conv.id, "поздно", {})).rejects.toMatchObject({
+      code: "conflict",
+      details: { reason: "run_closed" },
+    });
+    expect(await loadSnapshot(t.db.sql, late.conv.id)).toBeNull();
+    expect(await listMessages(t.db.sql, late.conv.id)).toEqual([]);
+    expect(await listMachineEvents(t.db.sql, late.conv.id)).toEqual([]);
+    expect(await getRun(t.db.sql, late.run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
   });
 
   it("nothing can be emitted between complete() and its commit", async () => {

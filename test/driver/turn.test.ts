@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "../../driver/errors";
 import { runTurn } from "../../driver/turn";
 import { createConversation } from "../../storage/conversations";
-import { appendMessages, listMessages } from "../../storage/messages";
+import type { Fragment } from "postgres";
+import { listMachineEvents } from "../../storage/machine-events";
+import { appendMessages, listMessages, messagesInsert } from "../../storage/messages";
 import { loadSnapshot } from "../../storage/snapshots";
 import { counterSpec } from "../utils/counter-machine";
 import { useTestDatabase } from "../utils/db";
@@ -98,6 +100,47 @@ describe("runTurn", () => {
     const snap = await loadSnapshot(t.db.sql, id);
     expect(snap!.rowVersion).toBe(2);
     expect((await listMessages(t.db.sql, id)).length).toBe(4);
+  });
+
+  it("the same race on the one-statement commit (statement writes, no transaction): the loser writes nothing", async () => {
+    const id = await conversation();
+    const oneStatement = (text: string) => ({
+      commit: undefined,
+      writes: (s: { context: { last?: string } }, when: Fragment) =>
+        messagesInsert(
+          t.db.sql,
+          id,
+          [
+            { role: "user", text },
+            { role: "assistant", text: s.context.last ?? "" },
+          ],
+          null,
+          { when },
+        ),
+      log: {},
+    });
+    await turn(id, "start", () => "ok", oneStatement("start"));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let waiting = 0;
+    const slow = () => {
+      waiting++;
+      if (waiting === 2) release();
+      return gate.then(() => "reply");
+    };
+    const results = await Promise.allSettled([
+      turn(id, "a", slow, oneStatement("a")),
+      turn(id, "b", slow, oneStatement("b")),
+    ]);
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(failed).toHaveLength(1);
+    expect((failed[0]!.reason as AppError).code).toBe("conflict");
+    expect((await loadSnapshot(t.db.sql, id))!.rowVersion).toBe(2);
+    expect((await listMessages(t.db.sql, id)).length).toBe(4);
+    // The log has the winner's turn only: its events continue the first turn's.
+    const log = await listMachineEvents(t.db.sql, id);
+    expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+    expect(log.filter((e) => (e.event as { type?: string }).type === "user.message")).toHaveLength(2);
   });
 
   it("migrates a snapshot written by an older machine version and refuses a newer one", async () => {
