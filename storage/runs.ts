@@ -229,12 +229,13 @@ const insertPacked = (
   tx: Tx,
   rows: { run_id: string; seq: number; first_seq: number | null; event: string; data: unknown }[],
   when: postgres.Fragment = tx`true`,
+  skipStored = true,
 ) =>
   tx`insert into run_events (run_id, seq, first_seq, event, data)
      select e.run_id, e.seq, e.first_seq, e.event, e.data
      from json_to_recordset(${tx.typed(rows as never, JSON_OID)}) as e(run_id text, seq integer, first_seq integer, event text, data json)
      where ${when}
-     on conflict (run_id, seq) do nothing
+     ${skipStored ? tx`on conflict (run_id, seq) do nothing` : tx``}
      returning 1`;
 
 /**
@@ -324,12 +325,16 @@ export function closeRunCtes(
   events: RunEventRow[],
   r: RunClose,
   when: postgres.Fragment = tx`true`,
+  o: { fresh?: boolean } = {},
 ): { events: postgres.Fragment; close: postgres.Fragment } {
   return {
+    // `fresh`: the row's key (its last id, the run's `done`) cannot be stored yet, so the insert
+    // needs no ON CONFLICT — whose speculative insertion costs a confirmation WAL record per row.
     events: insertPacked(
       tx,
       packRunEvents(events).map((e) => ({ run_id: runId, ...e })),
       when,
+      !o.fresh,
     ),
     close: tx`update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
                 error_code = ${r.errorCode ?? null}, finished_at = now()

@@ -62,7 +62,9 @@ export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
     if (w) ctes.push(sql`${sql(`t_w${i}`)} as (${w})`);
   });
   if (run) {
-    const { events, close } = closeRunCtes(sql, run.id, run.events, run.close, passed);
+    // Fresh: the turn's events end with its `done`, numbered after every event the run has
+    // emitted — no flush wrote that id, and crash recovery numbers its ending past MAX_RUN_EVENTS.
+    const { events, close } = closeRunCtes(sql, run.id, run.events, run.close, passed, { fresh: true });
     ctes.push(sql`t_ev as (${events})`, sql`t_up as (${close} returning id, followed_at)`);
   }
   const rows = await sql<{ row_version: number | null; running: number }[]>`
