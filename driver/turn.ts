@@ -51,8 +51,8 @@ export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventM
   writes?: (snapshot: SnapshotFrom<M>, when: Fragment) => (Fragment | null)[];
   /**
    * Writes that need a transaction (several dependent statements, a check that refuses the
-   * turn): they run after the commit statement, in one transaction with it. A turn without them
-   * commits in one statement, with no BEGIN/COMMIT round trips.
+   * turn, a row the statement's writes also change): sent right behind the commit statement, in
+   * one transaction with it. A turn without them commits in one statement, with no BEGIN/COMMIT.
    */
   commit?: (tx: Tx, snapshot: SnapshotFrom<M>) => Promise<void>;
   /** Whether `commit` has anything to write for this snapshot (absent: it has, whenever given). */
