@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
-import { addLogContext } from "./observability/logger";
 import { acceptsQueryToken, type AuthEnv, type Role } from "./roles";
 
 export type { AuthEnv } from "./roles";
@@ -48,7 +47,8 @@ export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHa
       if (sameSecret(token, presented)) {
         c.set("tenantId", grant.tenant);
         c.set("role", grant.role);
-        addLogContext({ tenantId: grant.tenant });
+        const log = c.get("log");
+        if (log) log.tenantId = grant.tenant;
         return next();
       }
     }
