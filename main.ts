@@ -34,8 +34,6 @@ logger.info(
   },
   `listening on ${started.url} (${where})`,
 );
-// The log is batched (http/observability/logger.ts): whoever watches it for this line sees it now.
-logger.flush();
 
 /**
  * SIGTERM/SIGINT: stop accepting, let running turns finish within SHUTDOWN_GRACE_MS, fail the

@@ -38,14 +38,33 @@ const REDACT = [
 ];
 
 /**
- * Stdout for the server's own lines, buffered: a line is one `fs.write` on the thread pool
- * (a hand-off, an eventfd wake-up and a futex each) when written alone — about a tenth of a
- * turn's CPU for its four lines. Lines leave once 4 KB gathered, or within LOG_FLUSH_MS (default
- * 1 s) when traffic is low; pino writes what is left synchronously when the process exits.
+ * Stdout for the server's own lines, gathered per turn of the event loop: a line handed to the
+ * stream alone is one `fs.write` on the thread pool (a hand-off, an eventfd wake-up and a futex
+ * each), about a tenth of a turn's CPU for its four lines. Lines written in one turn of the loop
+ * go to the stream as one piece at its end (setImmediate), so none waits longer than that; the
+ * stream writes it at once, or after the write in flight. A line still gathered when the process
+ * exits (a fatal line before process.exit) is written synchronously.
  */
-function bufferedStdout(): DestinationStream {
-  const flushMs = Number(process.env.LOG_FLUSH_MS ?? 1_000);
-  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: flushMs > 0 ? flushMs : 1_000 });
+function stdoutPerLoopTurn(): DestinationStream {
+  const out = pino.destination({ dest: 1, sync: false });
+  let gathered = "";
+  const handOver = () => {
+    const text = gathered;
+    gathered = "";
+    if (text) out.write(text);
+  };
+  process.on("exit", () => {
+    handOver();
+    out.flushSync();
+  });
+  return {
+    write(line: string) {
+      if (!gathered) setImmediate(handOver);
+      gathered += line;
+    },
+    flush: (cb?: (err?: Error) => void) => (handOver(), out.flush(cb)),
+    flushSync: () => (handOver(), out.flushSync()),
+  } as DestinationStream;
 }
 
 export function createLogger(destination?: DestinationStream, level = process.env.LOG_LEVEL || "info"): Logger {
@@ -57,7 +76,7 @@ export function createLogger(destination?: DestinationStream, level = process.en
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? (level === "silent" ? undefined : bufferedStdout()),
+    destination ?? (level === "silent" ? undefined : stdoutPerLoopTurn()),
   );
 }
 
