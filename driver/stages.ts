@@ -74,7 +74,19 @@ export interface StageRecorderOptions {
   inOrder?: boolean;
   /** Configured secrets (API keys, tokens) scrubbed from every stage. */
   secrets?: readonly string[];
+  /**
+   * Nothing reads the stages (no debugging client, no debug files, no `records` read after the
+   * run): a stage is only marked done, its data never built — no thunk called, no deep copy.
+   */
+  quiet?: boolean;
 }
+
+/**
+ * A stage's data, or a function that builds it: called only when someone reads the stage, so
+ * a run nobody debugs pays nothing for it (hashes of prompts, copies of state).
+ */
+export type StageData = unknown;
+const built = (data: StageData): unknown => (typeof data === "function" ? (data as () => unknown)() : data);
 
 export class StageRecorder<Id extends string = string> {
   readonly records: StageRecord[] = [];
@@ -86,7 +98,12 @@ export class StageRecorder<Id extends string = string> {
   }
 
   /** Records a stage (its name from the list unless given); in order mode a repeated id is ignored. */
-  record(stageId: Id, status: StageStatus, data: unknown, durationMs = 0, name?: string): void {
+  record(stageId: Id, status: StageStatus, data: StageData, durationMs = 0, name?: string): void {
+    if (this.o.quiet) {
+      if (this.o.inOrder) for (const [id] of this.o.stages) if (id < stageId) this.done.add(id);
+      this.done.add(stageId);
+      return;
+    }
     if (this.o.inOrder) {
       if (this.done.has(stageId)) return;
       for (const [id, n] of this.o.stages) {
@@ -100,7 +117,7 @@ export class StageRecorder<Id extends string = string> {
       name: name ?? this.names.get(stageId) ?? stageId,
       status,
       durationMs: Math.round(durationMs * 100) / 100,
-      data: redact(data, this.o.secrets),
+      data: redact(built(data), this.o.secrets),
     });
   }
 
@@ -112,7 +129,7 @@ export class StageRecorder<Id extends string = string> {
   time<T>(stageId: Id, fn: () => T, data: (r: T) => unknown = (r) => r): T {
     const t0 = performance.now();
     const r = fn();
-    this.record(stageId, "ok", data(r), performance.now() - t0);
+    this.record(stageId, "ok", () => data(r), performance.now() - t0);
     return r;
   }
 
@@ -124,6 +141,10 @@ export class StageRecorder<Id extends string = string> {
   finish(reason = "not_needed"): void {
     for (const [id, name] of this.o.stages) {
       if (this.done.has(id)) continue;
+      if (this.o.quiet) {
+        this.done.add(id);
+        continue;
+      }
       if (this.o.inOrder) this.skip(id as Id, reason);
       else this.o.sink?.({ stageId: id, name, status: "skipped", durationMs: 0, data: null }, { stream: false });
     }
@@ -166,10 +187,18 @@ export function stageSink(
   };
 }
 
-/** The recorder of one run, wired to its output. */
+/**
+ * The recorder of one run, wired to its output. Quiet (no stage data built) when the run is not
+ * debugged, there is no debug directory and the caller does not `keep` the records to read them.
+ */
 export function runStages<Id extends string = string>(
   run: Pick<Run, "id" | "debug" | "ended" | "emit">,
-  o: Omit<StageRecorderOptions, "sink"> & { dir: string | null; log?: (line: string) => void },
+  o: Omit<StageRecorderOptions, "sink" | "quiet"> & {
+    dir: string | null;
+    log?: (line: string) => void;
+    keep?: boolean;
+  },
 ): StageRecorder<Id> {
-  return new StageRecorder<Id>({ ...o, sink: stageSink(run, o.dir, o.log) });
+  const quiet = !run.debug && !o.dir && !o.keep;
+  return new StageRecorder<Id>({ ...o, quiet, sink: stageSink(run, o.dir, o.log) });
 }

@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
-import { addLogContext } from "./observability/logger";
 import { acceptsQueryToken, type AuthEnv, type Role } from "./roles";
 
 export type { AuthEnv } from "./roles";
@@ -12,10 +11,7 @@ export interface TokenGrant {
   role: Role;
 }
 
-function sameSecret(a: string, b: string): boolean {
-  // Constant time in the secret's content and length: equal-length digests, compared with timingSafeEqual.
-  return timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
-}
+const digest = (s: string) => createHash("sha256").update(s).digest();
 
 /**
  * Bearer tokens from API_TOKENS, each mapped to a tenant and a role. With no tokens configured
@@ -23,6 +19,9 @@ function sameSecret(a: string, b: string): boolean {
  * loopback in that case.
  */
 export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHandler<AuthEnv> {
+  // Constant time in the secret's content and length: equal-length digests compared with
+  // timingSafeEqual; the configured tokens' digests are taken once, not on every request.
+  const grants = tokens ? [...tokens].map(([token, grant]) => ({ digest: digest(token), grant })) : [];
   return async (c, next) => {
     if (!tokens) {
       c.set("tenantId", "default");
@@ -33,8 +32,8 @@ export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHa
     const m = header.match(/^Bearer\s+(.+)$/i);
     // EventSource cannot set headers: a browser may pass the token as ?access_token=, but only
     // to a GET stream route — elsewhere a token in the URL would end up in logs and histories.
-    const fromQuery = acceptsQueryToken(c.req.method, c.req.path) ? c.req.query("access_token") : undefined;
-    const presented = m?.[1]?.trim() ?? fromQuery;
+    const presented =
+      m?.[1]?.trim() ?? (acceptsQueryToken(c.req.method, c.req.path) ? c.req.query("access_token") : undefined);
     if (!presented) {
       const inQuery = c.req.query("access_token") !== undefined;
       throw new AppError(
@@ -44,11 +43,13 @@ export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHa
           : "Нужен заголовок Authorization: Bearer <token>.",
       );
     }
-    for (const [token, grant] of tokens) {
-      if (sameSecret(token, presented)) {
+    const presentedDigest = digest(presented);
+    for (const { digest: d, grant } of grants) {
+      if (timingSafeEqual(d, presentedDigest)) {
         c.set("tenantId", grant.tenant);
         c.set("role", grant.role);
-        addLogContext({ tenantId: grant.tenant });
+        const log = c.get("log");
+        if (log) log.tenantId = grant.tenant;
         return next();
       }
     }

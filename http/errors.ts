@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { AppError, errorStatus, type ErrorCode } from "../driver/errors";
-import { logger } from "./observability/logger";
+import { logger, requestLogContext, withIds } from "./observability/logger";
 import { metrics } from "./observability/metrics";
 import { isDataException, StaleVersionError } from "../storage/errors";
 import { jsonTooDeep, MAX_JSON_DEPTH } from "./json-depth";
@@ -63,7 +63,12 @@ export function errorResponse(c: Context, e: unknown): Response {
   if (clientAborted(c, e)) {
     // Not an error of ours, and nobody will read the answer: no 500, no error log or count.
     logger.info(
-      { event: "client_aborted", method: c.req.method, path: c.req.path, reason: (e as Error)?.message ?? String(e) },
+      withIds(requestLogContext(c), {
+        event: "client_aborted",
+        method: c.req.method,
+        path: c.req.path,
+        reason: (e as Error)?.message ?? String(e),
+      }),
       "client closed the connection before sending the whole request",
     );
     return c.body(null, CLIENT_ABORTED_STATUS as never);
@@ -71,7 +76,10 @@ export function errorResponse(c: Context, e: unknown): Response {
   const err = toAppError(e);
   if (err.code === "internal")
     logger.error(
-      { event: "request_failed", err: { message: (e as Error)?.message ?? String(e), stack: (e as Error)?.stack } },
+      withIds(requestLogContext(c), {
+        event: "request_failed",
+        err: { message: (e as Error)?.message ?? String(e), stack: (e as Error)?.stack },
+      }),
       "internal error",
     );
   metrics.errors.inc({ where: "request", code: err.code });

@@ -34,9 +34,15 @@ export function sseResponse(
     return streamSSE(c, body);
   }
   res.writeHead(200, { ...HEADERS, ...headers });
-  // The headers (with X-Run-Id) go out now, not with the first event: a client learns the run
-  // id even if the first event is slow to come.
-  res.flushHeaders();
+  // The headers (with X-Run-Id) leave in this turn of the event loop, not with a first event that
+  // is slow to come: a client learns the run id at once. An event written in this turn (a turn's
+  // run_started) takes them along — one socket write, not two.
+  let started = false;
+  const flushSoon = setImmediate(() => {
+    if (started) return;
+    started = true;
+    res.flushHeaders();
+  });
   const aborts: (() => void)[] = [];
   let gone = false;
   res.on("close", () => {
@@ -47,6 +53,10 @@ export function sseResponse(
   });
   const stream: SseStream = {
     write(text) {
+      if (!started) {
+        started = true;
+        clearImmediate(flushSoon);
+      }
       if (gone || res.writableEnded) return Promise.resolve();
       if (res.write(text)) return Promise.resolve();
       // Back-pressure: wait for the socket to take it (or go away).

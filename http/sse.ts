@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { AppError } from "../driver/errors";
 import { inSpan } from "../driver/tracing";
-import { addLogContext, logger } from "./observability/logger";
+import { bindLogContext, logContextOf, logger, withIds, type LogContext } from "./observability/logger";
 import { metrics } from "./observability/metrics";
 import { Run, type Outcome } from "../driver/run";
 import type { EventsOf, runEvents } from "./contract";
@@ -67,7 +67,12 @@ export async function streamRun<E extends RunEvents = RunEvents>(
 export async function refuseBegunRun(run: Run, e: unknown): Promise<never> {
   await run
     .discard()
-    .catch((de) => logger.error({ event: "run_discard_failed", err: describe(de) }, "could not discard a refused run"));
+    .catch((de) =>
+      logger.error(
+        withIds(logContextOf(run.signal), { event: "run_discard_failed", err: describe(de) }),
+        "could not discard a refused run",
+      ),
+    );
   throw e;
 }
 
@@ -78,7 +83,11 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
     async (stream) => {
       const writer = new SseWriter(stream);
       run.attach((e) => writer.send(e));
-      addLogContext({ tenantId: o.tenantId, runId: run.id, conversationId: o.conversationId, system: o.kind });
+      // The request's context (bound by beginRun) gains the run's ids: the request line, written
+      // once the headers are out, and every line of the turn carry them.
+      let log = logContextOf(run.signal);
+      if (!log) bindLogContext(run.signal, (log = {} as LogContext));
+      Object.assign(log, { tenantId: o.tenantId, runId: run.id, conversationId: o.conversationId, system: o.kind });
       metrics.openStreams.inc({ kind: "turn" });
       const started = performance.now();
       const turn = inSpan(
@@ -101,12 +110,12 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
             const code = shutdown ? "unavailable" : gone ? "internal" : err.code;
             metrics.errors.inc({ where: "turn", code });
             logger.error(
-              {
+              withIds(log, {
                 event: "turn_failed",
                 code,
                 cause: shutdown ? "shutdown" : gone ? "client_gone" : "error",
                 err: describe(e),
-              },
+              }),
               "turn failed",
             );
             span.setAttribute("turn.error", code);
@@ -120,7 +129,10 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
                     : err.message,
               )
               .catch((fe) =>
-                logger.error({ event: "run_fail_not_recorded", err: describe(fe) }, "could not record run failure"),
+                logger.error(
+                  withIds(log, { event: "run_fail_not_recorded", err: describe(fe) }),
+                  "could not record run failure",
+                ),
               );
           }
           const outcome = run.result?.outcome ?? "unknown";
@@ -129,14 +141,14 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
           metrics.turnSeconds.observe({ system: o.kind }, seconds);
           span.setAttribute("turn.outcome", outcome);
           logger.info(
-            {
+            withIds(log, {
               event: "turn",
               status: run.result?.status ?? "unknown",
               outcome,
               errorCode: run.result?.errorCode,
               latencyMs: Math.round(seconds * 1000),
               events: run.eventCount,
-            },
+            }),
             "turn",
           );
         },

@@ -6,6 +6,7 @@ import { findIdempotencyKey, findRunningRun } from "../storage/idempotency";
 import { failAbandonedRuns, getRun, type KeyClaim } from "../storage/runs";
 import type { Deps } from "./deps";
 import { followRunResponse, lastEventId } from "./run-follow";
+import { bindLogContext, requestLogContext } from "./observability/logger";
 
 export interface BeginOptions {
   conversationId: string;
@@ -81,7 +82,11 @@ export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise
         await failAbandonedRuns(deps.db.sql, { staleAfterMs: deps.config.runs.staleMs, ownerIs: running.owner });
       continue;
     }
-    if (run) return { run };
+    if (run) {
+      // Whatever the run hands its signal to (a model call) logs the request's ids.
+      bindLogContext(run.signal, requestLogContext(c) ?? {});
+      return { run };
+    }
     // Another request claimed the key between our read and our insert: replay it next round.
     if (attempt >= 2)
       throw new AppError("conflict", "Этот Idempotency-Key сейчас занят другим запросом.", {

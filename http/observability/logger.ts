@@ -1,10 +1,13 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { Context } from "hono";
 import pino, { type DestinationStream, type Logger } from "pino";
 
 /**
  * Structured JSON logs (pino), one object per line. The ids of the request being served
- * (request, tenant, and once a turn starts its run, conversation and system) come from an
- * async-local context, so a model call deep inside a turn logs them without being handed them.
+ * (request, tenant, and once a turn starts its run, conversation and system) travel as an
+ * explicit context object: the request middleware puts it on Hono's context, a run's abort
+ * signal is bound to it (so a model call deep inside a turn, handed only the signal, logs the
+ * ids too). Not AsyncLocalStorage: on Node 20 it installs promise hooks that every promise of
+ * the process then pays for (about a sixth of a streamed turn's CPU, doc/bench.md).
  * Nothing secret is logged: no headers, no prompts or user text, provider errors already
  * redacted (llm/openai-client.ts); the redact paths below are a second line for fields that
  * must never appear even if someone adds them to a log call.
@@ -17,7 +20,8 @@ export interface LogContext {
   system?: string;
 }
 
-const context = new AsyncLocalStorage<LogContext>();
+/** What the request middleware puts on a request (http/roles.ts's AuthEnv carries it). */
+export type LogEnv = { Variables: { log: LogContext } };
 
 const REDACT = [
   "authorization",
@@ -33,6 +37,36 @@ const REDACT = [
   "headers",
 ];
 
+/**
+ * Stdout for the server's own lines, gathered per turn of the event loop: a line handed to the
+ * stream alone is one `fs.write` on the thread pool (a hand-off, an eventfd wake-up and a futex
+ * each), about a tenth of a turn's CPU for its four lines. Lines written in one turn of the loop
+ * go to the stream as one piece at its end (setImmediate), so none waits longer than that; the
+ * stream writes it at once, or after the write in flight. A line still gathered when the process
+ * exits (a fatal line before process.exit) is written synchronously.
+ */
+function stdoutPerLoopTurn(): DestinationStream {
+  const out = pino.destination({ dest: 1, sync: false });
+  let gathered = "";
+  const handOver = () => {
+    const text = gathered;
+    gathered = "";
+    if (text) out.write(text);
+  };
+  process.on("exit", () => {
+    handOver();
+    out.flushSync();
+  });
+  return {
+    write(line: string) {
+      if (!gathered) setImmediate(handOver);
+      gathered += line;
+    },
+    flush: (cb?: (err?: Error) => void) => (handOver(), out.flush(cb)),
+    flushSync: () => (handOver(), out.flushSync()),
+  } as DestinationStream;
+}
+
 export function createLogger(destination?: DestinationStream, level = process.env.LOG_LEVEL || "info"): Logger {
   return pino(
     {
@@ -41,9 +75,8 @@ export function createLogger(destination?: DestinationStream, level = process.en
       redact: { paths: REDACT, censor: "[redacted]" },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      mixin: () => ({ ...context.getStore() }),
     },
-    destination,
+    destination ?? (level === "silent" ? undefined : stdoutPerLoopTurn()),
   );
 }
 
@@ -58,15 +91,26 @@ export function useLogger(l: Logger): void {
   logger = l;
 }
 
-/** Runs `fn` with a fresh log context (one per request). */
-export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
-  return context.run(ctx, fn);
+/**
+ * A line's fields with the context's ids first (the order the former mixin gave them); a field
+ * of the line wins over the context's.
+ */
+export function withIds<T extends object>(ctx: LogContext | undefined, fields: T): T {
+  return ctx ? { ...ctx, ...fields } : fields;
 }
 
-/** Adds ids to the current context (a turn adds its run and conversation). */
-export function addLogContext(fields: LogContext): void {
-  const store = context.getStore();
-  if (store) Object.assign(store, fields);
+/** The request's log context (set by the request middleware; absent in an app built without it). */
+export function requestLogContext(c: Context): LogContext | undefined {
+  return (c as Context<LogEnv>).get("log");
 }
 
-export const logContext = () => context.getStore();
+const bySignal = new WeakMap<AbortSignal, LogContext>();
+
+/** Ties a run's abort signal to its log context: whatever is handed the signal logs the run's ids. */
+export function bindLogContext(signal: AbortSignal, ctx: LogContext): void {
+  bySignal.set(signal, ctx);
+}
+
+export function logContextOf(signal: AbortSignal | undefined): LogContext | undefined {
+  return signal ? bySignal.get(signal) : undefined;
+}

@@ -1,7 +1,7 @@
 import type { Span } from "@opentelemetry/api";
 import { inSpan } from "../../driver/tracing";
 import type { Llm, LlmResult, Role } from "../../llm/types";
-import { logger } from "./logger";
+import { logContextOf, logger, withIds } from "./logger";
 import { metrics } from "./metrics";
 
 /**
@@ -11,7 +11,12 @@ import { metrics } from "./metrics";
  * and the provider's message (already stripped of credentials by the client).
  */
 export function observeLlm(llm: Llm): Llm {
-  const observe = async <T>(role: Role, kind: string, call: () => Promise<LlmResult<T>>): Promise<LlmResult<T>> =>
+  const observe = async <T>(
+    role: Role,
+    kind: string,
+    signal: AbortSignal | undefined,
+    call: () => Promise<LlmResult<T>>,
+  ): Promise<LlmResult<T>> =>
     inSpan(
       "model call",
       { "llm.role": role, "llm.model": llm.modelFor(role), "llm.kind": kind },
@@ -26,14 +31,16 @@ export function observeLlm(llm: Llm): Llm {
           metrics.modelTokens.inc({ role, model: m.model, kind: "prompt" }, m.usage.promptTokens);
           metrics.modelTokens.inc({ role, model: m.model, kind: "completion" }, m.usage.completionTokens);
         }
-        span.setAttributes({
-          "llm.attempts": m.attempts,
-          "llm.outcome": outcome,
-          ...(m.usage
-            ? { "llm.prompt_tokens": m.usage.promptTokens, "llm.completion_tokens": m.usage.completionTokens }
-            : {}),
-        });
-        const line = {
+        if (span.isRecording())
+          span.setAttributes({
+            "llm.attempts": m.attempts,
+            "llm.outcome": outcome,
+            ...(m.usage
+              ? { "llm.prompt_tokens": m.usage.promptTokens, "llm.completion_tokens": m.usage.completionTokens }
+              : {}),
+          });
+        // The run's ids: the caller hands the run's signal, bound to them when the run began (http/turn-begin.ts).
+        const line = withIds(logContextOf(signal), {
           event: "model_call",
           role,
           model: m.model,
@@ -46,7 +53,7 @@ export function observeLlm(llm: Llm): Llm {
           promptChars: m.promptChars,
           offline: m.offline,
           outcome,
-        };
+        });
         if (r.ok || r.error.code === "cancelled") logger.info(line, "model call");
         else {
           metrics.errors.inc({ where: "model", code: r.error.code });
@@ -60,9 +67,10 @@ export function observeLlm(llm: Llm): Llm {
       return llm.offline;
     },
     modelFor: (role) => llm.modelFor(role),
-    complete: (role, messages, opts) => observe(role, "complete", () => llm.complete(role, messages, opts)),
-    stream: (role, messages, opts) => observe(role, "stream", () => llm.stream(role, messages, opts)),
+    complete: (role, messages, opts) =>
+      observe(role, "complete", opts?.signal, () => llm.complete(role, messages, opts)),
+    stream: (role, messages, opts) => observe(role, "stream", opts.signal, () => llm.stream(role, messages, opts)),
     structured: (role, messages, schema, name, opts) =>
-      observe(role, "structured", () => llm.structured(role, messages, schema, name, opts)),
+      observe(role, "structured", opts?.signal, () => llm.structured(role, messages, schema, name, opts)),
   };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Hono, MiddlewareHandler } from "hono";
+import type { Context, Hono, MiddlewareHandler, Next } from "hono";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
-import { logger, logContext, withLogContext } from "./logger";
+import { logger, requestLogContext, withIds, type LogContext } from "./logger";
 import { metrics, registry } from "./metrics";
 
 /**
@@ -14,34 +14,37 @@ export function requestLog(): MiddlewareHandler<AuthEnv> {
   return (c, next) => {
     const given = c.req.header("x-request-id");
     const requestId = given && /^[A-Za-z0-9._:-]{1,80}$/.test(given) ? given : randomUUID();
-    return withLogContext({ requestId }, async () => {
-      const started = performance.now();
-      c.header("x-request-id", requestId);
-      try {
-        await next();
-      } finally {
-        const route = c.req.routePath || c.req.path;
-        const status = c.res.status;
-        const ctx = logContext();
-        if (ctx && c.get("tenantId")) ctx.tenantId = c.get("tenantId");
-        metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
-        if (route !== "/metrics" && route !== "/healthz" && route !== "/readyz") {
-          logger.info(
-            {
-              event: "request",
-              method: c.req.method,
-              route,
-              path: c.req.path,
-              status,
-              latencyMs: Math.round(performance.now() - started),
-              role: c.get("role"),
-            },
-            "request",
-          );
-        }
-      }
-    });
+    const ctx: LogContext = { requestId };
+    c.set("log", ctx);
+    return logged(c, next, ctx);
   };
+}
+
+async function logged(c: Context<AuthEnv>, next: Next, ctx: LogContext): Promise<void> {
+  const started = performance.now();
+  c.header("x-request-id", ctx.requestId as string);
+  try {
+    await next();
+  } finally {
+    const route = c.req.routePath || c.req.path;
+    const status = c.res.status;
+    if (c.get("tenantId")) ctx.tenantId = c.get("tenantId");
+    metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
+    if (route !== "/metrics" && route !== "/healthz" && route !== "/readyz") {
+      logger.info(
+        withIds(ctx, {
+          event: "request",
+          method: c.req.method,
+          route,
+          path: c.req.path,
+          status,
+          latencyMs: Math.round(performance.now() - started),
+          role: c.get("role"),
+        }),
+        "request",
+      );
+    }
+  }
 }
 
 /** Database reachable (one round trip), with its latency; also feeds the db gauges. */
@@ -78,7 +81,10 @@ export function registerObservabilityRoutes(app: Hono<AuthEnv>, deps: Deps): voi
     if (deps.turns.draining) return c.json({ status: "stopping", database: "unchecked" }, 503);
     const db = await pingDatabase(deps);
     if (!db.ok) {
-      logger.warn({ event: "readiness_failed", error: db.error }, "database not reachable");
+      logger.warn(
+        withIds(requestLogContext(c), { event: "readiness_failed", error: db.error }),
+        "database not reachable",
+      );
       return c.json({ status: "unavailable", database: "unreachable" }, 503);
     }
     return c.json({ status: "ready", database: "ok", latencyMs: Math.round(db.ms) });

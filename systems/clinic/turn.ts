@@ -14,7 +14,7 @@ import { messagesInsert } from "../../storage/messages";
 import { loadSnapshot, type SnapshotRow } from "../../storage/snapshots";
 import { clinicSpec, registryFor } from "./registry-load";
 import { AppError } from "../../driver/errors";
-import { CONTRACT_STAGES, runStages } from "../../driver/stages";
+import { CONTRACT_STAGES, runStages, type StageData } from "../../driver/stages";
 import type { Run } from "../../driver/run";
 import type { ClinicEvents, ClinicFinal } from "./contract";
 import { runTurn } from "../../driver/turn";
@@ -61,11 +61,12 @@ function clinicStateOf(row: SnapshotRow | null): ClinicState {
 /**
  * The clinic's stages (CONTRACT §4 numbering) on the driver's recorder: a subset runs, a repeated
  * one (a second branch call) is kept, and the rest are written as skipped when the turn finishes.
+ * Each stage's data is a function: a turn nobody debugs builds none of it (driver/stages.ts).
  */
 function clinicStages(a: ClinicTurnArgs) {
   const rec = runStages(a.run, { stages: CONTRACT_STAGES, dir: a.debugDir ?? null, secrets: a.secrets });
   return {
-    emit: (stageId: string, name: string, data: unknown, startedAt = performance.now()) =>
+    emit: (stageId: string, name: string, data: () => StageData, startedAt = performance.now()) =>
       rec.record(stageId, "ok", data, performance.now() - startedAt, name),
     finish: () => rec.finish(),
   };
@@ -81,14 +82,14 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     .filter((m) => m.role === "user" || m.role === "assistant")
     .map((m) => ({ role: m.role as "user" | "assistant", text: m.text }));
   const stages = clinicStages(a);
-  stages.emit("00", "metadata", {
+  stages.emit("00", "metadata", () => ({
     kind: "clinic",
     threadId: a.context.threadId,
     settings: loaded.versions,
     backend: a.llm.offline ? "offline" : "openai-compatible",
-  });
-  stages.emit("01", "original-request", { text: a.text });
-  stages.emit("08", "conversation-context", { historyMessages: history.length, stateBefore: before });
+  }));
+  stages.emit("01", "original-request", () => ({ text: a.text }));
+  stages.emit("08", "conversation-context", () => ({ historyMessages: history.length, stateBefore: before }));
   let final: Extract<DialogueEmitted, { type: "clinic.final" }> | null = null;
   // The machine's own failure state (a `model.failed` event): the turn is void, nothing is written.
   let failed: Extract<DialogueEmitted, { type: "clinic.failed" }> | null = null;
@@ -132,7 +133,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         stages.emit(
           "04",
           "routing",
-          {
+          () => ({
             intent,
             raw: rc.raw.slice(0, 500),
             model: rc.model,
@@ -140,7 +141,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
             prompt: { ...ROUTER_PROMPT, sha256: sha256(rc.system) },
             router: loaded.registry.router ? `${loaded.registry.router.code}@${loaded.registry.router.version}` : null,
             system: rc.system,
-          },
+          }),
           rc.t0,
         );
       },
@@ -156,11 +157,11 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         stages.emit(
           "05",
           "documentation",
-          {
+          () => ({
             branch: e.branch,
             query: e.query,
             fragments: hits.map((h) => ({ docId: h.docId, heading: h.heading, text: h.text, score: h.score })),
-          },
+          }),
           t0,
         );
         return { type: "retrieve.result", fragments };
@@ -170,14 +171,14 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         // The machine built the prompt (with the [ПОДСКАЗКА РОУТЕРА] block or, CLINIC_ROUTER_HINT=off, without).
         const system = String(e.system);
         const messages = buildBranchMessages(system, history, String(e.text));
-        stages.emit("10", "prompt-manifest", {
+        stages.emit("10", "prompt-manifest", () => ({
           branch: e.branch,
           call: e.call,
           hint: e.hint,
           prompt: { ...BRANCH_PROMPT, sha256: sha256(system) },
           settings: loaded.versions,
           system,
-        });
+        }));
         const filter = createTailFilter();
         let first = true;
         const forward = (delta: string) => {
@@ -200,14 +201,14 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         stages.emit(
           "11",
           "model-request",
-          {
+          () => ({
             branch: e.branch,
             call: e.call,
             model: r.meta.model,
             attempts: r.meta.attempts,
             promptChars: r.meta.promptChars,
             raw: r.value,
-          },
+          }),
           t0,
         );
         return { type: "branch.result", text };
@@ -230,7 +231,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
             if (streamed) a.run.emit("token", { delta: `\n\n${CONTACT_REQUEST}` });
           }
         }
-        stages.emit("12", "response-validation", { events: final.events, notes: final.notes, state: final.state });
+        const f = final;
+        stages.emit("12", "response-validation", () => ({ events: f.events, notes: f.notes, state: f.state }));
       },
     },
     // The common turn commits in one statement: the snapshot, the log, the run and these messages.
@@ -330,7 +332,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     const f = failed as Extract<DialogueEmitted, { type: "clinic.failed" }>;
     // Nothing of the turn was written: the patient reads a clear message and the thread is as before.
     const data: ClinicFinal = { reply: MODEL_UNAVAILABLE_REPLY, state: before, events: ["model_unavailable"] };
-    stages.emit("12", "response-validation", { events: data.events, error: `${f.role}: ${f.message}` });
+    stages.emit("12", "response-validation", () => ({ events: data.events, error: `${f.role}: ${f.message}` }));
     stages.finish();
     const publish = await a.sql.begin((tx) =>
       a.run.complete(tx, [{ event: "final", data }], {

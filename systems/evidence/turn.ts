@@ -51,6 +51,8 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
     dir: deps.config.aiDebug ? deps.config.debugDir : null,
     secrets: configuredSecrets(deps.config),
     log: deps.log,
+    // The stage list and the debug view are stored with every run (evidence_runs.artifacts).
+    keep: true,
   });
   const modelCalls = { preparatory: 0, final: 0 };
   let recorded: { work: TurnWork; state: ConversationState } | null = null;

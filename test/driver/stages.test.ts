@@ -85,13 +85,31 @@ describe("the one stage recorder", () => {
     });
   });
 
-  it("streams nothing to a run that is not debugged, and writes nothing without a directory", () => {
+  it("streams nothing to a run that is not debugged, writes nothing without a directory, and builds no data", () => {
     const { run, streamed } = fakeRun(false);
     const stages = runStages(run, { stages: LIST, dir: null });
-    stages.record("00", "ok", {});
+    let built = 0;
+    stages.record("00", "ok", () => ({ built: ++built }));
+    stages.record("01", "ok", { plain: true });
+    expect(stages.has("00")).toBe(true);
     stages.finish();
     expect(streamed).toEqual([]);
-    expect(stages.records.map((r) => r.stageId)).toEqual(["00"]);
+    expect(built).toBe(0);
+    expect(stages.records).toEqual([]);
+    // A caller that reads the records after the run keeps them, data built.
+    const kept = runStages(run, { stages: LIST, dir: null, keep: true });
+    kept.record("00", "ok", () => ({ built: ++built }));
+    expect(built).toBe(1);
+    expect(kept.records.map((r) => [r.stageId, r.data])).toEqual([["00", { built: 1 }]]);
+  });
+
+  it("builds a stage's data from its function, once, for a debugged run", () => {
+    const { run, streamed } = fakeRun(true);
+    const stages = runStages(run, { stages: LIST, dir: null });
+    let built = 0;
+    stages.record("00", "ok", () => ({ built: ++built, token: "x" }));
+    expect(built).toBe(1);
+    expect(streamed.map((s) => s.data.data)).toEqual([{ built: 1, token: "[redacted]" }]);
   });
 
   it("in order mode reports a stage once, its unreported predecessors first, and finishes the list as skipped", () => {

@@ -13,6 +13,12 @@ app.get("/three", (c) =>
     for (let i = 1; i <= 3; i++) await s.write(`event: token\ndata: {"n":${i}}\nid: ${i}\n\n`);
   }),
 );
+app.get("/slow", (c) =>
+  sseResponse(c, async (s) => {
+    await new Promise((r) => setTimeout(r, 1_000));
+    await s.write(`event: token\ndata: {"n":1}\nid: 1\n\n`);
+  }),
+);
 app.get("/endless", (c) =>
   sseResponse(c, async (s) => {
     let gone = false;
@@ -53,6 +59,15 @@ describe("sseResponse", () => {
     expect(res.headers.get("cache-control")).toBe("no-cache, no-transform");
     const text = await res.text();
     expect(text.match(/^id: \d+$/gm)).toEqual(["id: 1", "id: 2", "id: 3"]);
+  });
+
+  it("sends the headers at once when the first event is slow to come", async () => {
+    const t0 = performance.now();
+    const res = await fetch(`${url}/slow`);
+    expect(res.status).toBe(200);
+    expect(performance.now() - t0).toBeLessThan(500);
+    expect(await res.text()).toContain("id: 1");
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(900);
   });
 
   it("tells the writer when the client goes away, even while it waits on back-pressure", async () => {
