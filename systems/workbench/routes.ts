@@ -129,7 +129,7 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
     // is a plain 409, an id outside the candidate list a 422.
     const reply =
       body.replyToClarificationId || body.interactionId
-        ? await handleReply(deps, conv.id, body, workspace, calls).catch((e) =>
+        ? await handleReply(deps, conv.id, body, workspace, calls, begun.run.signal).catch((e) =>
             refuseBegunRun(begun.run, asConflict(e)),
           )
         : { kind: "new_request" as const, stage: {} };

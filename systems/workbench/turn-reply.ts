@@ -79,6 +79,8 @@ export async function handleReply(
   body: ReplyBody,
   workspace: Workspace,
   calls: CallCounter,
+  /** The claimed run's signal: the classifier call stops with it and its log line names the request. */
+  signal?: AbortSignal,
 ): Promise<ReplyOutcome> {
   const sql = deps.db.sql;
   let interaction: InteractionRow | null = null;
@@ -142,6 +144,7 @@ export async function handleReply(
       clar,
       base,
       claimToken,
+      signal,
     );
     if (outcome.kind === "new_request") await releaseClarificationClaim(sql, clar.id, claimToken);
     return outcome;
@@ -161,6 +164,7 @@ async function classifyAndCheck(
   clar: ClarificationRow,
   base: number,
   claimToken: string,
+  signal?: AbortSignal,
 ): Promise<ReplyOutcome> {
   const sql = deps.db.sql;
   const candidates = clar.candidates as Candidate[];
@@ -210,6 +214,7 @@ async function classifyAndCheck(
       ],
       ClassifierOutputSchema,
       "workbench_reply_kind",
+      { signal },
     );
     classifierOutput = r.ok ? r.value : { invalid: r.error.code };
     // Invalid or unsure → the text is treated as an answer and resolved again (seed 000).
