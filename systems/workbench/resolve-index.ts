@@ -6,6 +6,7 @@ import { stem } from "./stem";
 import { fold, words } from "./text";
 import { skeletonWord } from "./translit";
 import type { WorkspaceDocument, WorkspaceSnapshot } from "./types";
+import { IdentityIndex } from "./resolve-identity";
 import { DeletionIndex, TYPO_MIN_LENGTH } from "./resolve-typo";
 import { foldedWordIds, IntList, Vocabulary } from "./resolve-vocab";
 
@@ -55,7 +56,7 @@ export class IndexedDoc {
 export interface ResolverIndex {
   sha: string;
   docs: IndexedDoc[];
-  byIdentity: Map<string, number>;
+  byIdentity: IdentityIndex;
   byWord: Map<string, number[]>;
   byStem: Map<string, number[]>;
   children: Map<string, number[]>;
@@ -174,10 +175,11 @@ export function buildIndex(snapshot: WorkspaceSnapshot, sha: string): ResolverIn
     ids: new Int32Array(0),
     postings: [],
   };
+  const indexed: IndexedDoc[] = new Array(docs.length);
   const idx: ResolverIndex = {
     sha,
-    docs: new Array(docs.length),
-    byIdentity: new Map(),
+    docs: indexed,
+    byIdentity: new IdentityIndex((i) => indexed[i]!.identityKey, docs.length),
     byWord: new Map(),
     byStem: new Map(),
     children: new Map(),
