@@ -3,31 +3,72 @@
 // stems) is built eagerly; the parts only the weaker signals read (transliteration skeletons,
 // typo deletions, content words) are built on their first use and then kept with the index.
 import { stem } from "./stem";
-import { fold, SIMPLE_WORDS, words } from "./text";
+import { fold, words } from "./text";
 import { skeletonWord } from "./translit";
 import type { WorkspaceDocument, WorkspaceSnapshot } from "./types";
+import { IdentityIndex } from "./resolve-identity";
+import { DeletionIndex, TYPO_MIN_LENGTH } from "./resolve-typo";
+import { foldedWordIds, IntList, Vocabulary } from "./resolve-vocab";
 
-export interface IndexedDoc {
-  doc: WorkspaceDocument;
-  identityKey: string;
-  nameKey: string;
-  nameWords: string[];
+/**
+ * The words of every name, as interned ids: document i's words are ids[start[i] .. start[i+1]),
+ * word w is vocab.strings[w] and postings[w] the documents whose names have it.
+ */
+interface NameWords {
+  vocab: Vocabulary;
+  start: Int32Array;
+  ids: Int32Array;
+  postings: number[][];
+}
+
+/**
+ * One document of the index. Its name's words and key are read from the interned ids when first
+ * asked for (a query asks for a few candidates', not for 100k), then kept.
+ */
+export class IndexedDoc {
+  private words: string[] | undefined = undefined;
+  private key: string | undefined = undefined;
+
+  constructor(
+    readonly doc: WorkspaceDocument,
+    readonly identityKey: string,
+    private readonly names: NameWords,
+    private readonly i: number,
+  ) {}
+
+  /** `words(fold(displayName))`. */
+  get nameWords(): string[] {
+    if (this.words === undefined) {
+      const { vocab, start, ids } = this.names;
+      const out: string[] = [];
+      for (let j = start[this.i]!; j < start[this.i + 1]!; j++) out.push(vocab.strings[ids[j]!]!);
+      this.words = out;
+    }
+    return this.words;
+  }
+
+  /** The name's words joined by single spaces: what an exact name match compares. */
+  get nameKey(): string {
+    return (this.key ??= this.nameWords.join(" "));
+  }
 }
 
 export interface ResolverIndex {
   sha: string;
   docs: IndexedDoc[];
-  byIdentity: Map<string, number>;
+  byIdentity: IdentityIndex;
   byWord: Map<string, number[]>;
   byStem: Map<string, number[]>;
   children: Map<string, number[]>;
   types: Set<string>;
   buildMs: number;
+  names: NameWords;
   /** Built on first use; see `lazy*` below. */
   lazy: {
     skeleton?: { bySkeleton: Map<string, number[]>; ms: number };
     typo?: {
-      deletes: Map<string, string | string[]>;
+      /** Name words by the keys they become with one letter deleted. */
+      deletes: DeletionIndex;
       vocabByFirst: Map<string, string[]>;
       memo: Map<string, string[]>;
       ms: number;
@@ -45,34 +86,55 @@ function push<K>(m: Map<K, number[]>, k: K, i: number): void {
 }
 
 /**
- * Postings keyed by a function of the word (its stem, its skeleton): the word lists are merged,
- * kept sorted (membership is a binary search) and free of duplicates.
+ * Postings keyed by a function of the name words (their stem, their skeleton): the union of the
+ * postings of the words with that key, sorted (membership is a binary search) and free of
+ * duplicates, keys in order of first sight. A key of one word shares that word's list; the lists
+ * of keys of several words come from one pass over the documents' word ids, in document order —
+ * sorted and deduplicated as they are written, with no merge.
  */
-function regroup(byWord: Map<string, number[]>, key: (w: string) => string): Map<string, number[]> {
-  const groups = new Map<string, number[][]>();
-  for (const [w, postings] of byWord) {
-    const k = key(w);
-    const g = groups.get(k);
-    if (g) g.push(postings);
-    else groups.set(k, [postings]);
+function regroup(names: NameWords, key: (w: string) => string): Map<string, number[]> {
+  const { vocab, start, ids, postings } = names;
+  const keyIds = new Map<string, number>();
+  const keys: string[] = [];
+  const firstWord: number[] = [];
+  const wordCount: number[] = [];
+  const keyOf = new Int32Array(postings.length);
+  for (let w = 0; w < postings.length; w++) {
+    const k = key(vocab.strings[w]!);
+    let g = keyIds.get(k);
+    if (g === undefined) {
+      g = keys.length;
+      keyIds.set(k, g);
+      keys.push(k);
+      firstWord.push(w);
+      wordCount.push(1);
+    } else wordCount[g]!++;
+    keyOf[w] = g;
   }
-  const out = new Map<string, number[]>();
-  for (const [k, lists] of groups) {
-    if (lists.length === 1) {
-      out.set(k, lists[0]!);
-      continue;
+  const lists: number[][] = new Array(keys.length);
+  let shared = false;
+  for (let g = 0; g < keys.length; g++) {
+    if (wordCount[g] === 1) lists[g] = postings[firstWord[g]!]!;
+    else {
+      lists[g] = [];
+      shared = true;
     }
-    const merged = lists.flat().sort((a, b) => a - b);
-    out.set(
-      k,
-      merged.filter((x, j) => j === 0 || x !== merged[j - 1]),
-    );
   }
+  if (shared)
+    for (let i = 0; i + 1 < start.length; i++)
+      for (let j = start[i]!; j < start[i + 1]!; j++) {
+        const g = keyOf[ids[j]!]!;
+        if (wordCount[g] === 1) continue;
+        const p = lists[g]!;
+        if (p[p.length - 1] !== i) p.push(i);
+      }
+  const out = new Map<string, number[]>();
+  for (let g = 0; g < keys.length; g++) out.set(keys[g]!, lists[g]!);
   return out;
 }
 
-/** String leaves of a document's content, folded — the weak "content mention" signal reads these. */
-export function contentText(content: Record<string, unknown>, limit = 600): string {
+/** The text `contentText` folds: string leaves of a document's content, up to `limit` characters. */
+function contentRaw(content: Record<string, unknown>, limit: number): string {
   // Fast path: the common flat object of strings (e.g. {description}) needs no recursive walk.
   let flat = "";
   let isFlat = true;
@@ -84,7 +146,7 @@ export function contentText(content: Record<string, unknown>, limit = 600): stri
       break;
     }
   }
-  if (isFlat) return flat ? fold(flat.length > limit ? flat.slice(0, limit) : flat) : "";
+  if (isFlat) return flat.length > limit ? flat.slice(0, limit) : flat;
   const out: string[] = [];
   let len = 0;
   const walk = (v: unknown, depth: number) => {
@@ -96,41 +158,62 @@ export function contentText(content: Record<string, unknown>, limit = 600): stri
     else if (v && typeof v === "object") Object.values(v).forEach((x) => walk(x, depth + 1));
   };
   walk(content, 0);
-  return fold(out.join(" ").slice(0, limit));
+  return out.join(" ").slice(0, limit);
+}
+
+/** String leaves of a document's content, folded — the weak "content mention" signal reads these. */
+export function contentText(content: Record<string, unknown>, limit = 600): string {
+  return fold(contentRaw(content, limit));
 }
 
 export function buildIndex(snapshot: WorkspaceSnapshot, sha: string): ResolverIndex {
   const t0 = performance.now();
+  const docs = snapshot.documents;
+  const names: NameWords = {
+    vocab: new Vocabulary(),
+    start: new Int32Array(docs.length + 1),
+    ids: new Int32Array(0),
+    postings: [],
+  };
+  const indexed: IndexedDoc[] = new Array(docs.length);
   const idx: ResolverIndex = {
     sha,
-    docs: new Array(snapshot.documents.length),
-    byIdentity: new Map(),
+    docs: indexed,
+    byIdentity: new IdentityIndex((i) => indexed[i]!.identityKey, docs.length),
     byWord: new Map(),
     byStem: new Map(),
     children: new Map(),
     types: new Set(),
     buildMs: 0,
+    names,
     lazy: {},
   };
-  const docs = snapshot.documents;
+  const ids = new IntList();
+  const postings = names.postings;
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i]!;
-    // A plain name (lower-case words, single spaces) is its own folded form, a split of it its
-    // words, and that string its key: one regex test instead of fold's and words' own.
-    const lower = doc.displayName.toLowerCase();
-    const plain = SIMPLE_WORDS.test(lower);
-    const folded = plain ? lower : fold(doc.displayName);
-    const simple = plain || SIMPLE_WORDS.test(folded);
-    const nameWords = simple ? folded.split(" ") : words(folded);
-    const nameKey = simple ? folded : nameWords.join(" ");
-    idx.docs[i] = { doc, identityKey: fold(doc.identity), nameKey, nameWords };
+    names.start[i] = ids.length;
+    foldedWordIds(doc.displayName, names.vocab, ids);
+    for (let j = names.start[i]!; j < ids.length; j++) {
+      // Ids are dense and first seen here in order: a new word is the next element.
+      const w = ids.data[j]!;
+      if (w === postings.length) postings.push([i]);
+      else {
+        const p = postings[w]!;
+        if (p[p.length - 1] !== i) p.push(i);
+      }
+    }
+    const identityKey = fold(doc.identity);
+    idx.docs[i] = new IndexedDoc(doc, identityKey, names, i);
     idx.types.add(doc.documentType);
-    idx.byIdentity.set(idx.docs[i]!.identityKey, i);
-    for (const w of nameWords) push(idx.byWord, w, i);
+    idx.byIdentity.set(identityKey, i);
     if (doc.folderIdentity) push(idx.children, doc.folderIdentity, i);
   }
+  names.start[docs.length] = ids.length;
+  names.ids = ids.data;
+  for (let w = 0; w < postings.length; w++) idx.byWord.set(names.vocab.strings[w]!, postings[w]!);
   // Stems per distinct word, not per occurrence: 21k stem lookups instead of 250k at 100k docs.
-  idx.byStem = regroup(idx.byWord, stem);
+  idx.byStem = regroup(names, stem);
   idx.buildMs = performance.now() - t0;
   return idx;
 }
@@ -139,7 +222,7 @@ export function buildIndex(snapshot: WorkspaceSnapshot, sha: string): ResolverIn
 export function skeletonIndex(idx: ResolverIndex): NonNullable<ResolverIndex["lazy"]["skeleton"]> {
   if (idx.lazy.skeleton) return idx.lazy.skeleton;
   const t0 = performance.now();
-  const bySkeleton = regroup(idx.byWord, skeletonWord);
+  const bySkeleton = regroup(idx.names, skeletonWord);
   return (idx.lazy.skeleton = { bySkeleton, ms: performance.now() - t0 });
 }
 
@@ -147,24 +230,15 @@ export function skeletonIndex(idx: ResolverIndex): NonNullable<ResolverIndex["la
 export function typoIndex(idx: ResolverIndex): NonNullable<ResolverIndex["lazy"]["typo"]> {
   if (idx.lazy.typo) return idx.lazy.typo;
   const t0 = performance.now();
-  // Most deletion keys belong to one word: keep the word itself, an array only when shared.
-  const deletes = new Map<string, string | string[]>();
+  const { vocab, postings } = idx.names;
+  const deletes = new DeletionIndex(vocab, postings.length);
   const vocabByFirst = new Map<string, string[]>();
-  for (const w of idx.byWord.keys()) {
-    if (w.length < 5) continue;
-    // deletes1(w) inline, without its Set: a key repeated within one word meets `a === w` or
-    // `a.includes(w)` below and is posted once all the same.
-    for (let j = 0; j < w.length; j++) {
-      const k = w.slice(0, j) + w.slice(j + 1);
-      const a = deletes.get(k);
-      if (a === undefined) deletes.set(k, w);
-      else if (typeof a === "string") {
-        if (a !== w) deletes.set(k, [a, w]);
-      } else if (!a.includes(w)) a.push(w);
-    }
-    const b = vocabByFirst.get(w[0]!);
-    if (b) b.push(w);
-    else vocabByFirst.set(w[0]!, [w]);
+  for (let w = 0; w < postings.length; w++) {
+    const word = vocab.strings[w]!;
+    if (word.length < TYPO_MIN_LENGTH) continue;
+    const b = vocabByFirst.get(word[0]!);
+    if (b) b.push(word);
+    else vocabByFirst.set(word[0]!, [word]);
   }
   return (idx.lazy.typo = { deletes, vocabByFirst, memo: new Map(), ms: performance.now() - t0 });
 }
@@ -173,12 +247,37 @@ export function typoIndex(idx: ResolverIndex): NonNullable<ResolverIndex["lazy"]
 export function contentIndex(idx: ResolverIndex): NonNullable<ResolverIndex["lazy"]["content"]> {
   if (idx.lazy.content) return idx.lazy.content;
   const t0 = performance.now();
-  const byContentWord = new Map<string, number[]>();
-  idx.docs.forEach((d, i) => {
-    for (const w of words(contentText(d.doc.content ?? {}))) if (w.length > 3) push(byContentWord, w, i);
-  });
-  // Stem each distinct content word once, then merge the postings per stem.
-  return (idx.lazy.content = { byContentStem: regroup(byContentWord, stem), ms: performance.now() - t0 });
+  // Content words (longer than 3) interned as they are read, each distinct word stemmed once;
+  // documents are read in order, so each stem's list is sorted and deduplicated as it is written.
+  const vocab = new Vocabulary();
+  const ids = new IntList();
+  const stemOf: number[] = [];
+  const stemIds = new Map<string, number>();
+  const lists: number[][] = [];
+  const byContentStem = new Map<string, number[]>();
+  for (let i = 0; i < idx.docs.length; i++) {
+    ids.length = 0;
+    foldedWordIds(contentRaw(idx.docs[i]!.doc.content ?? {}, 600), vocab, ids, 3);
+    for (let j = 0; j < ids.length; j++) {
+      const w = ids.data[j]!;
+      let s: number;
+      if (w < stemOf.length) s = stemOf[w]!;
+      else {
+        const k = stem(vocab.strings[w]!);
+        const known = stemIds.get(k);
+        if (known === undefined) {
+          s = lists.length;
+          stemIds.set(k, s);
+          lists.push([]);
+          byContentStem.set(k, lists[s]!);
+        } else s = known;
+        stemOf.push(s);
+      }
+      const p = lists[s]!;
+      if (p[p.length - 1] !== i) p.push(i);
+    }
+  }
+  return (idx.lazy.content = { byContentStem, ms: performance.now() - t0 });
 }
 
 /** Whether one document's content mentions every given stem (the bonus for a name candidate). */

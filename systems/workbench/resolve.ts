@@ -107,10 +107,11 @@ export function typoAlternatives(idx: ResolverIndex, w: string): string[] {
   const found = new Set<string>();
   const keys = [w, ...deletes1(w)];
   for (const k of keys) {
-    const hit = typo.deletes.get(k); // deletion or substitution
-    if (typeof hit === "string") {
-      if (hit !== w) found.add(hit);
-    } else if (hit) for (const v of hit) if (v !== w) found.add(v);
+    for (const id of typo.deletes.wordsFor(k)) {
+      // deletion or substitution
+      const v = idx.names.vocab.strings[id]!;
+      if (v !== w) found.add(v);
+    }
     if (k !== w && idx.byWord.has(k)) found.add(k); // w carries one extra letter
   }
   const out = [...found].filter((v) => osaDistance(v, w, 1) <= 1);

@@ -121,8 +121,15 @@ const V1 = byLength(VERB_1),
   N = byLength(NOUN),
   REF = byLength(REFLEXIVE);
 
-function isVowel(c: string | undefined): boolean {
-  return c !== undefined && VOWELS.includes(c);
+// Letters are compared by character code: `w[i]` of a Cyrillic word makes a new one-letter string
+// each time (the single-character cache only covers Latin-1), and an index build stems 20k words.
+const IS_VOWEL = new Uint8Array(0x460);
+for (const v of VOWELS) IS_VOWEL[v.charCodeAt(0)] = 1;
+const A = "а".charCodeAt(0),
+  YA = "я".charCodeAt(0);
+
+function isVowelAt(w: string, i: number): boolean {
+  return IS_VOWEL[w.charCodeAt(i)] === 1;
 }
 
 /**
@@ -130,11 +137,11 @@ function isVowel(c: string | undefined): boolean {
  * word is compared only with the endings it could have — 1–5 instead of up to 36. The first
  * match is the same as scanning the whole list.
  */
-type Endings = Map<string, string[]>;
+type Endings = Map<number, string[]>;
 function byLast(list: string[]): Endings {
   const m: Endings = new Map();
   for (const e of list) {
-    const k = e[e.length - 1]!;
+    const k = e.charCodeAt(e.length - 1);
     const g = m.get(k);
     if (g) g.push(e);
     else m.set(k, [e]);
@@ -153,30 +160,31 @@ const G_PG1 = byLast(PG1),
   G_DER = byLast(DERIVATIONAL),
   G_SUP = byLast(SUPERLATIVE);
 
+/** Start of the region after the first vowel followed by a non-vowel, at or after `from`. */
+function regionAfter(w: string, from: number): number {
+  for (let i = from; i < w.length - 1; i++) if (isVowelAt(w, i) && !isVowelAt(w, i + 1)) return i + 2;
+  return w.length;
+}
+
 function regions(w: string): { rv: number; r2: number } {
   let rv = w.length;
   for (let i = 0; i < w.length; i++)
-    if (isVowel(w[i])) {
+    if (isVowelAt(w, i)) {
       rv = i + 1;
       break;
     }
-  const after = (from: number) => {
-    for (let i = from; i < w.length - 1; i++) if (isVowel(w[i]) && !isVowel(w[i + 1])) return i + 2;
-    return w.length;
-  };
-  const r1 = after(0);
-  return { rv, r2: after(r1) };
+  return { rv, r2: regionAfter(w, regionAfter(w, 0)) };
 }
 
 /** Longest ending from `list` inside the region starting at `from`; `afterAYa` requires а/я before it. */
 function strip(w: string, from: number, endings: Endings, afterAYa = false): string | null {
-  const list = endings.get(w[w.length - 1]!);
+  const list = endings.get(w.charCodeAt(w.length - 1));
   if (list === undefined) return null;
   for (const e of list) {
     if (!w.endsWith(e) || w.length - e.length < from) continue;
     if (afterAYa) {
-      const prev = w[w.length - e.length - 1];
-      if (prev !== "а" && prev !== "я") continue;
+      const prev = w.charCodeAt(w.length - e.length - 1);
+      if (prev !== A && prev !== YA) continue;
       if (w.length - e.length - 1 < from) continue;
     }
     return w.slice(0, w.length - e.length);
@@ -184,9 +192,12 @@ function strip(w: string, from: number, endings: Endings, afterAYa = false): str
   return null;
 }
 
+const CYRILLIC_WORD = /^[а-я]+$/;
+
 export function stemWord(input: string): string {
-  const w0 = input.toLowerCase().replace(/ё/g, "е");
-  if (w0.length < 3 || !/^[а-я]+$/.test(w0)) return w0;
+  // A word already in lower-case а-я (the index's words are folded) is its own lower-case form.
+  const w0 = CYRILLIC_WORD.test(input) ? input : input.toLowerCase().replace(/ё/g, "е");
+  if (w0.length < 3 || !CYRILLIC_WORD.test(w0)) return w0;
   const { rv, r2 } = regions(w0);
   let w = w0;
 

@@ -74,8 +74,46 @@ export function hasCyrillic(s: string): boolean {
   return /[\u0400-\u04ff]/.test(s);
 }
 
+// CYR by character code (lower-case а–я and ё), for the fast path below.
+const CYR_CODES: Array<number[] | undefined> = [];
+for (const [ch, to] of Object.entries(CYR)) CYR_CODES[ch.charCodeAt(0)] = [...to].map((c) => c.charCodeAt(0));
+const I = 0x69;
+const IS_AEIOU = (c: number) => c === 0x61 || c === 0x65 || c === I || c === 0x6f || c === 0x75;
+
+/**
+ * computeSkeleton of a word of lower-case Cyrillic letters and digits (every name word an index
+ * skeletonizes, bar the Latin ones): the same mapping and the same two shared rules, applied to
+ * character codes instead of by string concatenation and two regex replaces. Undefined for any
+ * other word.
+ */
+function cyrillicSkeleton(folded: string): string | undefined {
+  // Each letter maps to at most two: a word's codes fit in twice its length.
+  if (scratch.length < 2 * folded.length) scratch = new Uint16Array(4 * folded.length);
+  let n = 0;
+  for (let j = 0; j < folded.length; j++) {
+    const c = folded.charCodeAt(j);
+    const to = CYR_CODES[c];
+    if (to !== undefined) for (let t = 0; t < to.length; t++) scratch[n++] = to[t]!;
+    else if (c >= 0x30 && c <= 0x39) scratch[n++] = c;
+    else return undefined;
+  }
+  // In place, as the output never outruns the input: first /i([aeiou])/g → "$1" (left to right,
+  // a match consumes both letters), then /(.)\1+/g → "$1" (a run of one letter becomes that letter).
+  let m = 0;
+  for (let p = 0; p < n; p++) {
+    if (scratch[p] === I && p + 1 < n && IS_AEIOU(scratch[p + 1]!)) p++;
+    scratch[m++] = scratch[p]!;
+  }
+  let k = 0;
+  for (let p = 0; p < m; p++) if (p === 0 || scratch[p] !== scratch[p - 1]) scratch[k++] = scratch[p]!;
+  return String.fromCharCode.apply(null, scratch.subarray(0, k) as unknown as number[]);
+}
+let scratch = new Uint16Array(64);
+
 /** Skeleton of one folded word (either script, or mixed). */
 function computeSkeleton(folded: string): string {
+  const fast = cyrillicSkeleton(folded);
+  if (fast !== undefined) return fast;
   let out = "";
   let latinRun = "";
   const flush = () => {
