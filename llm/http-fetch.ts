@@ -83,13 +83,15 @@ export function createHttpFetch(o: HttpFetchOptions = {}): typeof fetch {
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       const unlisten = () => signal?.removeEventListener("abort", onAbort);
-      req.once("error", (err) => {
+      // `on`, not `once`: a socket can report more than one error, and an unheard one would crash the process.
+      req.on("error", (err) => {
         if (settled) return;
         settled = true;
         unlisten();
         reject(new TypeError("fetch failed", { cause: err }));
       });
       req.once("response", (res) => {
+        res.on("error", () => {}); // a body cut short is reported through "close" (pullBody)
         if (settled) {
           res.destroy();
           return;
@@ -174,7 +176,6 @@ export function createHttpFetch(o: HttpFetchOptions = {}): typeof fetch {
               signal?.aborted ? abortReason(signal) : new TypeError("terminated", { cause: res.errored ?? undefined }),
             );
           });
-          res.on("error", () => {}); // reported through "close"
         },
         pull() {
           if (res.isPaused()) res.resume();
