@@ -29,5 +29,7 @@ export function createLlm(c: LlmConfig, log: (line: string) => void = () => {}):
     retryDelayMs: c.retryDelayMs,
     limits: c.limits,
     roleLimits: c.roleLimits,
+    // LLM_FETCH=platform: back to undici's fetch should the node:http transport misbehave with a provider.
+    ...(process.env.LLM_FETCH === "platform" ? { fetch: globalThis.fetch } : {}),
   });
 }

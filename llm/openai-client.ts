@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import type { z } from "zod";
+import { createHttpFetch } from "./http-fetch";
 import { EventTooLarge, SseDataReader } from "./sse-data";
 import { parseStructured, responseFormat } from "./structured";
 import {
@@ -26,6 +27,7 @@ export interface OpenAiLlmOptions {
   /** Reply cap and total deadline for every role (DEFAULT_LIMITS where unset), and per role on top. */
   limits?: Partial<ModelLimits>;
   roleLimits?: Partial<Record<Role, Partial<ModelLimits>>>;
+  /** The SDK's transport; unset → createHttpFetch() (node:http, keep-alive), `globalThis.fetch` for undici's. */
   fetch?: typeof fetch;
 }
 
@@ -94,7 +96,8 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
     apiKey: o.apiKey,
     maxRetries: 0,
     timeout: o.timeoutMs ?? 60_000,
-    ...(o.fetch ? { fetch: o.fetch } : {}),
+    // node:http rather than undici's fetch: about 0.7 ms less CPU per router+branch call pair (llm/http-fetch.ts).
+    fetch: o.fetch ?? createHttpFetch(),
   });
   const modelFor = (role: Role) => o.roleModels?.[role] ?? o.model ?? "gpt-4o-mini";
   const limitsFor = (role: Role): ModelLimits => {
