@@ -16,6 +16,7 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   LLM_MAX_REPLY_CHARS: z.coerce.number().int().positive().optional(),
   LLM_TOTAL_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  LLM_FETCH: z.enum(["http", "platform"]).default("http"),
   DOCS_DIR: z.string().optional(),
   AI_DEBUG: z
     .enum(["true", "false", "1", "0", ""])
@@ -53,6 +54,8 @@ export interface Config {
     /** Unset fields fall back to DEFAULT_LIMITS (llm/types.ts). */
     limits: Partial<ModelLimits>;
     roleLimits: Partial<Record<Role, Partial<ModelLimits>>>;
+    /** LLM_FETCH: node:http (default) or Node's own fetch. */
+    transport: "http" | "platform";
   };
   docsDir?: string;
   aiDebug: boolean;
@@ -161,6 +164,7 @@ export function loadConfig(
         ...(e.LLM_TOTAL_TIMEOUT_MS !== undefined && { totalTimeoutMs: e.LLM_TOTAL_TIMEOUT_MS }),
       },
       roleLimits: modelLimitsPerRole(env),
+      transport: e.LLM_FETCH,
     },
     docsDir: e.DOCS_DIR,
     aiDebug: e.AI_DEBUG,

@@ -14,6 +14,8 @@ export interface LlmConfig {
   retryDelayMs?: number;
   limits?: Partial<ModelLimits>;
   roleLimits?: Partial<Record<Role, Partial<ModelLimits>>>;
+  /** LLM_FETCH: `http` (default, llm/http-fetch.ts on node:http) or `platform` (Node's undici fetch). */
+  transport?: "http" | "platform";
 }
 
 /** The configured endpoint, or the offline provider when there is none. */
@@ -30,6 +32,6 @@ export function createLlm(c: LlmConfig, log: (line: string) => void = () => {}):
     limits: c.limits,
     roleLimits: c.roleLimits,
     // LLM_FETCH=platform: back to undici's fetch should the node:http transport misbehave with a provider.
-    ...(process.env.LLM_FETCH === "platform" ? { fetch: globalThis.fetch } : {}),
+    ...(c.transport === "platform" ? { fetch: globalThis.fetch } : {}),
   });
 }
