@@ -52,17 +52,7 @@ export interface SnapshotWrite {
  * no read-modify-write round trip. Throws StaleVersionError when the check fails.
  */
 export async function saveSnapshot(tx: Tx, w: SnapshotWrite): Promise<number> {
-  const snapshot = snapshotParam(tx, w.snapshot);
-  const rows =
-    w.expectedRowVersion === null
-      ? await tx<{ row_version: number }[]>`
-          insert into machine_snapshots (key, conversation_id, machine_id, machine_version, row_version, snapshot)
-          values (${w.key}, ${w.conversationId}, ${w.machineId}, ${w.machineVersion}, 1, ${snapshot})
-          on conflict (key) do nothing returning row_version`
-      : await tx<{ row_version: number }[]>`
-          update machine_snapshots set snapshot = ${snapshot}, machine_version = ${w.machineVersion},
-            row_version = row_version + 1, updated_at = now()
-          where key = ${w.key} and row_version = ${w.expectedRowVersion} returning row_version`;
+  const rows = await tx<{ row_version: number }[]>`${snapshotWriteCte(tx, w)}`;
   if (!rows[0]) throw new StaleVersionError(`snapshot ${w.key}`, w.expectedRowVersion);
   return rows[0].row_version;
 }
