@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
 import { acceptsQueryToken, type AuthEnv, type Role } from "./roles";
 
@@ -13,6 +13,14 @@ export interface TokenGrant {
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
+/** The request's tenant and role, also on its log context (the request line and the turn's lines name the tenant). */
+function grant(c: Context<AuthEnv>, g: TokenGrant): void {
+  c.set("tenantId", g.tenant);
+  c.set("role", g.role);
+  const log = c.get("log");
+  if (log) log.tenantId = g.tenant;
+}
+
 /**
  * Bearer tokens from API_TOKENS, each mapped to a tenant and a role. With no tokens configured
  * every request is tenant `default` with every right — the server refuses to listen beyond
@@ -24,8 +32,7 @@ export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHa
   const grants = tokens ? [...tokens].map(([token, grant]) => ({ digest: digest(token), grant })) : [];
   return async (c, next) => {
     if (!tokens) {
-      c.set("tenantId", "default");
-      c.set("role", "admin");
+      grant(c, { tenant: "default", role: "admin" });
       return next();
     }
     const header = c.req.header("authorization") ?? "";
@@ -44,12 +51,9 @@ export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHa
       );
     }
     const presentedDigest = digest(presented);
-    for (const { digest: d, grant } of grants) {
+    for (const { digest: d, grant: g } of grants) {
       if (timingSafeEqual(d, presentedDigest)) {
-        c.set("tenantId", grant.tenant);
-        c.set("role", grant.role);
-        const log = c.get("log");
-        if (log) log.tenantId = grant.tenant;
+        grant(c, g);
         return next();
       }
     }

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
-import type { LogContext } from "./observability/logger";
+import type { LogEnv } from "./observability/logger";
 
 /**
  * What a token may do (issue 17 item 2). Ordered: each role has the rights of the ones before it.
@@ -13,7 +13,7 @@ export const ROLES = ["chat", "operator", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
 /** What the auth middleware (and the request log before it) puts on a request (http/auth.ts re-exports it). */
-export type AuthEnv = { Variables: { tenantId: string; role: Role; log: LogContext } };
+export type AuthEnv = { Variables: { tenantId: string; role: Role } & LogEnv["Variables"] };
 
 export const roleRank = (r: Role) => ROLES.indexOf(r);
 export const hasRole = (have: Role, need: Role) => roleRank(have) >= roleRank(need);

@@ -28,7 +28,6 @@ async function logged(c: Context<AuthEnv>, next: Next, ctx: LogContext): Promise
   } finally {
     const route = c.req.routePath || c.req.path;
     const status = c.res.status;
-    if (c.get("tenantId")) ctx.tenantId = c.get("tenantId");
     metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
     if (route !== "/metrics" && route !== "/healthz" && route !== "/readyz") {
       logger.info(
