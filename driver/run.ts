@@ -8,6 +8,7 @@ import {
   startRun,
   type KeyClaim,
   type RunClose,
+  type RunStart,
   type RunEventRow,
 } from "../storage/runs";
 import { AppError, type ErrorCode } from "./errors";
@@ -38,6 +39,11 @@ export interface RunInit {
   notifyFollowers?: boolean;
   /** Claim this Idempotency-Key with the run row (http/turn-begin.ts); see `Run.claim`. */
   claim?: KeyClaim;
+  /**
+   * Starts the run row instead of `startRun` (not with `claim`): a route that starts the run in
+   * the statement reading its turn's context. It throws to refuse (e.g. no such conversation).
+   */
+  start?: RunStart;
 }
 
 /**
@@ -112,11 +118,18 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
   static async claim<E extends EventMap = EventMap>(init: RunInit): Promise<Run<E> | null> {
     const run = new Run<E>(init);
     // On a server, committed asynchronously: visible to followers at once, durable with the turn's own commit.
-    const claimed = await startRun(
-      init.sql,
-      { id: run.id, conversationId: init.conversationId, tenantId: init.tenantId, kind: init.kind, owner: init.owner },
-      { asyncCommit: !!init.asyncCommits, claim: init.claim },
-    );
+    const row = {
+      id: run.id,
+      conversationId: init.conversationId,
+      tenantId: init.tenantId,
+      kind: init.kind,
+      owner: init.owner,
+    };
+    const asyncCommit = !!init.asyncCommits;
+    const claimed =
+      init.start && !init.claim
+        ? await init.start(init.sql, row, { asyncCommit })
+        : await startRun(init.sql, row, { asyncCommit, claim: init.claim });
     if (!claimed) return null;
     init.hub.open(run.id);
     run.flusher = flusherFor(init.sql, !!init.asyncCommits, !!init.notifyFollowers);

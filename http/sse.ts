@@ -5,7 +5,7 @@ import { bindLogContext, logContextOf, logger, withIds, type LogContext } from "
 import { metrics } from "./observability/metrics";
 import { Run, type Outcome } from "../driver/run";
 import type { EventsOf, runEvents } from "./contract";
-import type { RunEventRow } from "../storage/runs";
+import type { RunEventRow, RunStart } from "../storage/runs";
 import type { Deps } from "./deps";
 import { toAppError } from "./errors";
 import { sseResponse, type SseStream } from "./sse-response";
@@ -31,6 +31,8 @@ export interface StreamRunOptions<E extends RunEvents = RunEvents> {
   outcome?: Outcome;
   /** A run the route began itself (beginRun) because it had work to do between the claim and the stream. */
   begun?: Run;
+  /** How the run row starts when the request has no Idempotency-Key (http/turn-begin.ts `BeginOptions.start`). */
+  start?: RunStart;
 }
 
 /**
@@ -56,6 +58,7 @@ export async function streamRun<E extends RunEvents = RunEvents>(
       tenantId: o.tenantId,
       kind: o.kind,
       debug: o.debug,
+      start: o.start,
     });
     if (begun.replay) return begun.replay;
     run = begun.run;

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { AppError } from "../driver/errors";
 import { Run } from "../driver/run";
 import { findIdempotencyKey, findRunningRun } from "../storage/idempotency";
-import { failAbandonedRuns, getRun, type KeyClaim } from "../storage/runs";
+import { failAbandonedRuns, getRun, type KeyClaim, type RunStart } from "../storage/runs";
 import type { Deps } from "./deps";
 import { followRunResponse, lastEventId } from "./run-follow";
 import { bindLogContext, requestLogContext } from "./observability/logger";
@@ -13,6 +13,11 @@ export interface BeginOptions {
   tenantId: string;
   kind: string;
   debug?: boolean;
+  /**
+   * Starts the run row in a statement of the route's own (it reads the turn's context too); used
+   * only without an Idempotency-Key, which is claimed with the run row by `startRun`.
+   */
+  start?: RunStart;
 }
 
 /** A POST that starts a run either gets its new run, or (a retry with a known Idempotency-Key) the old run's replay. */
@@ -63,6 +68,7 @@ export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise
         asyncCommits: deps.db.backend === "postgres",
         notifyFollowers: deps.db.backend === "postgres",
         claim,
+        start: o.start,
       });
     } catch (e) {
       if (!isUniqueViolation(e) || attempt >= 2) throw e;

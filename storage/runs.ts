@@ -23,12 +23,25 @@ export interface RunEventRow {
   data: unknown;
 }
 
-export async function insertRun(
-  sql: Tx,
-  r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string },
-): Promise<void> {
-  await sql`insert into runs (id, conversation_id, tenant_id, kind, status, owner)
-            values (${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner})`;
+/** What a run row holds when it starts. */
+export interface RunStartRow {
+  id: string;
+  conversationId: string;
+  tenantId: string;
+  kind: string;
+  owner: string;
+}
+
+/**
+ * The run row's insert, one row per row of `from` (a CTE name the caller's statement defines:
+ * the run starts only if that row exists). The one copy of the statement that starts a run.
+ */
+export const insertRunFrom = (sql: Tx, r: RunStartRow, from: postgres.PendingQuery<postgres.Row[]>) =>
+  sql`insert into runs (id, conversation_id, tenant_id, kind, status, owner)
+      select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from ${from}`;
+
+export async function insertRun(sql: Tx, r: RunStartRow): Promise<void> {
+  await sql`with _ as (select true as sync) ${insertRunFrom(sql, r, sql`_`)}`;
 }
 
 /**
@@ -42,8 +55,12 @@ export async function insertRun(
  * kill -9 (measured) — there a synchronous commit costs a write(), not an fsync, anyway.
  */
 const asyncCommit = (sql: Tx) => sql`select set_config('synchronous_commit', 'off', true) as off`;
-/** The `_` CTE of a statement that commits asynchronously when asked (a no-op otherwise). */
-const commitMode = (sql: Tx, async: boolean | undefined) => (async ? asyncCommit(sql) : sql`select true as sync`);
+/**
+ * The `_` CTE of a statement that starts a run: it commits asynchronously when asked (a no-op
+ * otherwise). A statement with it must select from `_`, or the setting is never evaluated.
+ */
+export const commitMode = (sql: Tx, async: boolean | undefined) =>
+  async ? asyncCommit(sql) : sql`select true as sync`;
 
 /** An Idempotency-Key claimed together with the run row (see storage/idempotency.ts). */
 export interface KeyClaim {
@@ -52,6 +69,13 @@ export interface KeyClaim {
   /** The run the key named before, when that run failed (or the key expired): the key moves to the new run. */
   replaces: string | null;
 }
+
+/**
+ * How a run row gets in: `startRun` by default; a route that reads what its turn needs may
+ * start the run in that same statement instead (systems/clinic/store/turn-context.ts) — one
+ * round trip and one transaction less per turn. True when the row went in.
+ */
+export type RunStart = (sql: Tx, r: RunStartRow, o: { asyncCommit: boolean }) => Promise<boolean>;
 
 /**
  * The run row at run start, so a resuming client and a crash recovery can find it, without
@@ -65,15 +89,11 @@ export interface KeyClaim {
  */
 export async function startRun(
   sql: Tx,
-  r: { id: string; conversationId: string; tenantId: string; kind: string; owner: string },
+  r: RunStartRow,
   o: { asyncCommit: boolean; claim?: KeyClaim },
 ): Promise<boolean> {
   if (!o.claim) {
-    if (!o.asyncCommit) await insertRun(sql, r);
-    else
-      await sql`with _ as (${asyncCommit(sql)})
-                insert into runs (id, conversation_id, tenant_id, kind, status, owner)
-                select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from _`;
+    await sql`with _ as (${commitMode(sql, o.asyncCommit)}) ${insertRunFrom(sql, r, sql`_`)}`;
     return true;
   }
   const c = o.claim;
@@ -86,8 +106,7 @@ export async function startRun(
             where idempotency_keys.run_id = ${c.replaces ?? ""}
                or idempotency_keys.created_at <= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
           returning 1)
-    insert into runs (id, conversation_id, tenant_id, kind, status, owner)
-    select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from k
+    ${insertRunFrom(sql, r, sql`k`)}
     returning id`;
   return rows.length === 1;
 }

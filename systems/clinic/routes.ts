@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
 import { loadClinicTurnContext } from "./store/turn-context";
+import type { RunStartRow } from "../../storage/runs";
 import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { listMessages } from "../../storage/messages";
@@ -53,27 +54,45 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.post("/v1/clinic/threads/:threadId/messages", async (c) => {
     const tenantId = c.get("tenantId");
-    // The thread with everything its turn reads, in one statement (the 404 comes from here).
-    const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), HISTORY_MESSAGES);
-    if (!context) throw new AppError("not_found", "Такого диалога нет.");
-    const body = await readJson(c, ClinicMessageBody);
-    const handling = context.handling;
+    const threadId = c.req.param("threadId");
+    const notFound = () => new AppError("not_found", "Такого диалога нет.");
+    const read = (start?: { run: RunStartRow; asyncCommit: boolean }) =>
+      loadClinicTurnContext(deps.db.sql, tenantId, threadId, HISTORY_MESSAGES, start);
+    // Without an Idempotency-Key the run starts in the statement that reads the thread with
+    // everything its turn reads (one round trip before the model is asked); a key is claimed
+    // with the run row by startRun, so then the thread is read first, on its own.
+    const keyed = c.req.header("idempotency-key") !== undefined;
+    let context = keyed ? await read() : null;
+    if (keyed && !context) throw notFound();
+    const body = await readJson(c, ClinicMessageBody).catch(async (e: unknown) => {
+      // A missing thread is a 404 whatever the body (as when the thread was read first).
+      if (!keyed && !(await read())) throw notFound();
+      throw e;
+    });
     return streamRun<ClinicEvents>(c, deps, {
-      conversationId: context.threadId,
+      conversationId: threadId,
       tenantId,
       kind: "clinic",
       idField: "threadId",
       debug: body.debug === true || deps.config.aiDebug,
+      start: async (_sql, run, o) => {
+        context = await read({ run, asyncCommit: o.asyncCommit });
+        if (!context) throw notFound();
+        return true;
+      },
       work: async (run) => {
+        // Read above: with the run's start, or before it (a request with an Idempotency-Key).
+        const ctx = context!;
+        const handling = ctx.handling;
         // An operator has the thread: the patient gets a holding reply, no model is asked.
         if (handling?.status === "taken") {
           await holdClinicTurn({
             sql: deps.db.sql,
             run,
-            threadId: context.threadId,
+            threadId: ctx.threadId,
             text: body.text,
             handling,
-            state: await readClinicState(deps.db.sql, context.threadId),
+            state: await readClinicState(deps.db.sql, ctx.threadId),
           });
           return;
         }
@@ -82,7 +101,7 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
           llm: deps.llm,
           run,
           tenantId,
-          context,
+          context: ctx,
           text: body.text,
           debugDir: deps.config.aiDebug ? deps.config.debugDir : undefined,
           handling,

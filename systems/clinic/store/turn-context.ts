@@ -1,6 +1,7 @@
 import type { Tx } from "../../../storage/db";
 import type { Handling, InboxStatus } from "../../../storage/inbox";
 import type { SnapshotRow } from "../../../storage/snapshots";
+import { commitMode, insertRunFrom, type RunStartRow } from "../../../storage/runs";
 
 /** What a clinic turn reads before it starts, fetched in one statement. */
 export interface ClinicTurnContext {
@@ -22,13 +23,25 @@ export interface ClinicTurnContext {
  * The thread (of this tenant, of the clinic), its snapshot, its recent history and which
  * settings versions are active — one round trip instead of seven separate reads. Null when
  * there is no such thread.
+ *
+ * With `start`, the same statement starts the turn's run (storage/runs.ts `RunStart`), only if
+ * the thread exists: a turn's first round trip both reads and claims, as its last one (the
+ * commit) writes everything. A running run of the thread fails it with a unique violation, as
+ * `startRun` does. The read is the statement's snapshot, taken before the insert: it does not
+ * see the run.
  */
 export async function loadClinicTurnContext(
   sql: Tx,
   tenantId: string,
   threadId: string,
   historyLimit: number,
+  start?: { run: RunStartRow; asyncCommit: boolean },
 ): Promise<ClinicTurnContext | null> {
+  const starting = start
+    ? sql`with _ as (${commitMode(sql, start.asyncCommit)}),
+          t as (select id from conversations where id = ${threadId} and tenant_id = ${tenantId} and kind = 'clinic'),
+          r as (${insertRunFrom(sql, start.run, sql`t, _`)})`
+    : sql``;
   const rows = await sql<
     {
       id: string;
@@ -44,6 +57,7 @@ export async function loadClinicTurnContext(
       contact_phone: string | null;
     }[]
   >`
+    ${starting}
     select c.id, c.status, c.escalated, c.contact_phone, s.key, s.machine_id, s.machine_version, s.row_version, s.snapshot,
       (select json_agg(json_build_object('role', m.role, 'text', m.text) order by m.seq)
          from (select role, text, seq from messages where conversation_id = c.id order by seq desc limit ${historyLimit}) m) as history,

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../../utils/db";
+import { SqlCounter } from "../../../bench/sql-count";
+import { onServer, useTestDatabase } from "../../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
 import { startTestServer } from "../../utils/server";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
@@ -42,7 +43,7 @@ type Thread = {
 async function getThread(id: string, base = server.url, headers = A): Promise<Thread> {
   return (await (await fetch(`${base}/v1/clinic/threads/${id}`, { headers })).json()) as Thread;
 }
-function say(id: string, text: string, extra: object = {}, base = server.url, headers = A) {
+function say(id: string, text: string, extra: object = {}, base = server.url, headers: Record<string, string> = A) {
   return postSse(`${base}/v1/clinic/threads/${id}/messages`, { text, ...extra }, headers);
 }
 const final = (r: SseResponse) =>
@@ -203,6 +204,44 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     expect(bad.status).toBe(400);
     expect((bad.json as { error: { code: string } }).error.code).toBe("invalid_request");
     expect((await fetch(`${server.url}/v1/clinic/threads/nope`, { headers: A })).status).toBe(404);
+    // A missing thread is a 404 whatever the body, with an Idempotency-Key or without; nothing starts.
+    expect((await say(id, "", {}, server.url, B)).status).toBe(404);
+    expect((await say("nope", "")).status).toBe(404);
+    expect((await say("nope", "привет")).status).toBe(404);
+    expect((await say(id, "", {}, server.url, { ...B, "idempotency-key": "k-missing" })).status).toBe(404);
+    expect((await say(id, "", {}, server.url, { ...A, "idempotency-key": "k-bad-body" })).status).toBe(400);
+    expect(await t.db.sql`select id from runs where conversation_id in (${id}, 'nope')`).toHaveLength(0);
+  });
+
+  it("a turn without Idempotency-Key costs two statements: the read that starts the run, the commit", async () => {
+    llm.reset();
+    const id = await newThread();
+    const turn = async (text: string) => {
+      llm.script("router", "new_booking");
+      llm.script("branch", `Здравствуйте! Подскажите, что беспокоит?${tail("qualify")}`);
+      const r = await say(id, text);
+      expect(eventsNamed(r, "done")).toHaveLength(1);
+      return r;
+    };
+    await turn("Хочу записаться"); // the tenant's settings are loaded and cached by the first turn
+    const counter = new SqlCounter();
+    counter.attach(t.db.sql);
+    let r: SseResponse;
+    try {
+      r = await turn("На приём к терапевту");
+    } finally {
+      counter.detach(t.db.sql);
+    }
+    expect(final(r).state).toMatchObject({ step: "qualify" });
+    expect(counter.snapshot()).toMatchObject({
+      statements: 2,
+      transactions: 2,
+      writingCommits: 2,
+      // The run's start does not wait for a WAL flush on a server (the turn's commit makes it durable).
+      asyncCommits: onServer ? 1 : 0,
+    });
+    const runId = r.headers.get("x-run-id")!;
+    expect(await t.db.sql`select status from runs where id = ${runId}`).toEqual([{ status: "completed" }]);
   });
 
   it("knowledge base: upload, russian full-text search, fragments in the branch prompt and in the debug stages; re-index", async () => {

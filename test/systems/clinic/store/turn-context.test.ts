@@ -4,7 +4,7 @@ import { loadClinicTurnContext } from "../../../../systems/clinic/store/turn-con
 import { createConversation } from "../../../../storage/conversations";
 import { appendMessages } from "../../../../storage/messages";
 import { saveSnapshot } from "../../../../storage/snapshots";
-import { useTestDatabase } from "../../../utils/db";
+import { onServer, useTestDatabase } from "../../../utils/db";
 
 const t = useTestDatabase();
 
@@ -64,5 +64,30 @@ describe("loadClinicTurnContext", () => {
     const ctx = await loadClinicTurnContext(t.db.sql, "tenant-s", thread.id, 12);
     expect(ctx?.settingsVersions).toBe(loaded.versions);
     expect(loaded.versions).toMatch(/^[a-z_]+@1(,[a-z_]+@1)*,steps:new_booking@1$/);
+  });
+
+  it("with a run to start: starts it only for the tenant's existing thread, one running run per thread", async () => {
+    const thread = await createConversation(t.db.sql, "tenant-r", "clinic");
+    const run = (id: string, conversationId = thread.id) => ({
+      run: { id, conversationId, tenantId: "tenant-r", kind: "clinic", owner: "p" },
+      asyncCommit: onServer,
+    });
+    const runsOf = (conversationId: string) =>
+      t.db.sql<{ id: string; status: string }[]>`select id, status from runs where conversation_id = ${conversationId}`;
+    // Not this tenant's, not a clinic thread, no thread: nothing read, nothing started.
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-x", thread.id, 12, run("r-0"))).toBeNull();
+    const other = await createConversation(t.db.sql, "tenant-r", "workbench");
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-r", other.id, 12, run("r-0", other.id))).toBeNull();
+    expect(await runsOf(thread.id)).toEqual([]);
+    expect(await runsOf(other.id)).toEqual([]);
+
+    const ctx = await loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, run("r-1"));
+    expect(ctx).toMatchObject({ threadId: thread.id, snapshot: null, history: [] });
+    expect(await runsOf(thread.id)).toEqual([{ id: "r-1", status: "running" }]);
+    // The unique index of running runs refuses a second one, and the statement writes nothing.
+    await expect(loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, run("r-2"))).rejects.toMatchObject({
+      code: "23505",
+    });
+    expect(await runsOf(thread.id)).toEqual([{ id: "r-1", status: "running" }]);
   });
 });
