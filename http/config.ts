@@ -9,6 +9,7 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("127.0.0.1"),
   DATABASE_URL: z.string().optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   DATA_DIR: z.string().default("./.data"),
   OPENAI_BASE_URL: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -44,6 +45,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl?: string;
+  /** Connections to the PostgreSQL server (DATABASE_POOL_MAX); embedded PGlite has one. */
+  databasePoolMax: number;
   dataDir: string;
   llm: {
     baseURL?: string;
@@ -152,6 +155,7 @@ export function loadConfig(
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL || undefined,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     dataDir: e.DATA_DIR,
     llm: {
       baseURL: e.OPENAI_BASE_URL || undefined,

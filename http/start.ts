@@ -46,7 +46,8 @@ export async function startServer(
       `API_TOKENS is not set: the API is open, so it may only listen on loopback (HOST=${config.host}). Set API_TOKENS or HOST=127.0.0.1.`,
     );
   }
-  const db = opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
+  const db =
+    opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, max: config.databasePoolMax }));
   const instanceId = randomUUID();
   // Embedded: one process owns the database, so any run still "running" died with the last one.
   const closed = await failAbandonedRuns(
