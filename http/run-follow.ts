@@ -15,9 +15,6 @@ import type { Deps } from "./deps";
 import { SseWriter } from "./sse-writer";
 import { sseResponse, type SseStream } from "./sse-response";
 
-/** A run silent this long is taken for dead: its process no longer flushes or beats (the default of RUN_STALE_MS, config.runs.staleMs). */
-export const STALE_RUN_MS = 15_000;
-
 /** Last-Event-ID as sent (header, else `?lastEventId=`); absent → 0. Digits only, at most 9. */
 export function lastEventId(c: Context): number {
   const raw = (c.req.header("last-event-id") ?? c.req.query("lastEventId") ?? "0").trim();

@@ -5,8 +5,6 @@ import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { followRunResponse, lastEventId, wantsStream } from "../run-follow";
 
-export { STALE_RUN_MS } from "../run-follow";
-
 /**
  * GET /v1/runs/{runId}/events — replays the stored events after Last-Event-ID, then follows
  * the live run (http/run-follow.ts). Ends after `done`; a finished run with nothing after

@@ -4,7 +4,6 @@ import { stageEnabled } from "../../driver/stage-switches";
 import { restoreRow, runTurn } from "../../driver/turn";
 import { pureTransition } from "../../driver/pure";
 import { loadSnapshot } from "../../storage/snapshots";
-import { STALE_RUN_MS } from "../../http/routes/runs";
 import { clarificationSpec, type ClarificationEvent } from "./clarification.machine";
 import { interactionSpec, type InteractionContext, type InteractionEvent } from "./interaction.machine";
 import {
@@ -60,9 +59,6 @@ export type ReplyOutcome =
       pending: PendingReply;
     }
   | { kind: "cancelled"; interaction: InteractionRow; stage: Record<string, unknown> };
-
-/** A claim whose run has not started (or stopped beating) lapses after this long, like an abandoned run. */
-export const CLAIM_STALE_MS = STALE_RUN_MS;
 
 const conflict = (message: string, details?: unknown) => new AppError("conflict", message, details);
 
@@ -130,7 +126,8 @@ export async function handleReply(
       planVersion: interaction.planVersion,
     });
   const claimToken = randomUUID();
-  if (!(await claimClarification(sql, clar.id, claimToken, CLAIM_STALE_MS))) {
+  // A claim whose run has not started (or stopped beating) lapses as an abandoned run does (RUN_STALE_MS).
+  if (!(await claimClarification(sql, clar.id, claimToken, deps.config.runs.staleMs))) {
     throw conflict("На это уточнение уже отвечают (или оно закрыто).", { clarificationId: clar.id });
   }
   try {

@@ -11,7 +11,7 @@ import { openSse } from "./sse-live";
  * item 3): before the claim, during the continuation's model calls, around the commit. After a
  * restart every answer is either fully applied with its reply or not applied at all, and then
  * the same answer sent again applies, once. The trials are killed first and checked after, so
- * on the PostgreSQL server the dead runs' claims (stale after 15 s) lapse all at once.
+ * on the PostgreSQL server the dead runs' claims (stale after RUN_STALE_MS, 3 s here) lapse all at once.
  * KILL9_TRIALS sets the count: 8 by default, sized for CI (a restart after kill -9 costs seconds);
  * KILL9_TRIALS=30 for the full run.
  */
@@ -47,7 +47,7 @@ describe(`kill -9 while a clarification answer is applied (${backend}, ${TRIALS}
     const random = rng(seed);
     const trials: { conv: string; q: Question; delayMs: number }[] = [];
     const restartMs: number[] = [];
-    const env = modelEnv(llm);
+    const env = modelEnv(llm, { RUN_STALE_MS: "3000" });
     server = await startServerProcess(storage, env);
     const reply = {
       content: "Композиция «Расчёт скидки» считает скидку по условиям договора. ".repeat(5),
