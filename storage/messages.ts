@@ -17,8 +17,9 @@ export interface StoredMessage extends Required<NewMessage> {
 /**
  * Appends messages in one statement: sequence numbers continue from the conversation's
  * last one, and the (conversation_id, seq) key turns a concurrent append into an error
- * instead of an interleaving. Returns the stored rows' ids in order. `reopen`: a patient
- * writing into a closed conversation opens it again (the inbox), in the same statement.
+ * instead of an interleaving. Returns the stored rows' ids in order. The same statement moves
+ * the conversation's last activity (the operator inbox's order) and, with `reopen`, opens a
+ * closed conversation again (a patient writing into it).
  */
 export async function appendMessages(
   tx: Tx,
@@ -28,9 +29,9 @@ export async function appendMessages(
   o: { reopen?: boolean } = {},
 ): Promise<{ id: string; seq: number }[]> {
   if (messages.length === 0) return [];
-  const [reopened, inserted] = messagesInsert(tx, conversationId, messages, runId, o);
+  const [touched, inserted] = messagesInsert(tx, conversationId, messages, runId, o);
   const rows = await tx<{ id: bigint; seq: number }[]>`
-    ${reopened ? tx`with reopened as (${reopened})` : tx``}
+    with touched as (${touched})
     ${inserted}
     returning id, seq`;
   return rows.map((r) => ({ id: String(r.id), seq: r.seq }));
@@ -38,8 +39,11 @@ export async function appendMessages(
 
 /**
  * The statements of `appendMessages` as CTE bodies, for a turn's single commit statement too
- * (storage/turn-commit.ts): the reopening update (null without `reopen`) and the insert, each
- * writing only when `when` holds (there: the snapshot's version check passed).
+ * (storage/turn-commit.ts): the conversation's update (its last activity; with `reopen`, a
+ * closed conversation opens) and the insert, each writing only when `when` holds (there: the
+ * snapshot's version check passed). Every message goes in through here: the conversation's
+ * activity moves with it in the same statement, one row update, instead of a trigger per
+ * insert statement (migration 000018 dropped it: a PL/pgSQL call and a transition table per turn).
  */
 export function messagesInsert(
   sql: Tx,
@@ -47,13 +51,14 @@ export function messagesInsert(
   messages: NewMessage[],
   runId: string | null = null,
   o: { reopen?: boolean; when?: postgres.Fragment } = {},
-): [reopen: postgres.Fragment | null, insert: postgres.Fragment] {
+): [touch: postgres.Fragment, insert: postgres.Fragment] {
   const when = o.when ?? sql`true`;
   const payload = messages.map((m) => ({ role: m.role, text: m.text, meta: m.meta ?? {} }));
   return [
-    o.reopen
-      ? sql`update conversations set status = 'open' where id = ${conversationId} and status = 'closed' and ${when}`
-      : null,
+    // greatest(): an activity never moves back (the trigger it replaces kept the same rule).
+    sql`update conversations set last_activity_at = greatest(last_activity_at, now())${
+      o.reopen ? sql`, status = case when status = 'closed' then 'open' else status end` : sql``
+    } where id = ${conversationId} and ${when}`,
     sql`insert into messages (conversation_id, seq, role, text, meta, run_id)
     select ${conversationId}, base.s + m.ord, m.role, m.text, m.meta, ${runId}
     from (select coalesce(max(seq), 0) as s from messages where conversation_id = ${conversationId}) base,

@@ -209,7 +209,7 @@ describe("operator inbox", () => {
     llm.script("router", "general_info");
     llm.script("branch", "Мы работаем с 8 до 20.");
     expect(final(await say(id, "Когда вы работаете?")).reply).toBe("Мы работаем с 8 до 20.");
-    // Its new messages put it first among those not waiting (last activity, kept by the messages trigger).
+    // Its new messages put it first among those not waiting (last activity, moved by the statement that appends them).
     const byActivity = await json<Page>(api("/v1/inbox/conversations?escalated=false&system=clinic"));
     expect(byActivity.items[0]!.id).toBe(id);
     const times = byActivity.items.map((i) => Date.parse(i.lastActivityAt));
