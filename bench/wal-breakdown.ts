@@ -6,9 +6,12 @@ import { checkedTurn, startBenchServer, turnScript } from "./targets";
 /**
  * `npx tsx bench/wal-breakdown.ts [turns]` — where a clinic turn's WAL goes, by table / index
  * (pg_walinspect on the PostgreSQL server, scratch database): the records of `turns`
- * sequential turns on one thread after a warm-up, grouped by relation, with their full-page images.
+ * sequential turns on one thread after a warm-up, grouped by relation (and record type with
+ * `--records`), with their full-page images.
  */
 const turns = Number(process.argv[2] ?? 50);
+/** `--records`: one line per relation and WAL record type (INSERT, HOT_UPDATE, LOCK, …) instead of per relation. */
+const byRecord = process.argv.includes("--records");
 
 async function main(): Promise<void> {
   const backend = await openPostgres();
@@ -37,7 +40,7 @@ async function main(): Promise<void> {
            mine as (select distinct xid from r where xid::text <> '0' and block_ref like ${`%/${oid}/%`}),
            keyed as (select r.*, substring(block_ref from ${`rel \\d+/${oid}/(\\d+)`})::oid as node from r
                      where block_ref like ${`%/${oid}/%`} or xid in (select xid from mine))
-      select coalesce(c.relname, k.resource_manager || ' ' || split_part(k.record_type, ' ', 1)) as what,
+      select ${byRecord ? sql`coalesce(c.relname, k.resource_manager) || ' ' || k.record_type` : sql`coalesce(c.relname, k.resource_manager || ' ' || split_part(k.record_type, ' ', 1))`} as what,
              count(*)::int as records, sum(k.record_length)::int as bytes, sum(k.fpi_length)::int as fpi
       from keyed k left join pg_class c on c.relfilenode = k.node
       group by 1 order by 3 desc`;

@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import { z } from "zod";
 import type { ConversationKind } from "./conversations";
 import type { Tx } from "./db";
@@ -100,6 +101,21 @@ const columns = (sql: Tx) => sql`
 const lastMessage = (sql: Tx) =>
   sql`left join lateral (select role, text from messages m where m.conversation_id = c.id order by seq desc limit 1) l on true`;
 
+/**
+ * The hour of an activity time, as the generated column conversations.activity_hour (migration
+ * 000016) computes it. The inbox orders by (escalated, activity_hour, last_activity_at, id): the
+ * same order as without the hour (it never decreases as the time grows), but the index holds only
+ * the hour, so a turn's touch of last_activity_at within the hour updates no index.
+ */
+const activityHour = (sql: Tx, at: postgres.Fragment) =>
+  sql`date_bin('1 hour', ${at}, timestamptz '2000-01-01 00:00:00+00')`;
+
+/** The rows after a cursor's row in the inbox order (its hour derived from its time, as the column's). */
+function keysetAfter(sql: Tx, [escalated, us, id]: z.infer<typeof Cursor>): postgres.Fragment {
+  const at = sql`(timestamptz 'epoch' + ${us}::bigint * interval '1 microsecond')`;
+  return sql`and (c.escalated, c.activity_hour, c.last_activity_at, c.id) < (${escalated}, ${activityHour(sql, at)}, ${at}, ${id})`;
+}
+
 export async function listInbox(
   sql: Tx,
   tenantId: string,
@@ -119,8 +135,8 @@ export async function listInbox(
       ${f.from ? sql`and c.last_activity_at >= ${f.from}::timestamptz` : sql``}
       ${f.to ? sql`and c.last_activity_at < ${f.to}::timestamptz + (case when ${f.to}::text ~ '^\\d{4}-\\d{2}-\\d{2}$' then interval '1 day' else interval '0' end)` : sql``}
       ${like ? sql`and (c.id ilike ${like} or c.contact_phone ilike ${like} or exists (select 1 from messages m where m.conversation_id = c.id and m.text ilike ${like}))` : sql``}
-      ${after ? sql`and (c.escalated, c.last_activity_at, c.id) < (${after[0]}, timestamptz 'epoch' + ${after[1]}::bigint * interval '1 microsecond', ${after[2]})` : sql``}
-    order by c.escalated desc, c.last_activity_at desc, c.id desc
+      ${after ? keysetAfter(sql, after) : sql``}
+    order by c.escalated desc, c.activity_hour desc, c.last_activity_at desc, c.id desc
     limit ${f.limit + 1}`;
   const page = rows.slice(0, f.limit);
   return { items: page.map(toItem), nextCursor: rows.length > f.limit ? encodeCursor(page.at(-1)!) : null };
