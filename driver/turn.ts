@@ -50,6 +50,11 @@ export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventM
    */
   writes?: (snapshot: SnapshotFrom<M>, when: Fragment) => (Fragment | null)[];
   /**
+   * The text of the assistant message `writes` stores with the run's id, if any: the run's
+   * `final` with exactly that reply then refers to the message instead of storing it again.
+   */
+  replyMessage?: (snapshot: SnapshotFrom<M>) => string | undefined;
+  /**
    * Writes that need a transaction (several dependent statements, a check that refuses the
    * turn, a row the statement's writes also change): sent right behind the commit statement, in
    * one transaction with it. A turn without them commits in one statement, with no BEGIN/COMMIT.
@@ -179,7 +184,13 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
       log: a.log ? { events: fed, runId: a.run?.id ?? null, machine: machineLabel(a.spec, a.log.settings) } : undefined,
       run:
         a.run && completion
-          ? { id: a.run.id, events: completion.events, close: completion.close, notify: completion.notify }
+          ? {
+              id: a.run.id,
+              events: completion.events,
+              close: completion.close,
+              notify: completion.notify,
+              replyMessage: a.replyMessage?.(snapshot),
+            }
           : undefined,
       writes: a.writes ? (when) => a.writes!(snapshot, when) : undefined,
     };

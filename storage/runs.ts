@@ -126,7 +126,18 @@ interface StoredRow {
   first_seq: number | null;
   event: string;
   data: unknown;
+  /** Read with the row when its batch holds a FINAL_OF_MESSAGE item: the text of the run's assistant message. */
+  reply?: string | null;
 }
+
+/**
+ * In a batch, `["@final", data]` is the run's `final` event whose `reply` is the text of the
+ * run's assistant message, stored by the same commit (messages.run_id): the reply is stored
+ * there only, and `data.reply` holds 0 in its place so the key keeps its position — a resumed
+ * `final` is then the same JSON text as the one sent live. (A turn's reply was stored three times:
+ * the message, `final`, the machine log.) `listRunEvents` reads the message with the row.
+ */
+export const FINAL_OF_MESSAGE = "@final";
 
 /**
  * Consecutive events as one row: a turn's fourteen tokens and its ending cost one heap tuple,
@@ -134,7 +145,7 @@ interface StoredRow {
  * Last-Event-ID resumes anywhere. A single event stays a plain row. Streamed tokens that are
  * pieces of a reply stored in the same row (`final`) are stored by their lengths, not again.
  */
-export function packRunEvents(events: RunEventRow[]): StoredRow[] {
+export function packRunEvents(events: RunEventRow[], replyMessage?: string): StoredRow[] {
   if (events.length === 0) return [];
   if (events.length === 1)
     return [{ seq: events[0]!.seq, first_seq: null, event: events[0]!.event, data: events[0]!.data ?? {} }];
@@ -146,9 +157,28 @@ export function packRunEvents(events: RunEventRow[]): StoredRow[] {
       seq: events.at(-1)!.seq,
       first_seq: events[0]!.seq,
       event: BATCH_EVENT,
-      data: packTokens(events.map((e) => [e.event, e.data ?? {}])),
+      data: finalOfMessage(packTokens(events.map((e) => [e.event, e.data ?? {}])), replyMessage),
     },
   ];
+}
+
+/** The batch's `final` as FINAL_OF_MESSAGE when its reply is exactly `replyMessage`. */
+function finalOfMessage(items: [string, unknown][], replyMessage: string | undefined): [string, unknown][] {
+  if (replyMessage === undefined) return items;
+  const i = items.findIndex(([event, data]) => event === "final" && replyOf(data) === replyMessage);
+  if (i < 0) return items;
+  const out = items.slice();
+  out[i] = [FINAL_OF_MESSAGE, { ...(items[i]![1] as object), reply: 0 }];
+  return out;
+}
+
+/** FINAL_OF_MESSAGE back to `final`, its reply in its place (before `unpackTokens`, whose slices cut that reply). */
+function messageFinal(items: [string, unknown][], reply: string | null | undefined, seq: number): [string, unknown][] {
+  if (!items.some(([event]) => event === FINAL_OF_MESSAGE)) return items;
+  if (typeof reply !== "string") throw new Error(`run event batch ${seq}: the reply's assistant message is missing`);
+  return items.map(([event, data]) =>
+    event === FINAL_OF_MESSAGE ? ["final", { ...(data as object), reply }] : [event, data],
+  );
 }
 
 /**
@@ -232,7 +262,7 @@ export function unpackRunEvents(rows: StoredRow[], afterSeq = 0): RunEventRow[] 
       continue;
     }
     if (r.seq <= last) continue;
-    unpackTokens(r.data as [string, unknown][]).forEach(([event, data], i) => {
+    unpackTokens(messageFinal(r.data as [string, unknown][], r.reply, r.seq)).forEach(([event, data], i) => {
       const seq = r.first_seq! + i;
       if (seq > last) (out.push({ seq, event, data }), (last = seq));
     });
@@ -344,14 +374,14 @@ export function closeRunCtes(
   events: RunEventRow[],
   r: RunClose,
   when: postgres.Fragment = tx`true`,
-  o: { fresh?: boolean } = {},
+  o: { fresh?: boolean; replyMessage?: string } = {},
 ): { events: postgres.Fragment; close: postgres.Fragment } {
   return {
     // `fresh`: the row's key (its last id, the run's `done`) cannot be stored yet, so the insert
     // needs no ON CONFLICT — whose speculative insertion costs a confirmation WAL record per row.
     events: insertPacked(
       tx,
-      packRunEvents(events).map((e) => ({ run_id: runId, ...e })),
+      packRunEvents(events, o.replyMessage).map((e) => ({ run_id: runId, ...e })),
       when,
       !o.fresh,
     ),
@@ -416,9 +446,13 @@ export async function listRunEnding(sql: Tx, runId: string): Promise<RunEventRow
 
 /** The stored events after `afterSeq` (an id inside a batch row included: the batch's later events are returned). */
 export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): Promise<RunEventRow[]> {
-  const rows = await sql<
-    StoredRow[]
-  >`select seq, first_seq, event, data from run_events where run_id = ${runId} and seq > ${afterSeq} order by seq`;
+  const rows = await sql<StoredRow[]>`select e.seq, e.first_seq, e.event, e.data,
+           -- A batch with the run's final as FINAL_OF_MESSAGE: its reply is the run's assistant message
+           -- (the run's last messages are the conversation's last ones when it is resumed, most of the time).
+           case when e.first_seq is not null and strpos(e.data::text, ${`"${FINAL_OF_MESSAGE}"`}) > 0 then
+             (select m.text from runs r join messages m on m.conversation_id = r.conversation_id and m.run_id = r.id
+              where r.id = e.run_id and m.role = 'assistant' order by m.seq desc limit 1) end as reply
+    from run_events e where e.run_id = ${runId} and e.seq > ${afterSeq} order by e.seq`;
   return unpackRunEvents(rows, afterSeq);
 }
 

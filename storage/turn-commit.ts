@@ -11,7 +11,17 @@ export interface TurnCommit {
   /** The events the machine took this turn, for its log (machine_events). */
   log?: { events: unknown[]; runId: string | null; machine: string | null };
   /** The turn's run: its events not stored yet and how it ends. */
-  run?: { id: string; events: RunEventRow[]; close: RunClose; notify?: boolean };
+  run?: {
+    id: string;
+    events: RunEventRow[];
+    close: RunClose;
+    notify?: boolean;
+    /**
+     * The text of the assistant message `writes` stores for this run: a `final` whose reply is
+     * exactly this refers to the message instead of storing it again (storage/runs.ts FINAL_OF_MESSAGE).
+     */
+    replyMessage?: string;
+  };
   /**
    * The caller's writes (messages, projections) as CTE bodies of the same statement, each
    * written only when `when` holds (the snapshot's version check passed). Null entries are skipped.
@@ -64,7 +74,10 @@ export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
   if (run) {
     // Fresh: the turn's events end with its `done`, numbered after every event the run has
     // emitted — no flush wrote that id, and crash recovery numbers its ending past MAX_RUN_EVENTS.
-    const { events, close } = closeRunCtes(sql, run.id, run.events, run.close, passed, { fresh: true });
+    const { events, close } = closeRunCtes(sql, run.id, run.events, run.close, passed, {
+      fresh: true,
+      replyMessage: run.replyMessage,
+    });
     ctes.push(sql`t_ev as (${events})`, sql`t_up as (${close} returning id, followed_at)`);
   }
   const rows = await sql<{ row_version: number | null; running: number }[]>`

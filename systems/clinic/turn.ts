@@ -235,6 +235,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         stages.emit("12", "response-validation", () => ({ events: f.events, notes: f.notes, state: f.state }));
       },
     },
+    // The assistant message below holds the reply; the run's `final` refers to it instead of storing it again.
+    replyMessage: () => final?.reply,
     // The common turn commits in one statement: the snapshot, the log, the run and these messages.
     writes: (_, when) => {
       if (!final) throw new AppError("internal", "clinic turn ended without a reply");

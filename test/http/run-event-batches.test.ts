@@ -4,6 +4,7 @@ import {
   appendRunEvents,
   closeRun,
   failAbandonedRuns,
+  FINAL_OF_MESSAGE,
   flushRunsEvents,
   insertRun,
   listRunEvents,
@@ -130,6 +131,61 @@ describe("coalesced run events", () => {
       expect(shape(await follow(two.url, runId, id))).toEqual(shape(seen.slice(id)));
       expect(shape(await follow(one.url, runId, id))).toEqual(shape(seen.slice(id)));
     }
+  });
+
+  it("a clinic turn stores its reply once (the message): `final` refers to it, and resumes as the same JSON text from every id", async () => {
+    const thread = (await (await fetch(`${one.url}/v1/clinic/threads`, { method: "POST" })).json()) as {
+      threadId: string;
+    };
+    llm.script("router", "general_info");
+    llm.script("branch", TEXT.repeat(3));
+    const res = await fetch(`${one.url}/v1/clinic/threads/${thread.threadId}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: "Когда вы работаете?" }),
+    });
+    const seen = (await readSse(res)).events;
+    const final = seen.at(-2)!;
+    expect(final.event).toBe("final");
+    const reply = (final.data as { reply: string }).reply;
+    expect(reply.length).toBeGreaterThan(100);
+    const runId = (seen[0]!.data as { runId: string }).runId;
+    const [msg] = await t.db.sql<
+      { text: string }[]
+    >`select text from messages where run_id = ${runId} and role = 'assistant'`;
+    expect(msg!.text).toBe(reply);
+    // The stored events hold no copy of the reply: the final item refers to the message.
+    const stored = await t.db.sql<
+      { text: string }[]
+    >`select data::text as text from run_events where run_id = ${runId}`;
+    expect(stored.some((r) => r.text.includes(FINAL_OF_MESSAGE))).toBe(true);
+    expect(stored.some((r) => r.text.includes(reply.slice(0, 40)))).toBe(false);
+    // Byte for byte: the same JSON text (key order included) as sent live, from every id, on both processes.
+    const text = (es: SseEvent[]) => es.map((e) => `${e.id}|${e.event}|${JSON.stringify(e.data)}`);
+    for (let id = 0; id <= seen.length; id++) {
+      expect(text(await follow(two.url, runId, id))).toEqual(text(seen.slice(id)));
+      expect(text(await follow(one.url, runId, id))).toEqual(text(seen.slice(id)));
+    }
+    expect((await listRunEvents(t.db.sql, runId, 0)).map((e) => JSON.stringify(e.data))).toEqual(
+      seen.map((e) => JSON.stringify(e.data)),
+    );
+  });
+
+  it("packRunEvents: a final with the message's reply is stored without it, and unpacks to the same JSON", () => {
+    const events: RunEventRow[] = [
+      { seq: 1, event: "run_started", data: { runId: "r" } },
+      { seq: 2, event: "token", data: { delta: "При" } },
+      { seq: 3, event: "token", data: { delta: "вет" } },
+      { seq: 4, event: "final", data: { reply: "Привет", state: { a: 1 }, events: [] } },
+      { seq: 5, event: "done", data: {} },
+    ];
+    const [row] = packRunEvents(events, "Привет");
+    expect(JSON.stringify(row!.data)).not.toContain("Привет");
+    expect(JSON.stringify(unpackRunEvents([{ ...row!, reply: "Привет" }]))).toBe(JSON.stringify(events));
+    // Another reply than the message's: stored as it is.
+    expect(JSON.stringify(packRunEvents(events, "Пока")[0]!.data)).toContain("Привет");
+    expect(JSON.stringify(unpackRunEvents(packRunEvents(events, "Пока")))).toBe(JSON.stringify(events));
+    expect(() => unpackRunEvents([{ ...row!, reply: null }])).toThrow(/assistant message is missing/);
   });
 
   it("a turn flushed several times while streaming resumes from every id on another process", async () => {
