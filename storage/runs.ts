@@ -40,8 +40,9 @@ export const insertRunFrom = (sql: Tx, r: RunStartRow, from: postgres.PendingQue
   sql`insert into runs (id, conversation_id, tenant_id, kind, status, owner)
       select ${r.id}, ${r.conversationId}, ${r.tenantId}, ${r.kind}, 'running', ${r.owner} from ${from}`;
 
+/** A run row with a synchronous commit (tests, tools): `startRun` without a key. */
 export async function insertRun(sql: Tx, r: RunStartRow): Promise<void> {
-  await sql`with _ as (select true as sync) ${insertRunFrom(sql, r, sql`_`)}`;
+  await startRun(sql, r, { asyncCommit: false });
 }
 
 /**

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
 import { loadClinicTurnContext } from "./store/turn-context";
-import type { RunStartRow } from "../../storage/runs";
 import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { listMessages } from "../../storage/messages";
@@ -56,8 +55,7 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
     const tenantId = c.get("tenantId");
     const threadId = c.req.param("threadId");
     const notFound = () => new AppError("not_found", "Такого диалога нет.");
-    const read = (start?: { run: RunStartRow; asyncCommit: boolean }) =>
-      loadClinicTurnContext(deps.db.sql, tenantId, threadId, HISTORY_MESSAGES, start);
+    const read = () => loadClinicTurnContext(deps.db.sql, tenantId, threadId, HISTORY_MESSAGES);
     // Without an Idempotency-Key the run starts in the statement that reads the thread with
     // everything its turn reads (one round trip before the model is asked); a key is claimed
     // with the run row by startRun, so then the thread is read first, on its own.
@@ -75,8 +73,11 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
       kind: "clinic",
       idField: "threadId",
       debug: body.debug === true || deps.config.aiDebug,
-      start: async (_sql, run, o) => {
-        context = await read({ run, asyncCommit: o.asyncCommit });
+      start: async (sql, run, o) => {
+        context = await loadClinicTurnContext(sql, tenantId, threadId, HISTORY_MESSAGES, {
+          run,
+          asyncCommit: o.asyncCommit,
+        });
         if (!context) throw notFound();
         return true;
       },

@@ -108,18 +108,23 @@ describe("coalesced run events", () => {
     }
   });
 
-  it("a clinic turn stores its streamed tokens as slices of the final reply and resumes from every id, on both processes", async () => {
+  /** One clinic turn on a new thread (the branch answers `reply`), served by process one: the events as sent live. */
+  async function clinicTurn(reply: string) {
     const thread = (await (await fetch(`${one.url}/v1/clinic/threads`, { method: "POST" })).json()) as {
       threadId: string;
     };
     llm.script("router", "general_info");
-    llm.script("branch", TEXT.repeat(2));
+    llm.script("branch", reply);
     const res = await fetch(`${one.url}/v1/clinic/threads/${thread.threadId}/messages`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ text: "Когда вы работаете?" }),
     });
-    const seen = (await readSse(res)).events;
+    return (await readSse(res)).events;
+  }
+
+  it("a clinic turn stores its streamed tokens as slices of the final reply and resumes from every id, on both processes", async () => {
+    const seen = await clinicTurn(TEXT.repeat(2));
     expect(seen.at(-2)!.event).toBe("final");
     expect(seen.filter((e) => e.event === "token").length).toBeGreaterThan(5);
     const runId = (seen[0]!.data as { runId: string }).runId;
@@ -134,17 +139,7 @@ describe("coalesced run events", () => {
   });
 
   it("a clinic turn stores its reply once (the message): `final` refers to it, and resumes as the same JSON text from every id", async () => {
-    const thread = (await (await fetch(`${one.url}/v1/clinic/threads`, { method: "POST" })).json()) as {
-      threadId: string;
-    };
-    llm.script("router", "general_info");
-    llm.script("branch", TEXT.repeat(3));
-    const res = await fetch(`${one.url}/v1/clinic/threads/${thread.threadId}/messages`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ text: "Когда вы работаете?" }),
-    });
-    const seen = (await readSse(res)).events;
+    const seen = await clinicTurn(TEXT.repeat(3));
     const final = seen.at(-2)!;
     expect(final.event).toBe("final");
     const reply = (final.data as { reply: string }).reply;
