@@ -12,6 +12,12 @@ import { checkedTurn, startBenchServer, turnScript } from "./targets";
 const turns = Number(process.argv[2] ?? 50);
 /** `--records`: one line per relation and WAL record type (INSERT, HOT_UPDATE, LOCK, …) instead of per relation. */
 const byRecord = process.argv.includes("--records");
+/**
+ * `--threads=N`: the turns go round-robin over N threads, each warmed up before the checkpoint —
+ * a steady state in which the first change of a page after a checkpoint writes its full image
+ * (what a long run under load pays), unlike one thread whose pages stay the same few.
+ */
+const threads = Number(process.argv.find((a) => a.startsWith("--threads="))?.slice(10) ?? 1);
 
 async function main(): Promise<void> {
   const backend = await openPostgres();
@@ -19,11 +25,13 @@ async function main(): Promise<void> {
   const engine = await startBenchServer(backend.db, loopbackLlm(model.baseURL));
   const sql = backend.db.sql;
   try {
-    const id = await engine.target.create();
-    for (let i = 0; i < 10; i++) await checkedTurn(engine.target, id, `разогрев ${i}`);
+    const ids: string[] = [];
+    for (let t = 0; t < threads; t++) ids.push(await engine.target.create());
+    for (let i = 0; i < Math.max(2, Math.ceil(10 / threads)); i++)
+      for (const id of ids) await checkedTurn(engine.target, id, `разогрев ${i}`);
     await sql`checkpoint`.catch(() => {}); // full-page images after a checkpoint are not the turn's own cost
     const from = (await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`)[0]!.lsn;
-    for (let i = 0; i < turns; i++) await checkedTurn(engine.target, id, `Сколько стоит приём? ${i}`);
+    for (let i = 0; i < turns; i++) await checkedTurn(engine.target, ids[i % threads]!, `Сколько стоит приём? ${i}`);
     // The run row commits asynchronously: wait until the WAL writer flushed it (pg_walinspect reads flushed WAL only).
     const to = (await sql<{ lsn: string }[]>`select pg_current_wal_insert_lsn()::text as lsn`)[0]!.lsn;
     for (

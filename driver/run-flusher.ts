@@ -4,6 +4,8 @@ import { flushRunsEvents, type RunEventRow } from "../storage/runs";
 /** What the flusher needs of a live run: its id, the events not yet stored, and word of what got stored. */
 export interface Flushable {
   readonly id: string;
+  /** The run's conversation: a stored run_started refers to it (storage/runs.ts RUN_STARTED_OF_RUN). */
+  readonly conversationId: string;
   pending(): RunEventRow[];
   markStored(seq: number): void;
 }
@@ -47,7 +49,7 @@ export class RunFlusher {
     if (batch.length === 0) return Promise.resolve();
     this.flushing = flushRunsEvents(
       this.sql,
-      batch.map((b) => ({ runId: b.run.id, events: b.events })),
+      batch.map((b) => ({ runId: b.run.id, conversationId: b.run.conversationId, events: b.events })),
       { asyncCommit: this.asyncCommit, notify: this.notify },
     )
       .then(

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "../storage/time-ordered-id";
 import type { Sql, Tx } from "../storage/db";
 import {
   closeRun,
@@ -71,7 +71,7 @@ export interface Outcome {
  * with the turn's own transaction.
  */
 export class Run<E extends EventMap = EventMap> implements Flushable {
-  readonly id = randomUUID();
+  readonly id = uuidv7();
   private seq = 0;
   private stored = 0;
   private flusher: RunFlusher | null = null;
@@ -215,7 +215,10 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
    */
   async complete(tx: Tx, closing: RunEvent<E>[], o: Outcome = {}): Promise<() => void> {
     const c = this.completion(closing, o);
-    const closed = await closeRun(tx, this.id, c.events, c.close, { notify: c.notify });
+    const closed = await closeRun(tx, this.id, c.events, c.close, {
+      notify: c.notify,
+      conversationId: this.conversationId,
+    });
     if (!closed) throw runClosed(this.id);
     return c.publish;
   }
@@ -295,7 +298,7 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
         this.id,
         this.all.slice(this.stored),
         { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] },
-        { notify: this.init.notifyFollowers },
+        { notify: this.init.notifyFollowers, conversationId: this.conversationId },
       );
       this.stored = this.seq;
     } finally {

@@ -5,6 +5,8 @@ import type { Fragment } from "postgres";
 import type { Sql, Tx } from "../storage/db";
 import { StaleVersionError } from "../storage/errors";
 import { loadSnapshot, type SnapshotRow } from "../storage/snapshots";
+import type { RunMessages } from "../storage/machine-events";
+import type { ReplyMessage } from "../storage/runs";
 import { commitTurn, RunClosedError, type TurnCommit } from "../storage/turn-commit";
 import { AppError } from "./errors";
 import { inSpan } from "./tracing";
@@ -50,10 +52,10 @@ export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventM
    */
   writes?: (snapshot: SnapshotFrom<M>, when: Fragment) => (Fragment | null)[];
   /**
-   * The text of the assistant message `writes` stores with the run's id, if any: the run's
-   * `final` with exactly that reply then refers to the message instead of storing it again.
+   * The assistant message `writes` stores with the run's id, if any (its text and meta): the
+   * run's `final` with exactly that reply then refers to the message instead of storing it again.
    */
-  replyMessage?: (snapshot: SnapshotFrom<M>) => string | undefined;
+  replyMessage?: (snapshot: SnapshotFrom<M>) => ReplyMessage | undefined;
   /**
    * Writes that need a transaction (several dependent statements, a check that refuses the
    * turn, a row the statement's writes also change): sent right behind the commit statement, in
@@ -78,7 +80,14 @@ export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventM
    * transaction, so the snapshot can be replayed from its log (driver/replay.ts), named by the
    * definition that took them (`machineLabel`; `settings` for a machine generated from settings).
    */
-  log?: { settings?: string };
+  log?: {
+    settings?: string;
+    /**
+     * The texts of the messages `writes` stores under the run (its last of each role): logged
+     * events that repeat them refer to them instead (storage/machine-events.ts RunMessages).
+     */
+    messages?: (snapshot: SnapshotFrom<M>) => RunMessages;
+  };
 }
 
 export interface TurnResult<M extends AnyStateMachine> {
@@ -181,11 +190,19 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
         snapshot: persisted,
         expectedRowVersion: loaded?.rowVersion ?? null,
       },
-      log: a.log ? { events: fed, runId: a.run?.id ?? null, machine: machineLabel(a.spec, a.log.settings) } : undefined,
+      log: a.log
+        ? {
+            events: fed,
+            runId: a.run?.id ?? null,
+            machine: machineLabel(a.spec, a.log.settings),
+            messages: a.log.messages?.(snapshot),
+          }
+        : undefined,
       run:
         a.run && completion
           ? {
               id: a.run.id,
+              conversationId: a.run.conversationId,
               events: completion.events,
               close: completion.close,
               notify: completion.notify,

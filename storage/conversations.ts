@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "./time-ordered-id";
 import type { Tx } from "./db";
 
 /** A dialogue system's kind (`DialogueSystem.kinds`, systems/index.ts); the table's check constraint is what refuses an unknown one. */
@@ -15,7 +15,7 @@ export async function createConversation(
   sql: Tx,
   tenantId: string,
   kind: ConversationKind,
-  id: string = randomUUID(),
+  id: string = uuidv7(),
 ): Promise<Conversation> {
   const [row] = await sql<{ id: string; tenant_id: string; kind: ConversationKind; created_at: Date }[]>`
     insert into conversations (id, tenant_id, kind) values (${id}, ${tenantId}, ${kind})

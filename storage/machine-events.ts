@@ -18,6 +18,63 @@ interface StoredRow {
   event: unknown;
   machine: string | null;
   run_id: string | null;
+  conversation_id: string;
+}
+
+/**
+ * The texts of the messages a turn stores under its run (messages.run_id) in the same commit as
+ * its log: the run's last message of each role. A logged event's text that is one of them (or
+ * starts with it) is stored as a reference — the patient's words and the model's reply were
+ * stored twice per turn, in the messages and in the log (issue 19: WAL per turn).
+ */
+export interface RunMessages {
+  user?: string;
+  assistant?: string;
+}
+
+/**
+ * In a stored event, a top-level field `{"@message": role}` (plus `rest`: what followed the
+ * message's text in the field) stands for the text of the run's last message of that role. No
+ * event the machines take holds such an object, so it cannot be mistaken for one of theirs.
+ */
+export const MESSAGE_REF = "@message";
+
+/** Shorter texts are kept as they are: the reference would not be much shorter. */
+const MIN_REF_TEXT = 24;
+
+/** `event` with its fields that repeat a message of the run as references (a new object only when one does). */
+export function refMessages(event: unknown, m: RunMessages): unknown {
+  if (!event || typeof event !== "object" || Array.isArray(event)) return event;
+  let out: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(event)) {
+    if (typeof v !== "string") continue;
+    for (const role of ["user", "assistant"] as const) {
+      const text = m[role];
+      if (text === undefined || text.length < MIN_REF_TEXT || !v.startsWith(text)) continue;
+      // Spread first: the field keeps its place among the keys.
+      out ??= { ...(event as Record<string, unknown>) };
+      out[k] = v.length === text.length ? { [MESSAGE_REF]: role } : { [MESSAGE_REF]: role, rest: v.slice(text.length) };
+      break;
+    }
+  }
+  return out ?? event;
+}
+
+const isRef = (v: unknown): v is { [MESSAGE_REF]: "user" | "assistant"; rest?: string } =>
+  !!v && typeof v === "object" && !Array.isArray(v) && MESSAGE_REF in v;
+
+/** `refMessages` undone with the run's messages as stored. */
+export function derefMessages(event: unknown, m: RunMessages, where: string): unknown {
+  if (!event || typeof event !== "object" || Array.isArray(event)) return event;
+  if (!Object.values(event).some(isRef)) return event;
+  const out: Record<string, unknown> = { ...(event as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(out)) {
+    if (!isRef(v)) continue;
+    const text = m[v[MESSAGE_REF]];
+    if (text === undefined) throw new Error(`${where}: the run's ${v[MESSAGE_REF]} message is missing`);
+    out[k] = text + (v.rest ?? "");
+  }
+  return out;
 }
 
 /**
@@ -33,9 +90,10 @@ export async function appendMachineEvents(
   events: unknown[],
   runId: string | null = null,
   machine: string | null = null,
+  messages?: RunMessages,
 ): Promise<void> {
   if (events.length === 0) return;
-  await machineEventsInsert(tx, key, conversationId, events, runId, machine);
+  await machineEventsInsert(tx, key, conversationId, events, runId, machine, undefined, messages);
 }
 
 /**
@@ -52,7 +110,10 @@ export function machineEventsInsert(
   runId: string | null,
   machine: string | null,
   when: postgres.Fragment = sql`true`,
+  messages?: RunMessages,
 ): postgres.Fragment {
+  // Only a run's messages can be referred to (they are found by its id).
+  if (messages && runId !== null) events = events.map((e) => refMessages(e, messages));
   const batch = events.length > 1;
   // The label is stored once until it changes (SAME_MACHINE, migration 000015).
   return sql`
@@ -99,10 +160,38 @@ function unpack(rows: StoredRow[], afterSeq: number, prior: string | null = null
   return out;
 }
 
+/**
+ * Rows whose events refer to their run's messages (`MESSAGE_REF`) with those references undone:
+ * the messages of those runs are read in one statement (by the conversation's index), not per row.
+ */
+async function withMessages(sql: Tx, rows: StoredRow[]): Promise<StoredRow[]> {
+  const marked = new Set(rows.filter((r) => r.run_id !== null && JSON.stringify(r.event).includes(`"${MESSAGE_REF}"`)));
+  if (marked.size === 0) return rows;
+  const byRun = new Map<string, RunMessages>();
+  const conversations = [...new Set([...marked].map((r) => r.conversation_id))];
+  const runIds = [...new Set([...marked].map((r) => r.run_id!))];
+  const msgs = await sql<{ run_id: string; role: string; text: string }[]>`
+    select run_id, role, text from messages
+    where conversation_id = any(${conversations}) and run_id = any(${runIds}) and role in ('user', 'assistant')
+    order by seq`;
+  // In seq order: the run's last message of a role is the one that stays.
+  for (const m of msgs) byRun.set(m.run_id, { ...byRun.get(m.run_id), [m.role]: m.text });
+  return rows.map((r) => {
+    if (!marked.has(r)) return r;
+    const m = byRun.get(r.run_id!) ?? {};
+    const where = `machine event ${r.seq} of ${r.conversation_id}`;
+    const event =
+      r.first_seq === null
+        ? derefMessages(r.event, m, where)
+        : (r.event as unknown[]).map((e) => derefMessages(e, m, where));
+    return { ...r, event };
+  });
+}
+
 export async function listMachineEvents(sql: Tx, key: string): Promise<LoggedEvent[]> {
   const rows = await sql<StoredRow[]>`
-    select seq, first_seq, event, machine, run_id from machine_events where snapshot_key = ${key} order by seq`;
-  return unpack(rows, 0);
+    select seq, first_seq, event, machine, run_id, conversation_id from machine_events where snapshot_key = ${key} order by seq`;
+  return unpack(await withMessages(sql, rows), 0);
 }
 
 /**
@@ -117,9 +206,9 @@ export async function listMachineEventsAfter(
   limit = 1_000,
 ): Promise<LoggedEvent[]> {
   const rows = await sql<(StoredRow & { prior: string | null })[]>`
-    select seq, first_seq, event, machine, run_id,
+    select seq, first_seq, event, machine, run_id, conversation_id,
       (select p.machine from machine_events p where p.snapshot_key = ${key} and p.seq <= ${afterSeq} and p.machine <> ''
        order by p.seq desc limit 1) as prior
     from machine_events where snapshot_key = ${key} and seq > ${afterSeq} order by seq limit ${limit}`;
-  return unpack(rows, afterSeq, rows[0]?.prior ?? null);
+  return unpack(await withMessages(sql, rows), afterSeq, rows[0]?.prior ?? null);
 }

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { Tx } from "./db";
+import { JSON_OID } from "./runs";
 
 export interface NewMessage {
   role: "user" | "assistant" | "system" | "tool";
@@ -62,7 +63,7 @@ export function messagesInsert(
     sql`insert into messages (conversation_id, seq, role, text, meta, run_id)
     select ${conversationId}, base.s + m.ord, m.role, m.text, m.meta, ${runId}
     from (select coalesce(max(seq), 0) as s from messages where conversation_id = ${conversationId}) base,
-         rows from (jsonb_to_recordset(${sql.json(payload as never)}) as (role text, text text, meta jsonb)) with ordinality as m(role, text, meta, ord)
+         rows from (json_to_recordset(${sql.typed(payload as never, JSON_OID)}) as (role text, text text, meta json)) with ordinality as m(role, text, meta, ord)
     where ${when}
     order by m.ord`,
   ];

@@ -23,7 +23,10 @@ export interface OutcomeStats {
 
 /** Finished runs of every system, grouped three ways in one round trip each; running ones are not counted. */
 export async function outcomeStats(sql: Tx, f: OutcomeStatsFilter): Promise<OutcomeStats> {
-  const where = sql`tenant_id = ${f.tenantId} and status <> 'running'
+  // Through the tenant's conversations (their index, then runs_conversation): no index of its
+  // own on runs, so a run's close writes no entry for this page (migration 000019).
+  const where = sql`conversation_id in (select id from conversations where tenant_id = ${f.tenantId}${f.kind ? sql` and kind = ${f.kind}` : sql``})
+    and tenant_id = ${f.tenantId} and status <> 'running'
     ${f.kind ? sql`and kind = ${f.kind}` : sql``} ${f.since ? sql`and created_at >= ${f.since}` : sql``}`;
   const byKind = await sql<{ kind: string; runs: number; completed: number; failed: number }[]>`
     select kind, count(*)::int as runs, count(*) filter (where status = 'completed')::int as completed, count(*) filter (where status = 'failed')::int as failed

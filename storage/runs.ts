@@ -127,8 +127,65 @@ interface StoredRow {
   first_seq: number | null;
   event: string;
   data: unknown;
-  /** Read with the row when its batch holds a FINAL_OF_MESSAGE item: the text of the run's assistant message. */
+  /** Read with the row when its batch holds a FINAL_OF_MESSAGE item: the text of the run's assistant message… */
   reply?: string | null;
+  /** …and its meta. */
+  reply_meta?: Record<string, unknown> | null;
+  /** Read with the row: the run's ids, for a RUN_STARTED_OF_RUN item. */
+  run_id?: string;
+  conversation_id?: string;
+}
+
+/** A run's own ids, as its run row holds them. */
+export interface RunIds {
+  id: string;
+  conversationId: string;
+}
+
+/**
+ * In a batch, `["@run_started", data]` is the run's `run_started` whose top-level values that are
+ * the run's own id or its conversation's id (its run row has both) are stored as "@run" and
+ * "@conversation": two UUIDs a turn stored again in every run (issue 19: WAL per turn). A
+ * `run_started` that already holds one of those strings is stored as it is, so they never mean
+ * anything else.
+ */
+export const RUN_STARTED_OF_RUN = "@run_started";
+const RUN_REF = "@run";
+const CONVERSATION_REF = "@conversation";
+
+function runStartedOfRun(items: [string, unknown][], run: RunIds | undefined): [string, unknown][] {
+  if (!run) return items;
+  const i = items.findIndex(([event]) => event === "run_started");
+  if (i < 0) return items;
+  const data = items[i]![1];
+  if (!data || typeof data !== "object" || Array.isArray(data)) return items;
+  const values = Object.values(data);
+  if (values.some((v) => v === RUN_REF || v === CONVERSATION_REF)) return items;
+  if (!values.some((v) => v === run.id || v === run.conversationId)) return items;
+  const ref = Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, v === run.id ? RUN_REF : v === run.conversationId ? CONVERSATION_REF : v]),
+  );
+  const out = items.slice();
+  out[i] = [RUN_STARTED_OF_RUN, ref];
+  return out;
+}
+
+function runStartedBack(items: [string, unknown][], r: StoredRow): [string, unknown][] {
+  if (!items.some(([event]) => event === RUN_STARTED_OF_RUN)) return items;
+  if (!r.run_id || !r.conversation_id) throw new Error(`run event batch ${r.seq}: the run's ids were not read with it`);
+  return items.map(([event, data]) =>
+    event === RUN_STARTED_OF_RUN
+      ? [
+          "run_started",
+          Object.fromEntries(
+            Object.entries(data as object).map(([k, v]) => [
+              k,
+              v === RUN_REF ? r.run_id : v === CONVERSATION_REF ? r.conversation_id : v,
+            ]),
+          ),
+        ]
+      : [event, data],
+  );
 }
 
 /**
@@ -136,9 +193,22 @@ interface StoredRow {
  * run's assistant message, stored by the same commit (messages.run_id): the reply is stored
  * there only, and `data.reply` holds 0 in its place so the key keeps its position — a resumed
  * `final` is then the same JSON text as the one sent live. (A turn's reply was stored three times:
- * the message, `final`, the machine log.) `listRunEvents` reads the message with the row.
+ * the message, `final`, the machine log.) Likewise a field of `final` that the message's meta
+ * holds under the same key, with the same JSON text (the clinic's `state` and `events`), holds
+ * META_REF — in an item named FINAL_OF_MESSAGE_META only, so that a `final` holding that string
+ * itself is never misread. `listRunEvents` reads the message with the row.
  */
 export const FINAL_OF_MESSAGE = "@final";
+export const FINAL_OF_MESSAGE_META = "@final+meta";
+const META_REF = "@meta";
+const isMessageFinal = (event: string) => event === FINAL_OF_MESSAGE || event === FINAL_OF_MESSAGE_META;
+
+/** The assistant message a turn stores under its run, as its `final` may refer to it. */
+export interface ReplyMessage {
+  text: string;
+  /** Its meta as stored (a json column: read back with the same JSON text). */
+  meta?: Record<string, unknown>;
+}
 
 /**
  * Consecutive events as one row: a turn's fourteen tokens and its ending cost one heap tuple,
@@ -146,7 +216,7 @@ export const FINAL_OF_MESSAGE = "@final";
  * Last-Event-ID resumes anywhere. A single event stays a plain row. Streamed tokens that are
  * pieces of a reply stored in the same row (`final`) are stored by their lengths, not again.
  */
-export function packRunEvents(events: RunEventRow[], replyMessage?: string): StoredRow[] {
+export function packRunEvents(events: RunEventRow[], replyMessage?: ReplyMessage, run?: RunIds): StoredRow[] {
   if (events.length === 0) return [];
   if (events.length === 1)
     return [{ seq: events[0]!.seq, first_seq: null, event: events[0]!.event, data: events[0]!.data ?? {} }];
@@ -158,27 +228,56 @@ export function packRunEvents(events: RunEventRow[], replyMessage?: string): Sto
       seq: events.at(-1)!.seq,
       first_seq: events[0]!.seq,
       event: BATCH_EVENT,
-      data: finalOfMessage(packTokens(events.map((e) => [e.event, e.data ?? {}])), replyMessage),
+      data: runStartedOfRun(finalOfMessage(packTokens(events.map((e) => [e.event, e.data ?? {}])), replyMessage), run),
     },
   ];
 }
 
-/** The batch's `final` as FINAL_OF_MESSAGE when its reply is exactly `replyMessage`. */
-function finalOfMessage(items: [string, unknown][], replyMessage: string | undefined): [string, unknown][] {
-  if (replyMessage === undefined) return items;
-  const i = items.findIndex(([event, data]) => event === "final" && replyOf(data) === replyMessage);
+/** The batch's `final` as FINAL_OF_MESSAGE when its reply is exactly the message's text. */
+function finalOfMessage(items: [string, unknown][], message: ReplyMessage | undefined): [string, unknown][] {
+  if (message === undefined) return items;
+  const i = items.findIndex(([event, data]) => event === "final" && replyOf(data) === message.text);
   if (i < 0) return items;
+  const data = items[i]![1] as Record<string, unknown>;
+  const meta = message.meta;
+  // A field that already reads META_REF keeps every field as it is: the reference never means two things.
+  const refs = !!meta && !Object.values(data).includes(META_REF);
+  let referred = false;
+  const stored = Object.fromEntries(
+    Object.entries(data).map(([k, v]) => {
+      if (k === "reply") return [k, 0];
+      const json = JSON.stringify(v);
+      if (!refs || !(k in meta) || json.length <= META_REF.length + 2 || JSON.stringify(meta[k]) !== json)
+        return [k, v];
+      referred = true;
+      return [k, META_REF];
+    }),
+  );
   const out = items.slice();
-  out[i] = [FINAL_OF_MESSAGE, { ...(items[i]![1] as object), reply: 0 }];
+  out[i] = [referred ? FINAL_OF_MESSAGE_META : FINAL_OF_MESSAGE, stored];
   return out;
 }
 
-/** FINAL_OF_MESSAGE back to `final`, its reply in its place (before `unpackTokens`, whose slices cut that reply). */
-function messageFinal(items: [string, unknown][], reply: string | null | undefined, seq: number): [string, unknown][] {
-  if (!items.some(([event]) => event === FINAL_OF_MESSAGE)) return items;
-  if (typeof reply !== "string") throw new Error(`run event batch ${seq}: the reply's assistant message is missing`);
+/** FINAL_OF_MESSAGE back to `final`, its reply and meta fields in their places (before `unpackTokens`, whose slices cut that reply). */
+function messageFinal(items: [string, unknown][], r: StoredRow): [string, unknown][] {
+  if (!items.some(([event]) => isMessageFinal(event))) return items;
+  const reply = r.reply;
+  if (typeof reply !== "string") throw new Error(`run event batch ${r.seq}: the reply's assistant message is missing`);
   return items.map(([event, data]) =>
-    event === FINAL_OF_MESSAGE ? ["final", { ...(data as object), reply }] : [event, data],
+    isMessageFinal(event)
+      ? [
+          "final",
+          Object.fromEntries(
+            Object.entries(data as object).map(([k, v]) => {
+              if (k === "reply") return [k, reply];
+              if (event !== FINAL_OF_MESSAGE_META || v !== META_REF) return [k, v];
+              if (!r.reply_meta || !(k in r.reply_meta))
+                throw new Error(`run event batch ${r.seq}: the assistant message's meta has no ${k}`);
+              return [k, r.reply_meta[k]];
+            }),
+          ),
+        ]
+      : [event, data],
   );
 }
 
@@ -263,7 +362,7 @@ export function unpackRunEvents(rows: StoredRow[], afterSeq = 0): RunEventRow[] 
       continue;
     }
     if (r.seq <= last) continue;
-    unpackTokens(messageFinal(r.data as [string, unknown][], r.reply, r.seq)).forEach(([event, data], i) => {
+    unpackTokens(runStartedBack(messageFinal(r.data as [string, unknown][], r), r)).forEach(([event, data], i) => {
       const seq = r.first_seq! + i;
       if (seq > last) (out.push({ seq, event, data }), (last = seq));
     });
@@ -294,10 +393,16 @@ const insertPacked = (
  */
 export async function flushRunsEvents(
   sql: Tx,
-  batch: { runId: string; events: RunEventRow[] }[],
+  batch: { runId: string; conversationId?: string; events: RunEventRow[] }[],
   o: { asyncCommit: boolean; notify?: boolean },
 ): Promise<void> {
-  const rows = batch.flatMap((b) => packRunEvents(b.events).map((r) => ({ run_id: b.runId, ...r })));
+  const rows = batch.flatMap((b) =>
+    packRunEvents(
+      b.events,
+      undefined,
+      b.conversationId ? { id: b.runId, conversationId: b.conversationId } : undefined,
+    ).map((r) => ({ run_id: b.runId, ...r })),
+  );
   if (rows.length === 0) return;
   await sql`with _ as (${commitMode(sql, o.asyncCommit)}),
                  ev as (${insertPacked(sql, rows)}),
@@ -345,9 +450,9 @@ export async function closeRun(
   runId: string,
   events: RunEventRow[],
   r: RunClose,
-  o: { notify?: boolean } = {},
+  o: { notify?: boolean; conversationId?: string } = {},
 ): Promise<boolean> {
-  const { events: ev, close } = closeRunCtes(tx, runId, events, r);
+  const { events: ev, close } = closeRunCtes(tx, runId, events, r, undefined, { conversationId: o.conversationId });
   const res = await tx<{ closed: number }[]>`with ev as (${ev}),
                 up as (${close} and (select count(*) from ev) >= 0 returning id, followed_at)
            select (select count(*) from up)::int as closed${o.notify ? tx`, (${notifyFollowed(tx)}) as notified` : tx``}`;
@@ -375,14 +480,15 @@ export function closeRunCtes(
   events: RunEventRow[],
   r: RunClose,
   when: postgres.Fragment = tx`true`,
-  o: { fresh?: boolean; replyMessage?: string } = {},
+  o: { fresh?: boolean; replyMessage?: ReplyMessage; conversationId?: string } = {},
 ): { events: postgres.Fragment; close: postgres.Fragment } {
+  const run = o.conversationId ? { id: runId, conversationId: o.conversationId } : undefined;
   return {
     // `fresh`: the row's key (its last id, the run's `done`) cannot be stored yet, so the insert
     // needs no ON CONFLICT — whose speculative insertion costs a confirmation WAL record per row.
     events: insertPacked(
       tx,
-      packRunEvents(events, o.replyMessage).map((e) => ({ run_id: runId, ...e })),
+      packRunEvents(events, o.replyMessage, run).map((e) => ({ run_id: runId, ...e })),
       when,
       !o.fresh,
     ),
@@ -447,13 +553,17 @@ export async function listRunEnding(sql: Tx, runId: string): Promise<RunEventRow
 
 /** The stored events after `afterSeq` (an id inside a batch row included: the batch's later events are returned). */
 export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): Promise<RunEventRow[]> {
-  const rows = await sql<StoredRow[]>`select e.seq, e.first_seq, e.event, e.data,
-           -- A batch with the run's final as FINAL_OF_MESSAGE: its reply is the run's assistant message
-           -- (the run's last messages are the conversation's last ones when it is resumed, most of the time).
-           case when e.first_seq is not null and strpos(e.data::text, ${`"${FINAL_OF_MESSAGE}"`}) > 0 then
-             (select m.text from runs r join messages m on m.conversation_id = r.conversation_id and m.run_id = r.id
-              where r.id = e.run_id and m.role = 'assistant' order by m.seq desc limit 1) end as reply
-    from run_events e where e.run_id = ${runId} and e.seq > ${afterSeq} order by e.seq`;
+  const rows = await sql<StoredRow[]>`select e.seq, e.first_seq, e.event, e.data, r.id as run_id, r.conversation_id,
+           m.text as reply, m.meta as reply_meta
+    from run_events e join runs r on r.id = e.run_id
+    -- A batch with the run's final as FINAL_OF_MESSAGE: its reply is the run's assistant message
+    -- (the run's last messages are the conversation's last ones when it is resumed, most of the time).
+    left join lateral (select m.text, m.meta from messages m
+                       -- the prefix: FINAL_OF_MESSAGE and FINAL_OF_MESSAGE_META
+                       where e.first_seq is not null and strpos(e.data::text, ${`"${FINAL_OF_MESSAGE}`}) > 0
+                         and m.conversation_id = r.conversation_id and m.run_id = r.id and m.role = 'assistant'
+                       order by m.seq desc limit 1) m on true
+    where e.run_id = ${runId} and e.seq > ${afterSeq} order by e.seq`;
   return unpackRunEvents(rows, afterSeq);
 }
 

@@ -1,26 +1,35 @@
 import type postgres from "postgres";
 import type { Tx } from "./db";
 import { StaleVersionError } from "./errors";
-import { machineEventsInsert } from "./machine-events";
-import { closeRunCtes, notifyFollowed, type RunClose, type RunEventRow } from "./runs";
+import { machineEventsInsert, type RunMessages } from "./machine-events";
+import { closeRunCtes, notifyFollowed, type ReplyMessage, type RunClose, type RunEventRow } from "./runs";
 import { snapshotWriteCte, type SnapshotWrite } from "./snapshots";
 
 /** Everything a turn stores, written by `commitTurn`. */
 export interface TurnCommit {
   snapshot: SnapshotWrite;
   /** The events the machine took this turn, for its log (machine_events). */
-  log?: { events: unknown[]; runId: string | null; machine: string | null };
+  log?: {
+    events: unknown[];
+    runId: string | null;
+    machine: string | null;
+    /** The texts of the messages `writes` stores under the run: logged events refer to them (storage/machine-events.ts). */
+    messages?: RunMessages;
+  };
   /** The turn's run: its events not stored yet and how it ends. */
   run?: {
     id: string;
+    /** The run's conversation (its run row's): a stored run_started refers to it (storage/runs.ts). */
+    conversationId?: string;
     events: RunEventRow[];
     close: RunClose;
     notify?: boolean;
     /**
-     * The text of the assistant message `writes` stores for this run: a `final` whose reply is
-     * exactly this refers to the message instead of storing it again (storage/runs.ts FINAL_OF_MESSAGE).
+     * The assistant message `writes` stores for this run (its text and meta): a `final` whose reply
+     * is exactly this text refers to the message instead of storing it again, and so do its
+     * fields the meta holds (storage/runs.ts FINAL_OF_MESSAGE).
      */
-    replyMessage?: string;
+    replyMessage?: ReplyMessage;
   };
   /**
    * The caller's writes (messages, projections) as CTE bodies of the same statement, each
@@ -66,7 +75,7 @@ export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
   ctes.push(sql`t_snap as (${snapshotWriteCte(sql, s, run ? sql`exists (select 1 from t_run)` : sql`true`)})`);
   if (c.log && c.log.events.length > 0)
     ctes.push(
-      sql`t_log as (${machineEventsInsert(sql, s.key, s.conversationId, c.log.events, c.log.runId, c.log.machine, passed)})`,
+      sql`t_log as (${machineEventsInsert(sql, s.key, s.conversationId, c.log.events, c.log.runId, c.log.machine, passed, c.log.messages)})`,
     );
   (c.writes?.(passed) ?? []).forEach((w, i) => {
     if (w) ctes.push(sql`${sql(`t_w${i}`)} as (${w})`);
@@ -77,6 +86,7 @@ export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
     const { events, close } = closeRunCtes(sql, run.id, run.events, run.close, passed, {
       fresh: true,
       replyMessage: run.replyMessage,
+      conversationId: run.conversationId,
     });
     ctes.push(sql`t_ev as (${events})`, sql`t_up as (${close} returning id, followed_at)`);
   }

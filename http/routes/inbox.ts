@@ -67,6 +67,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     const conv = await item(c.get("tenantId"), c.req.param("id"));
     const messages = await listMessages(sql, conv.id);
     const hooks = inboxOf(conv.system);
+    const shown = hooks?.messageMeta ?? ((meta: Record<string, unknown>) => meta);
     return c.json({
       ...conv,
       ...(hooks ? { state: await hooks.state(sql, conv.id) } : {}),
@@ -74,7 +75,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
         seq: m.seq,
         role: m.role,
         text: m.text,
-        meta: m.runId ? { ...m.meta, runId: m.runId } : m.meta,
+        meta: m.runId ? { ...shown(m.meta), runId: m.runId } : shown(m.meta),
         createdAt: m.createdAt.toISOString(),
       })),
     });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
 import { loadClinicTurnContext } from "./store/turn-context";
+import { clinicMessageMeta } from "./message-meta";
 import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { listMessages } from "../../storage/messages";
@@ -46,7 +47,7 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
       messages: messages.map((m) => ({
         role: m.role,
         text: m.text,
-        meta: m.runId ? { ...m.meta, runId: m.runId } : m.meta,
+        meta: m.runId ? { ...clinicMessageMeta(m.meta), runId: m.runId } : clinicMessageMeta(m.meta),
       })),
     });
   });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { assistantMeta } from "./message-meta";
 import { buildBranchMessages, buildRouterMessages, BRANCH_PROMPT, ROUTER_PROMPT } from "./prompt";
 import type { HistoryMessage, KnowledgeFragment } from "./prompt";
 import { createTailFilter } from "./service-tail";
@@ -114,7 +115,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     stored: a.context.snapshot,
     events: [{ type: "patient.message", text: a.text }],
     // The machine is generated from the settings: the log names the versions that built it.
-    log: { settings: loaded.versions },
+    // The patient's text and the reply are the run's two messages (`writes`): the log refers to them.
+    log: { settings: loaded.versions, messages: () => ({ user: a.text, assistant: final?.reply }) },
     discard: () => failed !== null,
     effects: {
       "effect.router": async (e, ctx) => {
@@ -235,8 +237,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         stages.emit("12", "response-validation", () => ({ events: f.events, notes: f.notes, state: f.state }));
       },
     },
-    // The assistant message below holds the reply; the run's `final` refers to it instead of storing it again.
-    replyMessage: () => final?.reply,
+    // The assistant message below holds the reply and the state; the run's `final` refers to them instead of storing them again.
+    replyMessage: () => (final ? { text: final.reply, meta: assistantMeta(final, loaded.versions) } : undefined),
     // The common turn commits in one statement: the snapshot, the log, the run and these messages.
     writes: (_, when) => {
       if (!final) throw new AppError("internal", "clinic turn ended without a reply");
@@ -249,18 +251,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           {
             role: "assistant",
             text: f.reply,
-            meta: {
-              activeBranch: f.state.activeBranch,
-              routerDecision: f.state.routerDecision,
-              step: f.state.step,
-              events: f.events,
-              escalationReason: f.state.escalationReason,
-              handoffCount: f.state.handoffCount,
-              fragments: f.fragments.map((x) => x.docId),
-              settings: loaded.versions,
-              // Why a tail or a signal was not used (the Sandbox shows them on the turn's badges).
-              ...(f.notes.length ? { notes: f.notes } : {}),
-            },
+            meta: assistantMeta(f, loaded.versions),
           },
         ],
         a.run.id,

@@ -5,12 +5,14 @@ import {
   closeRun,
   failAbandonedRuns,
   FINAL_OF_MESSAGE,
+  FINAL_OF_MESSAGE_META,
   flushRunsEvents,
   insertRun,
   listRunEvents,
   MAX_RUN_EVENTS,
   packRunEvents,
   packTokens,
+  RUN_STARTED_OF_RUN,
   TOKEN_SLICES,
   unpackRunEvents,
   type RunEventRow,
@@ -155,6 +157,13 @@ describe("coalesced run events", () => {
     >`select data::text as text from run_events where run_id = ${runId}`;
     expect(stored.some((r) => r.text.includes(FINAL_OF_MESSAGE))).toBe(true);
     expect(stored.some((r) => r.text.includes(reply.slice(0, 40)))).toBe(false);
+    // Nor the run's own ids: run_started refers to its run row.
+    const threadId = (seen[0]!.data as { threadId: string }).threadId;
+    expect(stored.some((r) => r.text.includes(runId) || r.text.includes(threadId))).toBe(false);
+    expect(stored.some((r) => r.text.includes(RUN_STARTED_OF_RUN))).toBe(true);
+    // Nor the state after the turn: the message's meta holds it.
+    expect(stored.some((r) => r.text.includes(FINAL_OF_MESSAGE_META))).toBe(true);
+    expect(stored.some((r) => r.text.includes('"activeBranch"'))).toBe(false);
     // Byte for byte: the same JSON text (key order included) as sent live, from every id, on both processes.
     const text = (es: SseEvent[]) => es.map((e) => `${e.id}|${e.event}|${JSON.stringify(e.data)}`);
     for (let id = 0; id <= seen.length; id++) {
@@ -174,13 +183,62 @@ describe("coalesced run events", () => {
       { seq: 4, event: "final", data: { reply: "Привет", state: { a: 1 }, events: [] } },
       { seq: 5, event: "done", data: {} },
     ];
-    const [row] = packRunEvents(events, "Привет");
+    const [row] = packRunEvents(events, { text: "Привет" });
     expect(JSON.stringify(row!.data)).not.toContain("Привет");
     expect(JSON.stringify(unpackRunEvents([{ ...row!, reply: "Привет" }]))).toBe(JSON.stringify(events));
     // Another reply than the message's: stored as it is.
-    expect(JSON.stringify(packRunEvents(events, "Пока")[0]!.data)).toContain("Привет");
-    expect(JSON.stringify(unpackRunEvents(packRunEvents(events, "Пока")))).toBe(JSON.stringify(events));
+    expect(JSON.stringify(packRunEvents(events, { text: "Пока" })[0]!.data)).toContain("Привет");
+    expect(JSON.stringify(unpackRunEvents(packRunEvents(events, { text: "Пока" })))).toBe(JSON.stringify(events));
     expect(() => unpackRunEvents([{ ...row!, reply: null }])).toThrow(/assistant message is missing/);
+  });
+
+  it("packRunEvents: a final's fields the message's meta holds are stored once, in the meta", () => {
+    const state = { activeBranch: "new_booking", step: "qualify", slots: { doctor: "терапевт" } };
+    const events: RunEventRow[] = [
+      { seq: 1, event: "final", data: { reply: "Привет", state, events: [], other: { a: 1 } } },
+      { seq: 2, event: "done", data: {} },
+    ];
+    const meta = { state, events: [], settings: "a@1", other: { a: 2 } };
+    const [row] = packRunEvents(events, { text: "Привет", meta });
+    const stored = JSON.stringify(row!.data);
+    expect(stored).not.toContain("терапевт");
+    // Short values stay (a reference would not be shorter); a field the meta holds otherwise stays.
+    expect(stored).toContain('"events":[]');
+    expect(stored).toContain('"other":{"a":1}');
+    expect(JSON.stringify(unpackRunEvents([{ ...row!, reply: "Привет", reply_meta: meta }]))).toBe(
+      JSON.stringify(events),
+    );
+    expect(() => unpackRunEvents([{ ...row!, reply: "Привет", reply_meta: {} }])).toThrow(/meta has no state/);
+    // A final that already holds the reference's spelling keeps its fields as they are.
+    const literal: RunEventRow[] = [{ ...events[0]!, data: { reply: "Привет", state, note: "@meta" } }, events[1]!];
+    const [kept] = packRunEvents(literal, { text: "Привет", meta });
+    expect(JSON.stringify(kept!.data)).toContain("терапевт");
+    expect(JSON.stringify(unpackRunEvents([{ ...kept!, reply: "Привет", reply_meta: meta }]))).toBe(
+      JSON.stringify(literal),
+    );
+  });
+
+  it("packRunEvents: run_started stores the run's own ids as references, and unpacks to the same JSON", () => {
+    const run = { id: "run-1", conversationId: "conv-1" };
+    const events: RunEventRow[] = [
+      { seq: 1, event: "run_started", data: { runId: "run-1", conversationId: "conv-1", planVersion: 2 } },
+      { seq: 2, event: "done", data: {} },
+    ];
+    const [row] = packRunEvents(events, undefined, run);
+    expect(JSON.stringify(row!.data)).not.toMatch(/run-1|conv-1/);
+    const back = (r: typeof row) => unpackRunEvents([{ ...r!, run_id: run.id, conversation_id: run.conversationId }]);
+    expect(JSON.stringify(back(row))).toBe(JSON.stringify(events));
+    // Read without its run's ids: an error, not a run_started naming nothing.
+    expect(() => unpackRunEvents([row!])).toThrow(/run's ids/);
+    // Another run's ids, or a value that is already a reference's spelling: stored as they are.
+    for (const data of [
+      { runId: "run-2", conversationId: "conv-2" },
+      { runId: "run-1", note: "@run" },
+    ]) {
+      const [kept] = packRunEvents([{ seq: 1, event: "run_started", data }, events[1]!], undefined, run);
+      expect(JSON.stringify(kept!.data)).not.toContain(RUN_STARTED_OF_RUN);
+      expect(JSON.stringify(back(kept))).toBe(JSON.stringify([{ seq: 1, event: "run_started", data }, events[1]]));
+    }
   });
 
   it("a turn flushed several times while streaming resumes from every id on another process", async () => {

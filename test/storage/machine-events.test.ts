@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { createConversation } from "../../storage/conversations";
-import { appendMachineEvents, listMachineEvents, listMachineEventsAfter } from "../../storage/machine-events";
+import {
+  appendMachineEvents,
+  listMachineEvents,
+  listMachineEventsAfter,
+  MESSAGE_REF,
+} from "../../storage/machine-events";
+import { appendMessages } from "../../storage/messages";
 import { useTestDatabase } from "../utils/db";
 
 /** A turn's machine events are one stored row (migration 000013) while every event keeps its own seq. */
@@ -55,5 +61,66 @@ describe("machine event log", () => {
       expect((await listMachineEventsAfter(t.db.sql, key, after, 2)).map((e) => e.machine)).toEqual(
         labels.slice(after, after + 2),
       );
+  });
+
+  it("stores the texts of the run's messages once: its events refer to them and list back as they were given", async () => {
+    const conv = await createConversation(t.db.sql, "default", "test");
+    const key = conv.id;
+    const patient = "Здравствуйте, сколько стоит первичный приём терапевта?";
+    const reply = "Первичный приём терапевта стоит 2 500 ₽, длится 30 минут.";
+    const given = [
+      { type: "patient.message", text: patient },
+      { type: "router.result", text: "price_question" },
+      // The model's raw text: the reply, then a service tail the reply does not show.
+      { type: "branch.result", text: `${reply}\nSTATE_JSON: {"step":"qualify"}`, call: 1 },
+      { type: "other", note: reply, short: "да" },
+    ];
+    await appendMessages(t.db.sql, conv.id, [{ role: "user", text: "старое" }], "run-0");
+    await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "solo", text: patient }], "run-1", "m@1", {
+      user: patient,
+    });
+    await appendMachineEvents(t.db.sql, key, conv.id, given, "run-1", "m@1", { user: patient, assistant: reply });
+    await appendMessages(
+      t.db.sql,
+      conv.id,
+      [
+        { role: "user", text: patient },
+        { role: "assistant", text: reply },
+      ],
+      "run-1",
+    );
+    const stored = await t.db.sql<{ event: string }[]>`
+      select event::text as event from machine_events where snapshot_key = ${key} order by seq`;
+    // Each text is stored once, in its message: the log holds references in its place.
+    for (const r of stored) {
+      expect(r.event).not.toContain(patient);
+      expect(r.event).not.toContain(reply);
+      expect(r.event).toContain(MESSAGE_REF);
+    }
+    expect(stored[1]!.event).toContain("STATE_JSON");
+    // A short text stays as it is (price_question, да).
+    expect(stored[1]!.event).toContain("price_question");
+    const all = await listMachineEvents(t.db.sql, key);
+    expect(all.map((e) => e.event)).toEqual([{ type: "solo", text: patient }, ...given]);
+    // Keys keep their order (an inspector shows them as given).
+    expect(JSON.stringify(all[3]!.event)).toBe(JSON.stringify(given[2]));
+    expect((await listMachineEventsAfter(t.db.sql, key, 3)).map((e) => e.event)).toEqual(given.slice(2));
+    // Without the run's message the log cannot be read back: an error, not a silently different event.
+    await t.db.sql`delete from messages where conversation_id = ${conv.id} and run_id = 'run-1' and role = 'assistant'`;
+    await expect(listMachineEvents(t.db.sql, key)).rejects.toThrow(/assistant message is missing/);
+  });
+
+  it("keeps events as given when the run's messages are not known, or there is no run", async () => {
+    const conv = await createConversation(t.db.sql, "default", "test");
+    const text = "Текст длиннее двадцати четырёх символов, но без сообщения.";
+    await appendMachineEvents(t.db.sql, conv.id, conv.id, [{ type: "a", text }], null, "m@1", { user: text });
+    await appendMachineEvents(t.db.sql, conv.id, conv.id, [{ type: "b", text }], "run-9", "m@1");
+    const stored = await t.db.sql<{ event: string }[]>`
+      select event::text as event from machine_events where snapshot_key = ${conv.id} order by seq`;
+    expect(stored.map((r) => r.event.includes(text))).toEqual([true, true]);
+    expect((await listMachineEvents(t.db.sql, conv.id)).map((e) => e.event)).toEqual([
+      { type: "a", text },
+      { type: "b", text },
+    ]);
   });
 });
