@@ -43,8 +43,12 @@ export interface DialogueSystem<App = unknown, Deps = unknown, Contract = unknow
   inbox?: {
     state(sql: Sql, conversationId: string): Promise<unknown>;
     release(sql: Sql, tenantId: string, conversationId: string): Promise<void>;
-    /** A stored message's meta as the transcript shows it (absent: as stored). */
-    messageMeta?(meta: Record<string, unknown>): Record<string, unknown>;
+    /** Stored messages' meta (in seq order) as the transcript shows it (absent: as stored). */
+    messagesMeta?(
+      sql: Sql,
+      conversationId: string,
+      messages: { seq: number; meta: Record<string, unknown> }[],
+    ): Promise<Record<string, unknown>[]>;
   };
   /** Absolute path of the folder with the system's numbered migrations (storage/migrate.ts). */
   migrations: string | null;

@@ -67,15 +67,15 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     const conv = await item(c.get("tenantId"), c.req.param("id"));
     const messages = await listMessages(sql, conv.id);
     const hooks = inboxOf(conv.system);
-    const shown = hooks?.messageMeta ?? ((meta: Record<string, unknown>) => meta);
+    const metas = hooks?.messagesMeta ? await hooks.messagesMeta(sql, conv.id, messages) : messages.map((m) => m.meta);
     return c.json({
       ...conv,
       ...(hooks ? { state: await hooks.state(sql, conv.id) } : {}),
-      messages: messages.map((m) => ({
+      messages: messages.map((m, i) => ({
         seq: m.seq,
         role: m.role,
         text: m.text,
-        meta: m.runId ? { ...shown(m.meta), runId: m.runId } : shown(m.meta),
+        meta: m.runId ? { ...metas[i], runId: m.runId } : metas[i],
         createdAt: m.createdAt.toISOString(),
       })),
     });

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { clinicContract } from "./contract";
 import type { HttpDialogueSystem } from "../../http/deps";
 import { clinicDiagrams } from "./diagrams";
-import { clinicMessageMeta } from "./message-meta";
+import { clinicMessagesMeta } from "./message-meta";
 import { offlineBranch, offlineRouter } from "./offline";
 import { clinicSpec, registryAt } from "./registry-load";
 import { clinicRoutes } from "./routes";
@@ -31,7 +31,7 @@ export const clinicSystem: HttpDialogueSystem = {
   modelRoles: ["router", "branch"],
   inbox: {
     state: readClinicState,
-    messageMeta: clinicMessageMeta,
+    messagesMeta: clinicMessagesMeta,
     async release(sql, tenantId, threadId) {
       // An operator's release hands an escalated thread back to the bot (the machine's operator.release).
       const context = await loadClinicTurnContext(sql, tenantId, threadId, 0);

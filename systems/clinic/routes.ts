@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
 import { loadClinicTurnContext } from "./store/turn-context";
-import { clinicMessageMeta } from "./message-meta";
+import { clinicMessagesMeta } from "./message-meta";
 import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { listMessages } from "../../storage/messages";
@@ -40,14 +40,15 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
       readClinicState(deps.db.sql, conv.id),
       listMessages(deps.db.sql, conv.id),
     ]);
+    const metas = await clinicMessagesMeta(deps.db.sql, conv.id, messages);
     // meta.runId names the turn's stored run: its debug stages are at GET /v1/runs/{runId}/stages.
     return c.json({
       threadId: conv.id,
       state,
-      messages: messages.map((m) => ({
+      messages: messages.map((m, i) => ({
         role: m.role,
         text: m.text,
-        meta: m.runId ? { ...clinicMessageMeta(m.meta), runId: m.runId } : clinicMessageMeta(m.meta),
+        meta: m.runId ? { ...metas[i], runId: m.runId } : metas[i],
       })),
     });
   });

@@ -238,7 +238,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       },
     },
     // The assistant message below holds the reply and the state; the run's `final` refers to them instead of storing them again.
-    replyMessage: () => (final ? { text: final.reply, meta: assistantMeta(final, loaded.versions) } : undefined),
+    replyMessage: () =>
+      final ? { text: final.reply, meta: assistantMeta(final, loaded.versions, a.context.namedSettings) } : undefined,
     // The common turn commits in one statement: the snapshot, the log, the run and these messages.
     writes: (_, when) => {
       if (!final) throw new AppError("internal", "clinic turn ended without a reply");
@@ -251,7 +252,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           {
             role: "assistant",
             text: f.reply,
-            meta: assistantMeta(f, loaded.versions),
+            meta: assistantMeta(f, loaded.versions, a.context.namedSettings),
           },
         ],
         a.run.id,

@@ -15,6 +15,11 @@ export interface ClinicTurnContext {
    * the registry is rebuilt only when this changes. Empty when the tenant has no settings yet.
    */
   settingsVersions: string;
+  /**
+   * The settings versions the thread's last message that names them names (null: none does):
+   * a reply answered with the same ones does not name them again (systems/clinic/message-meta.ts).
+   */
+  namedSettings: string | null;
   /** Who handles the thread (storage/inbox.ts `readHandling`), read in the same statement. */
   handling: Handling;
 }
@@ -52,6 +57,7 @@ export async function loadClinicTurnContext(
       snapshot: unknown;
       history: { role: string; text: string }[] | null;
       settings: string | null;
+      named_settings: string | null;
       status: InboxStatus;
       escalated: boolean;
       contact_phone: string | null;
@@ -64,7 +70,9 @@ export async function loadClinicTurnContext(
       concat_ws(',',
         (select string_agg(b.code || '@' || b.version, ',' order by b.code) from clinic_branches b where b.tenant_id = c.tenant_id and b.active),
         (select string_agg('steps:' || g.branch || '@' || g.version, ',' order by g.branch) from clinic_step_graphs g where g.tenant_id = c.tenant_id and g.active)
-      ) as settings
+      ) as settings,
+      (select m.meta ->> 'settings' from messages m
+       where m.conversation_id = c.id and (m.meta ->> 'settings') is not null order by m.seq desc limit 1) as named_settings
     from conversations c
     left join machine_snapshots s on s.key = c.id
     where c.id = ${threadId} and c.tenant_id = ${tenantId} and c.kind = 'clinic'`;
@@ -85,6 +93,7 @@ export async function loadClinicTurnContext(
           },
     history: r.history ?? [],
     settingsVersions: r.settings ?? "",
+    namedSettings: r.named_settings,
     handling: { status: r.status, escalated: r.escalated, contactPhone: r.contact_phone },
   };
 }

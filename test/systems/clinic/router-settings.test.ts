@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listMessages } from "../../../storage/messages";
+import { clinicMessagesMeta } from "../../../systems/clinic/message-meta";
 import { routerSystemPrompt } from "../../../systems/clinic/prompt";
 import { useTestDatabase } from "../../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
@@ -87,6 +89,42 @@ describe("the _router system branch", () => {
     expect(m).toMatchObject({ replayed: true, matches: true });
     expect(m.definitions.some((d) => d.includes("_router@1"))).toBe(true);
     expect(m.definitions.some((d) => d.includes("_router@2"))).toBe(true);
+  });
+
+  it("a reply stores its settings versions only when they changed, and every reply shows its own (thread and inbox)", async () => {
+    const thread = (await api("/v1/clinic/threads", { method: "POST", body: "{}" })).body.threadId as string;
+    const before = (await api("/v1/clinic/branches")).body.versions as string;
+    await routerPromptOfTurn(thread, "Какой у вас адрес?");
+    await routerPromptOfTurn(thread, "А парковка есть?");
+    const created = await api("/v1/clinic/branches/_router/versions", {
+      method: "POST",
+      body: JSON.stringify({ config: { system_prompt: `${routerSystemPrompt()}\nОтвечай кратко.` } }),
+    });
+    expect(created.status).toBe(201);
+    const after = (await api("/v1/clinic/branches")).body.versions as string;
+    expect(after).not.toBe(before);
+    await routerPromptOfTurn(thread, "Во сколько открываетесь?");
+    await routerPromptOfTurn(thread, "А в субботу?");
+    // Stored: named on the first reply and on the first after the edit only.
+    const stored = await t.db.sql<{ settings: string | null }[]>`
+      select meta ->> 'settings' as settings from messages
+      where conversation_id = ${thread} and role = 'assistant' order by seq`;
+    expect(stored.map((r) => r.settings)).toEqual([before, null, after, null]);
+    // Shown: every reply with the versions that answered it, flat state fields beside them.
+    const expected = [before, before, after, after];
+    const thr = (await api(`/v1/clinic/threads/${thread}`)).body.messages as { role: string; meta: any }[];
+    const replies = thr.filter((m) => m.role === "assistant");
+    expect(replies.map((m) => m.meta.settings)).toEqual(expected);
+    expect(replies[0]!.meta).toMatchObject({ activeBranch: "general_info", events: expect.any(Array) });
+    expect(replies[0]!.meta.state).toBeUndefined();
+    const inbox = (await api(`/v1/inbox/conversations/${thread}`)).body.messages as { role: string; meta: any }[];
+    expect(inbox.filter((m) => m.role === "assistant").map((m) => m.meta.settings)).toEqual(expected);
+    // A page that starts after the reply that named them still shows them (read from before the page).
+    const page = await listMessages(t.db.sql, thread, 2);
+    expect(page.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const shown = await clinicMessagesMeta(t.db.sql, thread, page);
+    expect(shown[1]!.settings).toBe(after);
+    await api("/v1/clinic/branches/_router/versions/1/activate", { method: "POST" });
   });
 
   it("refuses an empty prompt and an unknown code, in Russian", async () => {
