@@ -5,7 +5,6 @@ import type { Fragment } from "postgres";
 import type { Sql, Tx } from "../storage/db";
 import { StaleVersionError } from "../storage/errors";
 import { loadSnapshot, type SnapshotRow } from "../storage/snapshots";
-import type { RunMessages } from "../storage/machine-events";
 import type { ReplyMessage } from "../storage/runs";
 import { commitTurn, RunClosedError, type TurnCommit } from "../storage/turn-commit";
 import { AppError } from "./errors";
@@ -52,10 +51,11 @@ export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventM
    */
   writes?: (snapshot: SnapshotFrom<M>, when: Fragment) => (Fragment | null)[];
   /**
-   * The assistant message `writes` stores with the run's id, if any (its text and meta): the
-   * run's `final` with exactly that reply then refers to the message instead of storing it again.
+   * The messages `writes` stores under the run (its last of each role; the assistant's with its
+   * meta): the log's events and the run's `final` that repeat them refer to them instead
+   * (storage/machine-events.ts RunMessages, storage/runs.ts FINAL_OF_MESSAGE).
    */
-  replyMessage?: (snapshot: SnapshotFrom<M>) => ReplyMessage | undefined;
+  runMessages?: (snapshot: SnapshotFrom<M>) => { user?: string; assistant?: ReplyMessage } | undefined;
   /**
    * Writes that need a transaction (several dependent statements, a check that refuses the
    * turn, a row the statement's writes also change): sent right behind the commit statement, in
@@ -80,14 +80,7 @@ export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventM
    * transaction, so the snapshot can be replayed from its log (driver/replay.ts), named by the
    * definition that took them (`machineLabel`; `settings` for a machine generated from settings).
    */
-  log?: {
-    settings?: string;
-    /**
-     * The texts of the messages `writes` stores under the run (its last of each role): logged
-     * events that repeat them refer to them instead (storage/machine-events.ts RunMessages).
-     */
-    messages?: (snapshot: SnapshotFrom<M>) => RunMessages;
-  };
+  log?: { settings?: string };
 }
 
 export interface TurnResult<M extends AnyStateMachine> {
@@ -179,6 +172,7 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
   if (a.discard?.(snapshot)) return { snapshot, rowVersion: loaded?.rowVersion ?? 0, steps, discarded: true };
 
   const persisted = a.spec.machine.getPersistedSnapshot(snapshot);
+  const messages = a.runMessages?.(snapshot);
   try {
     const completion = a.run?.completion(a.closing?.(snapshot) ?? [], a.outcome?.(snapshot));
     const write: TurnCommit = {
@@ -195,7 +189,7 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
             events: fed,
             runId: a.run?.id ?? null,
             machine: machineLabel(a.spec, a.log.settings),
-            messages: a.log.messages?.(snapshot),
+            messages: messages && { user: messages.user, assistant: messages.assistant?.text },
           }
         : undefined,
       run:
@@ -206,7 +200,7 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
               events: completion.events,
               close: completion.close,
               notify: completion.notify,
-              replyMessage: a.replyMessage?.(snapshot),
+              replyMessage: messages?.assistant,
             }
           : undefined,
       writes: a.writes ? (when) => a.writes!(snapshot, when) : undefined,

@@ -115,8 +115,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     stored: a.context.snapshot,
     events: [{ type: "patient.message", text: a.text }],
     // The machine is generated from the settings: the log names the versions that built it.
-    // The patient's text and the reply are the run's two messages (`writes`): the log refers to them.
-    log: { settings: loaded.versions, messages: () => ({ user: a.text, assistant: final?.reply }) },
+    log: { settings: loaded.versions },
     discard: () => failed !== null,
     effects: {
       "effect.router": async (e, ctx) => {
@@ -237,9 +236,15 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         stages.emit("12", "response-validation", () => ({ events: f.events, notes: f.notes, state: f.state }));
       },
     },
-    // The assistant message below holds the reply and the state; the run's `final` refers to them instead of storing them again.
-    replyMessage: () =>
-      final ? { text: final.reply, meta: assistantMeta(final, loaded.versions, a.context.namedSettings) } : undefined,
+    // The run's two messages (`writes` below): the log refers to the patient's text and the reply,
+    // the run's `final` to the reply and the state, instead of storing them again.
+    runMessages: () =>
+      final
+        ? {
+            user: a.text,
+            assistant: { text: final.reply, meta: assistantMeta(final, loaded.versions, a.context.namedSettings) },
+          }
+        : undefined,
     // The common turn commits in one statement: the snapshot, the log, the run and these messages.
     writes: (_, when) => {
       if (!final) throw new AppError("internal", "clinic turn ended without a reply");
