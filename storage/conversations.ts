@@ -1,5 +1,6 @@
 import { uuidv7 } from "./time-ordered-id";
 import type { Tx } from "./db";
+import { isUuid } from "./ids";
 
 /** A dialogue system's kind (`DialogueSystem.kinds`, systems/index.ts); the table's check constraint is what refuses an unknown one. */
 export type ConversationKind = string;
@@ -30,6 +31,7 @@ export async function findConversation(
   id: string,
   kind?: ConversationKind,
 ): Promise<Conversation | null> {
+  if (!isUuid(id)) return null;
   const rows = await sql<{ id: string; tenant_id: string; kind: ConversationKind; created_at: Date }[]>`
     select id, tenant_id, kind, created_at from conversations
     where id = ${id} and tenant_id = ${tenantId} ${kind ? sql`and kind = ${kind}` : sql``}`;

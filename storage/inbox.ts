@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import { z } from "zod";
 import type { ConversationKind } from "./conversations";
 import type { Tx } from "./db";
+import { isUuid } from "./ids";
 
 /**
  * The operators' inbox over every system's conversations (issue 17 item 1): tenant-scoped,
@@ -134,7 +135,7 @@ export async function listInbox(
       ${f.reason ? sql`and c.escalation_reason = ${f.reason}` : sql``}
       ${f.from ? sql`and c.last_activity_at >= ${f.from}::timestamptz` : sql``}
       ${f.to ? sql`and c.last_activity_at < ${f.to}::timestamptz + (case when ${f.to}::text ~ '^\\d{4}-\\d{2}-\\d{2}$' then interval '1 day' else interval '0' end)` : sql``}
-      ${like ? sql`and (c.id ilike ${like} or c.contact_phone ilike ${like} or exists (select 1 from messages m where m.conversation_id = c.id and m.text ilike ${like}))` : sql``}
+      ${like ? sql`and (c.id::text ilike ${like} or c.contact_phone ilike ${like} or exists (select 1 from messages m where m.conversation_id = c.id and m.text ilike ${like}))` : sql``}
       ${after ? keysetAfter(sql, after) : sql``}
     order by c.escalated desc, c.activity_hour desc, c.last_activity_at desc, c.id desc
     limit ${f.limit + 1}`;
@@ -143,6 +144,7 @@ export async function listInbox(
 }
 
 export async function findInboxItem(sql: Tx, tenantId: string, id: string): Promise<InboxItem | null> {
+  if (!isUuid(id)) return null;
   const rows = await sql<Row[]>`
     select ${columns(sql)} from conversations c ${lastMessage(sql)}
     where c.id = ${id} and c.tenant_id = ${tenantId} and c.kind <> 'test'`;
@@ -206,6 +208,7 @@ async function eraseOnce(
   tenantId: string,
   id: string,
 ): Promise<{ result: "erased" | "not_found" | "running"; runIds: string[] }> {
+  if (!isUuid(id)) return { result: "not_found", runIds: [] };
   const runs = await sql<
     { id: string }[]
   >`select r.id from runs r join conversations c on c.id = r.conversation_id where c.id = ${id} and c.tenant_id = ${tenantId}`;

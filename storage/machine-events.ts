@@ -172,7 +172,7 @@ async function withMessages(sql: Tx, rows: StoredRow[]): Promise<StoredRow[]> {
   const runIds = [...new Set([...marked].map((r) => r.run_id!))];
   const msgs = await sql<{ run_id: string; role: string; text: string }[]>`
     select run_id, role, text from messages
-    where conversation_id = any(${conversations}) and run_id = any(${runIds}) and role in ('user', 'assistant')
+    where conversation_id = any(${conversations}::uuid[]) and run_id = any(${runIds}::uuid[]) and role in ('user', 'assistant')
     order by seq`;
   // In seq order: the run's last message of a role is the one that stays.
   for (const m of msgs) byRun.set(m.run_id, { ...byRun.get(m.run_id), [m.role]: m.text });

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { Tx } from "./db";
+import { isUuid } from "./ids";
 import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
 
 export type RunStatus = "running" | "completed" | "failed";
@@ -104,7 +105,7 @@ export async function startRun(
           select ${r.tenantId}, ${c.key}, ${c.requestHash}, ${r.id}, ${r.conversationId} from _
           on conflict (tenant_id, key) do update
             set request_hash = excluded.request_hash, run_id = excluded.run_id, conversation_id = excluded.conversation_id, created_at = now()
-            where idempotency_keys.run_id = ${c.replaces ?? ""}
+            where idempotency_keys.run_id = ${c.replaces ?? null}
                or idempotency_keys.created_at <= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
           returning 1)
     ${insertRunFrom(sql, r, sql`k`)}
@@ -382,7 +383,7 @@ const insertPacked = (
 ) =>
   tx`insert into run_events (run_id, seq, first_seq, event, data)
      select e.run_id, e.seq, e.first_seq, e.event, e.data
-     from json_to_recordset(${tx.typed(rows as never, JSON_OID)}) as e(run_id text, seq integer, first_seq integer, event text, data json)
+     from json_to_recordset(${tx.typed(rows as never, JSON_OID)}) as e(run_id uuid, seq integer, first_seq integer, event text, data json)
      where ${when}
      ${skipStored ? tx`on conflict (run_id, seq) do nothing` : tx``}
      returning 1`;
@@ -410,7 +411,7 @@ export async function flushRunsEvents(
                  -- for it would hold up every other run's commit behind this flush (the drop at 64 in flight).
                  -- No key update, not for update: the turn's inserts check their foreign key to this row (key share).
                  up as (update runs set heartbeat_at = now() from _
-                        where id in (select id from runs where id = any(${batch.map((b) => b.runId)}) and status = 'running' for no key update skip locked)
+                        where id in (select id from runs where id = any(${batch.map((b) => b.runId)}::uuid[]) and status = 'running' for no key update skip locked)
                           and (select count(*) from ev) >= 0
                         returning id, followed_at)
             ${o.notify ? notifyFollowed(sql) : sql`select count(*) from up`}`;
@@ -426,7 +427,7 @@ export const RUN_EVENTS_CHANNEL = "run_events";
  * turn's own transaction: PostgreSQL serializes the commits of notifying transactions.
  */
 export const notifyFollowed = (sql: Tx, up: postgres.Fragment = sql`up`) =>
-  sql`select count(pg_notify(${RUN_EVENTS_CHANNEL}, id)) from ${up} where followed_at > now() - make_interval(secs => ${FOLLOWED_WITHIN_MS / 1000})`;
+  sql`select count(pg_notify(${RUN_EVENTS_CHANNEL}, id::text)) from ${up} where followed_at > now() - make_interval(secs => ${FOLLOWED_WITHIN_MS / 1000})`;
 
 /** A follower on another process marks the run at least this often while it waits (see server/run-waker.ts). */
 export const FOLLOWED_WITHIN_MS = 5_000;
@@ -504,6 +505,7 @@ export async function deleteRun(sql: Tx, runId: string): Promise<void> {
 }
 
 export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
+  if (!isUuid(id)) return null;
   const rows = await sql<
     {
       id: string;
@@ -584,7 +586,7 @@ export async function heartbeatRun(sql: Tx, id: string, followedWithinMs: number
 export async function touchRuns(sql: Tx, ids: string[], o: { asyncCommit?: boolean } = {}): Promise<void> {
   if (ids.length === 0) return;
   await sql`with _ as (${commitMode(sql, o.asyncCommit)})
-            update runs set heartbeat_at = now() from _ where id = any(${ids}) and status = 'running'`;
+            update runs set heartbeat_at = now() from _ where id = any(${ids}::uuid[]) and status = 'running'`;
 }
 
 export const ABANDONED_MESSAGE = "Обработка сообщения прервалась: сервер был перезапущен. Отправьте сообщение ещё раз.";
@@ -616,8 +618,8 @@ export async function failAbandonedRuns(
     with dead as (
       update runs set status = 'failed', error_code = 'internal', outcome = ${ABANDONED}, reason_codes = '{internal}', finished_at = now()
       where status = 'running'
-        and (${opts.ownerIs ?? null}::text is null or owner = ${opts.ownerIs ?? null})
-        and (${opts.exceptOwner ?? null}::text is null or owner <> ${opts.exceptOwner ?? null})
+        and (${opts.ownerIs ?? null}::uuid is null or owner = ${opts.ownerIs ?? null})
+        and (${opts.exceptOwner ?? null}::uuid is null or owner <> ${opts.exceptOwner ?? null})
         and heartbeat_at < now() - make_interval(secs => ${opts.staleAfterMs / 1000})
       returning id),
     stored as (

@@ -16,6 +16,10 @@ import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { postSse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
+import { fixedUuid } from "../utils/ids";
+
+/** The process that owns the test's runs (a UUID, as a server's instance id). */
+const OWNER = fixedUuid(0xaa);
 
 const t = useTestDatabase();
 let llm: ScriptedLlm;
@@ -38,7 +42,7 @@ const start = async (db: Database, hub = new RunHub()) => {
     conversationId: conv.id,
     tenantId: "tenant-a",
     kind: "test",
-    owner: "test-owner",
+    owner: OWNER,
     debug: false,
     asyncCommits: db.backend === "postgres",
   });
@@ -145,7 +149,7 @@ describe("Run", () => {
     run.emit("run_started", { runId: run.id });
     // Another process saw no heartbeat for too long and closed the run as abandoned.
     await new Promise((r) => setTimeout(r, 20));
-    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: "test-owner" })).toContain(run.id);
+    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: OWNER })).toContain(run.id);
     await expect(
       counterTurn(
         run,
@@ -200,7 +204,7 @@ describe("Run", () => {
     const late = await start(t.db);
     late.run.emit("run_started", { runId: late.run.id });
     await new Promise((r) => setTimeout(r, 20));
-    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: "test-owner" })).toContain(late.run.id);
+    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: OWNER })).toContain(late.run.id);
     await expect(turn(late.run, late.conv.id, "поздно", {})).rejects.toMatchObject({
       code: "conflict",
       details: { reason: "run_closed" },

@@ -22,6 +22,10 @@ import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { readSse, type SseEvent } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
+import { uuidv7 } from "../../storage/time-ordered-id";
+import { fixedUuid } from "../utils/ids";
+
+const OWNER = fixedUuid(0xaa);
 
 /**
  * Run events are stored coalesced — one row per flush per run, ids seq .. last_seq — while a
@@ -274,8 +278,8 @@ describe("storing batches (storage/runs.ts)", () => {
 
   async function newRun(): Promise<string> {
     const conv = await createConversation(t.db.sql, "default", "test");
-    const id = `run-${conv.id}`;
-    await insertRun(t.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: "p" });
+    const id = uuidv7();
+    await insertRun(t.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: OWNER });
     return id;
   }
 
@@ -402,7 +406,7 @@ describe("storing batches (storage/runs.ts)", () => {
     const id = await newRun();
     await appendRunEvents(t.db.sql, id, ev(1, 6));
     await t.db.sql`update runs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
-    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 1000, ownerIs: "p" })).toEqual([id]);
+    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 1000, ownerIs: OWNER })).toEqual([id]);
     expect((await listRunEvents(t.db.sql, id, 5)).map((e) => [e.seq, e.event])).toEqual([
       [6, "token"],
       // Past MAX_RUN_EVENTS: the dead process may have sent ids it never stored.

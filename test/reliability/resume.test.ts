@@ -11,6 +11,11 @@ import {
 import { useTestDatabase } from "../utils/db";
 import { startTestServer } from "../utils/server";
 import { readSse } from "../utils/sse";
+import { uuidv7 } from "../../storage/time-ordered-id";
+import { fixedUuid } from "../utils/ids";
+
+/** The dead process that owned the runs (a UUID, as a server's instance id). */
+const DEAD = fixedUuid(0xdd);
 
 /**
  * Resuming a run whose process died: the dead process streamed events it never stored, so a
@@ -32,13 +37,13 @@ afterAll(async () => {
 /** A run that died after storing `stored` events; recovery closes it as the server would. */
 async function deadRun(stored: number): Promise<string> {
   const conv = await createConversation(t.db.sql, "default", "test");
-  const id = `run-${conv.id}`;
-  await insertRun(t.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: "dead-process" });
+  const id = uuidv7();
+  await insertRun(t.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: DEAD });
   await appendRunEvents(t.db.sql, id, [
     { seq: 1, event: "run_started", data: { runId: id } },
     ...Array.from({ length: stored - 1 }, (_, i) => ({ seq: i + 2, event: "token", data: { delta: `t${i}` } })),
   ]);
-  expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 0, ownerIs: "dead-process" })).toEqual([id]);
+  expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 0, ownerIs: DEAD })).toEqual([id]);
   return id;
 }
 
@@ -102,24 +107,23 @@ describe("resuming a run whose process died", () => {
     const all = await resume(id, 0);
     expect(all.at(-1)).toEqual([E + 1, "done"]);
     const conv = await createConversation(t.db.sql, "default", "test");
+    const ok = uuidv7();
     await insertRun(t.db.sql, {
-      id: `ok-${conv.id}`,
+      id: ok,
       conversationId: conv.id,
       tenantId: "default",
       kind: "test",
-      owner: "x",
+      owner: DEAD,
     });
-    await appendRunEvents(t.db.sql, `ok-${conv.id}`, [
+    await appendRunEvents(t.db.sql, ok, [
       { seq: 1, event: "run_started", data: {} },
       { seq: 2, event: "final", data: {} },
       { seq: 3, event: "done", data: {} },
     ]);
-    await t.db.sql`update runs set status = 'completed' where id = ${`ok-${conv.id}`}`;
-    expect(await resume(`ok-${conv.id}`, 3)).toEqual([]);
-    expect(
-      (await fetch(`${server.url}/v1/runs/ok-${conv.id}/events`, { headers: { "last-event-id": "3" } })).status,
-    ).toBe(204);
-    expect(await resume(`ok-${conv.id}`, 1)).toEqual([
+    await t.db.sql`update runs set status = 'completed' where id = ${ok}`;
+    expect(await resume(ok, 3)).toEqual([]);
+    expect((await fetch(`${server.url}/v1/runs/${ok}/events`, { headers: { "last-event-id": "3" } })).status).toBe(204);
+    expect(await resume(ok, 1)).toEqual([
       [2, "final"],
       [3, "done"],
     ]);

@@ -7,7 +7,14 @@ import {
   MESSAGE_REF,
 } from "../../storage/machine-events";
 import { appendMessages } from "../../storage/messages";
+import { fixedUuid } from "../utils/ids";
 import { useTestDatabase } from "../utils/db";
+
+/** Run ids are UUIDs (migration 000023). */
+const RUN0 = fixedUuid(0);
+const RUN1 = fixedUuid(1);
+const RUN2 = fixedUuid(2);
+const RUN9 = fixedUuid(9);
 
 /** A turn's machine events are one stored row (migration 000013) while every event keeps its own seq. */
 const t = useTestDatabase();
@@ -17,8 +24,8 @@ describe("machine event log", () => {
     const conv = await createConversation(t.db.sql, "default", "test");
     const key = conv.id;
     await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "xstate.init", input: {} }], null, "m@1");
-    await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "a" }, { type: "b" }, { type: "c" }], "run-1", "m@1");
-    await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "d" }, { type: "e" }], "run-2", "m@2");
+    await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "a" }, { type: "b" }, { type: "c" }], RUN1, "m@1");
+    await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "d" }, { type: "e" }], RUN2, "m@2");
     const rows = await t.db.sql<
       { seq: number; first_seq: number | null }[]
     >`select seq, first_seq from machine_events where snapshot_key = ${key} order by seq`;
@@ -30,11 +37,11 @@ describe("machine event log", () => {
     const all = await listMachineEvents(t.db.sql, key);
     expect(all.map((e) => [e.seq, (e.event as { type: string }).type, e.machine, e.runId])).toEqual([
       [1, "xstate.init", "m@1", null],
-      [2, "a", "m@1", "run-1"],
-      [3, "b", "m@1", "run-1"],
-      [4, "c", "m@1", "run-1"],
-      [5, "d", "m@2", "run-2"],
-      [6, "e", "m@2", "run-2"],
+      [2, "a", "m@1", RUN1],
+      [3, "b", "m@1", RUN1],
+      [4, "c", "m@1", RUN1],
+      [5, "d", "m@2", RUN2],
+      [6, "e", "m@2", RUN2],
     ]);
     // A follower that stopped inside a turn's row gets the rest of it, then the next turns.
     expect((await listMachineEventsAfter(t.db.sql, key, 2)).map((e) => e.seq)).toEqual([3, 4, 5, 6]);
@@ -75,11 +82,11 @@ describe("machine event log", () => {
       { type: "branch.result", text: `${reply}\nSTATE_JSON: {"step":"qualify"}`, call: 1 },
       { type: "other", note: reply, short: "да" },
     ];
-    await appendMessages(t.db.sql, conv.id, [{ role: "user", text: "старое" }], "run-0");
-    await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "solo", text: patient }], "run-1", "m@1", {
+    await appendMessages(t.db.sql, conv.id, [{ role: "user", text: "старое" }], RUN0);
+    await appendMachineEvents(t.db.sql, key, conv.id, [{ type: "solo", text: patient }], RUN1, "m@1", {
       user: patient,
     });
-    await appendMachineEvents(t.db.sql, key, conv.id, given, "run-1", "m@1", { user: patient, assistant: reply });
+    await appendMachineEvents(t.db.sql, key, conv.id, given, RUN1, "m@1", { user: patient, assistant: reply });
     await appendMessages(
       t.db.sql,
       conv.id,
@@ -87,7 +94,7 @@ describe("machine event log", () => {
         { role: "user", text: patient },
         { role: "assistant", text: reply },
       ],
-      "run-1",
+      RUN1,
     );
     const stored = await t.db.sql<{ event: string }[]>`
       select event::text as event from machine_events where snapshot_key = ${key} order by seq`;
@@ -106,7 +113,7 @@ describe("machine event log", () => {
     expect(JSON.stringify(all[3]!.event)).toBe(JSON.stringify(given[2]));
     expect((await listMachineEventsAfter(t.db.sql, key, 3)).map((e) => e.event)).toEqual(given.slice(2));
     // Without the run's message the log cannot be read back: an error, not a silently different event.
-    await t.db.sql`delete from messages where conversation_id = ${conv.id} and run_id = 'run-1' and role = 'assistant'`;
+    await t.db.sql`delete from messages where conversation_id = ${conv.id} and run_id = ${RUN1} and role = 'assistant'`;
     await expect(listMachineEvents(t.db.sql, key)).rejects.toThrow(/assistant message is missing/);
   });
 
@@ -114,7 +121,7 @@ describe("machine event log", () => {
     const conv = await createConversation(t.db.sql, "default", "test");
     const text = "Текст длиннее двадцати четырёх символов, но без сообщения.";
     await appendMachineEvents(t.db.sql, conv.id, conv.id, [{ type: "a", text }], null, "m@1", { user: text });
-    await appendMachineEvents(t.db.sql, conv.id, conv.id, [{ type: "b", text }], "run-9", "m@1");
+    await appendMachineEvents(t.db.sql, conv.id, conv.id, [{ type: "b", text }], RUN9, "m@1");
     const stored = await t.db.sql<{ event: string }[]>`
       select event::text as event from machine_events where snapshot_key = ${conv.id} order by seq`;
     expect(stored.map((r) => r.event.includes(text))).toEqual([true, true]);

@@ -11,9 +11,11 @@ export const onServer = !!serverUrl;
  * A fresh database per test file: on the server a uniquely named database (files run in
  * parallel and must not see each other's rows), else an in-memory PGlite. Migrations applied.
  */
-export async function createTestDatabase(): Promise<{ db: Database; url?: string; drop(): Promise<void> }> {
+export async function createTestDatabase(
+  o: { migrate?: boolean } = {},
+): Promise<{ db: Database; url?: string; drop(): Promise<void> }> {
   if (!serverUrl) {
-    const db = await openDatabase({ dataDir: "memory://" });
+    const db = await openDatabase({ dataDir: "memory://", migrate: o.migrate });
     return { db, drop: () => db.close() };
   }
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
@@ -21,7 +23,7 @@ export async function createTestDatabase(): Promise<{ db: Database; url?: string
   await admin.unsafe(`create database ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString(), max: 8 });
+  const db = await openDatabase({ url: url.toString(), max: 8, migrate: o.migrate });
   return {
     db,
     url: url.toString(),

@@ -1,4 +1,5 @@
 import type { Tx } from "../../../storage/db";
+import { isUuid } from "../../../storage/ids";
 import type { Handling, InboxStatus } from "../../../storage/inbox";
 import type { SnapshotRow } from "../../../storage/snapshots";
 import { commitMode, insertRunFrom, type RunStartRow } from "../../../storage/runs";
@@ -42,6 +43,7 @@ export async function loadClinicTurnContext(
   historyLimit: number,
   start?: { run: RunStartRow; asyncCommit: boolean },
 ): Promise<ClinicTurnContext | null> {
+  if (!isUuid(threadId)) return null;
   const starting = start
     ? sql`with _ as (${commitMode(sql, start.asyncCommit)}),
           t as (select id from conversations where id = ${threadId} and tenant_id = ${tenantId} and kind = 'clinic'),
@@ -74,7 +76,7 @@ export async function loadClinicTurnContext(
       (select m.meta ->> 'settings' from messages m
        where m.conversation_id = c.id and (m.meta ->> 'settings') is not null order by m.seq desc limit 1) as named_settings
     from conversations c
-    left join machine_snapshots s on s.key = c.id
+    left join machine_snapshots s on s.key = c.id::text
     where c.id = ${threadId} and c.tenant_id = ${tenantId} and c.kind = 'clinic'`;
   const r = rows[0];
   if (!r) return null;

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { Tx } from "../../../storage/db";
+import { isUuid } from "../../../storage/ids";
 
 export interface EvidenceRunRow {
   runId: string;
@@ -25,6 +26,7 @@ export function evidenceRunInsert(sql: Tx, r: EvidenceRunRow, when: postgres.Fra
 
 /** Tenant-scoped: another tenant's run is indistinguishable from a missing one. */
 export async function getEvidenceRun(sql: Tx, tenantId: string, runId: string): Promise<EvidenceRunRow | null> {
+  if (!isUuid(runId)) return null;
   const rows = await sql<
     {
       run_id: string;

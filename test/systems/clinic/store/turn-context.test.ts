@@ -5,6 +5,13 @@ import { createConversation } from "../../../../storage/conversations";
 import { appendMessages } from "../../../../storage/messages";
 import { saveSnapshot } from "../../../../storage/snapshots";
 import { onServer, useTestDatabase } from "../../../utils/db";
+import { fixedUuid } from "../../../utils/ids";
+
+/** Run and process ids are UUIDs (migration 000023). */
+const OWNER = fixedUuid(9);
+const R0 = fixedUuid(0);
+const R1 = fixedUuid(1);
+const R2 = fixedUuid(2);
 
 const t = useTestDatabase();
 
@@ -69,25 +76,25 @@ describe("loadClinicTurnContext", () => {
   it("with a run to start: starts it only for the tenant's existing thread, one running run per thread", async () => {
     const thread = await createConversation(t.db.sql, "tenant-r", "clinic");
     const run = (id: string, conversationId = thread.id) => ({
-      run: { id, conversationId, tenantId: "tenant-r", kind: "clinic", owner: "p" },
+      run: { id, conversationId, tenantId: "tenant-r", kind: "clinic", owner: OWNER },
       asyncCommit: onServer,
     });
     const runsOf = (conversationId: string) =>
       t.db.sql<{ id: string; status: string }[]>`select id, status from runs where conversation_id = ${conversationId}`;
     // Not this tenant's, not a clinic thread, no thread: nothing read, nothing started.
-    expect(await loadClinicTurnContext(t.db.sql, "tenant-x", thread.id, 12, run("r-0"))).toBeNull();
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-x", thread.id, 12, run(R0))).toBeNull();
     const other = await createConversation(t.db.sql, "tenant-r", "workbench");
-    expect(await loadClinicTurnContext(t.db.sql, "tenant-r", other.id, 12, run("r-0", other.id))).toBeNull();
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-r", other.id, 12, run(R0, other.id))).toBeNull();
     expect(await runsOf(thread.id)).toEqual([]);
     expect(await runsOf(other.id)).toEqual([]);
 
-    const ctx = await loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, run("r-1"));
+    const ctx = await loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, run(R1));
     expect(ctx).toMatchObject({ threadId: thread.id, snapshot: null, history: [] });
-    expect(await runsOf(thread.id)).toEqual([{ id: "r-1", status: "running" }]);
+    expect(await runsOf(thread.id)).toEqual([{ id: R1, status: "running" }]);
     // The unique index of running runs refuses a second one, and the statement writes nothing.
-    await expect(loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, run("r-2"))).rejects.toMatchObject({
+    await expect(loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, run(R2))).rejects.toMatchObject({
       code: "23505",
     });
-    expect(await runsOf(thread.id)).toEqual([{ id: "r-1", status: "running" }]);
+    expect(await runsOf(thread.id)).toEqual([{ id: R1, status: "running" }]);
   });
 });
