@@ -66,7 +66,7 @@ interface Row {
   last_text: string | null;
 }
 
-const Cursor = z.tuple([z.boolean(), z.string().regex(/^\d+$/), z.string()]);
+const Cursor = z.tuple([z.boolean(), z.string().regex(/^\d+$/), z.string().refine(isUuid)]);
 const encodeCursor = (r: Row) => Buffer.from(JSON.stringify([r.escalated, r.activity_us, r.id])).toString("base64url");
 function decodeCursor(s: string): z.infer<typeof Cursor> | null {
   try {

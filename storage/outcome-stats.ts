@@ -37,7 +37,8 @@ export async function outcomeStats(sql: Tx, f: OutcomeStatsFilter): Promise<Outc
     select kind, rc as reason_code, count(*)::int as runs from runs, unnest(reason_codes) as rc where ${where}
     group by kind, rc order by kind, runs desc, rc`;
   const combos = await sql<{ kind: string; outcome: string | null; reason_codes: string[]; runs: number }[]>`
-    select kind, outcome, reason_codes, count(*)::int as runs from runs where ${where} group by kind, outcome, reason_codes`;
+    select kind, outcome, coalesce(reason_codes, '{}') as reason_codes, count(*)::int as runs from runs where ${where}
+    group by kind, outcome, coalesce(reason_codes, '{}')`;
   return {
     byOutcomeAndReasons: combos.map((r) => ({
       kind: r.kind,

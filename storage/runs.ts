@@ -148,7 +148,8 @@ export interface RunIds {
  * the run's own id or its conversation's id (its run row has both) are stored as "@run" and
  * "@conversation": two UUIDs a turn stored again in every run (issue 19: WAL per turn). A
  * `run_started` that already holds one of those strings is stored as it is, so they never mean
- * anything else.
+ * anything else. The usual `run_started`, exactly `{runId, <key>: conversation id}`, is stored as
+ * the key's name alone: `["@run_started", "threadId"]`.
  */
 export const RUN_STARTED_OF_RUN = "@run_started";
 const RUN_REF = "@run";
@@ -163,10 +164,20 @@ function runStartedOfRun(items: [string, unknown][], run: RunIds | undefined): [
   const values = Object.values(data);
   if (values.some((v) => v === RUN_REF || v === CONVERSATION_REF)) return items;
   if (!values.some((v) => v === run.id || v === run.conversationId)) return items;
-  const ref = Object.fromEntries(
-    Object.entries(data).map(([k, v]) => [k, v === run.id ? RUN_REF : v === run.conversationId ? CONVERSATION_REF : v]),
-  );
+  const entries = Object.entries(data);
   const out = items.slice();
+  if (
+    entries.length === 2 &&
+    entries[0]![0] === "runId" &&
+    entries[0]![1] === run.id &&
+    entries[1]![1] === run.conversationId
+  ) {
+    out[i] = [RUN_STARTED_OF_RUN, entries[1]![0]];
+    return out;
+  }
+  const ref = Object.fromEntries(
+    entries.map(([k, v]) => [k, v === run.id ? RUN_REF : v === run.conversationId ? CONVERSATION_REF : v]),
+  );
   out[i] = [RUN_STARTED_OF_RUN, ref];
   return out;
 }
@@ -178,12 +189,14 @@ function runStartedBack(items: [string, unknown][], r: StoredRow): [string, unkn
     event === RUN_STARTED_OF_RUN
       ? [
           "run_started",
-          Object.fromEntries(
-            Object.entries(data as object).map(([k, v]) => [
-              k,
-              v === RUN_REF ? r.run_id : v === CONVERSATION_REF ? r.conversation_id : v,
-            ]),
-          ),
+          typeof data === "string"
+            ? { runId: r.run_id, [data]: r.conversation_id }
+            : Object.fromEntries(
+                Object.entries(data as object).map(([k, v]) => [
+                  k,
+                  v === RUN_REF ? r.run_id : v === CONVERSATION_REF ? r.conversation_id : v,
+                ]),
+              ),
         ]
       : [event, data],
   );
@@ -493,7 +506,7 @@ export function closeRunCtes(
       when,
       !o.fresh,
     ),
-    close: tx`update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes ?? []},
+    close: tx`update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes?.length ? r.reasonCodes : null},
                 error_code = ${r.errorCode ?? null}, finished_at = now()
               where id = ${runId} and status = 'running' and ${when}`,
   };
@@ -514,7 +527,7 @@ export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
       kind: string;
       status: RunStatus;
       outcome: string | null;
-      reason_codes: string[];
+      reason_codes: string[] | null;
       error_code: string | null;
       owner: string;
       heartbeat_at: Date;
@@ -530,7 +543,7 @@ export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
         kind: r.kind,
         status: r.status,
         outcome: r.outcome,
-        reasonCodes: r.reason_codes,
+        reasonCodes: r.reason_codes ?? [],
         errorCode: r.error_code,
         owner: r.owner,
         heartbeatAt: r.heartbeat_at,

@@ -6,7 +6,8 @@ import type { DialogueEmitted } from "./dialogue.machine";
  * `final` refers to it, storage/runs.ts FINAL_OF_MESSAGE), what happened, what it was answered
  * from, and the settings versions that answered it — only when they differ from the ones the
  * thread's messages last named (`named`; migration 000021): they change when an operator edits
- * the settings, not turn by turn. The thread's views show every message whole (`clinicMessagesMeta`).
+ * the settings, not turn by turn. `events` and `fragments` are left out when empty (most turns:
+ * 27 bytes a turn of WAL, issue 19). The thread's views show every message whole (`clinicMessagesMeta`).
  */
 export function assistantMeta(
   f: Extract<DialogueEmitted, { type: "clinic.final" }>,
@@ -15,8 +16,8 @@ export function assistantMeta(
 ) {
   return {
     state: f.state,
-    events: f.events,
-    fragments: f.fragments.map((x) => x.docId),
+    ...(f.events.length ? { events: f.events } : {}),
+    ...(f.fragments.length ? { fragments: f.fragments.map((x) => x.docId) } : {}),
     ...(settings !== named ? { settings } : {}),
     // Why a tail or a signal was not used (the Sandbox shows them on the turn's badges).
     ...(f.notes.length ? { notes: f.notes } : {}),
@@ -48,7 +49,7 @@ export async function clinicMessagesMeta(
   return messages.map(({ meta }) => {
     if (typeof meta.settings === "string") settings = meta.settings;
     if (!isReply(meta)) return meta;
-    const { state, ...rest } = meta;
-    return { ...(state as object), ...rest, ...(settings !== undefined ? { settings } : {}) };
+    const { state, events = [], fragments = [], ...rest } = meta;
+    return { ...(state as object), events, fragments, ...rest, ...(settings !== undefined ? { settings } : {}) };
   });
 }

@@ -176,6 +176,9 @@ describe("operator inbox", () => {
     } while (cursor);
     expect(seen.sort()).toEqual([...ids].sort());
     expect((await api("/v1/workbench/conversations?cursor=garbage")).status).toBe(400);
+    // A well-formed cursor whose id is not a conversation id (a UUID) is as broken.
+    const forged = Buffer.from(JSON.stringify([false, "1", "not-a-uuid"])).toString("base64url");
+    expect((await api(`/v1/workbench/conversations?cursor=${forged}`)).status).toBe(400);
     expect((await json<Page>(api("/v1/evidence/conversations"))).items).toEqual([]);
   });
 

@@ -243,6 +243,27 @@ describe("coalesced run events", () => {
       expect(JSON.stringify(kept!.data)).not.toContain(RUN_STARTED_OF_RUN);
       expect(JSON.stringify(back(kept))).toBe(JSON.stringify([{ seq: 1, event: "run_started", data }, events[1]]));
     }
+    // The usual run_started, exactly {runId, <key>: conversation id}, is stored as the key's name alone.
+    for (const key of ["threadId", "conversationId"]) {
+      const usual: RunEventRow[] = [
+        { seq: 1, event: "run_started", data: { runId: "run-1", [key]: "conv-1" } },
+        events[1]!,
+      ];
+      const [short] = packRunEvents(usual, undefined, run);
+      expect(short!.data).toEqual([
+        [RUN_STARTED_OF_RUN, key],
+        ["done", {}],
+      ]);
+      expect(JSON.stringify(back(short))).toBe(JSON.stringify(usual));
+    }
+    // The same two keys the other way round keep the object form, so the order comes back as it was.
+    const swapped: RunEventRow[] = [
+      { seq: 1, event: "run_started", data: { threadId: "conv-1", runId: "run-1" } },
+      events[1]!,
+    ];
+    const [obj] = packRunEvents(swapped, undefined, run);
+    expect(JSON.stringify(obj!.data)).toContain('"@conversation"');
+    expect(JSON.stringify(back(obj))).toBe(JSON.stringify(swapped));
   });
 
   it("a turn flushed several times while streaming resumes from every id on another process", async () => {

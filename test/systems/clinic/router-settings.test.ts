@@ -117,6 +117,15 @@ describe("the _router system branch", () => {
     expect(replies.map((m) => m.meta.settings)).toEqual(expected);
     expect(replies[0]!.meta).toMatchObject({ activeBranch: "general_info", events: expect.any(Array) });
     expect(replies[0]!.meta.state).toBeUndefined();
+    // Empty `events` and `fragments` are not stored, and every reply still shows both.
+    const metas = await t.db.sql<{ meta: Record<string, unknown> }[]>`
+      select meta from messages where conversation_id = ${thread} and role = 'assistant' order by seq`;
+    replies.forEach((m, i) => {
+      expect(m.meta.events).toEqual(metas[i]!.meta.events ?? []);
+      expect(m.meta.fragments).toEqual(metas[i]!.meta.fragments ?? []);
+      if (m.meta.events.length === 0) expect(metas[i]!.meta).not.toHaveProperty("events");
+      if (m.meta.fragments.length === 0) expect(metas[i]!.meta).not.toHaveProperty("fragments");
+    });
     const inbox = (await api(`/v1/inbox/conversations/${thread}`)).body.messages as { role: string; meta: any }[];
     expect(inbox.filter((m) => m.role === "assistant").map((m) => m.meta.settings)).toEqual(expected);
     // A page that starts after the reply that named them still shows them (read from before the page).
