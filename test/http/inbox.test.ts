@@ -179,6 +179,13 @@ describe("operator inbox", () => {
     // A well-formed cursor whose id is not a conversation id (a UUID) is as broken.
     const forged = Buffer.from(JSON.stringify([false, "1", "not-a-uuid"])).toString("base64url");
     expect((await api(`/v1/workbench/conversations?cursor=${forged}`)).status).toBe(400);
+    // An id that is not a UUID names no conversation: 404 for every item route, nothing asked of the database.
+    for (const [path, method] of [
+      ["/v1/inbox/conversations/nope", "GET"],
+      ["/v1/inbox/conversations/nope/take", "POST"],
+      ["/v1/inbox/conversations/nope", "DELETE"],
+    ] as const)
+      expect((await api(path, { method, body: method === "POST" ? "{}" : undefined })).status).toBe(404);
     expect((await json<Page>(api("/v1/evidence/conversations"))).items).toEqual([]);
   });
 

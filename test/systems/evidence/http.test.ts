@@ -390,6 +390,10 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     const bad = await postSse(`${online.url}/v1/evidence/conversations/${id}/messages`, { text: "  " }, A);
     expect(bad.status).toBe(400);
     expect((await fetch(`${online.url}/v1/evidence/conversations/nope`, { headers: A })).status).toBe(404);
+    // A run id that is not a UUID names no run: 404, not a database error.
+    const noRun = await fetch(`${online.url}/v1/evidence/runs/nope`, { headers: A });
+    expect(noRun.status).toBe(404);
+    expect(((await noRun.json()) as { error: { code: string } }).error.code).toBe("not_found");
     const other = await postSse(`${online.url}/v1/evidence/conversations/${id}/messages`, { text: "хвосты?" }, B);
     expect(other.status).toBe(404);
 
