@@ -96,10 +96,11 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e
     await page.click("#release");
     await expect.poll(() => page.locator('[data-field="status"]').textContent()).toBe("у бота");
     expect(await page.locator('[data-field="escalated"]').textContent()).toBe("нет");
-    expect(await item(page, id).getAttribute("data-escalated")).toBe("false");
+    // The list is reloaded after the detail (inbox.js `act`): waited for, not read at once.
+    await expect.poll(() => item(page, id).getAttribute("data-escalated")).toBe("false");
     await page.click("#close");
     await expect.poll(() => page.locator('[data-field="status"]').textContent()).toBe("закрыт");
-    expect(await item(page, id).getAttribute("data-status")).toBe("closed");
+    await expect.poll(() => item(page, id).getAttribute("data-status")).toBe("closed");
 
     // The receiver: one escalation → one delivery id, the 502 retried, every attempt signed.
     await expect.poll(() => hook.deliveries.filter((d) => d.status === 200).length, { timeout: 5_000 }).toBe(1);

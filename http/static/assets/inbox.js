@@ -65,17 +65,24 @@ function itemNode(it) {
   );
 }
 
+// Each reload is numbered: a response that comes back after a later reload started (the periodic one
+// racing an operator's action) is dropped, so the list never shows a status older than the detail's.
+let listRequest = 0;
+
 async function loadList(append = false) {
+  const mine = ++listRequest;
   if (!append) cursor = null;
   extraPages = append ? extraPages + 1 : 0;
   try {
     const page = await api(`/v1/inbox/conversations?${query()}`);
+    if (mine !== listRequest) return;
     const nodes = page.items.map(itemNode);
     if (append) $("#items").append(...nodes);
     else $("#items").replaceChildren(...(nodes.length ? nodes : [el("div", { class: "muted" }, "Обращений нет.")]));
     cursor = page.nextCursor;
     $("#more").hidden = !cursor;
   } catch (e) {
+    if (mine !== listRequest) return;
     $("#items").replaceChildren(el("div", { class: "error-box" }, `Не удалось загрузить обращения: ${errorText(e)}`));
   }
 }
