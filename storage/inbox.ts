@@ -208,7 +208,6 @@ async function eraseOnce(
   tenantId: string,
   id: string,
 ): Promise<{ result: "erased" | "not_found" | "running"; runIds: string[] }> {
-  if (!isUuid(id)) return { result: "not_found", runIds: [] };
   const runs = await sql<
     { id: string }[]
   >`select r.id from runs r join conversations c on c.id = r.conversation_id where c.id = ${id} and c.tenant_id = ${tenantId}`;
@@ -232,6 +231,7 @@ export async function eraseConversation(
   tenantId: string,
   id: string,
 ): Promise<{ result: "erased" | "not_found" | "running"; runIds: string[] }> {
+  if (!isUuid(id)) return { result: "not_found", runIds: [] };
   for (let attempt = 1; ; attempt++) {
     try {
       return await eraseOnce(sql, tenantId, id);
