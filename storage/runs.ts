@@ -391,14 +391,11 @@ export function unpackRunEvents(rows: StoredRow[], afterSeq = 0): RunEventRow[] 
 const insertPacked = (
   tx: Tx,
   rows: { run_id: string; seq: number; first_seq: number | null; event: string; data: unknown }[],
-  when: postgres.Fragment = tx`true`,
-  skipStored = true,
 ) =>
   tx`insert into run_events (run_id, seq, first_seq, event, data)
      select e.run_id, e.seq, e.first_seq, e.event, e.data
      from json_to_recordset(${tx.typed(rows as never, JSON_OID)}) as e(run_id uuid, seq integer, first_seq integer, event text, data json)
-     where ${when}
-     ${skipStored ? tx`on conflict (run_id, seq) do nothing` : tx``}
+     on conflict (run_id, seq) do nothing
      returning 1`;
 
 /**
@@ -456,8 +453,8 @@ export async function listenRunEvents(sql: postgres.Sql, onRun: (runId: string) 
 
 /**
  * The run's last events and its end in one statement (one round trip inside the turn's
- * transaction); true when this ended the run. Events go in before the run row is touched —
- * the same lock order as flushRunsEvents, so the two never wait on each other in a cycle.
+ * transaction); true when this ended the run. It touches the run's row only: the background
+ * flush locks run rows with SKIP LOCKED, so the two never wait on each other in a cycle.
  */
 export async function closeRun(
   tx: Tx,
@@ -466,9 +463,8 @@ export async function closeRun(
   r: RunClose,
   o: { notify?: boolean; conversationId?: string } = {},
 ): Promise<boolean> {
-  const { events: ev, close } = closeRunCtes(tx, runId, events, r, undefined, { conversationId: o.conversationId });
-  const res = await tx<{ closed: number }[]>`with ev as (${ev}),
-                up as (${close} and (select count(*) from ev) >= 0 returning id, followed_at)
+  const close = closeRunUpdate(tx, runId, events, r, undefined, { conversationId: o.conversationId });
+  const res = await tx<{ closed: number }[]>`with up as (${close} returning id, followed_at)
            select (select count(*) from up)::int as closed${o.notify ? tx`, (${notifyFollowed(tx)}) as notified` : tx``}`;
   // False: the run had already ended — e.g. closed by crash recovery that took its process
   // for dead. The caller's transaction must not commit a turn whose run is failed.
@@ -484,32 +480,28 @@ export interface RunClose {
 }
 
 /**
- * `closeRun`'s statements as CTE bodies (for a turn's single commit statement too): the insert of
- * the run's last events and the update that ends the run, open at its end for more conditions
- * (`and …`) and a `returning` clause. Both write only when `when` holds.
+ * `closeRun`'s statement as a CTE body (for a turn's single commit statement too): the update that
+ * ends the run and stores the events it has not stored yet in its row (the `tail_*` columns,
+ * migration 000027), open at its end for more conditions (`and …`) and a `returning` clause.
+ * It writes only when `when` holds.
  */
-export function closeRunCtes(
+export function closeRunUpdate(
   tx: Tx,
   runId: string,
   events: RunEventRow[],
   r: RunClose,
   when: postgres.Fragment = tx`true`,
-  o: { fresh?: boolean; replyMessage?: ReplyMessage; conversationId?: string } = {},
-): { events: postgres.Fragment; close: postgres.Fragment } {
+  o: { replyMessage?: ReplyMessage; conversationId?: string } = {},
+): postgres.Fragment {
   const run = o.conversationId ? { id: runId, conversationId: o.conversationId } : undefined;
-  return {
-    // `fresh`: the row's key (its last id, the run's `done`) cannot be stored yet, so the insert
-    // needs no ON CONFLICT — whose speculative insertion costs a confirmation WAL record per row.
-    events: insertPacked(
-      tx,
-      packRunEvents(events, o.replyMessage, run).map((e) => ({ run_id: runId, ...e })),
-      when,
-      !o.fresh,
-    ),
-    close: tx`update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes?.length ? r.reasonCodes : null},
-                error_code = ${r.errorCode ?? null}, finished_at = now()
-              where id = ${runId} and status = 'running' and ${when}`,
-  };
+  // The events not stored yet go into the closing update's row (migration 000027): one packed row,
+  // as run_events would hold it. A run ends once (`status = 'running'`), so nothing else writes them.
+  const tail = packRunEvents(events, o.replyMessage, run)[0];
+  return tx`update runs set status = ${r.status}, outcome = ${r.outcome ?? null}, reason_codes = ${r.reasonCodes?.length ? r.reasonCodes : null},
+                error_code = ${r.errorCode ?? null}, finished_at = now(),
+                tail_seq = ${tail?.seq ?? null}, tail_first_seq = ${tail?.first_seq ?? null}, tail_event = ${tail?.event ?? null},
+                tail_data = ${tail ? tx.typed(tail.data as never, JSON_OID) : null}
+              where id = ${runId} and status = 'running' and ${when}`;
 }
 
 /** A run refused before its stream opened: gone with its events and the Idempotency-Key that named it. */
@@ -566,11 +558,18 @@ export async function listRunEnding(sql: Tx, runId: string): Promise<RunEventRow
   return (await listRunEvents(sql, runId, 0)).filter((e) => e.event === "error" || e.event === "done");
 }
 
-/** The stored events after `afterSeq` (an id inside a batch row included: the batch's later events are returned). */
+/**
+ * The stored events after `afterSeq` (an id inside a batch row included: the batch's later events
+ * are returned): the run's run_events rows, then the ones its closing update stored in its row
+ * (migration 000027) — the last ids, and possibly a longer batch from a first id a flush stored too.
+ */
 export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): Promise<RunEventRow[]> {
   const rows = await sql<StoredRow[]>`select e.seq, e.first_seq, e.event, e.data, r.id as run_id, r.conversation_id,
            m.text as reply, m.meta as reply_meta
-    from run_events e join runs r on r.id = e.run_id
+    from runs r
+    cross join lateral (select seq, first_seq, event, data from run_events where run_id = r.id and seq > ${afterSeq}
+                        union all
+                        select r.tail_seq, r.tail_first_seq, r.tail_event, r.tail_data where r.tail_seq > ${afterSeq}) e
     -- A batch with the run's final as FINAL_OF_MESSAGE: its reply is the run's assistant message
     -- (the run's last messages are the conversation's last ones when it is resumed, most of the time).
     left join lateral (select m.text, m.meta from messages m
@@ -578,7 +577,7 @@ export async function listRunEvents(sql: Tx, runId: string, afterSeq: number): P
                        where e.first_seq is not null and strpos(e.data::text, ${`"${FINAL_OF_MESSAGE}`}) > 0
                          and m.conversation_id = r.conversation_id and m.run_id = r.id and m.role = 'assistant'
                        order by m.seq desc limit 1) m on true
-    where e.run_id = ${runId} and e.seq > ${afterSeq} order by e.seq`;
+    where r.id = ${runId} order by e.seq`;
   return unpackRunEvents(rows, afterSeq);
 }
 

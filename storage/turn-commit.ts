@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import type { Tx } from "./db";
 import { StaleVersionError } from "./errors";
 import { machineEventsInsert, type RunMessages } from "./machine-events";
-import { closeRunCtes, notifyFollowed, type ReplyMessage, type RunClose, type RunEventRow } from "./runs";
+import { closeRunUpdate, notifyFollowed, type ReplyMessage, type RunClose, type RunEventRow } from "./runs";
 import { snapshotWriteCte, type SnapshotWrite } from "./snapshots";
 
 /** Everything a turn stores, written by `commitTurn`. */
@@ -50,15 +50,18 @@ export class RunClosedError extends Error {
  * A turn's commit as ONE statement — atomic on its own, so outside a transaction it needs no
  * BEGIN/COMMIT round trips and commits once:
  *
- *   t_run   locks the run's row while it is still running (a run failed by crash recovery is not);
- *   t_snap  writes the snapshot with its row-version check, only if t_run got the row;
- *   then the log, the caller's writes, the run's last events and its close — each only if t_snap
- *   returned a row. A stale snapshot or a closed run thus writes nothing (what it locked is released
- *   at the statement's end).
+ *   t_run   reads that the run is still running (a run failed by crash recovery is not);
+ *   t_snap  writes the snapshot with its row-version check, only if t_run found the run;
+ *   then the log, the caller's writes, and the run's close with its last events (in the run's row,
+ *   migration 000027) — each only if t_snap returned a row. A stale snapshot or a closed run thus
+ *   writes nothing.
  *
- * Lock order: the run's row, then the snapshot's (an uncorrelated EXISTS is a one-time filter
- * evaluated before the scan). The background flush locks run rows with SKIP LOCKED and the
- * run_events inserts only take KEY SHARE locks on them, so neither waits on the other in a cycle.
+ * The run's row is not locked up front: a lock record costs WAL every turn, and only crash recovery
+ * ends another process's run. Should it close this run between t_run's read and t_up's update, t_up
+ * (waiting for it, then re-checking `status = 'running'`) updates nothing, and the statement fails
+ * through abort_statement — nothing it wrote commits — and the turn gets RunClosedError as if t_run
+ * had seen it. Locks: the snapshot's row, then the run's; the background flush and the heartbeats
+ * lock run rows only (the flush with SKIP LOCKED), so nobody waits on this statement in a cycle.
  * Every other CTE reads the last seq (messages, machine_events) in the statement's snapshot:
  * whenever the version check passed, no other turn on the key committed since — it would have
  * changed the snapshot row first.
@@ -71,7 +74,7 @@ export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
   const run = c.run;
   const passed = sql`exists (select 1 from t_snap)`;
   const ctes: postgres.Fragment[] = [];
-  if (run) ctes.push(sql`t_run as (select id from runs where id = ${run.id} and status = 'running' for no key update)`);
+  if (run) ctes.push(sql`t_run as (select id from runs where id = ${run.id} and status = 'running')`);
   ctes.push(sql`t_snap as (${snapshotWriteCte(sql, s, run ? sql`exists (select 1 from t_run)` : sql`true`)})`);
   if (c.log && c.log.events.length > 0)
     ctes.push(
@@ -81,25 +84,35 @@ export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
     if (w) ctes.push(sql`${sql(`t_w${i}`)} as (${w})`);
   });
   if (run) {
-    // Fresh: the turn's events end with its `done`, numbered after every event the run has
-    // emitted — no flush wrote that id, and crash recovery numbers its ending past MAX_RUN_EVENTS.
-    const { events, close } = closeRunCtes(sql, run.id, run.events, run.close, passed, {
-      fresh: true,
+    // The turn's events end with its `done`, numbered after every event the run has emitted; the
+    // close stores those not stored yet in the run's row.
+    const close = closeRunUpdate(sql, run.id, run.events, run.close, passed, {
       replyMessage: run.replyMessage,
       conversationId: run.conversationId,
     });
-    ctes.push(sql`t_ev as (${events})`, sql`t_up as (${close} returning id, followed_at)`);
+    ctes.push(sql`t_up as (${close} returning id, followed_at)`);
   }
-  const rows = await sql<{ row_version: number | null; running: number }[]>`
-    with ${joinFragments(sql, ctes)}
-    select (select row_version from t_snap) as row_version,
-           ${run ? sql`(select count(*) from t_run)::int` : sql`1`} as running
-           ${run?.notify ? sql`, (${notifyFollowed(sql, sql`t_up`)}) as notified` : sql``}`;
+  let rows: { row_version: number | null; running: number }[];
+  try {
+    rows = await sql<{ row_version: number | null; running: number }[]>`
+      with ${joinFragments(sql, ctes)}
+      select (select row_version from t_snap) as row_version,
+             ${run ? sql`(select count(*) from t_run)::int` : sql`1`} as running
+             ${run ? sql`, case when ${passed} and not exists (select 1 from t_up) then abort_statement(${RUN_CLOSED}) end as closed` : sql``}
+             ${run?.notify ? sql`, (${notifyFollowed(sql, sql`t_up`)}) as notified` : sql``}`;
+  } catch (e) {
+    if (run && (e as { code?: string; message?: string }).code === "P0001" && (e as Error).message === RUN_CLOSED)
+      throw new RunClosedError(run.id);
+    throw e;
+  }
   const r = rows[0]!;
   if (r.running === 0) throw new RunClosedError(run!.id);
   if (r.row_version === null) throw new StaleVersionError(`snapshot ${s.key}`, s.expectedRowVersion);
   return r.row_version;
 }
+
+/** abort_statement's reason when the run was closed under the commit (migration 000027). */
+const RUN_CLOSED = "run_closed";
 
 /** Fragments separated by commas. */
 function joinFragments(sql: Tx, parts: postgres.Fragment[]): postgres.Fragment {

@@ -215,6 +215,69 @@ describe("Run", () => {
     expect(await getRun(t.db.sql, late.run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
   });
 
+  /** A turn committed in one statement (`writes`) or in a transaction with the caller's `commit`. */
+  const lateTurn = (run: Run, conversationId: string, inTransaction: boolean) =>
+    inTransaction
+      ? counterTurn(run, conversationId, "поздно", async (tx) => {
+          await appendMessages(tx, conversationId, [{ role: "user", text: "поздно" }]);
+        })
+      : runTurn({
+          sql: t.db.sql,
+          run,
+          spec: counterSpec,
+          key: conversationId,
+          conversationId,
+          events: [{ type: "user.message", text: "поздно" }],
+          effects: { "effect.model": () => ({ type: "model.replied" as const, text: "ответ" }) },
+          writes: (_, when) =>
+            messagesInsert(t.db.sql, conversationId, [{ role: "user", text: "поздно" }], null, { when }),
+          closing: () => [{ event: "final", data: { answer: "ответ" } }],
+        });
+
+  for (const inTransaction of [false, true])
+    it.runIf(onServer)(
+      `crash recovery closing the run while the turn's commit waits for its row: nothing is written (${inTransaction ? "in a transaction" : "one statement"})`,
+      async () => {
+        const { conv, run } = await start(t.db);
+        run.emit("run_started", { runId: run.id });
+        await run.flush();
+        await new Promise((r) => setTimeout(r, 20));
+        // Recovery has closed the run but not committed yet: the commit statement reads the run as
+        // running, writes the snapshot and the message, then waits for the run's row.
+        let recoveryMayCommit!: () => void;
+        const gate = new Promise<void>((r) => (recoveryMayCommit = r));
+        let closed!: (ids: string[]) => void;
+        const recoveryClosed = new Promise<string[]>((r) => (closed = r));
+        const recovery = t.db.sql.begin(async (tx) => {
+          closed(await failAbandonedRuns(tx, { staleAfterMs: 10, ownerIs: OWNER }));
+          await gate;
+        });
+        expect(await recoveryClosed).toContain(run.id);
+        const turn = lateTurn(run, conv.id, inTransaction);
+        turn.catch(() => {});
+        let waited = false;
+        for (let i = 0; i < 1000 && !waited; i++) {
+          const [w] = await t.db.sql<{ n: number }[]>`
+            select count(*)::int as n from pg_locks l join pg_stat_activity a using (pid)
+            where not l.granted and a.datname = current_database()`;
+          waited = w!.n > 0;
+          if (!waited) await new Promise((r) => setTimeout(r, 10));
+        }
+        expect(waited).toBe(true);
+        recoveryMayCommit();
+        await recovery;
+        await expect(turn).rejects.toMatchObject({ code: "conflict", details: { reason: "run_closed" } });
+        expect(await loadSnapshot(t.db.sql, conv.id)).toBeNull();
+        expect(await listMessages(t.db.sql, conv.id)).toEqual([]);
+        expect(await getRun(t.db.sql, run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
+        expect((await listRunEvents(t.db.sql, run.id, 0)).map((e) => e.event)).toEqual([
+          "run_started",
+          "error",
+          "done",
+        ]);
+      },
+    );
+
   it("nothing can be emitted between complete() and its commit", async () => {
     const { run } = await start(t.db);
     run.emit("run_started", { runId: run.id });

@@ -82,10 +82,14 @@ async function follow(base: string, runId: string, lastEventId: number): Promise
 // Data compared as values: jsonb does not keep key order.
 const shape = (es: SseEvent[]) => es.map((e) => [Number(e.id), e.event, e.data]);
 
+/** A run's stored rows: its run_events rows, then the one its close wrote into its run row (migration 000027). */
 async function storedRows(runId: string) {
-  return t.db.sql<
-    { seq: number; first_seq: number | null; event: string }[]
-  >`select seq, first_seq, event from run_events where run_id = ${runId} order by seq`;
+  return t.db.sql<{ seq: number; first_seq: number | null; event: string; data: [string, unknown][]; text: string }[]>`
+    select seq, first_seq, event, data, data::text as text from (
+      select seq, first_seq, event, data from run_events where run_id = ${runId}
+      union all
+      select tail_seq, tail_first_seq, tail_event, tail_data from runs where id = ${runId} and tail_seq is not null) x
+    order by seq`;
 }
 
 /** The stored rows cover ids 1..n with no gap (a flush's batch and the commit's may overlap). */
@@ -134,9 +138,7 @@ describe("coalesced run events", () => {
     expect(seen.at(-2)!.event).toBe("final");
     expect(seen.filter((e) => e.event === "token").length).toBeGreaterThan(5);
     const runId = (seen[0]!.data as { runId: string }).runId;
-    const [row] = await t.db.sql<
-      { data: [string, unknown][] }[]
-    >`select data from run_events where run_id = ${runId} and event = 'batch' order by seq desc limit 1`;
+    const row = (await storedRows(runId)).filter((r) => r.event === "batch").at(-1);
     expect(row!.data.some(([e]) => e === TOKEN_SLICES)).toBe(true);
     for (let id = 0; id <= seen.length; id++) {
       expect(shape(await follow(two.url, runId, id))).toEqual(shape(seen.slice(id)));
@@ -156,9 +158,15 @@ describe("coalesced run events", () => {
     >`select text from messages where run_id = ${runId} and role = 'assistant'`;
     expect(msg!.text).toBe(reply);
     // The stored events hold no copy of the reply: the final item refers to the message.
-    const stored = await t.db.sql<
-      { text: string }[]
-    >`select data::text as text from run_events where run_id = ${runId}`;
+    const stored = await storedRows(runId);
+    // The events the turn had not stored when it ended are in the run's own row, written by the
+    // update that closed it (migration 000027): no run_events row holds its last ids.
+    const [run] = await t.db.sql<{ tail_seq: number | null }[]>`select tail_seq from runs where id = ${runId}`;
+    expect(run!.tail_seq).toBe(seen.length);
+    const [kept] = await t.db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from run_events where run_id = ${runId} and seq >= ${seen.length - 1}`;
+    expect(kept!.n).toBe(0);
     expect(stored.some((r) => r.text.includes(FINAL_OF_MESSAGE))).toBe(true);
     expect(stored.some((r) => r.text.includes(reply.slice(0, 40)))).toBe(false);
     // Nor the run's own ids: run_started refers to its run row.

@@ -151,7 +151,7 @@ describe("credentials never leak", () => {
 
   it("…in what was sent to clients, logged, written as debug stages, or stored", async () => {
     const stored = await t.db.sql<{ text: string }[]>`
-      select data::text as text from run_events union all select meta::text || text from messages union all select snapshot::text from machine_snapshots`;
+      select data::text as text from run_events union all select tail_data::text from runs where tail_data is not null union all select meta::text || text from messages union all select snapshot::text from machine_snapshots`;
     const debugFiles = files(debugDir);
     expect(debugFiles.length).toBeGreaterThan(0);
     const haystacks: [string, string][] = [
