@@ -115,24 +115,36 @@ export function machineEventsInsert(
   // Only a run's messages can be referred to (they are found by its id).
   if (messages && runId !== null) events = events.map((e) => refMessages(e, messages));
   const batch = events.length > 1;
+  const stored = storedKey(key, conversationId);
   // The label is stored once until it changes (SAME_MACHINE, migration 000015).
   return sql`
-    insert into machine_events (snapshot_key, seq, first_seq, conversation_id, event, run_id, machine)
-    select ${key}, base.s + ${events.length}, ${batch ? sql`base.s + 1` : sql`null::integer`}, ${conversationId},
+    insert into machine_events (conversation_id, snapshot_key, seq, first_seq, event, run_id, machine)
+    select ${conversationId}, ${stored}, base.s + ${events.length}, ${batch ? sql`base.s + 1` : sql`null::integer`},
            ${sql.typed((batch ? events : events[0]) as never, JSON_OID)}, ${runId},
            ${
              machine === null
                ? sql`null::text`
-               : sql`case when (select p.machine from machine_events p where p.snapshot_key = ${key} and p.machine <> ''
+               : sql`case when (select p.machine from machine_events p
+                                where p.conversation_id = ${conversationId} and p.snapshot_key = ${stored} and p.machine <> ''
                                 order by p.seq desc limit 1) = ${machine} then ${SAME_MACHINE} else ${machine} end`
            }
-    from (select coalesce(max(seq), 0) as s from machine_events where snapshot_key = ${key}) base
+    from (select coalesce(max(seq), 0) as s from machine_events
+          where conversation_id = ${conversationId} and snapshot_key = ${stored}) base
     where ${when}`;
 }
 
 /**
+ * The snapshot_key a log is stored under (migration 000026): '' for the conversation's own key
+ * (the clinic and evidence dialogues key their snapshot by the conversation id), which the row's
+ * conversation_id already holds; any other key (the Workbench's) as it is.
+ */
+export function storedKey(key: string, conversationId: string): string {
+  return key === conversationId ? "" : key;
+}
+
+/**
  * A stored `machine` of '' (migration 000015): the same label as the closest earlier row of the
- * key whose label is neither null nor '' — a clinic label names every settings version, and
+ * log whose label is neither null nor '' — a clinic label names every settings version, and
  * stays the same turn after turn until the settings change.
  */
 export const SAME_MACHINE = "";
@@ -188,9 +200,11 @@ async function withMessages(sql: Tx, rows: StoredRow[]): Promise<StoredRow[]> {
   });
 }
 
-export async function listMachineEvents(sql: Tx, key: string): Promise<LoggedEvent[]> {
+/** The log of the snapshot `key` of the conversation (the one it belongs to: machine_snapshots.conversation_id). */
+export async function listMachineEvents(sql: Tx, key: string, conversationId: string): Promise<LoggedEvent[]> {
   const rows = await sql<StoredRow[]>`
-    select seq, first_seq, event, machine, run_id, conversation_id from machine_events where snapshot_key = ${key} order by seq`;
+    select seq, first_seq, event, machine, run_id, conversation_id from machine_events
+    where conversation_id = ${conversationId} and snapshot_key = ${storedKey(key, conversationId)} order by seq`;
   return unpack(await withMessages(sql, rows), 0);
 }
 
@@ -202,13 +216,18 @@ export async function listMachineEvents(sql: Tx, key: string): Promise<LoggedEve
 export async function listMachineEventsAfter(
   sql: Tx,
   key: string,
+  conversationId: string,
   afterSeq: number,
   limit = 1_000,
 ): Promise<LoggedEvent[]> {
+  const stored = storedKey(key, conversationId);
   const rows = await sql<(StoredRow & { prior: string | null })[]>`
     select seq, first_seq, event, machine, run_id, conversation_id,
-      (select p.machine from machine_events p where p.snapshot_key = ${key} and p.seq <= ${afterSeq} and p.machine <> ''
+      (select p.machine from machine_events p
+       where p.conversation_id = ${conversationId} and p.snapshot_key = ${stored} and p.seq <= ${afterSeq}
+         and p.machine <> ''
        order by p.seq desc limit 1) as prior
-    from machine_events where snapshot_key = ${key} and seq > ${afterSeq} order by seq limit ${limit}`;
+    from machine_events where conversation_id = ${conversationId} and snapshot_key = ${stored} and seq > ${afterSeq}
+    order by seq limit ${limit}`;
   return unpack(await withMessages(sql, rows), afterSeq, rows[0]?.prior ?? null);
 }

@@ -145,7 +145,7 @@ export function startInspectorBridge(
       if (f.broken) return;
       const definitions = new Map<string | null, AnyStateMachine | null>();
       for (;;) {
-        const log = await listMachineEventsAfter(sql, row.key, f.seq);
+        const log = await listMachineEventsAfter(sql, row.key, row.conversationId, f.seq);
         if (log.length === 0) return;
         for (const entry of log) {
           if (!definitions.has(entry.machine))

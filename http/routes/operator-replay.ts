@@ -43,7 +43,7 @@ export function replayRoutes(deps: Deps, systems: readonly DialogueSystem[]): Ho
 
     const machines = [];
     for (const s of snapshots) {
-      const log = await listMachineEvents(sql, s.key);
+      const log = await listMachineEvents(sql, s.key, conv.id);
       const labels = [...new Set(log.map((e) => e.machine))];
       const byLabel = new Map(
         await Promise.all(labels.map(async (l) => [l, await definition(l, s.machineId)] as const)),

@@ -197,7 +197,7 @@ describe("Run", () => {
     expect(counter.snapshot()).toMatchObject({ statements: 1, transactions: 1, writingCommits: 1 });
     expect((await loadSnapshot(t.db.sql, ok.conv.id))!.rowVersion).toBe(1);
     expect((await listMessages(t.db.sql, ok.conv.id)).map((m) => m.text)).toEqual(["привет"]);
-    expect((await listMachineEvents(t.db.sql, ok.conv.id)).length).toBeGreaterThan(1);
+    expect((await listMachineEvents(t.db.sql, ok.conv.id, ok.conv.id)).length).toBeGreaterThan(1);
     expect((await listRunEvents(t.db.sql, ok.run.id, 0)).map((e) => e.event)).toEqual(["run_started", "final", "done"]);
     expect(await getRun(t.db.sql, ok.run.id)).toMatchObject({ status: "completed" });
 
@@ -211,7 +211,7 @@ describe("Run", () => {
     });
     expect(await loadSnapshot(t.db.sql, late.conv.id)).toBeNull();
     expect(await listMessages(t.db.sql, late.conv.id)).toEqual([]);
-    expect(await listMachineEvents(t.db.sql, late.conv.id)).toEqual([]);
+    expect(await listMachineEvents(t.db.sql, late.conv.id, late.conv.id)).toEqual([]);
     expect(await getRun(t.db.sql, late.run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
   });
 

@@ -138,7 +138,7 @@ describe("runTurn", () => {
     expect((await loadSnapshot(t.db.sql, id))!.rowVersion).toBe(2);
     expect((await listMessages(t.db.sql, id)).length).toBe(4);
     // The log has the winner's turn only: its events continue the first turn's.
-    const log = await listMachineEvents(t.db.sql, id);
+    const log = await listMachineEvents(t.db.sql, id, id);
     expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
     expect(log.filter((e) => (e.event as { type?: string }).type === "user.message")).toHaveLength(2);
   });

@@ -89,7 +89,9 @@ describe("Stately inspector bridge", () => {
     const moved = events.find((e) => e.type === "@xstate.snapshot" && e.sessionId === steps)!;
     expect(moved.snapshot!.value).toBe("qualify");
     // One inspection event per real machine event: the dialogue's logged events, in order, all but the init.
-    const log = (await listMachineEvents(t.db.sql, threadId)).map((l) => ({ event: l.event as { type: string } }));
+    const log = (await listMachineEvents(t.db.sql, threadId, threadId)).map((l) => ({
+      event: l.event as { type: string },
+    }));
     expect(log[0]!.event.type).toBe("xstate.init");
     const inspected = events
       .filter((e) => e.type === "@xstate.event" && e.sessionId === threadId)

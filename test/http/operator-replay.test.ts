@@ -159,7 +159,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
     const label = (
       await t.db.sql<
         { machine: string }[]
-      >`select machine from machine_events where snapshot_key = ${seedThread} limit 1`
+      >`select machine from machine_events where conversation_id = ${seedThread} and snapshot_key = '' limit 1`
     )[0]?.machine;
     expect(label).toMatch(/^clinic-dialogue@2\|/);
 

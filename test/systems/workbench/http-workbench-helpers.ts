@@ -40,11 +40,16 @@ export async function interaction(base: string, id: string, headers: Record<stri
  */
 export async function expectReplayMatches(sql: Tx, key: string): Promise<number> {
   const machine: AnyStateMachine = key.startsWith("interaction:") ? interactionMachine : clarificationMachine;
-  const events = (await listMachineEvents(sql, key)).map((l) => l.event) as Array<{ type: string; input?: unknown }>;
+  // The log is found by the snapshot's conversation and key (migration 000026).
+  const stored = await loadSnapshot(sql, key);
+  expect(stored).not.toBeNull();
+  const events = (await listMachineEvents(sql, key, stored!.conversationId)).map((l) => l.event) as Array<{
+    type: string;
+    input?: unknown;
+  }>;
   expect(events[0]?.type).toBe("xstate.init");
   let [s] = initialTransition(machine, events[0]!.input as never);
   for (const e of events.slice(1)) [s] = transition(machine, s, e as never);
-  const stored = await loadSnapshot(sql, key);
   expect(JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s)))).toEqual(stored!.snapshot);
   return events.length;
 }

@@ -55,7 +55,8 @@ describe("an Interaction stored by interaction v1", () => {
     await t.db.sql`
       update machine_snapshots set machine_version = 1, snapshot = snapshot::jsonb #- '{context,replyInTurn}'
       where key = ${key}`;
-    await t.db.sql`update machine_events set machine = 'interaction@1' where snapshot_key = ${key}`;
+    await t.db.sql`
+      update machine_events set machine = 'interaction@1' where conversation_id = ${conv} and snapshot_key = ${key}`;
     const [v1] = await t.db.sql<{ snapshot: { context: Record<string, unknown> } }[]>`
       select snapshot from machine_snapshots where key = ${key}`;
     expect(v1!.snapshot.context).not.toHaveProperty("replyInTurn");
