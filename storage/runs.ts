@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { Tx } from "./db";
 import { isUuid } from "./ids";
 import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
+import { expand, metaTemplate, type CompactFields } from "./meta-defaults";
 
 export type RunStatus = "running" | "completed" | "failed";
 
@@ -210,18 +211,27 @@ function runStartedBack(items: [string, unknown][], r: StoredRow): [string, unkn
  * the message, `final`, the machine log.) Likewise a field of `final` that the message's meta
  * holds under the same key, with the same JSON text (the clinic's `state` and `events`), holds
  * META_REF — in an item named FINAL_OF_MESSAGE_META only, so that a `final` holding that string
- * itself is never misread. `listRunEvents` reads the message with the row.
+ * itself is never misread. A meta field stored compact under a template (storage/meta-defaults.ts:
+ * without the fields that hold their defaults) is referred to as `"@meta:<template>"` when it
+ * expands to the same JSON text, in an item named FINAL_OF_MESSAGE_META_TEMPLATES — a name of its
+ * own, so that no row stored before (whose kept values may be any string) reads as a reference.
+ * A `final` with a value that begins with META_REF refers to nothing. `listRunEvents` reads the
+ * message with the row; an unregistered template fails the read, naming it.
  */
 export const FINAL_OF_MESSAGE = "@final";
 export const FINAL_OF_MESSAGE_META = "@final+meta";
+export const FINAL_OF_MESSAGE_META_TEMPLATES = "@final+meta2";
 const META_REF = "@meta";
-const isMessageFinal = (event: string) => event === FINAL_OF_MESSAGE || event === FINAL_OF_MESSAGE_META;
+const isMessageFinal = (event: string) =>
+  event === FINAL_OF_MESSAGE || event === FINAL_OF_MESSAGE_META || event === FINAL_OF_MESSAGE_META_TEMPLATES;
 
 /** The assistant message a turn stores under its run, as its `final` may refer to it. */
 export interface ReplyMessage {
   text: string;
   /** Its meta as stored (a json column: read back with the same JSON text). */
   meta?: Record<string, unknown>;
+  /** The meta's fields stored compact, each under the template named (storage/meta-defaults.ts `compactMeta`). */
+  compact?: CompactFields;
 }
 
 /**
@@ -254,21 +264,27 @@ function finalOfMessage(items: [string, unknown][], message: ReplyMessage | unde
   if (i < 0) return items;
   const data = items[i]![1] as Record<string, unknown>;
   const meta = message.meta;
-  // A field that already reads META_REF keeps every field as it is: the reference never means two things.
-  const refs = !!meta && !Object.values(data).includes(META_REF);
+  // A field that already reads like a reference keeps every field as it is: the reference never means two things.
+  const refs = !!meta && !Object.values(data).some((v) => typeof v === "string" && v.startsWith(META_REF));
   let referred = false;
+  let templated = false;
   const stored = Object.fromEntries(
     Object.entries(data).map(([k, v]) => {
       if (k === "reply") return [k, 0];
+      if (!refs || !Object.hasOwn(meta, k)) return [k, v];
       const json = JSON.stringify(v);
-      if (!refs || !(k in meta) || json.length <= META_REF.length + 2 || JSON.stringify(meta[k]) !== json)
-        return [k, v];
+      const template = message.compact && Object.hasOwn(message.compact, k) ? message.compact[k] : undefined;
+      const ref = template ? `${META_REF}:${template}` : META_REF;
+      // What the reader will make of the reference: it must be the very text sent live.
+      const whole = template ? expand(metaTemplate(template), meta[k]) : meta[k];
+      if (json.length <= ref.length + 2 || JSON.stringify(whole) !== json) return [k, v];
       referred = true;
-      return [k, META_REF];
+      templated ||= !!template;
+      return [k, ref];
     }),
   );
   const out = items.slice();
-  out[i] = [referred ? FINAL_OF_MESSAGE_META : FINAL_OF_MESSAGE, stored];
+  out[i] = [templated ? FINAL_OF_MESSAGE_META_TEMPLATES : referred ? FINAL_OF_MESSAGE_META : FINAL_OF_MESSAGE, stored];
   return out;
 }
 
@@ -284,10 +300,15 @@ function messageFinal(items: [string, unknown][], r: StoredRow): [string, unknow
           Object.fromEntries(
             Object.entries(data as object).map(([k, v]) => {
               if (k === "reply") return [k, reply];
-              if (event !== FINAL_OF_MESSAGE_META || v !== META_REF) return [k, v];
-              if (!r.reply_meta || !(k in r.reply_meta))
+              if (event === FINAL_OF_MESSAGE || typeof v !== "string") return [k, v];
+              const template =
+                event === FINAL_OF_MESSAGE_META_TEMPLATES && v.startsWith(`${META_REF}:`)
+                  ? v.slice(META_REF.length + 1)
+                  : null;
+              if (v !== META_REF && template === null) return [k, v];
+              if (!r.reply_meta || !Object.hasOwn(r.reply_meta, k))
                 throw new Error(`run event batch ${r.seq}: the assistant message's meta has no ${k}`);
-              return [k, r.reply_meta[k]];
+              return [k, template === null ? r.reply_meta[k] : expand(metaTemplate(template), r.reply_meta[k])];
             }),
           ),
         ]

@@ -242,7 +242,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       final
         ? {
             user: a.text,
-            assistant: { text: final.reply, meta: assistantMeta(final, loaded.versions, a.context.namedSettings) },
+            assistant: { text: final.reply, ...assistantMeta(final, loaded.versions, a.context.namedSettings) },
           }
         : undefined,
     // The common turn commits in one statement: the snapshot, the log, the run and these messages.
@@ -257,7 +257,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           {
             role: "assistant",
             text: f.reply,
-            meta: assistantMeta(f, loaded.versions, a.context.namedSettings),
+            meta: assistantMeta(f, loaded.versions, a.context.namedSettings).meta,
           },
         ],
         a.run.id,

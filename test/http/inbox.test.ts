@@ -110,10 +110,19 @@ describe("operator inbox", () => {
     llm.script("branch", "Мы работаем с 8 до 20.");
     await say(calm, "Когда вы работаете?");
     const id = await escalate();
-    const th = await json<{ messages: { role: string; text: string }[] }>(api(`/v1/inbox/conversations/${id}`));
+    const th = await json<{
+      state: Record<string, unknown>;
+      messages: { role: string; text: string; meta: Record<string, unknown> }[];
+    }>(api(`/v1/inbox/conversations/${id}`));
     expect(th.messages.at(-1)!.text).toBe(
       "Передаю ваш вопрос администратору.\n\nОставьте, пожалуйста, номер телефона — администратор перезвонит вам.",
     );
+    // The reply shows the state after it whole, though stored without the fields at their initial values.
+    const shown = th.messages.at(-1)!.meta;
+    expect(JSON.stringify(Object.fromEntries(Object.keys(th.state).map((k) => [k, shown[k]])))).toBe(
+      JSON.stringify(th.state),
+    );
+    expect(th.state).toMatchObject({ handoffCount: 0, softInsertionCount: 0, escalationReason: expect.any(String) });
     llm.script("router", "escalate_human");
     llm.script("branch", "Спасибо, администратор перезвонит.");
     await say(id, "Мой телефон +7 (916) 555-12-34");

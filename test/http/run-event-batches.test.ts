@@ -6,6 +6,7 @@ import {
   failAbandonedRuns,
   FINAL_OF_MESSAGE,
   FINAL_OF_MESSAGE_META,
+  FINAL_OF_MESSAGE_META_TEMPLATES,
   flushRunsEvents,
   insertRun,
   listRunEvents,
@@ -24,6 +25,8 @@ import { readSse, type SseEvent } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { uuidv7 } from "../../storage/time-ordered-id";
 import { fixedUuid } from "../utils/ids";
+import { registerMetaTemplate } from "../../storage/meta-defaults";
+import { CLINIC_STATE } from "../../systems/clinic/message-meta";
 
 const OWNER = fixedUuid(0xaa);
 
@@ -118,20 +121,26 @@ describe("coalesced run events", () => {
     }
   });
 
-  /** One clinic turn on a new thread (the branch answers `reply`), served by process one: the events as sent live. */
-  async function clinicTurn(reply: string) {
-    const thread = (await (await fetch(`${one.url}/v1/clinic/threads`, { method: "POST" })).json()) as {
-      threadId: string;
-    };
-    llm.script("router", "general_info");
-    llm.script("branch", reply);
-    const res = await fetch(`${one.url}/v1/clinic/threads/${thread.threadId}/messages`, {
+  const newThread = async () =>
+    ((await (await fetch(`${one.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }).threadId;
+
+  /**
+   * One clinic turn (on a new thread unless `threadId`; the router says `intent`, the branch
+   * answers `reply`, or each of `reply` in turn), served by process one: the events as sent live.
+   */
+  async function clinicTurn(reply: string | string[], o: { threadId?: string; intent?: string; text?: string } = {}) {
+    const threadId = o.threadId ?? (await newThread());
+    llm.script("router", o.intent ?? "general_info");
+    llm.script("branch", ...(Array.isArray(reply) ? reply : [reply]));
+    const res = await fetch(`${one.url}/v1/clinic/threads/${threadId}/messages`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ text: "Когда вы работаете?" }),
+      body: JSON.stringify({ text: o.text ?? "Когда вы работаете?" }),
     });
     return (await readSse(res)).events;
   }
+
+  const text = (es: SseEvent[]) => es.map((e) => `${e.id}|${e.event}|${JSON.stringify(e.data)}`);
 
   it("a clinic turn stores its streamed tokens as slices of the final reply and resumes from every id, on both processes", async () => {
     const seen = await clinicTurn(TEXT.repeat(2));
@@ -177,7 +186,6 @@ describe("coalesced run events", () => {
     expect(stored.some((r) => r.text.includes(FINAL_OF_MESSAGE_META))).toBe(true);
     expect(stored.some((r) => r.text.includes('"activeBranch"'))).toBe(false);
     // Byte for byte: the same JSON text (key order included) as sent live, from every id, on both processes.
-    const text = (es: SseEvent[]) => es.map((e) => `${e.id}|${e.event}|${JSON.stringify(e.data)}`);
     for (let id = 0; id <= seen.length; id++) {
       expect(text(await follow(two.url, runId, id))).toEqual(text(seen.slice(id)));
       expect(text(await follow(one.url, runId, id))).toEqual(text(seen.slice(id)));
@@ -185,6 +193,66 @@ describe("coalesced run events", () => {
     expect((await listRunEvents(t.db.sql, runId, 0)).map((e) => JSON.stringify(e.data))).toEqual(
       seen.map((e) => JSON.stringify(e.data)),
     );
+  });
+
+  it("a clinic turn's state is stored once, without the fields that hold their initial values: it resumes byte for byte and shows whole", async () => {
+    const tail = (step: string, slots: object) =>
+      `\nSTATE_JSON: ${JSON.stringify({ state_after: step, slots_updated: slots })}`;
+    const threadId = await newThread();
+    // Every counter and flag at its initial value…
+    const first = await clinicTurn(`Ольга, что беспокоит?${tail("qualify", { name: "Ольга" })}`, {
+      threadId,
+      intent: "new_booking",
+      text: "Запишите меня, я Ольга",
+    });
+    // …then a handoff: handoffCount and suspended are not.
+    const second = await clinicTurn(["[INTENT_CHANGE: price_question]", "Общий анализ крови — 600 рублей."], {
+      threadId,
+      intent: "price_question",
+      text: "А сколько стоит анализ крови?",
+    });
+    const stateOf = (seen: SseEvent[]) => {
+      expect(seen.at(-2)!.event).toBe("final");
+      return (seen.at(-2)!.data as { state: Record<string, unknown> }).state;
+    };
+    expect(stateOf(first)).toMatchObject({ step: "qualify", handoffCount: 0, softInsertionCount: 0, suspended: null });
+    expect(stateOf(second)).toMatchObject({ handoffCount: 1, suspended: { intent: "new_booking", step: "qualify" } });
+    for (const seen of [first, second]) {
+      const state = stateOf(seen);
+      const runId = (seen[0]!.data as { runId: string }).runId;
+      const [msg] = await t.db.sql<
+        { meta: string }[]
+      >`select meta::text as meta from messages where run_id = ${runId} and role = 'assistant'`;
+      // The message's meta holds the state without its initial values…
+      const stored = (JSON.parse(msg!.meta) as { state: Record<string, unknown> }).state;
+      expect(Object.keys(stored).length).toBeLessThan(Object.keys(state).length);
+      expect(stored).not.toHaveProperty("softInsertionCount");
+      // …and the run's final only names it with its template (wherever the run's events are stored:
+      // its run_events rows, or its own row).
+      const events = await t.db.sql<{ text: string }[]>`
+        select data::text as text from run_events where run_id = ${runId}
+        union all select row_to_json(r)::text from runs r where r.id = ${runId}`;
+      expect(events.some((r) => r.text.includes(`"${FINAL_OF_MESSAGE_META_TEMPLATES}"`))).toBe(true);
+      expect(events.some((r) => r.text.includes(`"@meta:${CLINIC_STATE.name}"`))).toBe(true);
+      expect(events.some((r) => r.text.includes('"handoffCount"'))).toBe(false);
+      // Byte for byte as sent live, from every id, on both processes.
+      for (let id = 0; id <= seen.length; id++) {
+        expect(text(await follow(two.url, runId, id))).toEqual(text(seen.slice(id)));
+        expect(text(await follow(one.url, runId, id))).toEqual(text(seen.slice(id)));
+      }
+    }
+    // The thread shows each reply's state whole, in its order.
+    const thread = (await (await fetch(`${one.url}/v1/clinic/threads/${threadId}`)).json()) as {
+      state: Record<string, unknown>;
+      messages: { role: string; meta: Record<string, unknown> }[];
+    };
+    const replies = thread.messages.filter((m) => m.role === "assistant");
+    const whole = (meta: Record<string, unknown>) =>
+      JSON.stringify(Object.fromEntries(Object.keys(stateOf(first)).map((k) => [k, meta[k]])));
+    expect(Object.keys(replies[0]!.meta).slice(0, 8)).toEqual(Object.keys(stateOf(first)));
+    expect(whole(replies[0]!.meta)).toBe(JSON.stringify(stateOf(first)));
+    expect(whole(replies[1]!.meta)).toBe(JSON.stringify(stateOf(second)));
+    expect(JSON.stringify(thread.state)).toBe(JSON.stringify(stateOf(second)));
   });
 
   it("packRunEvents: a final with the message's reply is stored without it, and unpacks to the same JSON", () => {
@@ -228,6 +296,75 @@ describe("coalesced run events", () => {
     expect(JSON.stringify(unpackRunEvents([{ ...kept!, reply: "Привет", reply_meta: meta }]))).toBe(
       JSON.stringify(literal),
     );
+  });
+
+  it("packRunEvents: a final's field that the meta holds compact refers to it by its template, and unpacks to the same JSON", () => {
+    const state = {
+      activeBranch: "new_booking",
+      routerDecision: "new_booking",
+      step: "close",
+      slots: { doctor: "терапевт" },
+      handoffCount: 0,
+      softInsertionCount: 0,
+      suspended: null,
+      escalationReason: null,
+    };
+    const notes = ["заметка о хвосте ответа"];
+    const events: RunEventRow[] = [
+      { seq: 1, event: "final", data: { reply: "Привет", state, events: [], notes } },
+      { seq: 2, event: "done", data: {} },
+    ];
+    const meta = {
+      state: { activeBranch: "new_booking", routerDecision: "new_booking", step: "close", slots: state.slots },
+      notes,
+    };
+    const message = { text: "Привет", meta, compact: { state: CLINIC_STATE.name } };
+    const [row] = packRunEvents(events, message);
+    // The compact field by its template's name; a field stored whole beside it by the plain reference.
+    expect(row!.data).toEqual([
+      [FINAL_OF_MESSAGE_META_TEMPLATES, { reply: 0, state: `@meta:${CLINIC_STATE.name}`, events: [], notes: "@meta" }],
+      ["done", {}],
+    ]);
+    const read = (r: typeof row, replyMeta: Record<string, unknown>) =>
+      JSON.stringify(unpackRunEvents([{ ...r!, reply: "Привет", reply_meta: replyMeta }]));
+    expect(read(row, meta)).toBe(JSON.stringify(events));
+    // A template this process never registered: the read fails naming it, it returns no guess.
+    const foreign = JSON.parse(JSON.stringify(row).replace(`@meta:${CLINIC_STATE.name}`, "@meta:nobody.state"));
+    expect(() => read(foreign, meta)).toThrow(/"nobody\.state" is not registered/);
+    // A final whose state would not come back as the same text (another key order) is stored as it is.
+    const reordered: RunEventRow[] = [
+      { ...events[0]!, data: { reply: "Привет", state: { handoffCount: 0, ...meta.state, suspended: null } } },
+      events[1]!,
+    ];
+    const [kept] = packRunEvents(reordered, message);
+    expect(JSON.stringify(kept!.data)).toContain("терапевт");
+    expect(read(kept, meta)).toBe(JSON.stringify(reordered));
+    // A final holding a value spelled like a reference: nothing in it refers to the meta.
+    const literal: RunEventRow[] = [{ ...events[0]!, data: { reply: "Привет", state, note: "@meta:x" } }, events[1]!];
+    const [plain] = packRunEvents(literal, message);
+    expect(plain!.data).toEqual([
+      [FINAL_OF_MESSAGE, { reply: 0, state, note: "@meta:x" }],
+      ["done", {}],
+    ]);
+    expect(read(plain, meta)).toBe(JSON.stringify(literal));
+    // A row stored before templates (FINAL_OF_MESSAGE_META) reads as it did: only "@meta" refers there.
+    const old = {
+      seq: 2,
+      first_seq: 1,
+      event: "batch",
+      data: [
+        [FINAL_OF_MESSAGE_META, { reply: 0, state: "@meta", note: `@meta:${CLINIC_STATE.name}` }],
+        ["done", {}],
+      ],
+    };
+    expect(read(old, { state })).toBe(
+      JSON.stringify([
+        { seq: 1, event: "final", data: { reply: "Привет", state, note: `@meta:${CLINIC_STATE.name}` } },
+        { seq: 2, event: "done", data: {} },
+      ]),
+    );
+    // A template that a registration changed would read back otherwise: a name keeps its template.
+    expect(() => registerMetaTemplate(CLINIC_STATE.name, { activeBranch: null })).toThrow(/already registered/);
   });
 
   it("packRunEvents: run_started stores the run's own ids as references, and unpacks to the same JSON", () => {
