@@ -2,6 +2,8 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../storage/db";
 import { listRunEvents } from "../../storage/runs";
+// What the server loads: a clinic run's stored `final` names the clinic's meta template (storage/meta-defaults.ts).
+import "../../systems";
 import { onServer } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { readSse } from "../utils/sse";
