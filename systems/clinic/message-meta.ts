@@ -8,7 +8,8 @@ import type { DialogueEmitted } from "./dialogue.machine";
  * turns the counters, `suspended` and `escalationReason`, and `step` and `slots` outside a
  * stepped branch (issue 19: WAL per turn). Registered here, where the stored meta is written and
  * read: the module is loaded with the clinic system (index.ts), so wherever the server reads a
- * clinic run's `final` (storage/runs.ts names this template) it is registered. Never edit it:
+ * clinic run's `final` (storage/runs.ts names this template) it is registered. Written out, not
+ * taken from `initialClinicState()`: a change there must not change how stored states read. Never edit it:
  * stored finals name it, and stored states were left without its defaults. A state that gains a
  * field still stores and reads back exactly (a field the template does not name is kept); to
  * leave a new field out too, register a new name beside this one, and expand with the one a

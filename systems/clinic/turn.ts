@@ -45,6 +45,8 @@ export interface ClinicTurnArgs {
 
 export type { ClinicFinal };
 
+type ClinicFinalEmitted = Extract<DialogueEmitted, { type: "clinic.final" }>;
+
 /** How many stored messages a turn reads as the dialogue history. */
 export const HISTORY_MESSAGES = 12;
 
@@ -91,7 +93,14 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
   }));
   stages.emit("01", "original-request", () => ({ text: a.text }));
   stages.emit("08", "conversation-context", () => ({ historyMessages: history.length, stateBefore: before }));
-  let final: Extract<DialogueEmitted, { type: "clinic.final" }> | null = null;
+  let final: ClinicFinalEmitted | null = null;
+  // The reply's meta as stored, built once per final: the message stores it and the run's `final`
+  // refers to it (runMessages and writes below), so both must be the very same object.
+  let replyMeta: { of: ClinicFinalEmitted; stored: ReturnType<typeof assistantMeta> } | null = null;
+  const storedMeta = (f: ClinicFinalEmitted) => {
+    if (replyMeta?.of !== f) replyMeta = { of: f, stored: assistantMeta(f, loaded.versions, a.context.namedSettings) };
+    return replyMeta.stored;
+  };
   // The machine's own failure state (a `model.failed` event): the turn is void, nothing is written.
   let failed: Extract<DialogueEmitted, { type: "clinic.failed" }> | null = null;
   let streamed = false;
@@ -218,7 +227,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         failed = e as unknown as Extract<DialogueEmitted, { type: "clinic.failed" }>;
       },
       "clinic.final": (e) => {
-        final = e as unknown as Extract<DialogueEmitted, { type: "clinic.final" }>;
+        final = e as unknown as ClinicFinalEmitted;
         if (final.state.activeBranch === "escalate_human" && !a.handling?.contactPhone) {
           phone = phoneFromText(a.text);
           // The emergency reply stays exactly as written (red-flags.ts): nothing is added to it.
@@ -242,7 +251,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       final
         ? {
             user: a.text,
-            assistant: { text: final.reply, ...assistantMeta(final, loaded.versions, a.context.namedSettings) },
+            assistant: { text: final.reply, ...storedMeta(final) },
           }
         : undefined,
     // The common turn commits in one statement: the snapshot, the log, the run and these messages.
@@ -257,7 +266,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
           {
             role: "assistant",
             text: f.reply,
-            meta: assistantMeta(f, loaded.versions, a.context.namedSettings).meta,
+            meta: storedMeta(f).meta,
           },
         ],
         a.run.id,

@@ -1,9 +1,6 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readMigrations, migrationDirs, runMigrations } from "../../storage/migrate";
-import { createTestDatabase } from "../utils/db";
+import { runMigrations } from "../../storage/migrate";
+import { createTestDatabase, migrateBefore } from "../utils/db";
 
 /**
  * Migration 000023 turns conversation, run and process ids from text into uuid on a database that
@@ -25,11 +22,8 @@ const owner = "5f0c2a8e-3b7d-4c1e-9a2f-6d8e1b4c7a90";
 describe("migration 000023: ids as uuid", () => {
   it("converts stored ids in place and keeps every foreign key", async () => {
     const sql = handle.db.sql;
-    const before = readMigrations(migrationDirs()).filter((f) => f.id < 23);
-    // Apply everything before 000023 from a folder of copies, then store a turn the old way.
-    const dir = mkdtempSync(join(tmpdir(), "migrations-before-23-"));
-    for (const f of before) writeFileSync(join(dir, f.name), f.body);
-    await runMigrations(sql, dir);
+    // Everything before 000023, then a turn stored the old way.
+    await migrateBefore(sql, 23);
     const fks = async () =>
       (
         await sql<{ def: string }[]>`

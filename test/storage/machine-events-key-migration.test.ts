@@ -1,12 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendMachineEvents, listMachineEvents, listMachineEventsAfter } from "../../storage/machine-events";
-import { migrationDirs, readMigrations, runMigrations } from "../../storage/migrate";
+import { runMigrations } from "../../storage/migrate";
 import { JSON_OID } from "../../storage/runs";
 import { fixedUuid } from "../utils/ids";
-import { createTestDatabase } from "../utils/db";
+import { createTestDatabase, migrateBefore } from "../utils/db";
 
 /**
  * Migration 000026 stores the conversation's own snapshot key as '' and keys machine_events by
@@ -29,10 +26,8 @@ const RUN = fixedUuid(1);
 describe("migration 000026: machine_events keyed by conversation, its own key stored once", () => {
   it("converts stored logs in place", async () => {
     const sql = handle.db.sql;
-    // Apply everything before 000026 from a folder of copies, then store logs the old way.
-    const dir = mkdtempSync(join(tmpdir(), "migrations-before-26-"));
-    for (const f of readMigrations(migrationDirs()).filter((f) => f.id < 26)) writeFileSync(join(dir, f.name), f.body);
-    await runMigrations(sql, dir);
+    // Everything before 000026, then logs stored the old way.
+    await migrateBefore(sql, 26);
     for (const id of [conv, other])
       await sql`insert into conversations (id, tenant_id, kind) values (${id}, 't', 'clinic')`;
     // Two conversations' own logs with the same seqs (they collide once both are ''), a batch row,

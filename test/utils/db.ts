@@ -1,7 +1,11 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
-import { openDatabase, type Database } from "../../storage/db";
+import { openDatabase, type Database, type Sql } from "../../storage/db";
+import { migrationDirs, readMigrations, runMigrations } from "../../storage/migrate";
 
 /** The backend a test run targets: the PostgreSQL server when DATABASE_URL is set, else embedded PGlite. */
 export const serverUrl = process.env.DATABASE_URL;
@@ -33,6 +37,16 @@ export async function createTestDatabase(
       await admin.end({ timeout: 2 });
     },
   };
+}
+
+/**
+ * Applies every migration numbered below `id` (from a folder of copies), for a test of migration
+ * `id` on a database created with `migrate: false` that then stores rows the old way.
+ */
+export async function migrateBefore(sql: Sql, id: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), `migrations-before-${id}-`));
+  for (const f of readMigrations(migrationDirs()).filter((f) => f.id < id)) writeFileSync(join(dir, f.name), f.body);
+  await runMigrations(sql, dir);
 }
 
 /** Vitest hook pair: `const t = useTestDatabase(); … t.db.sql`. */
