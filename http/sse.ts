@@ -3,6 +3,7 @@ import { AppError } from "../driver/errors";
 import { inSpan } from "../driver/tracing";
 import { bindLogContext, logContextOf, logger, withIds, type LogContext } from "./observability/logger";
 import { metrics } from "./observability/metrics";
+import { closeTurnLine, openTurnLine } from "./observability/turn-line";
 import { Run, type Outcome } from "../driver/run";
 import type { EventsOf, runEvents } from "./contract";
 import type { RunEventRow, RunStart } from "../storage/runs";
@@ -86,11 +87,12 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
     async (stream) => {
       const writer = new SseWriter(stream);
       run.attach((e) => writer.send(e));
-      // The request's context (bound by beginRun) gains the run's ids: the request line, written
-      // once the headers are out, and every line of the turn carry them.
+      // The request's context (bound by beginRun) gains the run's ids: every line of the turn
+      // carries them. The request and the model calls wait for the turn's line (turn-line.ts).
       let log = logContextOf(run.signal);
       if (!log) bindLogContext(run.signal, (log = {} as LogContext));
       Object.assign(log, { tenantId: o.tenantId, runId: run.id, conversationId: o.conversationId, system: o.kind });
+      openTurnLine(log);
       metrics.openStreams.inc({ kind: "turn" });
       const started = performance.now();
       const turn = inSpan(
@@ -151,6 +153,7 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
               errorCode: run.result?.errorCode,
               latencyMs: Math.round(seconds * 1000),
               events: run.eventCount,
+              ...closeTurnLine(log),
             }),
             "turn",
           );

@@ -3,10 +3,12 @@ import { inSpan } from "../../driver/tracing";
 import type { Llm, LlmResult, Role } from "../../llm/types";
 import { logContextOf, logger, withIds } from "./logger";
 import { metrics } from "./metrics";
+import { gatherModelCall, type ModelCallSummary } from "./turn-line";
 
 /**
- * The model client with one log line, metrics and a span per call: role, model, latency,
- * tokens, attempts (a retry is attempts 2) and outcome. A failed call — a provider outage
+ * The model client with a log entry, metrics and a span per call: role, model, latency,
+ * tokens, attempts (a retry is attempts 2) and outcome. Inside a streamed turn the entry rides
+ * on the turn's line (turn-line.ts), elsewhere it is a line of its own. A failed call — a provider outage
  * that the patient sees as «модель временно недоступна» — logs at `warn` with its error code
  * and the provider's message (already stripped of credentials by the client).
  */
@@ -39,9 +41,7 @@ export function observeLlm(llm: Llm): Llm {
               ? { "llm.prompt_tokens": m.usage.promptTokens, "llm.completion_tokens": m.usage.completionTokens }
               : {}),
           });
-        // The run's ids: the caller hands the run's signal, bound to them when the run began (http/turn-begin.ts).
-        const line = withIds(logContextOf(signal), {
-          event: "model_call",
+        const summary: ModelCallSummary = {
           role,
           model: m.model,
           kind,
@@ -53,11 +53,16 @@ export function observeLlm(llm: Llm): Llm {
           promptChars: m.promptChars,
           offline: m.offline,
           outcome,
-        });
-        if (r.ok || r.error.code === "cancelled") logger.info(line, "model call");
-        else {
+        };
+        // The run's ids: the caller hands the run's signal, bound to them when the run began (http/turn-begin.ts).
+        const ctx = logContextOf(signal);
+        if (r.ok || r.error.code === "cancelled") {
+          if (!gatherModelCall(ctx, summary))
+            logger.info(withIds(ctx, { event: "model_call", ...summary }), "model call");
+        } else {
+          // An outage is logged when it happens, whatever the turn then does.
           metrics.errors.inc({ where: "model", code: r.error.code });
-          logger.warn({ ...line, error: r.error.message }, "model call failed");
+          logger.warn(withIds(ctx, { event: "model_call", ...summary, error: r.error.message }), "model call failed");
         }
         return r;
       },

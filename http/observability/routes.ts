@@ -4,9 +4,11 @@ import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { logger, requestLogContext, withIds, type LogContext } from "./logger";
 import { metrics, registry } from "./metrics";
+import { gatherRequest } from "./turn-line";
 
 /**
- * One log line per request (method, route, status, latency, ids) and its count in
+ * One log line per request (method, route, status, latency, ids) — for a streamed turn, on the
+ * turn's line (turn-line.ts) — and its count in
  * ds_http_requests_total. The request id is the caller's X-Request-Id when it sent a sane one,
  * else a new one; it is echoed back in the response header.
  */
@@ -30,18 +32,15 @@ async function logged(c: Context<AuthEnv>, next: Next, ctx: LogContext): Promise
     const status = c.res.status;
     metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
     if (route !== "/metrics" && route !== "/healthz" && route !== "/readyz") {
-      logger.info(
-        withIds(ctx, {
-          event: "request",
-          method: c.req.method,
-          route,
-          path: c.req.path,
-          status,
-          latencyMs: Math.round(performance.now() - started),
-          role: c.get("role"),
-        }),
-        "request",
-      );
+      const request = {
+        method: c.req.method,
+        route,
+        path: c.req.path,
+        status,
+        latencyMs: Math.round(performance.now() - started),
+        role: c.get("role"),
+      };
+      if (!gatherRequest(ctx, request)) logger.info(withIds(ctx, { event: "request", ...request }), "request");
     }
   }
 }

@@ -102,7 +102,7 @@ const metricValue = (text: string, name: string, labels: Record<string, string> 
 const scrape = async () => (await fetch(`${server.url}/metrics`)).text();
 
 describe("logs, metrics and spans of one turn", () => {
-  it("one request line, one turn line and one line per model call, with the ids; counters move", async () => {
+  it("one line per turn with its request and model calls, with the ids; counters move", async () => {
     const before = await scrape();
     const id = await newThread();
     lines.length = 0;
@@ -119,14 +119,13 @@ describe("logs, metrics and spans of one turn", () => {
     await new Promise((res) => setTimeout(res, 50));
 
     const mine = lines.filter((l) => l.requestId === "req-test-1");
-    const models = mine.filter((l) => l.event === "model_call");
-    expect(models.map((l) => l.role).sort()).toEqual(["branch", "router"]);
+    // The turn is the request's only line: the request and the model calls ride on it.
+    expect(mine.map((l) => l.event)).toEqual(["turn"]);
+    const turn = mine[0]!;
+    const models = turn.modelCalls as Record<string, unknown>[];
+    expect(models.map((l) => l.role)).toEqual(["router", "branch"]);
     for (const m of models) {
       expect(m).toMatchObject({
-        tenantId: "acme",
-        runId,
-        conversationId: id,
-        system: "clinic",
         outcome: "ok",
         attempts: 1,
         retried: false,
@@ -135,9 +134,7 @@ describe("logs, metrics and spans of one turn", () => {
       expect(typeof m.latencyMs).toBe("number");
       expect(m).toHaveProperty("promptTokens");
     }
-    const turns = mine.filter((l) => l.event === "turn");
-    expect(turns).toHaveLength(1);
-    expect(turns[0]).toMatchObject({
+    expect(turn).toMatchObject({
       runId,
       conversationId: id,
       tenantId: "acme",
@@ -145,10 +142,16 @@ describe("logs, metrics and spans of one turn", () => {
       status: "completed",
       outcome: "answered",
       level: "info",
+      request: { method: "POST", route: "/v1/clinic/threads/:threadId/messages", status: 200, role: "admin" },
     });
-    const requests = mine.filter((l) => l.event === "request");
-    expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ method: "POST", route: "/v1/clinic/threads/:threadId/messages", status: 200 });
+    expect(typeof (turn.request as { latencyMs: unknown }).latencyMs).toBe("number");
+    // A request without a turn keeps a line of its own.
+    lines.length = 0;
+    expect((await fetch(`${server.url}/v1/clinic/threads/${id}`, { headers: A })).status).toBe(200);
+    await new Promise((res) => setTimeout(res, 20));
+    expect(lines.filter((l) => l.event === "request")).toEqual([
+      expect.objectContaining({ method: "GET", route: "/v1/clinic/threads/:threadId", status: 200, tenantId: "acme" }),
+    ]);
 
     const after = await scrape();
     const d = (name: string, labels: Record<string, string> = {}) =>
