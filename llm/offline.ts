@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { parseStructured } from "./structured";
-import type { CallMeta, ChatMessage, Llm, LlmResult, Role } from "./types";
+import { promptChars, type CallMeta, type ChatMessage, type Llm, type LlmResult, type Role } from "./types";
 
 /** Every offline answer carries this label, so nobody mistakes it for a model's words. */
 export const OFFLINE_LABEL = "[офлайн-режим: языковая модель не подключена]";
@@ -53,7 +53,7 @@ export function createOfflineLlm(log: (line: string) => void = () => {}): Llm {
     model: `offline-${role}`,
     attempts: 1,
     durationMs: 0,
-    promptChars: JSON.stringify(messages).length,
+    promptChars: promptChars(messages),
     offline: true,
   });
   const note = (role: Role) => {

@@ -5,6 +5,7 @@ import { EventTooLarge, SseDataReader } from "./sse-data";
 import { parseStructured, responseFormat } from "./structured";
 import {
   DEFAULT_LIMITS,
+  promptChars,
   type CallMeta,
   type CallOptions,
   type ChatMessage,
@@ -126,7 +127,7 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
       model: modelFor(role),
       attempts: 0,
       durationMs: 0,
-      promptChars: JSON.stringify(messages).length,
+      promptChars: promptChars(messages),
       offline: false,
     };
     let lastError: LlmError = { code: "model_unavailable", message: "no attempt made" };

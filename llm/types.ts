@@ -16,6 +16,7 @@ export interface CallMeta {
   model: string;
   attempts: number;
   durationMs: number;
+  /** Characters of the messages' contents (promptChars below). */
   promptChars: number;
   offline: boolean;
   /** Tokens as the provider reported them (absent when it did not, e.g. a stream without usage). */
@@ -65,4 +66,14 @@ export interface Llm {
     name: string,
     opts?: CallOptions,
   ): Promise<LlmResult<z.infer<S>>>;
+}
+
+/**
+ * The prompt's size in characters: its messages' contents. Counted, not serialized — the JSON
+ * text of a branch prompt is 5–10 KB of two-byte (Cyrillic) string per call, built only to be measured.
+ */
+export function promptChars(messages: readonly ChatMessage[]): number {
+  let n = 0;
+  for (const m of messages) n += m.content.length;
+  return n;
 }
