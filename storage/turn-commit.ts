@@ -2,7 +2,14 @@ import type postgres from "postgres";
 import type { Tx } from "./db";
 import { StaleVersionError } from "./errors";
 import { machineEventsInsert, type RunMessages } from "./machine-events";
-import { closeRunUpdate, notifyFollowed, type ReplyMessage, type RunClose, type RunEventRow } from "./runs";
+import {
+  closeRunUpdate,
+  notifyFollowed,
+  ofConversation,
+  type ReplyMessage,
+  type RunClose,
+  type RunEventRow,
+} from "./runs";
 import { snapshotWriteCte, type SnapshotWrite } from "./snapshots";
 
 /** Everything a turn stores, written by `commitTurn`. */
@@ -74,7 +81,10 @@ export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
   const run = c.run;
   const passed = sql`exists (select 1 from t_snap)`;
   const ctes: postgres.Fragment[] = [];
-  if (run) ctes.push(sql`t_run as (select id from runs where id = ${run.id} and status = 'running')`);
+  if (run)
+    ctes.push(
+      sql`t_run as (select id from runs where id = ${run.id} and ${ofConversation(sql, run.conversationId)} status = 'running')`,
+    );
   ctes.push(sql`t_snap as (${snapshotWriteCte(sql, s, run ? sql`exists (select 1 from t_run)` : sql`true`)})`);
   if (c.log && c.log.events.length > 0)
     ctes.push(
