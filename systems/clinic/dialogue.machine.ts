@@ -150,7 +150,7 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     types: {} as { context: DialogueContext; events: DialogueEvent; emitted: DialogueEmitted },
     actions: {
       startTurn: assign({ turn: ({ event }) => newTurn(text(event).text) }),
-      safety: assign(({ context, event }) => put(safetyEscalation(registry, context.state, text(event).text))),
+      safety: assign(({ context, event }) => put(safetyEscalation(registry, context.state, text(event)))),
       release: assign({ state: ({ context }) => releaseEscalation(context.state) }),
       hearRouter: assign(({ context, event }) => put(hearRouter(registry, view(context), text(event)))),
       enter: assign(({ context }, p: unknown) => put(enter(registry, view(context), branchOf(p)))),
@@ -216,7 +216,7 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     },
     guards: {
       ...stepGuards<DialogueContext>((p) => stepSpec(registry, (p.branch ?? null) as BranchCode | null, p.step), host),
-      redFlag: ({ event }) => event.type === "patient.message" && hasRedFlag(event.text),
+      redFlag: ({ event }) => event.type === "patient.message" && hasRedFlag(event),
       // The router's answer (seed steps 1–4).
       routerUnclear: ({ event }) => decision(event) === null,
       routerStays: ({ context, event }) => decision(event) === context.state.activeBranch,

@@ -120,6 +120,9 @@ const LEXICON: [string, RegExp][] = [
   ],
 ];
 
+/** The lexicon's patterns made global once (scanning is synchronous: `lastIndex` is reset per scan). */
+const SCANS: [string, RegExp][] = LEXICON.map(([name, re]) => [name, new RegExp(re.source, "g")]);
+
 /** Contexts that disarm a flag: a stuffy nose is not an airway emergency. */
 const DISARM = [/дыш\S* (?:\S+ )?нос/, /заложен\S* нос/];
 const NEGATIONS = new Set(["не", "нет", "ни", "никогда", "без"]);
@@ -136,8 +139,8 @@ export function acuteRedFlags(text: string): string[] {
   const norm = normalizeForFlags(text);
   if (!norm || DISARM.some((d) => d.test(norm))) return [];
   const found: string[] = [];
-  for (const [name, re] of LEXICON) {
-    const g = new RegExp(re.source, "g");
+  for (const [name, g] of SCANS) {
+    g.lastIndex = 0;
     for (let m; (m = g.exec(norm));) {
       const start = m.index + (m[0].startsWith(" ") ? 1 : 0);
       const before = norm.slice(0, start).trimEnd().split(" ");

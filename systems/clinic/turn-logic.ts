@@ -4,6 +4,7 @@ import { parseRouterOutput } from "./router-output";
 import { parseBranchOutput } from "./service-tail";
 import type { ParsedBranchOutput } from "./service-tail";
 import { acuteRedFlags } from "./red-flags";
+import { plainClone } from "./plain-clone";
 import { EMERGENCY_REPLY, EMPTY_REPLY_FALLBACK, LOOP_GUARD_REPLY } from "./templates";
 import type { KnowledgeFragment } from "./prompt";
 import type { BlockedGuard } from "./guards";
@@ -70,7 +71,7 @@ const addEvent = (turn: TurnScratch, e: TurnEvent) => {
 
 /** Every change works on a copy: the machine's assigns stay pure. */
 const change = (view: TurnView, f: (v: TurnView) => void): TurnView => {
-  const v = structuredClone(view);
+  const v = plainClone(view);
   f(v);
   return v;
 };
@@ -97,8 +98,17 @@ export function tailOf(event: { text: string }): ParsedBranchOutput {
 
 // ── Predicates the machine's guards read ───────────────────────────────────────────────────
 
-/** The acute red flags of the patient's message (clinic/red-flags.ts); checked before the router. */
-export const hasRedFlag = (text: string): boolean => acuteRedFlags(text).length > 0;
+const flagged = new WeakMap<object, string[]>();
+
+/** The acute red flags of a `patient.message` (clinic/red-flags.ts), read once per event: both regions' guards ask. */
+export function redFlagsOf(event: { text: string }): string[] {
+  let f = flagged.get(event);
+  if (!f) flagged.set(event, (f = acuteRedFlags(event.text)));
+  return f;
+}
+
+/** Whether the patient's message carries an acute red flag; checked before the router. */
+export const hasRedFlag = (event: { text: string }): boolean => redFlagsOf(event).length > 0;
 
 /** After a routing_loop escalation the thread stays with the human: any switch gets the template again. */
 export const loopLocked = (s: ClinicState) =>
@@ -241,8 +251,8 @@ export const loopGuard = (reg: Registry, view: TurnView): TurnView =>
  * counters or an earlier escalation say. Not a counted switch; a stepped branch left behind is
  * suspended so an operator's release can pick it up again.
  */
-export const safetyEscalation = (reg: Registry, state: ClinicState, text: string): TurnView =>
-  change({ state, turn: newTurn(text) }, (v) => {
+export const safetyEscalation = (reg: Registry, state: ClinicState, message: { text: string }): TurnView =>
+  change({ state, turn: newTurn(message.text) }, (v) => {
     if (v.state.activeBranch !== "escalate_human") suspendActive(v, reg);
     v.state.activeBranch = "escalate_human";
     v.state.routerDecision = null;
@@ -252,7 +262,7 @@ export const safetyEscalation = (reg: Registry, state: ClinicState, text: string
     v.state.escalationReason = "acute_pain";
     addEvent(v.turn, "red_flag");
     addEvent(v.turn, "escalated");
-    v.turn.notes.push(`acute red flags: ${acuteRedFlags(text).join(", ")} — emergency reply, no model call`);
+    v.turn.notes.push(`acute red flags: ${redFlagsOf(message).join(", ")} — emergency reply, no model call`);
     v.turn.stop = true;
     v.turn.reply = EMERGENCY_REPLY;
   });
