@@ -49,7 +49,9 @@ export function createHttpFetch(o: HttpFetchOptions = {}): typeof fetch {
     const url = new URL(input);
     if (url.protocol !== "http:" && url.protocol !== "https:") return fetch(input, init);
     const headers: Record<string, string> = {};
-    if (init?.headers) new Headers(init.headers).forEach((v, k) => (headers[k] = v));
+    // The SDK hands over a Headers already: read it as it is rather than copying it into another first.
+    const given = init?.headers;
+    if (given) (given instanceof Headers ? given : new Headers(given)).forEach((v, k) => (headers[k] = v));
     return send(
       url,
       (init?.method ?? "GET").toUpperCase(),
