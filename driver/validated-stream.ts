@@ -18,12 +18,17 @@ export interface AnswerChecker {
   sentence(text: string): string[];
   /** The whole answer once the model finished. */
   whole(text: string): string[];
+  /**
+   * What the user sees of a sentence that passed (closed-world answers write facts as slots the
+   * engine renders, driver/closed-text.ts); absent: the sentence as written.
+   */
+  render?(sentence: string): string;
 }
 
 export interface GateResult {
   /** Everything the model produced. */
   text: string;
-  /** What was released to the client as `token` deltas (a prefix of `text`). */
+  /** What was released to the client as `token` deltas (a prefix of `text`, rendered when the checker renders). */
   released: string;
   ok: boolean;
   issues: string[];
@@ -121,8 +126,9 @@ export class ValidatedStream {
       this.issues.push(...issues);
       return false;
     }
-    this.releasedParts.push(sentence);
-    this.release(sentence);
+    const shown = this.checker.render ? this.checker.render(sentence) : sentence;
+    this.releasedParts.push(shown);
+    this.release(shown);
     return true;
   }
 }

@@ -216,8 +216,9 @@ function finishTurn(context: EvidenceContext, event: AnswerEnd): Partial<Evidenc
   // from evidence is — whole, so the package agrees with itself.
   const released = event.released ?? "";
   let validation: AnswerValidation | null = null;
+  let rendered = "";
   if (event.text !== null) {
-    validation = checkAnswer(
+    const checked = checkAnswer(
       event.text,
       createClaimChecker({
         bundle: w.bundle,
@@ -227,10 +228,13 @@ function finishTurn(context: EvidenceContext, event: AnswerEnd): Partial<Evidenc
         draft,
       }),
     );
+    rendered = checked.rendered;
+    validation = { ok: checked.ok, issues: checked.issues, citations: checked.citations };
     const gate = event.gateIssues ?? [];
     if (gate.length) validation = { ...validation, ok: false, issues: [...new Set([...gate, ...validation.issues])] };
   }
-  const answer: FinalAnswerPackage = validation?.ok ? modelPackage(event.text!, draft) : draft;
+  // The model wrote slots; the package holds what the user sees: the slots rendered from the evidence.
+  const answer: FinalAnswerPackage = validation?.ok ? modelPackage(rendered, draft) : draft;
   // Whatever reached the client that is not the answer is replaced, with the reason.
   const replacement: AnswerReplacement | null =
     validation && !validation.ok

@@ -11,6 +11,7 @@ import type { ConversationState, CoverageReport, EvidenceBundle, FinalAnswerPack
 import type { TurnScope } from "./frame-resolve";
 import { CriticOutput, InterpreterOutput, PlannerOutput } from "./model-outputs";
 import { describeTool, TOOL_NAMES } from "./tool-contracts";
+import { answerSlotCatalogue } from "./answer-slots";
 
 export const STRUCTURED_ROLE: Role = "planner";
 export const ANSWER_ROLE: Role = "answer";
@@ -183,6 +184,8 @@ export function answerMessages(
       next: coverage.next_best_actions,
     },
     draft: draft.user_facing_answer,
+    // What each slot renders to: the model picks slots by meaning, the engine writes the values.
+    slots: answerSlotCatalogue(bundle, draft),
   };
   return [
     { role: "system", content: ANSWER_PROMPT.text },
