@@ -4,6 +4,7 @@
 // or «аванс»), its filter decides what an empty result says — so the model cannot restate a fact
 // with another sign, period or party. Conclusions come only from the composed package (`{K0}` is
 // the conclusion the outcome class allows; `{U#}` what was not established), never from the model.
+// `{P#}`, `{N#}`, `{U#}`, `{S#}`: the composed blocks' items (checked, found, not established, next).
 import type { Slot, SlotValue } from "../../driver/closed-text";
 import type { EvidenceBundle, Fact, FinalAnswerPackage } from "./artifacts";
 import { money, ruDate } from "./evidence-builder";
@@ -153,6 +154,7 @@ export function createSlotResolver(s: SlotSources): (slot: Slot) => SlotValue {
   const items: Record<string, string[]> = {
     S: s.draft.blocks.next_step,
     P: s.draft.blocks.checked,
+    N: s.draft.blocks.found.map((x) => x.trim()),
     U: s.draft.blocks.not_established,
   };
   return (slot) => {
@@ -216,7 +218,27 @@ export function answerSlotCatalogue(bundle: EvidenceBundle, draft: FinalAnswerPa
       ]),
     ),
     checked: numbered("P", draft.blocks.checked),
+    found: numbered(
+      "N",
+      draft.blocks.found.map((x) => x.trim()),
+    ),
     not_established: numbered("U", draft.blocks.not_established),
     next_steps: numbered("S", draft.blocks.next_step),
   };
+}
+
+/** The composed package written in the contract: every block item as its slot (what a model that only selects writes). */
+export function draftTemplate(draft: FinalAnswerPackage, headings: readonly string[]): string {
+  const b = draft.blocks;
+  const block = (k: number, prefix: string, xs: string[]) =>
+    xs.length
+      ? [`${headings[k]}\n${xs.map((x, n) => `${x.startsWith("  ") ? "  " : ""}- {${prefix}${n + 1}}`).join("\n")}`]
+      : [];
+  return [
+    `${headings[0]} {K0}`,
+    ...block(1, "P", b.checked),
+    ...block(2, "N", b.found),
+    ...block(3, "U", b.not_established),
+    ...block(4, "S", b.next_step),
+  ].join("\n\n");
 }

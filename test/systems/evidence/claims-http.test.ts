@@ -1,10 +1,13 @@
-// The answer model misbehaves the way real models do; the claim checker must keep every rejected
-// claim off the wire (no `token` carries it), replace the answer before `final`, and store a
-// package that agrees with itself and with what the client was told to show.
+// The answer model misbehaves the way real models do; the closed-world check must keep every
+// rejected sentence off the wire (no `token` carries it), replace the answer before `final`, and
+// store a package that agrees with itself and with what the client was told to show. A model that
+// keeps the contract (slots, connective words) is shown, rendered from the evidence.
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
+import { draftTemplate } from "../../../systems/evidence/answer-slots";
+import { HEADINGS } from "../../../systems/evidence/claim-check";
 import { useTestDatabase } from "../../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
 import { startTestServer } from "../../utils/server";
@@ -124,13 +127,14 @@ async function factsOf(q: typeof PARTIAL): Promise<Fact[]> {
 const idOf = (facts: Fact[], name: string) =>
   facts.find((f) => f.type === "open_balance" && f.entity.includes(name))!.fact_id;
 
-const answer = (parts: { direct: string; checked?: string; found?: string; gaps?: string; next?: string }) =>
+/** A model answer in the contract's shape; `lie` is literal prose a lying model adds after the conclusion. */
+const answer = (parts: { direct?: string; checked?: string; found?: string; gaps?: string; next?: string }) =>
   [
-    `**Коротко.** ${parts.direct}`,
-    `**Что проверено.** ${parts.checked ?? "Регистр расчётов с поставщиками на дату отсечения."}`,
-    `**Что найдено.** ${parts.found ?? "См. выше."}`,
-    `**Что не удалось установить.** ${parts.gaps ?? "Что именно считать «хвостами» — принята трактовка по остаткам."}`,
-    `**Что уточнить / следующий шаг.** ${parts.next ?? "Уточните, считать ли хвостами только просроченные остатки."}`,
+    `**Коротко.** {K0}${parts.direct ? ` ${parts.direct}` : ""}`,
+    `**Что проверено.**\n${parts.checked ?? "- {P1}"}`,
+    `**Что найдено.**\n${parts.found ?? "- {N1}"}`,
+    `**Что не удалось установить.**\n${parts.gaps ?? "- {U1}"}`,
+    `**Что уточнить / следующий шаг.**\n${parts.next ?? "- {S1}"}`,
   ].join("\n\n");
 
 let tried = 0;
@@ -142,7 +146,7 @@ async function expectReplaced(q: typeof PARTIAL, text: string, claim: RegExp, is
   const { r, final, tokens, artifacts, messages } = await ask(q, text);
   expect(text).toMatch(claim); // the script does carry the claim
   expect(tokens).not.toMatch(claim);
-  expect(text.startsWith(tokens)).toBe(true); // only a checked prefix of the model's text was released
+  expect(tokens).not.toMatch(/[{}]/); // released sentences were rendered; no raw slot reached the client
   const names = r.events.map((e) => e.event);
   const replaced = eventsNamed(r, "answer_replaced");
   expect(replaced).toHaveLength(1);
@@ -165,155 +169,144 @@ async function expectReplaced(q: typeof PARTIAL, text: string, claim: RegExp, is
   blocked++;
 }
 
-describe("the Evidence answer through the claim checker (scripted model, demo MCP server)", () => {
+const OUTSIDE = /слова вне слотов|цифры вне слота/;
+
+describe("the Evidence answer through the closed-world check (scripted model, demo MCP server)", () => {
   it("a false «no debts» after the settlements tool timed out (BLOCKED_BY_TOOLING) is replaced", async () => {
     await expectReplaced(
       TIMEOUT,
       answer({ direct: "Хвостов по поставщикам нет — все расчёты закрыты." }),
       /Хвостов по поставщикам нет/,
-      /не допускается: инструмент не отработал/,
+      /слова вне слотов: «хвостов»/,
     );
+    // hedged and universal, with no figure and no name
     await expectReplaced(
       TIMEOUT,
-      answer({ direct: "Проверка завершена. Незакрытых остатков у поставщиков не обнаружено, ответ полный." }),
-      /не обнаружено/,
-      /не допускается/,
+      answer({ found: "- По всей видимости, все поступления оплачены." }),
+      /все поступления оплачены/,
+      /«по», «всей», «видимости»|«всей»/,
     );
   });
 
   it("a real amount and its fact id moved to another party is replaced", async () => {
     const facts = await factsOf(PARTIAL);
     const techno = idOf(facts, "ТехноПоставка");
-    // to a customer the evidence does not hold
     await expectReplaced(
       PARTIAL,
-      answer({ direct: `На 10.04.2026 наш долг перед ООО «Ромашка» — 150 000,00 ₽ [${techno}].` }),
+      answer({ direct: `Наш долг перед ООО «Ромашка» — 150 000,00 ₽ [${techno}].` }),
       /Ромашка/,
-      /ООО «Ромашка» отсутствует в данных/,
+      OUTSIDE,
     );
-    // to another supplier of the same run, after a correct first sentence (released, then replaced)
+    // written with slots: ТехноПоставка's amount next to Альфа-Снаб's name
+    const alfa = idOf(facts, "Альфа-Снаб");
     await expectReplaced(
       PARTIAL,
-      answer({
-        direct: `На 10.04.2026 незакрытые остатки есть у поставщиков. Крупнейший — ООО «Альфа-Снаб»: 150 000,00 ₽ [${techno}].`,
-      }),
-      /Альфа-Снаб»: 150/,
-      /не относится к ООО «Альфа-Снаб».*\| факт F\d+ относится к АО «ТехноПоставка»/,
+      answer({ found: `- {N1}\n- У {${alfa}.party} сумма {${techno}.amount}.` }),
+      new RegExp(`\\{${alfa}\\.party\\} сумма \\{${techno}`),
+      /поля разных фактов/,
     );
   });
 
-  it("a figure moved across a sentence boundary, and to a customer the evidence does bind, is replaced", async () => {
+  it("a figure carried across a sentence, a wrong citation and a fact of another turn are replaced", async () => {
     const facts = await factsOf(PARTIAL);
     const techno = idOf(facts, "ТехноПоставка");
-    // each sentence alone is plausible; together they give ТехноПоставка's debt to Альфа-Снаб
+    const alfa = idOf(facts, "Альфа-Снаб");
     await expectReplaced(
       PARTIAL,
-      answer({ direct: `Крупнейший должник — ООО «Альфа-Снаб». Его долг 150 000,00 ₽ [${techno}].` }),
-      /Его долг 150 000/,
-      /150 000 ₽ после упоминания ООО «Альфа-Снаб»/,
+      answer({ found: `- {${alfa}.party}.\n- Его долг {${techno}.amount}.` }),
+      /Его долг/,
+      /«его», «долг»|«долг»/,
     );
-    // ООО «Ромашка» is a customer: asked about by name, the catalog binds it with its role
-    const customer = { text: "Какое сальдо по ООО «Ромашка» на 10.04.2026?", planner: [] as string[] };
-    const bound = (await ask(customer)).artifacts.evidence_bundle.facts as (Fact & { details: { roles?: string[] } })[];
-    expect(bound.find((f) => f.type === "entity_binding")?.details.roles).toEqual(["customer"]);
     await expectReplaced(
-      customer,
-      answer({ direct: "На 10.04.2026 наш долг перед ООО «Ромашка» — 40 000,00 ₽." }),
-      /долг перед ООО «Ромашка»/,
-      /покупатель, а не поставщик/,
+      PARTIAL,
+      answer({ found: `- {${alfa}} [${techno}].` }),
+      /\{F\d+\} \[F\d+\]/,
+      /не относится к фактам/,
     );
+    await expectReplaced(PARTIAL, answer({ found: "- {F97.amount}" }), /F97/, /факта F97 нет в данных этой проверки/);
   });
 
-  it("an invented counterparty owing «2050 ₽» is replaced", async () => {
+  it("an invented counterparty, an amount in words and a month no step queried are replaced", async () => {
     await expectReplaced(
       PARTIAL,
-      answer({ direct: "На 10.04.2026 висит долг перед ООО «Бета-Сервис» — 2050 ₽." }),
+      answer({ direct: "Висит долг перед Бета-Сервисом — две тысячи пятьдесят рублей." }),
       /Бета-Сервис/,
-      /ООО «Бета-Сервис» отсутствует в данных.*2 050 ₽/,
+      /«висит», «долг», «перед», «бета»|«бета»/,
     );
+    const facts = await factsOf(PARTIAL);
     await expectReplaced(
       PARTIAL,
-      answer({ direct: "Кроме того, небольшой хвост перед Гаммой — 2050 руб." }),
-      /Гаммой/,
-      /сумма 2 050 ₽ не подтверждена/,
-    );
-  });
-
-  it("«7 поставщиков … 950 тыс.» with 3 in the evidence is replaced", async () => {
-    await expectReplaced(
-      PARTIAL,
-      answer({ direct: "На 10.04.2026 хвосты висят по 7 поставщикам на общую сумму около 950 тыс. ₽." }),
-      /7 поставщикам/,
-      /(?=.*«7 поставщикам»: в данных проверки 3)(?=.*950 000 ₽ не подтверждена)/,
-    );
-    await expectReplaced(
-      PARTIAL,
-      answer({
-        direct: "Долг есть перед поставщиками.",
-        found: "Незакрытые остатки у пяти контрагентов, в сумме 1,2 млн ₽.",
-      }),
-      /пяти контрагентов/,
-      /«пяти контрагентов»: в данных проверки 3/,
+      answer({ found: `- В январе {${idOf(facts, "Альфа-Снаб")}.amount}.` }),
+      /В январе/,
+      /«январе»/,
     );
   });
 
-  it("«ответ полный» on a PARTIALLY_ANSWERED run is replaced", async () => {
+  it("inflated counts and a completeness claim on a PARTIALLY_ANSWERED run are replaced", async () => {
+    await expectReplaced(PARTIAL, answer({ direct: "Хвосты висят по семи поставщикам." }), /семи/, /«семи»/);
     await expectReplaced(
       PARTIAL,
-      answer({ direct: "Долг есть перед тремя поставщиками, ответ полный." }),
-      /ответ полный/,
-      /полноте ответа не допускается: исход PARTIALLY_ANSWERED/,
-    );
-    await expectReplaced(
-      PARTIAL,
-      answer({ direct: "Долг есть перед тремя поставщиками.", gaps: "Пробелов нет: данные проверены полностью." }),
+      answer({ gaps: "- Пробелов нет: данные проверены полностью." }),
       /Пробелов нет/,
-      /полноте ответа не допускается/,
+      /«пробелов»/,
     );
+    await expectReplaced(PARTIAL, answer({ direct: "Ответ полный." }), /Ответ полный/, /«полный»/);
   });
 
-  it("a correct model answer passes untouched, on a partial and on a full run", async () => {
+  it("an answer without the engine's conclusion is replaced", async () => {
+    const facts = await factsOf(PARTIAL);
+    const text = answer({}).replace("{K0}", `{${idOf(facts, "Альфа-Снаб")}}`);
+    await expectReplaced(PARTIAL, text, /^\*\*Коротко\.\*\* \{F/, /нет вывода \{K0\}/);
+  });
+
+  it("a model answer that keeps the contract is shown, rendered from the evidence, on a partial and a full run", async () => {
     const p = await factsOf(PARTIAL);
-    const good = answer({
-      direct: `На 10.04.2026 незакрытые остатки есть у трёх поставщиков: АО «ТехноПоставка» — 150 000,00 ₽ [${idOf(p, "ТехноПоставка")}], ООО «Альфа-Снаб» — 95 000,00 ₽ [${idOf(p, "Альфа-Снаб")}], ООО «Вектор» — 60 000,00 ₽ [${idOf(p, "Вектор")}]. Ответ частичный.`,
-      found:
-        "ИП Смирнову выдан аванс 30 000,00 ₽, поставка ещё не отражена.\nПо ООО «Вектор» регистр и документы расходятся: оплата № 466 от 25.03.2026 на 60 000,00 ₽ не проведена.",
-    });
     const f = await factsOf(FULL);
-    const full = answer({
-      direct: `На 15.02.2026 незакрытый остаток есть у одного поставщика: ООО «Альфа-Снаб» — 120 000,00 ₽ [${idOf(f, "Альфа-Снаб")}].`,
-      gaps: "Пробелов не обнаружено.",
-      next: "Ничего уточнять не нужно.",
+    const techno = idOf(p, "ТехноПоставка");
+    const good = answer({
+      found: `- У {${techno}.party} {${techno}.kind} составляет {${techno}.amount}.\n- {${idOf(p, "Альфа-Снаб")}}`,
     });
-    for (const [q, text, outcome] of [
-      [PARTIAL, good, "PARTIALLY_ANSWERED"],
-      [FULL, full, "FULLY_ANSWERED"],
+    const full = answer({
+      found: `- По данным учета {${idOf(f, "Альфа-Снаб")}.party}: {${idOf(f, "Альфа-Снаб")}.direction}, сумма {${idOf(f, "Альфа-Снаб")}.amount}.`,
+    });
+    for (const [q, text, outcome, figure] of [
+      [
+        PARTIAL,
+        good,
+        "PARTIALLY_ANSWERED",
+        `АО «ТехноПоставка» остаток задолженности составляет 150 000,00 ₽ [${techno}].`,
+      ],
+      [
+        FULL,
+        full,
+        "FULLY_ANSWERED",
+        `ООО «Альфа-Снаб»: наш долг поставщику, сумма 120 000,00 ₽ [${idOf(f, "Альфа-Снаб")}].`,
+      ],
     ] as const) {
       const { r, final, tokens, artifacts, messages } = await ask(q, text);
       expect(final.outcome).toBe(outcome);
       expect(final.validation).toMatchObject({ ok: true, issues: [] });
       expect(eventsNamed(r, "answer_replaced")).toEqual([]);
-      expect(tokens).toBe(text);
-      expect(final.answer).toBe(text);
+      expect(final.answer).not.toMatch(/[{}]/);
+      expect(final.answer).toContain(figure);
+      expect(tokens).toBe(final.answer);
       expect(final.package.composed_by).toBe("model");
-      // the package is read from the model's own text
-      expect(final.package.short_answer).toBe(text.split("\n\n")[0]!.replace("**Коротко.** ", ""));
+      // the conclusion is the engine's, the package read from the rendered text
+      expect(final.package.short_answer).toBe(final.answer.split("\n\n")[0]!.replace("**Коротко.** ", ""));
       expect(
         final.package.claims.filter((c) => c.kind === "evidence").flatMap((c) => c.evidence_ids).length,
       ).toBeGreaterThan(0);
       expect(artifacts.final_answer_package).toEqual(final.package);
       expect(artifacts.rejected_answer).toBeNull();
-      expect(messages.at(-1)!.text).toBe(text);
+      expect(messages.at(-1)!.text).toBe(final.answer);
     }
   });
 
   it("a model stream that breaks off after checked sentences went out is replaced too", async () => {
-    const text = answer({
-      direct: "На 10.04.2026 незакрытые остатки есть у трёх поставщиков. Ответ частичный — ограничения ниже.",
-    });
+    const text = answer({});
     llm.reset();
     llm.script("planner", ...PARTIAL.planner);
-    llm.script("answer", { content: text, truncateAfter: text.indexOf("Ответ частичный") + 20 });
+    llm.script("answer", { content: text, truncateAfter: text.indexOf("**Что найдено") + 5 });
     const r = await postSse(
       `${app.url}/v1/evidence/conversations/${await conversation()}/messages`,
       { text: PARTIAL.text },
@@ -324,7 +317,7 @@ describe("the Evidence answer through the claim checker (scripted model, demo MC
       .join("");
     const final = eventsNamed(r, "final")[0] as unknown as Final;
     expect(tokens.length).toBeGreaterThan(0);
-    expect(text.startsWith(tokens)).toBe(true);
+    expect(tokens).not.toMatch(/[{}]/);
     const names = r.events.map((e) => e.event);
     expect(names.indexOf("answer_replaced")).toBeGreaterThan(names.lastIndexOf("token"));
     expect(names.indexOf("answer_replaced")).toBeLessThan(names.indexOf("final"));
@@ -333,7 +326,7 @@ describe("the Evidence answer through the claim checker (scripted model, demo MC
     expect(final.package.composed_by).toBe("deterministic");
   });
 
-  it("the composed answer itself, given back as the model's prose, passes for every kind of question", async () => {
+  it("the composed answer, written as its slots, passes and renders to itself for every kind of question", async () => {
     const none: string[] = [];
     for (const text of [
       PARTIAL.text,
@@ -350,7 +343,7 @@ describe("the Evidence answer through the claim checker (scripted model, demo MC
       const q = { text, planner: [] as string[] };
       const composed = (await ask(q)).final;
       if (composed.package.composed_by !== "deterministic") continue;
-      const again = await ask(q, composed.answer);
+      const again = await ask(q, draftTemplate(composed.package as never, HEADINGS));
       if (!again.final.validation.ok)
         none.push(`${text} [${composed.outcome}]: ${again.final.validation.issues.join(" | ")}`);
       else expect(again.final.answer).toBe(composed.answer);
@@ -360,6 +353,6 @@ describe("the Evidence answer through the claim checker (scripted model, demo MC
 
   it("counts what was tried", () => {
     // every adversarial answer above was blocked
-    expect({ tried, blocked }).toEqual({ tried: 12, blocked: 12 });
+    expect({ tried, blocked }).toEqual({ tried: 13, blocked: 13 });
   });
 });

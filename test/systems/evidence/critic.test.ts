@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkAnswer, createClaimChecker } from "../../../systems/evidence/claim-check";
+import { draftTemplate } from "../../../systems/evidence/answer-slots";
+import { checkAnswer, createClaimChecker, HEADINGS } from "../../../systems/evidence/claim-check";
 import { CoverageReport, FinalAnswerPackage } from "../../../systems/evidence/artifacts";
 import { composeAnswer } from "../../../systems/evidence/compose";
 import { mergeCritique, ruleCoverage } from "../../../systems/evidence/critic-rules";
@@ -317,13 +318,20 @@ describe("answer composition and validation", () => {
     expect(pkg.short_answer).toMatch(
       /долг перед поставщиками \(1\): ООО «А» — 95 000,00 ₽.*аванс.*ИП Смирнов — 30 000,00 ₽/,
     );
-    expect(validateAnswer(pkg.user_facing_answer).ok).toBe(true);
+    // the composed answer is the contract's own: its slots render to exactly its text
+    const own = validateAnswer(draftTemplate(pkg, HEADINGS));
+    expect(own.ok).toBe(true);
+    expect(own.rendered).toBe(pkg.user_facing_answer);
+    // the same text written out as prose is outside the closed world
+    expect(validateAnswer(pkg.user_facing_answer).ok).toBe(false);
   });
 
-  it("rejects model prose that cites a missing fact, drops a block or invents an amount", () => {
-    const good = pkg.user_facing_answer;
-    expect(validateAnswer(good.replace("[F2]", "[F99]")).issues).toContain("ссылка на несуществующий факт F99");
+  it("rejects model text that names a missing fact, drops a block or invents an amount", () => {
+    const good = draftTemplate(pkg, HEADINGS);
+    expect(validateAnswer(`${good}\n- {F99.amount}`).issues).toContain(
+      "{F99.amount}: факта F99 нет в данных этой проверки",
+    );
     expect(validateAnswer(good.replace("**Что найдено.**", "**Итого.**")).issues.join()).toMatch(/Что найдено/);
-    expect(validateAnswer(`${good}\nЕщё долг 777 777,00 ₽.`).issues.join()).toMatch(/777 777/);
+    expect(validateAnswer(`${good}\nЕщё долг 777 777,00 ₽.`).issues.join()).toMatch(/цифры вне слота/);
   });
 });
