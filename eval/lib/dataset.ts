@@ -177,6 +177,8 @@ export const EvidenceCase = z
                 reasonCodes: z.array(z.string()).optional(),
                 reasonCodesExclude: z.array(z.string()).optional(),
                 answerIncludes: z.array(z.string()).optional(),
+                /** What a lying answer model wrote: it must not reach the shown answer. */
+                answerExcludes: z.array(z.string()).optional(),
               })
               .strict(),
           })

@@ -28,6 +28,8 @@ export function evidenceChecks(t: EvidenceTurnResult): Check[] {
     });
   for (const x of e.answerIncludes ?? [])
     out.push({ name: "answer", ok: o.answer.includes(x), detail: `answer lacks "${x}"` });
+  for (const x of e.answerExcludes ?? [])
+    out.push({ name: "answer", ok: !o.answer.includes(x), detail: `answer shows "${x}"` });
   return out;
 }
 
