@@ -131,7 +131,7 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
   if (none)
     found.push(
       claim(
-        `ненулевых остатков нет (просмотрено движений регистра: ${String(none.details.movements_scanned)})`,
+        `${none.details.overdue_only ? "просроченных остатков" : "ненулевых остатков"} нет (просмотрено движений регистра: ${String(none.details.movements_scanned)})`,
         "evidence",
         [none],
       ),

@@ -23,7 +23,7 @@ import {
 import { checkAnswer, createClaimChecker, type AnswerValidation } from "./claim-check";
 import { composeAnswer } from "./compose";
 import { advanceState } from "./conversation-state";
-import { mergeCritique, ruleCoverage } from "./critic-rules";
+import { critiqueGround, mergeCritique, ruleCoverage } from "./critic-rules";
 import { buildEvidence } from "./evidence-builder";
 import { buildFrame, resolveScope, ruleFrame, type TurnScope } from "./frame-resolve";
 import type { CriticOutput, InterpreterOutput } from "./model-outputs";
@@ -281,7 +281,7 @@ function composeDraft(
   note: string | null,
 ): TurnWork {
   const w = work(context);
-  const coverage = mergeCritique(w.coverage!, critique, status, note);
+  const coverage = mergeCritique(w.coverage!, critique, status, note, critiqueGround(w.bundle, w.plan, w.toolRuns));
   const draft = composeAnswer({
     scope: w.scope!,
     coverage,

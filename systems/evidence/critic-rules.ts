@@ -31,6 +31,16 @@ const TOOLING: ReasonCode[] = [
 ];
 const OKS = new Set(["success", "empty"]);
 
+/** What a call was restricted to, in words: a result under a filter is stated for that filter only. */
+export function callScope(input: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (typeof input.as_of_date === "string") parts.push(`до ${ruDate(input.as_of_date)}`);
+  if (input.counterparty_id) parts.push("по выбранному контрагенту");
+  if (input.document_id) parts.push("по выбранному документу");
+  if (input.overdue_only) parts.push("среди просроченных");
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+
 export function ruleCoverage(i: CriticInput): RuledCoverage {
   const reasons = new Set<ReasonCode>(i.scope.reasons);
   const why: CoverageReport["why_partial"] = [];
@@ -123,7 +133,7 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     next.push("Назвать дату отсечения, если нужна другая");
   } else if (dateFact?.details.relative) {
     covered.push(
-      `Дата отсечения: ${ruDate(String(dateFact.value))} — ${dateFact.details.note ? String(dateFact.details.note) : "относительная дата отсчитана от рабочей даты базы"}`,
+      `Дата отсечения: ${ruDate(String(dateFact.value))} — относительная дата отсчитана от рабочей даты базы${dateFact.details.working_date ? ` ${ruDate(String(dateFact.details.working_date))}` : ""}`,
     );
     reasons.add("RELATIVE_DATE_RESOLVED");
   } else if (dateFact) covered.push(`Дата отсечения: ${ruDate(String(dateFact.value))}`);
@@ -189,8 +199,15 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     } else if (failed.tool_name === "resolve_period_or_asof" && failed.status === "no_match") {
       dateRejected = true;
       const o = failed.output as { problem?: string | null; note?: string; working_date?: string } | null;
-      const note = (o?.note ?? "дата не распознана").replace(/(\d{4})-(\d{2})-(\d{2})/g, "$3.$2.$1");
       const working = o?.working_date ? ruDate(o.working_date) : null;
+      // Said from the tool's structured answer, not its free-text note (a note never reaches the user).
+      const words = String(failed.input.text ?? "").trim();
+      const note =
+        o?.problem === "impossible_date"
+          ? `Даты${words ? ` «${words}»` : ""} нет в календаре.`
+          : o?.problem === "future_date"
+            ? `Дата${words ? ` «${words}»` : ""} позже рабочей даты базы${working ? ` ${working}` : ""}: учёт на неё ещё не ведётся.`
+            : `В словах${words ? ` «${words}»` : ""} не удалось распознать дату.`;
       if (o?.problem === "impossible_date") {
         say("INVALID_DATE", note);
         clarifying = `${note} На какую дату проверить?`;
@@ -224,16 +241,16 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       bindMissing = true;
       say(
         "ENTITY_NOT_RESOLVED",
-        `Контрагент «${String(failed.input.query ?? "")}» не найден: ${failed.error_message ?? ""}`.trim(),
+        `Контрагент «${String(failed.input.query ?? "")}» не найден в справочнике контрагентов`,
       );
       reasons.add("NO_MATCH_IN_1C");
       next.push("Проверить название или указать ИНН контрагента");
     } else if (failed.status === "unbound_entity") {
       bindMissing = true;
-      say("ENTITY_NOT_RESOLVED", failed.error_message ?? "сущность не найдена");
+      say("ENTITY_NOT_RESOLVED", `«${s.purpose}»: контрагента с таким идентификатором нет в базе`);
     } else if (failed.status === "no_match") {
       dataMissing = true;
-      say("NO_MATCH_IN_1C", failed.error_message ?? "данных нет");
+      say("NO_MATCH_IN_1C", `«${s.purpose}»: в учётных данных нет записей${callScope(failed.input)}`);
       const from = i.bundle.facts.find((f) => f.type === "as_of_date")?.details.data_available_from;
       next.push(
         from
@@ -268,7 +285,11 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     covered.push(
       `Найдены остатки по ${new Set(balances.map((f) => f.entity_id)).size} контрагент(ам) на общую сумму ${money(balances.reduce((s, f) => s + (f.value as number), 0))}`,
     );
-  if (none) covered.push(`Ненулевых остатков нет (просмотрено движений: ${String(none.details.movements_scanned)})`);
+  // An empty result is stated for the filter it was queried under (§12.3), never broader.
+  if (none)
+    covered.push(
+      `${none.details.overdue_only ? "Просроченных остатков" : "Ненулевых остатков"} нет (просмотрено движений: ${String(none.details.movements_scanned)})`,
+    );
   if (i.bundle.facts.some((f) => f.type === "unclosed_document"))
     covered.push("Определены документы, образующие остатки");
   if (i.bundle.facts.some((f) => f.type === "payment")) covered.push("Проверены оплаты и их проведение");
@@ -294,14 +315,65 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
   return finish([...reasons].some((r) => r !== "RELATIVE_DATE_RESOLVED") ? "PARTIALLY_ANSWERED" : "FULLY_ANSWERED");
 }
 
-/** Adds the model critic's findings; it can lower a full answer to partial, never raise one. */
+/** What a critic's point may stand on in this run: its facts, its plan's steps, its failed tool runs. */
+export interface CritiqueGround {
+  factIds: string[];
+  stepIds: string[];
+  failedTools: string[];
+}
+
+export function critiqueGround(bundle: EvidenceBundle, plan: ExecutionPlan | null, runs: ToolRun[]): CritiqueGround {
+  return {
+    factIds: bundle.facts.map((f) => f.fact_id),
+    stepIds: plan?.steps.map((s) => s.step_id) ?? [],
+    failedTools: runs.filter((r) => !OKS.has(r.status) && r.status !== "skipped").map((r) => r.tool_name),
+  };
+}
+
+/** A point names something of this run: a fact id, a plan step id or a failed tool (§6.2.7). */
+export function grounded(text: string, g: CritiqueGround): boolean {
+  const refs = [...text.matchAll(/(?<![\p{L}\d])([FS]\d{1,4})(?![\p{L}\d])/gu)].map((m) => m[1]!);
+  return (
+    refs.some((r) => g.factIds.includes(r) || g.stepIds.includes(r)) || g.failedTools.some((t) => text.includes(t))
+  );
+}
+
+/**
+ * The model critic's points that stand on something of this run; the rest are dropped (the
+ * critic proposes, it does not invent, §6.2.7) and named so the trace keeps them.
+ */
+export function groundCritique(m: CriticOutput, g: CritiqueGround): { kept: CriticOutput; dropped: string[] } {
+  const dropped: string[] = [];
+  const keep = (xs: string[]) => xs.filter((x) => grounded(x, g) || (dropped.push(x), false));
+  const kept: CriticOutput = {
+    covered_points: m.covered_points,
+    uncovered_points: keep(m.uncovered_points),
+    next_best_actions: keep(m.next_best_actions),
+    extra_reasons: m.extra_reasons.filter((r) => grounded(r.message, g) || (dropped.push(r.message), false)),
+  };
+  return { kept, dropped };
+}
+
+/**
+ * Adds the model critic's findings; it can lower a full answer to partial, never raise one. With
+ * `ground`, only points that name a fact, a plan step or a failed tool of this run are taken.
+ */
 export function mergeCritique(
   c: CoverageReport,
-  m: CriticOutput | null,
+  raw: CriticOutput | null,
   status: CoverageReport["critic"]["model"],
   note: string | null = null,
+  ground?: CritiqueGround,
 ): CoverageReport {
-  if (!m) return { ...c, critic: { rules: true, model: status, note } };
+  if (!raw) return { ...c, critic: { rules: true, model: status, note } };
+  const { kept: m, dropped } = ground ? groundCritique(raw, ground) : { kept: raw, dropped: [] };
+  if (dropped.length)
+    note = [
+      note,
+      `отброшены пункты критика без опоры на факт, шаг плана или сбой инструмента: ${dropped.map((d) => `«${d}»`).join("; ")}`,
+    ]
+      .filter(Boolean)
+      .join("; ");
   const extra = m.extra_reasons.filter((r) => (CRITIC_ADDABLE as readonly string[]).includes(r.reason_code));
   const reason_codes = sortReasons([...c.reason_codes, ...extra.map((r) => r.reason_code)]);
   const outcome = c.outcome === "FULLY_ANSWERED" && extra.length ? "PARTIALLY_ANSWERED" : c.outcome;

@@ -3,7 +3,7 @@ import { draftTemplate } from "../../../systems/evidence/answer-slots";
 import { checkAnswer, createClaimChecker, HEADINGS } from "../../../systems/evidence/claim-check";
 import { CoverageReport, FinalAnswerPackage } from "../../../systems/evidence/artifacts";
 import { composeAnswer } from "../../../systems/evidence/compose";
-import { mergeCritique, ruleCoverage } from "../../../systems/evidence/critic-rules";
+import { critiqueGround, mergeCritique, ruleCoverage } from "../../../systems/evidence/critic-rules";
 import { buildEvidence } from "../../../systems/evidence/evidence-builder";
 import { dateOut, plan, scope, settlementRow, toolRun } from "./fixtures";
 
@@ -280,6 +280,78 @@ describe("coverage critic rules", () => {
         "used",
       ).outcome,
     ).toBe("BLOCKED_BY_TOOLING");
+  });
+});
+
+describe("the model critic proposes, it does not invent (§6.2.7)", () => {
+  const clean = [
+    toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
+    toolRun("S4", "get_open_supplier_settlements", "success", {
+      status: "ok",
+      note: "",
+      as_of_date: "2026-03-31",
+      movements_scanned: 3,
+      rows: [settlementRow("cp-a", "ООО «А»", 1000)],
+    }),
+  ];
+  const critique = (uncovered: string[], next: string[], extra: { reason_code: never; message: string }[] = []) => ({
+    covered_points: [],
+    uncovered_points: uncovered,
+    extra_reasons: extra,
+    next_best_actions: next,
+  });
+
+  it("drops points that name no fact, plan step or failed tool, and says so in the report", () => {
+    const { coverage, bundle } = assess(clean);
+    const g = critiqueGround(bundle, P, clean);
+    const merged = mergeCritique(
+      coverage,
+      critique(
+        ["Данные по ООО «А» расходятся с актом сверки", "По [F2] не проверены счета-фактуры"],
+        ["Ничего не требуется", "Запросить счета-фактуры по шагу S7"],
+      ),
+      "used",
+      null,
+      g,
+    );
+    expect(merged.uncovered_points).toEqual(["По [F2] не проверены счета-фактуры"]);
+    expect(merged.next_best_actions).toContain("Запросить счета-фактуры по шагу S7");
+    expect(merged.next_best_actions).not.toContain("Ничего не требуется");
+    expect(merged.critic.note).toMatch(/отброшены пункты критика.*акт.*сверки.*Ничего не требуется/);
+    // a reference to something this run does not hold is no ground either
+    expect(
+      mergeCritique(coverage, critique(["Конфликт в [F9] и шаге S99"], []), "used", null, g).uncovered_points,
+    ).toEqual([]);
+  });
+
+  it("an ungrounded depth gap does not lower a full answer; a grounded one does", () => {
+    const { coverage, bundle } = assess(clean);
+    const g = critiqueGround(bundle, P, clean);
+    const gap = (message: string) =>
+      critique([], [], [{ reason_code: "INSUFFICIENT_DOCUMENT_DEPTH" as never, message }]);
+    expect(mergeCritique(coverage, gap("акты сверки не смотрели"), "used", null, g).outcome).toBe("FULLY_ANSWERED");
+    expect(mergeCritique(coverage, gap("по [F2] не смотрели документы"), "used", null, g).outcome).toBe(
+      "PARTIALLY_ANSWERED",
+    );
+  });
+
+  it("a failed tool run is ground for a point about it", () => {
+    const runs = [
+      ...clean,
+      toolRun("S6", "get_payment_chain", "tool_error", null, {
+        error_code: "TOOL_EXECUTION_ERROR",
+        error_message: "x",
+      }),
+    ];
+    const { coverage, bundle } = assess(runs);
+    const merged = mergeCritique(
+      coverage,
+      critique(["Цепочка оплат не получена: get_payment_chain вернул ошибку"], []),
+      "used",
+      null,
+      critiqueGround(bundle, P, runs),
+    );
+    expect(merged.uncovered_points).toContain("Цепочка оплат не получена: get_payment_chain вернул ошибку");
   });
 });
 
