@@ -121,6 +121,22 @@ export function passedIdentities(req: ModelRequest): Set<string> {
   return out;
 }
 
+/**
+ * Identities the passed context names inside a document's content (a form's `entity`, a link): the
+ * model was shown them, so naming one is not a claim from outside the context — citing one as
+ * `[[…]]` still is, since the document itself was not passed.
+ */
+export function referencedIdentities(req: ModelRequest): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") out.add(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  for (const b of req.context) if (b.kind === "entity") walk(b.content);
+  return out;
+}
+
 export function answerMessages(req: ModelRequest): {
   messages: Array<{ role: "system" | "user"; content: string }>;
   manifest: PromptManifestEntry[];

@@ -18,7 +18,7 @@ import {
 } from "./store/interactions";
 import { appendMessages, listMessages } from "../../storage/messages";
 import type { ConversationMessage } from "./model-request";
-import { passedIdentities } from "./model-request";
+import { passedIdentities, referencedIdentities } from "./model-request";
 import { PlannerOutputSchema } from "./plan-validate";
 import { dropModelSelections } from "./patch";
 import { prepare, type ModelPort, type PrepareResult } from "./prepare";
@@ -244,6 +244,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
         const opts = {
           exists: (id: string) => p.index.byIdentity.has(fold(id)),
           passed: passedIdentities(p.modelRequest!),
+          referenced: referencedIdentities(p.modelRequest!),
         };
         const checker = workbenchAnswerChecker(opts);
         const gate = new ValidatedStream(checker, (delta) => run.emit("token", { delta }));

@@ -127,7 +127,13 @@ export function extractCitations(answer: string): string[] {
 
 export function validateResponse(
   answer: string,
-  opts: { exists: (identity: string) => boolean; passed: ReadonlySet<string>; maxChars?: number },
+  opts: {
+    exists: (identity: string) => boolean;
+    passed: ReadonlySet<string>;
+    /** Identities named inside passed documents' content (model-request.ts referencedIdentities). */
+    referenced?: ReadonlySet<string>;
+    maxChars?: number;
+  },
 ): ValidationResult {
   const issues: ValidationIssue[] = [];
   const citations = extractCitations(answer);
@@ -142,7 +148,8 @@ export function validateResponse(
     if (!opts.exists(c)) issues.push({ code: "unknown_identity", detail: c });
     else if (!passedFolded.has(fold(c))) issues.push({ code: "not_in_context", detail: c });
   }
-  for (const b of bareIdentities(stripped, opts.exists, passedFolded)) issues.push(b);
+  const shown = new Set([...passedFolded, ...[...(opts.referenced ?? [])].map(fold)]);
+  for (const b of bareIdentities(stripped, opts.exists, shown)) issues.push(b);
   const claim = findClaimedChange(stripped);
   if (claim) issues.push({ code: "claimed_change", detail: claim });
   return { ok: issues.length === 0, issues, citations };

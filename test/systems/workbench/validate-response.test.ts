@@ -86,3 +86,21 @@ describe("response validation (stage 12)", () => {
     expect(v("Уведомления уходят по e-mail и в cash-flow отчёт.").ok).toBe(true);
   });
 });
+
+describe("identities named inside a passed document's content", () => {
+  const opts = {
+    exists: (id: string) => ["form-shipment", "entity-shipment", "entity-carrier"].includes(id),
+    passed: new Set(["form-shipment"]),
+    referenced: new Set(["entity-shipment"]),
+  };
+  it("may be named (the model was shown them), not cited as a document that was passed", () => {
+    expect(validateResponse("Форма [[form-shipment]] связана с `entity-shipment`.", opts).ok).toBe(true);
+    expect(validateResponse("Форма связана с [[entity-shipment]].", opts).issues).toEqual([
+      { code: "not_in_context", detail: "entity-shipment" },
+    ]);
+    // one the context never showed stays outside it
+    expect(validateResponse("Форма связана с entity-carrier.", opts).issues).toEqual([
+      { code: "not_in_context", detail: "entity-carrier" },
+    ]);
+  });
+});
