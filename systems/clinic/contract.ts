@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { userText } from "../../http/user-text";
 import {
   Created,
   err,
@@ -21,14 +22,10 @@ export const MAX_MESSAGE_CHARS = 4000;
 
 // ---- patient chat ----
 export const ClinicMessageBody = z.object({
-  text: z
-    .string()
-    .trim()
-    .min(1, "text не может быть пустым")
-    .max(
-      MAX_MESSAGE_CHARS,
-      `Сообщение слишком длинное: не больше ${MAX_MESSAGE_CHARS} символов. Сократите его, пожалуйста.`,
-    ),
+  text: userText(MAX_MESSAGE_CHARS, {
+    empty: "text не может быть пустым",
+    tooLong: `Сообщение слишком длинное: не больше ${MAX_MESSAGE_CHARS} символов. Сократите его, пожалуйста.`,
+  }),
   debug: z.boolean().optional().describe("true → `stage` events (RAG fragments, the assembled system prompt)"),
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { userText } from "../../http/user-text";
 import {
   AnswerReplaced,
   Created,
@@ -20,7 +21,10 @@ import { OutcomeClass, ReasonCode } from "./reason-codes";
  */
 
 export const EvidenceMessageBody = z.object({
-  text: z.string().trim().min(1).max(4000),
+  text: userText(4000, {
+    empty: "Сообщение пустое.",
+    tooLong: "Сообщение слишком длинное: не больше 4000 символов. Сократите его, пожалуйста.",
+  }),
   debug: z.boolean().optional(),
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { userText } from "../../http/user-text";
 import {
   AnswerReplaced,
   Created,
@@ -18,11 +19,10 @@ import { CandidateSchema, PlanSchema, WorkspaceSnapshotSchema } from "./types";
  */
 
 export const WorkbenchMessageBody = z.object({
-  text: z
-    .string()
-    .trim()
-    .min(1, "Сообщение пустое.")
-    .max(10_000, "Сообщение слишком длинное: не больше 10 000 символов. Сократите его, пожалуйста."),
+  text: userText(10_000, {
+    empty: "Сообщение пустое.",
+    tooLong: "Сообщение слишком длинное: не больше 10 000 символов. Сократите его, пожалуйста.",
+  }),
   // Parsed by the route itself (readWorkspace): its hash is of what was sent, and an invalid
   // one is reported as `workspace: …`. The document shows the snapshot's schema.
   workspace: z
