@@ -177,6 +177,8 @@ export const EntityBinding = z.object({
   confidence: z.number(),
   status: z.enum(["bound", "ambiguous", "not_found"]),
   candidates: z.array(z.object({ id: z.string(), name: z.string() })),
+  /** Parties the name fits as well that only the role asked for left out (§6.2.3, §11.3). */
+  narrowed_by_role: z.array(z.object({ id: z.string(), name: z.string() })).default([]),
 });
 
 export const SourceRef = z.object({

@@ -4,6 +4,7 @@
 import type { ConversationState, CoverageReport, EvidenceBundle, QueryFrame, TermReading } from "./artifacts";
 import type { TurnScope } from "./frame-resolve";
 import { INTENT_INFO } from "./glossary";
+import { narrowedByInferredRole } from "./critic-rules";
 
 export interface TurnResultForState {
   frame: QueryFrame | null;
@@ -46,7 +47,8 @@ export function advanceState(prev: ConversationState, t: TurnResultForState): Co
         surface: bound.surface,
         value: bound.resolved_to ?? bound.surface,
         entity_id: bound.entity_id,
-        premise: cpPremise.status,
+        // bound only through a role the user never stated: an assumption, whatever the words
+        premise: narrowedByInferredRole(t.bundle, scope).length ? "assumed" : cpPremise.status,
         since_turn: cpPremise.since_turn,
       },
     ];

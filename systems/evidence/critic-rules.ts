@@ -3,6 +3,8 @@
 // a model critic may add depth gaps on top (mergeCritique) but never remove one.
 import type { CoverageReport, EvidenceBundle, ExecutionPlan, QueryFrame, ToolRun } from "./artifacts";
 import { money, ruDate } from "./evidence-builder";
+import { field, passes } from "./executor";
+import { planFor } from "./plan-rules";
 import type { TurnScope } from "./frame-resolve";
 import { READINGS } from "./glossary";
 import { CRITIC_ADDABLE, type CriticOutput } from "./model-outputs";
@@ -30,6 +32,50 @@ const TOOLING: ReasonCode[] = [
   "ROUTE_EXECUTION_ABORTED",
 ];
 const OKS = new Set(["success", "empty"]);
+
+/**
+ * Per-row steps of a model plan that covered fewer rows than the built-in plan's step for the same
+ * tool would have: its filter or source narrowed the check the intent needs.
+ */
+export function shallowerThanFloor(i: CriticInput): string[] {
+  if (!i.plan || i.plan.planned_by !== "llm" || i.scope.gate !== "proceed") return [];
+  const floor = planFor(i.scope, i.requestId);
+  const rowsOf = (tool: string | null) =>
+    i.toolRuns
+      .filter((r) => r.tool_name === tool && OKS.has(r.status))
+      .flatMap((r) => (field(r.output, "rows") as unknown[] | undefined) ?? []);
+  const out: string[] = [];
+  for (const f of floor.steps) {
+    if (!f.tool || !f.for_each) continue;
+    const source = floor.steps.find((x) => x.step_id === f.for_each!.split(".")[0]);
+    // Rows are counted as the executor calls them: once per distinct `$each.` input.
+    const eachKeys = Object.entries(f.input).flatMap(([k, v]) =>
+      typeof v === "string" && v.startsWith("$each.") ? [[k, v.slice(6)] as const] : [],
+    );
+    const key = (o: unknown, from: "row" | "input") =>
+      JSON.stringify(eachKeys.map(([k, col]) => field(o, from === "row" ? col : k)));
+    const need = new Set(
+      rowsOf(source?.tool ?? null)
+        .filter((row) => passes(row, f.filter))
+        .map((row) => key(row, "row")),
+    );
+    const done = new Set(
+      i.toolRuns.filter((r) => r.tool_name === f.tool && r.status !== "skipped").map((r) => key(r.input, "input")),
+    );
+    const missed = [...need].filter((k) => !done.has(k)).length;
+    const cut = i.bundle.truncated.some((t) => i.plan!.steps.find((x) => x.step_id === t.step_id)?.tool === f.tool);
+    if (missed && !cut)
+      out.push(
+        `Проверка «${f.purpose}» не выполнена для ${missed} из ${need.size} случаев, которые требует встроенный план`,
+      );
+  }
+  return out;
+}
+
+/** Bindings that only a role the user never stated made unique. */
+export function narrowedByInferredRole(bundle: EvidenceBundle, scope: TurnScope) {
+  return scope.role_said ? [] : bundle.entity_bindings.filter((b) => b.status === "bound" && b.narrowed_by_role.length);
+}
 
 /** What a call was restricted to, in words: a result under a filter is stated for that filter only. */
 export function callScope(input: Record<string, unknown>): string {
@@ -161,6 +207,9 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     );
     next.push("Спросить о расчётах с поставщиками или проверить расчёты с покупателями в самой 1С");
   }
+  // A model plan shallower than the built-in one proves less and must not look complete (§7.5,
+  // §8.6): a per-row step that ran for fewer rows than the built-in plan would have run it for.
+  for (const gap of shallowerThanFloor(i)) say("EVIDENCE_DEPTH_LIMIT", gap);
   // Steps skipped after a failure are named once, together, not one line each.
   const aborted: string[] = [];
   for (const s of i.plan?.steps ?? []) {
@@ -190,12 +239,19 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     if (failed.status === "ambiguous") {
       bindAmbiguous = true;
       const cands = i.bundle.entity_bindings.find((b) => b.status === "ambiguous")?.candidates ?? [];
+      const q = String(failed.input.query ?? "");
+      // One candidate that fits only loosely is asked about as such, not as "several".
       say(
         "LOW_CONFIDENCE_ENTITY_BINDING",
-        `«${String(failed.input.query ?? "")}» подходит нескольким контрагентам: ${cands.map((c) => c.name).join(", ")}`,
+        cands.length === 1
+          ? `«${q}» совпадает с ${cands[0]!.name} неточно`
+          : `«${q}» подходит нескольким контрагентам: ${cands.map((c) => c.name).join(", ")}`,
       );
       reasons.add("NEEDS_USER_CONFIRMATION");
-      clarifying = `Кого вы имеете в виду: ${cands.map((c) => c.name).join(" или ")}?`;
+      clarifying =
+        cands.length === 1
+          ? `Вы имеете в виду ${cands[0]!.name}?`
+          : `Кого вы имеете в виду: ${cands.map((c) => c.name).join(" или ")}?`;
     } else if (failed.tool_name === "resolve_period_or_asof" && failed.status === "no_match") {
       dateRejected = true;
       const o = failed.output as { problem?: string | null; note?: string; working_date?: string } | null;
@@ -277,6 +333,17 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       "ROUTE_EXECUTION_ABORTED",
       `Не выполнены из-за сбоя на предыдущем шаге: ${aborted.map((a) => `«${a}»`).join(", ")}`,
     );
+
+  // A name that fits several parties, narrowed only by a role the system inferred, is an
+  // assumption with the alternatives named — never a confirmed binding (§6.2.3, §11.3).
+  for (const b of narrowedByInferredRole(i.bundle, i.scope)) {
+    const others = b.narrowed_by_role.map((c) => c.name).join(", ");
+    say(
+      "ASSUMPTION_APPLIED_EXPLICITLY",
+      `«${b.surface}» привязан к ${b.resolved_to} по роли «${i.scope.role === "customer" ? "покупатель" : "поставщик"}», которую вы не называли; это название подходит и: ${others}`,
+    );
+    next.push(`Уточнить, о ком речь: ${b.resolved_to} или ${others}`);
+  }
 
   // Evidence: what is found, what contradicts, what is missing.
   const balances = i.bundle.facts.filter((f) => f.type === "open_balance" || f.type === "balance");

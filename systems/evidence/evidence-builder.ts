@@ -80,6 +80,8 @@ export function buildEvidence(
           confidence: top?.score ?? 0,
           status: o.status === "ok" ? "bound" : o.status === "ambiguous" ? "ambiguous" : "not_found",
           candidates: o.candidates.map((c) => ({ id: c.counterparty_id, name: c.name })),
+          narrowed_by_role:
+            o.status === "ok" ? (o.outside_role ?? []).map((c) => ({ id: c.counterparty_id, name: c.name })) : [],
         });
         if (top) {
           names.set(top.counterparty_id, top.name);

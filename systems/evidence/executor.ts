@@ -24,11 +24,12 @@ export interface ExecutionResult {
 const OK = new Set(["success", "empty"]);
 const TOOLING = new Set(["timeout", "tool_error", "schema_error", "invalid_output", "unavailable"]);
 
-function field(obj: unknown, key: string): unknown {
+export function field(obj: unknown, key: string): unknown {
   return obj && typeof obj === "object" ? (obj as Record<string, unknown>)[key] : undefined;
 }
 
-function passes(item: unknown, filter: string | null): boolean {
+/** A for_each filter (`balance > 0`) on one item; an unreadable filter lets it through. */
+export function passes(item: unknown, filter: string | null): boolean {
   if (!filter) return true;
   const m = filter.match(/^\s*([a-z_]+)\s*(>=|<=|!=|>|<|=)\s*(-?\d+(?:\.\d+)?)\s*$/);
   if (!m) return true;

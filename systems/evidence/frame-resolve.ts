@@ -17,6 +17,8 @@ export interface TurnScope {
   counterparty: { surface: string; entity_id: string | null; premise: PremiseStatus } | null;
   /** Whose settlements the user asks about: ours to a supplier, or a customer's to us. */
   role: "supplier" | "customer" | null;
+  /** The user's own words name the role (not inferred from the intent): only then may a role narrow a name. */
+  role_said?: boolean;
   /** What resolve_period_or_asof is asked to read; null → the base's working date. */
   time: { text: string | null; premise: PremiseStatus; source: "user" | "previous_turn" | "default" | "interpreter" };
   premises: Premise[];
@@ -285,6 +287,10 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     reading,
     counterparty,
     role,
+    role_said:
+      askedRole(userTexts.filter(Boolean).join(" ")) !== null ||
+      carriedBy("поставщик", userTexts) ||
+      carriedBy("покупател", userTexts),
     time,
     premises,
     reasons: [...new Set(reasons)],

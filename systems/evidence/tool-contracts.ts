@@ -60,6 +60,10 @@ export const toolOutputs = {
         score: z.number(),
       }),
     ),
+    /** Names that fit the query too but were left out by the role asked for: the engine decides whether that narrowing may stand. */
+    outside_role: z
+      .array(z.object({ counterparty_id: z.string(), name: z.string(), roles: z.array(z.string()), score: z.number() }))
+      .optional(),
   }),
   resolve_period_or_asof: z.object({
     ...base,

@@ -75,7 +75,17 @@ export async function resolveCounterparty(
   }
   const [top, second] = inRole;
   if (top!.score >= 0.8 && (!second || second.score < top!.score - 0.15)) {
-    return { status: "ok", note: `Привязан: ${top!.name}.`, counterparty_id: top!.counterparty_id, candidates: inRole };
+    // A name that fits parties outside the role as well: bound by the role, with those named.
+    const outside = scored
+      .filter((c) => !inRole.includes(c) && c.score >= top!.score - 0.15)
+      .map(({ counterparty_id, name, roles, score }) => ({ counterparty_id, name, roles, score }));
+    return {
+      status: "ok",
+      note: `Привязан: ${top!.name}.`,
+      counterparty_id: top!.counterparty_id,
+      candidates: inRole,
+      ...(outside.length ? { outside_role: outside } : {}),
+    };
   }
   return {
     status: "ambiguous",

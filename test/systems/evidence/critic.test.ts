@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { draftTemplate } from "../../../systems/evidence/answer-slots";
 import { checkAnswer, createClaimChecker, HEADINGS } from "../../../systems/evidence/claim-check";
-import { CoverageReport, FinalAnswerPackage } from "../../../systems/evidence/artifacts";
+import { CoverageReport, FinalAnswerPackage, type ExecutionPlan } from "../../../systems/evidence/artifacts";
 import { composeAnswer } from "../../../systems/evidence/compose";
 import { critiqueGround, mergeCritique, ruleCoverage } from "../../../systems/evidence/critic-rules";
 import { buildEvidence } from "../../../systems/evidence/evidence-builder";
+import { planFor } from "../../../systems/evidence/plan-rules";
 import { dateOut, plan, scope, settlementRow, toolRun } from "./fixtures";
 
 const P = plan([
@@ -405,5 +406,51 @@ describe("answer composition and validation", () => {
     );
     expect(validateAnswer(good.replace("**Что найдено.**", "**Итого.**")).issues.join()).toMatch(/Что найдено/);
     expect(validateAnswer(`${good}\nЕщё долг 777 777,00 ₽.`).issues.join()).toMatch(/цифры вне слота/);
+  });
+});
+
+describe("a model plan shallower than the built-in plan (§7.5, §8.6)", () => {
+  const floor = planFor(scope(), "r1");
+  const llmPlan = { ...floor, planned_by: "llm" as const };
+  const settlements = toolRun("S4", "get_open_supplier_settlements", "success", {
+    status: "ok",
+    note: "",
+    as_of_date: "2026-03-31",
+    movements_scanned: 3,
+    rows: [settlementRow("cp-a", "ООО «А»", 1000), settlementRow("cp-b", "ООО «Б»", 2000)],
+  });
+  const docs = (cp: string) =>
+    toolRun(
+      "S5",
+      "get_unclosed_documents_for_counterparty",
+      "success",
+      { status: "empty", note: "", counterparty_id: cp, as_of_date: "2026-03-31", documents_scanned: 1, rows: [] },
+      { input: { counterparty_id: cp, as_of_date: "2026-03-31" } },
+    );
+  const chain = (cp: string) =>
+    toolRun(
+      "S6",
+      "get_payment_chain",
+      "success",
+      { status: "empty", note: "", counterparty_id: cp, rows: [] },
+      { input: { counterparty_id: cp, as_of_date: "2026-03-31" } },
+    );
+  const judge = (runs: ReturnType<typeof toolRun>[], p: ExecutionPlan = llmPlan) => {
+    const bundle = buildEvidence("r1", p, runs, []);
+    return ruleCoverage({ requestId: "r1", frame: null, scope: scope(), plan: p, toolRuns: runs, bundle }).coverage;
+  };
+  const date = toolRun("S2", "resolve_period_or_asof", "success", dateOut());
+
+  it("a per-row check run for fewer rows than the built-in plan needs is EVIDENCE_DEPTH_LIMIT, never FULLY_ANSWERED", () => {
+    const shallow = judge([date, settlements, docs("cp-a"), chain("cp-a"), chain("cp-b")]);
+    expect(shallow.reason_codes).toContain("EVIDENCE_DEPTH_LIMIT");
+    expect(shallow.outcome).not.toBe("FULLY_ANSWERED");
+    expect(shallow.why_partial.map((w) => w.message).join()).toMatch(/не выполнена для 1 из 2 случаев/);
+  });
+
+  it("the same depth as the built-in plan, or the built-in plan itself, is not", () => {
+    const full = [date, settlements, docs("cp-a"), docs("cp-b"), chain("cp-a"), chain("cp-b")];
+    expect(judge(full).reason_codes).not.toContain("EVIDENCE_DEPTH_LIMIT");
+    expect(judge([date, settlements, docs("cp-a")], floor).reason_codes).not.toContain("EVIDENCE_DEPTH_LIMIT");
   });
 });

@@ -225,3 +225,72 @@ describe("demo MCP server through the SDK client", () => {
     ).toMatchObject({ status: "unavailable", error_code: "TOOL_EXECUTION_ERROR" });
   });
 });
+
+describe("a name narrowed by a role the user never stated (§6.2.3, §11.3)", () => {
+  it("binds through the role, names the parties the role left out, and stays an assumption", async () => {
+    const c = inProcess();
+    const run = classifyCall(
+      "resolve_counterparty",
+      await c.call("resolve_counterparty", { query: "Альфа", role: "supplier" }, { timeoutMs: 5000 }),
+    );
+    expect(run.status).toBe("success");
+    const out = run.output as { counterparty_id: string; outside_role?: { name: string }[] };
+    expect(out.counterparty_id).toBe("cp-alfa-snab");
+    expect(out.outside_role?.map((x) => x.name)).toEqual(["ООО «Альфа-Трейд»"]);
+    // a name only one party fits has nothing to name
+    const exact = classifyCall(
+      "resolve_counterparty",
+      await c.call("resolve_counterparty", { query: "ТехноПоставка", role: "supplier" }, { timeoutMs: 5000 }),
+    );
+    expect((exact.output as { outside_role?: unknown[] }).outside_role).toBeUndefined();
+
+    const { buildEvidence } = await import("../../../systems/evidence/evidence-builder");
+    const { ruleCoverage } = await import("../../../systems/evidence/critic-rules");
+    const { advanceState } = await import("../../../systems/evidence/conversation-state");
+    const { plan, scope, toolRun, dateOut } = await import("./fixtures");
+    const P = plan([
+      ["S1", "resolve_counterparty", true],
+      ["S2", "resolve_period_or_asof", true],
+    ]);
+    const runs = [
+      toolRun("S1", "resolve_counterparty", "success", run.output, { input: { query: "Альфа", role: "supplier" } }),
+      toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
+    ];
+    const bundle = buildEvidence("r1", P, runs, []);
+    expect(bundle.entity_bindings[0]).toMatchObject({
+      status: "bound",
+      narrowed_by_role: [{ name: "ООО «Альфа-Трейд»" }],
+    });
+    const cp = { surface: "Альфа", entity_id: null, premise: "confirmed" as const };
+    const premise = {
+      kind: "entity" as const,
+      key: "counterparty",
+      value: "Альфа",
+      label: "Контрагент",
+      status: "confirmed" as const,
+      source: "user" as const,
+      since_turn: 1,
+    };
+    for (const [role_said, assumed] of [
+      [false, true],
+      [true, false],
+    ] as const) {
+      const s = scope({ counterparty: cp, role_said, premises: [...scope().premises, premise] });
+      const { coverage } = ruleCoverage({ requestId: "r1", frame: null, scope: s, plan: P, toolRuns: runs, bundle });
+      const said = coverage.why_partial.find((w) => /подходит и: ООО «Альфа-Трейд»/.test(w.message));
+      expect(!!said).toBe(assumed);
+      if (assumed) expect(coverage.outcome).not.toBe("FULLY_ANSWERED");
+      const state = advanceState(emptyConversationState("c1"), {
+        frame: null,
+        scope: s,
+        coverage,
+        bundle,
+        clarifying_question: null,
+        text: "Хвосты по Альфа",
+      } as never);
+      expect(state.active_entities.find((e) => e.type === "counterparty")?.premise).toBe(
+        assumed ? "assumed" : "confirmed",
+      );
+    }
+  });
+});
