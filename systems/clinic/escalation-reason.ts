@@ -4,18 +4,20 @@ import type { EscalationReason } from "./types";
  * The escalation reason read off the patient's own words, for when the model hands a dialogue
  * to a human without naming one (the router chose escalate_human, the branch's STATE_JSON
  * had no `escalation_reason`). Only clear cues count; no cue → null, the reason stays unknown
- * rather than guessed. Order: what endangers the patient first.
+ * rather than guessed. Order: what endangers the patient first. Word edges are `\p{L}` with the
+ * `u` flag: JavaScript's `\w` and `\b` know only Latin letters, so «сильн\w* бол» never matched
+ * «сильная боль» (test/scripts/regex-cyrillic.test.ts keeps them out).
  */
 const CUES: [EscalationReason, RegExp][] = [
   [
     "acute_pain",
-    /кровотеч|невыносим|очень сильн\w* бол|острая боль|резк\w* бол|не могу дышать|задыха|скор(ую|ой)|температур\w* (под )?(39|40)/i,
+    /кровотеч|невыносим|очень сильн\p{L}* бол|острая боль|резк\p{L}* бол|не могу дышать|задыха|скор(ую|ой)|температур\p{L}* (под )?(39|40)/iu,
   ],
-  ["surgery", /операци|оперир|наркоз|стационар|госпитализ/i],
-  ["angry", /безобраз|возмутительн|ужасн|хамств|хамите|жалоб[аоуы]|сколько можно|издевательств|бесит/i],
+  ["surgery", /операци|оперир|наркоз|стационар|госпитализ/iu],
+  ["angry", /безобраз|возмутительн|ужасн|хамств|хамите|жалоб[аоуы]|сколько можно|издевательств|бесит/iu],
   [
     "explicit_request",
-    /оператор|администратор|живо(й|го|му) (человек|сотрудник)|с человеком|позов\w+ (человека|сотрудника|врача)|соедин\w+ с/i,
+    /оператор|администратор|живо(й|го|му) (человек|сотрудник)|с человеком|позов\p{L}+ (человека|сотрудника|врача)|соедин\p{L}+ с/iu,
   ],
 ];
 

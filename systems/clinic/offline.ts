@@ -10,11 +10,11 @@ import type { BranchCode, Slots } from "./types";
 const lastUser = (messages: PromptMessage[]) => [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
 
 const ESCALATE =
-  /оператор|живого|человек[ау]?\b|позовите|жалоб|безобраз|ужас|кровотеч|невыносим|очень сильн|не могу дышать|скорую|операци|наркоз|стационар/i;
+  /оператор|живого|человек[ау]?(?!\p{L})|позовите|жалоб|безобраз|ужас|кровотеч|невыносим|очень сильн|не могу дышать|скорую|операци|наркоз|стационар/iu;
 const RESCHEDULE = /перенес|перенос|отмен/i;
 const PRICE = /сколько стоит|сколько будет|цен[аыу]|стоимост|прайс|руб/i;
 const BOOKING =
-  /запис|записать|на приём|на прием|к врачу|\bк (лор|терапевт|кардиолог|невролог|окулист|хирург|педиатр|гинеколог|дерматолог)/i;
+  /запис|записать|на приём|на прием|к врачу|(?<!\p{L})к (лор|терапевт|кардиолог|невролог|окулист|хирург|педиатр|гинеколог|дерматолог)/iu;
 const MEDICAL = /симптом|можно ли|лечени|таблетк|лекарств|подготов|противопоказ/i;
 /** The booking branch's own questions: a reply to one of them continues the booking. */
 const BOOKING_FLOW = /обращаться|что беспокоит|Подходит\?|удобно прийти|Подтверждаете|законного представителя/i;
@@ -37,7 +37,7 @@ export function offlineRouter(messages: PromptMessage[]): BranchCode {
 }
 
 const SPECIALISTS: [RegExp, string][] = [
-  [/лор|оторинолар|ухо|горл|нос\b/i, "ЛОР"],
+  [/лор|оторинолар|ухо|горл|нос(?!\p{L})/iu, "ЛОР"],
   [/терапевт/i, "терапевт"],
   [/кардиолог|сердц/i, "кардиолог"],
   [/невролог|спин/i, "невролог"],
@@ -143,7 +143,7 @@ export function offlineBranch(messages: PromptMessage[]): string {
   const system = messages.find((m) => m.role === "system")?.content ?? "";
   const text = lastUser(messages);
   const { branch, step, slots } = readState(system);
-  const hint = /Маршрутизатор счёл, что тема — `(\w+)`/.exec(section(system, "ПОДСКАЗКА РОУТЕРА") ?? "")?.[1];
+  const hint = /Маршрутизатор счёл, что тема — `([A-Za-z0-9_]+)`/.exec(section(system, "ПОДСКАЗКА РОУТЕРА") ?? "")?.[1];
   const fact = knowledge(system);
   if (step !== null) {
     if (hint === "escalate_human") return `[INTENT_CHANGE: escalate_human|${escalationReason(text)}]`;

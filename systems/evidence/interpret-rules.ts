@@ -13,7 +13,7 @@ export function findCounterpartySurface(text: string): string | null {
   const quoted = text.match(/(?:(ООО|АО|ПАО|ЗАО|ИП)\s+)?[«"“]([^»"”]{2,80})[»"”]/);
   if (quoted) return quoted[2]!.trim();
   const legal = text.match(
-    /(?<![А-Яа-яЁё])(?:ООО|АО|ПАО|ЗАО|ИП)\s+([А-ЯЁA-Z][\wА-Яа-яЁё-]*(?:\s+[А-ЯЁ][\wА-Яа-яЁё-]*){0,2})/u,
+    /(?<![А-Яа-яЁё])(?:ООО|АО|ПАО|ЗАО|ИП)\s+([А-ЯЁA-Z][\p{L}\d_-]*(?:\s+[А-ЯЁ][\p{L}\d_-]*){0,2})/u,
   );
   if (legal) return legal[1]!.trim();
   // «по поставщику Альфа-Снаб», «у контрагента Вектор»: the role word is not the name.

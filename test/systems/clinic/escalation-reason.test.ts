@@ -34,4 +34,21 @@ describe("escalation reason from the patient's words", () => {
     });
     expect(none.ok && none.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: null });
   });
+
+  // A real model's router often hands off without a reason: plain Russian words carry it (the
+  // patterns used `\w`/`\b`, which never match Cyrillic, and these all came out null).
+  it.each([
+    ["Позовите человека", "explicit_request"],
+    ["Дайте живого человека, а не бота", "explicit_request"],
+    ["У меня очень сильная боль", "acute_pain"],
+    ["резкая боль в ухе уже второй день", "acute_pain"],
+    ["Это ужасно, сколько можно ждать ответа", "angry"],
+    ["Мне предстоит операция, нужна консультация", "surgery"],
+  ])("a router hand-off without a reason: «%s» → %s", (text, reason) => {
+    const r = createRunner(defaultRegistry()).turn(text, {
+      router: ["escalate_human"],
+      branch: ["Передаю ваш вопрос администратору клиники."],
+    });
+    expect(r.ok && r.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: reason });
+  });
 });
