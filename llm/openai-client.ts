@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import type { z } from "zod";
+import { BodyTooLarge, readBodyCapped, replyBodyBytes, watchIdle, type IdleWatch } from "./bounded-body";
 import { createHttpFetch } from "./http-fetch";
 import { EventTooLarge, SseDataReader } from "./sse-data";
 import { parseStructured, responseFormat } from "./structured";
@@ -214,24 +215,50 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
     return content;
   };
 
+  /**
+   * A non-streamed reply, read with the same bounds as a stream: the body's bytes capped while
+   * they are read (the SDK would buffer a body that never ends), and no data for `idleMs` after
+   * the headers ends the attempt as a timeout.
+   */
+  async function wholeReply(
+    ac: AbortController,
+    limits: ModelLimits,
+    meta: CallMeta,
+    body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+  ): Promise<string> {
+    // Up to the headers the SDK's own timeout (the same idleMs) applies; from them on, this one.
+    let idle: IdleWatch | null = null;
+    try {
+      const res = await client.chat.completions.create(body, { signal: ac.signal }).asResponse();
+      idle = watchIdle(ac, idleMs);
+      const text = await readBodyCapped(res, replyBodyBytes(limits.maxReplyChars), idle.rearm);
+      const r = JSON.parse(text) as OpenAI.Chat.ChatCompletion;
+      meta.usage = usageOf(r.usage);
+      return capped(r.choices?.[0]?.message?.content ?? "", limits);
+    } catch (e) {
+      if (e instanceof BodyTooLarge) throw new ReplyTooLong(limits.maxReplyChars);
+      if (idle?.stalled) throw new OpenAI.APIConnectionTimeoutError({ message: `no data for ${idleMs} ms` });
+      throw e;
+    } finally {
+      idle?.stop();
+    }
+  }
+
   return {
     offline: false,
     modelFor,
     complete(role, messages, opts) {
-      return attempt(role, messages, opts, async (ac, limits, meta) => {
-        const r = await client.chat.completions.create({ model: modelFor(role), messages }, { signal: ac.signal });
-        meta.usage = usageOf(r.usage);
-        return capped(r.choices[0]?.message?.content ?? "", limits);
-      });
+      return attempt(role, messages, opts, (ac, limits, meta) =>
+        wholeReply(ac, limits, meta, { model: modelFor(role), messages }),
+      );
     },
     structured<S extends z.ZodType>(role: Role, messages: ChatMessage[], schema: S, name: string, opts?: CallOptions) {
       return attempt<z.infer<S>>(role, messages, opts, async (ac, limits, meta) => {
-        const r = await client.chat.completions.create(
-          { model: modelFor(role), messages, response_format: responseFormat(schema, name) as never },
-          { signal: ac.signal },
-        );
-        meta.usage = usageOf(r.usage);
-        const content = capped(r.choices[0]?.message?.content ?? "", limits);
+        const content = await wholeReply(ac, limits, meta, {
+          model: modelFor(role),
+          messages,
+          response_format: responseFormat(schema, name) as never,
+        });
         const value = parseStructured(content, schema);
         if (value === null) throw new InvalidOutput(`${role} answered outside its schema: ${content.slice(0, 200)}`);
         return value;
@@ -241,22 +268,7 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
       return attempt(role, messages, opts, async (ac, limits, meta) => {
         // The client's timeout ends when the response headers arrive; a stream that then goes
         // silent would hold the turn forever. No chunk for timeoutMs ends the attempt as a timeout.
-        // One timer per attempt that looks at the time of the last chunk (re-arming a timer per
-        // token costs more than the rest of reading it).
-        let stalled = false;
-        let lastData = performance.now();
-        const timer = setInterval(
-          () => {
-            if (performance.now() - lastData < idleMs) return;
-            stalled = true;
-            ac.abort();
-          },
-          Math.max(10, Math.min(1_000, idleMs / 4)),
-        );
-        timer.unref();
-        const rearm = () => {
-          lastData = performance.now();
-        };
+        const idle = watchIdle(ac, idleMs);
         const state: ChunkState = {
           text: "",
           finished: false,
@@ -271,17 +283,17 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
           const res = await client.chat.completions
             .create({ model: modelFor(role), messages, stream: true }, { signal: ac.signal })
             .asResponse();
-          await readChunks(res, state, opts.onDelta, rearm);
+          await readChunks(res, state, opts.onDelta, idle.rearm);
           if (state.usage) meta.usage = usageOf(state.usage);
         } catch (e) {
           // Ours (a limit, the caller, the deadline): the call decides; nothing here is retried.
-          if (e instanceof ReplyTooLong || (ac.signal.aborted && !stalled)) throw e;
+          if (e instanceof ReplyTooLong || (ac.signal.aborted && !idle.stalled)) throw e;
           // Tokens already reached the client: a retry would duplicate them, so a broken stream after the first delta is final.
-          if (state.text) throw new StreamStarted(stalled ? `the stream stalled for ${idleMs} ms` : describe(e));
-          if (stalled) throw new OpenAI.APIConnectionTimeoutError({ message: `no data for ${idleMs} ms` });
+          if (state.text) throw new StreamStarted(idle.stalled ? `the stream stalled for ${idleMs} ms` : describe(e));
+          if (idle.stalled) throw new OpenAI.APIConnectionTimeoutError({ message: `no data for ${idleMs} ms` });
           throw e;
         } finally {
-          clearInterval(timer);
+          idle.stop();
         }
         if (ac.signal.aborted) throw new Error("aborted");
         // A stream that just stops, without a finish_reason, was cut: not an answer.

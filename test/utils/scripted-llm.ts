@@ -16,7 +16,7 @@ export type ScriptStep =
       truncateAfter?: number;
       /** Drop the TCP connection without answering. */
       hangUp?: boolean;
-      /** Stop sending after this many characters of a streamed reply, keeping the connection open. */
+      /** Stop sending after this many characters of a streamed reply (of a whole reply: of its JSON body), keeping the connection open. */
       stallAfter?: number;
       /** Send this raw text as one SSE `data:` line after the first piece (e.g. broken JSON). */
       rawChunk?: string;
@@ -26,7 +26,7 @@ export type ScriptStep =
       echoAuth?: boolean;
       /** Characters per streamed chunk (default 8). */
       chunkChars?: number;
-      /** Stream `content` again and again, never finishing, until the client leaves. */
+      /** Stream `content` again and again, never finishing, until the client leaves (a whole reply: a JSON body that never ends). */
       endless?: boolean;
     };
 
@@ -135,16 +135,31 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       return res.end();
     }
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({
-        id: "chatcmpl-test",
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model: body.model,
-        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      }),
-    );
+    const whole = JSON.stringify({
+      id: "chatcmpl-test",
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
+    let gone = false;
+    res.once("close", () => (gone = true));
+    if (s.endless) {
+      // A JSON body that never ends: its content string grows until the client leaves.
+      res.write(whole.slice(0, whole.indexOf(JSON.stringify(content)) + 1));
+      const piece = JSON.stringify(content || "x").slice(1, -1);
+      while (!gone)
+        if (!res.write(piece.repeat(64))) await new Promise<void>((r) => (res.once("drain", r), res.once("close", r)));
+      return;
+    }
+    if (s.stallAfter !== undefined) {
+      // Headers and part of the body, then silence with the connection open.
+      res.write(whole.slice(0, s.stallAfter));
+      if (!gone) await new Promise<void>((r) => req.socket.once("close", () => r()));
+      return;
+    }
+    res.end(whole);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const addr = server.address();
