@@ -150,7 +150,12 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       res.write(whole.slice(0, whole.indexOf(JSON.stringify(content)) + 1));
       const piece = JSON.stringify(content || "x").slice(1, -1);
       while (!gone)
-        if (!res.write(piece.repeat(64))) await new Promise<void>((r) => (res.once("drain", r), res.once("close", r)));
+        if (!res.write(piece.repeat(64)))
+          await new Promise<void>((r) => {
+            const end = () => (res.off("drain", end), res.off("close", end), r());
+            res.once("drain", end);
+            res.once("close", end);
+          });
       return;
     }
     if (s.stallAfter !== undefined) {
