@@ -2,7 +2,7 @@ import postgres from "postgres";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { lockDataDir } from "./data-dir-lock";
+import { acquireDataDirLock } from "./data-dir-lock";
 import { runMigrations } from "./migrate";
 import { installSafeBegin } from "./safe-begin";
 
@@ -59,7 +59,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   const memory = dataDir === "memory://" || dataDir.startsWith("memory://");
   let pgDir: string | undefined;
   // Before PGlite touches the folder: a second process must not open it at all.
-  const lock = memory ? null : lockDataDir(dataDir);
+  const lock = memory ? null : await acquireDataDirLock(dataDir);
   if (!memory) {
     pgDir = resolve(dataDir, "pgdata");
     mkdirSync(pgDir, { recursive: true });

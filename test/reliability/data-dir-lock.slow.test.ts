@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -94,4 +94,49 @@ describe.skipIf(onServer)("one server process per embedded DATA_DIR", () => {
     await third.stop();
     expect(existsSync(lockPath)).toBe(false);
   }, 240_000);
+
+  // Issue 35: a container restarted after kill -9 is pid 1 again in a new pid namespace; its old
+  // lock names pid 1 of the old one. The new server waits out the old holder's lease and serves.
+  const UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"];
+  const canUnshare = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
+  it.skipIf(!canUnshare)(
+    "kill -9 of a server that is pid 1 in its own pid namespace: restarted in a fresh one it serves, losing no acknowledged turn; a live one is still refused",
+    async () => {
+      const lockPath = join(storage.dataDir, LOCK_FILE);
+      const first = await startServerProcess(storage, modelEnv(llm), 90_000, UNSHARE);
+      running.push(first);
+      expect(JSON.parse(readFileSync(lockPath, "utf8"))).toMatchObject({ pid: 1 });
+      // an acknowledged turn
+      const id = (
+        (await (await fetch(`${first.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }
+      ).threadId;
+      llm.script("router", "general_info");
+      llm.script("branch", "Здравствуйте!");
+      const r = await postSse(`${first.url}/v1/clinic/threads/${id}/messages`, { text: "Добрый день" });
+      expect(r.events.some((e) => e.event === "final")).toBe(true);
+
+      await first.kill(); // SIGKILL to unshare; --kill-child takes pid 1 of the namespace with it
+      expect(existsSync(lockPath)).toBe(true);
+      const t0 = Date.now();
+      const second = await startServerProcess(storage, modelEnv(llm), 90_000, UNSHARE);
+      running.push(second);
+      const restartMs = Date.now() - t0;
+      const lock = JSON.parse(readFileSync(lockPath, "utf8")) as { pid: number; pidNs: string };
+      expect(lock.pid).toBe(1); // pid 1 again, of another namespace
+      const thread = (await (await fetch(`${second.url}/v1/clinic/threads/${id}`)).json()) as {
+        messages: { role: string; text: string }[];
+      };
+      expect(thread.messages.map((m) => m.text)).toEqual(["Добрый день", "Здравствуйте!"]);
+      console.log(`restart in a fresh pid namespace served after ${restartMs} ms`);
+
+      // A live holder in another namespace renews its lease: a second server is refused.
+      const third = await runToExit({ ...storage.env, ...modelEnv(llm) });
+      expect(third.code).not.toBe(0);
+      expect(third.output).toContain("in use by another server process (pid 1)");
+      await turnWorks(second.url);
+      // (unshare does not pass SIGTERM on to the namespace's pid 1: a graceful stop is tested above)
+      await second.kill();
+    },
+    240_000,
+  );
 });

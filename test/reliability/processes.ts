@@ -79,6 +79,8 @@ export async function startServerProcess(
   storage: Storage,
   env: Record<string, string>,
   timeoutMs = 90_000,
+  /** A command the server runs under, e.g. `unshare --pid --fork --mount-proc --kill-child`. */
+  prefix: string[] = [],
 ): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -93,7 +95,8 @@ export async function startServerProcess(
     ...env,
   };
   if (!storage.env.DATABASE_URL) delete full.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "main.ts"], {
+  const argv = [process.execPath, "--import", "tsx", "main.ts"];
+  const child = spawn(prefix[0] ?? argv[0]!, [...prefix.slice(1), ...(prefix.length ? argv : argv.slice(1))], {
     cwd: process.cwd(),
     env: full,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DataDirLocked, LOCK_FILE, lockDataDir } from "../../storage/data-dir-lock";
+import { DataDirLocked, LEASE_MS, LOCK_FILE, lockDataDir, startTimeOf } from "../../storage/data-dir-lock";
 import { openDatabase } from "../../storage/db";
 
 const dirs: string[] = [];
@@ -39,6 +39,57 @@ describe("DATA_DIR lock", () => {
     writeFileSync(path, JSON.stringify({ pid: process.ppid, host: hostname(), since: "" }));
     expect(() => lockDataDir(dir)).toThrow(new RegExp(`pid ${process.ppid}`));
     writeFileSync(path, "not json");
+    lockDataDir(dir).release();
+  });
+
+  it("a reused pid is not the holder: identity is the pid with its start time, boot id and pid namespace", () => {
+    const dir = scratch();
+    const path = join(dir, LOCK_FILE);
+    const me = {
+      host: hostname(),
+      since: "",
+      bootId: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
+      pidNs: readlinkSync("/proc/self/ns/pid"),
+    };
+    // an earlier process that had our pid (a restarted container is pid 1 again)
+    writeFileSync(path, JSON.stringify({ ...me, pid: process.pid, startTime: "1" }));
+    lockDataDir(dir).release();
+    // a live pid that now belongs to another process
+    writeFileSync(path, JSON.stringify({ ...me, pid: process.ppid, startTime: "1" }));
+    lockDataDir(dir).release();
+    // the same live process: refused
+    writeFileSync(path, JSON.stringify({ ...me, pid: process.ppid, startTime: startTimeOf(process.ppid) }));
+    expect(() => lockDataDir(dir)).toThrow(new RegExp(`pid ${process.ppid}`));
+    // a lock from before a reboot
+    writeFileSync(
+      path,
+      JSON.stringify({ ...me, bootId: "another-boot", pid: process.ppid, startTime: startTimeOf(process.ppid) }),
+    );
+    lockDataDir(dir).release();
+  });
+
+  it("a holder in another pid namespace holds a lease: refused while it is fresh, taken once it runs out", () => {
+    const dir = scratch();
+    const path = join(dir, LOCK_FILE);
+    const other = {
+      pid: 1,
+      host: hostname(),
+      since: "",
+      bootId: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
+      pidNs: "pid:[1]",
+      startTime: "5",
+    };
+    writeFileSync(path, JSON.stringify(other));
+    let refused: unknown;
+    try {
+      lockDataDir(dir);
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused).toBeInstanceOf(DataDirLocked);
+    expect((refused as DataDirLocked).retryAfterMs).toBeGreaterThan(0);
+    const past = new Date(Date.now() - LEASE_MS - 1_000);
+    utimesSync(path, past, past);
     lockDataDir(dir).release();
   });
 
