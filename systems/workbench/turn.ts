@@ -19,6 +19,7 @@ import {
 import { appendMessages, listMessages } from "../../storage/messages";
 import type { ConversationMessage } from "./model-request";
 import { passedIdentities, referencedIdentities } from "./model-request";
+import { contextNumbers } from "./answer-numbers";
 import { PlannerOutputSchema } from "./plan-validate";
 import { dropModelSelections } from "./patch";
 import { prepare, type ModelPort, type PrepareResult } from "./prepare";
@@ -245,6 +246,7 @@ export async function runPreparationTurn(t: PreparationTurn): Promise<void> {
           exists: (id: string) => p.index.byIdentity.has(fold(id)),
           passed: passedIdentities(p.modelRequest!),
           referenced: referencedIdentities(p.modelRequest!),
+          numbers: contextNumbers(p.modelRequest!),
         };
         const checker = workbenchAnswerChecker(opts);
         const gate = new ValidatedStream(checker, (delta) => run.emit("token", { delta }));

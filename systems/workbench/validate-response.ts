@@ -1,6 +1,7 @@
 // Stage 12: algorithmic checks of the final answer — every [[identity]] exists in the snapshot and
 // was passed to the model, the format holds, and the answer claims no change the Workbench never
 // made (domain mutations are outside this flow).
+import { unsupportedNumbers } from "./answer-numbers";
 import { fold, IDENTITY_RE, UUID_RE } from "./text";
 
 export interface ValidationIssue {
@@ -11,6 +12,7 @@ export interface ValidationIssue {
     | "malformed_citation"
     | "too_long"
     | "claimed_change"
+    | "unsupported_number"
     | "raw_json";
   detail?: string;
 }
@@ -132,6 +134,8 @@ export function validateResponse(
     passed: ReadonlySet<string>;
     /** Identities named inside passed documents' content (model-request.ts referencedIdentities). */
     referenced?: ReadonlySet<string>;
+    /** Figures the context holds (answer-numbers.ts contextNumbers); set → any other figure is refused. */
+    numbers?: ReadonlySet<number>;
     maxChars?: number;
   },
 ): ValidationResult {
@@ -152,8 +156,13 @@ export function validateResponse(
   for (const b of bareIdentities(stripped, opts.exists, shown)) issues.push(b);
   const claim = findClaimedChange(stripped);
   if (claim) issues.push({ code: "claimed_change", detail: claim });
+  if (opts.numbers)
+    for (const n of unsupportedNumbers(answer, opts.numbers))
+      issues.push({ code: "unsupported_number", detail: String(n) });
   return { ok: issues.length === 0, issues, citations };
 }
+
+const DOCUMENT_PREFIXES = ["composition", "form", "entity", "report", "folder", "process"];
 
 /**
  * Identities written without [[…]]: one of the workspace that was not given to the model is
@@ -165,7 +174,11 @@ function bareIdentities(
   exists: (identity: string) => boolean,
   passed: ReadonlySet<string>,
 ): ValidationIssue[] {
-  const prefixes = new Set([...passed].map((p) => p.split(/[-_.]/)[0]!).filter((p) => p.length >= 3));
+  // Shaped like a workspace identity: the prefix of one given, or of a document type («report-…»).
+  const prefixes = new Set([
+    ...[...passed].map((p) => p.split(/[-_.]/)[0]!).filter((p) => p.length >= 3),
+    ...DOCUMENT_PREFIXES,
+  ]);
   const out: ValidationIssue[] = [];
   const seen = new Set<string>();
   const tokens = [
