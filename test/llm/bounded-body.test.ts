@@ -9,6 +9,8 @@ import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "../utils/
 
 let s: ScriptedLlm;
 let llm: Llm;
+/** For the never-ending body: an idle timer far longer than reading the cap takes, even on a loaded machine. */
+let patient: Llm;
 const msgs = [{ role: "user" as const, content: "привет" }];
 const IDLE_MS = 500;
 const schema = z.object({ choice: z.string() });
@@ -22,12 +24,18 @@ beforeAll(async () => {
     // a small cap so a never-ending body passes it quickly; a total deadline far above what the test allows
     limits: { maxReplyChars: 2_000, totalTimeoutMs: 60_000 },
   });
+  patient = createLlm({
+    ...scriptedLlmConfig(s),
+    timeoutMs: 20_000,
+    retryDelayMs: 10,
+    limits: { maxReplyChars: 2_000, totalTimeoutMs: 60_000 },
+  });
 });
 afterAll(() => s.close());
 
 const ROLES: Role[] = ["router", "planner", "reranker", "classifier", "answer"];
-const call = (role: Role) =>
-  role === "planner" || role === "reranker" ? llm.structured(role, msgs, schema, "x") : llm.complete(role, msgs);
+const call = (role: Role, via = llm) =>
+  role === "planner" || role === "reranker" ? via.structured(role, msgs, schema, "x") : via.complete(role, msgs);
 
 describe("bounded model replies", () => {
   it.each(ROLES)("%s: a body that never ends fails on the cap while reading, without buffering it", async (role) => {
@@ -35,7 +43,7 @@ describe("bounded model replies", () => {
     s.script(role, { content: "да ", endless: true });
     const before = process.memoryUsage().rss;
     const t0 = performance.now();
-    const r = await call(role);
+    const r = await call(role, patient);
     const ms = performance.now() - t0;
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error).toMatchObject({ code: "model_unavailable", limit: "reply_too_long" });
