@@ -146,11 +146,15 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
         const reading = READINGS[i.scope.reading ?? "open_settlement_balance"].short;
         const sum = (fs: Fact[]) => fs.reduce((s, f) => s + (f.value as number), 0);
         const advances = [...byCp.values()].filter((fs) => sum(fs) < 0);
+        const advanced = advances.map((fs) => `${fs[0]!.entity} — ${money(-sum(fs))}`).join("; ");
+        // An advance is an open balance too (in our favour): with advances only, the answer says
+        // there is no debt of ours, never that nothing open was found.
         direct = suppliers.length
           ? `На ${on} ${reading} — наш долг перед поставщиками (${suppliers.length}): ${suppliers.map((fs) => `${fs[0]!.entity} — ${money(sum(fs))}`).join("; ")}.`
-          : `На ${on} ${reading} по поставщикам не найдено.`;
-        if (advances.length)
-          direct += ` Кроме того, не закрыты выданные авансы: ${advances.map((fs) => `${fs[0]!.entity} — ${money(-sum(fs))}`).join("; ")}.`;
+          : advances.length
+            ? `На ${on} нашего долга перед поставщиками нет; открыты выданные авансы: ${advanced}.`
+            : `На ${on} ${reading} по поставщикам не найдено.`;
+        if (advances.length && suppliers.length) direct += ` Кроме того, не закрыты выданные авансы: ${advanced}.`;
       } else if (i.scope.intent === "counterparty_balance") {
         const total = open.reduce((s, f) => s + (f.value as number), 0);
         direct = open.length

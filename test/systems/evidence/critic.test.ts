@@ -454,3 +454,39 @@ describe("a model plan shallower than the built-in plan (§7.5, §8.6)", () => {
     expect(judge([date, settlements, docs("cp-a")], floor).reason_codes).not.toContain("EVIDENCE_DEPTH_LIMIT");
   });
 });
+
+describe("an advance is an open balance in our favour", () => {
+  it("with advances only, the short answer says there is no debt of ours, never «не найдено»", () => {
+    const runs = [
+      toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
+      toolRun("S4", "get_open_supplier_settlements", "success", {
+        status: "ok",
+        note: "",
+        as_of_date: "2026-03-31",
+        movements_scanned: 3,
+        rows: [settlementRow("cp-s", "ИП Смирнов", -30000)],
+      }),
+    ];
+    const bundle = buildEvidence("r1", P, runs, []);
+    const { coverage } = ruleCoverage({
+      requestId: "r1",
+      frame: null,
+      scope: scope(),
+      plan: P,
+      toolRuns: runs,
+      bundle,
+    });
+    const pkg = composeAnswer({
+      scope: scope(),
+      coverage,
+      bundle,
+      toolRuns: runs,
+      clarifying_question: null,
+      offline: true,
+    });
+    expect(pkg.short_answer).not.toMatch(/не найдено/);
+    expect(pkg.short_answer).toMatch(
+      /нашего долга перед поставщиками нет; открыты выданные авансы: ИП Смирнов — 30 000,00 ₽/,
+    );
+  });
+});
