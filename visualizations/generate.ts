@@ -8,14 +8,16 @@ import { machineSvg } from "./svg";
  * Draws the catalog's machines into <dir> as one SVG per machine plus an index.html
  * (`npm run diagrams`, scripts/diagrams.ts, passes every system's entries).
  */
-export function generateDiagrams(dir: string, entries: MachineEntry[]): string[] {
+export async function generateDiagrams(dir: string, entries: MachineEntry[]): Promise<string[]> {
   mkdirSync(dir, { recursive: true });
-  const items = entries.map((m) => ({
-    id: m.id,
-    title: m.title,
-    description: m.description,
-    svg: machineSvg(m.build(), { title: m.title }),
-  }));
+  const items = await Promise.all(
+    entries.map(async (m) => ({
+      id: m.id,
+      title: m.title,
+      description: m.description,
+      svg: await machineSvg(m.build(), { title: m.title }),
+    })),
+  );
   const written: string[] = [];
   for (const i of items) {
     const file = join(dir, `${i.id}.svg`);

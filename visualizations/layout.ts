@@ -1,15 +1,22 @@
+import ELK from "elkjs/lib/elk.bundled.js";
+import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api";
 import type { DiagramEdge, DiagramNode, MachineGraph } from "./graph";
-import { layered, type LEdge, type LNode, type Pt } from "./layered";
 import { clip, monoWidth, textWidth } from "./text";
 
 /**
- * Places a machine graph: each compound state is laid out on its own (its children in layers,
- * its initial marker first), then sized as a box in its parent's layout. Edges are routed at
- * the level of the lowest state that contains both ends.
+ * Places a machine graph with ELK's layered algorithm (elkjs): the whole hierarchy in one run
+ * (compound states are boxes holding their children, edges may cross levels), orthogonal edge
+ * routing, and edge labels placed by ELK as obstacles of their own, so no label sits on a state
+ * or on another label. Coordinates come back relative to the picture (json.shapeCoords/edgeCoords
+ * = ROOT), which is what the SVG renderer draws.
  */
 
+export interface Pt {
+  x: number;
+  y: number;
+}
+
 export const FONT = { state: 12.5, edge: 10.5, internal: 10 };
-const PAD = 14;
 const HEADER = 24;
 const LINE = 14;
 const LABEL_LINE = 13;
@@ -29,8 +36,9 @@ export interface Box {
 export interface Route {
   edge: DiagramEdge;
   target: string;
+  /** Orthogonal polyline: start, bends, end. */
   path: Pt[];
-  label: { x: number; y: number; lines: string[] } | null;
+  label: { x: number; y: number; w: number; h: number; lines: string[] } | null;
   selfLoop: boolean;
 }
 
@@ -57,248 +65,145 @@ const internalLine = (e: DiagramEdge, sameEvent: number) =>
     64,
   );
 
-export function layoutMachine(g: MachineGraph): Layout {
-  const boxes = new Map<string, Box>();
-  const rel = new Map<string, Pt>(); // child's top-left inside its parent's content area
-  const levelRoutes = new Map<string, ReturnType<typeof layered>>();
-  const levelInit = new Map<string, string>(); // container → its init pseudo-node id
-  const anyRel = new Map<string, Pt & { w: number; h: number }>(); // container → its "from any state" node
+const ROOT_OPTIONS = {
+  "elk.algorithm": "layered",
+  "elk.direction": "DOWN",
+  "elk.hierarchyHandling": "INCLUDE_CHILDREN",
+  "elk.edgeRouting": "ORTHOGONAL",
+  "elk.json.shapeCoords": "ROOT",
+  "elk.json.edgeCoords": "ROOT",
+  "elk.layered.crossingMinimization.strategy": "LAYER_SWEEP",
+  "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
+  "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
+  "elk.layered.thoroughness": "20",
+  "elk.spacing.nodeNode": "28",
+  "elk.layered.spacing.nodeNodeBetweenLayers": "34",
+  "elk.spacing.edgeNode": "14",
+  "elk.spacing.edgeEdge": "10",
+  "elk.spacing.edgeLabel": "4",
+  "elk.spacing.labelLabel": "6",
+  "elk.layered.spacing.edgeNodeBetweenLayers": "14",
+  "elk.layered.spacing.edgeEdgeBetweenLayers": "10",
+  "elk.edgeLabels.placement": "CENTER",
+  "elk.layered.edgeLabels.sideSelection": "SMART_DOWN",
+  "elk.padding": "[top=4,left=4,bottom=4,right=4]",
+};
+
+const elk = new ELK();
+
+export async function layoutMachine(g: MachineGraph): Promise<Layout> {
   const node = (id: string) => g.nodes.get(id)!;
   const ancestors = (id: string) => {
     const out: string[] = [];
     for (let n: string | null = id; n; n = node(n).parent) out.push(n);
     return out;
   };
-  const rep = (container: string, id: string) => {
-    const a = ancestors(id);
-    const i = a.indexOf(container);
-    return i > 0 ? a[i - 1]! : null;
-  };
   // Same event from one state: number the transitions, since the engine tries them in that order.
   const count = (e: DiagramEdge) =>
     g.edges.filter((x) => x.source === e.source && x.event === e.event).length +
     node(e.source).internal.filter((x) => x.event === e.event).length;
 
-  // Which level routes each (edge, target); self-loops and edges into an own descendant are drawn apart.
   const pairs = g.edges.flatMap((edge) => edge.targets.map((target) => ({ edge, target })));
-  const level = new Map<(typeof pairs)[number], string | null>();
-  const fromAny = new Set<(typeof pairs)[number]>();
-  for (const p of pairs) {
-    if (p.target === p.edge.source) {
-      level.set(p, null);
-      continue;
-    }
-    if (ancestors(p.target).includes(p.edge.source) && node(p.edge.source).kind === "compound") {
-      // A compound state's own transition into its content: taken from whichever child is active.
-      level.set(p, p.edge.source);
-      fromAny.add(p);
-      continue;
-    }
-    const sa = ancestors(node(p.edge.source).parent ?? p.edge.source);
-    const ta = new Set(ancestors(node(p.target).parent ?? p.target));
-    const c = sa.find((a) => ta.has(a)) ?? g.root;
-    const rs = rep(c, p.edge.source);
-    const rt = rep(c, p.target);
-    level.set(p, rs && rt && rs !== rt && node(c).kind !== "parallel" ? c : null);
-  }
-  const loops = new Map<string, number>();
-  for (const p of pairs)
-    if (p.target === p.edge.source)
-      loops.set(
-        p.edge.source,
-        Math.max(loops.get(p.edge.source) ?? 0, ...edgeLabelLines(p.edge, 1).map((l) => monoWidth(l, FONT.edge) + 40)),
-      );
+  // A compound state's own transition into its content is taken from whichever child is active:
+  // drawn from a "from any state" marker inside it.
+  const fromAny = (p: (typeof pairs)[number]) =>
+    p.target !== p.edge.source &&
+    node(p.edge.source).kind === "compound" &&
+    ancestors(p.target).includes(p.edge.source);
+  const anyContainers = new Set(pairs.filter(fromAny).map((p) => p.edge.source));
 
-  const size = (id: string): { w: number; h: number } => {
+  const lines = new Map<string, string[]>();
+  const build = (id: string): ElkNode => {
     const n = node(id);
-    const lines = n.internal.map((e) => internalLine(e, count(e)));
-    const linesW = Math.max(0, ...lines.map((l) => monoWidth(l, FONT.internal) + 16));
+    const ls = n.internal.map((e) => internalLine(e, count(e)));
+    lines.set(id, ls);
+    const linesW = Math.max(0, ...ls.map((l) => monoWidth(l, FONT.internal) + 16));
     const labelW = textWidth(n.key, FONT.state) + 30;
-    if (n.kind === "atomic" || n.kind === "final" || n.kind === "history") {
-      const b = { w: Math.max(84, labelW, linesW), h: 32 + lines.length * LINE + (lines.length ? 4 : 0) };
-      boxes.set(id, { id, x: 0, y: 0, ...b, node: n, lines });
-      return b;
-    }
-    const kids = n.children.map((c) => ({ id: c, ...size(c) }));
-    let inner: { w: number; h: number };
-    if (n.kind === "parallel") {
-      let x = 0;
-      for (const k of kids) {
-        rel.set(k.id, { x, y: 0 });
-        x += k.w + 18;
-      }
-      inner = { w: Math.max(0, x - 18), h: Math.max(0, ...kids.map((k) => k.h)) };
-    } else {
-      const lnodes: LNode[] = kids.map((k) => ({ id: k.id, w: k.w + (loops.get(k.id) ?? 0), h: k.h }));
-      const ledges: LEdge[] = [];
-      const initId = `${id}#init`;
-      if (n.initial) {
-        lnodes.unshift({ id: initId, w: INIT, h: INIT });
-        ledges.push({ id: initId, from: initId, to: rep(id, n.initial) ?? n.initial });
-        levelInit.set(id, initId);
-      }
-      const anyId = `${id}#any`;
-      if (pairs.some((p) => fromAny.has(p) && level.get(p) === id))
-        lnodes.unshift({ id: anyId, w: textWidth(ANY_LABEL, FONT.edge) + 22, h: 22 });
-      pairs.forEach((p, i) => {
-        if (level.get(p) !== id) return;
-        const lines = edgeLabelLines(p.edge, count(p.edge));
-        ledges.push({
-          id: `p${i}`,
-          from: fromAny.has(p) ? anyId : rep(id, p.edge.source)!,
-          to: rep(id, p.target)!,
-          label: { w: Math.max(...lines.map((l) => monoWidth(l, FONT.edge))) + 12, h: lines.length * LABEL_LINE + 4 },
-        });
-      });
-      const r = layered(lnodes, ledges, [...(n.initial ? [initId] : []), anyId]);
-      levelRoutes.set(id, r);
-      const anyPos = r.pos.get(anyId);
-      if (anyPos) anyRel.set(id, { ...anyPos, ...lnodes.find((l) => l.id === anyId)! });
-      for (const k of kids) rel.set(k.id, r.pos.get(k.id)!);
-      if (n.initial) rel.set(initId, r.pos.get(initId)!);
-      inner = { w: r.width, h: r.height };
-    }
+    if (n.kind === "atomic" || n.kind === "final" || n.kind === "history")
+      return { id, width: Math.max(84, labelW, linesW), height: 32 + ls.length * LINE + (ls.length ? 4 : 0) };
+    const children: ElkNode[] = [];
+    if (n.initial) children.push({ id: `${id}#init`, width: INIT, height: INIT });
+    if (anyContainers.has(id))
+      children.push({ id: `${id}#any`, width: textWidth(ANY_LABEL, FONT.edge) + 22, height: 22 });
+    children.push(...n.children.map(build));
     const isRoot = id === g.root;
-    const head = isRoot ? 0 : HEADER + lines.length * LINE;
-    const b = { w: Math.max(inner.w + 2 * PAD, labelW + 10, linesW + 10), h: inner.h + 2 * PAD + head };
-    boxes.set(id, { id, x: 0, y: 0, ...b, node: n, lines });
-    return b;
+    const head = isRoot ? 4 : HEADER + ls.length * LINE + 8;
+    return {
+      id,
+      children,
+      layoutOptions: {
+        "elk.padding": `[top=${head},left=12,bottom=12,right=12]`,
+        "elk.nodeSize.minimum": `(${Math.max(labelW + 10, linesW + 10)},${head + 20})`,
+        "elk.nodeSize.constraints": "MINIMUM_SIZE",
+        ...(n.kind === "parallel" ? { "elk.direction": "RIGHT" } : {}),
+      },
+    };
   };
-  const total = size(g.root);
+  const root = build(g.root);
 
-  // Absolute positions, top-down.
-  const origin = new Map<string, Pt>(); // content origin of each container
-  const place = (id: string, x: number, y: number) => {
-    const b = boxes.get(id)!;
-    b.x = x;
-    b.y = y;
-    const head = id === g.root ? 0 : HEADER + b.lines.length * LINE;
-    const o = { x: x + PAD, y: y + PAD + head };
-    origin.set(id, o);
-    for (const c of b.node.children) {
-      const r = rel.get(c)!;
-      place(c, o.x + r.x, o.y + r.y);
+  const edges: ElkExtendedEdge[] = [];
+  const meta = new Map<string, { pair: (typeof pairs)[number]; lines: string[] } | { init: string }>();
+  for (const n of g.nodes.values())
+    if (n.initial) {
+      const id = `${n.id}#init>`;
+      edges.push({ id, sources: [`${n.id}#init`], targets: [n.initial] });
+      meta.set(id, { init: n.id });
     }
-  };
-  place(g.root, 0, 0);
+  pairs.forEach((p, i) => {
+    const ls = edgeLabelLines(p.edge, count(p.edge));
+    const id = `p${i}`;
+    meta.set(id, { pair: p, lines: ls });
+    edges.push({
+      id,
+      sources: [fromAny(p) ? `${p.edge.source}#any` : p.edge.source],
+      targets: [p.target],
+      labels: [
+        {
+          text: ls.join("\n"),
+          width: Math.max(...ls.map((l) => monoWidth(l, FONT.edge))) + 8,
+          height: ls.length * LABEL_LINE + 4,
+        },
+      ],
+    });
+  });
+  root.edges = edges;
+  root.layoutOptions = { ...root.layoutOptions, ...ROOT_OPTIONS };
 
-  // Edge anchors are spread over the side they leave or enter, ordered by where the edge goes next.
-  type Attach = { box: Box; side: "top" | "bottom"; toward: number; set: (p: Pt) => void };
-  const attaches: Attach[] = [];
+  const out = await elk.layout(root);
+
+  const boxes = new Map<string, Box>();
+  const anys: Layout["anys"] = [];
+  const inits = new Map<string, Pt>();
+  const walk = (e: ElkNode) => {
+    const box = { x: e.x ?? 0, y: e.y ?? 0, w: e.width ?? 0, h: e.height ?? 0 };
+    if (e.id.endsWith("#any")) anys.push({ ...box, container: e.id.slice(0, -4) });
+    else if (e.id.endsWith("#init")) inits.set(e.id.slice(0, -5), { x: box.x + INIT / 2, y: box.y + INIT / 2 });
+    else boxes.set(e.id, { id: e.id, ...box, node: node(e.id), lines: lines.get(e.id) ?? [] });
+    for (const c of e.children ?? []) walk(c);
+  };
+  walk(out);
+
   const routes: Route[] = [];
   const initials: Layout["initials"] = [];
-  const anys: Layout["anys"] = [];
-  for (const [container, r] of anyRel) {
-    const o = origin.get(container)!;
-    anys.push({ x: o.x + r.x, y: o.y + r.y, w: r.w, h: r.h, container });
-  }
-  const addRoute = (
-    edge: DiagramEdge,
-    target: string,
-    inner: Pt[],
-    label: Pt | null,
-    sameEvent: number,
-    from?: Box,
-  ) => {
-    const s = from ?? boxes.get(edge.source)!;
-    const t = boxes.get(target)!;
-    const path: Pt[] = [{ x: 0, y: 0 }, ...inner, { x: 0, y: 0 }];
-    const first = inner[0] ?? { x: t.x + t.w / 2, y: t.y + t.h / 2 };
-    const last = inner.at(-1) ?? { x: s.x + s.w / 2, y: s.y + s.h / 2 };
-    const sDown = first.y > s.y + s.h / 2;
-    const tFromAbove = last.y < t.y + t.h / 2;
-    attaches.push({ box: s, side: sDown ? "bottom" : "top", toward: first.x, set: (p) => (path[0] = p) });
-    attaches.push({
-      box: t,
-      side: tFromAbove ? "top" : "bottom",
-      toward: last.x,
-      set: (p) => (path[path.length - 1] = p),
-    });
+  const pathOf = (e: ElkExtendedEdge): Pt[] =>
+    (e.sections ?? []).flatMap((s, i) => [...(i === 0 ? [s.startPoint] : []), ...(s.bendPoints ?? []), s.endPoint]);
+  for (const e of (out.edges ?? []) as ElkExtendedEdge[]) {
+    const m = meta.get(e.id)!;
+    const path = pathOf(e);
+    if ("init" in m) {
+      initials.push({ at: inits.get(m.init)!, path });
+      continue;
+    }
+    const l = e.labels?.[0];
     routes.push({
-      edge,
-      target,
+      edge: m.pair.edge,
+      target: m.pair.target,
       path,
-      label: label ? { ...label, lines: edgeLabelLines(edge, sameEvent) } : null,
-      selfLoop: false,
-    });
-  };
-  pairs.forEach((p, i) => {
-    const lv = level.get(p);
-    const sameEvent = count(p.edge);
-    if (p.target === p.edge.source) {
-      const b = boxes.get(p.target)!;
-      const x = b.x + b.w;
-      const path = [
-        { x, y: b.y + b.h * 0.3 },
-        { x: x + 22, y: b.y + b.h * 0.3 },
-        { x: x + 22, y: b.y + b.h * 0.7 },
-        { x, y: b.y + b.h * 0.7 },
-      ];
-      routes.push({
-        edge: p.edge,
-        target: p.target,
-        path,
-        label: { x: x + 26, y: b.y + b.h / 2 - 8, lines: edgeLabelLines(p.edge, sameEvent) },
-        selfLoop: true,
-      });
-      return;
-    }
-    if (lv) {
-      const r = levelRoutes.get(lv)!.routes.get(`p${i}`)!;
-      const o = origin.get(lv)!;
-      const any = fromAny.has(p) ? anys.find((a) => a.container === lv) : undefined;
-      const from = any
-        ? ({ id: `${lv}#any`, x: any.x, y: any.y, w: any.w, h: any.h, node: node(lv), lines: [] } as Box)
-        : undefined;
-      addRoute(
-        p.edge,
-        p.target,
-        r.points.map((q) => ({ x: q.x + o.x, y: q.y + o.y })),
-        r.label ? { x: r.label.x + o.x + 8, y: r.label.y + o.y } : null,
-        sameEvent,
-        from,
-      );
-    } else {
-      // Into an own descendant or across parallel regions: a direct curve, label at its middle.
-      const s = boxes.get(p.edge.source)!;
-      const t = boxes.get(p.target)!;
-      const mid = { x: (s.x + s.w + t.x + t.w) / 2 + 30, y: (s.y + t.y + t.h / 2) / 2 };
-      addRoute(p.edge, p.target, [mid], { x: mid.x + 4, y: mid.y - 8 }, sameEvent);
-    }
-  });
-  for (const [container, initId] of levelInit) {
-    const o = origin.get(container)!;
-    const r = rel.get(initId)!;
-    const at = { x: o.x + r.x + INIT / 2, y: o.y + r.y + INIT / 2 };
-    const target = boxes.get(node(container).initial!)!;
-    const inner = levelRoutes
-      .get(container)!
-      .routes.get(initId)!
-      .points.map((q) => ({ x: q.x + o.x, y: q.y + o.y }));
-    const path = [{ x: at.x, y: at.y + INIT / 2 }, ...inner, { x: 0, y: 0 }];
-    attaches.push({
-      box: target,
-      side: "top",
-      toward: inner.at(-1)?.x ?? at.x,
-      set: (p) => (path[path.length - 1] = p),
-    });
-    initials.push({ at, path });
-  }
-  const groups = new Map<string, Attach[]>();
-  for (const a of attaches) groups.set(`${a.box.id}|${a.side}`, [...(groups.get(`${a.box.id}|${a.side}`) ?? []), a]);
-  for (const list of groups.values()) {
-    list.sort((a, b) => a.toward - b.toward);
-    list.forEach((a, i) => {
-      const span = Math.min(a.box.w * 0.6, list.length * 18);
-      const x = a.box.x + a.box.w / 2 - span / 2 + (list.length === 1 ? span / 2 : (span * i) / (list.length - 1));
-      a.set({ x, y: a.side === "top" ? a.box.y : a.box.y + a.box.h });
+      label: l ? { x: l.x ?? 0, y: l.y ?? 0, w: l.width ?? 0, h: l.height ?? 0, lines: m.lines } : null,
+      selfLoop: m.pair.target === m.pair.edge.source,
     });
   }
-  const loopW = Math.max(
-    0,
-    ...routes
-      .filter((r) => r.selfLoop)
-      .map((r) => r.label!.x + Math.max(...r.label!.lines.map((l) => monoWidth(l, FONT.edge))) + 8),
-  );
-  return { width: Math.max(total.w, loopW), height: total.h, boxes, routes, initials, anys };
+  // Keep the document's order of transitions (ELK returns edges as given, but do not rely on it).
+  routes.sort((a, b) => Number(a.edge.id.slice(1)) - Number(b.edge.id.slice(1)));
+  return { width: out.width ?? 0, height: out.height ?? 0, boxes, routes, initials, anys };
 }

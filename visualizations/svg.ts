@@ -1,7 +1,6 @@
 import type { AnyStateMachine } from "xstate";
 import { activeStateIds, machineGraph, type MachineGraph } from "./graph";
-import { ANY_LABEL, FONT, layoutMachine, type Layout } from "./layout";
-import type { Pt } from "./layered";
+import { ANY_LABEL, FONT, layoutMachine, type Layout, type Pt } from "./layout";
 import { escapeXml } from "./text";
 
 /**
@@ -23,22 +22,31 @@ export interface RenderOptions {
 const M = 16;
 const TITLE_H = 40;
 
-function curve(points: Pt[]): string {
+/** An orthogonal polyline with its corners slightly rounded. */
+function polyline(points: Pt[]): string {
+  const f = (n: number) => n.toFixed(1);
   const [p0, ...rest] = points;
   if (!p0) return "";
-  let d = `M${p0.x.toFixed(1)},${p0.y.toFixed(1)}`;
-  let prev = p0;
-  for (const q of rest) {
-    const my = (prev.y + q.y) / 2;
-    d += ` C${prev.x.toFixed(1)},${my.toFixed(1)} ${q.x.toFixed(1)},${my.toFixed(1)} ${q.x.toFixed(1)},${q.y.toFixed(1)}`;
-    prev = q;
+  let d = `M${f(p0.x)},${f(p0.y)}`;
+  for (let i = 0; i < rest.length; i++) {
+    const q = rest[i]!;
+    const next = rest[i + 1];
+    const prev = i === 0 ? p0 : rest[i - 1]!;
+    if (!next) {
+      d += ` L${f(q.x)},${f(q.y)}`;
+      break;
+    }
+    const r = Math.min(5, Math.hypot(q.x - prev.x, q.y - prev.y) / 2, Math.hypot(next.x - q.x, next.y - q.y) / 2);
+    const a = toward(q, prev, r);
+    const b = toward(q, next, r);
+    d += ` L${f(a.x)},${f(a.y)} Q${f(q.x)},${f(q.y)} ${f(b.x)},${f(b.y)}`;
   }
   return d;
 }
 
-function loopPath(points: Pt[]): string {
-  const [a, b, c, d] = points as [Pt, Pt, Pt, Pt];
-  return `M${a.x},${a.y} C${b.x},${b.y} ${c.x},${c.y} ${d.x},${d.y}`;
+function toward(from: Pt, to: Pt, r: number): Pt {
+  const len = Math.hypot(to.x - from.x, to.y - from.y) || 1;
+  return { x: from.x + ((to.x - from.x) / len) * r, y: from.y + ((to.y - from.y) / len) * r };
 }
 
 const STYLE = `
@@ -54,7 +62,7 @@ const STYLE = `
   .s.active.compound>rect,.s.active.parallel>rect{fill:#eff6ff}
   .s.active>text.k{fill:#1d4ed8}
   .e path{fill:none;stroke:#6b7280;stroke-width:1.3}
-  .e text{font:${FONT.edge}px ui-monospace,SFMono-Regular,Menlo,monospace;fill:#374151}
+  .e text{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round;font:${FONT.edge}px ui-monospace,SFMono-Regular,Menlo,monospace;fill:#374151}
   .e text .g{fill:#b45309}
   .e.from-active path{stroke:#2563eb}
   .any rect{fill:#fff;stroke:#9ca3af;stroke-dasharray:4 3}.any text{font:italic ${FONT.edge}px -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;fill:#6b7280}
@@ -116,7 +124,7 @@ export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions 
   }
   for (const init of layout.initials) {
     out.push(
-      `<g class="init"><circle cx="${init.at.x}" cy="${init.at.y}" r="5"/><path d="${curve(init.path)}" marker-end="url(#arrow)"/></g>`,
+      `<g class="init"><circle cx="${init.at.x}" cy="${init.at.y}" r="5"/><path d="${polyline(init.path)}" marker-end="url(#arrow)"/></g>`,
     );
   }
   for (const r of layout.routes) {
@@ -132,7 +140,7 @@ export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions 
     out.push(
       `<g class="e${hot ? " from-active" : ""}" data-edge="${r.edge.id}" data-event="${escapeXml(r.edge.event)}" data-source="${escapeXml(r.edge.source)}" data-target="${escapeXml(r.target)}">`,
       `<title>${escapeXml(`${r.edge.source} → ${r.target}\n${r.edge.event}${r.edge.guard ? ` [${r.edge.guard}]` : ""}${r.edge.actions.length ? ` / ${r.edge.actions.join(", ")}` : ""}`)}</title>`,
-      `<path d="${r.selfLoop ? loopPath(r.path) : curve(r.path)}" marker-end="url(#${hot ? "arrow-a" : "arrow"})"/>${label}</g>`,
+      `<path d="${polyline(r.path)}" marker-end="url(#${hot ? "arrow-a" : "arrow"})"/>${label}</g>`,
     );
   }
   out.push(`</g></svg>`);
@@ -140,7 +148,7 @@ export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions 
 }
 
 /** Machine object → SVG in one call. */
-export function machineSvg(machine: AnyStateMachine, o: RenderOptions = {}): string {
+export async function machineSvg(machine: AnyStateMachine, o: RenderOptions = {}): Promise<string> {
   const graph = machineGraph(machine);
-  return renderSvg(graph, layoutMachine(graph), o);
+  return renderSvg(graph, await layoutMachine(graph), o);
 }

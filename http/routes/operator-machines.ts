@@ -81,7 +81,7 @@ export function machineRoutes(deps: Deps, systems: readonly DialogueSystem[]): H
         transitions: graph.edges,
       });
     }
-    const svg = renderSvg(graph, layoutMachine(graph), { title: entry.title, caption, value });
+    const svg = renderSvg(graph, await layoutMachine(graph), { title: entry.title, caption, value });
     if (q.format === "html") return c.html(diagramPage(entry.title, entry.description, svg));
     return c.body(svg, 200, { "content-type": "image/svg+xml; charset=utf-8" });
   });

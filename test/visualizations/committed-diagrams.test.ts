@@ -17,7 +17,7 @@ describe("doc/diagrams", () => {
     expect(committed).toContain("clinic-dialogue.svg");
     for (const e of entries)
       expect(readFileSync(`doc/diagrams/${e.id}.svg`, "utf8"), `${e.id}: run npm run diagrams -- doc/diagrams`).toBe(
-        `${machineSvg(e.build(), { title: e.title })}\n`,
+        `${await machineSvg(e.build(), { title: e.title })}\n`,
       );
   });
 });

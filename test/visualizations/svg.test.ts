@@ -27,10 +27,10 @@ function overlaps(l: Layout, ids: string[]): string[] {
 
 describe("diagrams of every machine in the catalog", () => {
   for (const entry of catalog) {
-    it(`${entry.id}: every state and transition drawn, siblings apart, inside the picture`, () => {
+    it(`${entry.id}: every state and transition drawn, siblings apart, inside the picture`, async () => {
       const machine = entry.build();
       const g = machineGraph(machine);
-      const l = layoutMachine(g);
+      const l = await layoutMachine(g);
       const svg = renderSvg(g, l, { title: entry.title });
       for (const id of g.nodes.keys()) if (id !== g.root) expect(svg).toContain(`data-state="${id}"`);
       expect(svg.match(/<g class="e[ "]/g)?.length).toBe(g.edges.reduce((n, e) => n + e.targets.length, 0));
@@ -45,15 +45,15 @@ describe("diagrams of every machine in the catalog", () => {
     });
   }
 
-  it("highlights the states of a value, and only those", () => {
+  it("highlights the states of a value, and only those", async () => {
     const steps = catalog.find((e) => e.id === "steps-new_booking")!;
-    const svg = machineSvg(steps.build(), { value: "present", caption: "шаг present" });
+    const svg = await machineSvg(steps.build(), { value: "present", caption: "шаг present" });
     expect(svg.match(/data-active="true"/g)).toHaveLength(1);
     expect(svg).toMatch(/<g class="s atomic active" data-state="[^"]+\.present" data-active="true">/);
     expect(svg).toContain("шаг present");
   });
 
-  it("draws compound, parallel, final, self-loops and a parent's own transitions; escapes text", () => {
+  it("draws compound, parallel, final, self-loops and a parent's own transitions; escapes text", async () => {
     const m = createMachine({
       id: "demo",
       initial: "a",
@@ -68,7 +68,7 @@ describe("diagrams of every machine in the catalog", () => {
       },
     });
     const g = machineGraph(m);
-    const l = layoutMachine(g);
+    const l = await layoutMachine(g);
     const svg = renderSvg(g, l, { value: { b: "x" } });
     expect(svg).toContain("RETRY&lt;&amp;&gt;");
     expect(svg).not.toContain("RETRY<&>");
@@ -89,9 +89,9 @@ describe("diagrams of every machine in the catalog", () => {
     }
   });
 
-  it("npm run diagrams writes one SVG per machine and an index page", () => {
+  it("npm run diagrams writes one SVG per machine and an index page", async () => {
     const dir = mkdtempSync(join(tmpdir(), "diagrams-"));
-    const written = generateDiagrams(dir, catalog);
+    const written = await generateDiagrams(dir, catalog);
     const ids = catalog.map((e) => e.id);
     expect(readdirSync(dir).sort()).toEqual([...ids.map((i) => `${i}.svg`), "index.html"].sort());
     expect(written).toHaveLength(ids.length + 1);
