@@ -2,7 +2,7 @@
 // gateway (http/) and the dialogue systems (systems/index.ts) together, so neither imports the other's list.
 import { loadConfig, loadDotEnv, type Config } from "./http/config";
 import { createLogger, logger, useLogger } from "./http/observability/logger";
-import { startServer } from "./http/start";
+import { startServer, startupText } from "./http/start";
 import { modelRoles } from "./driver/system";
 import { dialogueSystems } from "./systems";
 
@@ -34,6 +34,9 @@ logger.info(
   },
   `listening on ${started.url} (${where})`,
 );
+// For a person at the terminal: which pages to open and where the API document is (stderr, so
+// stdout stays JSON lines).
+console.error(startupText(started.url, where));
 
 /**
  * SIGTERM/SIGINT: stop accepting, let running turns finish within SHUTDOWN_GRACE_MS, fail the

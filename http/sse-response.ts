@@ -33,7 +33,13 @@ export function sseResponse(
     for (const [k, v] of Object.entries({ ...HEADERS, ...headers })) c.header(k, v);
     return streamSSE(c, body);
   }
-  res.writeHead(200, { ...HEADERS, ...headers });
+  // Written past Hono's headers, so the request id the request-log middleware set goes here too.
+  const requestId = (c.get as (k: string) => { requestId?: unknown } | undefined)("log")?.requestId;
+  res.writeHead(200, {
+    ...HEADERS,
+    ...(typeof requestId === "string" ? { "x-request-id": requestId } : {}),
+    ...headers,
+  });
   // The headers (with X-Run-Id) leave in this turn of the event loop, not with a first event that
   // is slow to come: a client learns the run id at once. An event written in this turn (a turn's
   // run_started) takes them along — one socket write, not two.

@@ -70,9 +70,21 @@ export async function startServer(
   );
   heartbeat.unref();
   const sweeper = startRunSweep(db, instanceId, config.runs, log);
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-  });
+  let server: ServerType;
+  try {
+    server = await new Promise<ServerType>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => {
+        s.off("error", reject);
+        resolve(s);
+      });
+      s.once("error", reject);
+    });
+  } catch (e) {
+    clearInterval(heartbeat);
+    await sweeper.stop();
+    if (!opts.db) await db.close();
+    throw listenError(e as NodeJS.ErrnoException, config);
+  }
   webhook.start();
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
@@ -82,10 +94,12 @@ export async function startServer(
     server,
     url,
     async stop(graceMs = 0) {
-      // Stop accepting first; idle kept-alive sockets go now, busy ones when their response ends.
+      // Keep listening while the turns drain: /readyz answers 503 and new /v1 requests get a
+      // structured 503 (turns.draining), so a load balancer tells draining from dead (a refused
+      // connection). Only then stop accepting; busy sockets go when their response ends.
+      const drained = await turns.drain(graceMs);
       const closed = new Promise<void>((r) => server.close(() => r()));
       (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-      const drained = await turns.drain(graceMs);
       if (drained.finished || drained.stopped)
         log(`shutdown: ${drained.finished} turn(s) finished, ${drained.stopped} stopped after ${graceMs} ms`);
       clearInterval(heartbeat);
@@ -134,4 +148,35 @@ function startRunSweep(
       await inFlight;
     },
   };
+}
+
+/** A listen failure as one line that says what to do, not a stack (main.ts prints it and exits 1). */
+export function listenError(e: NodeJS.ErrnoException, config: Pick<Config, "host" | "port">): Error {
+  const where = `${config.host}:${config.port}`;
+  if (e.code === "EADDRINUSE")
+    return new Error(
+      `port ${config.port} is already in use on ${config.host} (another server running?). Stop it or start with another port, e.g. PORT=${config.port + 1} npm start.`,
+    );
+  if (e.code === "EACCES") return new Error(`no permission to listen on ${where}; use a port above 1023 (PORT=3000).`);
+  if (e.code === "EADDRNOTAVAIL") return new Error(`HOST=${config.host} is not an address of this machine.`);
+  return new Error(`could not listen on ${where}: ${e.message}`);
+}
+
+/** The pages and documents a person opens first, for the start-up line (README "Which page to open"). */
+export const START_PAGES = [
+  ["Отладка (clinic chat, debug)", "/"],
+  ["Обращения (inbox)", "/inbox.html"],
+  ["Песочница (sandbox)", "/sandbox.html"],
+  ["Настройки (settings)", "/settings.html"],
+  ["Workbench", "/workbench.html"],
+  ["API reference", "/api.html"],
+  ["OpenAPI document", "/openapi.json"],
+] as const;
+
+/** "listening on URL" plus one line per page, so the log says where to go. */
+export function startupText(url: string, where: string): string {
+  return [
+    `listening on ${url} (${where})`,
+    ...START_PAGES.map(([name, path]) => `  ${name}: ${url}${path === "/" ? "/" : path}`),
+  ].join("\n");
 }

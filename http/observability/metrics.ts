@@ -6,7 +6,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
  * them (http/observability/routes.ts); the database gauges are read at scrape time.
  */
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: "ds_process_" });
+// prom-client's default names already start with process_ / nodejs_: the prefix is ds_ alone
+// (ds_process_cpu_seconds_total, ds_nodejs_heap_size_used_bytes), not ds_process_process_*.
+collectDefaultMetrics({ register: registry, prefix: "ds_" });
 
 const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 40, 60, 120];
 
