@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { defaultServerUrl } from "./backends";
 import { HttpClient } from "./http";
 import { benchRoleModels, startLoopbackModel } from "./model";
+import { spawnProc, type Proc } from "./procs";
 import { lanes, ms, perSec, ratio } from "./stats";
 import { checkedTurn, clinicTarget, turnScript, type Target } from "./targets";
 
@@ -31,70 +30,6 @@ const windowMs = quick ? 2_500 : 6_000;
 const rounds = quick ? 1 : 2;
 const load = () => loadavg()[0]!.toFixed(1);
 const text = (i: number) => `Здравствуйте, вопрос ${i}: сколько стоит первичный приём и нужно ли что-то взять с собой?`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      const port = typeof a === "object" && a ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface Proc {
-  url: string;
-  child: ChildProcess;
-  /** User + system CPU so far, ms (/proc/<pid>/stat, clock ticks of 10 ms). */
-  cpuMs(): number;
-  stop(): Promise<void>;
-}
-
-function cpuOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10; // utime, stime (fields 14, 15) in 1/100 s
-}
-
-async function spawnProc(args: string[], env: Record<string, string>, health: string): Promise<Proc> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-    cwd: process.cwd(),
-    env: { ...(process.env as Record<string, string>), ...env, PORT: String(port), HOST: "127.0.0.1" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  child.stderr!.on("data", (d) => (err = (err + d).slice(-4000)));
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const until = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${args.join(" ")} exited (${child.exitCode}): ${err}`);
-    const ok = await fetch(`${url}${health}`).then(
-      (r) => r.status < 500,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > until) {
-      child.kill("SIGKILL");
-      throw new Error(`${args.join(" ")} not up within 120 s: ${err}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    child,
-    cpuMs: () => cpuOf(child.pid!),
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
-}
 
 interface Config {
   name: string;
@@ -137,12 +72,16 @@ async function main() {
       `scale-out: clinic turns (loopback scripted model), N server processes on one PostgreSQL database; ${cpus().length} cores; load average ${load()}`,
     );
     // One at a time: the first applies the migrations (under an advisory lock), each is healthy before the next.
-    servers.push(await spawnProc(["main.ts"], env, "/healthz"));
-    for (let i = 1; i < maxN; i++) servers.push(await spawnProc(["main.ts"], env, "/healthz"));
+    servers.push(await spawnProc(["--import", "tsx", "main.ts"], env, "/healthz"));
+    for (let i = 1; i < maxN; i++) servers.push(await spawnProc(["--import", "tsx", "main.ts"], env, "/healthz"));
     const make = async (label: string, n: number, viaProxy: boolean): Promise<Config> => {
       const upstreams = servers.slice(0, n);
       const proxy = viaProxy
-        ? await spawnProc(["scripts/round-robin-proxy.ts", ...upstreams.map((s) => s.url)], {}, "/healthz")
+        ? await spawnProc(
+            ["--import", "tsx", "scripts/round-robin-proxy.ts", ...upstreams.map((s) => s.url)],
+            {},
+            "/healthz",
+          )
         : null;
       if (proxy) proxies.push(proxy);
       const client = new HttpClient(proxy?.url ?? upstreams[0]!.url);

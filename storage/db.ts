@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { acquireDataDirLock } from "./data-dir-lock";
+import { initClusterOutOfProcess, pgliteStartParams } from "./pglite-start";
 import { runMigrations } from "./migrate";
 import { installSafeBegin } from "./safe-begin";
 
@@ -66,7 +67,12 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   }
   let pglite: Awaited<ReturnType<typeof PGlite.create>>;
   try {
-    pglite = memory ? await PGlite.create() : await PGlite.create({ dataDir: pgDir });
+    if (memory) pglite = await PGlite.create();
+    else {
+      // First start: initdb in a child process, so its memory never lands in this one (storage/pglite-start.ts).
+      await initClusterOutOfProcess(pgDir!);
+      pglite = await PGlite.create({ dataDir: pgDir, startParams: pgliteStartParams(PGlite.defaultStartParams) });
+    }
   } catch (e) {
     lock?.release();
     throw e;
