@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The gateway as a small non-root image: production dependencies only (tsx runs the TypeScript
-# sources directly, as `npm start` does), no tests, benchmarks or local data. See README "Deployment".
+# sources directly, as `npm start` does), no tests, benchmarks or local data. See doc/reference.md "Deployment".
 
 FROM node:24-slim AS deps
 WORKDIR /app
