@@ -1,14 +1,14 @@
 # syntax=docker/dockerfile:1
 # The gateway as a small non-root image: production dependencies only, the server compiled to one
 # bundle (dist/main.js, as `npm start` builds and runs it), no tests, benchmarks or local data.
-# See README "Deployment".
+# See doc/reference.md "Deployment".
 
-FROM node:20-slim AS deps
+FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -57,6 +57,21 @@ export function describeError(e: unknown): string {
   return (e as Error)?.message ?? String(e);
 }
 
+/**
+ * One candidate as a line: name, type, the folder it sits in and its identity — candidates that
+ * share a name and type (two «Отгрузка» documents in different folders) still read differently.
+ */
+export function candidateLine(c: {
+  displayName: string;
+  documentType: string;
+  identity: string;
+  folderName?: string;
+  folderIdentity?: string | null;
+}): string {
+  const folder = c.folderName || c.folderIdentity;
+  return [c.displayName, c.documentType, folder ? `папка «${folder}»` : "в корне", c.identity].join(" · ");
+}
+
 export function createChat(o: ChatOptions) {
   const client = createClient({ baseUrl: o.url, token: o.token });
   let id: string | null = null;
@@ -161,7 +176,7 @@ export function createChat(o: ChatOptions) {
       else if (e.event === "clarification_required") {
         open = e.data;
         out(`? ${e.data.question}\n`);
-        e.data.candidates.forEach((c, i) => out(`  ${i + 1}) ${c.displayName} · ${c.documentType} · ${c.identity}\n`));
+        e.data.candidates.forEach((c, i) => out(`  ${i + 1}) ${candidateLine(c)}\n`));
         out("  (номер — выбрать, или ответьте текстом)\n");
       } else if (e.event === "final") {
         const d = e.data;
@@ -268,7 +283,16 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     workspace,
     debug: values.debug ?? false,
   });
+  // One Ctrl-C can arrive twice: the terminal signals the whole group, and npm forwards its copy
+  // to its child (`npm run chat` execs node, so no tsx wrapper adds a third). Copies within
+  // 300 ms are one key press: the first stops the answer being printed; a later one with no
+  // answer running quits.
+  let lastSigint = 0;
   process.on("SIGINT", () => {
+    const now = Date.now();
+    const duplicate = now - lastSigint < 300;
+    lastSigint = now;
+    if (duplicate) return;
     if (!chat.interrupt()) process.exit(130);
   });
   const tty = process.stdin.isTTY;

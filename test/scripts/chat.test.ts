@@ -8,6 +8,7 @@ import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { workspace } from "../systems/workbench/fixtures";
 import { freePort } from "../reliability/processes";
+import { candidateLine } from "../../scripts/chat";
 
 /** `npm run chat` as a user runs it: a real process, lines on stdin, the streamed conversation on stdout. */
 
@@ -128,7 +129,7 @@ describe("npm run chat: failures a user can act on", () => {
     expect(broken.err + missing.err).not.toMatch(/\bat .+:\d+:\d+/);
   });
 
-  it("Ctrl-C mid-answer stops printing; /last shows the answer the server stored", async () => {
+  it("Ctrl-C (to the whole process group) mid-answer stops printing; /last shows the answer the server stored", async () => {
     llm.reset();
     llm.script("router", "general_info");
     const reply = "Клиника работает ежедневно с восьми утра до восьми вечера, без перерыва на обед. ".repeat(4).trim();
@@ -147,9 +148,14 @@ describe("npm run chat: failures a user can act on", () => {
   }, 60_000);
 });
 
+/**
+ * `npm run chat` in its own process group, and Ctrl-C as a terminal sends it: SIGINT to the whole
+ * group (npm and node included). The script execs node, so only the chat handles it.
+ */
 function session(args: string[]) {
-  const p = spawn(resolve("node_modules/.bin/tsx"), ["scripts/chat.ts", ...args, "--url", server.url], {
+  const p = spawn("npm", ["run", "--silent", "chat", "--", ...args, "--url", server.url], {
     env: { ...process.env, API_TOKEN: "secret-token" },
+    detached: true,
   });
   let out = "";
   p.stdout.on("data", (d) => (out += d));
@@ -168,7 +174,19 @@ function session(args: string[]) {
       }
       return out;
     },
-    interrupt: () => p.kill("SIGINT"),
+    interrupt: () => process.kill(-p.pid!, "SIGINT"),
     exit: new Promise<number | null>((r) => p.on("close", r)),
   };
 }
+
+describe("clarification candidates", () => {
+  it("show what tells them apart: the folder (or the root) besides name, type and identity", () => {
+    const a = candidateLine({ displayName: "Отгрузка", documentType: "form", identity: "f1", folderName: "Склад" });
+    const b = candidateLine({ displayName: "Отгрузка", documentType: "form", identity: "f2", folderName: "Архив" });
+    const root = candidateLine({ displayName: "Отгрузка", documentType: "form", identity: "f3", folderIdentity: null });
+    expect(a).toContain("Склад");
+    expect(b).toContain("Архив");
+    expect(root).toContain("в корне");
+    expect(new Set([a, b, root]).size).toBe(3);
+  });
+});
