@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { hasChromium, skipReason, useBrowserStack } from "./browser";
+import { hasChromium, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /**
  * Every operator page at a phone's width (390 px) and a laptop's (1280 px): no field or button
