@@ -74,6 +74,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: page layout" : `e2e: page layo
           await page.waitForSelector("body[data-ready]", { state: "attached" });
           await page.waitForTimeout(500);
           const d = await layoutDefects(page);
+          await screenshot(page, `layout-${path.replace(/\W+/g, "") || "debug"}-${width}`, true);
           await page.close();
           expect(d).toEqual({ narrow: [], overflow: 0, covered: [] });
         },
