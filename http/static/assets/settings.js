@@ -256,5 +256,9 @@ async function stepsPanel(branch, graph) {
 }
 
 reload()
-  .catch((e) => $("#editor").replaceChildren(el("div", { class: "error-box" }, errorText(e))))
+  .catch((e) => {
+    $("#editor").replaceChildren(el("div", { class: "error-box" }, errorText(e)));
+    // The branch list must not stay on «Загрузка…»: it says what stopped it too.
+    $("#branches").replaceChildren(el("div", { class: "error-box" }, errorText(e)));
+  })
   .finally(() => (document.body.dataset.ready = "true"));
