@@ -166,8 +166,25 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
 const commonErrors: Record<number, string> = {
   400: "invalid_request: тело, параметры или заголовки не прошли проверку",
   401: "unauthorized: нет или неверный токен (API_TOKENS)",
+  403: "forbidden: у токена нет нужной роли (API_TOKENS role=…)",
   413: "payload_too_large: тело больше лимита",
   500: "internal: внутренняя ошибка; данные не изменены",
+  503: "unavailable: сервер останавливается (SIGTERM) и новых запросов не берёт — повторите на другом процессе",
+};
+
+/** Headers every response carries; a run-starting response adds the run's ids before its first event. */
+const REQUEST_ID_HEADER = {
+  "X-Request-Id": {
+    description: "the request's id (the client's own when it sent a valid one), as in the server's log",
+    schema: { type: "string" },
+  },
+};
+const RUN_HEADERS = {
+  "X-Run-Id": {
+    description: "the run this request started (or replayed): resume it by GET /v1/runs/{runId}/events",
+    schema: { type: "string" },
+  },
+  "X-Conversation-Id": { description: "the conversation the run belongs to", schema: { type: "string" } },
 };
 
 const strip = (s: Record<string, unknown>) => {
@@ -231,6 +248,18 @@ export function buildOpenApi(
           schema,
         });
     }
+    // A POST that answers with a run's event stream starts a run: a retry with the same key is
+    // the same run (turn-begin.ts), never a second turn.
+    const startsRun = op.method === "post" && Object.values(op.responses).some((r) => r.sse);
+    if (startsRun)
+      params.push({
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "a retry with the same key and body replays the same run (never a second turn); the same key with another body is 409 idempotency_key_reused",
+        schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,200}$" },
+      });
     if (op.operationId === "resumeRun")
       params.push({
         name: "Last-Event-ID",
@@ -250,7 +279,11 @@ export function buildOpenApi(
         if (r.sse) content["text/event-stream"] = { schema: ref(names.get(r.sse)!) };
         if (r.json) content["application/json"] = { schema: ref(names.get(r.json)!) };
         for (const t of r.other ?? []) content[t] = { schema: { type: "string" } };
-        return [status, { description: r.description, ...(Object.keys(content).length ? { content } : {}) }];
+        const headers = {
+          ...REQUEST_ID_HEADER,
+          ...(r.sse && (startsRun || op.operationId === "resumeRun") ? RUN_HEADERS : {}),
+        };
+        return [status, { description: r.description, headers, ...(Object.keys(content).length ? { content } : {}) }];
       }),
     );
     paths[op.path] ??= {};
