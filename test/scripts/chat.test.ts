@@ -77,7 +77,9 @@ describe("npm run chat", () => {
     s.send("Покажи композицию «Расчёт скидки»");
     const asked = await s.waitFor(/номер — выбрать/);
     expect(asked).toContain("? Какую композицию вы имеете в виду?");
-    const pick = /^\s+(\d)\) Расчёт скидки · Composition · (?:папка «[^»]+»|в корне) · composition-discount-v1$/m.exec(asked)![1]!;
+    const pick = /^\s+(\d)\) Расчёт скидки · Composition · (?:папка «[^»]+»|в корне) · composition-discount-v1$/m.exec(
+      asked,
+    )![1]!;
     s.send(pick);
     const answered = await s.waitFor(/\[completed/);
     expect(answered).toContain("< Это архивная [[composition-discount-v1]].");
