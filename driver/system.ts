@@ -1,3 +1,4 @@
+import type { OperatorAction, OperatorResult } from "./operator-action";
 import type { Role } from "../llm/types";
 import type { OfflineResponder } from "../llm/offline";
 import type { Sql, Tx } from "../storage/db";
@@ -37,12 +38,20 @@ export interface DialogueSystem<App = unknown, Deps = unknown, Contract = unknow
   modelRoles: readonly Role[];
   /**
    * What the operators' inbox asks of the system's conversations: their state for the transcript
-   * view, and handing a released conversation back to the bot (the system's machine takes the
-   * release as an event). Absent: the inbox shows messages only, and release changes the row alone.
+   * view, and an operator's action — take, a message to the user, release, close — as an event of
+   * the system's machine (systems/clinic/operator-turn.ts), which writes the inbox fields with it.
+   * Absent: the inbox shows messages only; close and release change the row alone, take and
+   * messages are refused.
    */
   inbox?: {
     state(sql: Sql, conversationId: string): Promise<unknown>;
-    release(sql: Sql, tenantId: string, conversationId: string): Promise<void>;
+    operate(
+      sql: Sql,
+      tenantId: string,
+      conversationId: string,
+      action: OperatorAction,
+      o: { webhook: boolean },
+    ): Promise<OperatorResult>;
     /** Stored messages' meta (in seq order) as the transcript shows it (absent: as stored). */
     messagesMeta?(
       sql: Sql,

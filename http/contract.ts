@@ -113,6 +113,12 @@ export interface Operation {
   description?: string;
   body?: z.ZodType;
   query?: z.ZodObject;
+  /**
+   * Request headers besides those the document derives (a POST answering with a run's stream
+   * takes Idempotency-Key; resumeRun takes Last-Event-ID): e.g. an operator's message is
+   * idempotent by key, a thread's event stream resumes by Last-Event-ID.
+   */
+  headers?: { idempotencyKey?: string; lastEventId?: boolean };
   /** Success and error responses by status; the errors every /v1 operation shares are added by the document. */
   responses: Record<number, Response>;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { InboxFilter, InboxItem } from "../storage/inbox";
-import { err, ok, type Operation } from "./contract";
+import { err, ok, sseUnion, type Operation } from "./contract";
+import { userText } from "./user-text";
 
 /** The operators' inbox on the wire (http/routes/inbox.ts): item and filter are the repository's own schemas. */
 export const InboxList = z.object({ items: z.array(InboxItem), nextCursor: z.string().nullable() });
@@ -12,6 +13,68 @@ export const InboxDetail = InboxItem.extend({
 });
 
 const noConv = err("Нет диалога");
+
+/** An operator's message, at most (issue 32). */
+export const MAX_OPERATOR_CHARS = 4000;
+const Operator = z.string().trim().min(1).max(100);
+export const TakeBody = z.object({
+  operator: Operator.optional().describe("the operator's name as the patient sees it"),
+});
+export const OperatorMessageBody = z.object({
+  text: userText(MAX_OPERATOR_CHARS, {
+    empty: "text не может быть пустым",
+    tooLong: `Сообщение слишком длинное: не больше ${MAX_OPERATOR_CHARS} символов.`,
+  }),
+  operator: Operator.optional().describe("the author; absent: the operator who took the thread"),
+});
+export const OperatorMessage = z.object({
+  seq: z.number().int().describe("the thread event's number (its SSE id on the thread's event stream)"),
+  messageSeq: z.number().int().describe("the stored message's number in the transcript (role `operator`)"),
+  operator: z.string(),
+  text: z.string(),
+  createdAt: z.string(),
+  replayed: z.boolean().describe("true: a repeated Idempotency-Key; nothing new was written"),
+});
+
+const at = z.string().describe("when the event was stored (ISO)");
+const reason = z.string().nullable().describe("the escalation reason at the time (null: not escalated)");
+const Handback = z.object({
+  operator: z.string().nullable(),
+  reason,
+  branch: z.string().nullable().describe("where the bot goes on (null: the next message is routed afresh)"),
+  step: z.string().nullable(),
+  at,
+});
+/** What a thread's event stream carries (GET /v1/clinic/threads/{id}/events; storage/thread-events.ts). */
+export const threadEvents = {
+  "conversation.taken": z.object({
+    operator: z.string(),
+    reason,
+    escalated: z.boolean(),
+    waitMs: z.number().nullable().describe("from the escalation to the take"),
+    at,
+  }),
+  "operator.message": z.object({
+    operator: z.string(),
+    text: z.string(),
+    messageSeq: z.number().int(),
+    reason,
+    first: z.boolean().describe("the first operator message since the take"),
+    sinceTakenMs: z.number().nullable(),
+    at,
+  }),
+  "conversation.released": Handback,
+  "conversation.closed": Handback,
+  "patient.message": z.object({
+    text: z.string(),
+    reply: z.string().describe("what the patient was answered (the holding reply, or the emergency one)"),
+    runId: z.string(),
+    events: z.array(z.string()),
+    contactPhone: z.string().nullable(),
+    at,
+  }),
+};
+export const ThreadSseEvent = sseUnion(threadEvents);
 const SystemFilter = InboxFilter.omit({ system: true });
 
 export const inboxOperations: Operation[] = [
@@ -38,16 +101,38 @@ export const inboxOperations: Operation[] = [
     method: "post",
     path: "/v1/inbox/conversations/{id}/take",
     tag: "inbox",
-    summary: "Оператор берёт диалог: бот до освобождения отвечает только просьбой подождать",
-    responses: { 200: ok(InboxItem), 404: noConv },
+    summary: "Оператор берёт диалог: бот молчит (машина в состоянии human), пациенту отвечает оператор",
+    body: TakeBody,
+    responses: { 200: ok(InboxItem), 404: noConv, 409: err("Диалог ведёт другой оператор или это не диалог клиники") },
+  },
+  {
+    operationId: "sendOperatorMessage",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/messages",
+    tag: "inbox",
+    summary: "Оператор пишет пациенту в диалог, который он взял",
+    description:
+      "Любой оператор может писать в диалог со статусом taken (автор — `operator` тела, иначе взявший диалог). " +
+      "Сообщение хранится с ролью `operator` и сразу приходит пациенту в GET /v1/clinic/threads/{threadId}/events.",
+    headers: {
+      idempotencyKey:
+        "a retry with the same key and text answers with the message already written (200, replayed: true); the same key with another text is 409 idempotency_key_reused",
+    },
+    body: OperatorMessageBody,
+    responses: {
+      201: ok(OperatorMessage, "Записано"),
+      200: ok(OperatorMessage, "Повтор запроса с тем же Idempotency-Key"),
+      404: noConv,
+      409: err("Диалог не у оператора (details.reason not_held) или ключ отдан другому тексту"),
+    },
   },
   {
     operationId: "releaseInboxConversation",
     method: "post",
     path: "/v1/inbox/conversations/{id}/release",
     tag: "inbox",
-    summary: "Вернуть диалог боту (снимает передачу оператору)",
-    responses: { 200: ok(InboxItem), 404: noConv },
+    summary: "Вернуть диалог боту: передача оператору снята, запись продолжается с того шага, где остановилась",
+    responses: { 200: ok(InboxItem), 404: noConv, 409: err("Диалог не у оператора") },
   },
   {
     operationId: "closeInboxConversation",
@@ -94,4 +179,10 @@ export const inboxOperations: Operation[] = [
   },
 ];
 
-export const inboxSchemas: Record<string, z.ZodType> = { InboxItem, InboxList, InboxDetail };
+export const inboxSchemas: Record<string, z.ZodType> = {
+  InboxItem,
+  InboxList,
+  InboxDetail,
+  OperatorMessage,
+  ThreadSseEvent,
+};

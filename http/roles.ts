@@ -37,6 +37,7 @@ const RULES: Rule[] = [
   { methods: ["POST"], path: p("/v1/clinic/threads"), role: "chat" },
   { methods: READ, path: p("/v1/clinic/threads/:id"), role: "chat" },
   { methods: ["POST"], path: p("/v1/clinic/threads/:id/messages"), role: "chat" },
+  { methods: READ, path: p("/v1/clinic/threads/:id/events"), role: "chat" },
   { methods: ["POST"], path: p("/v1/workbench/conversations"), role: "chat" },
   { methods: READ, path: p("/v1/workbench/conversations/:id"), role: "chat" },
   { methods: ["POST"], path: p("/v1/workbench/conversations/:id/messages"), role: "chat" },

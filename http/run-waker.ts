@@ -89,8 +89,17 @@ export class RunWaker {
 
   private wake(runId: string): void {
     this.notifications++;
-    for (const fire of [...(this.waiters.get(runId) ?? [])]) fire("announced");
-    this.announce(runId);
+    this.poke(runId);
+    // A thread's key (storage/thread-events.ts) shares the channel; only runs go to run listeners.
+    if (!runId.startsWith("thread:")) this.announce(runId);
+  }
+
+  /**
+   * Wakes this process's waiters of `key` (a run id, or a thread's key) now: a write committed
+   * here, which LISTEN would announce only on a PostgreSQL server and a round trip later.
+   */
+  poke(key: string): void {
+    for (const fire of [...(this.waiters.get(key) ?? [])]) fire("announced");
   }
 
   /**

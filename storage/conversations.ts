@@ -38,3 +38,9 @@ export async function findConversation(
   const r = rows[0];
   return r ? { id: r.id, tenantId: r.tenant_id, kind: r.kind, createdAt: r.created_at } : null;
 }
+
+/** Whether the conversation still exists (a follower of an erased one stops). */
+export async function conversationExists(sql: Tx, id: string): Promise<boolean> {
+  const rows = await sql`select 1 from conversations where id = ${id}`;
+  return rows.length > 0;
+}

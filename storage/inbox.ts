@@ -182,6 +182,16 @@ export async function setEscalationReason(tx: Tx, conversationId: string, reason
   await tx`update conversations set escalation_reason = coalesce(escalation_reason, ${reason}) where id = ${conversationId} and escalated`;
 }
 
+/** Whether the thread is escalated, since when and why (an operator's action records it with the action). */
+export async function readEscalation(
+  tx: Tx,
+  conversationId: string,
+): Promise<{ escalated: boolean; escalatedAt: Date | null; reason: string | null } | null> {
+  const [r] = await tx<{ escalated: boolean; escalated_at: Date | null; escalation_reason: string | null }[]>`
+    select escalated, escalated_at, escalation_reason from conversations where id = ${conversationId}`;
+  return r ? { escalated: r.escalated, escalatedAt: r.escalated_at, reason: r.escalation_reason } : null;
+}
+
 export async function saveContactPhone(tx: Tx, conversationId: string, phone: string): Promise<void> {
   await tx`update conversations set contact_phone = ${phone} where id = ${conversationId}`;
 }

@@ -3,7 +3,7 @@ import type { Tx } from "./db";
 import { JSON_OID } from "./runs";
 
 export interface NewMessage {
-  role: "user" | "assistant" | "system" | "tool";
+  role: "user" | "assistant" | "system" | "tool" | "operator";
   text: string;
   meta?: Record<string, unknown>;
 }

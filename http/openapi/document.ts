@@ -251,16 +251,17 @@ export function buildOpenApi(
     // A POST that answers with a run's event stream starts a run: a retry with the same key is
     // the same run (turn-begin.ts), never a second turn.
     const startsRun = op.method === "post" && Object.values(op.responses).some((r) => r.sse);
-    if (startsRun)
+    if (startsRun || op.headers?.idempotencyKey)
       params.push({
         name: "Idempotency-Key",
         in: "header",
         required: false,
         description:
+          op.headers?.idempotencyKey ??
           "a retry with the same key and body replays the same run (never a second turn); the same key with another body is 409 idempotency_key_reused",
         schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,200}$" },
       });
-    if (op.operationId === "resumeRun")
+    if (op.operationId === "resumeRun" || op.headers?.lastEventId)
       params.push({
         name: "Last-Event-ID",
         in: "header",

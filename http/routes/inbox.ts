@@ -13,9 +13,12 @@ import {
   type InboxFilter as Filter,
 } from "../../storage/inbox";
 import { listMessages } from "../../storage/messages";
+import { threadWakeKey } from "../../storage/thread-events";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { describeZod, readJson } from "../errors";
+import type { OperatorAction } from "../../driver/operator-action";
+import { OperatorMessageBody, TakeBody } from "../inbox-contract";
 
 /**
  * The operators' inbox (issue 17 item 1): every system's conversations in one list, one
@@ -24,7 +27,7 @@ import { describeZod, readJson } from "../errors";
  * /v1/evidence/conversations), so a role rule can cover them by path.
  */
 
-const TakeBody = z.object({ operator: z.string().trim().min(1).max(100).optional() });
+const KEY = /^[\x21-\x7e]{1,200}$/;
 
 function parseFilter(query: Record<string, string>, system?: Filter["system"]): Filter {
   const parsed = InboxFilter.safeParse({ ...query, ...(system ? { system } : {}) });
@@ -81,24 +84,74 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     });
   });
 
-  /** The operator has the thread: the bot only holds (systems/clinic/hold.ts) until release. */
+  /**
+   * An operator's action as an event of the conversation's machine (systems/clinic/operator-turn.ts):
+   * refused with 409 when the machine does not take it (a message into a thread nobody holds, a
+   * take of a thread another operator holds). After the commit the webhook's row is due now.
+   */
+  const operate = async (tenantId: string, id: string, action: OperatorAction) => {
+    const conv = await item(tenantId, id);
+    const hooks = inboxOf(conv.system);
+    if (!hooks) return null;
+    const r = await hooks.operate(sql, tenantId, conv.id, action, { webhook: deps.webhook.enabled });
+    if (!r.replayed) {
+      deps.waker.poke(threadWakeKey(conv.id));
+      deps.webhook.kick();
+    }
+    return r;
+  };
+
+  /** The operator has the thread: the bot is silent (the machine's `human` state) until release. */
   app.post("/v1/inbox/conversations/:id/take", async (c) => {
     const tenantId = c.get("tenantId");
-    const conv = await item(tenantId, c.req.param("id"));
     const body = await readJson(c, TakeBody);
-    if (conv.system !== "clinic") throw new AppError("conflict", "Взять можно только диалог пациента клиники.");
-    await setHandling(sql, tenantId, conv.id, { status: "taken", takenBy: body.operator ?? "оператор" });
-    return c.json(await item(tenantId, conv.id));
+    const r = await operate(tenantId, c.req.param("id"), { kind: "take", operator: body.operator ?? "оператор" });
+    if (!r) throw new AppError("conflict", "Взять можно только диалог пациента клиники.");
+    return c.json(await item(tenantId, c.req.param("id")));
   });
 
-  /** Back to the bot: the escalation ends (the dialogue machine is given operator.release). */
+  /**
+   * The operator answers the patient (issue 32): any operator may write into a thread that is
+   * taken (the author is the body's `operator`, else the one who took it); 409 when nobody holds
+   * it. Stored as a message of role `operator`, delivered live on the thread's event stream.
+   */
+  app.post("/v1/inbox/conversations/:id/messages", async (c) => {
+    const tenantId = c.get("tenantId");
+    const key = c.req.header("idempotency-key");
+    if (key !== undefined && !KEY.test(key))
+      throw new AppError("invalid_request", "Idempotency-Key: от 1 до 200 печатных символов ASCII без пробелов.");
+    const body = await readJson(c, OperatorMessageBody);
+    const r = await operate(tenantId, c.req.param("id"), {
+      kind: "message",
+      text: body.text,
+      operator: body.operator,
+      idempotencyKey: key,
+    });
+    if (!r) throw new AppError("conflict", "Писать пользователю можно только в диалог пациента клиники.");
+    const e = r.event;
+    return c.json(
+      {
+        seq: e.seq,
+        messageSeq: e.data.messageSeq as number,
+        operator: e.data.operator as string,
+        text: e.data.text as string,
+        createdAt: e.at,
+        replayed: r.replayed,
+      },
+      r.replayed ? 200 : 201,
+    );
+  });
+
+  /** Back to the bot: the escalation ends; a booking it suspended goes on at its step. */
   app.post("/v1/inbox/conversations/:id/release", async (c) => {
     const tenantId = c.get("tenantId");
     const conv = await item(tenantId, c.req.param("id"));
-    if (conv.status !== "taken" && !conv.escalated)
-      throw new AppError("conflict", "Диалог не у оператора: освобождать нечего.");
-    await releaseMachine(tenantId, conv.id, conv.system);
-    await setHandling(sql, tenantId, conv.id, { status: "open", clearEscalation: true });
+    const r = await operate(tenantId, conv.id, { kind: "release" });
+    if (!r) {
+      if (conv.status !== "taken" && !conv.escalated)
+        throw new AppError("conflict", "Диалог не у оператора: освобождать нечего.");
+      await setHandling(sql, tenantId, conv.id, { status: "open", clearEscalation: true });
+    }
     return c.json(await item(tenantId, conv.id));
   });
 
@@ -106,8 +159,8 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/inbox/conversations/:id/close", async (c) => {
     const tenantId = c.get("tenantId");
     const conv = await item(tenantId, c.req.param("id"));
-    await releaseMachine(tenantId, conv.id, conv.system);
-    await setHandling(sql, tenantId, conv.id, { status: "closed", clearEscalation: true });
+    const r = await operate(tenantId, conv.id, { kind: "close" });
+    if (!r) await setHandling(sql, tenantId, conv.id, { status: "closed", clearEscalation: true });
     return c.json(await item(tenantId, conv.id));
   });
 
@@ -123,8 +176,4 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     return c.body(null, 204);
   });
   return app;
-
-  async function releaseMachine(tenantId: string, id: string, system: string): Promise<void> {
-    await inboxOf(system)?.release(sql, tenantId, id);
-  }
 }

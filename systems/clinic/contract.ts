@@ -4,12 +4,14 @@ import {
   Created,
   err,
   ok,
+  ResumeQuery,
   runEvents,
   sseUnion,
   type EventsOf,
   type Operation,
   type SystemContract,
 } from "../../http/contract";
+import { ThreadSseEvent } from "../../http/inbox-contract";
 import { BranchCode, BranchConfig, ClinicState, RouterConfig, StepGraph } from "./types";
 
 /**
@@ -33,7 +35,7 @@ export const ClinicMessageBody = z.object({
 export const ClinicTurnEvent = z
   .string()
   .describe(
-    "sticky, soft_insertion, handoff, resumed, guard_blocked:<guard>, transition_rejected, loop_guard, escalated, model_unavailable, red_flag",
+    "sticky, soft_insertion, handoff, resumed, guard_blocked:<guard>, transition_rejected, loop_guard, escalated, model_unavailable, red_flag, held_by_operator",
   );
 
 export const ClinicFinal = z.object({
@@ -219,6 +221,19 @@ export const clinicOperations: Operation[] = [
     tag: "clinic",
     summary: "Оператор возвращает переданный ему диалог боту",
     responses: { 200: ok(ReleasedThread), 404: noThread, 409: err("Диалог не передан оператору") },
+  },
+  {
+    operationId: "followClinicThread",
+    method: "get",
+    path: "/v1/clinic/threads/{threadId}/events",
+    tag: "clinic",
+    summary: "События диалога для пациента: оператор взял диалог, написал, вернул боту, закрыл",
+    description:
+      "Поток SSE без конца; id события — его номер в журнале диалога, переподключение с Last-Event-ID ничего не теряет. " +
+      "Получают все вкладки диалога, в том числе через другой процесс сервера.",
+    headers: { lastEventId: true },
+    query: ResumeQuery,
+    responses: { 200: { description: "события диалога", sse: ThreadSseEvent }, 404: noThread },
   },
   {
     operationId: "getClinicBranches",

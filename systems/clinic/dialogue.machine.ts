@@ -38,6 +38,9 @@ import {
 } from "./turn-logic";
 import type { TurnScratch, TurnView } from "./turn-logic";
 import { branchCodes, initialClinicState } from "./types";
+import { guardRestore, HISTORY, MACHINE_ID } from "./dialogue-restore";
+import { holdingReply, releaseToSuspended, suspendedIs } from "./human";
+import type { HumanEvent, HumanHold } from "./human";
 import type { BranchCode, ClinicState, Registry, TurnEvent } from "./types";
 
 /**
@@ -51,7 +54,10 @@ import type { BranchCode, ClinicState, Registry, TurnEvent } from "./types";
  * - `turn` — what the turn waits for: idle → routing → (retrieving) → calling → afterBranch → idle.
  *   Model calls and retrieval are `effect.*` emits answered by the driver with events; a model
  *   failure is the `model.failed` event and ends the turn in `failed`, which the driver does not store.
- * Between turns the snapshot reads e.g. `{patient: {new_booking: "qualify"}, turn: "idle"}`.
+ * - `handler` — who answers: `bot`, or `human` after an operator took the thread (issue 32): then a
+ *   patient's message gets the holding reply with no model call, `operator.message` is accepted,
+ *   and release/close go back to `bot` (an escalation's suspended booking resumes at its step).
+ * Between turns the snapshot reads e.g. `{patient: {new_booking: "qualify"}, turn: "idle", handler: "bot"}`.
  */
 
 export interface DialogueContext {
@@ -59,6 +65,8 @@ export interface DialogueContext {
   state: ClinicState;
   /** Scratch of the turn in progress; null between turns, so a snapshot holds control state only. */
   turn: TurnScratch | null;
+  /** The operator who holds the thread (`handler.human`); null while the bot answers. */
+  human: HumanHold | null;
 }
 
 export type DialogueEvent =
@@ -68,8 +76,8 @@ export type DialogueEvent =
   | { type: "branch.result"; text: string }
   /** The router or the branch model could not be reached (after the client's retry). */
   | { type: "model.failed"; role: "router" | "branch"; message: string }
-  /** An operator takes an escalated thread back (POST /v1/clinic/threads/{id}/release). */
-  | { type: "operator.release" }
+  /** An operator takes, writes into, releases or closes the thread (systems/clinic/human.ts). */
+  | HumanEvent
   /** Raised by the machine itself: the branch's STATE_JSON proposal, judged by the nested step graph. */
   | StepEvent;
 
@@ -86,21 +94,23 @@ export type DialogueEmitted =
       events: TurnEvent[];
       notes: string[];
       fragments: KnowledgeFragment[];
+      /** An operator holds the thread (the operator's page is told of the patient's message). */
+      withHuman: boolean;
     }
   | { type: "clinic.failed"; role: "router" | "branch"; message: string };
 
-/** 2: the statechart of seed 003 (issue 15); 1 was six I/O phases around an if/else ladder. */
-export const CLINIC_DIALOGUE_VERSION = 2;
+/**
+ * 3: the `handler` region (bot | human) of issue 32; 2: the statechart of seed 003 (issue 15);
+ * 1 was six I/O phases around an if/else ladder. Migrations: dialogue-restore.ts.
+ */
+export const CLINIC_DIALOGUE_VERSION = 3;
 
 export interface DialogueOptions {
   /** CLINIC_ROUTER_HINT: a stepped branch holding the dialogue gets the [ПОДСКАЗКА РОУТЕРА] block. */
   routerHint?: boolean;
 }
 
-const MACHINE_ID = "clinicDialogue";
 const P = `#${MACHINE_ID}.patient`;
-/** The history state of a stepped branch; upper case, so no configured (lower_snake_case) step can be named so. */
-const HISTORY = "H";
 
 type Ctx = { context: DialogueContext; event: DialogueEvent };
 const view = (c: DialogueContext): TurnView => ({ state: c.state, turn: c.turn! });
@@ -203,6 +213,7 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
         events: context.turn!.events,
         notes: context.turn!.notes,
         fragments: context.turn!.fragments,
+        withHuman: context.human !== null,
       })),
       emitFailed: emit(
         ({ event }) =>
@@ -213,6 +224,23 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
           }) as const,
       ),
       clearTurn: assign({ turn: null }),
+      // The human (issue 32).
+      holdForHuman: assign({
+        turn: ({ context }) => ({
+          ...context.turn!,
+          reply: holdingReply(context.human!),
+          events: [...context.turn!.events, "held_by_operator" as const],
+        }),
+      }),
+      take: assign({
+        human: ({ event }) => {
+          const e = event as Extract<HumanEvent, { type: "operator.take" }>;
+          return { operator: e.operator, since: e.at, replies: 0 };
+        },
+      }),
+      leaveHuman: assign({ human: null }),
+      operatorWrote: assign({ human: ({ context }) => ({ ...context.human!, replies: context.human!.replies + 1 }) }),
+      releaseToSuspended: assign({ state: ({ context }) => releaseToSuspended(registry, context.state) }),
     },
     guards: {
       ...stepGuards<DialogueContext>((p) => stepSpec(registry, (p.branch ?? null) as BranchCode | null, p.step), host),
@@ -245,6 +273,9 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       needsKnowledge: ({ context }) => needsKnowledge(registry, view(context)),
       callPending: ({ context }) => context.turn?.pendingCall === true,
       stepSettled: ({ context }) => context.turn?.stepPending !== true,
+      withHuman: ({ context }) => context.human !== null,
+      legacyRelease: ({ event }) => event.type === "operator.release" && event.at === undefined,
+      suspendedIs: ({ context }, p: { branch: BranchCode }) => suspendedIs(context.state, p.branch),
     },
   });
 
@@ -253,6 +284,17 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     stepped
       .filter((s) => s !== except)
       .map((s) => ({ guard: { type: guard, params: { branch: s } }, target: `${to(s)}.${HISTORY}`, actions }));
+
+  const endEscalation = [
+    // Logged before issue 32 (no `at`): to `unrouted`, as then, so old logs replay to their snapshots.
+    { guard: "legacyRelease", target: to("unrouted"), actions: "release" },
+    ...stepped.map((s) => ({
+      guard: { type: "suspendedIs", params: { branch: s } },
+      target: `${to(s)}.${HISTORY}`,
+      actions: "releaseToSuspended",
+    })),
+    { target: to("unrouted"), actions: "release" },
+  ];
 
   const branchState = (b: BranchCode) => {
     const graph = registry.stepGraphs[b];
@@ -264,7 +306,9 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
             { guard: "routerLoopLocked", actions: ["hearRouter", "loopGuard"] },
             { guard: "routerDisagrees", actions: ["hearRouter", "holdWithHuman"] },
           ],
-          "operator.release": { target: to("unrouted"), actions: "release" },
+          // Release and close end the escalation: a booking it suspended goes on at its step.
+          "operator.release": endEscalation,
+          "operator.close": endEscalation,
         },
       };
     }
@@ -348,6 +392,8 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
         on: {
           "patient.message": [
             { guard: "redFlag", actions: ["emitFinal", "clearTurn"] },
+            // A human holds the thread: the bot is silent (no router, no branch), the holding reply.
+            { guard: "withHuman", actions: ["holdForHuman", "emitFinal", "clearTurn"] },
             { target: "routing", actions: "emitRouter" },
           ],
         },
@@ -384,83 +430,38 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     },
   };
 
+  // Who answers the patient: the bot, or the operator who took the thread.
+  const handler = {
+    initial: "bot",
+    states: {
+      bot: {
+        on: {
+          "operator.take": { target: "human", actions: "take" },
+          // Closing a thread the bot answers is allowed (an escalation ends with it, in `patient`).
+          "operator.close": { actions: "leaveHuman" },
+        },
+      },
+      human: {
+        on: {
+          // Accepted only here: a message into a thread nobody holds is refused (409).
+          "operator.message": { actions: "operatorWrote" },
+          "operator.release": { target: "bot", actions: "leaveHuman" },
+          "operator.close": { target: "bot", actions: "leaveHuman" },
+        },
+      },
+    },
+  };
+
   const created = machine.createMachine({
     id: MACHINE_ID,
     type: "parallel",
     // A thread starts unrouted; a stored thread's position comes from its snapshot (see guardRestore).
-    context: () => ({ state: initialClinicState(), turn: null }),
+    context: () => ({ state: initialClinicState(), turn: null, human: null }),
     // The generated nodes are plain config; xstate validates them at creation.
-    states: { patient: patient as { states: {} }, turn: turn as { states: {} } },
+    states: { patient: patient as { states: {} }, turn: turn as { states: {} }, handler: handler as { states: {} } },
   });
   guardRestore(created, registry);
   return created;
 }
 
 export type ClinicDialogueMachine = ReturnType<typeof createClinicDialogueMachine>;
-
-/** The `patient` region's value for a thread state: the branch, and the step of a stepped branch. */
-export function patientValue(state: ClinicState): string | Record<string, string> {
-  if (state.activeBranch === null) return "unrouted";
-  return state.step === null ? state.activeBranch : { [state.activeBranch]: state.step };
-}
-
-interface Persisted {
-  value?: unknown;
-  context?: { state?: ClinicState; turn?: unknown };
-  historyValue?: Record<string, { id: string }[]>;
-  [k: string]: unknown;
-}
-
-/**
- * Every restore (the driver's, replay's across settings versions) goes through `resolveState`;
- * the machine is generated from settings that may have changed since the snapshot was written,
- * so the position is read from the thread state (a step gone from the graph falls back to the
- * initial one, as the router stage did in v1) and history entries naming gone states are dropped.
- * xstate's `resolveState` takes history as stored ids; it is revived to state nodes here.
- */
-function guardRestore(machine: AnyStateMachine, registry: Registry): void {
-  const resolve = machine.resolveState.bind(machine);
-  const node = (id: string) => {
-    try {
-      return machine.getStateNodeById(id);
-    } catch {
-      return null;
-    }
-  };
-  machine.resolveState = ((config: Persisted) => {
-    const state = config.context?.state;
-    if (!state) return resolve(config as never);
-    const fixed: ClinicState = {
-      ...state,
-      step: state.activeBranch === null ? state.step : validStep(registry, state.activeBranch, state.step),
-    };
-    const turnValue = (config.value as { turn?: unknown } | undefined)?.turn;
-    const historyValue = Object.fromEntries(
-      Object.entries(config.historyValue ?? {})
-        .map(([id, list]) => [id, node(id) ? list.map((n) => node(typeof n === "string" ? n : n.id)) : []] as const)
-        .filter(([, list]) => list.length > 0 && list.every(Boolean)),
-    );
-    return resolve({
-      ...config,
-      value: { patient: patientValue(fixed), turn: typeof turnValue === "string" ? turnValue : "idle" },
-      context: { ...config.context, state: fixed },
-      historyValue,
-    } as never);
-  }) as typeof machine.resolveState;
-}
-
-/**
- * v1 → v2: a v1 snapshot rests in `idle` with the thread state in context; v2 reads the branch and
- * step from it, and a suspended stepped scenario becomes its branch's history (where a resume goes).
- */
-export function migrateClinicDialogue(persisted: unknown, fromVersion: number): unknown {
-  if (fromVersion !== 1) throw new Error(`clinic-dialogue: no migration from version ${fromVersion}`);
-  const p = persisted as Persisted;
-  const state = p.context?.state ?? initialClinicState();
-  const s = state.suspended;
-  const historyValue =
-    s && s.step !== null
-      ? { [`${MACHINE_ID}.patient.${s.intent}.${HISTORY}`]: [{ id: `${MACHINE_ID}.patient.${s.intent}.${s.step}` }] }
-      : {};
-  return { ...p, value: { patient: patientValue(state), turn: "idle" }, context: { state, turn: null }, historyValue };
-}

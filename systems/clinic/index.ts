@@ -6,8 +6,8 @@ import { clinicMessagesMeta } from "./message-meta";
 import { offlineBranch, offlineRouter } from "./offline";
 import { clinicSpec, registryAt } from "./registry-load";
 import { clinicRoutes } from "./routes";
-import { loadClinicTurnContext } from "./store/turn-context";
-import { readClinicState, releaseClinicThread } from "./turn";
+import { runOperatorAction } from "./operator-turn";
+import { readClinicState } from "./turn";
 
 /** Seed 003: the clinic's patient chat, its settings and knowledge base, its generated dialogue machine. */
 export const clinicSystem: HttpDialogueSystem = {
@@ -32,12 +32,8 @@ export const clinicSystem: HttpDialogueSystem = {
   inbox: {
     state: readClinicState,
     messagesMeta: clinicMessagesMeta,
-    async release(sql, tenantId, threadId) {
-      // An operator's release hands an escalated thread back to the bot (the machine's operator.release).
-      const context = await loadClinicTurnContext(sql, tenantId, threadId, 0);
-      if (context && (await readClinicState(sql, threadId)).activeBranch === "escalate_human")
-        await releaseClinicThread(sql, tenantId, context);
-    },
+    // Take, an operator's message, release, close: events of the dialogue machine (its `handler` region).
+    operate: runOperatorAction,
   },
   migrations: fileURLToPath(new URL("./migrations", import.meta.url)),
 };

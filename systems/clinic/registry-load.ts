@@ -4,12 +4,8 @@ import { seedBranches } from "./seed-branches";
 import { seedRouter } from "./seed-router";
 import type { Registry } from "./types";
 import type { MachineSpec } from "../../driver/machine-spec";
-import {
-  CLINIC_DIALOGUE_VERSION,
-  createClinicDialogueMachine,
-  migrateClinicDialogue,
-  type ClinicDialogueMachine,
-} from "./dialogue.machine";
+import { CLINIC_DIALOGUE_VERSION, createClinicDialogueMachine, type ClinicDialogueMachine } from "./dialogue.machine";
+import { migrateClinicDialogue } from "./dialogue-restore";
 import { stageEnabled } from "../../driver/stage-switches";
 import { branchCodes, ROUTER_CODE } from "./types";
 import type { Tx } from "../../storage/db";

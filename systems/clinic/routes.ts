@@ -1,5 +1,10 @@
 import { Hono } from "hono";
-import { HISTORY_MESSAGES, readClinicState, releaseClinicThread, runClinicTurn } from "./turn";
+import { HISTORY_MESSAGES, readClinicState, runClinicTurn } from "./turn";
+import { runOperatorAction } from "./operator-turn";
+import { followThread } from "../../http/thread-follow";
+import { lastEventId } from "../../http/run-follow";
+import { sseResponse } from "../../http/sse-response";
+import { threadWakeKey } from "../../storage/thread-events";
 import { loadClinicTurnContext } from "./store/turn-context";
 import { clinicMessagesMeta } from "./message-meta";
 import { AppError } from "../../driver/errors";
@@ -12,8 +17,6 @@ import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
 import { clinicAdminRoutes } from "./admin-routes";
 import { clinicKbChunkRoutes } from "./kb-routes";
-import { holdClinicTurn } from "./hold";
-import { setHandling } from "../../storage/inbox";
 import { ClinicMessageBody, type ClinicEvents } from "./contract";
 
 /**
@@ -85,21 +88,10 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
       },
       work: async (run) => {
         // Read above: with the run's start, or before it (a request with an Idempotency-Key).
+        // An operator holding the thread is the machine's `human` state: it answers with no model call.
         const ctx = context!;
         const handling = ctx.handling;
-        // An operator has the thread: the patient gets a holding reply, no model is asked.
-        if (handling?.status === "taken") {
-          await holdClinicTurn({
-            sql: deps.db.sql,
-            run,
-            threadId: ctx.threadId,
-            text: body.text,
-            handling,
-            state: await readClinicState(deps.db.sql, ctx.threadId),
-          });
-          return;
-        }
-        await runClinicTurn({
+        const r = await runClinicTurn({
           sql: deps.db.sql,
           llm: deps.llm,
           run,
@@ -111,8 +103,10 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
           webhook: deps.webhook.enabled,
           secrets: configuredSecrets(deps.config),
         });
-        // After the commit: an escalation's outbox row is due now.
+        // After the commit: an escalation's outbox row is due now; a held thread's operator is told.
         deps.webhook.kick();
+        if (r.events.includes("held_by_operator") || r.events.includes("red_flag"))
+          deps.waker.poke(threadWakeKey(ctx.threadId));
       },
     });
   });
@@ -120,11 +114,30 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
   /** An operator takes an escalated thread back from the human queue (the bot answers again). */
   app.post("/v1/clinic/threads/:threadId/release", async (c) => {
     const tenantId = c.get("tenantId");
-    const context = await loadClinicTurnContext(deps.db.sql, tenantId, c.req.param("threadId"), 0);
-    if (!context) throw new AppError("not_found", "Такого диалога нет.");
-    const state = await releaseClinicThread(deps.db.sql, tenantId, context);
-    await setHandling(deps.db.sql, tenantId, context.threadId, { status: "open", clearEscalation: true });
-    return c.json({ threadId: context.threadId, released: true, state });
+    const threadId = c.req.param("threadId");
+    const r = await runOperatorAction(
+      deps.db.sql,
+      tenantId,
+      threadId,
+      { kind: "release" },
+      {
+        webhook: deps.webhook.enabled,
+      },
+    );
+    deps.waker.poke(threadWakeKey(threadId));
+    deps.webhook.kick();
+    return c.json({ threadId, released: true, state: r.state });
+  });
+
+  /**
+   * The thread's live events for the patient's client (issue 32): an operator took the thread,
+   * wrote, released or closed it, the patient wrote while it is held. Resumable by Last-Event-ID;
+   * every tab of the thread gets every event; followed across processes (http/thread-follow.ts).
+   */
+  app.get("/v1/clinic/threads/:threadId/events", async (c) => {
+    const conv = await thread(c.get("tenantId"), c.req.param("threadId"));
+    const after = lastEventId(c);
+    return sseResponse(c, (stream) => followThread(deps, stream, conv.id, after));
   });
 
   app.route("/", clinicAdminRoutes(deps));

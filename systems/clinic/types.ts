@@ -139,7 +139,9 @@ export type TurnEvent =
   /** The branch's STATE_JSON or signal could not be read (step and slots kept; the debug notes say why). */
   | "tail_malformed"
   /** A well-formed INTENT_CHANGE that did not move the dialogue (no exit conditions, or the thread is with a human). */
-  | "signal_ignored";
+  | "signal_ignored"
+  /** An operator holds the thread (the dialogue machine's `human` state): no model is asked, the holding reply. */
+  | "held_by_operator";
 
 /** The cap of seed 003: more than this many switches in one thread trips the loop guard. */
 export const HANDOFF_CAP = 3;

@@ -102,6 +102,24 @@ export const OutcomeStats = z.object({
   byEscalationReason: z
     .array(z.object({ kind: z.string(), reason: z.string(), runs: count }))
     .describe("escalated turns by reason"),
+  handoffs: z
+    .array(
+      z.object({
+        reason: z
+          .string()
+          .describe("escalation reason at the take; not_escalated: an operator took a thread on his own"),
+        taken: count,
+        avgTimeToTakeMs: z.number().nullable(),
+        medianTimeToTakeMs: z.number().nullable(),
+        firstReplies: count,
+        avgTimeToFirstReplyMs: z.number().nullable().describe("from the take to the operator's first message"),
+        medianTimeToFirstReplyMs: z.number().nullable(),
+        operatorMessages: count,
+        released: count,
+        closed: count,
+      }),
+    )
+    .describe("operators' actions by escalation reason (issue 32)"),
 });
 
 /** A JSON-RPC message of the MCP Streamable HTTP transport (the demo server's business). */

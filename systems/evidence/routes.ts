@@ -14,6 +14,7 @@ import { createConversation, findConversation } from "../../storage/conversation
 import { getEvidenceRun } from "./store/evidence-runs";
 import { listMessages } from "../../storage/messages";
 import { ESCALATION_PREFIX, outcomeStats } from "../../storage/outcome-stats";
+import { handoffStats } from "../../storage/handoff-stats";
 import type { AuthEnv } from "../../http/auth";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
@@ -156,7 +157,8 @@ export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
     const byEscalationReason = stats.byReasonCode
       .filter((r) => r.reasonCode.startsWith(ESCALATION_PREFIX))
       .map((r) => ({ kind: r.kind, reason: r.reasonCode.slice(ESCALATION_PREFIX.length), runs: r.runs }));
-    return c.json({ ...rest, byOutcomeClass: [...classes.values()], byEscalationReason });
+    const handoffs = await handoffStats(sql, { tenantId: c.get("tenantId"), kind: q.data.kind, since: q.data.since });
+    return c.json({ ...rest, byOutcomeClass: [...classes.values()], byEscalationReason, handoffs });
   });
   return app;
 }

@@ -208,7 +208,7 @@ describe("operator inbox", () => {
     const callsBefore = llm.calls.length;
     const held = await say(id, "Вы тут? 8 916 777 88 99");
     expect(final(held).reply).toBe(
-      "Спасибо, номер записан — администратор перезвонит вам. Ваше сообщение передано администратору клиники, он ответит вам здесь в ближайшее время.",
+      "Спасибо, номер записан — администратор перезвонит вам. Администратор (Мария) уже ведёт этот диалог и ответит вам здесь, в этом чате. Бот пока не отвечает; если станет хуже — звоните 103.",
     );
     expect(final(held).events).toEqual(["held_by_operator"]);
     expect(llm.calls.length).toBe(callsBefore);

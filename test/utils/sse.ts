@@ -62,3 +62,59 @@ export async function postSse(
 
 export const eventsNamed = (r: SseResponse, name: string) =>
   r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, unknown>);
+
+/** A live SSE connection that keeps reading in the background (a thread's event stream, say). */
+export interface Following {
+  events: SseEvent[];
+  /** Resolves with the first event (from now or already received) that `pred` accepts. */
+  next(pred: (e: SseEvent) => boolean, ms?: number): Promise<SseEvent>;
+  close(): void;
+}
+
+export async function followSse(url: string, headers: Record<string, string> = {}): Promise<Following> {
+  const ac = new AbortController();
+  const res = await fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal: ac.signal });
+  if (!res.ok) throw new Error(`follow ${url}: HTTP ${res.status} ${await res.text()}`);
+  const events: SseEvent[] = [];
+  const waiters = new Set<() => void>();
+  const parser = createParser({
+    onEvent(m: EventSourceMessage) {
+      events.push({ event: m.event ?? "message", id: m.id, data: m.data ? JSON.parse(m.data) : null });
+      for (const w of [...waiters]) w();
+    },
+  });
+  void (async () => {
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+    } catch {
+      // aborted by close()
+    }
+  })();
+  return {
+    events,
+    next(pred, ms = 5_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = events.find(pred);
+          if (!found) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching event within ${ms} ms; got ${events.map((e) => e.event).join(", ")}`));
+        }, ms);
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () => ac.abort(),
+  };
+}

@@ -5,11 +5,8 @@ import { buildRegistry, defaultRegistry } from "../../../systems/clinic/registry
 import { seedBranches } from "../../../systems/clinic/seed-branches";
 import type { ClinicState, Registry, StepGraph } from "../../../systems/clinic/types";
 import { replayLog } from "../../../driver/replay";
-import {
-  createClinicDialogueMachine,
-  migrateClinicDialogue,
-  patientValue,
-} from "../../../systems/clinic/dialogue.machine";
+import { createClinicDialogueMachine } from "../../../systems/clinic/dialogue.machine";
+import { migrateClinicDialogue, patientValue } from "../../../systems/clinic/dialogue-restore";
 import type { ClinicDialogueMachine } from "../../../systems/clinic/dialogue.machine";
 
 /**
@@ -112,13 +109,17 @@ describe("clinic dialogue v2 against conversations recorded with v1", () => {
         const r = runTurn(machine, persisted, t.script);
         expect(r.failed, `conversation ${ci} turn ${ti}: failed`).toBe(t.failed);
         if (t.failed) {
-          expect(r.snap.value).toMatchObject({ turn: "failed" });
+          expect(r.snap.value).toMatchObject({ turn: "failed", handler: "bot" });
           continue;
         }
         expect(finalOf(r.final), `conversation ${ci} turn ${ti}`).toEqual(finalOf(t.final));
         expect(r.persisted.context.state).toEqual(t.persisted!.context.state);
         // Between turns the snapshot says where the patient is, not `idle`.
-        expect(r.persisted.value).toEqual({ patient: patientValue(r.persisted.context.state), turn: "idle" });
+        expect(r.persisted.value).toEqual({
+          patient: patientValue(r.persisted.context.state),
+          turn: "idle",
+          handler: "bot",
+        });
         persisted = r.persisted;
         turns++;
       }
@@ -137,7 +138,11 @@ describe("clinic dialogue v2 against conversations recorded with v1", () => {
           value: unknown;
           context: { state: ClinicState };
         };
-        expect(migrated.value).toEqual({ patient: patientValue(stored.persisted!.context.state), turn: "idle" });
+        expect(migrated.value).toEqual({
+          patient: patientValue(stored.persisted!.context.state),
+          turn: "idle",
+          handler: "bot",
+        });
         let persisted: unknown = migrated;
         for (let i = from + 1; i < c.turns.length; i++) {
           const t = c.turns[i]!;

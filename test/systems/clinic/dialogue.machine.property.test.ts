@@ -5,7 +5,7 @@ import { buildRegistry, defaultRegistry, stepSpec } from "../../../systems/clini
 import { seedBranches } from "../../../systems/clinic/seed-branches";
 import { branchCodes, HANDOFF_CAP } from "../../../systems/clinic/types";
 import type { ClinicState, Registry, StepGraph } from "../../../systems/clinic/types";
-import { patientValue } from "../../../systems/clinic/dialogue.machine";
+import { patientValue } from "../../../systems/clinic/dialogue-restore";
 import { createRunner } from "./runner";
 import type { Reply } from "./runner";
 
@@ -169,7 +169,7 @@ function runProperty(reg: Registry, steps: string[], numRuns: number) {
         }
         checkTurn(reg, prev, r.state, r.events, r.reply, r.calls);
         // Between turns the statechart rests where the thread state says: branch, step, idle turn.
-        expect(JSON.parse(r.persisted).value).toEqual({ patient: patientValue(r.state), turn: "idle" });
+        expect(JSON.parse(r.persisted).value).toEqual({ patient: patientValue(r.state), turn: "idle", handler: "bot" });
         expect(r.calls.branch).toBeLessThanOrEqual(3);
       }
     }),

@@ -266,9 +266,17 @@ describe("clinic dialogue v2 statechart: position, history, failure", () => {
   it("rests in the branch and step between turns; a resume re-enters the booking's step through its history state", () => {
     const run = createRunner(defaultRegistry());
     ok(run.turn("Запишите к ЛОРу", { router: ["new_booking"], branch: [`Как вас зовут?${tail("intro", {})}`] }));
-    expect(JSON.parse(run.persisted).value).toEqual({ patient: { new_booking: "intro" }, turn: "idle" });
+    expect(JSON.parse(run.persisted).value).toEqual({
+      patient: { new_booking: "intro" },
+      turn: "idle",
+      handler: "bot",
+    });
     ok(run.turn("Анна", { router: ["new_booking"], branch: [`Что беспокоит?${tail("qualify", { name: "Анна" })}`] }));
-    expect(JSON.parse(run.persisted).value).toEqual({ patient: { new_booking: "qualify" }, turn: "idle" });
+    expect(JSON.parse(run.persisted).value).toEqual({
+      patient: { new_booking: "qualify" },
+      turn: "idle",
+      handler: "bot",
+    });
     ok(
       run.turn("Сколько стоит?", {
         router: ["price_question"],
@@ -276,7 +284,7 @@ describe("clinic dialogue v2 statechart: position, history, failure", () => {
       }),
     );
     const away = JSON.parse(run.persisted) as { value: unknown; historyValue: Record<string, { id: string }[]> };
-    expect(away.value).toEqual({ patient: "price_question", turn: "idle" });
+    expect(away.value).toEqual({ patient: "price_question", turn: "idle", handler: "bot" });
     expect(away.historyValue["clinicDialogue.patient.new_booking.H"]).toEqual([
       { id: "clinicDialogue.patient.new_booking.qualify" },
     ]);
@@ -285,7 +293,11 @@ describe("clinic dialogue v2 statechart: position, history, failure", () => {
     );
     expect(back.events).toContain("resumed");
     expect(back.state).toMatchObject({ activeBranch: "new_booking", step: "qualify", slots: { name: "Анна" } });
-    expect(JSON.parse(run.persisted).value).toEqual({ patient: { new_booking: "qualify" }, turn: "idle" });
+    expect(JSON.parse(run.persisted).value).toEqual({
+      patient: { new_booking: "qualify" },
+      turn: "idle",
+      handler: "bot",
+    });
   });
 
   it("a model failure is an event: the turn ends in `failed` with clinic.failed, no final", () => {
@@ -293,7 +305,7 @@ describe("clinic dialogue v2 statechart: position, history, failure", () => {
     let [s] = initialTransition(machine);
     [s] = transition(machine, s, { type: "patient.message", text: "Хочу записаться" });
     const [failed, actions] = transition(machine, s, { type: "model.failed", role: "router", message: "timeout" });
-    expect(failed.value).toEqual({ patient: "unrouted", turn: "failed" });
+    expect(failed.value).toEqual({ patient: "unrouted", turn: "failed", handler: "bot" });
     const emitted = (actions as { type: string; params?: { event: { type: string } } }[])
       .filter((a) => a.type === "xstate.emit")
       .map((a) => a.params!.event);
@@ -314,7 +326,7 @@ describe("clinic dialogue v2 statechart: position, history, failure", () => {
       context: { state, turn: null },
       historyValue: { "clinicDialogue.patient.new_booking.H": [{ id: "clinicDialogue.patient.new_booking.triage" }] },
     } as never);
-    expect(s.value).toEqual({ patient: { new_booking: "intro" }, turn: "idle" });
+    expect(s.value).toEqual({ patient: { new_booking: "intro" }, turn: "idle", handler: "bot" });
     expect(s.context.state.step).toBe("intro");
     expect(s.historyValue).toEqual({});
   });

@@ -16,6 +16,7 @@ const finalOf = (state: ClinicState): Final => ({
   reply: "Ответ.",
   state,
   events: [],
+  withHuman: false,
   notes: [],
   fragments: [],
 });

@@ -202,7 +202,7 @@ describe("an escalated thread stays with the human until an operator releases it
     expect(r.calls.branch).toBe(0);
   });
 
-  it("the operator's release returns the thread to the bot; a second release is a conflict; replay still rebuilds", async () => {
+  it("the operator's release returns the thread to the bot at the booking's step; a second release is a conflict; replay still rebuilds", async () => {
     const id = await newThread();
     await turn(
       id,
@@ -215,19 +215,27 @@ describe("an escalated thread stays with the human until an operator releases it
     expect(rel.status).toBe(200);
     const body = (await rel.json()) as { released: boolean; state: State };
     expect(body.released).toBe(true);
+    // The booking the escalation suspended goes on at its step, with its slots (issue 32).
     expect(body.state).toMatchObject({
-      activeBranch: null,
+      activeBranch: "new_booking",
+      step: "intro",
+      slots: { specialist: "ЛОР" },
       escalationReason: null,
       handoffCount: 0,
-      suspended: { intent: "new_booking" },
+      suspended: null,
     });
     const th = (await (await fetch(`${server.url}/v1/clinic/threads/${id}`, { headers: A })).json()) as {
       state: State;
     };
     expect(th.state).toEqual(body.state);
-    // The bot answers again: the router's price question goes to its branch.
-    const price = await turn(id, "А сколько стоит приём?", "price_question", "Приём стоит 2500 рублей.");
-    expect(price.state).toMatchObject({ activeBranch: "price_question", escalationReason: null });
+    // The bot answers again, in the booking: a side question keeps the booking (sticky).
+    const price = await turn(
+      id,
+      "А сколько стоит приём?",
+      "price_question",
+      `Приём стоит 2500 рублей.${tail("intro")}`,
+    );
+    expect(price.state).toMatchObject({ activeBranch: "new_booking", step: "intro", escalationReason: null });
     expect(price.reply).toBe("Приём стоит 2500 рублей.");
     const again = await release(id);
     expect(again.status).toBe(409);
@@ -249,7 +257,7 @@ describe("an escalated thread stays with the human until an operator releases it
     for (const m of replay.machines) expect(m).toMatchObject({ replayed: true, matches: true });
   });
 
-  it("a released booking resumes where it was when the router names it", async () => {
+  it("a released booking goes on at its step with no resume needed", async () => {
     const id = await newThread();
     await turn(
       id,
@@ -268,7 +276,7 @@ describe("an escalated thread stays with the human until an operator releases it
     expect((await release(id)).status).toBe(200);
     const r = await turn(id, "Давайте продолжим запись", "new_booking", `Как к вам обращаться?${tail("intro")}`);
     expect(r.state).toMatchObject({ activeBranch: "new_booking", step: "intro", suspended: null });
-    expect(r.events).toContain("resumed");
+    expect(r.events).not.toContain("handoff");
   });
 });
 

@@ -1,0 +1,41 @@
+import type { Deps } from "./deps";
+import { SseWriter } from "./sse-writer";
+import type { SseStream } from "./sse-response";
+import { listThreadEvents, threadWakeKey } from "../storage/thread-events";
+import { conversationExists } from "../storage/conversations";
+
+/**
+ * Follows a thread's event log (issue 32): replays what is stored after `after` (Last-Event-ID),
+ * then delivers each new event as it commits — woken in this process by the writer's `poke`, in
+ * another process by LISTEN/NOTIFY on a PostgreSQL server (the run waker's channel), else by
+ * polling. Each event's SSE id is its number in the log, so a reconnect misses nothing and every
+ * tab of the thread gets every event. Ends when the client goes or the conversation is erased.
+ */
+export async function followThread(deps: Deps, stream: SseStream, conversationId: string, after: number) {
+  const writer = new SseWriter(stream);
+  const key = threadWakeKey(conversationId);
+  let last = after;
+  let idle = 0;
+  try {
+    while (!writer.isClosed) {
+      // Armed before reading, so an event committed while this reads still wakes the next wait.
+      const news = deps.waker.arm(key);
+      const rows = await listThreadEvents(deps.db.sql, conversationId, last);
+      for (const e of rows) {
+        writer.send({ seq: e.seq, event: e.kind, data: { ...e.data, at: e.at } });
+        last = e.seq;
+      }
+      if (rows.length > 0) {
+        idle = 0;
+        continue;
+      }
+      // An erased conversation has nothing more to say (checked now and then, not on every wake).
+      if (++idle % 40 === 0 && !(await conversationExists(deps.db.sql, conversationId))) break;
+      await news.wait();
+    }
+  } catch {
+    // The database went away under a shutdown: the stream ends; the client reconnects elsewhere.
+  }
+  await writer.drain();
+  writer.close();
+}

@@ -1,0 +1,73 @@
+import type { Tx } from "./db";
+
+/**
+ * The human hand-off in numbers (issue 32), from the threads' event logs (storage/thread-events.ts):
+ * per escalation reason, how many threads operators took and how long the patient waited for the
+ * take (from the escalation) and for the first operator message (from the take); how many
+ * operator messages, releases and closes. A take of a thread that was not escalated counts under
+ * `not_escalated`.
+ */
+export interface HandoffStats {
+  reason: string;
+  taken: number;
+  avgTimeToTakeMs: number | null;
+  medianTimeToTakeMs: number | null;
+  firstReplies: number;
+  avgTimeToFirstReplyMs: number | null;
+  medianTimeToFirstReplyMs: number | null;
+  operatorMessages: number;
+  released: number;
+  closed: number;
+}
+
+export async function handoffStats(
+  sql: Tx,
+  f: { tenantId: string; kind?: string; since?: Date },
+): Promise<HandoffStats[]> {
+  const rows = await sql<
+    {
+      reason: string;
+      taken: number;
+      avg_take: number | null;
+      median_take: number | null;
+      first_replies: number;
+      avg_reply: number | null;
+      median_reply: number | null;
+      operator_messages: number;
+      released: number;
+      closed: number;
+    }[]
+  >`
+    with e as (
+      select e.kind, coalesce(e.data->>'reason', 'not_escalated') as reason,
+             (e.data->>'waitMs')::float8 as wait_ms, (e.data->>'sinceTakenMs')::float8 as reply_ms,
+             (e.data->>'first')::boolean as first
+        from thread_events e join conversations c on c.id = e.conversation_id
+       where c.tenant_id = ${f.tenantId} ${f.kind ? sql`and c.kind = ${f.kind}` : sql``}
+         ${f.since ? sql`and e.created_at >= ${f.since}` : sql``}
+         and e.kind <> 'patient.message')
+    select reason,
+           count(*) filter (where kind = 'conversation.taken')::int as taken,
+           avg(wait_ms) filter (where kind = 'conversation.taken') as avg_take,
+           percentile_cont(0.5) within group (order by wait_ms) filter (where kind = 'conversation.taken') as median_take,
+           count(*) filter (where kind = 'operator.message' and first)::int as first_replies,
+           avg(reply_ms) filter (where kind = 'operator.message' and first) as avg_reply,
+           percentile_cont(0.5) within group (order by reply_ms) filter (where kind = 'operator.message' and first) as median_reply,
+           count(*) filter (where kind = 'operator.message')::int as operator_messages,
+           count(*) filter (where kind = 'conversation.released')::int as released,
+           count(*) filter (where kind = 'conversation.closed')::int as closed
+      from e group by reason order by reason`;
+  const ms = (v: number | null) => (v === null ? null : Math.round(Number(v)));
+  return rows.map((r) => ({
+    reason: r.reason,
+    taken: r.taken,
+    avgTimeToTakeMs: ms(r.avg_take),
+    medianTimeToTakeMs: ms(r.median_take),
+    firstReplies: r.first_replies,
+    avgTimeToFirstReplyMs: ms(r.avg_reply),
+    medianTimeToFirstReplyMs: ms(r.median_reply),
+    operatorMessages: r.operator_messages,
+    released: r.released,
+    closed: r.closed,
+  }));
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { validStep } from "./turn-logic";
+import type { BranchCode, ClinicState, Registry } from "./types";
+
+/**
+ * The human in the dialogue (issue 32): an operator who took the thread is the dialogue
+ * machine's `handler.human` state, with who and since when in its context. While there the bot
+ * is silent — no router, no branch — and the patient's messages get a holding reply that says
+ * what happens next; the operator's messages are events of the machine; release and close return
+ * the thread to the bot, where the machine remembers it.
+ */
+
+export const HumanHold = z.object({
+  /** The operator's name as the take request gave it (shown to the patient). */
+  operator: z.string(),
+  /** ISO time of the take. */
+  since: z.string(),
+  /** The operator's messages since the take (the first one's time is a statistic). */
+  replies: z.number().int().nonnegative().default(0),
+});
+export type HumanHold = z.output<typeof HumanHold>;
+
+/** The machine's operator events (the inbox routes send them through systems/clinic/operator-turn.ts). */
+export type HumanEvent =
+  | { type: "operator.take"; operator: string; at: string }
+  | { type: "operator.message"; operator: string; text: string; at: string }
+  /** `at` is absent in logs written before issue 32 (release was the only operator event then). */
+  | { type: "operator.release"; at?: string }
+  | { type: "operator.close"; at?: string };
+
+/** What the bot answers while a human holds the thread: true about who answers and where. */
+export function holdingReply(h: HumanHold): string {
+  const who = h.operator && h.operator !== "оператор" ? `Администратор (${h.operator})` : "Администратор клиники";
+  return `${who} уже ведёт этот диалог и ответит вам здесь, в этом чате. Бот пока не отвечает; если станет хуже — звоните 103.`;
+}
+
+/**
+ * Release (or close) of an escalated thread: the escalation ends, and a stepped scenario the
+ * escalation suspended comes back at its step with its slots (the machine enters that branch's
+ * history state), so the booking goes on where it stopped.
+ */
+export function releaseToSuspended(reg: Registry, state: ClinicState): ClinicState {
+  const s = state.suspended!;
+  return {
+    ...state,
+    activeBranch: s.intent,
+    step: validStep(reg, s.intent, s.step),
+    slots: s.slots,
+    suspended: null,
+    routerDecision: null,
+    handoffCount: 0,
+    softInsertionCount: 0,
+    escalationReason: null,
+  };
+}
+
+export const suspendedIs = (state: ClinicState, branch: BranchCode) =>
+  state.activeBranch === "escalate_human" && state.suspended?.intent === branch;

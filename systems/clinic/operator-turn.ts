@@ -1,0 +1,215 @@
+import type { SnapshotFrom } from "xstate";
+import { AppError } from "../../driver/errors";
+import type { OperatorAction, OperatorResult } from "../../driver/operator-action";
+import { pureInitialTransition } from "../../driver/pure";
+import { restoreRow, runTurn } from "../../driver/turn";
+import type { Sql, Tx } from "../../storage/db";
+import { readEscalation, setHandling } from "../../storage/inbox";
+import { appendMessages } from "../../storage/messages";
+import { enqueueOutbox } from "../../storage/outbox";
+import {
+  appendThreadEvent,
+  findThreadEventByKey,
+  lastTake,
+  type ThreadEvent,
+  type ThreadEventKind,
+} from "../../storage/thread-events";
+import type { ClinicDialogueMachine, DialogueContext } from "./dialogue.machine";
+import type { HumanEvent, HumanHold } from "./human";
+import { clinicSpec, registryFor } from "./registry-load";
+import { loadClinicTurnContext, type ClinicTurnContext } from "./store/turn-context";
+import type { ClinicState } from "./types";
+
+/**
+ * An operator's action on a clinic thread (issue 32) as a turn of its dialogue machine: take,
+ * an operator's message, release, close are machine events (systems/clinic/human.ts), logged and
+ * replayable; the machine decides whether it accepts one (a message into a thread nobody holds is
+ * refused). One transaction writes the snapshot and its log, the operator's message, the inbox
+ * fields, the thread's event (which wakes the patient's event stream) and the webhook's row.
+ */
+
+export interface ClinicOperatorResult extends OperatorResult {
+  state: ClinicState;
+  human: HumanHold | null;
+}
+
+const KIND: Record<OperatorAction["kind"], ThreadEventKind> = {
+  take: "conversation.taken",
+  message: "operator.message",
+  release: "conversation.released",
+  close: "conversation.closed",
+};
+
+const REFUSED: Record<OperatorAction["kind"], string> = {
+  take: "Диалог уже ведёт другой оператор.",
+  message: "Диалог не у оператора: сначала возьмите его («Взять»), потом пишите пациенту.",
+  release: "Диалог не у оператора и не передан ему: освобождать нечего.",
+  close: "Диалог нельзя закрыть сейчас.",
+};
+
+function machineEvent(action: OperatorAction, at: string, holder: HumanHold | null): HumanEvent {
+  switch (action.kind) {
+    case "take":
+      return { type: "operator.take", operator: action.operator, at };
+    case "message":
+      return {
+        type: "operator.message",
+        operator: action.operator ?? holder?.operator ?? "оператор",
+        text: action.text,
+        at,
+      };
+    case "release":
+      return { type: "operator.release", at };
+    case "close":
+      return { type: "operator.close", at };
+  }
+}
+
+export async function runOperatorAction(
+  sql: Sql,
+  tenantId: string,
+  threadId: string,
+  action: OperatorAction,
+  o: { webhook: boolean },
+): Promise<ClinicOperatorResult> {
+  const context = await loadClinicTurnContext(sql, tenantId, threadId, 0);
+  if (!context) throw new AppError("not_found", "Такого диалога нет.");
+  const loaded = await registryFor(sql, tenantId, context.settingsVersions);
+  const spec = clinicSpec(tenantId, loaded);
+  const current = restoreRow(spec, threadId, context.snapshot)?.snapshot ?? pureInitialTransition(spec.machine, {})[0];
+  const holder = (current.context as DialogueContext).human;
+
+  if (action.kind === "message" && action.idempotencyKey) {
+    const earlier = await findThreadEventByKey(sql, threadId, action.idempotencyKey);
+    if (earlier) {
+      if (earlier.kind !== "operator.message" || earlier.data.text !== action.text)
+        throw new AppError(
+          "conflict",
+          "Этот Idempotency-Key уже использован для другого сообщения. Для нового сообщения нужен новый ключ.",
+          { reason: "idempotency_key_reused" },
+        );
+      return { event: earlier, ...positionOf(current), replayed: true };
+    }
+  }
+  // Taking a thread one already holds is a repeat, not a conflict.
+  if (action.kind === "take" && holder?.operator === action.operator) {
+    return { event: await lastTakeEvent(sql, threadId, holder), ...positionOf(current), replayed: true };
+  }
+  const at = new Date().toISOString();
+  const event = machineEvent(action, at, holder);
+  if (!current.can(event as never))
+    throw new AppError("conflict", REFUSED[action.kind], {
+      reason: action.kind === "take" ? "taken_by_another" : "not_held",
+      ...(holder ? { takenBy: holder.operator } : {}),
+    });
+
+  let written: ThreadEvent | null = null;
+  const r = await runTurn({
+    sql,
+    run: null,
+    spec,
+    key: threadId,
+    conversationId: threadId,
+    input: {},
+    stored: context.snapshot,
+    events: [event as never],
+    log: { settings: loaded.versions },
+    commit: async (tx, after) => {
+      written = await record(tx, { tenantId, context, action, event, after, holder, webhook: o.webhook });
+    },
+  });
+  return { event: written!, ...positionOf(r.snapshot), replayed: false };
+}
+
+function positionOf(s: SnapshotFrom<ClinicDialogueMachine>) {
+  const c = s.context as DialogueContext;
+  return { state: c.state, human: c.human };
+}
+
+async function lastTakeEvent(sql: Sql, threadId: string, holder: HumanHold): Promise<ThreadEvent> {
+  const t = await lastTake(sql, threadId);
+  return t?.event ?? { seq: 0, kind: "conversation.taken", data: { operator: holder.operator }, at: holder.since };
+}
+
+/** The rows an accepted operator action writes beside the snapshot, in its transaction. */
+async function record(
+  tx: Tx,
+  a: {
+    tenantId: string;
+    context: ClinicTurnContext;
+    action: OperatorAction;
+    event: HumanEvent;
+    after: SnapshotFrom<ClinicDialogueMachine>;
+    holder: HumanHold | null;
+    webhook: boolean;
+  },
+): Promise<ThreadEvent> {
+  const id = a.context.threadId;
+  const esc = await readEscalation(tx, id);
+  const reason = esc?.escalated ? (esc.reason ?? "unknown") : null;
+  const now = Date.now();
+  const after = positionOf(a.after);
+  let data: Record<string, unknown>;
+  switch (a.event.type) {
+    case "operator.take":
+      await setHandling(tx, a.tenantId, id, { status: "taken", takenBy: a.event.operator });
+      data = {
+        operator: a.event.operator,
+        reason,
+        escalated: !!esc?.escalated,
+        // Time to take: from the escalation to this take (statistics per reason).
+        waitMs: esc?.escalatedAt ? Math.max(0, now - esc.escalatedAt.getTime()) : null,
+      };
+      break;
+    case "operator.message": {
+      const [stored] = await appendMessages(tx, id, [
+        { role: "operator", text: a.event.text, meta: { author: a.event.operator } },
+      ]);
+      data = {
+        operator: a.event.operator,
+        text: a.event.text,
+        messageSeq: stored!.seq,
+        reason,
+        // The first reply since the take: time to first operator reply (statistics per reason).
+        first: a.holder?.replies === 0,
+        sinceTakenMs: a.holder ? Math.max(0, now - Date.parse(a.holder.since)) : null,
+      };
+      break;
+    }
+    case "operator.release":
+    case "operator.close":
+      await setHandling(tx, a.tenantId, id, {
+        status: a.event.type === "operator.close" ? "closed" : "open",
+        clearEscalation: true,
+      });
+      data = {
+        operator: a.action.operator ?? a.holder?.operator ?? null,
+        reason,
+        // Where the bot takes the thread up again.
+        branch: after.state.activeBranch,
+        step: after.state.step,
+      };
+      break;
+  }
+  const written = await appendThreadEvent(tx, {
+    conversationId: id,
+    kind: KIND[a.action.kind],
+    data,
+    idempotencyKey: a.action.kind === "message" ? a.action.idempotencyKey : null,
+  });
+  if (a.webhook)
+    await enqueueOutbox(tx, {
+      tenantId: a.tenantId,
+      conversationId: id,
+      event: written.kind,
+      payload: {
+        tenantId: a.tenantId,
+        system: "clinic",
+        conversationId: id,
+        seq: written.seq,
+        ...data,
+        at: written.at,
+      },
+    });
+  return written;
+}
