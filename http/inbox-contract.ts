@@ -10,6 +10,7 @@ export const InboxDetail = InboxItem.extend({
   messages: z.array(
     z.object({ seq: z.number().int(), role: z.string(), text: z.string(), meta: z.unknown(), createdAt: z.string() }),
   ),
+  lastEventSeq: z.number().int().describe("the thread event log's last number (follow its events from here)"),
 });
 
 const noConv = err("Нет диалога");

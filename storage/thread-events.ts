@@ -84,3 +84,10 @@ export async function lastTake(
      order by t.seq desc limit 1`;
   return r ? { event: toEvent(r), answered: r.answered } : null;
 }
+
+/** The log's last number (0: empty): a client that has read the thread follows from here. */
+export async function lastThreadEventSeq(sql: Tx, conversationId: string): Promise<number> {
+  const [r] = await sql<{ seq: number | null }[]>`
+    select max(seq) as seq from thread_events where conversation_id = ${conversationId}`;
+  return r?.seq ?? 0;
+}

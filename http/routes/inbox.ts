@@ -13,7 +13,7 @@ import {
   type InboxFilter as Filter,
 } from "../../storage/inbox";
 import { listMessages } from "../../storage/messages";
-import { threadWakeKey } from "../../storage/thread-events";
+import { lastThreadEventSeq, threadWakeKey } from "../../storage/thread-events";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { describeZod, readJson } from "../errors";
@@ -68,6 +68,8 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.get("/v1/inbox/conversations/:id", async (c) => {
     const conv = await item(c.get("tenantId"), c.req.param("id"));
+    // Read before the transcript: an event stored meanwhile is then delivered by the thread's stream.
+    const lastEventSeq = await lastThreadEventSeq(sql, conv.id);
     const messages = await listMessages(sql, conv.id);
     const hooks = inboxOf(conv.system);
     const metas = hooks?.messagesMeta ? await hooks.messagesMeta(sql, conv.id, messages) : messages.map((m) => m.meta);
@@ -81,6 +83,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
         meta: m.runId ? { ...metas[i], runId: m.runId } : metas[i],
         createdAt: m.createdAt.toISOString(),
       })),
+      lastEventSeq,
     });
   });
 

@@ -12,6 +12,7 @@ import {
   type SystemContract,
 } from "../../http/contract";
 import { ThreadSseEvent } from "../../http/inbox-contract";
+import { HumanHold } from "./human";
 import { BranchCode, BranchConfig, ClinicState, RouterConfig, StepGraph } from "./types";
 
 /**
@@ -54,13 +55,24 @@ export type ClinicEvents = EventsOf<typeof clinicEvents>;
 export const ClinicSseEvent = sseUnion(clinicEvents);
 
 export const ClinicMessage = z.object({
-  role: z.enum(["user", "assistant", "system", "tool"]),
+  role: z
+    .enum(["user", "assistant", "system", "tool", "operator"])
+    .describe("operator: an operator's message, meta.author names him"),
   text: z.string(),
   meta: z
     .record(z.string(), z.unknown())
     .describe("assistant turns: activeBranch, step, events, fragments, settings; runId names the stored run"),
 });
-export const ClinicThread = z.object({ threadId: z.string(), state: ClinicState, messages: z.array(ClinicMessage) });
+export const ClinicThread = z.object({
+  threadId: z.string(),
+  state: ClinicState,
+  messages: z.array(ClinicMessage),
+  human: HumanHold.nullable().describe("the operator who holds the thread (the bot is silent); null: the bot answers"),
+  lastEventSeq: z
+    .number()
+    .int()
+    .describe("the thread event log's last number: follow /events from here (Last-Event-ID) to miss nothing"),
+});
 export const ReleasedThread = z.object({ threadId: z.string(), released: z.literal(true), state: ClinicState });
 
 // ---- settings ----

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
-import { HISTORY_MESSAGES, readClinicState, runClinicTurn } from "./turn";
+import { HISTORY_MESSAGES, readClinicHuman, readClinicState, runClinicTurn } from "./turn";
 import { runOperatorAction } from "./operator-turn";
 import { followThread } from "../../http/thread-follow";
 import { lastEventId } from "../../http/run-follow";
 import { sseResponse } from "../../http/sse-response";
-import { threadWakeKey } from "../../storage/thread-events";
+import { lastThreadEventSeq, threadWakeKey } from "../../storage/thread-events";
 import { loadClinicTurnContext } from "./store/turn-context";
 import { clinicMessagesMeta } from "./message-meta";
 import { AppError } from "../../driver/errors";
@@ -39,8 +39,11 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.get("/v1/clinic/threads/:threadId", async (c) => {
     const conv = await thread(c.get("tenantId"), c.req.param("threadId"));
-    const [state, messages] = await Promise.all([
+    // The event log's end is read first: an event stored meanwhile is then delivered by /events, not lost.
+    const lastEventSeq = await lastThreadEventSeq(deps.db.sql, conv.id);
+    const [state, human, messages] = await Promise.all([
       readClinicState(deps.db.sql, conv.id),
+      readClinicHuman(deps.db.sql, conv.id),
       listMessages(deps.db.sql, conv.id),
     ]);
     const metas = await clinicMessagesMeta(deps.db.sql, conv.id, messages);
@@ -53,6 +56,8 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
         text: m.text,
         meta: m.runId ? { ...metas[i], runId: m.runId } : metas[i],
       })),
+      human,
+      lastEventSeq,
     });
   });
 

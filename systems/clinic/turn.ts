@@ -1,4 +1,5 @@
 import { assistantMeta } from "./message-meta";
+import { HumanHold } from "./human";
 import type { HistoryMessage } from "./prompt";
 import { MODEL_UNAVAILABLE_REPLY } from "./templates";
 import { ClinicState, initialClinicState } from "./types";
@@ -46,6 +47,13 @@ export const HISTORY_MESSAGES = 12;
 /** The thread state as stored (initial before the first turn); read without a turn. */
 export async function readClinicState(sql: Sql, threadId: string): Promise<ClinicState> {
   return clinicStateOf(await loadSnapshot(sql, threadId));
+}
+
+/** Who holds the thread (the machine's `handler.human`), as stored; null: the bot answers. */
+export async function readClinicHuman(sql: Sql, threadId: string): Promise<HumanHold | null> {
+  const row = await loadSnapshot(sql, threadId);
+  const parsed = HumanHold.safeParse((row?.snapshot as { context?: { human?: unknown } } | undefined)?.context?.human);
+  return parsed.success ? parsed.data : null;
 }
 
 export function clinicStateOf(row: SnapshotRow | null): ClinicState {

@@ -89,9 +89,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e
     expect((await say(id, "Алло?")).events).toEqual(["held_by_operator"]);
     expect(llm.calls.length).toBe(calls);
     await page.click("#refresh");
-    await expect
-      .poll(() => page.locator("#transcript").textContent())
-      .toContain("Ваше сообщение передано администратору клиники");
+    await expect.poll(() => page.locator("#transcript").textContent()).toContain("ответит вам здесь, в этом чате");
     await screenshot(page, "inbox-taken");
     await page.click("#release");
     await expect.poll(() => page.locator('[data-field="status"]').textContent()).toBe("у бота");
@@ -102,16 +100,33 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e
     await expect.poll(() => page.locator('[data-field="status"]').textContent()).toBe("закрыт");
     await expect.poll(() => item(page, id).getAttribute("data-status")).toBe("closed");
 
-    // The receiver: one escalation → one delivery id, the 502 retried, every attempt signed.
-    await expect.poll(() => hook.deliveries.filter((d) => d.status === 200).length, { timeout: 5_000 }).toBe(1);
-    expect(hook.deliveries.map((d) => d.status)).toEqual([502, 200]);
-    expect(new Set(hook.deliveries.map((d) => d.headers["x-webhook-id"])).size).toBe(1);
+    // The receiver: one escalation → one delivery id, the 502 retried, every attempt signed; the
+    // operator's actions (taken, released, closed) arrive as their own events.
+    const escalations = () => hook.deliveries.filter((d) => d.json.event === "conversation.escalated");
+    await expect.poll(() => escalations().filter((d) => d.status === 200).length, { timeout: 5_000 }).toBe(1);
+    expect(escalations().map((d) => d.status)).toEqual([502, 200]);
+    expect(new Set(escalations().map((d) => d.headers["x-webhook-id"])).size).toBe(1);
+    await expect
+      .poll(() => hook.deliveries.filter((d) => d.status === 200).map((d) => d.json.event), { timeout: 5_000 })
+      .toEqual(
+        expect.arrayContaining([
+          "conversation.escalated",
+          "conversation.taken",
+          "conversation.released",
+          "conversation.closed",
+        ]),
+      );
     for (const d of hook.deliveries) {
       expect(d.headers["x-webhook-signature"]).toBe(
         `sha256=${createHmac("sha256", SECRET).update(`${d.headers["x-webhook-timestamp"]}.${d.body}`).digest("hex")}`,
       );
-      expect(d.json).toMatchObject({ conversationId: id, reason: "explicit_request" });
+      expect(d.json).toMatchObject({ conversationId: id });
     }
+    for (const d of escalations()) expect(d.json).toMatchObject({ reason: "explicit_request" });
+    // The take still names the reason the operator took it for.
+    expect(hook.deliveries.find((d) => d.json.event === "conversation.taken")!.json).toMatchObject({
+      reason: "explicit_request",
+    });
     expect(errors).toEqual([]);
   });
 

@@ -195,9 +195,45 @@ describe("the human is a state of the dialogue machine", () => {
     expect((await c.write(id, "Здравствуйте")).status).toBe(201);
     expect((await c.close(id)).status).toBe(200);
     expect((await c.close(id)).status).toBe(200);
+    // Escalated, taken, released, then closed from the bot.
+    const esc = await bookingThenEscalation();
+    expect((await c.take(esc, "Мария")).status).toBe(200);
+    expect((await c.release(esc)).status).toBe(200);
+    const closed = await c.close(esc);
+    expect(closed.status, await closed.clone().text()).toBe(200);
+    expect(await closed.json()).toMatchObject({ status: "closed" });
     expect((await c.write("00000000-0000-4000-8000-000000000000", "x")).status).toBe(404);
     llm.script("router", "general_info");
     llm.script("branch", "Слушаю.");
     expect(c.final(await c.say(id, "Ещё вопрос")).reply).toBe("Слушаю.");
   });
+
+  it.each([
+    ["Позовите человека", "explicit_request"],
+    ["Соедините меня с живым администратором", "explicit_request"],
+    ["У меня резкая боль в животе уже час", "acute_pain"],
+    ["Очень сильная боль в спине, не могу терпеть", "acute_pain"],
+    ["Это безобразие, я в бешенстве от вашего сервиса", "angry"],
+    ["Мне назначили операцию на колене, нужна консультация хирурга", "surgery"],
+  ])(
+    "a real-model-like router (a bare escalate_human, no reason): «%s» → the webhook and the inbox carry %s",
+    async (text, reason) => {
+      const id = await c.newThread();
+      // What real models answer: the intent alone; the branch speaks plainly and names no reason.
+      llm.script("router", "escalate_human");
+      llm.script("branch", "Сейчас подключу администратора.");
+      const r = c.final(await c.say(id, text));
+      expect(r.events).toContain("escalated");
+      const item = await c.json<{ escalationReason: string | null }>(c.api(`/v1/inbox/conversations/${id}`));
+      expect(item.escalationReason).toBe(reason);
+      const end = Date.now() + 5_000;
+      const delivered = () =>
+        hook.deliveries.find((d) => d.json.conversationId === id && d.json.event === "conversation.escalated");
+      while (!delivered()) {
+        if (Date.now() > end) throw new Error("no escalation webhook");
+        await new Promise((res) => setTimeout(res, 30));
+      }
+      expect(delivered()!.json.reason).toBe(reason);
+    },
+  );
 });

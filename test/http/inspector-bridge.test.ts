@@ -73,11 +73,11 @@ describe("Stately inspector bridge", () => {
     const actor = events.find((e) => e.type === "@xstate.actor" && e.sessionId === threadId)!;
     // The actor starts where its log starts (xstate.init); between turns it then says where the
     // patient is: the booking branch at its step.
-    expect(actor.snapshot!.value).toEqual({ patient: "unrouted", turn: "idle" });
+    expect(actor.snapshot!.value).toEqual({ patient: "unrouted", turn: "idle", handler: "bot" });
     const positions = events
       .filter((e) => e.type === "@xstate.snapshot" && e.sessionId === threadId)
       .map((e) => e.snapshot!.value);
-    expect(positions).toContainEqual({ patient: { new_booking: "intro" }, turn: "idle" });
+    expect(positions).toContainEqual({ patient: { new_booking: "intro" }, turn: "idle", handler: "bot" });
     expect(JSON.parse(actor.definition!)).toMatchObject({
       id: "clinicDialogue",
       type: "parallel",

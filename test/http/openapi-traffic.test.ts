@@ -31,7 +31,7 @@ const traffic: Exchange[] = [];
 async function call(
   method: string,
   path: string,
-  o: { body?: unknown; headers?: Record<string, string>; auth?: boolean } = {},
+  o: { body?: unknown; headers?: Record<string, string>; auth?: boolean; stopAfter?: number } = {},
 ): Promise<Exchange> {
   const headers: Record<string, string> = {
     ...(o.auth === false ? {} : A),
@@ -45,7 +45,10 @@ async function call(
   });
   const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!.trim();
   const x: Exchange = { method: method.toLowerCase(), url: path, requestBody: o.body, status: res.status, contentType };
-  if (contentType === "text/event-stream" && !path.includes("/evidence/mcp")) x.events = (await readSse(res)).events;
+  // A thread's event stream never ends by itself: read `stopAfter` events of it.
+  const stop = o.stopAfter;
+  if (contentType === "text/event-stream" && !path.includes("/evidence/mcp"))
+    x.events = (await readSse(res, stop ? { stopAfter: (_, all) => all.length >= stop } : {})).events;
   else if (contentType === "application/json") x.json = await res.json();
   else await res.text();
   traffic.push(x);
@@ -246,9 +249,28 @@ async function scriptedRun(): Promise<void> {
   await call("GET", "/v1/inbox/conversations?cursor=not-a-cursor");
   await call("GET", `/v1/inbox/conversations/${escalatedThread}`);
   await call("GET", "/v1/inbox/conversations/00000000-0000-0000-0000-000000000000");
-  await call("POST", `/v1/inbox/conversations/${escalatedThread}/take`);
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/messages`, { body: { text: "Здравствуйте" } });
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/take`, { body: { operator: "Мария" } });
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/take`, { body: { operator: "Олег" } });
+  await call("POST", `/v1/clinic/threads/${escalatedThread}/messages`, { body: { text: "Вы здесь?" } });
+  const key = { "idempotency-key": "traffic-op-1" };
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/messages`, { body: { text: "Да" }, headers: key });
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/messages`, { body: { text: "Да" }, headers: key });
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/messages`, { body: { text: "" } });
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/release`);
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/close`);
+  // Every kind of thread event, then a resume after the first.
+  const follow = await call("GET", `/v1/clinic/threads/${escalatedThread}/events`, { stopAfter: 6 });
+  expect(follow.events!.map((e) => e.event)).toEqual([
+    "conversation.released",
+    "conversation.taken",
+    "patient.message",
+    "operator.message",
+    "conversation.released",
+    "conversation.closed",
+  ]);
+  await call("GET", `/v1/clinic/threads/${escalatedThread}/events?lastEventId=1`, { stopAfter: 1 });
+  await call("GET", "/v1/clinic/threads/00000000-0000-0000-0000-000000000000/events");
   await call("GET", "/v1/clinic/threads?limit=5");
   await call("GET", "/v1/workbench/conversations");
   await call("GET", "/v1/evidence/conversations");

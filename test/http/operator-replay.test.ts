@@ -161,7 +161,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
         { machine: string }[]
       >`select machine from machine_events where conversation_id = ${seedThread} and snapshot_key = '' limit 1`
     )[0]?.machine;
-    expect(label).toMatch(/^clinic-dialogue@2\|/);
+    expect(label).toMatch(/^clinic-dialogue@3\|/);
 
     // What a v1 server left behind: the v1 snapshot and its v1-labelled event log.
     const { threadId } = (await (

@@ -109,6 +109,8 @@ describe("machine diagrams", () => {
     ).json()) as { active: string[]; caption: string; transitions: unknown[] };
     expect([...json.active].sort()).toEqual([
       "clinicDialogue",
+      "clinicDialogue.handler",
+      "clinicDialogue.handler.bot",
       "clinicDialogue.patient",
       "clinicDialogue.patient.new_booking",
       "clinicDialogue.patient.new_booking.qualify",

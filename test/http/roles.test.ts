@@ -63,6 +63,7 @@ describe("roles over every route of the app", () => {
     expect(chat).toEqual(
       [
         "GET /v1/clinic/threads/:threadId",
+        "GET /v1/clinic/threads/:threadId/events",
         "GET /v1/evidence/conversations/:id",
         "GET /v1/evidence/runs/:runId",
         "GET /v1/runs/:runId/events",

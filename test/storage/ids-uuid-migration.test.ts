@@ -58,8 +58,10 @@ describe("migration 000023: ids as uuid", () => {
         "clarifications.claim_run_id",
       ]),
     );
-    // The same constraints, with the same definitions, on the same tables.
-    expect(await fks()).toEqual(fksBefore);
+    // The same constraints, with the same definitions, on the same tables (tables of later
+    // migrations, which the run above also applied, aside).
+    const later = ["thread_events "];
+    expect((await fks()).filter((d) => !later.some((t) => d.startsWith(t)))).toEqual(fksBefore);
     const [r] = await sql<
       { id: string; conversation_id: string; owner: string }[]
     >`select id, conversation_id, owner from runs`;

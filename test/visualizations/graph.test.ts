@@ -11,7 +11,7 @@ describe("machineGraph: read from machine.root", () => {
     const g = machineGraph(createClinicDialogueMachine(reg));
     expect(g.machineId).toBe("clinicDialogue");
     const children = (id: string) => [...g.nodes.values()].filter((n) => n.parent === id).map((n) => n.key);
-    expect(children(g.root)).toEqual(["patient", "turn"]);
+    expect(children(g.root)).toEqual(["patient", "turn", "handler"]);
     // A state per branch; the stepped branch holds its configured steps and a history state for resume.
     expect(children("clinicDialogue.patient")).toEqual(["unrouted", ...Object.keys(reg.branches)]);
     expect(children("clinicDialogue.patient.new_booking")).toEqual([

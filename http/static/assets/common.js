@@ -72,10 +72,10 @@ function headers(extra = {}) {
 }
 
 /** JSON API call; an error answer becomes an ApiError with the contract's code and message. */
-export async function api(path, { method = "GET", body } = {}) {
+export async function api(path, { method = "GET", body, headers: extra = {} } = {}) {
   const res = await fetch(path, {
     method,
-    headers: headers(body !== undefined ? { "content-type": "application/json" } : {}),
+    headers: headers({ ...(body !== undefined ? { "content-type": "application/json" } : {}), ...extra }),
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   if (res.status === 204) return null;

@@ -1,6 +1,8 @@
 // «Обращения»: every system's conversations for an operator — escalated ones first, with the
-// reason, the patient's contact and the transcript; take / release / close / erase.
+// reason, the patient's contact and the transcript; take / release / close / erase, and — once
+// taken — a composer that answers the patient in the thread (issue 32), with the thread's events live.
 import { $, api, el, errorText, fmtTime, renderHeader, toast } from "./common.js";
+import { followThread, operatorBubble } from "./thread-events.js";
 
 renderHeader("/inbox.html");
 
@@ -15,6 +17,10 @@ const statusRu = { open: "у бота", taken: "у оператора", closed: 
 const systemRu = { clinic: "клиника", workbench: "Workbench", evidence: "Evidence" };
 
 let selected = new URLSearchParams(location.hash.slice(1)).get("id");
+let stopFollowing = null;
+
+/** The operator's name as the patient sees it (kept in this browser). */
+const operatorName = () => localStorage.getItem("operatorName")?.trim() || "оператор";
 let cursor = null;
 /** Pages added with «Показать ещё»: a periodic refresh would fold them back, so it waits. */
 let extraPages = 0;
@@ -99,11 +105,11 @@ async function act(id, action) {
     } else {
       await api(`/v1/inbox/conversations/${id}/${action}`, {
         method: "POST",
-        body: action === "take" ? { operator: "оператор" } : {},
+        body: action === "take" ? { operator: operatorName() } : {},
       });
       toast(
         {
-          take: "Диалог у вас: бот только просит подождать",
+          take: "Диалог у вас: бот молчит, пациенту отвечаете вы",
           release: "Диалог возвращён боту",
           close: "Обращение закрыто",
         }[action],
@@ -115,6 +121,99 @@ async function act(id, action) {
   }
   await loadList();
 }
+
+/** An operator's message into the taken thread: one Idempotency-Key per message, so a retry never sends it twice. */
+async function sendOperatorMessage(id, form) {
+  const text = form.querySelector("textarea").value;
+  if (!text.trim()) return;
+  const button = form.querySelector("button");
+  button.disabled = true;
+  form.dataset.key ??= crypto.randomUUID();
+  try {
+    await api(`/v1/inbox/conversations/${id}/messages`, {
+      method: "POST",
+      body: { text, operator: operatorName() },
+      headers: { "idempotency-key": form.dataset.key },
+    });
+    form.querySelector("textarea").value = "";
+    delete form.dataset.key;
+  } catch (e) {
+    toast(errorText(e));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function composer(id) {
+  const form = el(
+    "form",
+    { class: "composer operator-composer", id: "operator-composer" },
+    el("textarea", {
+      id: "operator-text",
+      placeholder: "Ответ пациенту… (Enter — отправить, Shift+Enter — новая строка)",
+      "aria-label": "Ответ пациенту",
+    }),
+    el("button", { id: "operator-send", type: "submit" }, "Отправить"),
+  );
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    sendOperatorMessage(id, form);
+  });
+  form.querySelector("textarea").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.shiftKey) {
+      ev.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  return form;
+}
+
+function messageNode(m) {
+  if (m.role === "operator") return operatorBubble(m.text, m.meta?.author);
+  return el(
+    "div",
+    {
+      class: `msg ${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "system"}`,
+      title: fmtTime(m.createdAt),
+    },
+    m.text,
+  );
+}
+
+/** The selected thread's live events: new patient messages, operator messages, hand-backs from another tab. */
+function followSelected(c) {
+  stopFollowing?.();
+  stopFollowing = null;
+  if (c.system !== "clinic") return;
+  stopFollowing = followThread(
+    c.id,
+    (e) => {
+      if (selected !== c.id) return;
+      const transcript = $("#transcript");
+      if (e.event === "operator.message") transcript?.append(operatorBubble(e.data.text, e.data.operator));
+      else if (e.event === "patient.message") {
+        transcript?.append(
+          el("div", { class: "msg user" }, e.data.text),
+          el("div", { class: "msg assistant" }, e.data.reply),
+        );
+      } else {
+        // Taken, released or closed — maybe by this page's own button, which re-rendered already:
+        // re-render only when what is shown is out of date (a button must not move under a click).
+        api(`/v1/inbox/conversations/${c.id}`).then(
+          (now) => selected === c.id && handlingOf(now) !== shownHandling && select(c.id),
+          () => {},
+        );
+        return;
+      }
+      transcript?.lastElementChild?.scrollIntoView({ block: "nearest" });
+    },
+    { after: c.lastEventSeq ?? 0 },
+  );
+}
+
+/** Who handles the conversation, as the detail shows it. */
+const handlingOf = (c) => `${c.status}|${c.escalated}|${c.takenBy ?? ""}`;
+let shownHandling = null;
 
 async function select(id) {
   selected = id;
@@ -166,20 +265,16 @@ async function select(id) {
       el(
         "div",
         { class: "transcript", id: "transcript" },
-        c.messages.length
-          ? c.messages.map((m) =>
-              el(
-                "div",
-                {
-                  class: `msg ${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "system"}`,
-                  title: fmtTime(m.createdAt),
-                },
-                m.text,
-              ),
-            )
-          : el("div", { class: "muted" }, "Сообщений нет."),
+        c.messages.length ? c.messages.map(messageNode) : el("div", { class: "muted" }, "Сообщений нет."),
       ),
+      c.status === "taken"
+        ? composer(id)
+        : c.system === "clinic"
+          ? el("div", { class: "muted small", id: "composer-hint" }, "Чтобы ответить пациенту, возьмите диалог.")
+          : null,
     );
+    shownHandling = handlingOf(c);
+    followSelected(c);
   } catch (e) {
     $("#detail").replaceChildren(el("div", { class: "error-box" }, `Не удалось открыть диалог: ${errorText(e)}`));
   }
@@ -201,6 +296,9 @@ $("#more").addEventListener("click", () => loadList(true));
 setInterval(() => {
   if (!document.hidden && extraPages === 0) loadList();
 }, 10_000);
+
+$("#operator-name").value = localStorage.getItem("operatorName") ?? "";
+$("#operator-name").addEventListener("change", (ev) => localStorage.setItem("operatorName", ev.target.value.trim()));
 
 (async () => {
   await loadList();

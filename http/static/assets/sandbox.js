@@ -2,6 +2,7 @@
 import { $, api, el, errorText, loadDiagram, renderHeader, streamPost, wireComposer } from "./common.js";
 import { debugDetails, replyBadges, stateCard } from "./clinic-ui.js";
 import { failTurn, russianMessage, startTurn } from "./turn-ui.js";
+import { followThread, operatorBubble, threadNote } from "./thread-events.js";
 
 renderHeader("/sandbox.html");
 
@@ -13,7 +14,28 @@ let busy = false;
 const messages = $("#messages");
 const scroll = () => (messages.scrollTop = messages.scrollHeight);
 
+// The thread's live events: an operator's answer appears without a reload, as the patient would see it.
+let stopFollowing = null;
+function follow(after) {
+  stopFollowing?.();
+  stopFollowing = threadId ? followThread(threadId, onThreadEvent, { after }) : null;
+}
+function onThreadEvent(e) {
+  if (e.event === "operator.message") messages.append(operatorBubble(e.data.text, e.data.operator));
+  else {
+    const note = threadNote(e);
+    if (note) messages.append(el("div", { class: "msg note", dataset: { note: e.event } }, note));
+    if (e.event !== "patient.message")
+      api(`/v1/clinic/threads/${threadId}`).then(
+        (t) => showState(t.state, []),
+        () => {},
+      );
+  }
+  scroll();
+}
+
 function setThread(id) {
+  if (id !== threadId) (stopFollowing?.(), (stopFollowing = null));
   threadId = id;
   location.hash = id ? `thread=${id}` : "";
   $("#thread-id").textContent = id ? `· ${id.slice(0, 8)}` : "";
@@ -104,6 +126,7 @@ async function loadThread() {
     const debug = [];
     for (const m of t.messages) {
       if (m.role === "user") userBubble(m.text);
+      else if (m.role === "operator") messages.append(operatorBubble(m.text, m.meta?.author));
       else if (m.role === "assistant") {
         const b = assistantBubble();
         b.text.textContent = m.text;
@@ -132,6 +155,8 @@ async function loadThread() {
     const details = debugDetails(lastStages);
     if (details.length) $("#last-debug").replaceChildren(...details.map((d) => ((d.open = true), d)));
     showState(t.state, last);
+    // What is already shown came with the thread; live events from the log's current end.
+    follow(t.lastEventSeq ?? 0);
     requestAnimationFrame(scroll);
   } catch (e) {
     messages.append(el("div", { class: "error-box" }, `Не удалось загрузить диалог: ${errorText(e)}`));
@@ -146,7 +171,10 @@ async function send(text) {
   const turn = startTurn();
   let b = null;
   try {
-    if (!threadId) setThread((await api("/v1/clinic/threads", { method: "POST" })).threadId);
+    if (!threadId) {
+      setThread((await api("/v1/clinic/threads", { method: "POST" })).threadId);
+      follow(0);
+    }
     userBubble(text);
     b = assistantBubble();
     b.node.classList.add("streaming");
