@@ -1,3 +1,4 @@
+import type { HumanEvent } from "../../../systems/clinic/human";
 import { initialTransition, transition } from "xstate";
 import { buildBranchMessages, buildRouterMessages } from "../../../systems/clinic/prompt";
 import type { HistoryMessage, KnowledgeFragment, PromptMessage } from "../../../systems/clinic/prompt";
@@ -60,6 +61,18 @@ export function createRunner(registry: Registry) {
       return (JSON.parse(persisted) as { context: DialogueContext }).context.state;
     },
     history,
+    /** An operator's event (take, message, release, close): false when the machine does not take it. */
+    operator(event: HumanEvent): boolean {
+      const snap = restore(persisted);
+      if (!snap.can(event as never)) return false;
+      persisted = JSON.stringify(machine.getPersistedSnapshot(transition(machine, snap, event as never)[0], undefined));
+      if (event.type === "operator.message")
+        history.push({ role: "assistant", text: `[Администратор клиники]: ${event.text}` });
+      return true;
+    },
+    get value(): Record<string, unknown> {
+      return (JSON.parse(persisted) as { value: Record<string, unknown> }).value;
+    },
     turn(text: string, script: TurnScript | Responders): TurnResult {
       const scripted = Array.isArray(script.router);
       const router = scripted ? [...(script as TurnScript).router] : [];
