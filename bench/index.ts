@@ -7,20 +7,31 @@ import { benchPrompt } from "./prompt";
 import { benchStream } from "./stream";
 import { benchTurn } from "./turn";
 import { benchTurnHttp } from "./turn-http";
+import { benchPaced } from "./paced";
 
 /**
- * `npm run bench [-- --quick] [--only=turnhttp,turn,stream,resolve,prompt] [--backend=pglite,postgres]`
- * (turnhttp: the clinic turn against FLOOR-HTTP, the issue 19 goals; turn: against the database-only floor)
+ * `npm run bench [-- --quick] [--only=turnhttp,paced,turn,stream,resolve,prompt] [--backend=pglite,postgres]
+ *  [--token-gap 40] [--concs 200,800] [--window-s 12]`
+ * (turnhttp: the clinic turn against FLOOR-HTTP on the instant model, the hot-path guards; paced: the same
+ * against a model that streams a word every --token-gap ms with --concs conversations in flight;
+ * turn: against the database-only floor)
  * Every figure is printed with its floor measured in the same run; the last lines are one per goal.
  */
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
-const pick = (flag: string) =>
-  args
-    .find((a) => a.startsWith(`--${flag}=`))
-    ?.split("=")[1]
-    ?.split(",");
-const only = new Set(pick("only") ?? ["turnhttp", "turn", "stream", "resolve", "prompt"]);
+/** `--flag=a,b` or `--flag a,b`. */
+const pick = (flag: string) => {
+  const i = args.findIndex((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
+  if (i < 0) return undefined;
+  const v = args[i]!.includes("=") ? args[i]!.split("=")[1] : args[i + 1];
+  return v?.split(",");
+};
+const only = new Set(pick("only") ?? ["turnhttp", "paced", "turn", "stream", "resolve", "prompt"]);
+const paced = {
+  tokenGapMs: Number(pick("token-gap")?.[0] ?? 40),
+  concs: (pick("concs") ?? (quick ? ["50", "200"] : ["200", "800"])).map(Number),
+  windowS: Number(pick("window-s")?.[0] ?? (quick ? 4 : 12)),
+};
 const backends = pick("backend") ?? ["pglite", "postgres"];
 const log = (line: string) => console.log(line);
 
@@ -56,7 +67,7 @@ async function main(): Promise<void> {
   );
   let prompted = false;
   for (const name of backends) {
-    if (!only.has("turnhttp") && !only.has("turn") && !only.has("stream") && !only.has("prompt")) break;
+    if (!["turnhttp", "paced", "turn", "stream", "prompt"].some((x) => only.has(x))) break;
     let backend: Backend;
     try {
       backend = name === "pglite" ? await openPglite() : await openPostgres();
@@ -68,6 +79,10 @@ async function main(): Promise<void> {
       if (only.has("turnhttp")) {
         log("");
         goals.push(...(await timed("turn vs FLOOR-HTTP", () => benchTurnHttp(backend, { quick, log }))));
+      }
+      if (only.has("paced")) {
+        log("");
+        goals.push(...(await timed("paced", () => benchPaced(backend, { quick, log, ...paced }))));
       }
       if (only.has("turn")) {
         log("");

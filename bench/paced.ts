@@ -1,0 +1,178 @@
+import { loadavg } from "node:os";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import type { Backend } from "./backends";
+import { startFloorHttp } from "./floor-http";
+import type { Goal } from "./goals";
+import { HttpClient } from "./http";
+import { loopbackLlm, startLoopbackModel, type Script } from "./model";
+import { bytes, lanes, ms, perSec, ratio, sleep, summarize } from "./stats";
+import { checkedTurn, floorHttpTarget, REPLY, startBenchServer, type Target } from "./targets";
+
+/**
+ * Paced mode (issue 33): the model streams its reply one word every `tokenGapMs` (a real model's
+ * pace), and `n` conversations are open at once — what the peer harness's `--token-gap 40 --concs
+ * 200,800` measures, here against the project's own FLOOR-HTTP in the same run. Per kind and load:
+ * throughput, turn and first-token p50/p99, errors, and what explains a tail — the event-loop
+ * delay (p99, max) and GC pause time while the window ran, and the process's RSS per open stream.
+ * The engine and the floor alternate windows; the load client and the model share the process.
+ */
+export interface PacedOptions {
+  quick: boolean;
+  log: (line: string) => void;
+  tokenGapMs: number;
+  concs: number[];
+  windowS: number;
+}
+
+const load = () => loadavg()[0]!.toFixed(1);
+const text = (i: number) => `Здравствуйте, вопрос ${i}: сколько стоит первичный приём?`;
+
+/** The branch's reply, word by word, `gap` ms apart; the router answers at once (it is not streamed). */
+function pacedScript(gap: number): Script {
+  const words = REPLY.match(/\S+\s*/g) ?? [REPLY];
+  return (role) => {
+    if (role === "router") return "general_info";
+    if (role !== "branch" && role !== "answer") return "{}";
+    return {
+      tokens: (async function* () {
+        for (const w of words) {
+          await sleep(gap);
+          yield w;
+        }
+      })(),
+    };
+  };
+}
+
+interface Window {
+  turns: number[];
+  ttft: number[];
+  errors: number;
+  elapsedMs: number;
+  eldP99: number;
+  eldMax: number;
+  gcMs: number;
+  rssPerStream: number;
+}
+
+async function window(t: Target, ids: string[], durationMs: number): Promise<Window> {
+  const turns: number[] = [];
+  const ttft: number[] = [];
+  let i = 0;
+  const eld = monitorEventLoopDelay({ resolution: 10 });
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  });
+  gc.observe({ entryTypes: ["gc"] });
+  const rss0 = process.memoryUsage().rss;
+  let rssPeak = rss0;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
+  eld.enable();
+  const r = await lanes(ids.length, durationMs, async (lane) => {
+    const t0 = performance.now();
+    let first = Number.NaN;
+    await checkedTurn(t, ids[lane]!, text(i++), (e) => {
+      if (e.event === "token" && Number.isNaN(first)) first = performance.now() - t0;
+    });
+    turns.push(performance.now() - t0);
+    ttft.push(first);
+  });
+  eld.disable();
+  clearInterval(sampler);
+  gc.disconnect();
+  return {
+    turns,
+    ttft,
+    errors: r.errors,
+    elapsedMs: r.elapsedMs,
+    eldP99: eld.percentile(99) / 1e6,
+    eldMax: eld.max / 1e6,
+    gcMs,
+    rssPerStream: (rssPeak - rss0) / ids.length,
+  };
+}
+
+export async function benchPaced(backend: Backend, o: PacedOptions): Promise<Goal[]> {
+  const { log } = o;
+  const model = await startLoopbackModel(pacedScript(o.tokenGapMs));
+  const engine = await startBenchServer(backend.db, loopbackLlm(model.baseURL));
+  const floorServer = await startFloorHttp(backend.db.sql, model.baseURL);
+  const floorClient = new HttpClient(floorServer.url);
+  const targets: Record<"floor" | "engine", Target> = { floor: floorHttpTarget(floorClient), engine: engine.target };
+  const kinds = ["floor", "engine"] as const;
+  const goals: Goal[] = [];
+  const onServer = backend.name === "postgres";
+  try {
+    log(
+      `paced — ${backend.name}: the model streams a word every ${o.tokenGapMs} ms (${(REPLY.match(/\S+\s*/g) ?? []).length} words), ${o.concs.join(" and ")} conversations in flight, ${o.windowS} s windows; load average ${load()}`,
+    );
+    const pad = (x: string, n = 11) => x.padStart(n);
+    log(
+      `  ${"in flight".padEnd(10)}${"".padEnd(12)}${pad("turns/s")}${pad("turn p50")}${pad("turn p99")}${pad("TTFT p50")}${pad("TTFT p99")}${pad("errors")}${pad("ELD p99")}${pad("ELD max")}${pad("GC")}${pad("RSS/stream")}${pad("load")}`,
+    );
+    for (const n of o.concs) {
+      const ids: Record<string, string[]> = {};
+      for (const k of kinds) ids[k] = await Promise.all(Array.from({ length: n }, () => targets[k].create()));
+      const res: Partial<Record<(typeof kinds)[number], Window>> = {};
+      // Floor first, then the engine: each window starts from the same quiet state (a short pause between).
+      for (const k of kinds) {
+        await sleep(1000);
+        res[k] = await window(targets[k], ids[k]!, o.windowS * 1000);
+        const w = res[k]!;
+        const tu = summarize(w.turns);
+        const tf = summarize(w.ttft);
+        log(
+          `  ${String(n).padEnd(10)}${(k === "floor" ? "FLOOR-HTTP" : "ENGINE").padEnd(12)}${pad(perSec(w.turns.length / (w.elapsedMs / 1000)))}${pad(ms(tu.p50))}${pad(ms(tu.p99))}${pad(ms(tf.p50))}${pad(ms(tf.p99))}${pad(String(w.errors))}` +
+            `${pad(ms(w.eldP99))}${pad(ms(w.eldMax))}${pad(ms(w.gcMs))}${pad(bytes(w.rssPerStream))}${pad(load())}`,
+        );
+      }
+      const f = res.floor!;
+      const e = res.engine!;
+      const r = {
+        tput: e.turns.length / e.elapsedMs / (f.turns.length / f.elapsedMs),
+        p99: summarize(e.turns).p99 / summarize(f.turns).p99,
+        ttft99: summarize(e.ttft).p99 / summarize(f.ttft).p99,
+        p50: summarize(e.turns).p50 / summarize(f.turns).p50,
+      };
+      log(
+        `  ${String(n).padEnd(10)}${"ENGINE÷FLOOR".padEnd(12)}${pad(ratio(r.tput))}${pad(ratio(r.p50))}${pad(ratio(r.p99))}${pad(ratio(summarize(e.ttft).p50 / summarize(f.ttft).p50))}${pad(ratio(r.ttft99))}`,
+      );
+      const name = (g: string) => `paced.${backend.name}.${n}.${g}`;
+      goals.push(
+        { name: name("turnP99"), ratio: r.p99, goal: "≤ 1.2× FLOOR-HTTP", ok: r.p99 <= 1.2, informational: !onServer },
+        {
+          name: name("ttftP99"),
+          ratio: r.ttft99,
+          goal: "≤ 1.2× FLOOR-HTTP",
+          ok: r.ttft99 <= 1.2,
+          informational: !onServer,
+        },
+        {
+          name: name("throughput"),
+          ratio: r.tput,
+          goal: "≥ 0.9× FLOOR-HTTP",
+          ok: r.tput >= 0.9,
+          informational: !onServer,
+        },
+        { name: name("errors"), ratio: e.errors, goal: "0 errors", ok: e.errors === 0, informational: !onServer },
+        {
+          name: name("rssPerStreamKB"),
+          ratio: e.rssPerStream / 1024,
+          goal: "≤ 64 KB per open stream",
+          ok: e.rssPerStream <= 64 * 1024,
+          informational: true,
+        },
+      );
+    }
+    log(
+      "  ELD: event-loop delay while the window ran; GC: summed pause time; RSS/stream: the process's peak RSS growth over its idle RSS ÷ streams in flight (server, client and model share the process)",
+    );
+    return goals;
+  } finally {
+    floorClient.close();
+    await floorServer.close();
+    await engine.close();
+    await model.close();
+  }
+}
