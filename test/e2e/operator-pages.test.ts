@@ -113,11 +113,31 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: operator pages" : `e2e: operat
     expect(errors).toEqual([]);
   });
 
-  it("Схемы, API and Документация render", async () => {
+  it("Схемы, API and Документация render", { timeout: 90_000 }, async () => {
     const errors: string[] = [];
     const machines = await openPage(stack.browser, `${stack.server.url}/machines.html`, errors);
     await machines.waitForFunction(() => document.querySelectorAll("#list [data-machine] svg").length === 5);
     await screenshot(machines, "machines", true);
+    // A clinic thread's id: only the clinic's machines, highlighted, and no error on the others.
+    const thread = (
+      (await (await fetch(`${stack.server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }
+    ).threadId;
+    const scoped = await openPage(stack.browser, `${stack.server.url}/machines.html#conversation=${thread}`, errors);
+    await scoped.waitForSelector('[data-scope="clinic"]');
+    await scoped.waitForFunction(() => document.querySelectorAll("#list [data-machine] svg").length === 2);
+    expect(
+      await scoped
+        .locator("#list [data-machine]")
+        .evaluateAll((ns) => ns.map((n) => (n as HTMLElement).dataset.machine)),
+    ).toEqual(expect.arrayContaining(["clinic-dialogue"]));
+    expect(await scoped.locator("#list .error-box").count()).toBe(0);
+    const unknown = await openPage(
+      stack.browser,
+      `${stack.server.url}/machines.html#conversation=00000000-0000-4000-8000-000000000000`,
+      errors,
+    );
+    await unknown.waitForSelector('[data-scope="unknown"]');
+    expect(await unknown.locator("#list .error-box").count()).toBe(1);
 
     const api = await openPage(stack.browser, `${stack.server.url}/api.html`, errors);
     expect(await api.locator("details.op").count()).toBeGreaterThan(30);
