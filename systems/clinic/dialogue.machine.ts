@@ -1,10 +1,9 @@
 import { assign, emit, raise, setup } from "xstate";
-import type { AnyStateMachine } from "xstate";
-import { stepGuards, stepStates } from "./booking-steps.machine";
+import { stepGuards } from "./booking-steps.machine";
 import type { StepEvent, StepHost, StepOutcome } from "./booking-steps.machine";
 import { buildBranchSystemPrompt } from "./prompt";
 import type { KnowledgeFragment } from "./prompt";
-import { isStepped, stepSpec } from "./registry";
+import { stepSpec } from "./registry";
 import {
   callNext,
   composeReply,
@@ -34,11 +33,11 @@ import {
   softInsertion,
   tailOf,
   takeSignal,
-  validStep,
 } from "./turn-logic";
 import type { TurnScratch, TurnView } from "./turn-logic";
-import { branchCodes, initialClinicState } from "./types";
-import { guardRestore, HISTORY, MACHINE_ID } from "./dialogue-restore";
+import { initialClinicState } from "./types";
+import { guardRestore, MACHINE_ID } from "./dialogue-restore";
+import { handlerRegion, patientRegion, turnRegion } from "./dialogue-regions";
 import { holdingReply, releaseToSuspended, suspendedIs } from "./human";
 import type { HumanEvent, HumanHold } from "./human";
 import type { BranchCode, ClinicState, Registry, TurnEvent } from "./types";
@@ -110,9 +109,6 @@ export interface DialogueOptions {
   routerHint?: boolean;
 }
 
-const P = `#${MACHINE_ID}.patient`;
-
-type Ctx = { context: DialogueContext; event: DialogueEvent };
 const view = (c: DialogueContext): TurnView => ({ state: c.state, turn: c.turn! });
 const text = (e: DialogueEvent) => e as { text: string };
 const branchOf = (params: unknown) => (params as { branch: BranchCode }).branch;
@@ -135,7 +131,6 @@ const host: StepHost<DialogueContext> = {
 
 export function createClinicDialogueMachine(registry: Registry, options: DialogueOptions = {}) {
   const routerHint = options.routerHint ?? true;
-  const stepped = branchCodes.filter((b) => isStepped(registry, b));
   const decision = (e: DialogueEvent) => decisionOf(text(e));
   const leaves = (c: DialogueContext, e: DialogueEvent) => signalLeaves(registry, c.state, tailOf(text(e)));
 
@@ -279,178 +274,7 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     },
   });
 
-  const to = (b: BranchCode | "unrouted") => `${P}.${b}`;
-  const resumeBy = (guard: "routerResumes" | "signalResumes", actions: unknown[], except?: BranchCode) =>
-    stepped
-      .filter((s) => s !== except)
-      .map((s) => ({ guard: { type: guard, params: { branch: s } }, target: `${to(s)}.${HISTORY}`, actions }));
-
-  const endEscalation = [
-    // Logged before issue 32 (no `at`): to `unrouted`, as then, so old logs replay to their snapshots.
-    { guard: "legacyRelease", target: to("unrouted"), actions: "release" },
-    ...stepped.map((s) => ({
-      guard: { type: "suspendedIs", params: { branch: s } },
-      target: `${to(s)}.${HISTORY}`,
-      actions: "releaseToSuspended",
-    })),
-    { target: to("unrouted"), actions: "release" },
-  ];
-
-  const branchState = (b: BranchCode) => {
-    const graph = registry.stepGraphs[b];
-    if (b === "escalate_human" && !graph) {
-      return {
-        on: {
-          "router.result": [
-            // After routing_loop any switch gets the template again; any other escalation holds until released.
-            { guard: "routerLoopLocked", actions: ["hearRouter", "loopGuard"] },
-            { guard: "routerDisagrees", actions: ["hearRouter", "holdWithHuman"] },
-          ],
-          // Release and close end the escalation: a booking it suspended goes on at its step.
-          "operator.release": endEscalation,
-          "operator.close": endEscalation,
-        },
-      };
-    }
-    if (!graph) return {};
-    return {
-      initial: graph.initial ?? graph.steps[0]!.code,
-      states: { ...stepStates(graph, host, { branch: b }), [HISTORY]: { type: "history" } },
-      on: {
-        "router.result": [
-          ...resumeBy("routerResumes", ["hearRouter", "resume"], b),
-          // Sticky: the stepped branch keeps the dialogue; the router's decision becomes the hint.
-          { guard: "routerDisagrees", actions: ["hearRouter", "holdSticky"] },
-        ],
-        "branch.result": [
-          { guard: "softInsertion", actions: ["hearBranch", "softInsertion"] },
-          { guard: "stepProposed", actions: ["hearBranch", "awaitStep", "proposeStep"] },
-          { guard: "branchStays", actions: ["hearBranch", "keepStep"] },
-        ],
-      },
-    };
-  };
-
-  const patient = {
-    initial: "unrouted",
-    on: {
-      // Patient safety first: an acute red flag gets the emergency reply and a human, before the router.
-      "patient.message": [
-        { guard: "redFlag", target: to("escalate_human"), actions: "safety" },
-        { actions: "startTurn" },
-      ],
-      "router.result": [
-        { guard: "routerUnclear", actions: "hearRouter" },
-        { guard: "routerStays", actions: "hearRouter" },
-        ...resumeBy("routerResumes", ["hearRouter", "resume"]),
-        { guard: "routerLoopTrips", target: to("escalate_human"), actions: ["hearRouter", "loopGuard"] },
-        ...branchCodes.map((b) => ({
-          guard: { type: "routerNames", params: { branch: b } },
-          target: to(b),
-          actions: ["hearRouter", { type: "handoffByRouter", params: { branch: b } }],
-        })),
-      ],
-      "branch.result": [
-        { guard: "signalPastCallLimit", target: to("escalate_human"), actions: ["takeSignal", "loopGuard"] },
-        ...resumeBy("signalResumes", ["takeSignal", "resume", "callNext"]),
-        { guard: "signalLoopTrips", target: to("escalate_human"), actions: ["takeSignal", "loopGuard"] },
-        ...branchCodes.map((b) => ({
-          guard: { type: "signalNames", params: { branch: b } },
-          target: to(b),
-          actions: ["takeSignal", { type: "handoffBySignal", params: { branch: b } }, "callNext"],
-        })),
-        { actions: ["hearBranch", "readPlainTail"] },
-      ],
-    },
-    states: {
-      // A new thread, or one an operator released: the router's first answer enters a branch (not a counted switch).
-      unrouted: {
-        on: {
-          "router.result": [
-            {
-              guard: "routerUnclear",
-              target: to("general_info"),
-              actions: ["hearRouter", { type: "enter", params: { branch: "general_info" } }],
-            },
-            ...resumeBy("routerResumes", ["hearRouter", "resume"]),
-            ...branchCodes.map((b) => ({
-              guard: { type: "routerNames", params: { branch: b } },
-              target: to(b),
-              actions: ["hearRouter", { type: "enter", params: { branch: b } }],
-            })),
-          ],
-        },
-      },
-      ...Object.fromEntries(branchCodes.map((b) => [b, branchState(b)])),
-    },
-  };
-
-  const turn = {
-    initial: "idle",
-    states: {
-      idle: {
-        on: {
-          "patient.message": [
-            { guard: "redFlag", actions: ["emitFinal", "clearTurn"] },
-            // A human holds the thread: the bot is silent (no router, no branch), the holding reply.
-            { guard: "withHuman", actions: ["holdForHuman", "emitFinal", "clearTurn"] },
-            { target: "routing", actions: "emitRouter" },
-          ],
-        },
-      },
-      routing: {
-        on: {
-          "router.result": { target: "dispatch", actions: "emitRouted" },
-          "model.failed": { target: "failed", actions: "emitFailed" },
-        },
-      },
-      // Transient: the loop guard ends the turn with its template (no model call); otherwise call the branch.
-      dispatch: {
-        always: [
-          { guard: "turnStopped", target: "idle", actions: ["emitFinal", "clearTurn"] },
-          { guard: "needsKnowledge", target: "retrieving", actions: "emitRetrieve" },
-          { target: "calling", actions: ["countCall", "emitBranchCall"] },
-        ],
-      },
-      retrieving: {
-        on: { "retrieve.result": { target: "calling", actions: ["storeFragments", "countCall", "emitBranchCall"] } },
-      },
-      calling: {
-        on: { "branch.result": { target: "afterBranch" }, "model.failed": { target: "failed", actions: "emitFailed" } },
-      },
-      // Waits for the step graph's verdict (a raised event) before the reply is composed.
-      afterBranch: {
-        always: [
-          { guard: "callPending", target: "dispatch" },
-          { guard: "stepSettled", target: "idle", actions: ["composeReply", "emitFinal", "clearTurn"] },
-        ],
-      },
-      // The turn is void: the driver writes nothing of it, so no snapshot rests here.
-      failed: {},
-    },
-  };
-
-  // Who answers the patient: the bot, or the operator who took the thread.
-  const handler = {
-    initial: "bot",
-    states: {
-      bot: {
-        on: {
-          "operator.take": { target: "human", actions: "take" },
-          // Closing a thread the bot answers is allowed (an escalation ends with it, in `patient`).
-          "operator.close": { actions: "leaveHuman" },
-        },
-      },
-      human: {
-        on: {
-          // Accepted only here: a message into a thread nobody holds is refused (409).
-          "operator.message": { actions: "operatorWrote" },
-          "operator.release": { target: "bot", actions: "leaveHuman" },
-          "operator.close": { target: "bot", actions: "leaveHuman" },
-        },
-      },
-    },
-  };
+  const patient = patientRegion(registry, host);
 
   const created = machine.createMachine({
     id: MACHINE_ID,
@@ -458,7 +282,11 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     // A thread starts unrouted; a stored thread's position comes from its snapshot (see guardRestore).
     context: () => ({ state: initialClinicState(), turn: null, human: null }),
     // The generated nodes are plain config; xstate validates them at creation.
-    states: { patient: patient as { states: {} }, turn: turn as { states: {} }, handler: handler as { states: {} } },
+    states: {
+      patient: patient as { states: {} },
+      turn: turnRegion as { states: {} },
+      handler: handlerRegion as { states: {} },
+    },
   });
   guardRestore(created, registry);
   return created;
