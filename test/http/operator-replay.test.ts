@@ -175,10 +175,14 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
       snapshot: stored.persisted,
       expectedRowVersion: null,
     });
-    await appendMachineEvents(t.db.sql, threadId, threadId, stored.log, null, label!.replace("@2|", "@1|"));
+    await appendMachineEvents(t.db.sql, threadId, threadId, stored.log, null, label!.replace("@3|", "@1|"));
     const before = (await replay(threadId, threadId)).body.machines[0]!;
     expect(before).toMatchObject({ machineVersion: 1, replayed: true, matches: true });
-    expect((before.replayedSnapshot as { value: unknown }).value).toEqual({ patient: "price_question", turn: "idle" });
+    expect((before.replayedSnapshot as { value: unknown }).value).toEqual({
+      patient: "price_question",
+      turn: "idle",
+      handler: "bot",
+    });
 
     // The thread state the contract shows is the v1 one; the next turn restores through the migration.
     const state = (await (await fetch(`${server.url}/v1/clinic/threads/${threadId}`, { headers: A })).json()) as {
@@ -197,14 +201,15 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
       }[]
     >`
       select machine_version, snapshot from machine_snapshots where key = ${threadId}`;
-    expect(row!.machine_version).toBe(2);
+    expect(row!.machine_version).toBe(3);
     const s = row!.snapshot.context.state;
     expect(row!.snapshot.value).toEqual({
       patient: s.step ? { [s.activeBranch]: s.step } : s.activeBranch,
       turn: "idle",
+      handler: "bot",
     });
     const after = (await replay(threadId, threadId)).body.machines[0]!;
-    expect(after).toMatchObject({ machineVersion: 2, replayed: true, matches: true });
-    expect(after.definitions).toEqual([label!.replace("@2|", "@1|"), label]);
+    expect(after).toMatchObject({ machineVersion: 3, replayed: true, matches: true });
+    expect(after.definitions).toEqual([label!.replace("@3|", "@1|"), label]);
   });
 });
