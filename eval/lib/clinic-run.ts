@@ -61,6 +61,14 @@ export async function runClinicCase(
     (await client.json<{ state?: ClinicState; messages?: unknown[] }>("GET", `/v1/clinic/threads/${threadId}`)).body;
   const out: ClinicTurnResult[] = [];
   for (const [i, t] of c.turns.entries()) {
+    for (const op of t.operator ?? []) {
+      const path = `/v1/inbox/conversations/${threadId}/${op.action === "message" ? "messages" : op.action}`;
+      const body = { ...(op.operator ? { operator: op.operator } : {}), ...(op.text ? { text: op.text } : {}) };
+      const r = await client.json("POST", path, body);
+      const want = op.status ?? (op.action === "message" ? 201 : 200);
+      if (r.status !== want)
+        throw new Error(`case ${c.id} turn ${i}: operator ${op.action} answered HTTP ${r.status}, expected ${want}`);
+    }
     const before = t.expect.stateUnchanged !== undefined ? await thread() : null;
     models.beginTurn(scriptFor(c.id, i, t.models));
     const r = await client.sse(`/v1/clinic/threads/${threadId}/messages`, { text: t.text, debug: true });

@@ -148,13 +148,34 @@ export const ClinicExpect = z
   .strict();
 export type ClinicExpect = z.infer<typeof ClinicExpect>;
 
+/** An operator's action on the thread through the inbox routes; `status` is the HTTP status expected. */
+export const OperatorStep = z
+  .object({
+    action: z.enum(["take", "message", "release", "close"]),
+    operator: z.string().optional(),
+    text: z.string().optional(),
+    status: z.number().int().optional(),
+  })
+  .strict();
+export type OperatorStep = z.infer<typeof OperatorStep>;
+
 export const ClinicCase = z
   .object({
     id: z.string(),
     tags: z.array(z.string()).min(1),
     note: z.string().optional(),
     turns: z
-      .array(z.object({ text: z.string(), models: ScriptSchema.optional(), expect: ClinicExpect }).strict())
+      .array(
+        z
+          .object({
+            /** What operators do before the patient's message (issue 32): inbox actions, in order. */
+            operator: z.array(OperatorStep).optional(),
+            text: z.string(),
+            models: ScriptSchema.optional(),
+            expect: ClinicExpect,
+          })
+          .strict(),
+      )
       .min(1),
   })
   .strict();

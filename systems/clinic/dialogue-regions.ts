@@ -22,8 +22,6 @@ export function patientRegion<C>(registry: Registry, host: StepHost<C>) {
       .map((s) => ({ guard: { type: guard, params: { branch: s } }, target: `${to(s)}.${HISTORY}`, actions }));
 
   const endEscalation = [
-    // Logged before issue 32 (no `at`): to `unrouted`, as then, so old logs replay to their snapshots.
-    { guard: "legacyRelease", target: to("unrouted"), actions: "release" },
     ...stepped.map((s) => ({
       guard: { type: "suspendedIs", params: { branch: s } },
       target: `${to(s)}.${HISTORY}`,
@@ -43,7 +41,11 @@ export function patientRegion<C>(registry: Registry, host: StepHost<C>) {
             { guard: "routerDisagrees", actions: ["hearRouter", "holdWithHuman"] },
           ],
           // Release and close end the escalation: a booking it suspended goes on at its step.
-          "operator.release": endEscalation,
+          // A release logged before issue 32 (no `at`) goes to `unrouted`, as then: old logs replay to their snapshots.
+          "operator.release": [
+            { guard: "legacyRelease", target: to("unrouted"), actions: "release" },
+            ...endEscalation,
+          ],
           "operator.close": endEscalation,
         },
       };
