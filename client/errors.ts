@@ -1,4 +1,4 @@
-import type { ErrorBody } from "../http/contract";
+import type { ErrorBody } from "../contract/http";
 
 /**
  * Errors the client throws, one class per thing a caller handles differently. Every HTTP error

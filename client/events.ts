@@ -1,7 +1,7 @@
-import type { EventsOf, runEvents } from "../http/contract";
-import type { ClinicEvents } from "../systems/clinic/contract";
-import type { EvidenceEvents } from "../systems/evidence/contract";
-import type { WorkbenchEvents } from "../systems/workbench/contract";
+import type { EventsOf, runEvents } from "../contract/http";
+import type { ClinicEvents } from "../contract/clinic/contract";
+import type { EvidenceEvents } from "../contract/evidence/contract";
+import type { WorkbenchEvents } from "../contract/workbench/contract";
 
 /**
  * The events of a run (CONTRACT §2, doc/streaming.md), typed from the zod contracts the server
