@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The gateway as a small non-root image: production dependencies only, the server compiled to one
 # bundle (dist/main.js, as `npm start` builds and runs it), no tests, benchmarks or local data.
-# See doc/reference.md "Deployment".
+# See doc/operations.md "Container".
 
 FROM node:24-slim AS deps
 WORKDIR /app

@@ -1,8 +1,8 @@
-import type { ErrorBody } from "../http/contract";
+import type { ErrorBody } from "../contract/http";
 
 /**
  * Errors the client throws, one class per thing a caller handles differently. Every HTTP error
- * of the API (CONTRACT §6: `{"error": {code, message, details?}}`) is an ApiError; the
+ * of the API (doc/api.md "Errors": `{"error": {code, message, details?}}`) is an ApiError; the
  * subclasses name the codes and reasons a caller usually branches on.
  */
 export class ClientError extends Error {
@@ -82,7 +82,7 @@ export class StreamInterruptedError extends ClientError {
 
 /** The error class for an API error body. */
 export function apiError(status: number, body: unknown): ApiError {
-  // Partial: a proxy or a crashed server may answer with something else than the §6 body.
+  // Partial: a proxy or a crashed server may answer with something else than the API's error body.
   const e: Partial<ErrorBody["error"]> = (body as Partial<ErrorBody> | null)?.error ?? {};
   const code = e.code ?? (status >= 500 ? "internal" : "invalid_request");
   const message = e.message ?? `HTTP ${status}`;

@@ -1,11 +1,11 @@
-import type { EventsOf, runEvents } from "../http/contract";
-import type { ClinicEvents } from "../systems/clinic/contract";
-import type { EvidenceEvents } from "../systems/evidence/contract";
-import type { WorkbenchEvents } from "../systems/workbench/contract";
+import type { EventsOf, runEvents } from "../contract/http";
+import type { ClinicEvents } from "../contract/clinic/contract";
+import type { EvidenceEvents } from "../contract/evidence/contract";
+import type { WorkbenchEvents } from "../contract/workbench/contract";
 
 /**
- * The events of a run (CONTRACT §2, doc/streaming.md), typed from the zod contracts the server
- * emits with (`http/contract.ts` for the events every run shares, `systems/<name>/contract.ts`
+ * The events of a run (doc/api.md, doc/streaming.md), typed from the zod contracts the server
+ * emits with (`contract/http.ts` for the events every run shares, `contract/<name>/contract.ts`
  * for each system's): a change to an event schema is a type error in code that reads it. Only
  * types are imported, so the client carries none of the server's code (test/client/events-types.test.ts).
  */

@@ -1,16 +1,16 @@
 import type { z } from "zod";
-import type { Created, RunStages } from "../http/contract";
-import type { InboxList } from "../http/inbox-contract";
-import type { ClinicMessageBody, ClinicThread as ClinicThreadSchema } from "../systems/clinic/contract";
+import type { Created, RunStages } from "../contract/http";
+import type { InboxList } from "../contract/inbox";
+import type { ClinicMessageBody, ClinicThread as ClinicThreadSchema } from "../contract/clinic/contract";
 import type {
   EvidenceConversation as EvidenceConversationSchema,
   EvidenceMessageBody,
-} from "../systems/evidence/contract";
+} from "../contract/evidence/contract";
 import type {
   Interaction as InteractionSchema,
   WorkbenchConversation as WorkbenchConversationSchema,
   WorkbenchMessageBody,
-} from "../systems/workbench/contract";
+} from "../contract/workbench/contract";
 import { apiError, ConnectionError } from "./errors";
 import type { ClinicEvent, EvidenceEvent, UntypedEvent, WorkbenchEvent } from "./events";
 import { Turn, type SendOptions, type Transport } from "./turn";

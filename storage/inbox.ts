@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { ConversationKind } from "./conversations";
 import type { Tx } from "./db";
 import { isUuid } from "./ids";
+import { InboxFilter, InboxItem, InboxStatus } from "../contract/inbox";
 
 /**
  * The operators' inbox over every system's conversations (issue 17 item 1): tenant-scoped,
@@ -10,43 +11,8 @@ import { isUuid } from "./ids";
  * cursor so a page never repeats or skips a row while new messages arrive.
  */
 
-export const InboxStatus = z.enum(["open", "taken", "closed"]);
-export type InboxStatus = z.infer<typeof InboxStatus>;
-
-export const InboxFilter = z.object({
-  system: z.enum(["clinic", "workbench", "evidence"]).optional(),
-  status: InboxStatus.optional(),
-  escalated: z
-    .enum(["true", "false"])
-    .transform((v) => v === "true")
-    .optional(),
-  reason: z.string().min(1).max(64).optional(),
-  /** Last activity on or after / before (ISO dates or timestamps). */
-  from: z.string().datetime({ offset: true }).or(z.string().date()).optional(),
-  to: z.string().datetime({ offset: true }).or(z.string().date()).optional(),
-  /** Text search over the messages, the contact phone and the id. */
-  q: z.string().trim().min(1).max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(300).optional(),
-});
-export type InboxFilter = z.infer<typeof InboxFilter>;
-
-/** One conversation as the inbox lists it (also the wire schema: http/inbox-contract.ts). */
-export const InboxItem = z.object({
-  id: z.string(),
-  system: z.string(),
-  status: InboxStatus,
-  escalated: z.boolean(),
-  escalationReason: z.string().nullable(),
-  escalatedAt: z.string().nullable(),
-  contactPhone: z.string().nullable(),
-  takenBy: z.string().nullable(),
-  createdAt: z.string(),
-  lastActivityAt: z.string(),
-  messageCount: z.number().int(),
-  lastMessage: z.object({ role: z.string(), text: z.string() }).nullable(),
-});
-export type InboxItem = z.infer<typeof InboxItem>;
+// The wire schemas are the shared contract's (contract/inbox.ts), re-exported for the repository's users.
+export { InboxFilter, InboxItem, InboxStatus };
 
 interface Row {
   id: string;

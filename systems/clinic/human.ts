@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { validStep } from "./turn-logic";
 import type { BranchCode, ClinicState, Registry } from "./types";
 
@@ -10,15 +9,9 @@ import type { BranchCode, ClinicState, Registry } from "./types";
  * the thread to the bot, where the machine remembers it.
  */
 
-export const HumanHold = z.object({
-  /** The operator's name as the take request gave it (shown to the patient). */
-  operator: z.string(),
-  /** ISO time of the take. */
-  since: z.string(),
-  /** The operator's messages since the take (the first one's time is a statistic). */
-  replies: z.number().int().nonnegative().default(0),
-});
-export type HumanHold = z.output<typeof HumanHold>;
+/** The schema lives with the wire contract (the thread's GET shows who holds it). */
+export { HumanHold } from "../../contract/clinic/human";
+import type { HumanHold } from "../../contract/clinic/human";
 
 /** The machine's operator events (the inbox routes send them through systems/clinic/operator-turn.ts). */
 export type HumanEvent =

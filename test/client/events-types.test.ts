@@ -107,7 +107,7 @@ describe("the client's event types come from the contracts", () => {
   it("an event or body schema changed in a contract is a type error where the client reads or sends it", () => {
     const errors = compile(CLIENT_CODE, {
       // A field of the clinic's final renamed, and router_decision's payload changed.
-      "systems/clinic/contract.ts": [
+      "contract/clinic/contract.ts": [
         ["  reply: z.string(),", "  answer: z.string(),"],
         [
           "RouterDecision = z.object({ intent: BranchCode.nullable() })",
@@ -115,7 +115,7 @@ describe("the client's event types come from the contracts", () => {
         ],
       ],
       // The Workbench clarification's candidates renamed, and a field of its message body.
-      "systems/workbench/contract.ts": [
+      "contract/workbench/contract.ts": [
         [
           "  replyToClarificationId: z.string().min(1).max(200).optional(),",
           "  clarificationId: z.string().min(1).max(200).optional(),",
@@ -126,7 +126,7 @@ describe("the client's event types come from the contracts", () => {
         ],
       ],
       // The shared `error` event's code renamed: the client's own RunFailedError reads it.
-      "http/contract.ts": [
+      "contract/http.ts": [
         [
           'export const ErrorEvent = z.object({ code: z.string().describe("a code of CONTRACT §6"), message: z.string() });',
           "export const ErrorEvent = z.object({ kind: z.string(), message: z.string() });",

@@ -1,0 +1,387 @@
+import { z } from "zod";
+import { userText } from "../user-text";
+import {
+  Created,
+  err,
+  ok,
+  ResumeQuery,
+  runEvents,
+  sseUnion,
+  type EventsOf,
+  type Operation,
+  type SystemContract,
+} from "../http";
+import { ThreadSseEvent } from "../inbox";
+import { HumanHold } from "./human";
+import { BranchCode, BranchConfig, ClinicState, RouterConfig, StepGraph } from "./types";
+
+/**
+ * The clinic's wire contract (CONTRACT §5) in one place: request bodies and queries the routes
+ * parse with, the bodies they answer, the events a turn streams, and the operations of the
+ * OpenAPI document.
+ */
+
+export const MAX_MESSAGE_CHARS = 4000;
+
+// ---- patient chat ----
+export const ClinicMessageBody = z.object({
+  text: userText(MAX_MESSAGE_CHARS, {
+    empty: "text не может быть пустым",
+    tooLong: `Сообщение слишком длинное: не больше ${MAX_MESSAGE_CHARS} символов. Сократите его, пожалуйста.`,
+  }),
+  debug: z.boolean().optional().describe("true → `stage` events (RAG fragments, the assembled system prompt)"),
+});
+
+/** What happened on a turn (CONTRACT §5.3), plus the clinic's own `red_flag`. */
+export const ClinicTurnEvent = z
+  .string()
+  .describe(
+    "sticky, soft_insertion, handoff, resumed, guard_blocked:<guard>, transition_rejected, loop_guard, escalated, model_unavailable, red_flag, held_by_operator",
+  );
+
+export const ClinicFinal = z.object({
+  reply: z.string(),
+  state: ClinicState,
+  events: z.array(ClinicTurnEvent),
+  notes: z.array(z.string()).optional().describe("only with debug: why a service tail or signal was not used"),
+});
+export type ClinicFinal = z.infer<typeof ClinicFinal>;
+
+/** `intent` is null when the router's reply named no known intent (the machine then keeps or asks). */
+export const RouterDecision = z.object({ intent: BranchCode.nullable() });
+
+export const clinicEvents = { ...runEvents, router_decision: RouterDecision, final: ClinicFinal };
+export type ClinicEvents = EventsOf<typeof clinicEvents>;
+export const ClinicSseEvent = sseUnion(clinicEvents);
+
+export const ClinicMessage = z.object({
+  role: z
+    .enum(["user", "assistant", "system", "tool", "operator"])
+    .describe("operator: an operator's message, meta.author names him"),
+  text: z.string(),
+  meta: z
+    .record(z.string(), z.unknown())
+    .describe("assistant turns: activeBranch, step, events, fragments, settings; runId names the stored run"),
+});
+export const ClinicThread = z.object({
+  threadId: z.string(),
+  state: ClinicState,
+  messages: z.array(ClinicMessage),
+  human: HumanHold.nullable().describe("the operator who holds the thread (the bot is silent); null: the bot answers"),
+  lastEventSeq: z
+    .number()
+    .int()
+    .describe("the thread event log's last number: follow /events from here (Last-Event-ID) to miss nothing"),
+});
+export const ReleasedThread = z.object({ threadId: z.string(), released: z.literal(true), state: ClinicState });
+
+// ---- settings ----
+export const BranchSettings = z.object({
+  versions: z.string().describe("the active versions, e.g. `new_booking@2,…;steps:new_booking@1`"),
+  branches: z.array(BranchConfig),
+  stepGraphs: z.array(StepGraph),
+  router: RouterConfig.optional().describe("the `_router` system branch's active version; absent → the seed's prompt"),
+});
+const timestamp = z.string().describe("ISO 8601");
+export const BranchVersionRow = z.object({
+  code: z.string(),
+  version: z.number().int(),
+  active: z.boolean(),
+  config: z.record(z.string(), z.unknown()),
+  createdAt: timestamp,
+});
+export const StepGraphVersionRow = z.object({
+  branch: z.string(),
+  version: z.number().int(),
+  active: z.boolean(),
+  graph: z.record(z.string(), z.unknown()),
+  createdAt: timestamp,
+});
+export const BranchVersions = z.object({ versions: z.array(BranchVersionRow) });
+export const StepGraphVersions = z.object({ versions: z.array(StepGraphVersionRow) });
+export const NewBranchVersion = z.object({
+  config: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "BranchConfig (or, for `_router`, RouterConfig) fields to change; the rest is taken from the active version, the result is validated",
+    ),
+  activate: z.boolean().default(true),
+});
+export const NewStepGraph = z.object({
+  graph: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "{initial?, steps: StepSpec[]}: `branch` comes from the URL, `version` from the store; allowed_next must name existing steps",
+    ),
+  activate: z.boolean().default(true),
+});
+export const BranchVersionSaved = z.object({ code: z.string(), version: z.number().int(), active: z.boolean() });
+export const StepGraphSaved = z.object({ branch: z.string(), version: z.number().int(), active: z.boolean() });
+
+// ---- knowledge base ----
+export const KbDocumentBody = z.object({
+  id: z
+    .string()
+    .regex(/^[\w.-]{1,128}$/)
+    .optional()
+    .describe("omitted → a slug of the title"),
+  title: z.string().trim().min(1).max(300),
+  text: z.string().min(1).max(1_000_000),
+  branch: BranchCode.nullable().optional(),
+});
+export const KbDocumentSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  branch: z.string().nullable(),
+  version: z.number().int(),
+  chunkCount: z.number().int(),
+  updatedAt: timestamp,
+});
+export const KbDocument = KbDocumentSummary.extend({ body: z.string() });
+export const KbDocuments = z.object({ documents: z.array(KbDocumentSummary) });
+export const KbDocumentIndexed = z.object({
+  documentId: z.string(),
+  version: z.number().int(),
+  chunks: z.number().int(),
+});
+export const KbChunk = z.object({ ord: z.number().int(), heading: z.string(), text: z.string() });
+export const KbChunks = z.object({ documentId: z.string(), version: z.number().int(), chunks: z.array(KbChunk) });
+export const KbReindexed = z.object({ documents: z.number().int(), chunks: z.number().int() });
+export const KbSearchQuery = z.object({
+  q: z
+    .string()
+    .default("")
+    .refine((q) => q.trim() !== "", "Нужен параметр q."),
+  branch: z.string().optional().describe("a branch code; an unknown one is 404"),
+  // Lenient as it always was: anything but a positive number means 5, more than 20 means 20.
+  limit: z
+    .string()
+    .optional()
+    .describe("1–20, default 5")
+    .transform((v) => Math.min(Number(v ?? 5) || 5, 20)),
+});
+export const KbFragment = z.object({ docId: z.string(), heading: z.string(), text: z.string(), score: z.number() });
+export const KbSearchResult = z.object({ query: z.string(), fragments: z.array(KbFragment) });
+
+/** Names of the shapes in the OpenAPI components. */
+export const clinicSchemas: Record<string, z.ZodType> = {
+  ClinicState,
+  ClinicFinal,
+  RouterDecision,
+  ClinicThread,
+  ClinicSseEvent,
+  BranchConfig,
+  StepGraph,
+  RouterConfig,
+  BranchSettings,
+  BranchVersionRow,
+  StepGraphVersionRow,
+  KbDocumentSummary,
+  KbDocument,
+  KbChunk,
+  KbFragment,
+  ThreadCreated: Created.thread,
+  ReleasedThread,
+  BranchVersions,
+  StepGraphVersions,
+  BranchVersionSaved,
+  StepGraphSaved,
+  KbDocuments,
+  KbDocumentIndexed,
+  KbChunks,
+  KbReindexed,
+  KbSearchResult,
+};
+
+const noThread = err("Нет диалога");
+export const clinicOperations: Operation[] = [
+  {
+    operationId: "createClinicThread",
+    method: "post",
+    path: "/v1/clinic/threads",
+    tag: "clinic",
+    summary: "Новый диалог пациента",
+    responses: { 201: ok(Created.thread, "Создан") },
+  },
+  {
+    operationId: "getClinicThread",
+    method: "get",
+    path: "/v1/clinic/threads/{threadId}",
+    tag: "clinic",
+    summary: "Состояние и сообщения диалога",
+    responses: { 200: ok(ClinicThread), 404: noThread },
+  },
+  {
+    operationId: "sendClinicMessage",
+    method: "post",
+    path: "/v1/clinic/threads/{threadId}/messages",
+    tag: "clinic",
+    summary: "Реплика пациента → поток SSE",
+    body: ClinicMessageBody,
+    responses: {
+      409: err(
+        "Диалог занят другим ходом (details.reason conversation_busy) или Idempotency-Key отдан другому телу (idempotency_key_reused)",
+      ),
+      200: { description: "run_started, [stage], router_decision, token…, final, done", sse: ClinicSseEvent },
+      404: noThread,
+    },
+  },
+  {
+    operationId: "releaseClinicThread",
+    method: "post",
+    path: "/v1/clinic/threads/{threadId}/release",
+    tag: "clinic",
+    summary: "Оператор возвращает переданный ему диалог боту",
+    responses: { 200: ok(ReleasedThread), 404: noThread, 409: err("Диалог не передан оператору") },
+  },
+  {
+    operationId: "followClinicThread",
+    method: "get",
+    path: "/v1/clinic/threads/{threadId}/events",
+    tag: "clinic",
+    summary: "События диалога для пациента: оператор взял диалог, написал, вернул боту, закрыл",
+    description:
+      "Поток SSE без конца; id события — его номер в журнале диалога, переподключение с Last-Event-ID ничего не теряет. " +
+      "Получают все вкладки диалога, в том числе через другой процесс сервера.",
+    headers: { lastEventId: true },
+    query: ResumeQuery,
+    responses: { 200: { description: "события диалога", sse: ThreadSseEvent }, 404: noThread },
+  },
+  {
+    operationId: "getClinicBranches",
+    method: "get",
+    path: "/v1/clinic/branches",
+    tag: "clinic-settings",
+    summary: "Активные настройки веток и графы шагов",
+    responses: { 200: ok(BranchSettings) },
+  },
+  {
+    operationId: "listBranchVersions",
+    method: "get",
+    path: "/v1/clinic/branches/{code}/versions",
+    tag: "clinic-settings",
+    summary: "Версии настроек ветки",
+    responses: { 200: ok(BranchVersions), 404: err("Нет ветки") },
+  },
+  {
+    operationId: "createBranchVersion",
+    method: "post",
+    path: "/v1/clinic/branches/{code}/versions",
+    tag: "clinic-settings",
+    summary: "Новая версия настроек ветки",
+    body: NewBranchVersion,
+    responses: { 201: ok(BranchVersionSaved, "Сохранена"), 404: err("Нет ветки") },
+  },
+  {
+    operationId: "activateBranchVersion",
+    method: "post",
+    path: "/v1/clinic/branches/{code}/versions/{version}/activate",
+    tag: "clinic-settings",
+    summary: "Сделать версию активной (в том числе откат)",
+    responses: { 200: ok(BranchVersionSaved), 404: err("Нет версии") },
+  },
+  {
+    operationId: "listStepGraphVersions",
+    method: "get",
+    path: "/v1/clinic/branches/{code}/steps/versions",
+    tag: "clinic-settings",
+    summary: "Версии графа шагов",
+    responses: { 200: ok(StepGraphVersions), 404: err("Нет ветки") },
+  },
+  {
+    operationId: "createStepGraph",
+    method: "post",
+    path: "/v1/clinic/branches/{code}/steps",
+    tag: "clinic-settings",
+    summary: "Новая версия графа шагов (prompt, allowed_next, guards)",
+    description: "400: граф не прошёл проверку, сообщение называет шаг и поле.",
+    body: NewStepGraph,
+    responses: { 201: ok(StepGraphSaved, "Сохранена"), 404: err("Нет ветки") },
+  },
+  {
+    operationId: "activateStepGraphVersion",
+    method: "post",
+    path: "/v1/clinic/branches/{code}/steps/versions/{version}/activate",
+    tag: "clinic-settings",
+    summary: "Сделать версию графа активной",
+    responses: { 200: ok(StepGraphSaved), 404: err("Нет версии") },
+  },
+  {
+    operationId: "listKbDocuments",
+    method: "get",
+    path: "/v1/clinic/kb/documents",
+    tag: "clinic-kb",
+    summary: "Документы базы знаний",
+    responses: { 200: ok(KbDocuments) },
+  },
+  {
+    operationId: "putKbDocument",
+    method: "post",
+    path: "/v1/clinic/kb/documents",
+    tag: "clinic-kb",
+    summary: "Загрузить (заменить) документ: разбивка и индекс в одной транзакции",
+    body: KbDocumentBody,
+    responses: { 201: ok(KbDocumentIndexed, "Проиндексирован") },
+  },
+  {
+    operationId: "getKbDocument",
+    method: "get",
+    path: "/v1/clinic/kb/documents/{id}",
+    tag: "clinic-kb",
+    summary: "Документ с текстом",
+    responses: { 200: ok(KbDocument), 404: err("Нет документа") },
+  },
+  {
+    operationId: "deleteKbDocument",
+    method: "delete",
+    path: "/v1/clinic/kb/documents/{id}",
+    tag: "clinic-kb",
+    summary: "Удалить документ",
+    responses: { 204: { description: "Удалён" }, 404: err("Нет документа") },
+  },
+  {
+    operationId: "listKbChunks",
+    method: "get",
+    path: "/v1/clinic/kb/documents/{id}/chunks",
+    tag: "clinic-kb",
+    summary: "Фрагменты документа, как они проиндексированы",
+    responses: { 200: ok(KbChunks), 404: err("Нет документа") },
+  },
+  {
+    operationId: "reindexKbDocument",
+    method: "post",
+    path: "/v1/clinic/kb/documents/{id}/reindex",
+    tag: "clinic-kb",
+    summary: "Переразметить документ",
+    responses: { 200: ok(KbDocumentIndexed), 404: err("Нет документа") },
+  },
+  {
+    operationId: "reindexKb",
+    method: "post",
+    path: "/v1/clinic/kb/reindex",
+    tag: "clinic-kb",
+    summary: "Переразметить всю базу",
+    responses: { 200: ok(KbReindexed) },
+  },
+  {
+    operationId: "searchKb",
+    method: "get",
+    path: "/v1/clinic/kb/search",
+    tag: "clinic-kb",
+    summary: "Поиск фрагментов (как для ветки)",
+    query: KbSearchQuery,
+    responses: { 200: ok(KbSearchResult) },
+  },
+];
+
+/** The clinic's part of the wire contract, as the gateway documents it (systems/clinic/index.ts). */
+export const clinicContract: SystemContract = {
+  operations: clinicOperations,
+  schemas: clinicSchemas,
+  sseEvent: ClinicSseEvent,
+  tags: [
+    { name: "clinic", description: "Чат пациента" },
+    { name: "clinic-settings", description: "Ветки, версии промптов, графы шагов" },
+    { name: "clinic-kb", description: "База знаний" },
+  ],
+};

@@ -1,0 +1,203 @@
+import { z } from "zod";
+import { errorStatus, type ErrorCode } from "./errors";
+
+/**
+ * The wire shapes every system shares (CONTRACT §2, §6), as zod schemas: routes parse with
+ * them, `Run.emit` is typed by them, and the OpenAPI document (http/openapi/document.ts) is
+ * generated from them. Each system's own shapes live in `systems/<name>/contract.ts`.
+ */
+
+const errorCodes = Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]];
+
+// ---- errors (CONTRACT §6) ----
+export const ErrorBody = z.object({
+  error: z.object({
+    code: z.enum(errorCodes),
+    message: z.string().describe("clear, user-showable text (Russian)"),
+    details: z
+      .unknown()
+      .optional()
+      .describe("machine-readable detail: zod issues, duplicate identities, a conflict reason"),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+// ---- run events (CONTRACT §2) ----
+export const RunStarted = z.object({
+  runId: z.string(),
+  conversationId: z.string().optional(),
+  threadId: z.string().optional().describe("the clinic names its conversation threadId"),
+  interactionId: z.string().optional(),
+  planVersion: z.number().int().optional(),
+});
+export const StageEvent = z.object({
+  stageId: z.string().regex(/^\d\d$/),
+  name: z.string(),
+  status: z.enum(["ok", "skipped", "failed"]),
+  durationMs: z.number(),
+  data: z.unknown(),
+});
+export const TokenEvent = z.object({ delta: z.string() });
+/** doc/streaming.md: the client discards every `token` of this run and shows `text`; `final` follows. */
+export const AnswerReplaced = z.object({
+  text: z.string().describe("the authoritative answer; equals final's answer text"),
+  reason: z
+    .enum(["validation_failed", "model_failed"])
+    .describe(
+      "validation_failed: a checker rejected the model's text; model_failed: the model's stream ended unusable after text was released",
+    ),
+  issues: z.array(z.string()).describe("why, one issue per string (`code` or `code: detail`)"),
+});
+export const ErrorEvent = z.object({ code: z.string().describe("a code of CONTRACT §6"), message: z.string() });
+export const DoneEvent = z.object({});
+
+/** The events every run may carry, whatever its system (http/sse.ts, driver/run.ts `fail`). */
+export const runEvents = {
+  run_started: RunStarted,
+  stage: StageEvent,
+  token: TokenEvent,
+  error: ErrorEvent,
+  done: DoneEvent,
+};
+
+/** Event name → zod schema of its `data`; a system's map extends `runEvents`. */
+export type EventSchemas = Record<string, z.ZodType>;
+/** Event name → payload type, the map `Run<E>` is typed by. */
+export type EventsOf<S extends EventSchemas> = { [K in keyof S]: z.infer<S[K]> };
+
+/** One SSE event as a client parses it: name, id, data. */
+const envelope = (name: string, data: z.ZodType) =>
+  z.object({ event: z.literal(name), id: z.string().describe("increasing within the run (Last-Event-ID)"), data });
+
+/** The union of a system's events as `{event, id, data}` objects (the OpenAPI stream schema). */
+export function sseUnion(events: EventSchemas) {
+  const members = Object.entries(events).map(([name, data]) => envelope(name, data));
+  return z.discriminatedUnion("event", members as [ReturnType<typeof envelope>, ...ReturnType<typeof envelope>[]]);
+}
+
+// ---- runs (CONTRACT §2: resume) ----
+export const RunParams = z.object({ runId: z.string() });
+export const ResumeQuery = z.object({
+  lastEventId: z
+    .string()
+    .regex(/^\d+$/, "Last-Event-ID должен быть неотрицательным целым.")
+    .optional()
+    .describe("instead of the Last-Event-ID header (EventSource cannot set headers on a new URL)"),
+});
+export const RunStages = z.object({ runId: z.string(), stages: z.array(StageEvent) });
+
+// ---- service ----
+export const Health = z.object({ status: z.literal("ok") });
+export const Created = {
+  thread: z.object({ threadId: z.string() }),
+  conversation: z.object({ conversationId: z.string() }),
+};
+
+// ---- operations: what the OpenAPI document is generated from ----
+export interface Response {
+  description: string;
+  /** JSON body. */
+  json?: z.ZodType;
+  /** A `text/event-stream` of these events (an `sseUnion`). */
+  sse?: z.ZodType;
+  /** Other content types of the same response (e.g. SVG, HTML): described as strings. */
+  other?: string[];
+}
+
+export interface Operation {
+  operationId: string;
+  method: "get" | "post" | "delete";
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  /**
+   * Request headers besides those the document derives (a POST answering with a run's stream
+   * takes Idempotency-Key; resumeRun takes Last-Event-ID): e.g. an operator's message is
+   * idempotent by key, a thread's event stream resumes by Last-Event-ID.
+   */
+  headers?: { idempotencyKey?: string; lastEventId?: boolean };
+  /** Success and error responses by status; the errors every /v1 operation shares are added by the document. */
+  responses: Record<number, Response>;
+}
+
+/** A dialogue system's part of the wire contract (its contract.ts): what /openapi.json documents for it. */
+export interface SystemContract {
+  operations: Operation[];
+  /** Named shapes (OpenAPI components). */
+  schemas: Record<string, z.ZodType>;
+  /** Every SSE event the system's runs send (a resumed run may be any system's). */
+  sseEvent: z.ZodType;
+  /** OpenAPI tags its operations use, in the order the document lists them. */
+  tags: { name: string; description: string }[];
+}
+
+export const ok = (json: z.ZodType, description = "OK"): Response => ({ description, json });
+export const err = (description: string): Response => ({ description, json: ErrorBody });
+
+// ---- machines (operator) ----
+export const MachineSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  conversationKind: z.enum(["clinic", "workbench", "evidence"]),
+  machineId: z.string(),
+  states: z.number().int(),
+  transitions: z.number().int(),
+});
+export const MachineList = z.object({ machines: z.array(MachineSummary) });
+export const DiagramQuery = z.object({
+  conversationId: z.string().min(1).max(200).optional(),
+  /** A particular snapshot of the conversation (e.g. `interaction:…`); default: its latest one. */
+  key: z
+    .string()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe("a snapshot of the conversation (e.g. `interaction:…`); default: its latest one"),
+  format: z.enum(["svg", "json", "html"]).default("svg"),
+});
+export const DiagramGraph = z.object({
+  id: z.string(),
+  machineId: z.string(),
+  title: z.string(),
+  caption: z.string(),
+  active: z.array(z.string()).describe("ids of the conversation's active states"),
+  states: z.array(z.record(z.string(), z.unknown())),
+  transitions: z.array(z.record(z.string(), z.unknown())),
+});
+export const ReplayQuery = z.object({ key: z.string().min(1).max(300).optional() });
+export const ReplayReport = z.object({
+  conversationId: z.string(),
+  kind: z.string(),
+  machines: z.array(
+    z.object({
+      key: z.string(),
+      machineId: z.string(),
+      machineVersion: z.number().int(),
+      rowVersion: z.number().int(),
+      events: z.number().int().describe("entries in the snapshot's event log"),
+      definitions: z
+        .array(z.string().nullable())
+        .describe("labels of the machine definitions that took them (null: logged before labels)"),
+      replayed: z.boolean(),
+      matches: z.boolean().nullable(),
+      reason: z.string().optional(),
+      log: z
+        .array(
+          z.object({
+            seq: z.number().int(),
+            machine: z.string().nullable(),
+            runId: z.string().nullable(),
+            event: z.unknown(),
+          }),
+        )
+        .optional()
+        .describe("with ?key="),
+      stored: z.unknown().optional(),
+      replayedSnapshot: z.unknown().optional(),
+    }),
+  ),
+});

@@ -1,0 +1,226 @@
+import { z } from "zod";
+import { err, ok, sseUnion, type Operation } from "./http";
+import { userText } from "./user-text";
+
+export const InboxStatus = z.enum(["open", "taken", "closed"]);
+export type InboxStatus = z.infer<typeof InboxStatus>;
+
+export const InboxFilter = z.object({
+  system: z.enum(["clinic", "workbench", "evidence"]).optional(),
+  status: InboxStatus.optional(),
+  escalated: z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional(),
+  reason: z.string().min(1).max(64).optional(),
+  /** Last activity on or after / before (ISO dates or timestamps). */
+  from: z.string().datetime({ offset: true }).or(z.string().date()).optional(),
+  to: z.string().datetime({ offset: true }).or(z.string().date()).optional(),
+  /** Text search over the messages, the contact phone and the id. */
+  q: z.string().trim().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(300).optional(),
+});
+export type InboxFilter = z.infer<typeof InboxFilter>;
+
+/** One conversation as the inbox lists it (storage/inbox.ts reads rows into it). */
+export const InboxItem = z.object({
+  id: z.string(),
+  system: z.string(),
+  status: InboxStatus,
+  escalated: z.boolean(),
+  escalationReason: z.string().nullable(),
+  escalatedAt: z.string().nullable(),
+  contactPhone: z.string().nullable(),
+  takenBy: z.string().nullable(),
+  createdAt: z.string(),
+  lastActivityAt: z.string(),
+  messageCount: z.number().int(),
+  lastMessage: z.object({ role: z.string(), text: z.string() }).nullable(),
+});
+export type InboxItem = z.infer<typeof InboxItem>;
+
+/** The operators' inbox on the wire (http/routes/inbox.ts): item and filter are the repository's own schemas. */
+export const InboxList = z.object({ items: z.array(InboxItem), nextCursor: z.string().nullable() });
+export const InboxDetail = InboxItem.extend({
+  state: z.unknown().optional().describe("the clinic thread's state (clinic only)"),
+  messages: z.array(
+    z.object({ seq: z.number().int(), role: z.string(), text: z.string(), meta: z.unknown(), createdAt: z.string() }),
+  ),
+  lastEventSeq: z.number().int().describe("the thread event log's last number (follow its events from here)"),
+});
+
+const noConv = err("Нет диалога");
+
+/** An operator's message, at most (issue 32). */
+export const MAX_OPERATOR_CHARS = 4000;
+const Operator = z.string().trim().min(1).max(100);
+export const TakeBody = z.object({
+  operator: Operator.optional().describe("the operator's name as the patient sees it"),
+});
+export const OperatorMessageBody = z.object({
+  text: userText(MAX_OPERATOR_CHARS, {
+    empty: "text не может быть пустым",
+    tooLong: `Сообщение слишком длинное: не больше ${MAX_OPERATOR_CHARS} символов.`,
+  }),
+  operator: Operator.optional().describe("the author; absent: the operator who took the thread"),
+});
+export const OperatorMessage = z.object({
+  seq: z.number().int().describe("the thread event's number (its SSE id on the thread's event stream)"),
+  messageSeq: z.number().int().describe("the stored message's number in the transcript (role `operator`)"),
+  operator: z.string(),
+  text: z.string(),
+  createdAt: z.string(),
+  replayed: z.boolean().describe("true: a repeated Idempotency-Key; nothing new was written"),
+});
+
+const at = z.string().describe("when the event was stored (ISO)");
+const reason = z.string().nullable().describe("the escalation reason at the time (null: not escalated)");
+const Handback = z.object({
+  operator: z.string().nullable(),
+  reason,
+  branch: z.string().nullable().describe("where the bot goes on (null: the next message is routed afresh)"),
+  step: z.string().nullable(),
+  at,
+});
+/** What a thread's event stream carries (GET /v1/clinic/threads/{id}/events; storage/thread-events.ts). */
+export const threadEvents = {
+  "conversation.taken": z.object({
+    operator: z.string(),
+    reason,
+    escalated: z.boolean(),
+    waitMs: z.number().nullable().describe("from the escalation to the take"),
+    at,
+  }),
+  "operator.message": z.object({
+    operator: z.string(),
+    text: z.string(),
+    messageSeq: z.number().int(),
+    reason,
+    first: z.boolean().describe("the first operator message since the take"),
+    sinceTakenMs: z.number().nullable(),
+    at,
+  }),
+  "conversation.released": Handback,
+  "conversation.closed": Handback,
+  "patient.message": z.object({
+    text: z.string(),
+    reply: z.string().describe("what the patient was answered (the holding reply, or the emergency one)"),
+    runId: z.string(),
+    events: z.array(z.string()),
+    contactPhone: z.string().nullable(),
+    at,
+  }),
+};
+export const ThreadSseEvent = sseUnion(threadEvents);
+const SystemFilter = InboxFilter.omit({ system: true });
+
+export const inboxOperations: Operation[] = [
+  {
+    operationId: "listInbox",
+    method: "get",
+    path: "/v1/inbox/conversations",
+    tag: "inbox",
+    query: InboxFilter,
+    summary: "Обращения: диалоги всех систем, ждущие человека — первыми",
+    description: "Курсорная пагинация: `nextCursor` → `?cursor=`.",
+    responses: { 200: ok(InboxList), 400: err("Неверный фильтр или курсор") },
+  },
+  {
+    operationId: "getInboxConversation",
+    method: "get",
+    path: "/v1/inbox/conversations/{id}",
+    tag: "inbox",
+    summary: "Обращение с расшифровкой",
+    responses: { 200: ok(InboxDetail), 404: noConv },
+  },
+  {
+    operationId: "takeInboxConversation",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/take",
+    tag: "inbox",
+    summary: "Оператор берёт диалог: бот молчит (машина в состоянии human), пациенту отвечает оператор",
+    body: TakeBody,
+    responses: { 200: ok(InboxItem), 404: noConv, 409: err("Диалог ведёт другой оператор или это не диалог клиники") },
+  },
+  {
+    operationId: "sendOperatorMessage",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/messages",
+    tag: "inbox",
+    summary: "Оператор пишет пациенту в диалог, который он взял",
+    description:
+      "Любой оператор может писать в диалог со статусом taken (автор — `operator` тела, иначе взявший диалог). " +
+      "Сообщение хранится с ролью `operator` и сразу приходит пациенту в GET /v1/clinic/threads/{threadId}/events.",
+    headers: {
+      idempotencyKey:
+        "a retry with the same key and text answers with the message already written (200, replayed: true); the same key with another text is 409 idempotency_key_reused",
+    },
+    body: OperatorMessageBody,
+    responses: {
+      201: ok(OperatorMessage, "Записано"),
+      200: ok(OperatorMessage, "Повтор запроса с тем же Idempotency-Key"),
+      404: noConv,
+      409: err("Диалог не у оператора (details.reason not_held) или ключ отдан другому тексту"),
+    },
+  },
+  {
+    operationId: "releaseInboxConversation",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/release",
+    tag: "inbox",
+    summary: "Вернуть диалог боту: передача оператору снята, запись продолжается с того шага, где остановилась",
+    responses: { 200: ok(InboxItem), 404: noConv, 409: err("Диалог не у оператора") },
+  },
+  {
+    operationId: "closeInboxConversation",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/close",
+    tag: "inbox",
+    summary: "Закрыть обращение",
+    responses: { 200: ok(InboxItem), 404: noConv },
+  },
+  {
+    operationId: "eraseConversation",
+    method: "delete",
+    path: "/v1/inbox/conversations/{id}",
+    tag: "inbox",
+    summary: "Удалить диалог и все его данные (право на удаление)",
+    responses: { 204: { description: "Удалён" }, 404: noConv, 409: err("Идёт ход диалога") },
+  },
+  {
+    operationId: "listClinicThreads",
+    method: "get",
+    path: "/v1/clinic/threads",
+    tag: "inbox",
+    query: SystemFilter,
+    summary: "Диалоги клиники (как /v1/inbox/conversations?system=clinic)",
+    responses: { 200: ok(InboxList) },
+  },
+  {
+    operationId: "listWorkbenchConversations",
+    method: "get",
+    path: "/v1/workbench/conversations",
+    tag: "inbox",
+    query: SystemFilter,
+    summary: "Диалоги Workbench (постранично)",
+    responses: { 200: ok(InboxList) },
+  },
+  {
+    operationId: "listEvidenceConversations",
+    method: "get",
+    path: "/v1/evidence/conversations",
+    tag: "inbox",
+    query: SystemFilter,
+    summary: "Диалоги Evidence (постранично)",
+    responses: { 200: ok(InboxList) },
+  },
+];
+
+export const inboxSchemas: Record<string, z.ZodType> = {
+  InboxItem,
+  InboxList,
+  InboxDetail,
+  OperatorMessage,
+  ThreadSseEvent,
+};
