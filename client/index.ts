@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Created, RunStages } from "../contract/http";
-import type { InboxList } from "../contract/inbox";
+import type { InboxDetail, InboxItem, InboxList, OperatorMessage, OperatorMessageBody } from "../contract/inbox";
 import type { ClinicMessageBody, ClinicThread as ClinicThreadSchema } from "../contract/clinic/contract";
 import type {
   EvidenceConversation as EvidenceConversationSchema,
@@ -14,11 +14,13 @@ import type {
 import { apiError, ConnectionError } from "./errors";
 import type { ClinicEvent, EvidenceEvent, UntypedEvent, WorkbenchEvent } from "./events";
 import { Turn, type SendOptions, type Transport } from "./turn";
+import { followThread } from "./thread";
 
 export * from "./errors";
 export type * from "./events";
 export { Turn, type SendOptions } from "./turn";
 export { readEvents, type RawEvent } from "./sse";
+export type { ThreadEvent, ThreadEvents } from "./thread";
 
 export interface ClientOptions {
   /** e.g. http://127.0.0.1:3000 */
@@ -40,6 +42,9 @@ export type WorkbenchConversation = z.output<typeof WorkbenchConversationSchema>
 export type WorkbenchInteraction = z.output<typeof InteractionSchema>;
 export type EvidenceConversation = z.output<typeof EvidenceConversationSchema>;
 export type InboxPage = z.output<typeof InboxList>;
+export type InboxConversation = z.output<typeof InboxDetail>;
+export type InboxConversationItem = z.output<typeof InboxItem>;
+export type OperatorMessageSent = z.output<typeof OperatorMessage>;
 export type RunStagesBody = z.output<typeof RunStages>;
 export type ClinicMessage = z.input<typeof ClinicMessageBody>;
 export type WorkbenchMessage = z.input<typeof WorkbenchMessageBody>;
@@ -59,12 +64,12 @@ export function createClient(o: ClientOptions) {
     retryDelayMs: o.retryDelayMs ?? 200,
   };
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function call<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
     let res: Response;
     try {
       res = await t.fetch(`${baseUrl}${path}`, {
         method,
-        headers: t.headers(body !== undefined ? { "content-type": "application/json" } : {}),
+        headers: t.headers({ ...(body !== undefined ? { "content-type": "application/json" } : {}), ...extra }),
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (e) {
@@ -95,6 +100,25 @@ export function createClient(o: ClientOptions) {
           { text, ...(opts.debug ? { debug: true } : {}) } satisfies ClinicMessage,
           opts,
         ),
+      /** The thread's live events (an operator's messages, take / release / close), from `after` on; reconnects itself. */
+      events: (threadId: string, o: { after?: number; signal?: AbortSignal } = {}) => followThread(t, threadId, o),
+    },
+    /** The operators' side (role `operator`): a conversation, and taking, answering, releasing, closing it. */
+    inbox: {
+      list: (query = "") => call<InboxPage>("GET", `/v1/inbox/conversations${query}`),
+      get: (id: string) => call<InboxConversation>("GET", `/v1/inbox/conversations/${q(id)}`),
+      take: (id: string, operator?: string) =>
+        call<InboxConversationItem>("POST", `/v1/inbox/conversations/${q(id)}/take`, operator ? { operator } : {}),
+      /**
+       * The operator's message to the patient; idempotent by `idempotencyKey` (a new one per
+       * message by default: a retry of this call with the same key writes it once).
+       */
+      write: (id: string, message: z.input<typeof OperatorMessageBody>, o: { idempotencyKey?: string } = {}) =>
+        call<OperatorMessageSent>("POST", `/v1/inbox/conversations/${q(id)}/messages`, message, {
+          "idempotency-key": o.idempotencyKey ?? crypto.randomUUID(),
+        }),
+      release: (id: string) => call<InboxConversationItem>("POST", `/v1/inbox/conversations/${q(id)}/release`, {}),
+      close: (id: string) => call<InboxConversationItem>("POST", `/v1/inbox/conversations/${q(id)}/close`, {}),
     },
     workbench: {
       create: () => call<z.output<typeof Created.conversation>>("POST", "/v1/workbench/conversations"),
