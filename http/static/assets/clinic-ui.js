@@ -57,7 +57,7 @@ export function replyBadges({ state, events, notes }) {
         el(
           "span",
           { class: "badge warn", dataset: { badge: "held" } },
-          "диалог у оператора: бот только просит подождать",
+          "диалог ведёт администратор: бот молчит, ответ придёт сюда",
         ),
       );
     else if (e === "model_unavailable")
