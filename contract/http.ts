@@ -88,6 +88,12 @@ export const RunStages = z.object({ runId: z.string(), stages: z.array(StageEven
 
 // ---- service ----
 export const Health = z.object({ status: z.literal("ok") });
+/** GET /readyz (http/observability/routes.ts): 200 ready; 503 while draining or when the database does not answer. */
+export const Readiness = z.object({
+  status: z.enum(["ready", "stopping", "unavailable"]),
+  database: z.enum(["ok", "unchecked", "unreachable"]),
+  latencyMs: z.number().optional().describe("the database's answer to a ping"),
+});
 export const Created = {
   thread: z.object({ threadId: z.string() }),
   conversation: z.object({ conversationId: z.string() }),

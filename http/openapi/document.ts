@@ -5,6 +5,7 @@ import {
   DiagramQuery,
   ErrorBody,
   Health,
+  Readiness,
   MachineList,
   MachineSummary,
   ReplayQuery,
@@ -37,6 +38,24 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
     tag: "service",
     summary: "Готовность сервера",
     responses: { 200: ok(Health) },
+  },
+  {
+    operationId: "ready",
+    method: "get",
+    path: "/readyz",
+    tag: "service",
+    summary: "Готовность принимать трафик (для балансировщика)",
+    description:
+      "200, когда база данных отвечает и процесс не останавливается; 503 во время остановки (SIGTERM: ходы дозавершаются) или без базы — балансировщик отличает остановку от падения.",
+    responses: { 200: ok(Readiness), 503: ok(Readiness, "Не готов: status stopping или unavailable") },
+  },
+  {
+    operationId: "metrics",
+    method: "get",
+    path: "/metrics",
+    tag: "service",
+    summary: "Метрики Prometheus (ходы, вызовы модели, потоки, пул базы, процесс)",
+    responses: { 200: { description: "Prometheus text exposition format", other: ["text/plain"] } },
   },
   {
     operationId: "openapi",
@@ -140,6 +159,7 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
       {
         Error: ErrorBody,
         Health,
+        Readiness,
         StageEvent,
         AnswerReplaced,
         RunStages,

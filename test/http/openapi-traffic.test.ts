@@ -85,6 +85,8 @@ let escalatedThread = "";
 
 async function scriptedRun(): Promise<void> {
   await call("GET", "/healthz", { auth: false });
+  await call("GET", "/readyz", { auth: false });
+  await call("GET", "/metrics", { auth: false });
   await call("GET", "/openapi.json", { auth: false });
   expect((await call("GET", "/v1/machines", { auth: false })).status).toBe(401);
 
