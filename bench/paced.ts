@@ -53,6 +53,10 @@ interface Window {
   eldMax: number;
   gcMs: number;
   rssPerStream: number;
+  /** This process's CPU per finished turn (server, load client and model share it). */
+  cpuPerTurn: number;
+  /** This process's CPU time ÷ wall time while the window ran (1 = one core busy all the time). */
+  cpuShare: number;
 }
 
 async function window(t: Target, ids: string[], durationMs: number): Promise<Window> {
@@ -69,6 +73,7 @@ async function window(t: Target, ids: string[], durationMs: number): Promise<Win
   let rssPeak = rss0;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
   eld.enable();
+  const c0 = process.cpuUsage();
   const r = await lanes(ids.length, durationMs, async (lane) => {
     const t0 = performance.now();
     let first = Number.NaN;
@@ -78,6 +83,8 @@ async function window(t: Target, ids: string[], durationMs: number): Promise<Win
     turns.push(performance.now() - t0);
     ttft.push(first);
   });
+  const cpu = process.cpuUsage(c0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   eld.disable();
   clearInterval(sampler);
   gc.disconnect();
@@ -90,6 +97,8 @@ async function window(t: Target, ids: string[], durationMs: number): Promise<Win
     eldMax: eld.max / 1e6,
     gcMs,
     rssPerStream: (rssPeak - rss0) / ids.length,
+    cpuPerTurn: cpuMs / Math.max(1, turns.length),
+    cpuShare: cpuMs / r.elapsedMs,
   };
 }
 
@@ -109,7 +118,7 @@ export async function benchPaced(backend: Backend, o: PacedOptions): Promise<Goa
     );
     const pad = (x: string, n = 11) => x.padStart(n);
     log(
-      `  ${"in flight".padEnd(10)}${"".padEnd(12)}${pad("turns/s")}${pad("turn p50")}${pad("turn p99")}${pad("TTFT p50")}${pad("TTFT p99")}${pad("errors")}${pad("ELD p99")}${pad("ELD max")}${pad("GC")}${pad("RSS/stream")}${pad("load")}`,
+      `  ${"in flight".padEnd(10)}${"".padEnd(12)}${pad("turns/s")}${pad("turn p50")}${pad("turn p99")}${pad("TTFT p50")}${pad("TTFT p99")}${pad("errors")}${pad("ELD p99")}${pad("ELD max")}${pad("GC")}${pad("CPU/turn")}${pad("CPU share")}${pad("RSS/stream")}${pad("load")}`,
     );
     for (const n of o.concs) {
       const ids: Record<string, string[]> = {};
@@ -124,7 +133,7 @@ export async function benchPaced(backend: Backend, o: PacedOptions): Promise<Goa
         const tf = summarize(w.ttft);
         log(
           `  ${String(n).padEnd(10)}${(k === "floor" ? "FLOOR-HTTP" : "ENGINE").padEnd(12)}${pad(perSec(w.turns.length / (w.elapsedMs / 1000)))}${pad(ms(tu.p50))}${pad(ms(tu.p99))}${pad(ms(tf.p50))}${pad(ms(tf.p99))}${pad(String(w.errors))}` +
-            `${pad(ms(w.eldP99))}${pad(ms(w.eldMax))}${pad(ms(w.gcMs))}${pad(bytes(w.rssPerStream))}${pad(load())}`,
+            `${pad(ms(w.eldP99))}${pad(ms(w.eldMax))}${pad(ms(w.gcMs))}${pad(ms(w.cpuPerTurn))}${pad(w.cpuShare.toFixed(2))}${pad(bytes(w.rssPerStream))}${pad(load())}`,
         );
       }
       const f = res.floor!;
@@ -166,7 +175,7 @@ export async function benchPaced(backend: Backend, o: PacedOptions): Promise<Goa
       );
     }
     log(
-      "  ELD: event-loop delay while the window ran; GC: summed pause time; RSS/stream: the process's peak RSS growth over its idle RSS ÷ streams in flight (server, client and model share the process)",
+      "  ELD: event-loop delay while the window ran; GC: summed pause time; CPU share: the process's CPU time ÷ wall time (near 1: one core saturated, turns queue for the event loop); RSS/stream: the process's peak RSS growth over its idle RSS ÷ streams in flight (server, client and model share the process)",
     );
     return goals;
   } finally {
