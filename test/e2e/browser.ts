@@ -53,6 +53,8 @@ export interface BrowserStack {
   readonly llm: ScriptedLlm;
   readonly server: Awaited<ReturnType<typeof startTestServer>>;
   readonly browser: Browser;
+  /** The test database's URL on a PostgreSQL server (undefined on PGlite): a second server process can share it. */
+  readonly dbUrl: string | undefined;
 }
 
 /** One file's stack: its database, a scripted model, the real server and Chromium — started only when Chromium exists. */
@@ -79,6 +81,9 @@ export function useBrowserStack(): BrowserStack {
     },
     get browser() {
       return s.browser!;
+    },
+    get dbUrl() {
+      return t.url;
     },
   };
 }

@@ -2,6 +2,8 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { stepTail } from "../utils/clinic-api";
 import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "./browser";
+import { onServer } from "../utils/db";
+import { modelEnv, startServerProcess } from "../reliability/processes";
 
 /**
  * Issue 32 in a real browser: a patient escalates in Песочница; an operator takes the thread in
@@ -80,5 +82,42 @@ describe.skipIf(!hasChromium)(
       ).toContain(`[Администратор клиники]: ${answer}`);
       expect(errors).toEqual([]);
     });
+
+    it.runIf(onServer)(
+      "across two server processes: the patient's page on process A, the operator's inbox on process B",
+      { timeout: 180_000 },
+      async () => {
+        const { llm, server, browser, dbUrl } = stack;
+        // Process B: a separate `node main.ts` on the same PostgreSQL database.
+        const b = await startServerProcess(
+          { env: { DATABASE_URL: dbUrl! }, dataDir: "", drop: async () => {} },
+          modelEnv(llm),
+        );
+        try {
+          const errors: string[] = [];
+          const patient = await openPage(browser, `${server.url}/sandbox.html`, errors);
+          llm.script("router", "escalate_human");
+          llm.script("branch", "Передаю администратору.");
+          await say(patient, "Соедините с администратором");
+          const threadId = new URLSearchParams(new URL(patient.url()).hash.slice(1)).get("thread")!;
+          const operator = await openPage(browser, `${b.url}/inbox.html#id=${threadId}`, errors);
+          await operator.waitForSelector("#take");
+          await operator.click("#take");
+          await operator.waitForSelector("#operator-text");
+          await patient.waitForSelector('.msg.note[data-note="conversation.taken"]');
+          const answer = "Здравствуйте! Администратор на связи (процесс B).";
+          await operator.fill("#operator-text", answer);
+          const sent = Date.now();
+          await operator.click("#operator-send");
+          await patient.waitForSelector(`.msg.operator:has-text("${answer}")`, { timeout: 1_000 });
+          console.log(`process B → the patient's page on process A: ${Date.now() - sent} ms after the click`);
+          await operator.click("#release");
+          await patient.waitForSelector('.msg.note[data-note="conversation.released"]');
+          expect(errors).toEqual([]);
+        } finally {
+          await b.kill();
+        }
+      },
+    );
   },
 );
