@@ -23,7 +23,8 @@ export interface BeginOptions {
 /** A POST that starts a run either gets its new run, or (a retry with a known Idempotency-Key) the old run's replay. */
 export type Begun = { run: Run; replay?: undefined } | { replay: Response; run?: undefined };
 
-const KEY = /^[\x21-\x7e]{1,200}$/;
+/** What an Idempotency-Key may be (every route that takes one). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /**
  * Everything decided before a turn's stream opens (doc/clients.md):
@@ -36,7 +37,7 @@ const KEY = /^[\x21-\x7e]{1,200}$/;
  */
 export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise<Begun> {
   const key = c.req.header("idempotency-key");
-  if (key !== undefined && !KEY.test(key))
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
     throw new AppError("invalid_request", "Idempotency-Key: от 1 до 200 печатных символов ASCII без пробелов.");
   const requestHash = key === undefined ? "" : await hashRequest(c);
   for (let attempt = 0; ; attempt++) {

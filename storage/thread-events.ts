@@ -70,19 +70,13 @@ export async function findThreadEventByKey(sql: Tx, conversationId: string, key:
   return r ? toEvent(r) : null;
 }
 
-/** The last take of the thread and whether an operator has written since (the reply-time statistics). */
-export async function lastTake(
-  sql: Tx,
-  conversationId: string,
-): Promise<{ event: ThreadEvent; answered: boolean } | null> {
-  const [r] = await sql<(Row & { answered: boolean })[]>`
-    select t.seq, t.kind, t.data, t.created_at,
-           exists (select 1 from thread_events m where m.conversation_id = t.conversation_id
-                     and m.kind = 'operator.message' and m.seq > t.seq) as answered
-      from thread_events t
-     where t.conversation_id = ${conversationId} and t.kind = 'conversation.taken'
-     order by t.seq desc limit 1`;
-  return r ? { event: toEvent(r), answered: r.answered } : null;
+/** The thread's last `conversation.taken` event (a repeated take by the holder answers with it). */
+export async function lastTake(sql: Tx, conversationId: string): Promise<ThreadEvent | null> {
+  const [r] = await sql<Row[]>`
+    select seq, kind, data, created_at from thread_events
+     where conversation_id = ${conversationId} and kind = 'conversation.taken'
+     order by seq desc limit 1`;
+  return r ? toEvent(r) : null;
 }
 
 /** The log's last number (0: empty): a client that has read the thread follows from here. */

@@ -18,6 +18,7 @@ import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { describeZod, readJson } from "../errors";
 import type { OperatorAction } from "../../driver/operator-action";
+import { IDEMPOTENCY_KEY } from "../turn-begin";
 import { OperatorMessageBody, TakeBody } from "../inbox-contract";
 
 /**
@@ -26,8 +27,6 @@ import { OperatorMessageBody, TakeBody } from "../inbox-contract";
  * under /v1/inbox/, plus the per-system lists (GET /v1/clinic/threads, /v1/workbench/conversations,
  * /v1/evidence/conversations), so a role rule can cover them by path.
  */
-
-const KEY = /^[\x21-\x7e]{1,200}$/;
 
 function parseFilter(query: Record<string, string>, system?: Filter["system"]): Filter {
   const parsed = InboxFilter.safeParse({ ...query, ...(system ? { system } : {}) });
@@ -121,7 +120,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/inbox/conversations/:id/messages", async (c) => {
     const tenantId = c.get("tenantId");
     const key = c.req.header("idempotency-key");
-    if (key !== undefined && !KEY.test(key))
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
       throw new AppError("invalid_request", "Idempotency-Key: от 1 до 200 печатных символов ASCII без пробелов.");
     const body = await readJson(c, OperatorMessageBody);
     const r = await operate(tenantId, c.req.param("id"), {

@@ -128,7 +128,7 @@ function positionOf(s: SnapshotFrom<ClinicDialogueMachine>) {
 
 async function lastTakeEvent(sql: Sql, threadId: string, holder: HumanHold): Promise<ThreadEvent> {
   const t = await lastTake(sql, threadId);
-  return t?.event ?? { seq: 0, kind: "conversation.taken", data: { operator: holder.operator }, at: holder.since };
+  return t ?? { seq: 0, kind: "conversation.taken", data: { operator: holder.operator }, at: holder.since };
 }
 
 /** The rows an accepted operator action writes beside the snapshot, in its transaction. */
