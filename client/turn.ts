@@ -21,7 +21,8 @@ export interface SendOptions {
  * One sent message: an async iterator of the run's events, each exactly once and in order,
  * however often the connection drops. Before the run id is known (no headers yet) a drop
  * re-sends the POST with the same Idempotency-Key, which replays the run the server already
- * started; after it, the client resumes at GET /v1/runs/{runId}/events with Last-Event-ID.
+ * started; after it, the client resumes at GET /v1/runs/{runId}/events with Last-Event-ID (and
+ * X-Conversation-Id, the balancer's affinity key).
  */
 export class Turn<E extends UntypedEvent = AnyRunEvent> implements AsyncIterable<E> {
   readonly idempotencyKey: string;
@@ -74,6 +75,8 @@ export class Turn<E extends UntypedEvent = AnyRunEvent> implements AsyncIterable
       if (failures > 0) await sleep(this.t.retryDelayMs * 2 ** (failures - 1), this.o.signal);
       let res: Response;
       const resume: Record<string, string> = this.lastEventId > 0 ? { "last-event-id": String(this.lastEventId) } : {};
+      // A balancer that keeps a conversation on one process routes the run's follower by it (deploy/haproxy.cfg).
+      const affinity: Record<string, string> = this.conversationId ? { "x-conversation-id": this.conversationId } : {};
       const url = this.runId
         ? `${this.t.baseUrl}/v1/runs/${encodeURIComponent(this.runId)}/events`
         : `${this.t.baseUrl}${this.path}`;
@@ -81,7 +84,7 @@ export class Turn<E extends UntypedEvent = AnyRunEvent> implements AsyncIterable
         this.connections++;
         res = this.runId
           ? await this.t.fetch(url, {
-              headers: this.t.headers({ accept: "text/event-stream", ...resume }),
+              headers: this.t.headers({ accept: "text/event-stream", ...resume, ...affinity }),
               signal: this.o.signal,
             })
           : await this.t.fetch(url, {

@@ -1,18 +1,22 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
+import { connect, createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
  * HAProxy in front of N server processes on one PostgreSQL database (doc/scale-out.md).
  *
- * Affinity: `balance uri depth 4` hashes the first four path segments, so every request of one
- * conversation (`/v1/<system>/threads/<id>/…`) lands on one process — its turns and the
- * followers of its runs share that process's in-memory run registry. Consistent hashing moves
- * only the keys of a process that fails; `/readyz` health checks take it out within ~2 s and
- * `option redispatch` re-sends a request whose connection was refused, so any survivor serves
- * the conversation after a failure (state is in PostgreSQL, not in the process).
+ * Affinity: the backend hashes the conversation id (consistent hashing), so every request of one
+ * conversation lands on one process — its turns, the operator's requests and the followers of
+ * its runs share that process's in-memory run registry (a local follower reads no database).
+ * The id is the segment after `/v1/<system>/threads|conversations/` (or `/v1/conversations/`);
+ * a run's follower (`/v1/runs/<runId>/events`, no conversation in the path) names it in
+ * `X-Conversation-Id`, the header the turn's response carried (client/turn.ts sends it back).
+ * A request with no conversation (a new thread, /healthz) goes round robin. Consistent hashing
+ * moves only the keys of a process that fails; `/readyz` health checks take it out within
+ * `fall × inter` and `option redispatch` re-sends a request whose connection was refused, so a
+ * survivor serves the conversation after a failure (state is in PostgreSQL, not in the process).
  */
 export interface HaproxyOptions {
   /** Upstream base URLs, e.g. http://127.0.0.1:3001. */
@@ -21,6 +25,10 @@ export interface HaproxyOptions {
   host?: string;
   /** Health-check interval, ms. */
   checkIntervalMs?: number;
+  /** Answer with `X-Served-By: app<i>` (the server's name; tests and benchmarks). */
+  servedByHeader?: boolean;
+  /** A stats socket (`show stat`, `show servers state`) at this path. */
+  statsSocket?: string;
 }
 
 export function haproxyConfig(o: HaproxyOptions): string {
@@ -30,8 +38,10 @@ export function haproxyConfig(o: HaproxyOptions): string {
     return `  server app${i + 1} ${url.hostname}:${url.port || 80} check inter ${inter} fall 2 rise 1`;
   });
   return [
+    "# Conversation affinity (hash of the conversation id), /readyz health checks, redispatch. See doc/scale-out.md.",
     "global",
     "  maxconn 4096",
+    ...(o.statsSocket ? [`  stats socket ${o.statsSocket} mode 600 level user`] : []),
     "",
     "defaults",
     "  mode http",
@@ -49,9 +59,16 @@ export function haproxyConfig(o: HaproxyOptions): string {
     "  default_backend servers",
     "",
     "backend servers",
-    "  balance uri depth 4",
+    "  # Affinity: hash of the conversation id (X-Conversation-Id, else from the path); none: round robin.",
+    "  acl system_conversation path_reg ^/v1/[^/]+/(threads|conversations)/[^/]+",
+    "  acl conversation path_reg ^/v1/conversations/[^/]+",
+    "  http-request set-var(txn.conversation) req.hdr(x-conversation-id) if { req.hdr(x-conversation-id) -m found }",
+    "  http-request set-var(txn.conversation) path,field(5,/) if !{ var(txn.conversation) -m found } system_conversation",
+    "  http-request set-var(txn.conversation) path,field(4,/) if !{ var(txn.conversation) -m found } conversation",
+    "  balance hash var(txn.conversation)",
     "  hash-type consistent",
     "  option httpchk GET /readyz",
+    ...(o.servedByHeader ? ["  http-response set-header X-Served-By %[srv_name]"] : []),
     ...servers,
     "",
   ].join("\n");
@@ -60,7 +77,37 @@ export function haproxyConfig(o: HaproxyOptions): string {
 export interface Haproxy {
   url: string;
   child: ChildProcess;
+  /** `show stat` of the backend's servers: name (app1…), status (UP, DOWN…), CSV fields by name. */
+  stats(): Promise<ServerStat[]>;
   close(): Promise<void>;
+}
+
+export interface ServerStat {
+  name: string;
+  status: string;
+  /** Requests sent to the server (sessions; one request per session with http-server-close upstream). */
+  sessions: number;
+  fields: Record<string, string>;
+}
+
+/** One command on an HAProxy stats socket; the answer as text. */
+export function statsCommand(socket: string, command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const s = createConnection(socket, () => s.end(`${command}\n`));
+    s.on("data", (d) => (out += d));
+    s.once("error", reject);
+    s.once("close", () => resolve(out));
+  });
+}
+
+export function parseServerStats(csv: string): ServerStat[] {
+  const [head, ...rows] = csv.trim().split("\n");
+  const keys = head!.replace(/^# /, "").split(",");
+  return rows
+    .map((r) => Object.fromEntries(r.split(",").map((v, i) => [keys[i]!, v])))
+    .filter((f) => f.pxname === "servers" && f.svname !== "BACKEND")
+    .map((f) => ({ name: f.svname!, status: f.status!, sessions: Number(f.stot), fields: f }));
 }
 
 export const HAPROXY_BIN = process.env.HAPROXY_BIN ?? "/usr/sbin/haproxy";
@@ -69,7 +116,8 @@ export const HAPROXY_BIN = process.env.HAPROXY_BIN ?? "/usr/sbin/haproxy";
 export async function startHaproxy(o: HaproxyOptions): Promise<Haproxy> {
   const dir = mkdtempSync(join(tmpdir(), "haproxy-"));
   const cfg = join(dir, "haproxy.cfg");
-  writeFileSync(cfg, haproxyConfig(o));
+  const socket = join(dir, "stats.sock");
+  writeFileSync(cfg, haproxyConfig({ ...o, statsSocket: o.statsSocket ?? socket }));
   const child = spawn(HAPROXY_BIN, ["-db", "-f", cfg], { stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
   child.stderr!.on("data", (d) => (err = (err + d).slice(-4000)));
@@ -92,6 +140,7 @@ export async function startHaproxy(o: HaproxyOptions): Promise<Haproxy> {
   return {
     url: `http://${host}:${o.port}`,
     child,
+    stats: async () => parseServerStats(await statsCommand(o.statsSocket ?? socket, "show stat")),
     async close() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       await exited;
@@ -116,7 +165,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error("usage: npx tsx scripts/haproxy.ts [--port 8080] [--host 127.0.0.1] [--run] http://host:port ...");
     process.exit(2);
   }
-  if (!run) process.stdout.write(haproxyConfig({ upstreams, port, host }));
+  const command = `npx tsx scripts/haproxy.ts ${process.argv.slice(2).join(" ")}`;
+  if (!run)
+    process.stdout.write(
+      `# Generated by \`${command} > deploy/haproxy.cfg\`\n${haproxyConfig({ upstreams, port, host })}`,
+    );
   else {
     const p = await startHaproxy({ upstreams, port, host });
     console.log(`haproxy on ${p.url} -> ${upstreams.join(", ")}`);

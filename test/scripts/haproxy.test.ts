@@ -1,15 +1,18 @@
-import { existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/procs";
-import { HAPROXY_BIN, startHaproxy, type Haproxy } from "../../scripts/haproxy";
+import { haproxyConfig, startHaproxy, type Haproxy } from "../../scripts/haproxy";
+import { ensureHaproxy } from "../utils/haproxy";
 
 /**
  * scripts/haproxy.ts against plain node:http upstreams that answer with their own index:
- * one conversation's requests land on one upstream, conversations spread over all of them,
- * and after an upstream dies its conversations are served by a survivor.
+ * one conversation's requests land on one upstream (thread, inbox and run-follower routes alike),
+ * conversations spread over all of them, requests without a conversation go round robin, and
+ * after an upstream dies its conversations are served by a survivor.
  */
-const installed = existsSync(HAPROXY_BIN);
+const missing = ensureHaproxy();
+if (missing) console.warn(`test/scripts/haproxy.test.ts skipped: ${missing}`);
 let proxy: Haproxy;
 const upstreams: Server[] = [];
 
@@ -24,12 +27,20 @@ async function upstream(i: number): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-const servedBy = async (path: string) => Number(await (await fetch(`${proxy.url}${path}`)).text());
+const servedBy = async (path: string, headers: Record<string, string> = {}) =>
+  Number(await (await fetch(`${proxy.url}${path}`, { headers })).text());
 
-describe.runIf(installed)("HAProxy in front of N processes (scripts/haproxy.ts)", () => {
+it("deploy/haproxy.cfg is the generated config (its header says how)", () => {
+  const file = readFileSync("deploy/haproxy.cfg", "utf8");
+  const body = file.slice(file.indexOf("\n") + 1);
+  const upstreams = ["http://app1:3000", "http://app2:3000", "http://app3:3000"];
+  expect(body).toBe(haproxyConfig({ upstreams, port: 8080, host: "0.0.0.0" }));
+});
+
+describe.skipIf(missing !== null)("HAProxy in front of N processes (scripts/haproxy.ts)", () => {
   beforeAll(async () => {
     const urls = [await upstream(0), await upstream(1), await upstream(2)];
-    proxy = await startHaproxy({ upstreams: urls, port: await freePort(), checkIntervalMs: 200 });
+    proxy = await startHaproxy({ upstreams: urls, port: await freePort(), checkIntervalMs: 200, servedByHeader: true });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -43,10 +54,28 @@ describe.runIf(installed)("HAProxy in front of N processes (scripts/haproxy.ts)"
       const a = await servedBy(`/v1/clinic/threads/${id}/messages`);
       const b = await servedBy(`/v1/clinic/threads/${id}`);
       const d = await servedBy(`/v1/clinic/threads/${id}/messages?after=3`);
-      expect([b, d]).toEqual([a, a]);
+      const operator = await servedBy(`/v1/inbox/conversations/${id}/take`);
+      const replay = await servedBy(`/v1/conversations/${id}/replay`);
+      const follower = await servedBy(`/v1/runs/run-of-${id}/events`, { "x-conversation-id": id });
+      expect([b, d, operator, replay, follower]).toEqual([a, a, a, a, a]);
       first.set(id, a);
     }
     expect(new Set(first.values()).size).toBe(3);
+  });
+
+  it("sends requests without a conversation round robin, names the server and counts per server", async () => {
+    const before = await proxy.stats();
+    const created = await Promise.all(Array.from({ length: 6 }, () => servedBy("/v1/clinic/threads")));
+    expect(new Set(created).size).toBe(3);
+    const res = await fetch(`${proxy.url}/v1/clinic/threads/conv-0`);
+    expect(res.headers.get("x-served-by")).toBe(`app${Number(await res.text()) + 1}`);
+    const after = await proxy.stats();
+    expect(after.map((s) => [s.name, s.status])).toEqual([
+      ["app1", "UP"],
+      ["app2", "UP"],
+      ["app3", "UP"],
+    ]);
+    expect(after.reduce((a, s, i) => a + s.sessions - before[i]!.sessions, 0)).toBe(7);
   });
 
   it("serves a dead process's conversations from a survivor", async () => {
@@ -59,5 +88,6 @@ describe.runIf(installed)("HAProxy in front of N processes (scripts/haproxy.ts)"
     const now = await servedBy(`/v1/clinic/threads/${id}/messages`);
     expect(now).not.toBe(owner);
     expect(await servedBy(`/v1/clinic/threads/${id}`)).toBe(now);
+    expect((await proxy.stats())[owner]!.status).toBe("DOWN");
   });
 });
