@@ -1,38 +1,40 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRoundRobinProxy, type RoundRobinProxy } from "../../scripts/round-robin-proxy";
+import { startHaproxy, type Haproxy } from "../../scripts/haproxy";
 import { onServer } from "../utils/db";
+import { ensureHaproxy } from "../utils/haproxy";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { postSse, readSse, type SseEvent } from "../utils/sse";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { createStorage, freePort, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
 import { openSse, tokens } from "./sse-live";
 
 /**
- * Scale-out (README "Scale-out"): three server processes (`node --import tsx main.ts`) on one
- * PostgreSQL database behind scripts/round-robin-proxy.ts, every request of the test sent through
- * the proxy. A run resumed by Last-Event-ID lands on another process and follows the live run
- * there; concurrent messages to one conversation over all processes: one runs, the rest 409; a
- * client leaving is seen by the server behind the proxy; kill -9 of the process serving a turn:
- * a survivor closes the run when the client resumes, and the conversation goes on. PostgreSQL
- * only: PGlite is one process.
+ * Scale-out (doc/scale-out.md): three server processes (`node --import tsx main.ts`) on one
+ * PostgreSQL database behind HAProxy (scripts/haproxy.ts: affinity by conversation id, /readyz
+ * health checks, redispatch). Every request of a conversation — its turns, its reads and the
+ * follower of its run (X-Conversation-Id) — lands on one process (X-Served-By, and HAProxy's own
+ * counts on its stats socket); a follower on another process still follows the live run through
+ * LISTEN/NOTIFY; concurrent messages to one conversation: one runs, the rest 409 from every
+ * process; a client leaving is seen behind the balancer; kill -9 of the serving process: health
+ * checks take it out, a survivor closes the run on resume and serves the conversation from then
+ * on. PostgreSQL only: PGlite is one process.
  */
 const N = 3;
+const missing = onServer ? ensureHaproxy() : null;
+if (missing) {
+  if (process.env.CI) throw new Error(missing);
+  console.warn(`scale-out.slow.test.ts skipped: ${missing}`);
+}
 let llm: ScriptedLlm;
 let storage: Storage;
 let servers: ServerProcess[] = [];
-let proxy: RoundRobinProxy;
+let proxy: Haproxy;
 let sql: postgres.Sql;
 
 type Thread = { threadId: string; messages: { role: string; text: string }[] };
 
-/** Runs `f` and returns the index of the one upstream the proxy sent its request(s) to last. */
-async function via<T>(f: () => Promise<T>): Promise<{ value: T; upstream: number }> {
-  const before = proxy.counts();
-  const value = await f();
-  const after = proxy.counts();
-  const hit = after.map((n, i) => n - before[i]!).map((d, i) => (d > 0 ? i : -1));
-  return { value, upstream: Math.max(...hit) };
-}
+/** The process (index into `servers`) HAProxy sent a request to: `X-Served-By: app<i+1>`. */
+const servedBy = (r: { headers: Headers }) => Number(r.headers.get("x-served-by")?.replace(/^app/, "")) - 1;
 
 async function newThread(): Promise<string> {
   const r = await fetch(`${proxy.url}/v1/clinic/threads`, { method: "POST" });
@@ -40,10 +42,10 @@ async function newThread(): Promise<string> {
   return ((await r.json()) as { threadId: string }).threadId;
 }
 
-async function thread(id: string): Promise<Thread> {
+async function thread(id: string): Promise<Thread & { servedBy: number }> {
   const r = await fetch(`${proxy.url}/v1/clinic/threads/${id}`);
   expect(r.status).toBe(200);
-  return (await r.json()) as Thread;
+  return { ...((await r.json()) as Thread), servedBy: servedBy(r) };
 }
 
 function scriptTurn(reply: string | { content: string; chunkDelayMs?: number }) {
@@ -51,25 +53,33 @@ function scriptTurn(reply: string | { content: string; chunkDelayMs?: number }) 
   llm.script("branch", reply);
 }
 
-const post = (id: string, text: string) => openSse(`${proxy.url}/v1/clinic/threads/${id}/messages`, { text });
+const post = (id: string, text: string, base = proxy.url) =>
+  openSse(`${base}/v1/clinic/threads/${id}/messages`, { text });
+/** A run's follower, as client/turn.ts resumes: Last-Event-ID, and the conversation for the balancer. */
+const follow = (base: string, runId: string, after: number, conversationId: string) =>
+  fetch(`${base}/v1/runs/${runId}/events`, {
+    headers: { "last-event-id": String(after), "x-conversation-id": conversationId },
+  });
 const runIdOf = (events: SseEvent[]) => (events[0]!.data as { runId: string }).runId;
 const slowReply = (n: number) => ({ content: "Подробный ответ про подготовку к приёму. ".repeat(n), chunkDelayMs: 40 });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function runStatus(runId: string): Promise<string> {
   const [r] = await sql<{ status: string }[]>`select status from runs where id = ${runId}`;
   return r!.status;
 }
 
-describe.runIf(onServer)(`scale-out: ${N} server processes behind the round-robin proxy`, () => {
+describe.runIf(onServer && !missing)(`scale-out: ${N} server processes behind HAProxy`, () => {
   beforeAll(async () => {
     llm = await startScriptedLlm();
     storage = await createStorage();
+    // A killed run is closed 6 s after its last heartbeat (15 s by default), to keep the test short.
+    const env = modelEnv(llm, { RUN_STALE_MS: "6000" });
     // One first (it applies the migrations; the others would wait on its advisory lock), then the rest.
-    servers = [await startServerProcess(storage, modelEnv(llm))];
-    servers.push(
-      ...(await Promise.all(Array.from({ length: N - 1 }, () => startServerProcess(storage, modelEnv(llm))))),
-    );
-    proxy = await startRoundRobinProxy({ upstreams: servers.map((s) => s.url) });
+    servers = [await startServerProcess(storage, env)];
+    servers.push(...(await Promise.all(Array.from({ length: N - 1 }, () => startServerProcess(storage, env)))));
+    const upstreams = servers.map((s) => s.url);
+    proxy = await startHaproxy({ upstreams, port: await freePort(), checkIntervalMs: 250, servedByHeader: true });
     sql = postgres(storage.url!, { max: 2, onnotice: () => {} });
   }, 240_000);
   afterAll(async () => {
@@ -80,76 +90,97 @@ describe.runIf(onServer)(`scale-out: ${N} server processes behind the round-robi
     await storage?.drop();
   });
 
-  it("a turn resumed by Last-Event-ID through the proxy lands on another process and follows the live run", async () => {
+  it("conversations spread over every process; each one's requests land on one", async () => {
+    const ids = Array.from({ length: 30 }, () => crypto.randomUUID());
+    const owners = await Promise.all(
+      ids.map(async (id) => {
+        const paths = [`/v1/clinic/threads/${id}`, `/v1/clinic/threads/${id}/events`, `/v1/inbox/conversations/${id}`];
+        const served = await Promise.all(paths.map((p) => fetch(`${proxy.url}${p}`).then(servedBy)));
+        expect(new Set(served).size).toBe(1);
+        return served[0]!;
+      }),
+    );
+    expect(new Set(owners)).toEqual(new Set([0, 1, 2]));
+  });
+
+  it("a turn and its follower land on one process; a follower on another process follows the live run", async () => {
     llm.reset();
     const id = await newThread();
     scriptTurn("Здравствуйте! Чем помочь?");
     const first = await post(id, "Добрый день");
     await first.waitFor((all) => all.some((e) => e.event === "done"));
+    const owner = servedBy(first);
 
     scriptTurn(slowReply(20));
-    const { value: live, upstream: served } = await via(() => post(id, "Как подготовиться к приёму?"));
+    const live = await post(id, "Как подготовиться к приёму?");
     expect(live.status).toBe(200);
+    expect(servedBy(live)).toBe(owner);
     let finalAt = Number.NaN;
     void live.waitFor((all) => all.some((e) => e.event === "final"), 60_000).then(() => (finalAt = performance.now()));
     await live.waitFor((all) => tokens(all) >= 3);
     const runId = runIdOf(live.events);
     const lastSeen = Number(live.events.at(-1)!.id);
 
-    const res = await fetch(`${proxy.url}/v1/runs/${runId}/events`, { headers: { "last-event-id": String(lastSeen) } });
-    expect(res.status).toBe(200);
-    const follower = Number(res.headers.get("x-upstream"));
-    expect(follower).not.toBe(served);
-    let firstAt = Number.NaN;
-    const resumed = await readSse(res, {
-      stopAfter: () => {
-        if (Number.isNaN(firstAt)) firstAt = performance.now();
-        return false;
-      },
-    });
+    // Through the balancer the follower is local (the owner's memory); straight to another
+    // process it is remote (stored events, woken by NOTIFY). Both get the same events, live.
+    const local = await follow(proxy.url, runId, lastSeen, id);
+    expect(servedBy(local)).toBe(owner);
+    const other = servers[(owner + 1) % N]!;
+    const remote = await follow(other.url, runId, lastSeen, id);
+    const firstAt: number[] = [];
+    const read = (res: Response, k: number) =>
+      readSse(res, { stopAfter: () => ((firstAt[k] ??= performance.now()), false) });
+    const [byProxy, byOther] = await Promise.all([read(local, 0), read(remote, 1)]);
     await live.waitFor((all) => all.some((e) => e.event === "done"));
 
-    // The follower on the other process got exactly what the serving process sent after lastSeen…
     const after = live.events.filter((e) => Number(e.id) > lastSeen);
-    expect(resumed.events).toEqual(after);
-    expect(resumed.events.map((e) => e.event).slice(-2)).toEqual(["final", "done"]);
-    expect(tokens(resumed.events)).toBeGreaterThan(5);
-    // …live: its first event came while the turn was still streaming, not replayed after it.
-    expect(firstAt).toBeLessThan(finalAt);
+    expect(byProxy.events).toEqual(after);
+    expect(byOther.events).toEqual(after);
+    expect(after.map((e) => e.event).slice(-2)).toEqual(["final", "done"]);
+    expect(tokens(after)).toBeGreaterThan(5);
+    // Live: each follower's first event came while the turn was still streaming.
+    expect(Math.max(...firstAt)).toBeLessThan(finalAt);
     expect(await runStatus(runId)).toBe("completed");
-    expect((await thread(id)).messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    const t = await thread(id);
+    expect(t.servedBy).toBe(owner);
+    expect(t.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
   }, 120_000);
 
-  it("concurrent messages to one conversation over every process: one runs, the rest get 409 conversation_busy", async () => {
+  it("concurrent messages to one conversation: all through the balancer reach one process; one runs, every process answers 409", async () => {
     llm.reset();
     const id = await newThread();
     scriptTurn({ content: "Ответ на вопрос, который пишется медленно. ".repeat(6), chunkDelayMs: 40 });
     const M = 30;
-    const before = proxy.counts();
-    const results = await Promise.all(
-      Array.from({ length: M }, (_, i) =>
-        postSse(`${proxy.url}/v1/clinic/threads/${id}/messages`, { text: `Вопрос номер ${i}` }),
-      ),
-    );
-    const spread = proxy.counts().map((n, i) => n - before[i]!);
-    // Round robin: every process took its share of the burst.
-    for (const d of spread) expect(d).toBe(M / N);
+    const before = await proxy.stats();
+    const send = (base: string, i: number) =>
+      postSse(`${base}/v1/clinic/threads/${id}/messages`, { text: `Вопрос номер ${i}` });
+    // M through HAProxy, and 3 straight to each process (what another balancer's choice would be).
+    const direct = servers.flatMap((s, k) => [0, 1, 2].map((j) => send(s.url, M + 3 * k + j)));
+    const results = await Promise.all([...Array.from({ length: M }, (_, i) => send(proxy.url, i)), ...direct]);
+    const viaProxy = results.slice(0, M);
+    const owner = servedBy(viaProxy[0]!);
+    expect(new Set(viaProxy.map(servedBy))).toEqual(new Set([owner]));
+    // HAProxy's own counters agree: the burst went to the owner only.
+    const spread = (await proxy.stats()).map((s, i) => s.sessions - before[i]!.sessions);
+    expect(spread).toEqual(servers.map((_, i) => (i === owner ? M : 0)));
+
     const streamed = results.filter((r) => r.status === 200);
     const rejected = results.filter((r) => r.status === 409);
     expect(streamed).toHaveLength(1);
-    expect(rejected).toHaveLength(M - 1);
+    expect(rejected).toHaveLength(results.length - 1);
     const runId = streamed[0]!.headers.get("x-run-id");
     expect(streamed[0]!.events.map((e) => e.event).slice(-2)).toEqual(["final", "done"]);
     for (const r of rejected)
       expect(r.json).toMatchObject({ error: { code: "conflict", details: { reason: "conversation_busy", runId } } });
-    // The rejections came from every process, not only the one running the turn.
-    expect(new Set(rejected.map((r) => r.headers.get("x-upstream"))).size).toBe(N);
+    // Each process rejected some of the messages sent straight to it.
+    for (let k = 0; k < N; k++)
+      expect(results.slice(M + 3 * k, M + 3 * k + 3).filter((r) => r.status === 409).length).toBeGreaterThan(0);
     expect(llm.count("router")).toBe(1);
     expect(llm.count("branch")).toBe(1);
     expect((await thread(id)).messages).toHaveLength(2);
   }, 120_000);
 
-  it("a client leaving mid-stream is seen by the server behind the proxy: its run stops, nothing is stored", async () => {
+  it("a client leaving mid-stream is seen by the server behind HAProxy: its run stops, nothing is stored", async () => {
     llm.reset();
     const id = await newThread();
     scriptTurn(slowReply(20));
@@ -168,15 +199,15 @@ describe.runIf(onServer)(`scale-out: ${N} server processes behind the round-robi
     while ((text.match(/event: token/g) ?? []).length < 3)
       text += new TextDecoder().decode((await reader.read()).value);
     ac.abort();
-    // RUN_DETACH_GRACE_MS=0: the server stops the run as soon as it sees the disconnect. Without the
-    // proxy passing the disconnect on, the run would stream to the proxy to its end and complete.
+    // RUN_DETACH_GRACE_MS=0: the server stops the run as soon as it sees the disconnect. Without
+    // HAProxy passing the disconnect on, the run would stream to it to its end and complete.
     const until = Date.now() + 20_000;
-    while ((await runStatus(runId)) === "running" && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    while ((await runStatus(runId)) === "running" && Date.now() < until) await sleep(100);
     expect(await runStatus(runId)).toBe("failed");
     expect((await thread(id)).messages).toHaveLength(0);
   }, 60_000);
 
-  it("kill -9 of the process serving a turn: a survivor closes the run on resume, the conversation goes on through the proxy", async () => {
+  it("kill -9 of the process serving a turn: health checks take it out, a survivor closes the run and serves the conversation", async () => {
     llm.reset();
     const id = await newThread();
     scriptTurn("Здравствуйте! Первичный приём стоит 2000 рублей.");
@@ -185,40 +216,46 @@ describe.runIf(onServer)(`scale-out: ${N} server processes behind the round-robi
     const before = await thread(id);
 
     scriptTurn(slowReply(30));
-    const { value: turn, upstream: victim } = await via(() => post(id, "А как подготовиться?"));
+    const turn = await post(id, "А как подготовиться?");
+    const victim = servedBy(turn);
+    expect(victim).toBe(before.servedBy);
     await turn.waitFor((all) => tokens(all) >= 5);
     const runId = runIdOf(turn.events);
     const lastSeen = Number(turn.events.at(-1)!.id);
     await servers[victim]!.kill();
-    // The proxy breaks the client's connection, as the dead server would have.
+    // HAProxy breaks the client's connection, as the dead server would have.
     expect(await turn.ended).toBe("broken");
     expect(turn.events.some((e) => e.event === "final" || e.event === "done")).toBe(false);
 
-    // Resumed through the proxy: a survivor follows the run and closes it once the dead owner's
-    // heartbeat is stale (15 s); a request the proxy first sends to the dead process is re-sent.
-    const res = await fetch(`${proxy.url}/v1/runs/${runId}/events`, { headers: { "last-event-id": String(lastSeen) } });
+    // Resumed at once, while HAProxy may still take the victim for up: the refused connection is
+    // re-sent to a survivor (redispatch), which follows the run and closes it once the dead
+    // owner's heartbeat is stale (RUN_STALE_MS).
+    const res = await follow(proxy.url, runId, lastSeen, id);
     expect(res.status).toBe(200);
-    expect(Number(res.headers.get("x-upstream"))).not.toBe(victim);
+    expect(servedBy(res)).not.toBe(victim);
     const rest = (await readSse(res)).events;
     expect(rest.map((e) => e.event)).toEqual(["error", "done"]);
     expect(Number(rest[0]!.id)).toBeGreaterThan(lastSeen);
     expect((rest[0]!.data as { code: string }).code).toBe("internal");
     expect(await runStatus(runId)).toBe("failed");
-    expect(await thread(id)).toEqual(before);
+    expect({ ...(await thread(id)), servedBy: victim }).toEqual(before);
 
-    // The conversation goes on through the proxy, served by the survivors in turn.
+    // The health checks (every 250 ms, two failures) have marked it down by now.
+    expect((await proxy.stats())[victim]!.status).toMatch(/^DOWN/);
+    // The conversation goes on through HAProxy, on one survivor.
     llm.reset();
     const served = new Set<number>();
     for (let i = 0; i < 4; i++) {
       scriptTurn(`Ответ номер ${i}.`);
-      const { value: next, upstream } = await via(() => post(id, `Вопрос ${i}`));
+      const next = await post(id, `Вопрос ${i}`);
       await next.waitFor((all) => all.some((e) => e.event === "done"));
       expect(next.events.some((e) => e.event === "final")).toBe(true);
-      served.add(upstream);
+      served.add(servedBy(next));
     }
+    expect(served.size).toBe(1);
     expect(served.has(victim)).toBe(false);
-    expect(served.size).toBe(N - 1);
     const now = await thread(id);
+    expect(served.has(now.servedBy)).toBe(true);
     expect(now.messages.slice(0, 2)).toEqual(before.messages);
     expect(now.messages.slice(2).map((m) => m.text)).toEqual(
       [0, 1, 2, 3].flatMap((i) => [`Вопрос ${i}`, `Ответ номер ${i}.`]),

@@ -8,6 +8,7 @@ import type { SseEvent } from "../utils/sse";
  */
 export interface LiveSse {
   status: number;
+  headers: Headers;
   events: SseEvent[];
   /** Resolves when `pred` holds for the events so far (rejects after `timeoutMs`). */
   waitFor(pred: (all: SseEvent[]) => boolean, timeoutMs?: number): Promise<void>;
@@ -48,6 +49,7 @@ export async function openSse(url: string, body: unknown, headers: Record<string
   })();
   return {
     status: res.status,
+    headers: res.headers,
     events,
     ended,
     waitFor(pred, timeoutMs = 30_000) {
