@@ -6,39 +6,47 @@ import postgres from "postgres";
 import { defaultServerUrl } from "./backends";
 import { HttpClient } from "./http";
 import { benchRoleModels, startLoopbackModel } from "./model";
-import { spawnProc, type Proc } from "./procs";
-import { lanes, ms, perSec, ratio } from "./stats";
+import { startHaproxy, type Haproxy } from "../scripts/haproxy";
+import { cpuOf, freePort, spawnProc, type Proc } from "./procs";
+import { lanes, ms, perSec, ratio, summarize } from "./stats";
 import { checkedTurn, clinicTarget, turnScript, type Target } from "./targets";
 
 /**
- * Scale-out (issue 19): N server processes (`node --import tsx main.ts`, what `npm start`
- * runs) on one PostgreSQL database, behind scripts/round-robin-proxy.ts (its own process), driven
- * by the load client of bench/turn-http.ts (clinic turns: router call + streamed branch call to a
- * loopback scripted model server in this process). Throughput at 16 and 64 conversations in
- * flight for N = 1 without the proxy, and N = 1, 2, 3 through it; CPU per turn of the servers,
- * the proxy and this process (load client + model server), read from /proc. Configurations
- * alternate over rounds so a change of the machine's load spreads over all of them.
+ * Scale-out (issues 19, 33): N server processes (`node --import tsx main.ts`, what `npm start`
+ * runs) on one PostgreSQL database, behind HAProxy (scripts/haproxy.ts: affinity by conversation
+ * id), driven by the load client of bench/turn-http.ts (clinic turns: router call + streamed
+ * branch call to a loopback scripted model server in this process). Throughput at 16 and 64
+ * conversations in flight for N = 1 without the balancer, and N = 1, 2, 3 through it; latency per
+ * turn (p50, p99); CPU per turn of the servers, HAProxy and this process (load client + model
+ * server), read from /proc. Configurations alternate over rounds so a change of the machine's
+ * load spreads over all of them.
  *
- * `npx tsx bench/scale-out.ts [--quick] [--max=3]` (BENCH_DATABASE_URL / DATABASE_URL, else the
- * local server). Every process shares this machine's cores: the table shows what N buys on it,
- * not on N machines.
+ * `--latency`: only N = 1 direct and N = 1 through HAProxy, the same turns at 1 and 8 in flight,
+ * 4 rounds: what the balancer adds to a turn (p50, p99) and its CPU per turn.
+ *
+ * `npx tsx bench/scale-out.ts [--quick] [--latency] [--max=3]` (BENCH_DATABASE_URL / DATABASE_URL,
+ * else the local server; HAPROXY_BIN). Every process shares this machine's cores: the table shows
+ * what N buys on it, not on N machines.
  */
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
-const maxN = Number(argv.find((a) => a.startsWith("--max="))?.slice(6) ?? 3);
-const windowMs = quick ? 2_500 : 6_000;
-const rounds = quick ? 1 : 2;
+const latencyMode = argv.includes("--latency");
+const maxN = latencyMode ? 1 : Number(argv.find((a) => a.startsWith("--max="))?.slice(6) ?? 3);
+const loads = latencyMode ? [1, 8] : [16, 64];
+const windowMs = quick ? 2_500 : latencyMode ? 4_000 : 6_000;
+const rounds = latencyMode ? (quick ? 2 : 4) : quick ? 1 : 2;
 const load = () => loadavg()[0]!.toFixed(1);
 const text = (i: number) => `Здравствуйте, вопрос ${i}: сколько стоит первичный приём и нужно ли что-то взять с собой?`;
 
 interface Config {
   name: string;
   servers: Proc[];
-  proxy: Proc | null;
+  proxy: Haproxy | null;
   client: HttpClient;
   target: Target;
   ids: Record<number, string[]>;
   sums: Record<number, { turns: number; ms: number; server: number; proxy: number; self: number; errors: number }>;
+  latencies: Record<number, number[]>;
   loads: Record<number, string[]>;
 }
 
@@ -64,7 +72,7 @@ async function main() {
   };
   for (const [role, m] of Object.entries(benchRoleModels())) env[`LLM_MODEL_${role.toUpperCase()}`] = m;
   const servers: Proc[] = [];
-  const proxies: Proc[] = [];
+  const proxies: Haproxy[] = [];
   const configs: Config[] = [];
   const log = (l: string) => console.log(l);
   try {
@@ -77,11 +85,7 @@ async function main() {
     const make = async (label: string, n: number, viaProxy: boolean): Promise<Config> => {
       const upstreams = servers.slice(0, n);
       const proxy = viaProxy
-        ? await spawnProc(
-            ["--import", "tsx", "scripts/round-robin-proxy.ts", ...upstreams.map((s) => s.url)],
-            {},
-            "/healthz",
-          )
+        ? await startHaproxy({ upstreams: upstreams.map((s) => s.url), port: await freePort() })
         : null;
       if (proxy) proxies.push(proxy);
       const client = new HttpClient(proxy?.url ?? upstreams[0]!.url);
@@ -93,14 +97,16 @@ async function main() {
         target: clinicTarget(client),
         ids: {},
         sums: {},
+        latencies: {},
         loads: {},
       };
     };
     configs.push(await make("N=1 direct", 1, false));
-    for (let n = 1; n <= maxN; n++) configs.push(await make(`N=${n} via proxy`, n, true));
+    for (let n = 1; n <= maxN; n++) configs.push(await make(`N=${n} via HAProxy`, n, true));
+    const proxyCpu = (c: Config) => (c.proxy ? cpuOf(c.proxy.child.pid!) : 0);
 
     for (const c of configs)
-      for (const n of [16, 64]) {
+      for (const n of loads) {
         c.ids[n] = await Promise.all(Array.from({ length: n }, () => c.target.create()));
         // Warm every process the config reaches (JIT, registry caches, pool connections).
         await Promise.all(c.ids[n]!.map((id, i) => checkedTurn(c.target, id, text(i))));
@@ -109,9 +115,9 @@ async function main() {
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? configs : [...configs].reverse();
       for (const c of order)
-        for (const n of [16, 64]) {
+        for (const n of loads) {
           const s0 = c.servers.reduce((a, s) => a + s.cpuMs(), 0);
-          const p0 = c.proxy?.cpuMs() ?? 0;
+          const p0 = proxyCpu(c);
           const m0 = process.cpuUsage();
           let i = 0;
           const res = await lanes(n, windowMs, (l) => checkedTurn(c.target, c.ids[n]![l]!, text(i++)));
@@ -121,34 +127,49 @@ async function main() {
           sum.ms += res.elapsedMs;
           sum.errors += res.errors;
           sum.server += c.servers.reduce((a, s) => a + s.cpuMs(), 0) - s0;
-          sum.proxy += (c.proxy?.cpuMs() ?? 0) - p0;
+          sum.proxy += proxyCpu(c) - p0;
+          (c.latencies[n] ??= []).push(...res.latencies);
           sum.self += (m.user + m.system) / 1000;
           (c.loads[n] ??= []).push(load());
         }
     }
 
     const pad = (x: string, w = 12) => x.padStart(w);
+    const [lo, hi] = loads as [number, number];
+    const at = (label: string) => `${label} @${lo}` + " | " + `@${hi}`;
     log(
-      `  ${"".padEnd(16)}${pad("@16")}${pad("@64")}${pad("× N=1 @16")}${pad("× N=1 @64")}${pad("srv CPU/t")}${pad("proxy CPU/t")}${pad("client CPU/t")}  load avg @16 | @64`,
+      `  ${"".padEnd(18)}${pad(`@${lo}`)}${pad(`@${hi}`)}${pad(`× N=1 @${lo}`)}${pad(`× N=1 @${hi}`)}${pad(at("p50"), 22)}${pad(at("p99"), 22)}` +
+        `${pad("srv CPU/t")}${pad("LB CPU/t")}${pad("client CPU/t")}  load avg @${lo} | @${hi}`,
     );
     const base = configs[0]!;
     const tput = (c: Config, n: number) => c.sums[n]!.turns / (c.sums[n]!.ms / 1000);
+    const lat = (c: Config, n: number) => summarize(c.latencies[n] ?? []);
     for (const c of configs) {
-      const s = c.sums[16]!;
-      const all = { turns: s.turns + c.sums[64]!.turns };
-      const per = (k: "server" | "proxy" | "self") => (s[k] + c.sums[64]![k]) / all.turns;
-      const errors = s.errors + c.sums[64]!.errors;
+      const [a, b] = [c.sums[lo]!, c.sums[hi]!];
+      const per = (k: "server" | "proxy" | "self") => (a[k] + b[k]) / (a.turns + b.turns);
+      const errors = a.errors + b.errors;
       log(
-        `  ${c.name.padEnd(16)}${pad(perSec(tput(c, 16)))}${pad(perSec(tput(c, 64)))}${pad(ratio(tput(c, 16) / tput(base, 16)))}${pad(ratio(tput(c, 64) / tput(base, 64)))}` +
-          `${pad(ms(per("server")))}${pad(c.proxy ? ms(per("proxy")) : "—")}${pad(ms(per("self")))}  ${c.loads[16]!.join(", ")} | ${c.loads[64]!.join(", ")}${errors ? `  (${errors} failed turns)` : ""}`,
+        `  ${c.name.padEnd(18)}${pad(perSec(tput(c, lo)))}${pad(perSec(tput(c, hi)))}${pad(ratio(tput(c, lo) / tput(base, lo)))}${pad(ratio(tput(c, hi) / tput(base, hi)))}` +
+          `${pad(`${ms(lat(c, lo).p50)} | ${ms(lat(c, hi).p50)}`, 22)}${pad(`${ms(lat(c, lo).p99)} | ${ms(lat(c, hi).p99)}`, 22)}` +
+          `${pad(ms(per("server")))}${pad(c.proxy ? ms(per("proxy")) : "—")}${pad(ms(per("self")))}  ${c.loads[lo]!.join(", ")} | ${c.loads[hi]!.join(", ")}${errors ? `  (${errors} failed turns)` : ""}`,
+      );
+    }
+    // The hop alone (below saturation, where a difference of latency is the hop's, not queueing
+    // noise): the same single process, directly and through HAProxy.
+    const via = configs[1]!;
+    for (const n of latencyMode ? loads : []) {
+      const [d, h] = [lat(base, n), lat(via, n)];
+      log(
+        `  HAProxy adds @${n}: p50 ${ms(h.p50 - d.p50)}, p99 ${ms(h.p99 - d.p99)} per turn (${ms(d.p50)} → ${ms(h.p50)}, ${ms(d.p99)} → ${ms(h.p99)}; ${d.n} | ${h.n} turns); ` +
+          `its CPU ${ms(via.sums[n]!.proxy / via.sums[n]!.turns)} per turn`,
       );
     }
     log(
-      `  windows of ${windowMs / 1000} s × ${rounds} round(s) per cell; CPU per turn over both loads (/proc utime+stime, 10 ms ticks); every process shares the same ${cpus().length} cores`,
+      `  windows of ${windowMs / 1000} s × ${rounds} round(s) per cell; latency = one whole turn (POST to the stream's end); CPU per turn (/proc utime+stime, 10 ms ticks); every process shares the same ${cpus().length} cores`,
     );
   } finally {
     for (const c of configs) c.client.close();
-    await Promise.all([...proxies, ...servers].map((p) => p.stop()));
+    await Promise.all([...proxies.map((p) => p.close()), ...servers.map((p) => p.stop())]);
     await model.close();
     await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
     await admin.end({ timeout: 2 });
