@@ -85,6 +85,12 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
   result: { status: "completed" | "failed"; outcome: string; errorCode?: string } | null = null;
   /** Between `complete` and its commit: closing events are numbered, nothing else may be emitted. */
   private completing = false;
+  /**
+   * When (performance.now()) the run's row was stored, its first `token` was emitted, and the
+   * turn's commit began and ended: the HTTP edge turns them into the turn-phase histogram
+   * (ds_turn_phase_seconds), which says where a slow turn waited (doc/bench.md, paced).
+   */
+  readonly timing = { claimed: Number.NaN, firstToken: Number.NaN, commitStart: Number.NaN, committed: Number.NaN };
 
   private constructor(private readonly init: RunInit) {}
 
@@ -131,6 +137,7 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
         ? await init.start(init.sql, row, { asyncCommit })
         : await startRun(init.sql, row, { asyncCommit, claim: init.claim });
     if (!claimed) return null;
+    run.timing.claimed = performance.now();
     init.hub.open(run.id);
     run.flusher = flusherFor(init.sql, !!init.asyncCommits, !!init.notifyFollowers);
     run.flusher.add(run);
@@ -149,6 +156,7 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
     // Ids past the bound belong to a recovery's ending (storage/runs.ts failAbandonedRuns);
     // the margin leaves room for the closing events of `complete` / `fail`.
     if (this.seq >= MAX_RUN_EVENTS - 16) throw new Error(`run ${this.id} exceeded ${MAX_RUN_EVENTS} events`);
+    if (event === "token" && Number.isNaN(this.timing.firstToken)) this.timing.firstToken = performance.now();
     this.publish(this.next(event, data));
   }
 
@@ -249,6 +257,7 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
       data: c.data ?? {},
     }));
     this.completing = true;
+    this.timing.commitStart = performance.now();
     return {
       events: [...this.all.slice(this.stored), ...tail],
       close: {
@@ -259,6 +268,7 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
       },
       notify: !!this.init.notifyFollowers,
       publish: () => {
+        this.timing.committed = performance.now();
         this.result = o.errorCode
           ? { status: "failed", outcome: o.outcome ?? "answered", errorCode: o.errorCode }
           : { status: "completed", outcome: o.outcome ?? "answered" };

@@ -53,6 +53,7 @@ export async function streamRun<E extends RunEvents = RunEvents>(
       "Сервер останавливается и новых ходов не принимает; повторите запрос через несколько секунд.",
     );
   let run = o.begun;
+  const entered = performance.now();
   if (!run) {
     const begun = await beginRun(c, deps, {
       conversationId: o.conversationId,
@@ -63,6 +64,7 @@ export async function streamRun<E extends RunEvents = RunEvents>(
     });
     if (begun.replay) return begun.replay;
     run = begun.run;
+    metrics.turnPhaseSeconds.observe({ system: o.kind, phase: "admit" }, (run.timing.claimed - entered) / 1000);
   }
   return streamBegunRun(c, deps, run as unknown as Run<E>, o);
 }
@@ -144,6 +146,7 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
           const seconds = (performance.now() - started) / 1000;
           metrics.turns.inc({ system: o.kind, outcome });
           metrics.turnSeconds.observe({ system: o.kind }, seconds);
+          observePhases(o.kind, run.timing);
           span.setAttribute("turn.outcome", outcome);
           logger.info(
             withIds(log, {
@@ -172,6 +175,13 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
     },
     headers,
   );
+}
+
+function observePhases(system: string, t: Run["timing"]): void {
+  if (Number.isFinite(t.firstToken))
+    metrics.turnPhaseSeconds.observe({ system, phase: "first_token" }, (t.firstToken - t.claimed) / 1000);
+  if (Number.isFinite(t.committed))
+    metrics.turnPhaseSeconds.observe({ system, phase: "commit" }, (t.committed - t.commitStart) / 1000);
 }
 
 export const SHUTDOWN_MESSAGE = "Сервер перезапускается: ход прерван и не сохранён — отправьте сообщение ещё раз.";

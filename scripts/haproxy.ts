@@ -57,6 +57,9 @@ export function haproxyConfig(o: HaproxyOptions): string {
     "  option redispatch",
     "  retries 2",
     "  timeout connect 2s",
+    // A health check may take this long (default: `inter`, which is short in tests): a busy
+    // server's slow /readyz must not mark it down — that would move its conversations.
+    "  timeout check 2s",
     // SSE turns and followers stay open as long as a run streams.
     "  timeout client 1h",
     "  timeout server 1h",

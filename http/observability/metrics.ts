@@ -26,6 +26,13 @@ export const metrics = {
     buckets: SECONDS,
     registers: [registry],
   }),
+  turnPhaseSeconds: new Histogram({
+    name: "ds_turn_phase_seconds",
+    help: "Where a streamed turn's time goes: admit (request to its run stored, incl. waiting for a database connection), first_token (run stored to the first token sent), commit (the turn's commit statement, incl. waiting for a connection)",
+    labelNames: ["system", "phase"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  }),
   modelCalls: new Counter({
     name: "ds_model_calls_total",
     help: "Model calls by role, model and outcome",

@@ -160,6 +160,16 @@ describe("logs, metrics and spans of one turn", () => {
     expect(d("ds_model_calls_total", { role: "router", outcome: "ok" })).toBe(1);
     expect(d("ds_model_calls_total", { role: "branch", outcome: "ok" })).toBe(1);
     expect(d("ds_turn_duration_seconds_count", { system: "clinic" })).toBe(1);
+    // Where the turn's time went: each phase once; the stream's phases fit inside the streamed turn
+    // (admit comes before it: the request until its run is stored).
+    for (const phase of ["admit", "first_token", "commit"])
+      expect(d("ds_turn_phase_seconds_count", { system: "clinic", phase }), phase).toBe(1);
+    const phase = (p: string) => d("ds_turn_phase_seconds_sum", { system: "clinic", phase: p });
+    expect(phase("admit")).toBeGreaterThan(0);
+    expect(phase("first_token") + phase("commit")).toBeGreaterThan(0);
+    expect(phase("first_token") + phase("commit")).toBeLessThanOrEqual(
+      d("ds_turn_duration_seconds_sum", { system: "clinic" }),
+    );
     expect(d("ds_model_call_duration_seconds_count", { role: "branch" })).toBe(1);
     expect(after).toMatch(/^ds_open_streams\{kind="turn"\} 0$/m);
     expect(metricValue(after, "ds_db_up")).toBe(1);
