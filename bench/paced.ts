@@ -5,6 +5,7 @@ import { startFloorHttp } from "./floor-http";
 import type { Goal } from "./goals";
 import { HttpClient } from "./http";
 import { loopbackLlm, startLoopbackModel, type Script } from "./model";
+import { formatBound, PHASES, phaseQuantile, readPhases, type PhaseReading } from "./phases";
 import { bytes, lanes, ms, perSec, ratio, sleep, summarize } from "./stats";
 import { checkedTurn, floorHttpTarget, REPLY, startBenchServer, type Target } from "./targets";
 
@@ -57,6 +58,8 @@ interface Window {
   cpuPerTurn: number;
   /** This process's CPU time ÷ wall time while the window ran (1 = one core busy all the time). */
   cpuShare: number;
+  /** The engine's turn phases in this window (server side), p50 and p99 as bucket bounds. */
+  phases: string;
 }
 
 async function window(t: Target, ids: string[], durationMs: number): Promise<Window> {
@@ -73,6 +76,7 @@ async function window(t: Target, ids: string[], durationMs: number): Promise<Win
   let rssPeak = rss0;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
   eld.enable();
+  const p0: PhaseReading = await readPhases();
   const c0 = process.cpuUsage();
   const r = await lanes(ids.length, durationMs, async (lane) => {
     const t0 = performance.now();
@@ -84,6 +88,10 @@ async function window(t: Target, ids: string[], durationMs: number): Promise<Win
     ttft.push(first);
   });
   const cpu = process.cpuUsage(c0);
+  const p1 = await readPhases();
+  const phases = PHASES.map(
+    (p) => `${p} ${formatBound(phaseQuantile(p0, p1, p, 0.5))}/${formatBound(phaseQuantile(p0, p1, p, 0.99))}`,
+  ).join(", ");
   const cpuMs = (cpu.user + cpu.system) / 1000;
   eld.disable();
   clearInterval(sampler);
@@ -99,6 +107,7 @@ async function window(t: Target, ids: string[], durationMs: number): Promise<Win
     rssPerStream: (rssPeak - rss0) / ids.length,
     cpuPerTurn: cpuMs / Math.max(1, turns.length),
     cpuShare: cpuMs / r.elapsedMs,
+    phases,
   };
 }
 
@@ -135,6 +144,7 @@ export async function benchPaced(backend: Backend, o: PacedOptions): Promise<Goa
           `  ${String(n).padEnd(10)}${(k === "floor" ? "FLOOR-HTTP" : "ENGINE").padEnd(12)}${pad(perSec(w.turns.length / (w.elapsedMs / 1000)))}${pad(ms(tu.p50))}${pad(ms(tu.p99))}${pad(ms(tf.p50))}${pad(ms(tf.p99))}${pad(String(w.errors))}` +
             `${pad(ms(w.eldP99))}${pad(ms(w.eldMax))}${pad(ms(w.gcMs))}${pad(ms(w.cpuPerTurn))}${pad(w.cpuShare.toFixed(2))}${pad(bytes(w.rssPerStream))}${pad(load())}`,
         );
+        if (k === "engine") log(`  ${"".padEnd(22)}server-side phases p50/p99: ${w.phases}`);
       }
       const f = res.floor!;
       const e = res.engine!;
@@ -175,7 +185,7 @@ export async function benchPaced(backend: Backend, o: PacedOptions): Promise<Goa
       );
     }
     log(
-      "  ELD: event-loop delay while the window ran; GC: summed pause time; CPU share: the process's CPU time ÷ wall time (near 1: one core saturated, turns queue for the event loop); RSS/stream: the process's peak RSS growth over its idle RSS ÷ streams in flight (server, client and model share the process)",
+      "  ELD: event-loop delay while the window ran; GC: summed pause time; CPU share: the process's CPU time ÷ wall time (near 1: one core saturated, turns queue for the event loop); RSS/stream: the process's peak RSS growth over its idle RSS ÷ streams in flight (server, client and model share the process); phases (ds_turn_phase_seconds, bucket bounds): admit = request until its run is stored, first_token = run stored until the first token is sent, commit = the turn's commit incl. waiting for a connection",
     );
     return goals;
   } finally {

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { formatBound, phaseQuantile, type PhaseReading } from "../../bench/phases";
+
+const reading = (phase: string, buckets: [number, number][]): PhaseReading => new Map([[phase, new Map(buckets)]]);
+
+describe("bench phases: the window's share of a cumulative histogram", () => {
+  it("takes percentiles of the difference between two readings, as bucket bounds", () => {
+    // Before: 10 fast observations. The window adds 98 under 50 ms and 2 between 1 s and 2.5 s.
+    const before = reading("admit", [
+      [0.05, 10],
+      [1, 10],
+      [2.5, 10],
+      [Number.POSITIVE_INFINITY, 10],
+    ]);
+    const after = reading("admit", [
+      [0.05, 108],
+      [1, 108],
+      [2.5, 110],
+      [Number.POSITIVE_INFINITY, 110],
+    ]);
+    expect(phaseQuantile(before, after, "admit", 0.5)).toBe(0.05);
+    expect(phaseQuantile(before, after, "admit", 0.99)).toBe(2.5);
+    expect(phaseQuantile(before, after, "commit", 0.5)).toBeNaN();
+    expect(phaseQuantile(after, after, "admit", 0.5)).toBeNaN();
+  });
+
+  it("prints bounds a reader can compare", () => {
+    expect(formatBound(0.025)).toBe("≤25ms");
+    expect(formatBound(2.5)).toBe("≤2.5s");
+    expect(formatBound(Number.POSITIVE_INFINITY)).toBe("> 30 s");
+    expect(formatBound(Number.NaN)).toBe("—");
+  });
+});
