@@ -163,21 +163,24 @@ export async function benchTurnHttp(backend: Backend, o: TurnHttpOptions): Promi
 
     const onServer = backend.name === "postgres";
     const name = (g: string) => `turn.${backend.name}.vsHttpFloor.${g}`;
+    // Issue 33 restated issue 19's targets as guards, floors not to fall below (doc/bench.md): throughput
+    // ≥ 0.5× at 16 and 64 with no drop, sequential p99 ≤ 1.5×, WAL ≤ 3×, one durable commit. The
+    // old targets (p50 and first token ≤ 1.2×, throughput ≥ 0.8×, CPU ≤ 1.25×) are printed as references.
+    const seqP99 = s.engine.total.p99 / s.floor.total.p99;
     return [
-      { name: name("p50"), ratio: r.p50, goal: "≤ 1.2× FLOOR-HTTP", ok: r.p50 <= 1.2, informational: !onServer },
-      { name: name("ttft"), ratio: r.ttft, goal: "≤ 1.2× FLOOR-HTTP", ok: r.ttft <= 1.2, informational: !onServer },
+      { name: name("seqP99"), ratio: seqP99, goal: "≤ 1.5× FLOOR-HTTP", ok: seqP99 <= 1.5, informational: !onServer },
       {
         name: name("throughput16"),
         ratio: r.t16,
-        goal: "≥ 0.8× FLOOR-HTTP",
-        ok: r.t16 >= 0.8,
+        goal: "≥ 0.5× FLOOR-HTTP",
+        ok: r.t16 >= 0.5,
         informational: !onServer,
       },
       {
         name: name("throughput64"),
         ratio: r.t64,
-        goal: "≥ 0.8× FLOOR-HTTP",
-        ok: r.t64 >= 0.8,
+        goal: "≥ 0.5× FLOOR-HTTP",
+        ok: r.t64 >= 0.5,
         informational: !onServer,
       },
       // "No drop from 16 to 64": the engine keeps its share of the floor as the load quadruples (5 % noise allowed).
@@ -186,13 +189,6 @@ export async function benchTurnHttp(backend: Backend, o: TurnHttpOptions): Promi
         ratio: r.t64 / r.t16,
         goal: "≥ 0.95 (ratio @64 ÷ ratio @16)",
         ok: r.t64 / r.t16 >= 0.95,
-        informational: !onServer,
-      },
-      {
-        name: name("cpu16"),
-        ratio: r.cpu16,
-        goal: "≤ 1.25× FLOOR-HTTP",
-        ok: r.cpu16 <= 1.25,
         informational: !onServer,
       },
       ...(Number.isFinite(r.wal)
@@ -205,6 +201,9 @@ export async function benchTurnHttp(backend: Backend, o: TurnHttpOptions): Promi
         ok: durable(cost.engine!) <= 1.0001,
         informational: !onServer,
       },
+      { name: name("p50"), ratio: r.p50, goal: "≤ 1.2× FLOOR-HTTP", ok: r.p50 <= 1.2, reference: true },
+      { name: name("ttft"), ratio: r.ttft, goal: "≤ 1.2× FLOOR-HTTP", ok: r.ttft <= 1.2, reference: true },
+      { name: name("cpu16"), ratio: r.cpu16, goal: "≤ 1.25× FLOOR-HTTP", ok: r.cpu16 <= 1.25, reference: true },
     ];
   } finally {
     floorClient.close();

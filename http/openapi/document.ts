@@ -200,11 +200,18 @@ const REQUEST_ID_HEADER = {
   },
 };
 const RUN_HEADERS = {
+  // Required: every run-starting 200 carries them (http/sse.ts, http/turn-begin.ts replay), so a
+  // generated client types them as strings it can read, not as maybe-absent.
   "X-Run-Id": {
     description: "the run this request started (or replayed): resume it by GET /v1/runs/{runId}/events",
+    required: true,
     schema: { type: "string" },
   },
-  "X-Conversation-Id": { description: "the conversation the run belongs to", schema: { type: "string" } },
+  "X-Conversation-Id": {
+    description: "the conversation the run belongs to",
+    required: true,
+    schema: { type: "string" },
+  },
 };
 
 const strip = (s: Record<string, unknown>) => {

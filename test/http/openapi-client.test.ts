@@ -118,5 +118,37 @@ export const used = [a, b, c];
     expect(errors[0]).toMatch(/number.*string/);
     expect(errors[1]).toMatch(/dentistry/);
     expect(errors[2]).toMatch(/missing/);
+
+    // The integrator's client from the types alone (issue 34): every run-starting POST takes an
+    // Idempotency-Key header, and its stream's headers name X-Run-Id (resume needs it before the
+    // first event) as a string, not an index signature's unknown. A misspelt header is a type error.
+    const starts = [
+      "/v1/clinic/threads/{threadId}/messages",
+      "/v1/workbench/conversations/{id}/messages",
+      "/v1/evidence/conversations/{id}/messages",
+    ];
+    writeFileSync(
+      join(dir, "headers.ts"),
+      `import type { paths } from "./api";
+${starts
+  .map(
+    (p, i) => `type Post${i} = paths["${p}"]["post"];
+const send${i}: NonNullable<Post${i}["parameters"]["header"]> = { "Idempotency-Key": "k-${i}" };
+declare const read${i}: Post${i}["responses"][200]["headers"]["X-Run-Id"];
+const runId${i}: string = read${i};`,
+  )
+  .join("\n")}
+export const used = [${starts.map((_, i) => `send${i}, runId${i}`).join(", ")}];
+`,
+    );
+    expect(typecheck([join(dir, "headers.ts")])).toEqual([]);
+    writeFileSync(
+      join(dir, "headers-misuse.ts"),
+      `import type { paths } from "./api";
+const h: NonNullable<paths["${starts[0]}"]["post"]["parameters"]["header"]> = { "Idempotency-Keys": "k" };
+export const used = [h];
+`,
+    );
+    expect(typecheck([join(dir, "headers-misuse.ts")]).map((e) => e.split(": ")[0])).toEqual(["headers-misuse.ts:2"]);
   }, 120_000);
 });
