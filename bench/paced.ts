@@ -29,7 +29,7 @@ const load = () => loadavg()[0]!.toFixed(1);
 const text = (i: number) => `Здравствуйте, вопрос ${i}: сколько стоит первичный приём?`;
 
 /** The branch's reply, word by word, `gap` ms apart; the router answers at once (it is not streamed). */
-function pacedScript(gap: number): Script {
+export function pacedScript(gap: number): Script {
   const words = REPLY.match(/\S+\s*/g) ?? [REPLY];
   return (role) => {
     if (role === "router") return "general_info";
