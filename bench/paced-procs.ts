@@ -7,8 +7,8 @@ import { startFloorHttp } from "./floor-http";
 import { HttpClient } from "./http";
 import { startLoopbackModel } from "./model";
 import { pacedScript } from "./paced";
-import { formatBound, PHASES, phaseQuantile, type PhaseReading } from "./phases";
-import { cpuOf, freePort } from "./procs";
+import { formatBound, PHASES, phasesFromMetrics, phaseQuantile, type PhaseReading } from "./phases";
+import { cpuOf, spawnProc, type Proc } from "./procs";
 import { lanes, ms, perSec, ratio, sleep, summarize } from "./stats";
 import { checkedTurn, clinicTarget, floorHttpTarget, type Target } from "./targets";
 
@@ -63,26 +63,6 @@ function start(
     p.stderr!.on("data", (d) => (out += d));
     p.once("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}: ${out.slice(-1500)}`)));
   });
-}
-
-async function waitReady(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if ((await fetch(`${url}/readyz`).catch(() => null))?.status === 200) return;
-    await sleep(100);
-  }
-  throw new Error(`${url} not ready`);
-}
-
-function phasesFromMetrics(text: string): PhaseReading {
-  const out: PhaseReading = new Map();
-  for (const m of text.matchAll(/^ds_turn_phase_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
-    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (labels.system !== "clinic") continue;
-    const le = labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(labels.le);
-    if (!out.has(labels.phase!)) out.set(labels.phase!, new Map());
-    out.get(labels.phase!)!.set(le, Number(m[2]));
-  }
-  return out;
 }
 
 interface Server {
@@ -157,6 +137,7 @@ async function main(): Promise<void> {
   const admin = postgres(ADMIN, { max: 2, onnotice: () => {} });
   const dbs = { floor: `bench_procs_floor_${process.pid}`, engine: `bench_procs_engine_${process.pid}` };
   const children: ChildProcess[] = [];
+  let engine: Proc | undefined;
   const log = (s: string) => console.log(s);
   try {
     for (const d of Object.values(dbs)) await admin.unsafe(`create database ${d}`);
@@ -173,25 +154,19 @@ async function main(): Promise<void> {
       model.url,
     ]);
     children.push(floor.p);
-    const port = await freePort();
-    const engineEnv = {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: dbUrl(dbs.engine),
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: "bench",
-      LLM_MODEL: "bench-other",
-      LLM_MODEL_ROUTER: "bench-router",
-      LLM_MODEL_BRANCH: "bench-branch",
-      LOG_LEVEL: "warn",
-    };
-    const engineP = spawn(process.execPath, ["dist/main.js"], {
-      env: { ...process.env, ...engineEnv },
-      stdio: "ignore",
-    });
-    children.push(engineP);
-    const engineUrl = `http://127.0.0.1:${port}`;
-    await waitReady(engineUrl);
+    // What `npm start` runs, with its PORT/HOST set and /readyz awaited by spawnProc.
+    engine = await spawnProc(
+      ["--enable-source-maps", "dist/main.js"],
+      {
+        DATABASE_URL: dbUrl(dbs.engine),
+        OPENAI_BASE_URL: model.url,
+        OPENAI_API_KEY: "bench",
+        LLM_MODEL: "bench-other",
+        LLM_MODEL_ROUTER: "bench-router",
+        LLM_MODEL_BRANCH: "bench-branch",
+      },
+      "/readyz",
+    );
     const servers: Server[] = [
       {
         name: "FLOOR-HTTP",
@@ -202,10 +177,10 @@ async function main(): Promise<void> {
       },
       {
         name: "ENGINE",
-        pid: engineP.pid!,
-        url: engineUrl,
+        pid: engine.child.pid!,
+        url: engine.url,
         db: dbs.engine,
-        target: clinicTarget(new HttpClient(engineUrl)),
+        target: clinicTarget(new HttpClient(engine.url)),
       },
     ];
     const pad = (x: string, w = 11) => x.padStart(w);
@@ -232,6 +207,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
+    await engine?.stop();
     for (const c of children) c.kill("SIGTERM");
     await sleep(1500);
     for (const d of Object.values(dbs)) await admin.unsafe(`drop database if exists ${d} with (force)`).catch(() => {});

@@ -1,28 +1,31 @@
-import { metrics } from "../http/observability/metrics";
+import { registry } from "../http/observability/metrics";
 
 /**
  * Where the engine's turns waited during a window, from the server's own turn-phase histogram
  * (ds_turn_phase_seconds: admit, first_token, commit; http/sse.ts). The bench's server runs in
- * this process, so the registry is read directly; the window's share is the difference of two
+ * this process, so its registry is read directly (a separate server's /metrics text otherwise); the window's share is the difference of two
  * readings. Percentiles are bucket bounds ("≤ 250 ms"): what a Prometheus query would show.
  */
 export type PhaseReading = Map<string, Map<number, number>>;
 
 export const PHASES = ["admit", "first_token", "commit"] as const;
 
-export async function readPhases(system = "clinic"): Promise<PhaseReading> {
+/** The histogram's buckets of `system` in a Prometheus text exposition (a server's /metrics). */
+export function phasesFromMetrics(text: string, system = "clinic"): PhaseReading {
   const out: PhaseReading = new Map();
-  const got = await metrics.turnPhaseSeconds.get();
-  for (const v of got.values) {
-    if (v.metricName !== "ds_turn_phase_seconds_bucket" || v.labels.system !== system) continue;
-    const phase = String(v.labels.phase);
-    // prom-client types the labels as the histogram's own; a bucket also carries `le`.
-    const raw = (v.labels as Record<string, string | number>).le;
-    const le = raw === "+Inf" ? Number.POSITIVE_INFINITY : Number(raw);
-    if (!out.has(phase)) out.set(phase, new Map());
-    out.get(phase)!.set(le, v.value);
+  for (const m of text.matchAll(/^ds_turn_phase_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+    if (labels.system !== system) continue;
+    const le = labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(labels.le);
+    if (!out.has(labels.phase!)) out.set(labels.phase!, new Map());
+    out.get(labels.phase!)!.set(le, Number(m[2]));
   }
   return out;
+}
+
+/** The same, read from this process's registry (the in-process bench server's). */
+export async function readPhases(system = "clinic"): Promise<PhaseReading> {
+  return phasesFromMetrics(await registry.getSingleMetricAsString("ds_turn_phase_seconds"), system);
 }
 
 /** The upper bucket bound (seconds) under which `q` of the window's observations of `phase` fell. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBound, phaseQuantile, type PhaseReading } from "../../bench/phases";
+import { formatBound, phasesFromMetrics, phaseQuantile, type PhaseReading } from "../../bench/phases";
 
 const reading = (phase: string, buckets: [number, number][]): PhaseReading => new Map([[phase, new Map(buckets)]]);
 
@@ -29,5 +29,23 @@ describe("bench phases: the window's share of a cumulative histogram", () => {
     expect(formatBound(2.5)).toBe("≤2.5s");
     expect(formatBound(Number.POSITIVE_INFINITY)).toBe("> 30 s");
     expect(formatBound(Number.NaN)).toBe("—");
+  });
+
+  it("reads a server's /metrics text: its system's buckets only", () => {
+    const text = [
+      "# TYPE ds_turn_phase_seconds histogram",
+      'ds_turn_phase_seconds_bucket{le="0.05",system="clinic",phase="admit"} 3',
+      'ds_turn_phase_seconds_bucket{le="+Inf",system="clinic",phase="admit"} 4',
+      'ds_turn_phase_seconds_bucket{le="0.05",system="workbench",phase="admit"} 9',
+      'ds_turn_phase_seconds_sum{system="clinic",phase="admit"} 0.4',
+    ].join("\n");
+    const r = phasesFromMetrics(text);
+    expect([...r.keys()]).toEqual(["admit"]);
+    expect([...r.get("admit")!]).toEqual([
+      [0.05, 3],
+      [Number.POSITIVE_INFINITY, 4],
+    ]);
+    expect(phaseQuantile(new Map(), r, "admit", 0.5)).toBe(0.05);
+    expect(phaseQuantile(new Map(), r, "admit", 0.99)).toBe(Number.POSITIVE_INFINITY);
   });
 });
