@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 import postgres from "postgres";
 import { openDatabase } from "../storage/db";
 import { startFloorHttp } from "./floor-http";
@@ -8,7 +8,7 @@ import { HttpClient } from "./http";
 import { startLoopbackModel } from "./model";
 import { pacedScript } from "./paced";
 import { formatBound, PHASES, phasesFromMetrics, phaseQuantile, type PhaseReading } from "./phases";
-import { cpuOf, spawnProc, type Proc } from "./procs";
+import { cpuOf, machineCpu, rssOf, spawnProc, type Proc } from "./procs";
 import { lanes, ms, perSec, ratio, sleep, summarize } from "./stats";
 import { checkedTurn, clinicTarget, floorHttpTarget, type Target } from "./targets";
 
@@ -17,7 +17,9 @@ import { checkedTurn, clinicTarget, floorHttpTarget, type Target } from "./targe
  * the scripted model, FLOOR-HTTP, the engine (`node dist/main.js`, what `npm start` runs) and
  * this load client. Per load and server: throughput, turn and first-token p50/p99, the server
  * process's CPU share (1.0 = its event loop never idle) and CPU per turn, PostgreSQL's CPU per
- * turn (the backends of the server's database), and the engine's turn phases from its /metrics.
+ * turn (the backends of the server's database), the server's peak RSS and its growth per added
+ * open stream between levels, the cores busy on the whole machine, and the engine's turn phases
+ * from its /metrics.
  *
  *   npm run build && npx tsx bench/paced-procs.ts [--concs 100,200,800] [--token-gap 40] [--window-s 12] [--ramp-s 6]
  *
@@ -71,6 +73,8 @@ interface Server {
   url: string;
   db: string;
   target: Target;
+  /** RSS once started, before any load. */
+  idleRss: number;
 }
 
 async function measure(s: Server, admin: postgres.Sql, n: number, rampMs: number, windowMs: number) {
@@ -86,13 +90,19 @@ async function measure(s: Server, admin: postgres.Sql, n: number, rampMs: number
   let counted = 0;
   let c0 = 0;
   let g0 = 0;
+  let m0 = machineCpu();
   let p0: PhaseReading = new Map();
   let t0 = 0;
   let i = 0;
+  let rssPeak = 0;
+  const sampler = setInterval(() => {
+    if (t0 > 0) rssPeak = Math.max(rssPeak, rssOf(s.pid));
+  }, 100);
   const opened = sleep(rampMs).then(async () => {
     p0 = await scrape();
     c0 = cpuOf(s.pid);
     g0 = pgCpu();
+    m0 = machineCpu();
     t0 = performance.now();
   });
   const end = performance.now() + rampMs + windowMs;
@@ -110,9 +120,11 @@ async function measure(s: Server, admin: postgres.Sql, n: number, rampMs: number
     if (t0 > 0 && done <= end) counted++;
   });
   await opened;
+  clearInterval(sampler);
   const elapsed = Math.min(performance.now(), end) - t0;
   const cpu = cpuOf(s.pid) - c0;
   const pg = pgCpu() - g0;
+  const m1 = machineCpu();
   const p1 = await scrape();
   return {
     tput: counted / (elapsed / 1000),
@@ -122,6 +134,9 @@ async function measure(s: Server, admin: postgres.Sql, n: number, rampMs: number
     share: cpu / elapsed,
     cpuPerTurn: cpu / Math.max(1, counted),
     pgPerTurn: pg / Math.max(1, counted),
+    // Cores busy on the whole machine (server, PostgreSQL, model, this client, anything else).
+    machineBusy: ((m1.busy - m0.busy) / Math.max(1, m1.total - m0.total)) * cpus().length,
+    rssPeak,
     phases: PHASES.map(
       (p) => `${p} ${formatBound(phaseQuantile(p0, p1, p, 0.5))}/${formatBound(phaseQuantile(p0, p1, p, 0.99))}`,
     ).join(", "),
@@ -174,6 +189,7 @@ async function main(): Promise<void> {
         url: floor.url,
         db: dbs.floor,
         target: floorHttpTarget(new HttpClient(floor.url)),
+        idleRss: rssOf(floor.p.pid!),
       },
       {
         name: "ENGINE",
@@ -181,6 +197,7 @@ async function main(): Promise<void> {
         url: engine.url,
         db: dbs.engine,
         target: clinicTarget(new HttpClient(engine.url)),
+        idleRss: rssOf(engine.child.pid!),
       },
     ];
     const pad = (x: string, w = 11) => x.padStart(w);
@@ -188,15 +205,17 @@ async function main(): Promise<void> {
       `paced, separate processes — model every ${gap} ms, ${concs.join("/")} in flight, ${rampMs / 1000} s ramp + ${windowMs / 1000} s window; load average ${loadavg()[0]!.toFixed(1)}`,
     );
     log(
-      `  ${"in flight".padEnd(10)}${"".padEnd(12)}${pad("turns/s")}${pad("turn p50")}${pad("turn p99")}${pad("TTFT p50")}${pad("TTFT p99")}${pad("errors")}${pad("CPU share")}${pad("CPU/turn")}${pad("PG/turn")}${pad("load")}`,
+      `  ${"in flight".padEnd(10)}${"".padEnd(12)}${pad("turns/s")}${pad("turn p50")}${pad("turn p99")}${pad("TTFT p50")}${pad("TTFT p99")}${pad("errors")}${pad("CPU share")}${pad("CPU/turn")}${pad("PG/turn")}${pad("RSS peak")}${pad("box busy")}${pad("load")}`,
     );
+    const peaks: Record<string, [number, number][]> = {};
     for (const n of concs) {
       const res: Record<string, Awaited<ReturnType<typeof measure>>> = {};
       for (const s of servers) {
         await sleep(1000);
         const m = (res[s.name] = await measure(s, admin, n, rampMs, windowMs));
+        (peaks[s.name] ??= []).push([n, m.rssPeak]);
         log(
-          `  ${String(n).padEnd(10)}${s.name.padEnd(12)}${pad(perSec(m.tput))}${pad(ms(m.turn.p50))}${pad(ms(m.turn.p99))}${pad(ms(m.ttft.p50))}${pad(ms(m.ttft.p99))}${pad(String(m.errors))}${pad(m.share.toFixed(2))}${pad(ms(m.cpuPerTurn))}${pad(ms(m.pgPerTurn))}${pad(loadavg()[0]!.toFixed(1))}`,
+          `  ${String(n).padEnd(10)}${s.name.padEnd(12)}${pad(perSec(m.tput))}${pad(ms(m.turn.p50))}${pad(ms(m.turn.p99))}${pad(ms(m.ttft.p50))}${pad(ms(m.ttft.p99))}${pad(String(m.errors))}${pad(m.share.toFixed(2))}${pad(ms(m.cpuPerTurn))}${pad(ms(m.pgPerTurn))}${pad(`${(m.rssPeak / 2 ** 20).toFixed(0)} MB`)}${pad(`${m.machineBusy.toFixed(2)}/${cpus().length}`)}${pad(loadavg()[0]!.toFixed(1))}`,
         );
         if (s.name === "ENGINE") log(`  ${"".padEnd(22)}server-side phases p50/p99: ${m.phases}`);
       }
@@ -204,6 +223,17 @@ async function main(): Promise<void> {
       const e = res.ENGINE!;
       log(
         `  ${String(n).padEnd(10)}${"ENGINE÷FLOOR".padEnd(12)}${pad(ratio(e.tput / f.tput))}${pad(ratio(e.turn.p50 / f.turn.p50))}${pad(ratio(e.turn.p99 / f.turn.p99))}${pad(ratio(e.ttft.p50 / f.ttft.p50))}${pad(ratio(e.ttft.p99 / f.ttft.p99))}${pad("")}${pad(ratio(e.share / f.share))}${pad(ratio(e.cpuPerTurn / f.cpuPerTurn))}${pad(ratio(e.pgPerTurn / f.pgPerTurn))}`,
+      );
+    }
+    // Growth over the idle process at the first level includes warming up (JIT, pools, the heap
+    // V8 keeps), so an open stream's memory is the slope between levels: RSS peak per added stream.
+    for (const s of servers) {
+      const p = peaks[s.name] ?? [];
+      const slopes = p
+        .slice(1)
+        .map(([n, r], i) => `${p[i]![0]}→${n}: ${((r - p[i]![1]) / (n - p[i]![0]) / 1024).toFixed(0)} KB`);
+      log(
+        `  RSS per open stream, ${s.name}: idle ${(s.idleRss / 2 ** 20).toFixed(0)} MB; per added stream ${slopes.join(", ") || "— (one level)"}`,
       );
     }
   } finally {

@@ -22,6 +22,17 @@ export function cpuOf(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10; // utime, stime (fields 14, 15) in 1/100 s
 }
 
+/**
+ * The whole machine's CPU time so far, ms: busy (every state but idle and iowait) and total,
+ * summed over all CPUs (/proc/stat's first line, clock ticks of 10 ms). Two readings give how
+ * many cores were busy in between: Δbusy ÷ Δtotal × CPUs.
+ */
+export function machineCpu(): { busy: number; total: number } {
+  const f = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: (total - f[3]! - f[4]!) * 10, total: total * 10 };
+}
+
 /** Resident set size of a process, bytes (/proc/<pid>/status VmRSS). */
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
