@@ -7,7 +7,7 @@ import { startFloorHttp } from "./floor-http";
 import { HttpClient } from "./http";
 import { startLoopbackModel } from "./model";
 import { pacedScript } from "./paced";
-import { formatBound, PHASES, phasesFromMetrics, phaseQuantile, type PhaseReading } from "./phases";
+import { formatBound, metricTotal, PHASES, phasesFromMetrics, phaseQuantile, type PhaseReading } from "./phases";
 import { cpuOf, machineCpu, rssOf, spawnProc, type Proc } from "./procs";
 import { lanes, ms, perSec, ratio, sleep, summarize } from "./stats";
 import { checkedTurn, clinicTarget, floorHttpTarget, type Target } from "./targets";
@@ -83,15 +83,19 @@ async function measure(s: Server, admin: postgres.Sql, n: number, rampMs: number
     (r) => r.pid,
   );
   const pgCpu = () => pgPids.reduce((a, pid) => a + (existsSync(`/proc/${pid}`) ? cpuOf(pid) : 0), 0);
-  const scrape = async () =>
-    s.name === "ENGINE" ? phasesFromMetrics(await (await fetch(`${s.url}/metrics`)).text()) : new Map();
+  const scrape = async () => {
+    if (s.name !== "ENGINE") return { phases: new Map() as PhaseReading, sse: [0, 0, 0] };
+    const text = await (await fetch(`${s.url}/metrics`)).text();
+    const sse = ["ds_sse_writes_total", "ds_sse_write_wait_seconds_count", "ds_sse_write_wait_seconds_sum"];
+    return { phases: phasesFromMetrics(text), sse: sse.map((n) => metricTotal(text, n)) };
+  };
   const turns: number[] = [];
   const ttft: number[] = [];
   let counted = 0;
   let c0 = 0;
   let g0 = 0;
   let m0 = machineCpu();
-  let p0: PhaseReading = new Map();
+  let p0: Awaited<ReturnType<typeof scrape>> = { phases: new Map(), sse: [0, 0, 0] };
   let t0 = 0;
   let i = 0;
   let rssPeak = 0;
@@ -128,6 +132,7 @@ async function measure(s: Server, admin: postgres.Sql, n: number, rampMs: number
   const p1 = await scrape();
   return {
     tput: counted / (elapsed / 1000),
+    count: counted,
     turn: summarize(turns),
     ttft: summarize(ttft),
     errors: r.errors,
@@ -138,8 +143,11 @@ async function measure(s: Server, admin: postgres.Sql, n: number, rampMs: number
     machineBusy: ((m1.busy - m0.busy) / Math.max(1, m1.total - m0.total)) * cpus().length,
     rssPeak,
     phases: PHASES.map(
-      (p) => `${p} ${formatBound(phaseQuantile(p0, p1, p, 0.5))}/${formatBound(phaseQuantile(p0, p1, p, 0.99))}`,
+      (p) =>
+        `${p} ${formatBound(phaseQuantile(p0.phases, p1.phases, p, 0.5))}/${formatBound(phaseQuantile(p0.phases, p1.phases, p, 0.99))}`,
     ).join(", "),
+    // Socket back-pressure (the engine's /metrics): SSE writes per turn, and those that waited for a client.
+    sse: { writes: p1.sse[0]! - p0.sse[0]!, waited: p1.sse[1]! - p0.sse[1]!, waitedS: p1.sse[2]! - p0.sse[2]! },
   };
 }
 
@@ -217,7 +225,13 @@ async function main(): Promise<void> {
         log(
           `  ${String(n).padEnd(10)}${s.name.padEnd(12)}${pad(perSec(m.tput))}${pad(ms(m.turn.p50))}${pad(ms(m.turn.p99))}${pad(ms(m.ttft.p50))}${pad(ms(m.ttft.p99))}${pad(String(m.errors))}${pad(m.share.toFixed(2))}${pad(ms(m.cpuPerTurn))}${pad(ms(m.pgPerTurn))}${pad(`${(m.rssPeak / 2 ** 20).toFixed(0)} MB`)}${pad(`${m.machineBusy.toFixed(2)}/${cpus().length}`)}${pad(loadavg()[0]!.toFixed(1))}`,
         );
-        if (s.name === "ENGINE") log(`  ${"".padEnd(22)}server-side phases p50/p99: ${m.phases}`);
+        if (s.name === "ENGINE") {
+          log(`  ${"".padEnd(22)}server-side phases p50/p99: ${m.phases}`);
+          const w = m.sse;
+          log(
+            `  ${"".padEnd(22)}SSE writes ${(w.writes / Math.max(1, m.count)).toFixed(1)}/turn; waited for a client's socket: ${w.waited} (${w.waited ? ms((w.waitedS * 1000) / w.waited) : "—"} mean)`,
+          );
+        }
       }
       const f = res["FLOOR-HTTP"]!;
       const e = res.ENGINE!;

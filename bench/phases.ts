@@ -23,6 +23,13 @@ export function phasesFromMetrics(text: string, system = "clinic"): PhaseReading
   return out;
 }
 
+/** The sum of every sample of `name` (all label sets) in a Prometheus text exposition; 0 if absent. */
+export function metricTotal(text: string, name: string): number {
+  let sum = 0;
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "gm"))) sum += Number(m[1]);
+  return sum;
+}
+
 /** The same, read from this process's registry (the in-process bench server's). */
 export async function readPhases(system = "clinic"): Promise<PhaseReading> {
   return phasesFromMetrics(await registry.getSingleMetricAsString("ds_turn_phase_seconds"), system);

@@ -2,6 +2,7 @@ import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import { metrics } from "./observability/metrics";
 
 /** Where an SSE response's text goes. */
 export interface SseStream {
@@ -64,12 +65,15 @@ export function sseResponse(
         clearImmediate(flushSoon);
       }
       if (gone || res.writableEnded) return Promise.resolve();
+      metrics.sseWrites.inc();
       if (res.write(text)) return Promise.resolve();
-      // Back-pressure: wait for the socket to take it (or go away).
+      // Back-pressure: wait for the socket to take it (or go away); how long is measured.
+      const waited = performance.now();
       return new Promise<void>((resolve) => {
         const done = () => {
           res.off("drain", done);
           res.off("close", done);
+          metrics.sseWriteWaitSeconds.observe((performance.now() - waited) / 1000);
           resolve();
         };
         res.on("drain", done);

@@ -58,6 +58,17 @@ export const metrics = {
     labelNames: ["role", "model"],
     registers: [registry],
   }),
+  sseWrites: new Counter({
+    name: "ds_sse_writes_total",
+    help: "Writes of event-stream text to a client's socket (events sent together share one)",
+    registers: [registry],
+  }),
+  sseWriteWaitSeconds: new Histogram({
+    name: "ds_sse_write_wait_seconds",
+    help: "Socket back-pressure: how long an event-stream write waited for a slow client's socket to drain (only writes that waited)",
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [registry],
+  }),
   openStreams: new Gauge({
     name: "ds_open_streams",
     help: "Event streams (SSE) open now",

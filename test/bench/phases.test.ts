@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBound, phasesFromMetrics, phaseQuantile, type PhaseReading } from "../../bench/phases";
+import { formatBound, metricTotal, phasesFromMetrics, phaseQuantile, type PhaseReading } from "../../bench/phases";
 
 const reading = (phase: string, buckets: [number, number][]): PhaseReading => new Map([[phase, new Map(buckets)]]);
 
@@ -47,5 +47,20 @@ describe("bench phases: the window's share of a cumulative histogram", () => {
     ]);
     expect(phaseQuantile(new Map(), r, "admit", 0.5)).toBe(0.05);
     expect(phaseQuantile(new Map(), r, "admit", 0.99)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it("sums a metric's samples over its label sets, and only that metric's", () => {
+    const text = [
+      "# HELP ds_sse_writes_total x",
+      "ds_sse_writes_total 41",
+      "ds_sse_write_wait_seconds_count 3",
+      'ds_sse_write_wait_seconds_bucket{le="0.001"} 1',
+      'ds_errors_total{where="turn",code="internal"} 2',
+      'ds_errors_total{where="http",code="conflict"} 5',
+    ].join("\n");
+    expect(metricTotal(text, "ds_sse_writes_total")).toBe(41);
+    expect(metricTotal(text, "ds_sse_write_wait_seconds_count")).toBe(3);
+    expect(metricTotal(text, "ds_errors_total")).toBe(7);
+    expect(metricTotal(text, "ds_sse_write_wait_seconds")).toBe(0);
   });
 });

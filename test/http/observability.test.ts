@@ -171,6 +171,8 @@ describe("logs, metrics and spans of one turn", () => {
       d("ds_turn_duration_seconds_sum", { system: "clinic" }),
     );
     expect(d("ds_model_call_duration_seconds_count", { role: "branch" })).toBe(1);
+    // The turn's events reached the client's socket (several may share a write).
+    expect(d("ds_sse_writes_total")).toBeGreaterThan(0);
     expect(after).toMatch(/^ds_open_streams\{kind="turn"\} 0$/m);
     expect(metricValue(after, "ds_db_up")).toBe(1);
     expect(metricValue(after, "ds_db_pool_max_connections")).toBeGreaterThan(0);

@@ -3,6 +3,13 @@ import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sseResponse } from "../../http/sse-response";
+import { registry } from "../../http/observability/metrics";
+
+/** A metric's value (a histogram's observation count) in this process's registry. */
+async function metric(name: string): Promise<number> {
+  const m = await registry.getSingleMetric(name)!.get();
+  return m.values.find((v) => (v as { metricName?: string }).metricName?.endsWith("_count") ?? true)?.value ?? 0;
+}
 
 let aborted: () => void = () => {};
 const abortedOnce = () => new Promise<void>((resolve) => (aborted = resolve));
@@ -80,6 +87,24 @@ describe("sseResponse", () => {
     await expect(
       Promise.race([gone.then(() => "aborted"), new Promise((r) => setTimeout(() => r("still writing"), 5_000))]),
     ).resolves.toBe("aborted");
+  });
+
+  it("counts its writes and measures those that waited for a slow client's socket", async () => {
+    const [writes0, waits0] = [await metric("ds_sse_writes_total"), await metric("ds_sse_write_wait_seconds")];
+    const gone = abortedOnce();
+    const ac = new AbortController();
+    const res = await fetch(`${url}/endless`, { signal: ac.signal });
+    const reader = res.body!.getReader();
+    // A client slower than the server: the socket's buffers fill and writes wait for it to drain.
+    for (let i = 0; i < 20; i++) {
+      await reader.read();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    ac.abort();
+    await gone;
+    const [writes1, waits1] = [await metric("ds_sse_writes_total"), await metric("ds_sse_write_wait_seconds")];
+    expect(waits1 - waits0).toBeGreaterThan(0);
+    expect(writes1 - writes0).toBeGreaterThanOrEqual(waits1 - waits0);
   });
 
   it("falls back to Hono's streamSSE off Node (app.request has no ServerResponse)", async () => {
