@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import postgres from "postgres";
@@ -190,6 +190,13 @@ async function main(): Promise<void> {
       },
       "/readyz",
     );
+    // --server-cpus 0: each server process gets these CPUs to itself (run this bench, and so the
+    // model, under `taskset -c 1` with PostgreSQL pinned there too): a server on its own core, as
+    // when the database and the model are on other machines.
+    const serverCpus = arg("server-cpus", "");
+    if (serverCpus)
+      for (const pid of [floor.p.pid!, engine.child.pid!])
+        execFileSync("taskset", ["-a", "-p", "-c", serverCpus, String(pid)], { stdio: "ignore" });
     const servers: Server[] = [
       {
         name: "FLOOR-HTTP",
