@@ -8,6 +8,7 @@ import type { ModelLimits, Role } from "../llm/types";
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("127.0.0.1"),
+  HTTP_KEEP_ALIVE_MS: z.coerce.number().int().min(1_000).max(290_000).default(65_000),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   DATA_DIR: z.string().default("./.data"),
@@ -44,6 +45,13 @@ const envSchema = z.object({
 export interface Config {
   port: number;
   host: string;
+  /**
+   * How long an idle kept-alive connection stays open (HTTP_KEEP_ALIVE_MS). Longer than a
+   * client's or proxy's idle reuse window, so the server never closes a socket just as a client
+   * sends its next request on it (an ECONNRESET for a POST, which a client cannot safely retry);
+   * Node's own 5 s lost turns between a load test's windows.
+   */
+  keepAliveMs: number;
   databaseUrl?: string;
   /** Connections to the PostgreSQL server (DATABASE_POOL_MAX); embedded PGlite has one. */
   databasePoolMax: number;
@@ -154,6 +162,7 @@ export function loadConfig(
   return {
     port: e.PORT,
     host: e.HOST,
+    keepAliveMs: e.HTTP_KEEP_ALIVE_MS,
     databaseUrl: e.DATABASE_URL || undefined,
     databasePoolMax: e.DATABASE_POOL_MAX,
     dataDir: e.DATA_DIR,

@@ -78,6 +78,11 @@ export async function startServer(
         resolve(s);
       });
       s.once("error", reject);
+      // Idle kept-alive sockets stay open for config.keepAliveMs (see Config); the headers of a
+      // request on such a socket may take as long (Node's advice: headersTimeout above it).
+      const http = s as unknown as { keepAliveTimeout: number; headersTimeout: number };
+      http.keepAliveTimeout = config.keepAliveMs;
+      http.headersTimeout = Math.max(http.headersTimeout, config.keepAliveMs + 1_000);
     });
   } catch (e) {
     clearInterval(heartbeat);
