@@ -141,7 +141,7 @@ async function livePerStream(t: Target, ids: string[]): Promise<number> {
       checkedTurn(t, id, text(i), () => {
         if (!seen) ((seen = true), started++);
       })
-        // A kept-alive socket the server timed out meanwhile resets: that turn only ends early.
+        // A turn that fails (a reset connection) only ends early: it is not counted as open.
         .catch(() => failed++)
         .finally(() => finished++),
     );
