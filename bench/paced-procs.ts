@@ -7,7 +7,7 @@ import { startFloorHttp } from "./floor-http";
 import { HttpClient } from "./http";
 import { startLoopbackModel } from "./model";
 import { pacedScript } from "./paced";
-import { formatBound, metricTotal, PHASES, phasesFromMetrics, phaseQuantile, type PhaseReading } from "./phases";
+import { metricTotal, phasesFromMetrics, phaseSummary, type PhaseReading } from "./phases";
 import { cpuOf, machineCpu, rssOf, spawnProc, type Proc } from "./procs";
 import { lanes, ms, perSec, ratio, sleep, summarize } from "./stats";
 import { checkedTurn, clinicTarget, floorHttpTarget, type Target } from "./targets";
@@ -142,10 +142,7 @@ async function measure(s: Server, admin: postgres.Sql, n: number, rampMs: number
     // Cores busy on the whole machine (server, PostgreSQL, model, this client, anything else).
     machineBusy: ((m1.busy - m0.busy) / Math.max(1, m1.total - m0.total)) * cpus().length,
     rssPeak,
-    phases: PHASES.map(
-      (p) =>
-        `${p} ${formatBound(phaseQuantile(p0.phases, p1.phases, p, 0.5))}/${formatBound(phaseQuantile(p0.phases, p1.phases, p, 0.99))}`,
-    ).join(", "),
+    phases: phaseSummary(p0.phases, p1.phases),
     // Socket back-pressure (the engine's /metrics): SSE writes per turn, and those that waited for a client.
     sse: { writes: p1.sse[0]! - p0.sse[0]!, waited: p1.sse[1]! - p0.sse[1]!, waitedS: p1.sse[2]! - p0.sse[2]! },
   };
@@ -190,31 +187,25 @@ async function main(): Promise<void> {
       },
       "/readyz",
     );
+    const server = (name: Server["name"], pid: number, url: string, db: string, target: Target): Server => ({
+      name,
+      pid,
+      url,
+      db,
+      target,
+      idleRss: rssOf(pid),
+    });
+    const servers = [
+      server("FLOOR-HTTP", floor.p.pid!, floor.url, dbs.floor, floorHttpTarget(new HttpClient(floor.url))),
+      server("ENGINE", engine.child.pid!, engine.url, dbs.engine, clinicTarget(new HttpClient(engine.url))),
+    ];
     // --server-cpus 0: each server process gets these CPUs to itself (run this bench, and so the
     // model, under `taskset -c 1` with PostgreSQL pinned there too): a server on its own core, as
     // when the database and the model are on other machines.
     const serverCpus = arg("server-cpus", "");
     if (serverCpus)
-      for (const pid of [floor.p.pid!, engine.child.pid!])
-        execFileSync("taskset", ["-a", "-p", "-c", serverCpus, String(pid)], { stdio: "ignore" });
-    const servers: Server[] = [
-      {
-        name: "FLOOR-HTTP",
-        pid: floor.p.pid!,
-        url: floor.url,
-        db: dbs.floor,
-        target: floorHttpTarget(new HttpClient(floor.url)),
-        idleRss: rssOf(floor.p.pid!),
-      },
-      {
-        name: "ENGINE",
-        pid: engine.child.pid!,
-        url: engine.url,
-        db: dbs.engine,
-        target: clinicTarget(new HttpClient(engine.url)),
-        idleRss: rssOf(engine.child.pid!),
-      },
-    ];
+      for (const s of servers)
+        execFileSync("taskset", ["-a", "-p", "-c", serverCpus, String(s.pid)], { stdio: "ignore" });
     const pad = (x: string, w = 11) => x.padStart(w);
     log(
       `paced, separate processes — model every ${gap} ms, ${concs.join("/")} in flight, ${rampMs / 1000} s ramp + ${windowMs / 1000} s window; load average ${loadavg()[0]!.toFixed(1)}`,

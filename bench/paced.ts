@@ -5,7 +5,7 @@ import { startFloorHttp } from "./floor-http";
 import type { Goal } from "./goals";
 import { HttpClient } from "./http";
 import { loopbackLlm, startLoopbackModel, type Script } from "./model";
-import { formatBound, PHASES, phaseQuantile, readPhases, type PhaseReading } from "./phases";
+import { phaseSummary, readPhases, type PhaseReading } from "./phases";
 import { bytes, lanes, ms, perSec, ratio, sleep, summarize } from "./stats";
 import { checkedTurn, floorHttpTarget, REPLY, startBenchServer, type Target } from "./targets";
 
@@ -90,9 +90,7 @@ async function window(t: Target, ids: string[], durationMs: number): Promise<Win
   });
   const cpu = process.cpuUsage(c0);
   const p1 = await readPhases();
-  const phases = PHASES.map(
-    (p) => `${p} ${formatBound(phaseQuantile(p0, p1, p, 0.5))}/${formatBound(phaseQuantile(p0, p1, p, 0.99))}`,
-  ).join(", ");
+  const phases = phaseSummary(p0, p1);
   const cpuMs = (cpu.user + cpu.system) / 1000;
   eld.disable();
   clearInterval(sampler);

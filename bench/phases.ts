@@ -2,9 +2,10 @@ import { registry } from "../http/observability/metrics";
 
 /**
  * Where the engine's turns waited during a window, from the server's own turn-phase histogram
- * (ds_turn_phase_seconds: admit, first_token, commit; http/sse.ts). The bench's server runs in
- * this process, so its registry is read directly (a separate server's /metrics text otherwise); the window's share is the difference of two
- * readings. Percentiles are bucket bounds ("≤ 250 ms"): what a Prometheus query would show.
+ * (ds_turn_phase_seconds: admit, first_token, commit; http/sse.ts). An in-process bench server's
+ * registry is read directly, a separate server's /metrics text otherwise; the window's share is the
+ * difference of two readings. Percentiles are bucket bounds ("≤ 250 ms"): what a Prometheus query
+ * would show.
  */
 export type PhaseReading = Map<string, Map<number, number>>;
 
@@ -49,4 +50,12 @@ export function phaseQuantile(before: PhaseReading, after: PhaseReading, phase: 
 export function formatBound(s: number): string {
   if (!Number.isFinite(s)) return Number.isNaN(s) ? "—" : "> 30 s";
   return s < 1 ? `≤${Math.round(s * 1000)}ms` : `≤${s}s`;
+}
+
+/** Every phase's p50/p99 in the window between two readings, e.g. "admit ≤25ms/≤100ms, first_token …". */
+export function phaseSummary(before: PhaseReading, after: PhaseReading): string {
+  return PHASES.map(
+    (p) =>
+      `${p} ${formatBound(phaseQuantile(before, after, p, 0.5))}/${formatBound(phaseQuantile(before, after, p, 0.99))}`,
+  ).join(", ");
 }

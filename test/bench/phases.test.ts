@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { formatBound, metricTotal, phasesFromMetrics, phaseQuantile, type PhaseReading } from "../../bench/phases";
+import {
+  formatBound,
+  metricTotal,
+  phasesFromMetrics,
+  phaseQuantile,
+  phaseSummary,
+  type PhaseReading,
+} from "../../bench/phases";
 
 const reading = (phase: string, buckets: [number, number][]): PhaseReading => new Map([[phase, new Map(buckets)]]);
 
@@ -22,6 +29,8 @@ describe("bench phases: the window's share of a cumulative histogram", () => {
     expect(phaseQuantile(before, after, "admit", 0.99)).toBe(2.5);
     expect(phaseQuantile(before, after, "commit", 0.5)).toBeNaN();
     expect(phaseQuantile(after, after, "admit", 0.5)).toBeNaN();
+    // Every phase, one line: a phase the window did not see prints as "—".
+    expect(phaseSummary(before, after)).toBe("admit ≤50ms/≤2.5s, first_token —/—, commit —/—");
   });
 
   it("prints bounds a reader can compare", () => {
