@@ -1,9 +1,35 @@
-// The FinalAnswerPackage of an answer the model wrote and the claim checker passed: its blocks,
-// short answer and claims are read from that same text, so the stored package never says one thing
-// in `user_facing_answer` and another in `short_answer` / `blocks` / `claims`.
+// Legacy: the answer of a turn logged before the claims menu (doc/evidence.md), when the model
+// wrote prose in the slot contract and the closed-world checker judged it. Such a logged event
+// replays through that same check, so an old conversation's log still reaches its snapshot. The
+// package's blocks, short answer and claims are read from the rendered text, so it never says one
+// thing in `user_facing_answer` and another in `short_answer` / `blocks` / `claims`.
 import { splitSentences } from "../../driver/validated-stream";
 import type { Claim, FinalAnswerPackage } from "./artifacts";
+import { checkAnswer, createClaimChecker } from "./claim-check";
 import { BLOCK_TITLES } from "./compose";
+import type { AnswerOutcome, TurnWork } from "./conversation.machine";
+
+/** A logged prose answer: shown rendered if every sentence passed the slot contract, else the draft. */
+export function legacyProse(w: TurnWork, text: string, released: string, gateIssues: string[]): AnswerOutcome {
+  const draft = w.draft!;
+  const checked = checkAnswer(
+    text,
+    createClaimChecker({ bundle: w.bundle, coverage: w.coverage!, outcome: w.coverage!.outcome, frame: w.frame, draft }),
+  );
+  const issues = [...new Set([...gateIssues, ...checked.issues])];
+  const ok = checked.ok && gateIssues.length === 0;
+  const answer = ok ? modelPackage(checked.rendered, draft) : draft;
+  return {
+    answer,
+    validation: { ok, issues, citations: checked.citations },
+    replacement: !ok
+      ? { text: answer.user_facing_answer, reason: "validation_failed", issues }
+      : released && released !== answer.user_facing_answer
+        ? { text: answer.user_facing_answer, reason: "model_failed", issues: [] }
+        : null,
+    rejected: ok ? null : { text, released, issues },
+  };
+}
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 

@@ -151,6 +151,11 @@ const citedIn = (text: string) => [...new Set([...text.matchAll(/\[(F\d+)\]/g)].
 export function createSlotResolver(s: SlotSources): (slot: Slot) => SlotValue {
   const facts = new Map(s.bundle.facts.map((f) => [f.fact_id, f]));
   const claims = new Map(s.draft.claims.map((c) => [c.claim_id, c]));
+  // `{K#}` is the package's claim by position — `{K0}` the conclusion, which leads «Коротко» — and
+  // `{C#}` by its claims-menu id.
+  s.draft.claims.forEach((c, k) => {
+    if (!claims.has(`K${k}`)) claims.set(`K${k}`, { ...c, claim_id: `K${k}` });
+  });
   const items: Record<string, string[]> = {
     S: s.draft.blocks.next_step,
     P: s.draft.blocks.checked,
@@ -170,7 +175,7 @@ export function createSlotResolver(s: SlotSources): (slot: Slot) => SlotValue {
         : { ok: true, text, facts: [f.fact_id] };
     }
     if (slot.field) return { ok: false, issue: `у ${slot.ref} нет полей` };
-    if (letter === "K") {
+    if (letter === "K" || letter === "C") {
       const c = claims.get(slot.ref);
       if (!c) return { ok: false, issue: `утверждения ${slot.ref} нет в собранном ответе` };
       const cites = c.evidence_ids.map((id) => `[${id}]`).join("");

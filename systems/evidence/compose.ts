@@ -1,7 +1,11 @@
-// The deterministic Answer Composer: a FinalAnswerPackage with the five blocks of seed 002 §9.1
-// built only from the EvidenceBundle and the CoverageReport. Every claim cites fact ids, or is
-// marked inference or unknown. It is the offline answer, the model's draft, and its fallback.
-import type { Claim, CoverageReport, EvidenceBundle, Fact, FinalAnswerPackage, Premise, ToolRun } from "./artifacts";
+// The deterministic Answer Composer: the run's claims menu (claims-menu.ts) built only from the
+// EvidenceBundle and the CoverageReport — every sentence the answer may show, with its kind and
+// the fact ids it states — and the engine's own choice from it. Rendered (answer-choice.ts), that
+// choice is the offline answer, the model's suggestion, and its fallback.
+import type { CoverageReport, EvidenceBundle, Fact, FinalAnswerPackage, Premise, ToolRun } from "./artifacts";
+import { packageOf, render, resolveChoice } from "./answer-choice";
+import { derivedClaims, askedClaims, factClaims } from "./claims-derived";
+import { emptyChoice, menuBuilder, type ClaimsMenu } from "./claims-menu";
 import { money, ruDate } from "./evidence-builder";
 import type { TurnScope } from "./frame-resolve";
 import { READINGS } from "./glossary";
@@ -25,8 +29,9 @@ const cite = (...facts: (Fact | undefined)[]) =>
     .filter(Boolean)
     .map((f) => `[${f!.fact_id}]`)
     .join("");
+const idsOf = (facts: (Fact | undefined)[]) => facts.filter(Boolean).map((f) => f!.fact_id);
 
-const TOOL_RU: Record<string, string> = {
+export const TOOL_RU: Record<string, string> = {
   resolve_counterparty: "справочник контрагентов",
   resolve_period_or_asof: "дата отсечения",
   get_open_supplier_settlements: "регистр «Расчёты с поставщиками» (остатки)",
@@ -46,99 +51,248 @@ export interface ComposeInput {
   offline: boolean;
   /** Who read the question; with a model connected, "deterministic" means the model's reading failed. */
   interpretedBy?: "llm" | "deterministic";
+  /** The user's words: a direct question («Сколько всего…?») gets its derived claim in «Коротко». */
+  question?: string;
+  /**
+   * The rules' report before the critic model's verdict was merged: what the model critic added is
+   * its free text, never shown — only the ids it names are, through the engine's own sentences.
+   */
+  rules?: CoverageReport;
 }
 
 export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
+  return composeWithMenu(i).draft;
+}
+
+/** The menu and the draft: the engine's choice rendered by the same renderer as the model's. */
+export function composeWithMenu(i: ComposeInput): { menu: ClaimsMenu; draft: FinalAnswerPackage } {
+  const menu = composeMenu(i);
+  const resolved = resolveChoice(menu, { ...menu.engine, opening: null, closing: null });
+  return { menu, draft: packageOf(resolved, i.clarifying_question, "deterministic") };
+}
+
+export function composeMenu(i: ComposeInput): ClaimsMenu {
   const { bundle: b, coverage: c } = i;
-  const claims: Claim[] = [];
-  const claim = (text: string, kind: Claim["kind"], facts: (Fact | undefined)[] = []) => {
-    const ids = facts.filter(Boolean).map((f) => f!.fact_id);
-    claims.push({
-      claim_id: `K${claims.length + 1}`,
-      text,
-      kind: kind === "evidence" && ids.length === 0 ? "inference" : kind,
-      evidence_ids: ids,
-    });
-    return text + (ids.length ? ` ${cite(...facts)}` : kind === "inference" ? " (вывод)" : "");
-  };
+  const m = menuBuilder();
+  const engine = emptyChoice();
   const dateFact = b.facts.find((f) => f.type === "as_of_date");
   const on = dateFact ? ruDate(String(dateFact.value)) : null;
-  const found: string[] = [];
-  let direct: string;
+  const misrouted = c.outcome === "MISROUTED";
+  const found = (kind: Parameters<typeof m.add>[0]["kind"], text: string, facts: (Fact | undefined)[], extra = {}) => {
+    const ids = idsOf(facts);
+    const id = m.add({ kind, text: `${text}${ids.length ? ` ${cite(...facts)}` : ""}`, facts: ids, ...extra });
+    engine.found.push(id);
+    return id;
+  };
 
   // Found: balances with the documents behind them, advances, conflicts.
   const open = b.facts.filter((f) => f.type === "open_balance" || f.type === "balance");
   const byCp = new Map<string, Fact[]>();
   for (const f of open) byCp.set(f.entity_id ?? f.entity, [...(byCp.get(f.entity_id ?? f.entity) ?? []), f]);
+  const conclusion = m.add({ kind: "conclusion", text: conclusionText(i, byCp, on), facts: [], mandatory: "short" });
+  engine.short.push(conclusion);
+  const docLine = (d: Fact) =>
+    `${d.details.kind} № ${d.details.number} от ${ruDate(String(d.details.date))} — ${money(d.value as number)} из ${money(Number(d.details.amount))}`;
   for (const [cp, fs] of byCp) {
     const total = fs.reduce((s, f) => s + (f.value as number), 0);
     const name = fs[0]!.entity;
-    if (total < 0)
-      found.push(claim(`${name}: выдан аванс ${money(-total)}, поставка на эту сумму ещё не отражена`, "evidence", fs));
-    else {
-      const overdue = fs.reduce((s, f) => s + Number(f.details.overdue_amount ?? 0), 0);
-      const due = fs
-        .map((f) => f.details.oldest_due_date)
-        .filter(Boolean)
-        .sort()[0] as string | undefined;
-      const contracts = fs.map((f) => f.details.contract).filter(Boolean);
-      found.push(
-        claim(
-          `${name}: остаток ${money(total)}${contracts.length ? ` по договору ${contracts.join(", ")}` : ""}${overdue > 0 ? `, из них просрочено ${money(overdue)} (срок оплаты истёк ${ruDate(String(due))})` : ""}`,
-          "evidence",
-          fs,
-        ),
-      );
-    }
+    const parent =
+      total < 0
+        ? found("advance_paid", `${name}: выдан аванс ${money(-total)}, поставка на эту сумму ещё не отражена`, fs)
+        : found("open_balance", balanceLine(name, total, fs), fs);
     for (const d of b.facts.filter((f) => f.type === "unclosed_document" && f.entity_id === cp)) {
-      found.push(
-        "  " +
-          claim(
-            `не оплачено: ${d.details.kind} № ${d.details.number} от ${ruDate(String(d.details.date))} — ${money(d.value as number)} из ${money(Number(d.details.amount))}`,
-            "evidence",
-            [d],
-          ),
-      );
+      const id = found("document_unpaid", `${d.entity} — не оплачено: ${docLine(d)}`, [d], { parent });
+      const claim = m.claims.find((x) => x.id === id)!;
+      claim.nested = `не оплачено: ${docLine(d)} ${cite(d)}`;
     }
   }
   if (i.scope.intent === "unclosed_documents" || i.scope.intent === "payment_chain") {
     for (const d of b.facts.filter((f) => f.type === "unclosed_document"))
-      found.push(
-        claim(
-          `${d.details.kind} № ${d.details.number} от ${ruDate(String(d.details.date))}: не оплачено ${money(d.value as number)} из ${money(Number(d.details.amount))}${d.details.posted ? "" : " (документ не проведён)"}`,
-          "evidence",
-          [d],
-        ),
+      found(
+        "document_unpaid",
+        `${d.details.kind} № ${d.details.number} от ${ruDate(String(d.details.date))}: не оплачено ${money(d.value as number)} из ${money(Number(d.details.amount))}${d.details.posted ? "" : " (документ не проведён)"}`,
+        [d],
       );
   }
   if (i.scope.intent === "payment_chain") {
     for (const p of b.facts.filter((f) => f.type === "payment")) {
       const alloc = (p.details.allocations as { document_number: string; amount: number }[]) ?? [];
-      found.push(
-        claim(
-          `оплата № ${p.details.number} от ${ruDate(String(p.details.date))} — ${money(p.value as number)}${alloc.length ? `, в счёт поступления ${alloc.map((a) => `№ ${a.document_number}`).join(", ")}` : ", без распределения (аванс)"}${p.details.posted ? "" : "; не проведена"}`,
-          "evidence",
-          [p],
-        ),
+      found(
+        p.details.posted ? "payment" : "payment_not_posted",
+        `оплата № ${p.details.number} от ${ruDate(String(p.details.date))} — ${money(p.value as number)}${alloc.length ? `, в счёт поступления ${alloc.map((a) => `№ ${a.document_number}`).join(", ")}` : ", без распределения (аванс)"}${p.details.posted ? "" : "; не проведена"}`,
+        [p],
       );
     }
   }
+  const foundTexts: string[] = [];
   for (const k of b.conflicts) {
     const facts = k.fact_ids.map((id) => b.facts.find((f) => f.fact_id === id));
-    found.push(claim(`${k.entity}: данные расходятся. ${k.description}`, "evidence", facts));
+    const id = found("conflict", `${k.entity}: данные расходятся. ${k.description}`, facts, { mandatory: "found" });
+    foundTexts.push(m.claims.find((x) => x.id === id)!.text);
   }
   const none = b.facts.find((f) => f.type === "no_open_balance");
   if (none)
-    found.push(
-      claim(
-        `${none.details.overdue_only ? "просроченных остатков" : "ненулевых остатков"} нет (просмотрено движений регистра: ${String(none.details.movements_scanned)})`,
-        "evidence",
-        [none],
-      ),
+    found(
+      "no_open_balance",
+      `${none.details.overdue_only ? "просроченных остатков" : "ненулевых остатков"} нет (просмотрено движений регистра: ${String(none.details.movements_scanned)})`,
+      [none],
     );
+  const anyFound = engine.found.length > 0;
+  if (!anyFound && !misrouted) engine.found.push(m.add({ kind: "no_facts", text: "Фактов по вопросу не получено.", facts: [] }));
+  if (misrouted) engine.found.length = 0;
 
+  // Claims the draft does not list: one field of a fact under its own words, and the engine's derivations.
+  const listed = new Set(m.claims.flatMap((x) => (x.kind === "document_unpaid" ? x.facts : [])));
+  if (!misrouted) {
+    factClaims(b, i.toolRuns, listed, m.add);
+    derivedClaims(b, m.add);
+  }
+  engine.short.push(...askedClaims(i.question ?? "", m.claims, c.outcome));
+
+  if (!misrouted) checkedClaims(i, dateFact, m.add, engine.checked);
+  if (!misrouted) gapClaims(i, foundTexts, m.add, engine.not_established);
+  nextClaims(i, m.add, engine.next_step);
+  return { claims: m.claims, engine };
+}
+
+function balanceLine(name: string, total: number, fs: Fact[]): string {
+  const overdue = fs.reduce((s, f) => s + Number(f.details.overdue_amount ?? 0), 0);
+  const due = fs
+    .map((f) => f.details.oldest_due_date)
+    .filter(Boolean)
+    .sort()[0] as string | undefined;
+  const contracts = fs.map((f) => f.details.contract).filter(Boolean);
+  return `${name}: остаток ${money(total)}${contracts.length ? ` по договору ${contracts.join(", ")}` : ""}${overdue > 0 ? `, из них просрочено ${money(overdue)} (срок оплаты истёк ${ruDate(String(due))})` : ""}`;
+}
+
+type Add = ReturnType<typeof menuBuilder>["add"];
+
+function checkedClaims(i: ComposeInput, dateFact: Fact | undefined, add: Add, into: string[]) {
+  const b = i.bundle;
+  const seen = new Set<string>();
+  const push = (id: string, text: string) => {
+    if (seen.has(text)) return;
+    seen.add(text);
+    into.push(id);
+  };
+  // A relative date («вчера») shows the day it became and what it was counted from.
+  const relative = dateFact?.details.relative
+    ? ` («${i.scope.time.text}», отсчитано от рабочей даты базы ${ruDate(String(dateFact.details.working_date))})`
+    : "";
+  for (const p of i.scope.premises) {
+    const text = `${p.label}: ${p.kind === "time_scope" && dateFact ? ruDate(String(dateFact.value)) + relative : p.kind === "business_term" ? (READINGS[p.value as keyof typeof READINGS]?.ru ?? p.value) : p.value} — ${STATUS_RU[p.status]}`;
+    // An assumption is shown whatever the model chose: the answer rests on it.
+    push(add({ kind: "premise", text, facts: [], mandatory: p.status === "assumed" ? "checked" : null }), text);
+  }
+  const binding = b.entity_bindings.find((e) => e.status === "bound");
+  if (binding) {
+    const fact = b.facts.find((f) => f.type === "entity_binding" && f.entity_id === binding.entity_id);
+    const text = `Контрагент «${binding.surface}» привязан к ${binding.resolved_to} ${cite(fact)}`;
+    push(add({ kind: "binding", text, facts: idsOf([fact]) }), text);
+  }
+  const runs = i.toolRuns.filter((r) => r.status !== "skipped");
+  const tools = [...new Set(runs.map((r) => TOOL_RU[r.tool_name] ?? r.tool_name))];
+  if (tools.length) {
+    const text = `Источники: ${tools.join("; ")} (вызовов: ${runs.length})`;
+    push(add({ kind: "sources", text, facts: [] }), text);
+  }
+  const method = i.offline
+    ? "Ответ собран без языковой модели (офлайн-режим), только из данных учёта"
+    : i.interpretedBy === "deterministic" && i.coverage.outcome !== "BLOCKED_BY_TOOLING"
+      ? "Вопрос разобран правилами: языковая модель подключена, но не дала ответа по схеме"
+      : null;
+  if (method) push(add({ kind: "method", text: method, facts: [] }), method);
+}
+
+/** What the critic model named (a fact, a plan step, a failed tool), in the engine's words: its own text is never shown. */
+function groundedRefs(i: ComposeInput, text: string): { words: string; facts: string[] } | null {
+  const facts = i.bundle.facts.filter((f) => new RegExp(`(?<![\\p{L}\\d])${f.fact_id}(?![\\p{L}\\d])`, "u").test(text));
+  const steps = [...text.matchAll(/(?<![\p{L}\d])(S\d{1,4})(?![\p{L}\d])/gu)].map((x) => x[1]!);
+  const runs = i.toolRuns.filter(
+    (r) => steps.includes(r.step_id) || (!["success", "empty", "skipped"].includes(r.status) && text.includes(r.tool_name)),
+  );
+  const parts = [
+    ...facts.map((f) => `${f.entity} ${cite(f)}`),
+    ...[...new Set(runs.map((r) => `шаг ${r.step_id} («${TOOL_RU[r.tool_name] ?? r.tool_name}»)`))],
+  ];
+  return parts.length ? { words: [...new Set(parts)].join("; "), facts: facts.map((f) => f.fact_id) } : null;
+}
+
+function gapClaims(i: ComposeInput, foundTexts: string[], add: Add, into: string[]) {
+  const c = i.coverage;
+  const rules = i.rules ?? c;
+  const texts: { text: string; facts: string[] }[] = [];
+  const push = (text: string, facts: string[] = []) => {
+    if (!texts.some((t) => t.text === text)) texts.push({ text, facts });
+  };
+  for (const u of c.uncovered_points) {
+    if (rules.uncovered_points.includes(u)) push(u);
+    else {
+      const g = groundedRefs(i, u);
+      if (g) push(`Не подтверждено фактами (по оценке критика): ${g.words}`, g.facts);
+    }
+  }
+  // Specific findings only: a bare code description («нужно подтверждение») adds nothing the blocks do not say.
+  // …and a finding already stated under "found" (a conflict's description) is not repeated.
+  const stated = (msg: string) => foundTexts.some((f) => f.includes(msg.slice(msg.indexOf(": ") + 2)));
+  const fromRules = (w: CoverageReport["why_partial"][number]) =>
+    rules.why_partial.some((r) => r.reason_code === w.reason_code && r.message === w.message);
+  const whyText = (w: CoverageReport["why_partial"][number]) => {
+    if (fromRules(w)) return { text: w.message, facts: [] as string[] };
+    const g = groundedRefs(i, w.message);
+    return g ? { text: `${capital(reasonInfo[w.reason_code].ru)}: ${g.words}`, facts: g.facts } : null;
+  };
+  const before = texts.length;
+  for (const w of c.why_partial) {
+    const t = whyText(w);
+    if (t && w.message !== reasonInfo[w.reason_code].ru && !texts.some((x) => x.text.includes(t.text)) && !stated(w.message))
+      push(t.text, t.facts);
+  }
+  if (texts.length === 0 && before === 0)
+    for (const w of c.why_partial)
+      if (!["ASSUMPTION_APPLIED_EXPLICITLY", "NEEDS_USER_CONFIRMATION"].includes(w.reason_code)) {
+        const t = whyText(w);
+        if (t) push(t.text, t.facts);
+      }
+  for (const t of texts)
+    into.push(add({ kind: "gap", text: t.text, facts: t.facts, mandatory: "not_established" }));
+  if (texts.length === 0)
+    into.push(
+      c.outcome === "FULLY_ANSWERED"
+        ? add({ kind: "no_gaps", text: "Пробелов не обнаружено.", facts: [] })
+        : add({ kind: "gap", text: "Ответ неполный — см. коды причин.", facts: [], mandatory: "not_established" }),
+    );
+}
+
+function nextClaims(i: ComposeInput, add: Add, into: string[]) {
+  const c = i.coverage;
+  const rules = i.rules ?? c;
+  const seen = new Set<string>();
+  const push = (text: string, kind: "next_step" | "clarifying_question", facts: string[] = []) => {
+    if (seen.has(text)) return;
+    seen.add(text);
+    into.push(add({ kind, text, facts, mandatory: kind === "clarifying_question" ? "next_step" : null }));
+  };
+  if (i.clarifying_question) push(i.clarifying_question, "clarifying_question");
+  for (const a of c.next_best_actions) {
+    if (rules.next_best_actions.includes(a)) push(a, "next_step");
+    else {
+      const g = groundedRefs(i, a);
+      if (g) push(`Проверить дополнительно: ${g.words}`, "next_step", g.facts);
+    }
+  }
+  if (!into.length) into.push(add({ kind: "nothing_to_clarify", text: "Ничего уточнять не нужно.", facts: [] }));
+}
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The conclusion the outcome class allows: the CoverageReport's, never the model's. */
+function conclusionText(i: ComposeInput, byCp: Map<string, Fact[]>, on: string | null): string {
+  const { bundle: b, coverage: c } = i;
+  const open = b.facts.filter((f) => f.type === "open_balance" || f.type === "balance");
   const partial = c.outcome === "PARTIALLY_ANSWERED";
   const suppliers = [...byCp.values()].filter((fs) => fs.reduce((s, f) => s + (f.value as number), 0) > 0);
+  let direct: string;
   switch (c.outcome) {
     case "FULLY_ANSWERED":
     case "PARTIALLY_ANSWERED":
@@ -216,96 +370,7 @@ export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
       direct =
         "Этот вопрос вне моей области: я отвечаю по данным учёта — о расчётах с контрагентами, документах и оплатах.";
   }
-  claims.unshift({
-    claim_id: "K0",
-    text: direct,
-    kind: found.length || none ? "inference" : "unknown",
-    evidence_ids: [],
-  });
-
-  const checked: string[] = [];
-  // A relative date («вчера») shows the day it became and what it was counted from.
-  const relative = dateFact?.details.relative
-    ? ` («${i.scope.time.text}», отсчитано от рабочей даты базы ${ruDate(String(dateFact.details.working_date))})`
-    : "";
-  for (const p of i.scope.premises)
-    checked.push(
-      `${p.label}: ${p.kind === "time_scope" && dateFact ? ruDate(String(dateFact.value)) + relative : p.kind === "business_term" ? (READINGS[p.value as keyof typeof READINGS]?.ru ?? p.value) : p.value} — ${STATUS_RU[p.status]}`,
-    );
-  const binding = b.entity_bindings.find((e) => e.status === "bound");
-  if (binding)
-    checked.push(
-      `Контрагент «${binding.surface}» привязан к ${binding.resolved_to} ${cite(b.facts.find((f) => f.type === "entity_binding" && f.entity_id === binding.entity_id))}`,
-    );
-  const tools = [
-    ...new Set(i.toolRuns.filter((r) => r.status !== "skipped").map((r) => TOOL_RU[r.tool_name] ?? r.tool_name)),
-  ];
-  if (tools.length)
-    checked.push(
-      `Источники: ${tools.join("; ")} (вызовов: ${i.toolRuns.filter((r) => r.status !== "skipped").length})`,
-    );
-  if (i.offline) checked.push("Ответ собран без языковой модели (офлайн-режим), только из данных учёта");
-  else if (i.interpretedBy === "deterministic" && c.outcome !== "BLOCKED_BY_TOOLING")
-    checked.push("Вопрос разобран правилами: языковая модель подключена, но не дала ответа по схеме");
-
-  const notEstablished = [...c.uncovered_points];
-  // Specific findings only: a bare code description («нужно подтверждение») adds nothing the blocks do not say.
-  // …and a finding already stated under "found" (a conflict's description) is not repeated.
-  const stated = (m: string) => found.some((f) => f.includes(m.slice(m.indexOf(": ") + 2)));
-  for (const w of c.why_partial)
-    if (
-      w.message !== reasonInfo[w.reason_code].ru &&
-      !notEstablished.some((u) => u.includes(w.message)) &&
-      !stated(w.message)
-    )
-      notEstablished.push(w.message);
-  if (notEstablished.length === 0)
-    for (const w of c.why_partial)
-      if (!["ASSUMPTION_APPLIED_EXPLICITLY", "NEEDS_USER_CONFIRMATION"].includes(w.reason_code))
-        notEstablished.push(w.message);
-  const next = [...(i.clarifying_question ? [i.clarifying_question] : []), ...c.next_best_actions];
-  for (const u of notEstablished)
-    claims.push({ claim_id: `K${claims.length}`, text: u, kind: "unknown", evidence_ids: [] });
-
-  const uniq = (xs: string[]) => xs.filter((x, k) => xs.indexOf(x) === k);
-  // Off-topic: nothing was checked, so there is nothing to list under the evidence headings.
-  const misrouted = c.outcome === "MISROUTED";
-  const blocks = {
-    direct,
-    checked: misrouted ? [] : uniq(checked),
-    found: misrouted ? [] : found.length ? uniq(found) : ["Фактов по вопросу не получено."],
-    not_established: misrouted
-      ? []
-      : notEstablished.length
-        ? uniq(notEstablished)
-        : c.outcome === "FULLY_ANSWERED"
-          ? ["Пробелов не обнаружено."]
-          : ["Ответ неполный — см. коды причин."],
-    next_step: next.length ? uniq(next) : ["Ничего уточнять не нужно."],
-  };
-  return {
-    short_answer: direct,
-    user_facing_answer: render(blocks),
-    blocks,
-    evidence_summary: found.map((f) => f.trim()),
-    limitations: notEstablished,
-    clarifying_question: i.clarifying_question,
-    claims,
-    composed_by: "deterministic",
-  };
+  return direct;
 }
 
-export function render(b: FinalAnswerPackage["blocks"]): string {
-  const list = (xs: string[]) => xs.map((x) => (x.startsWith("  ") ? `  - ${x.trim()}` : `- ${x}`)).join("\n");
-  // A block with nothing in it is left out rather than shown empty.
-  const parts: [string, string[]][] = [
-    [BLOCK_TITLES[1], b.checked],
-    [BLOCK_TITLES[2], b.found],
-    [BLOCK_TITLES[3], b.not_established],
-    [BLOCK_TITLES[4], b.next_step],
-  ];
-  return [
-    `**${BLOCK_TITLES[0]}.** ${b.direct}`,
-    ...parts.filter(([, xs]) => xs.length).map(([title, xs]) => `**${title}.**\n${list(xs)}`),
-  ].join("\n\n");
-}
+export { render };

@@ -9,7 +9,8 @@
 // the same rule states run.
 import { assign, emit, setup } from "xstate";
 import type { MachineSpec } from "../../driver/machine-spec";
-import { modelPackage } from "./answer-package";
+import { AnswerChoice, packageOf, resolveChoice } from "./answer-choice";
+import { legacyProse } from "./answer-package";
 import {
   emptyConversationState,
   type ConversationState,
@@ -20,8 +21,9 @@ import {
   type QueryFrame,
   type ToolRun,
 } from "./artifacts";
-import { checkAnswer, createClaimChecker, type AnswerValidation } from "./claim-check";
-import { composeAnswer } from "./compose";
+import type { AnswerValidation } from "./claim-check";
+import type { ClaimsMenu } from "./claims-menu";
+import { composeWithMenu } from "./compose";
 import { advanceState } from "./conversation-state";
 import { critiqueGround, mergeCritique, ruleCoverage } from "./critic-rules";
 import { buildEvidence } from "./evidence-builder";
@@ -42,6 +44,8 @@ export interface TurnWork {
   coverage: CoverageReport | null;
   clarifying: string | null;
   draft: FinalAnswerPackage | null;
+  /** This run's claims: everything an answer may state (claims-menu.ts). */
+  menu: ClaimsMenu | null;
   answer: FinalAnswerPackage | null;
   validation: AnswerValidation | null;
   /** The model's answer when it was not shown (rejected, or broken off): kept with the run, never shown. */
@@ -97,10 +101,18 @@ export type EvidenceEvent =
       note?: string | null;
     }
   /**
-   * The answer model finished. `text`: its whole prose (null: none usable); `released`: what the
-   * stream gate already sent as tokens; `gateIssues`: why the gate stopped releasing, if it did.
+   * The answer step finished. `choice`: the model's structured choice over the claims menu (null:
+   * no model — the engine's own choice, the draft, went out); `released`: what reached the client
+   * as tokens (the rendered choice: nothing is streamed before it is validated).
    */
-  | { type: "answered"; text: string | null; released?: string; gateIssues?: string[] }
+  | {
+      type: "answered";
+      choice?: AnswerChoice | null;
+      released?: string;
+      /** Legacy (logged before the claims menu): the model's prose in the slot contract, replayed through its check. */
+      text?: string | null;
+      gateIssues?: string[];
+    }
   /**
    * A model step gave nothing usable, its repair retry included. `codes`: each failed attempt's
    * error code (`invalid_output`, `unavailable`, `timeout`, … ; `rule_violation` for an answer
@@ -131,6 +143,7 @@ export type EvidenceEffect =
       bundle: EvidenceBundle;
       coverage: CoverageReport;
       draft: FinalAnswerPackage;
+      menu: ClaimsMenu;
       text: string;
       offline: boolean;
     }
@@ -200,55 +213,57 @@ function readQuestion(context: EvidenceContext, event: Interpreted): TurnWork {
   return { ...w, frame, scope: resolveScope(frame, context.state) };
 }
 
-/** How the answer step ended: the model's whole prose (null: none usable) and what reached the client. */
+export interface AnswerOutcome {
+  answer: FinalAnswerPackage;
+  validation: AnswerValidation | null;
+  replacement: AnswerReplacement | null;
+  rejected: TurnWork["rejected"];
+}
+
+/** How the answer step ended: the model's choice (null: none usable) and what reached the client. */
 interface AnswerEnd {
-  text: string | null;
+  choice?: AnswerChoice | null;
   released?: string;
+  text?: string | null;
   gateIssues?: string[];
 }
 
-/** The turn's end: the answer (the model's, if every claim binds; else the draft), the state advanced. */
+/** The turn's end: the model's choice rendered by the engine (else the draft), the state advanced. */
 function finishTurn(context: EvidenceContext, event: AnswerEnd): Partial<EvidenceContext> {
   const w = work(context);
   const draft = w.draft!;
-  // The model's prose is the answer only if every claim of it binds to the evidence (the
-  // same checker the stream gate ran, over the whole text); otherwise the draft built
-  // from evidence is — whole, so the package agrees with itself.
   const released = event.released ?? "";
-  let validation: AnswerValidation | null = null;
-  let rendered = "";
-  if (event.text !== null) {
-    const checked = checkAnswer(
-      event.text,
-      createClaimChecker({
-        bundle: w.bundle,
-        coverage: w.coverage!,
-        outcome: w.coverage!.outcome,
-        frame: w.frame,
-        draft,
-      }),
-    );
-    rendered = checked.rendered;
-    validation = { ok: checked.ok, issues: checked.issues, citations: checked.citations };
-    const gate = event.gateIssues ?? [];
-    if (gate.length) validation = { ...validation, ok: false, issues: [...new Set([...gate, ...validation.issues])] };
-  }
-  // The model wrote slots; the package holds what the user sees: the slots rendered from the evidence.
-  const answer: FinalAnswerPackage = validation?.ok ? modelPackage(rendered, draft) : draft;
-  // Whatever reached the client that is not the answer is replaced, with the reason.
+  if (!event.choice && typeof event.text === "string") return endTurn(context, legacyProse(w, event.text, released, event.gateIssues ?? []));
+  // The same pure resolution the answer handler streamed: refused parts are left out with their
+  // reason, mandatory claims added; nothing of the model's is shown as a fact.
+  const resolved = event.choice ? resolveChoice(w.menu!, AnswerChoice.parse(event.choice)) : null;
+  const answer: FinalAnswerPackage = resolved ? packageOf(resolved, draft.clarifying_question, "model") : draft;
+  const validation: AnswerValidation | null = resolved
+    ? {
+        ok: resolved.issues.length === 0,
+        issues: resolved.issues,
+        citations: [...new Set([...answer.user_facing_answer.matchAll(/\[(F\d+)\]/g)].map((m) => m[1]!))],
+      }
+    : null;
+  // Tokens that are not the answer (a broken-off stream) are replaced; a rendered choice never is.
   const replacement: AnswerReplacement | null =
-    validation && !validation.ok
-      ? { text: answer.user_facing_answer, reason: "validation_failed", issues: validation.issues }
-      : released && released !== answer.user_facing_answer
-        ? { text: answer.user_facing_answer, reason: "model_failed", issues: [] }
-        : null;
+    released && released !== answer.user_facing_answer
+      ? { text: answer.user_facing_answer, reason: "model_failed", issues: [] }
+      : null;
   const rejected =
-    event.text !== null && !validation?.ok
-      ? { text: event.text, released, issues: validation?.issues ?? [] }
-      : event.text === null && released
+    resolved && resolved.issues.length
+      ? { text: JSON.stringify(event.choice), released, issues: resolved.issues }
+      : !event.choice && released
         ? { text: released, released, issues: [] }
         : null;
-  const done: TurnWork = { ...w, answer, validation, rejected };
+  return endTurn(context, { answer, validation, replacement, rejected });
+}
+
+/** The turn's answer, however it was reached; the conversation state advances with it. */
+function endTurn(context: EvidenceContext, end: AnswerOutcome): Partial<EvidenceContext> {
+  const w = work(context);
+  const { answer, validation, replacement } = end;
+  const done: TurnWork = { ...w, answer, validation, rejected: end.rejected };
   const state = advanceState(context.state, {
     frame: w.frame,
     scope: w.scope,
@@ -282,16 +297,18 @@ function composeDraft(
 ): TurnWork {
   const w = work(context);
   const coverage = mergeCritique(w.coverage!, critique, status, note, critiqueGround(w.bundle, w.plan, w.toolRuns));
-  const draft = composeAnswer({
+  const { menu, draft } = composeWithMenu({
     scope: w.scope!,
     coverage,
+    rules: w.coverage!,
+    question: w.text,
     bundle: w.bundle,
     toolRuns: w.toolRuns,
     clarifying_question: w.clarifying,
     offline: w.offline,
     interpretedBy: w.frame?.interpreted_by,
   });
-  return { ...w, coverage, draft };
+  return { ...w, coverage, draft, menu };
 }
 
 const failedEvent = (event: EvidenceEvent) => (event.type === "model.failed" ? event : null);
@@ -329,6 +346,7 @@ export const evidenceMachine = setup({
           coverage: null,
           clarifying: null,
           draft: null,
+          menu: null,
           answer: null,
           validation: null,
           rejected: null,
@@ -356,8 +374,8 @@ export const evidenceMachine = setup({
     finishTurn: assign(({ context, event }) => {
       if (event.type === "answered") return finishTurn(context, event);
       // The model gave no usable prose: the draft is the answer; what it released, if anything, is replaced.
-      if (event.type === "model.failed") return finishTurn(context, { text: null, released: event.released ?? "" });
-      return finishTurn(context, { text: null });
+      if (event.type === "model.failed") return finishTurn(context, { choice: null, released: event.released ?? "" });
+      return finishTurn(context, { choice: null });
     }),
     recordTurn: emit(({ context }) => ({ type: "effect.record" as const, work: context.turn!, state: context.state })),
     // The evidence leaves the snapshot with the turn; the run's artifacts are stored in evidence_runs.
@@ -498,6 +516,7 @@ export const evidenceMachine = setup({
           bundle: w.bundle,
           coverage: w.coverage!,
           draft: w.draft!,
+          menu: w.menu!,
           text: w.text,
           offline: w.offline,
         };

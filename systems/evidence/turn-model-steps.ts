@@ -7,11 +7,12 @@ import type { z } from "zod";
 import type { ChatMessage, Llm, Role } from "../../llm/client";
 import { ANSWER_PROMPT, CRITIC_PROMPT, INTERPRETER_PROMPT, PLANNER_PROMPT } from "./prompts";
 import { manifestOf, type PromptManifestEntry } from "../../llm/define-prompt";
-import type { ConversationState, CoverageReport, EvidenceBundle, FinalAnswerPackage, QueryFrame } from "./artifacts";
+import type { ConversationState, CoverageReport, EvidenceBundle, QueryFrame } from "./artifacts";
 import type { TurnScope } from "./frame-resolve";
 import { CriticOutput, InterpreterOutput, PlannerOutput } from "./model-outputs";
 import { describeTool, TOOL_NAMES } from "./tool-contracts";
-import { answerSlotCatalogue } from "./answer-slots";
+import { AnswerChoice, menuForModel } from "./answer-choice";
+import type { ClaimsMenu } from "./claims-menu";
 
 export const STRUCTURED_ROLE: Role = "planner";
 export const ANSWER_ROLE: Role = "answer";
@@ -39,6 +40,7 @@ export async function structuredWithRepair<S extends z.ZodType>(
   name: string,
   check: (v: z.infer<S>) => string[],
   o: CallOpts,
+  role: Role = STRUCTURED_ROLE,
 ): Promise<StepCall<z.infer<S>>> {
   let calls = 0;
   const issues: string[] = [];
@@ -48,7 +50,7 @@ export async function structuredWithRepair<S extends z.ZodType>(
     { role: "user", content: JSON.stringify(input) },
   ];
   for (let attempt = 0; attempt < 2; attempt++) {
-    const r = await llm.structured(STRUCTURED_ROLE, messages, schema, name, {
+    const r = await llm.structured(role, messages, schema, name, {
       signal: o.signal,
       onAttempt: () => void calls++,
     });
@@ -163,34 +165,27 @@ export function criticWithModel(
   return structuredWithRepair(llm, CRITIC_PROMPT, input, CriticOutput, "evidence_coverage_critique", () => [], o);
 }
 
-export function answerMessages(
+/** The answer step's input: the question, its premises, the coverage and the claims menu to choose from. */
+export function answerInput(
   frame: QueryFrame | null,
   text: string,
   scope: TurnScope | null,
-  bundle: EvidenceBundle,
   coverage: CoverageReport,
-  draft: FinalAnswerPackage,
-): ChatMessage[] {
-  const input = {
+  menu: ClaimsMenu,
+) {
+  return {
     original_question: text,
     normalized_question: frame?.normalized_question ?? null,
     premises: scope?.premises.map((p) => ({ what: p.label, value: p.value, status: p.status })) ?? [],
-    evidence: compactEvidence(bundle),
-    coverage: {
-      outcome: coverage.outcome,
-      answerability: coverage.answerability,
-      uncovered: coverage.uncovered_points,
-      reasons: coverage.why_partial,
-      next: coverage.next_best_actions,
-    },
-    draft: draft.user_facing_answer,
-    // What each slot renders to: the model picks slots by meaning, the engine writes the values.
-    slots: answerSlotCatalogue(bundle, draft),
+    coverage: { outcome: coverage.outcome, answerability: coverage.answerability, reasons: coverage.reason_codes },
+    menu: menuForModel(menu),
+    engine_choice: menu.engine,
   };
-  return [
-    { role: "system", content: ANSWER_PROMPT.text },
-    { role: "user", content: JSON.stringify(input) },
-  ];
+}
+
+/** The answer model chooses claims (structured output, role ANSWER); the engine states them. */
+export function chooseAnswer(llm: Llm, input: ReturnType<typeof answerInput>, o: CallOpts) {
+  return structuredWithRepair(llm, ANSWER_PROMPT, input, AnswerChoice, "evidence_answer_choice", () => [], o, ANSWER_ROLE);
 }
 
 export const EVIDENCE_PROMPTS = [INTERPRETER_PROMPT, PLANNER_PROMPT, CRITIC_PROMPT, ANSWER_PROMPT].map((p) =>

@@ -5,13 +5,13 @@ import type { Run } from "../../driver/run";
 import type { EvidenceEvents } from "./contract";
 import { runTurn } from "../../driver/turn";
 import type { ConversationState, ToolRun } from "./artifacts";
-import { createClaimChecker } from "./claim-check";
+import { packageOf, resolveChoice } from "./answer-choice";
 import { debugView } from "./debug-view";
-import { ValidatedStream } from "../../driver/validated-stream";
 import { executePlan } from "./executor";
 import type { EvidenceTools } from "./mcp-config";
 import {
-  answerMessages,
+  answerInput,
+  chooseAnswer,
   criticWithModel,
   EVIDENCE_PROMPTS,
   interpretWithModel,
@@ -266,40 +266,17 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           );
           if (offline) {
             for (const d of words(e.draft.user_facing_answer)) run.emit("token", { delta: d });
-            return { type: "answered", text: null };
+            return { type: "answered", choice: null };
           }
-          // The model's deltas pass the claim checker sentence by sentence: only checked text goes
-          // out as `token`; the machine decides on the whole text and the turn replaces what it rejects.
-          let released = "";
-          const gate = new ValidatedStream(
-            createClaimChecker({
-              bundle: e.bundle,
-              coverage: e.coverage,
-              outcome: e.coverage.outcome,
-              frame: e.frame,
-              draft: e.draft,
-            }),
-            (delta) => {
-              released += delta;
-              run.emit("token", { delta });
-            },
-          );
-          const r = await llm.stream(
-            "answer",
-            answerMessages(e.frame, e.text, e.scope, e.bundle, e.coverage, e.draft),
-            {
-              signal,
-              onAttempt: () => void modelCalls.final++,
-              onDelta: (delta) => gate.push(delta),
-            },
-          );
-          if (!r.ok && r.error.code === "cancelled") throw new AppError("internal", "client went away");
-          // No usable prose: the machine makes the answer built from evidence the answer.
-          if (!r.ok) return { type: "model.failed", role: "answer", codes: [r.error.code], issues: [], released };
-          if (!r.value.trim())
-            return { type: "model.failed", role: "answer", codes: ["empty_output"], issues: [], released };
-          const g = gate.end();
-          return { type: "answered", text: r.value, released, gateIssues: g.issues };
+          // The model chooses claims (structured output); the engine renders the choice, and only
+          // that rendering is streamed: no token is shown that is later replaced.
+          const r = await chooseAnswer(llm, answerInput(e.frame, e.text, e.scope, e.coverage, e.menu), { signal });
+          modelCalls.final += r.calls;
+          if (signal.aborted || r.failures.includes("cancelled")) throw new AppError("internal", "client went away");
+          if (!r.value) return { type: "model.failed", role: "answer", codes: r.failures, issues: r.issues, released: "" };
+          const shown = packageOf(resolveChoice(e.menu, r.value), e.draft.clarifying_question, "model");
+          for (const d of words(shown.user_facing_answer)) run.emit("token", { delta: d });
+          return { type: "answered", choice: r.value, released: shown.user_facing_answer };
         },
         "effect.showDraft": (e) => {
           for (const d of words(e.text)) run.emit("token", { delta: d });

@@ -1,0 +1,174 @@
+// The answer model's structured choice over the claims menu (claims-menu.ts), and the one renderer
+// of every Evidence answer — the model's, the offline one and the draft. The model returns which
+// claims answer the question, in what order and under which block; the engine states them. A claim
+// id the menu lacks, a claim in a block its kind does not belong to, a repeat, and free text that
+// is not provably fact-free are refused with a reason (`issues`, kept in the trace) and left out;
+// what the CoverageReport makes mandatory (the conclusion in «Коротко», gaps, assumptions, a
+// conflict, the clarifying question) is rendered whatever the model chose. Pure: no model, no SQL.
+import { z } from "zod";
+import type { Claim, FinalAnswerPackage } from "./artifacts";
+import { ANSWER_BLOCKS, BLOCK_RU, KIND_BLOCKS, type AnswerBlock, type ClaimsMenu, type MenuClaim } from "./claims-menu";
+
+const ids = z.array(z.string().max(40)).max(40);
+
+/** What the answer model returns (structured output). Every block is required: `{}` is no choice. */
+export const AnswerChoice = z.object({
+  /** A polite opening line without facts (no figures, dates, names, meaning words), or null. */
+  opening: z.string().max(400).nullable().optional(),
+  short: ids,
+  checked: ids,
+  found: ids,
+  not_established: ids,
+  next_step: ids,
+  /** A closing line without facts, or null. */
+  closing: z.string().max(400).nullable().optional(),
+});
+export type AnswerChoice = z.infer<typeof AnswerChoice>;
+
+export interface ResolvedAnswer {
+  blocks: Record<AnswerBlock, MenuClaim[]>;
+  opening: string | null;
+  closing: string | null;
+  /** What was refused or added, and why (empty: the model's choice is shown as it chose it). */
+  issues: string[];
+}
+
+/** The words a fact-free line may use: greetings, courtesy, pointers to the blocks — no figure, name, date, negation or meaning word. */
+const FREE_WORDS = new Set(
+  [
+    "здравствуйте добрый доброго день дня вечер утро привет приветствую спасибо благодарю пожалуйста",
+    "вот ниже выше далее итоги итог результаты результат результатам сводка кратко коротко подробно подробнее",
+    "ответ ответы по на в во с со к о об и а для из за при от что как это этот эта эти мой моя я вы вам вас ваш ваша ваше вашему вашему",
+    "вопрос вопросу вопросы вопросам запрос запросу обращение обращайтесь обращайтесь пишите спрашивайте",
+    "если будут появятся возникнут останутся остались ещё еще готов готова рад рады помочь помогу уточнить",
+    "надеюсь полезно полезен полезна была был информация информацию удалось выяснить собрал собрала",
+    "проверки проверка данные данным данных учета учёта учетной учётной базы базе уважением ассистент",
+    "приведен приведены приведено приведена представлен представлены следующее следующие хорошего",
+  ]
+    .join(" ")
+    .split(/\s+/),
+);
+
+/** Why a line the model added is not provably fact-free; empty: it may be shown. */
+export function factFreeIssues(text: string): string[] {
+  const t = text.trim();
+  if (!t) return [];
+  if (/\n/.test(t)) return ["несколько строк"];
+  // Digits, quotes, brackets, slot or markup characters: a figure, a name, an id or formatting that could restyle a claim.
+  const bad = t.match(/[^\p{L}\s,.!?:;—–-]/gu);
+  if (bad) return [`символы вне связующего текста: ${[...new Set(bad)].join(" ")}`];
+  const words = [...t.matchAll(/\p{L}+/gu)].map((m) => m[0].toLowerCase());
+  const outside = [...new Set(words.filter((w) => !FREE_WORDS.has(w)))];
+  if (outside.length) return [`слова вне закрытого словаря: ${outside.slice(0, 6).map((w) => `«${w}»`).join(", ")}`];
+  return [];
+}
+
+/** `C3`, `{C3}`, `[C3]`, ` c3 ` → `C3`: the id a model meant, never a guess at another one. */
+const normalizeId = (raw: string) =>
+  raw
+    .trim()
+    .replace(/^[{[("'«]+|[}\])"'»]+$/g, "")
+    .trim()
+    .toUpperCase();
+
+export function resolveChoice(menu: ClaimsMenu, choice: AnswerChoice): ResolvedAnswer {
+  const byId = new Map(menu.claims.map((c) => [c.id, c]));
+  const blocks = Object.fromEntries(ANSWER_BLOCKS.map((b) => [b, [] as MenuClaim[]])) as ResolvedAnswer["blocks"];
+  const placed = new Set<string>();
+  const issues: string[] = [];
+  for (const block of ANSWER_BLOCKS)
+    for (const raw of choice[block]) {
+      const id = normalizeId(raw);
+      const c = byId.get(id);
+      const where = `«${BLOCK_RU[block]}»`;
+      if (!c) issues.push(`${where}: утверждения «${raw.slice(0, 40)}» нет в меню этой проверки — отброшено`);
+      else if (!(KIND_BLOCKS[c.kind] as readonly AnswerBlock[]).includes(block))
+        issues.push(`${where}: ${id} (${c.kind}) не может стоять в этом блоке — отброшено`);
+      else if (placed.has(id)) issues.push(`${where}: ${id} уже выбрано — повтор отброшен`);
+      else {
+        placed.add(id);
+        blocks[block].push(c);
+      }
+    }
+  // Mandatory claims: the conclusion leads «Коротко»; a gap, an assumption, a conflict or the clarifying question is never left out.
+  for (const c of menu.claims) {
+    if (!c.mandatory || placed.has(c.id)) continue;
+    placed.add(c.id);
+    issues.push(`${c.id} (${c.kind}) обязателен в блоке «${BLOCK_RU[c.mandatory]}» — добавлен`);
+    const list = blocks[c.mandatory];
+    if (c.kind === "conclusion") list.unshift(c);
+    else list.push(c);
+  }
+  const free = (field: "opening" | "closing") => {
+    const text = choice[field]?.trim() ?? "";
+    const why = factFreeIssues(text);
+    if (why.length) issues.push(`${field}: текст модели отброшен — ${why.join("; ")}`);
+    return text && !why.length ? text : null;
+  };
+  return { blocks, opening: free("opening"), closing: free("closing"), issues };
+}
+
+/** The rendered answer as a FinalAnswerPackage: what the user sees, block by block, with the chosen claims. */
+export function packageOf(
+  r: ResolvedAnswer,
+  clarifying: string | null,
+  by: FinalAnswerPackage["composed_by"],
+): FinalAnswerPackage {
+  const found = r.blocks.found.map((c, k) => {
+    const prev = r.blocks.found[k - 1];
+    // A document sits under its party's balance only when it follows it (or a sibling) there.
+    const under = c.parent && c.nested && prev && (prev.id === c.parent || prev.parent === c.parent);
+    return under ? `  ${c.nested}` : c.text;
+  });
+  const blocks: FinalAnswerPackage["blocks"] = {
+    direct: r.blocks.short.map((c) => c.text).join(" "),
+    checked: r.blocks.checked.map((c) => c.text),
+    found,
+    not_established: r.blocks.not_established.map((c) => c.text),
+    next_step: r.blocks.next_step.map((c) => c.text),
+  };
+  const text = [r.opening, render(blocks), r.closing].filter(Boolean).join("\n\n");
+  const claims: Claim[] = ANSWER_BLOCKS.flatMap((b) => r.blocks[b]).map((c) => ({
+    claim_id: c.id,
+    text: c.text,
+    kind: c.facts.length ? "evidence" : c.kind === "gap" || c.kind === "no_facts" ? "unknown" : "inference",
+    evidence_ids: c.facts,
+  }));
+  return {
+    short_answer: blocks.direct,
+    user_facing_answer: text,
+    blocks,
+    evidence_summary: found.map((f) => f.trim()),
+    limitations: blocks.not_established,
+    clarifying_question: clarifying,
+    claims,
+    composed_by: by,
+  };
+}
+
+/** The menu as the answer model sees it: ids, kinds, where each may stand, and the engine's sentence. */
+export function menuForModel(menu: ClaimsMenu) {
+  return menu.claims.map((c) => ({
+    id: c.id,
+    kind: c.kind,
+    blocks: KIND_BLOCKS[c.kind],
+    text: c.text,
+    facts: c.facts,
+    ...(c.mandatory ? { mandatory: c.mandatory } : {}),
+  }));
+}
+
+/** The blocks as Markdown; a block with nothing in it is left out rather than shown empty. */
+export function render(b: FinalAnswerPackage["blocks"]): string {
+  const list = (xs: string[]) => xs.map((x) => (x.startsWith("  ") ? `  - ${x.trim()}` : `- ${x}`)).join("\n");
+  const parts: [string, string[]][] = [
+    [BLOCK_RU.checked, b.checked],
+    [BLOCK_RU.found, b.found],
+    [BLOCK_RU.not_established, b.not_established],
+    [BLOCK_RU.next_step, b.next_step],
+  ];
+  return [
+    `**${BLOCK_RU.short}.** ${b.direct}`,
+    ...parts.filter(([, xs]) => xs.length).map(([title, xs]) => `**${title}.**\n${list(xs)}`),
+  ].join("\n\n");
+}

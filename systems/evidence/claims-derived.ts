@@ -1,0 +1,225 @@
+// Claims the composed draft does not list but a true answer may need: one field of a fact under
+// its own words (the overdue part, a payment not posted, a document without its invoice), and what
+// the engine derives over named facts — totals, counts, the earliest and latest due date, a
+// difference — each with the fact ids it was computed from. A direct question («Сколько всего…?»,
+// «До какого числа…?», «Сколько документов…?») gets the derived claim it asks for in «Коротко»
+// when the run's facts allow it; the model may choose the same claims, never compute its own.
+import type { EvidenceBundle, Fact, ToolRun } from "./artifacts";
+import { citeIds, type ClaimKind, type ClaimSubject, type MenuClaim, type menuBuilder } from "./claims-menu";
+import { money, ruDate } from "./evidence-builder";
+import type { OutcomeClass } from "./reason-codes";
+
+type Add = ReturnType<typeof menuBuilder>["add"];
+
+const sum = (fs: Fact[], of: (f: Fact) => number = (f) => f.value as number) => fs.reduce((s, f) => s + of(f), 0);
+const ids = (fs: Fact[]) => fs.map((f) => f.fact_id);
+const withCites = (text: string, fs: Fact[]) => `${text} ${citeIds(ids(fs))}`;
+const docName = (d: Fact) => `${String(d.details.kind)} № ${String(d.details.number)} от ${ruDate(String(d.details.date))}`;
+
+/** Balances per counterparty: a party's net figure is over all of its balance facts. */
+function parties(b: EvidenceBundle) {
+  const by = new Map<string, Fact[]>();
+  for (const f of b.facts.filter((x) => x.type === "open_balance" || x.type === "balance"))
+    by.set(f.entity_id ?? f.entity, [...(by.get(f.entity_id ?? f.entity) ?? []), f]);
+  return [...by.values()].map((fs) => ({ name: fs[0]!.entity, facts: fs, net: sum(fs) }));
+}
+
+/** One field of a fact under its own words, where the draft states it only inside a longer sentence or not at all. */
+export function factClaims(b: EvidenceBundle, runs: ToolRun[], listed: Set<string>, add: Add) {
+  for (const p of parties(b)) {
+    const overdue = sum(p.facts, (f) => Number(f.details.overdue_amount ?? 0));
+    if (p.net > 0 && overdue > 0) {
+      const due = oldestDue(p.facts);
+      add({
+        kind: "overdue_part",
+        text: withCites(
+          `${p.name}: просроченная часть долга — ${money(overdue)} из ${money(p.net)}${due ? `, срок оплаты истёк ${ruDate(due)}` : ""}`,
+          p.facts,
+        ),
+        facts: ids(p.facts),
+      });
+      if (overdue < p.net)
+        add({
+          kind: "difference",
+          subject: "overdue",
+          text: withCites(
+            `${p.name}: не просрочено ${money(p.net - overdue)} (остаток ${money(p.net)} минус просроченные ${money(overdue)})`,
+            p.facts,
+          ),
+          facts: ids(p.facts),
+        });
+    }
+  }
+  for (const d of b.facts.filter((f) => f.type === "unclosed_document" && !listed.has(f.fact_id)))
+    add({
+      kind: "document_unpaid",
+      text: withCites(`${d.entity} — не оплачено: ${docName(d)} — ${money(d.value as number)} из ${money(Number(d.details.amount))}`, [d]),
+      facts: [d.fact_id],
+    });
+  for (const p of b.facts.filter((f) => f.type === "payment" && f.details.posted === false))
+    add({
+      kind: "payment_not_posted",
+      text: withCites(
+        `${p.entity}: оплата № ${String(p.details.number)} от ${ruDate(String(p.details.date))} на ${money(p.value as number)} введена, но не проведена`,
+        [p],
+      ),
+      facts: [p.fact_id],
+    });
+  // A document whose closing documents were read, and none of them is an invoice.
+  for (const d of b.facts.filter((f) => f.type === "unclosed_document")) {
+    const docId = d.details.document_id;
+    const read = runs.some(
+      (r) =>
+        r.tool_name === "get_related_closing_documents" &&
+        r.input.document_id === docId &&
+        (r.status === "success" || r.status === "empty"),
+    );
+    const invoice = b.facts.some(
+      (f) => f.type === "closing_document" && f.details.for_document_id === docId && /фактур/i.test(String(f.details.kind)),
+    );
+    if (read && !invoice)
+      add({
+        kind: "document_without_invoice",
+        text: withCites(`${d.entity}: к документу ${docName(d)} счёт-фактура в базе не найдена`, [d]),
+        facts: [d.fact_id],
+      });
+  }
+}
+
+const oldestDue = (fs: Fact[]) =>
+  fs
+    .map((f) => f.details.oldest_due_date)
+    .filter((x): x is string => typeof x === "string" && x.length > 0)
+    .sort()[0];
+
+/** Totals, counts, earliest/latest due dates and differences over named facts. */
+export function derivedClaims(b: EvidenceBundle, add: Add) {
+  const ps = parties(b);
+  const debt = ps.filter((p) => p.net > 0);
+  const adv = ps.filter((p) => p.net < 0);
+  const factsOf = (xs: typeof ps) => xs.flatMap((p) => p.facts);
+  const derived = (kind: ClaimKind, subject: ClaimSubject, text: string, fs: Fact[]) =>
+    add({ kind, subject, text: withCites(text, fs), facts: ids(fs) });
+  const named = (xs: typeof ps, v: (p: (typeof ps)[number]) => number) =>
+    xs.map((p) => `${p.name} — ${money(v(p))}`).join("; ");
+  if (debt.length) {
+    derived(
+      "total",
+      "suppliers",
+      `Всего наш долг перед поставщиками: ${money(sum(factsOf(debt)))} (${debt.length}: ${named(debt, (p) => p.net)})`,
+      factsOf(debt),
+    );
+    derived("count", "suppliers", `Поставщиков, перед которыми у нас долг: ${debt.length}`, factsOf(debt));
+  }
+  if (adv.length) {
+    derived(
+      "total",
+      "advances",
+      `Всего выдано авансов, поставка по которым не отражена: ${money(-sum(factsOf(adv)))} (${adv.length}: ${named(adv, (p) => -p.net)})`,
+      factsOf(adv),
+    );
+    derived("count", "advances", `Поставщиков с невыбранным авансом: ${adv.length}`, factsOf(adv));
+  }
+  if (debt.length && adv.length) {
+    const owe = sum(factsOf(debt));
+    const paid = -sum(factsOf(adv));
+    derived(
+      "difference",
+      "suppliers",
+      `Наш долг перед поставщиками за вычетом выданных авансов: ${money(owe - paid)} (${money(owe)} минус ${money(paid)})`,
+      factsOf([...debt, ...adv]),
+    );
+  }
+  const late = debt.filter((p) => sum(p.facts, (f) => Number(f.details.overdue_amount ?? 0)) > 0);
+  if (late.length) {
+    const overdueOf = (p: (typeof ps)[number]) => sum(p.facts, (f) => Number(f.details.overdue_amount ?? 0));
+    derived(
+      "total",
+      "overdue",
+      `Всего просрочено: ${money(late.reduce((s, p) => s + overdueOf(p), 0))} (${late.length}: ${named(late, overdueOf)})`,
+      factsOf(late),
+    );
+    derived("count", "overdue", `Поставщиков с просроченным долгом: ${late.length}`, factsOf(late));
+  }
+  const dated = debt
+    .map((p) => ({ p, due: oldestDue(p.facts) }))
+    .filter((x): x is { p: (typeof ps)[number]; due: string } => !!x.due)
+    .sort((a, z) => a.due.localeCompare(z.due));
+  if (dated.length) {
+    const first = dated[0]!;
+    const last = dated.at(-1)!;
+    derived(
+      "earliest_due",
+      "overdue",
+      `Самый ранний срок оплаты по просроченному долгу — ${ruDate(first.due)} (${first.p.name})`,
+      first.p.facts,
+    );
+    if (last.due !== first.due)
+      derived(
+        "latest_due",
+        "overdue",
+        `Самый поздний из истёкших сроков оплаты — ${ruDate(last.due)} (${last.p.name})`,
+        last.p.facts,
+      );
+  }
+  const docs = b.facts.filter((f) => f.type === "unclosed_document");
+  if (docs.length) {
+    derived("count", "documents", `Документов, не закрытых оплатой: ${docs.length}`, docs);
+    derived(
+      "total",
+      "documents",
+      `Всего не оплачено по документам: ${money(sum(docs))} из ${money(sum(docs, (d) => Number(d.details.amount)))}`,
+      docs,
+    );
+    const byDate = [...docs].sort((a, z) => String(a.details.date).localeCompare(String(z.details.date)));
+    derived("earliest_due", "documents", `Самый ранний неоплаченный документ — ${docName(byDate[0]!)}`, [byDate[0]!]);
+    if (byDate.length > 1)
+      derived("latest_due", "documents", `Самый поздний неоплаченный документ — ${docName(byDate.at(-1)!)}`, [
+        byDate.at(-1)!,
+      ]);
+  }
+  const pays = b.facts.filter((f) => f.type === "payment");
+  if (pays.length) {
+    derived("count", "payments", `Оплат найдено: ${pays.length}`, pays);
+    derived("total", "payments", `Всего оплачено: ${money(sum(pays))}`, pays);
+  }
+}
+
+/** What a direct question asks for, read from the user's words (stems: any inflection). */
+function asked(question: string): { kinds: ClaimKind[]; subject: ClaimSubject | null } {
+  const q = question.toLowerCase().replace(/ё/g, "е");
+  const kinds: ClaimKind[] = [];
+  if (/сколько\s+всего|всего\s+(?:мы\s+)?(?:долж|задолж|долг)|итог|в\s+сумме|суммарн|общ(?:ая|ий|ую|ей)\s+(?:сумм|долг|задолж)/.test(q))
+    kinds.push("total");
+  if (/сколько\s+(?:всего\s+|у\s+нас\s+|же\s+)?(?:документ|поступлен|накладн|сч[её]т|поставщик|контрагент|оплат|платеж|организац|компани)/.test(q))
+    kinds.push("count");
+  if (/до\s+какого\s+(?:числа|срока|дня)|какого\s+числа|к\s+какому\s+(?:числу|сроку)|когда\s+(?:нужно|надо|следует|истек|наступ|был)|срок\w*\s+оплат|крайн\w+\s+срок|самый\s+(?:ранний|старый)|самая\s+старая/.test(q))
+    kinds.push(/поздн|последн/.test(q) ? "latest_due" : "earliest_due");
+  const subject: ClaimSubject | null = /аванс/.test(q)
+    ? "advances"
+    : /просроч/.test(q)
+      ? "overdue"
+      : /документ|поступлен|накладн|сч[её]т/.test(q)
+        ? "documents"
+        : /оплат|платеж/.test(q) && !/срок\w*\s+оплат/.test(q)
+          ? "payments"
+          : null;
+  return { kinds, subject };
+}
+
+/** The derived claims that answer the direct question, for the engine's «Коротко». */
+export function askedClaims(question: string, claims: MenuClaim[], outcome: OutcomeClass): string[] {
+  if (outcome !== "FULLY_ANSWERED" && outcome !== "PARTIALLY_ANSWERED") return [];
+  const a = asked(question);
+  const out: string[] = [];
+  for (const kind of a.kinds) {
+    const of = claims.filter((c) => c.kind === kind && c.subject);
+    // The subject the question names; else the first subject the run has (suppliers' debt before documents).
+    const pick =
+      of.find((c) => c.subject === a.subject) ??
+      (kind.endsWith("_due") ? of.find((c) => c.subject === "overdue") : undefined) ??
+      (a.subject ? undefined : of[0]);
+    if (pick && !out.includes(pick.id)) out.push(pick.id);
+  }
+  return out;
+}
