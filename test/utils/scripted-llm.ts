@@ -28,6 +28,8 @@ export type ScriptStep =
       chunkChars?: number;
       /** Stream `content` again and again, never finishing, until the client leaves (a whole reply: a JSON body that never ends). */
       endless?: boolean;
+      /** The reply written after reading the request (e.g. choosing from a menu the prompt carries); replaces `content`. */
+      reply?: (call: RecordedCall) => string;
     };
 
 export interface RecordedCall {
@@ -83,9 +85,10 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       response_format?: unknown;
     };
     const role = roleOf(body.model);
-    calls.push({ role, model: body.model, stream: !!body.stream, body, messages: body.messages, at: Date.now() });
+    const call: RecordedCall = { role, model: body.model, stream: !!body.stream, body, messages: body.messages, at: Date.now() };
+    calls.push(call);
     const step: ScriptStep = queues.get(role)?.shift() ?? { content: body.response_format ? "{}" : "" };
-    const s = typeof step === "string" ? { content: step } : step;
+    const s = typeof step === "string" ? { content: step } : step.reply ? { ...step, content: step.reply(call) } : step;
     if (s.delayMs) await new Promise((r) => setTimeout(r, s.delayMs));
     if (s.hangUp) return req.socket.destroy();
     if (s.status) {

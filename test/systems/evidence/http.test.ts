@@ -10,6 +10,8 @@ import { useTestDatabase } from "../../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
 import { startTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
+import type { ScriptStep } from "../../utils/scripted-llm";
+import { idsOf, replyTo } from "./menu-choice";
 
 const t = useTestDatabase();
 const A = { authorization: "Bearer tok-a" };
@@ -95,7 +97,7 @@ async function conversation(base: string, headers: Record<string, string> = A): 
 async function ask(
   id: string,
   text: string,
-  script: { planner?: string[]; answer?: string } = {},
+  script: { planner?: string[]; answer?: ScriptStep } = {},
   base = online.url,
   headers: Record<string, string> = A,
 ) {
@@ -126,14 +128,16 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
   it("«По каким поставщикам висят хвосты?»: assumed reading and date, a conflict and a missing invoice → partially answered", async () => {
     const id = await conversation(online.url);
     const text = "По каким поставщикам висят хвосты?";
-    // the model keeps the contract: the engine's conclusion, a fact by its fields, the rest by slots
-    const modelAnswer = [
-      "**Коротко.** {K0}",
-      "**Что проверено.**\n- {P1}\n- {P2}",
-      "**Что найдено.**\n- У {F2.party} {F2.kind} составляет {F2.amount}.",
-      "**Что не удалось установить.**\n- {U1}",
-      "**Что уточнить / следующий шаг.**\n- {S1}",
-    ].join("\n\n");
+    // the model chooses from the menu: the engine's conclusion, one party's balance, the conflict, gaps and a next step
+    const modelAnswer = replyTo((p) => ({
+      opening: "Здравствуйте! Вот результаты проверки.",
+      short: idsOf(p, "conclusion"),
+      checked: p.engine_choice.checked,
+      found: [...idsOf(p, "open_balance", /ТехноПоставка/), ...idsOf(p, "conflict")],
+      not_established: idsOf(p, "gap"),
+      next_step: p.engine_choice.next_step.slice(0, 1),
+      closing: null,
+    }));
     const { r, final, tokens } = await ask(id, text, {
       planner: [interp({ intent: DETECT }), "{}", "{}", CRITIC],
       answer: modelAnswer,
@@ -146,12 +150,13 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
       "MISSING_SUPPORTING_DOCUMENT",
       "ASSUMPTION_APPLIED_EXPLICITLY",
     ]);
-    // the model's prose passed validation and is the answer that was streamed
+    // the model's choice was valid whole and is the answer that was streamed, rendered by the engine
+    expect(final.validation).toMatchObject({ ok: true, issues: [] });
     expect(final.package.composed_by).toBe("model");
-    expect(final.answer).not.toMatch(/[{}]/);
-    expect(final.answer).toMatch(/- У АО «ТехноПоставка» остаток задолженности составляет 150 000,00 ₽ \[F2\]\./);
-    expect(final.answer).toMatch(/^\*\*Коротко\.\*\* На /);
+    expect(final.answer).toMatch(/- АО «ТехноПоставка»: остаток 150 000,00 ₽[^\n]*\[F2\]/);
+    expect(final.answer).toMatch(/^Здравствуйте! Вот результаты проверки\.\n\n\*\*Коротко\.\*\* На /);
     expect(tokens).toBe(final.answer);
+    expect(eventsNamed(r, "answer_replaced")).toEqual([]);
     // Interpreter, planner (invalid twice: one repair, then the deterministic plan), critic; one streamed answer
     expect(llm.count("planner")).toBe(4);
     expect(
@@ -159,7 +164,8 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
         .filter((c) => c.role === "planner")
         .every((c) => (c.body.response_format as { type: string }).type === "json_schema"),
     ).toBe(true);
-    expect(llm.calls.find((c) => c.role === "answer")!.stream).toBe(true);
+    const answerCall = llm.calls.find((c) => c.role === "answer")!;
+    expect((answerCall.body.response_format as { type: string }).type).toBe("json_schema");
     expect(final.modelCalls).toEqual({ preparatory: 4, final: 1 });
     expect(
       final.premises
@@ -356,10 +362,18 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     expect(settled.final.answer).toMatch(/ненулевых остатков нет \(просмотрено движений регистра: 6\) \[F\d+\]/);
   });
 
-  it("conflicting evidence makes the answer partial; a model answer that invents an amount is replaced by the evidence-built one", async () => {
+  it("conflicting evidence makes the answer partial; an amount the model writes is never shown, the gaps it drops are", async () => {
     const id = await conversation(online.url);
-    const invented =
-      "**Коротко.** Долг ООО «Вектор» — 1 000 000,00 ₽ [F9].\n\n**Что проверено.** всё\n\n**Что найдено.** всё\n\n**Что не удалось установить.** ничего\n\n**Что уточнить / следующий шаг.** ничего";
+    // a model that writes its own figure in the opening, invents a claim and leaves out the gaps
+    const invented = replyTo((p) => ({
+      opening: "Долг ООО «Вектор» — 1 000 000,00 ₽",
+      short: [...idsOf(p, "conclusion"), "C999"],
+      checked: [],
+      found: idsOf(p, "open_balance"),
+      not_established: [],
+      next_step: [],
+      closing: "Ничего уточнять не нужно.",
+    }));
     const { r, final, tokens } = await ask(id, "Какое сальдо по ООО «Вектор» на 10.04.2026?", {
       planner: [
         interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }),
@@ -371,14 +385,17 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     });
     expect(final).toMatchObject({ outcome: "PARTIALLY_ANSWERED", reasonCodes: ["CONFLICTING_EVIDENCE"] });
     expect(final.validation.ok).toBe(false);
-    expect(final.validation.issues.join()).toMatch(/цифры вне слота/);
-    expect(final.package.composed_by).toBe("deterministic");
-    // the invented figure never went out; the client is told to show the evidence-built answer
-    expect(tokens).not.toMatch(/1 000 000/);
-    expect(eventsNamed(r, "answer_replaced")).toEqual([
-      { text: final.answer, reason: "validation_failed", issues: final.validation.issues },
-    ]);
+    const issues = final.validation.issues.join("\n");
+    expect(issues).toMatch(/opening: текст модели отброшен — символы вне связующего текста/);
+    expect(issues).toMatch(/«C999» нет в меню/);
+    expect(issues).toMatch(/closing: текст модели отброшен/);
+    expect(final.package.composed_by).toBe("model");
+    // the invented figure never went out, nothing was replaced; the conflict and its gap are shown anyway
+    expect(tokens).not.toMatch(/1 000 000|Ничего уточнять/);
+    expect(tokens).toBe(final.answer);
+    expect(eventsNamed(r, "answer_replaced")).toEqual([]);
     expect(final.answer).toMatch(/оплата № 466 от 25\.03\.2026 на 60 000,00 ₽ не проведена/);
+    expect(final.answer).toMatch(/\*\*Что не удалось установить\.\*\*\n- /);
   });
 
   it("a question outside the domain is misrouted, with no tool call", async () => {
