@@ -59,7 +59,13 @@ export function factFreeIssues(text: string): string[] {
   if (bad) return [`символы вне связующего текста: ${[...new Set(bad)].join(" ")}`];
   const words = [...t.matchAll(/\p{L}+/gu)].map((m) => m[0].toLowerCase());
   const outside = [...new Set(words.filter((w) => !FREE_WORDS.has(w)))];
-  if (outside.length) return [`слова вне закрытого словаря: ${outside.slice(0, 6).map((w) => `«${w}»`).join(", ")}`];
+  if (outside.length)
+    return [
+      `слова вне закрытого словаря: ${outside
+        .slice(0, 6)
+        .map((w) => `«${w}»`)
+        .join(", ")}`,
+    ];
   return [];
 }
 

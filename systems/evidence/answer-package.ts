@@ -14,7 +14,13 @@ export function legacyProse(w: TurnWork, text: string, released: string, gateIss
   const draft = w.draft!;
   const checked = checkAnswer(
     text,
-    createClaimChecker({ bundle: w.bundle, coverage: w.coverage!, outcome: w.coverage!.outcome, frame: w.frame, draft }),
+    createClaimChecker({
+      bundle: w.bundle,
+      coverage: w.coverage!,
+      outcome: w.coverage!.outcome,
+      frame: w.frame,
+      draft,
+    }),
   );
   const issues = [...new Set([...gateIssues, ...checked.issues])];
   const ok = checked.ok && gateIssues.length === 0;

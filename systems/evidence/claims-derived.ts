@@ -14,7 +14,8 @@ type Add = ReturnType<typeof menuBuilder>["add"];
 const sum = (fs: Fact[], of: (f: Fact) => number = (f) => f.value as number) => fs.reduce((s, f) => s + of(f), 0);
 const ids = (fs: Fact[]) => fs.map((f) => f.fact_id);
 const withCites = (text: string, fs: Fact[]) => `${text} ${citeIds(ids(fs))}`;
-const docName = (d: Fact) => `${String(d.details.kind)} № ${String(d.details.number)} от ${ruDate(String(d.details.date))}`;
+const docName = (d: Fact) =>
+  `${String(d.details.kind)} № ${String(d.details.number)} от ${ruDate(String(d.details.date))}`;
 
 /** Balances per counterparty: a party's net figure is over all of its balance facts. */
 function parties(b: EvidenceBundle) {
@@ -53,7 +54,10 @@ export function factClaims(b: EvidenceBundle, runs: ToolRun[], listed: Set<strin
   for (const d of b.facts.filter((f) => f.type === "unclosed_document" && !listed.has(f.fact_id)))
     add({
       kind: "document_unpaid",
-      text: withCites(`${d.entity} — не оплачено: ${docName(d)} — ${money(d.value as number)} из ${money(Number(d.details.amount))}`, [d]),
+      text: withCites(
+        `${d.entity} — не оплачено: ${docName(d)} — ${money(d.value as number)} из ${money(Number(d.details.amount))}`,
+        [d],
+      ),
       facts: [d.fact_id],
     });
   for (const p of b.facts.filter((f) => f.type === "payment" && f.details.posted === false))
@@ -75,7 +79,8 @@ export function factClaims(b: EvidenceBundle, runs: ToolRun[], listed: Set<strin
         (r.status === "success" || r.status === "empty"),
     );
     const invoice = b.facts.some(
-      (f) => f.type === "closing_document" && f.details.for_document_id === docId && /фактур/i.test(String(f.details.kind)),
+      (f) =>
+        f.type === "closing_document" && f.details.for_document_id === docId && /фактур/i.test(String(f.details.kind)),
     );
     if (read && !invoice)
       add({
@@ -189,11 +194,23 @@ export function derivedClaims(b: EvidenceBundle, add: Add) {
 function asked(question: string): { kinds: ClaimKind[]; subject: ClaimSubject | null } {
   const q = question.toLowerCase().replace(/ё/g, "е");
   const kinds: ClaimKind[] = [];
-  if (/сколько\s+всего|всего\s+(?:мы\s+)?(?:долж|задолж|долг)|итог|в\s+сумме|суммарн|общ(?:ая|ий|ую|ей)\s+(?:сумм|долг|задолж)/.test(q))
+  if (
+    /сколько\s+всего|всего\s+(?:мы\s+)?(?:долж|задолж|долг)|итог|в\s+сумме|суммарн|общ(?:ая|ий|ую|ей)\s+(?:сумм|долг|задолж)/.test(
+      q,
+    )
+  )
     kinds.push("total");
-  if (/сколько\s+(?:всего\s+|у\s+нас\s+|же\s+)?(?:документ|поступлен|накладн|сч[её]т|поставщик|контрагент|оплат|платеж|организац|компани)/.test(q))
+  if (
+    /сколько\s+(?:всего\s+|у\s+нас\s+|же\s+)?(?:документ|поступлен|накладн|сч[её]т|поставщик|контрагент|оплат|платеж|организац|компани)/.test(
+      q,
+    )
+  )
     kinds.push("count");
-  if (/до\s+какого\s+(?:числа|срока|дня)|какого\s+числа|к\s+какому\s+(?:числу|сроку)|когда\s+(?:нужно|надо|следует|истек|наступ|был)|срок\w*\s+оплат|крайн\w+\s+срок|самый\s+(?:ранний|старый)|самая\s+старая/.test(q))
+  if (
+    /до\s+какого\s+(?:числа|срока|дня)|какого\s+числа|к\s+какому\s+(?:числу|сроку)|когда\s+(?:нужно|надо|следует|истек|наступ|был)|срок\w*\s+оплат|крайн\w+\s+срок|самый\s+(?:ранний|старый)|самая\s+старая/.test(
+      q,
+    )
+  )
     kinds.push(/поздн|последн/.test(q) ? "latest_due" : "earliest_due");
   const subject: ClaimSubject | null = /аванс/.test(q)
     ? "advances"

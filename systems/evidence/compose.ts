@@ -138,7 +138,8 @@ export function composeMenu(i: ComposeInput): ClaimsMenu {
       [none],
     );
   const anyFound = engine.found.length > 0;
-  if (!anyFound && !misrouted) engine.found.push(m.add({ kind: "no_facts", text: "Фактов по вопросу не получено.", facts: [] }));
+  if (!anyFound && !misrouted)
+    engine.found.push(m.add({ kind: "no_facts", text: "Фактов по вопросу не получено.", facts: [] }));
   if (misrouted) engine.found.length = 0;
 
   // Claims the draft does not list: one field of a fact under its own words, and the engine's derivations.
@@ -209,7 +210,8 @@ function groundedRefs(i: ComposeInput, text: string): { words: string; facts: st
   const facts = i.bundle.facts.filter((f) => new RegExp(`(?<![\\p{L}\\d])${f.fact_id}(?![\\p{L}\\d])`, "u").test(text));
   const steps = [...text.matchAll(/(?<![\p{L}\d])(S\d{1,4})(?![\p{L}\d])/gu)].map((x) => x[1]!);
   const runs = i.toolRuns.filter(
-    (r) => steps.includes(r.step_id) || (!["success", "empty", "skipped"].includes(r.status) && text.includes(r.tool_name)),
+    (r) =>
+      steps.includes(r.step_id) || (!["success", "empty", "skipped"].includes(r.status) && text.includes(r.tool_name)),
   );
   const parts = [
     ...facts.map((f) => `${f.entity} ${cite(f)}`),
@@ -245,7 +247,12 @@ function gapClaims(i: ComposeInput, foundTexts: string[], add: Add, into: string
   const before = texts.length;
   for (const w of c.why_partial) {
     const t = whyText(w);
-    if (t && w.message !== reasonInfo[w.reason_code].ru && !texts.some((x) => x.text.includes(t.text)) && !stated(w.message))
+    if (
+      t &&
+      w.message !== reasonInfo[w.reason_code].ru &&
+      !texts.some((x) => x.text.includes(t.text)) &&
+      !stated(w.message)
+    )
       push(t.text, t.facts);
   }
   if (texts.length === 0 && before === 0)
@@ -254,8 +261,7 @@ function gapClaims(i: ComposeInput, foundTexts: string[], add: Add, into: string
         const t = whyText(w);
         if (t) push(t.text, t.facts);
       }
-  for (const t of texts)
-    into.push(add({ kind: "gap", text: t.text, facts: t.facts, mandatory: "not_established" }));
+  for (const t of texts) into.push(add({ kind: "gap", text: t.text, facts: t.facts, mandatory: "not_established" }));
   if (texts.length === 0)
     into.push(
       c.outcome === "FULLY_ANSWERED"

@@ -233,7 +233,8 @@ function finishTurn(context: EvidenceContext, event: AnswerEnd): Partial<Evidenc
   const w = work(context);
   const draft = w.draft!;
   const released = event.released ?? "";
-  if (!event.choice && typeof event.text === "string") return endTurn(context, legacyProse(w, event.text, released, event.gateIssues ?? []));
+  if (!event.choice && typeof event.text === "string")
+    return endTurn(context, legacyProse(w, event.text, released, event.gateIssues ?? []));
   // The same pure resolution the answer handler streamed: refused parts are left out with their
   // reason, mandatory claims added; nothing of the model's is shown as a fact.
   const resolved = event.choice ? resolveChoice(w.menu!, AnswerChoice.parse(event.choice)) : null;

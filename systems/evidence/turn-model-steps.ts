@@ -185,7 +185,16 @@ export function answerInput(
 
 /** The answer model chooses claims (structured output, role ANSWER); the engine states them. */
 export function chooseAnswer(llm: Llm, input: ReturnType<typeof answerInput>, o: CallOpts) {
-  return structuredWithRepair(llm, ANSWER_PROMPT, input, AnswerChoice, "evidence_answer_choice", () => [], o, ANSWER_ROLE);
+  return structuredWithRepair(
+    llm,
+    ANSWER_PROMPT,
+    input,
+    AnswerChoice,
+    "evidence_answer_choice",
+    () => [],
+    o,
+    ANSWER_ROLE,
+  );
 }
 
 export const EVIDENCE_PROMPTS = [INTERPRETER_PROMPT, PLANNER_PROMPT, CRITIC_PROMPT, ANSWER_PROMPT].map((p) =>

@@ -273,7 +273,8 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
           const r = await chooseAnswer(llm, answerInput(e.frame, e.text, e.scope, e.coverage, e.menu), { signal });
           modelCalls.final += r.calls;
           if (signal.aborted || r.failures.includes("cancelled")) throw new AppError("internal", "client went away");
-          if (!r.value) return { type: "model.failed", role: "answer", codes: r.failures, issues: r.issues, released: "" };
+          if (!r.value)
+            return { type: "model.failed", role: "answer", codes: r.failures, issues: r.issues, released: "" };
           const shown = packageOf(resolveChoice(e.menu, r.value), e.draft.clarifying_question, "model");
           for (const d of words(shown.user_facing_answer)) run.emit("token", { delta: d });
           return { type: "answered", choice: r.value, released: shown.user_facing_answer };

@@ -85,7 +85,14 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
       response_format?: unknown;
     };
     const role = roleOf(body.model);
-    const call: RecordedCall = { role, model: body.model, stream: !!body.stream, body, messages: body.messages, at: Date.now() };
+    const call: RecordedCall = {
+      role,
+      model: body.model,
+      stream: !!body.stream,
+      body,
+      messages: body.messages,
+      at: Date.now(),
+    };
     calls.push(call);
     const step: ScriptStep = queues.get(role)?.shift() ?? { content: body.response_format ? "{}" : "" };
     const s = typeof step === "string" ? { content: step } : step.reply ? { ...step, content: step.reply(call) } : step;

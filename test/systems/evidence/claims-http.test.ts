@@ -1,17 +1,18 @@
-// The answer model misbehaves the way real models do; the closed-world check must keep every
-// rejected sentence off the wire (no `token` carries it), replace the answer before `final`, and
-// store a package that agrees with itself and with what the client was told to show. A model that
-// keeps the contract (slots, connective words) is shown, rendered from the evidence.
+// The answer model chooses claims from the run's menu (structured output) and misbehaves the way
+// real models do: invented ids, a claim in a block its kind does not belong to, facts smuggled
+// into its free text, gaps left out. Over HTTP: every such part is refused with its reason and
+// left out, the mandatory claims are shown anyway, the stream carries only the rendered answer (no
+// `answer_replaced`), and the stored package, the run's artifacts and the conversation agree.
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
-import { draftTemplate } from "../../../systems/evidence/answer-slots";
-import { HEADINGS } from "../../../systems/evidence/claim-check";
 import { useTestDatabase } from "../../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
 import { startTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
+import type { ScriptStep } from "../../utils/scripted-llm";
+import { idsOf, replyTo, type AnswerPrompt } from "./menu-choice";
 
 const t = useTestDatabase();
 const A = { authorization: "Bearer tok-a" };
@@ -43,7 +44,7 @@ type Pkg = {
   short_answer: string;
   user_facing_answer: string;
   composed_by: string;
-  blocks: { direct: string; found: string[] };
+  blocks: { direct: string; found: string[]; not_established: string[]; next_step: string[] };
   claims: { kind: string; text: string; evidence_ids: string[] }[];
 };
 type Final = {
@@ -54,7 +55,6 @@ type Final = {
   package: Pkg;
   validation: { ok: boolean; issues: string[] };
 };
-type Fact = { fact_id: string; type: string; entity: string; value: unknown };
 
 const DETECT = "detect_open_supplier_settlements";
 function interp(o: { date?: string; reading?: string }) {
@@ -87,12 +87,12 @@ async function conversation(): Promise<string> {
   return ((await r.json()) as { conversationId: string }).conversationId;
 }
 
-async function ask(q: { text: string; planner: string[]; faulty?: boolean }, answer?: string) {
+async function ask(q: { text: string; planner: string[]; faulty?: boolean }, ...answer: ScriptStep[]) {
   if (q.faulty) await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: faultyUrl }, timeoutMs: 300 });
   try {
     llm.reset();
     if (q.planner.length) llm.script("planner", ...q.planner);
-    if (answer) llm.script("answer", { content: answer, chunkDelayMs: 1 });
+    if (answer.length) llm.script("answer", ...answer);
     const id = await conversation();
     const r = await postSse(`${app.url}/v1/evidence/conversations/${id}/messages`, { text: q.text }, A);
     expect(eventsNamed(r, "error")).toEqual([]);
@@ -118,241 +118,125 @@ async function ask(q: { text: string; planner: string[]; faulty?: boolean }, ans
   }
 }
 
-/** The facts the evidence for a question holds (tool outputs are deterministic, so the ids repeat). */
-const factCache = new Map<string, Fact[]>();
-async function factsOf(q: typeof PARTIAL): Promise<Fact[]> {
-  if (!factCache.has(q.text)) factCache.set(q.text, (await ask(q)).artifacts.evidence_bundle.facts);
-  return factCache.get(q.text)!;
-}
-const idOf = (facts: Fact[], name: string) =>
-  facts.find((f) => f.type === "open_balance" && f.entity.includes(name))!.fact_id;
+type Choice = Partial<Record<"short" | "checked" | "found" | "not_established" | "next_step", string[]>> & {
+  opening?: string | null;
+  closing?: string | null;
+};
+/** The engine's own choice with the model's changes: what a model that mostly agrees writes. */
+const choose = (change: (p: AnswerPrompt) => Choice) =>
+  replyTo((p) => ({ opening: null, closing: null, ...p.engine_choice, ...change(p) }));
 
-/** A model answer in the contract's shape; `lie` is literal prose a lying model adds after the conclusion. */
-const answer = (parts: { direct?: string; checked?: string; found?: string; gaps?: string; next?: string }) =>
-  [
-    `**Коротко.** {K0}${parts.direct ? ` ${parts.direct}` : ""}`,
-    `**Что проверено.**\n${parts.checked ?? "- {P1}"}`,
-    `**Что найдено.**\n${parts.found ?? "- {N1}"}`,
-    `**Что не удалось установить.**\n${parts.gaps ?? "- {U1}"}`,
-    `**Что уточнить / следующий шаг.**\n${parts.next ?? "- {S1}"}`,
-  ].join("\n\n");
-
-let tried = 0;
-let blocked = 0;
-
-/** A rejected answer: the claim never went out, the composed answer replaced it before `final`, and everything stored agrees. */
-async function expectReplaced(q: typeof PARTIAL, text: string, claim: RegExp, issue: RegExp) {
-  tried++;
-  const { r, final, tokens, artifacts, messages } = await ask(q, text);
-  expect(text).toMatch(claim); // the script does carry the claim
-  expect(tokens).not.toMatch(claim);
-  expect(tokens).not.toMatch(/[{}]/); // released sentences were rendered; no raw slot reached the client
-  const names = r.events.map((e) => e.event);
-  const replaced = eventsNamed(r, "answer_replaced");
-  expect(replaced).toHaveLength(1);
-  expect(names.indexOf("answer_replaced")).toBeLessThan(names.indexOf("final"));
-  expect(names.slice(names.indexOf("answer_replaced") + 1).includes("token")).toBe(false);
-  expect(replaced[0]).toMatchObject({ reason: "validation_failed", text: final.answer });
-  expect((replaced[0]!.issues as string[]).join(" | ")).toMatch(issue);
-  expect(final.validation.ok).toBe(false);
-  expect(final.answer).not.toMatch(claim);
-  // one source: the composed package, in `final`, in the run's artifacts and in the conversation
-  expect(final.package.composed_by).toBe("deterministic");
-  expect(final.package.user_facing_answer).toBe(final.answer);
-  expect(final.answer).toContain(final.package.short_answer);
-  expect(final.package.short_answer).toBe(final.package.blocks.direct);
-  expect(artifacts.final_answer_package).toEqual(final.package);
-  expect(messages.at(-1)).toMatchObject({ role: "assistant", text: final.answer });
-  // the rejected text and its issues stay with the run, not in what is shown
-  expect(artifacts.rejected_answer).toMatchObject({ text, released: tokens });
-  expect(artifacts.rejected_answer.issues).toEqual(final.validation.issues);
-  blocked++;
+/** One source: what streamed is the answer, nothing replaced it, and `final`, the run and the conversation agree. */
+function expectOneAnswer(x: Awaited<ReturnType<typeof ask>>) {
+  expect(x.tokens).toBe(x.final.answer);
+  expect(eventsNamed(x.r, "answer_replaced")).toEqual([]);
+  expect(x.final.package.user_facing_answer).toBe(x.final.answer);
+  expect(x.artifacts.final_answer_package).toEqual(x.final.package);
+  expect(x.messages.at(-1)).toMatchObject({ role: "assistant", text: x.final.answer });
 }
 
-const OUTSIDE = /слова вне слотов|цифры вне слота/;
+/** A refused part: its reason is in the validation and with the run; the lie is not shown. */
+async function expectRefused(q: typeof PARTIAL, reply: ScriptStep, issue: RegExp, hidden?: RegExp) {
+  const x = await ask(q, reply);
+  expectOneAnswer(x);
+  expect(x.final.validation.ok).toBe(false);
+  expect(x.final.validation.issues.join("\n")).toMatch(issue);
+  expect(x.artifacts.rejected_answer.issues).toEqual(x.final.validation.issues);
+  if (hidden) expect(x.final.answer).not.toMatch(hidden);
+  // the conclusion leads «Коротко» whatever the model chose
+  expect(x.final.answer).toMatch(/^(?:[^\n]+\n\n)?\*\*Коротко\.\*\* /);
+  expect(x.final.package.claims[0]).toMatchObject({ text: expect.any(String) });
+  return x;
+}
 
-describe("the Evidence answer through the closed-world check (scripted model, demo MCP server)", () => {
-  it("a false «no debts» after the settlements tool timed out (BLOCKED_BY_TOOLING) is replaced", async () => {
-    await expectReplaced(
-      TIMEOUT,
-      answer({ direct: "Хвостов по поставщикам нет — все расчёты закрыты." }),
-      /Хвостов по поставщикам нет/,
-      /слова вне слотов: «хвостов»/,
+describe("the Evidence answer as a choice over the claims menu (scripted model, demo MCP server)", () => {
+  it("a model's valid choice is shown as chosen, with its fact-free opening and closing", async () => {
+    const x = await ask(
+      PARTIAL,
+      choose((p) => ({
+        opening: "Добрый день! Ниже — результаты проверки.",
+        found: [...idsOf(p, "open_balance"), ...idsOf(p, "conflict"), ...idsOf(p, "advance_paid")],
+        closing: "Если будут вопросы — обращайтесь.",
+      })),
     );
-    // hedged and universal, with no figure and no name
-    await expectReplaced(
-      TIMEOUT,
-      answer({ found: "- По всей видимости, все поступления оплачены." }),
-      /все поступления оплачены/,
-      /«по», «всей», «видимости»|«всей»/,
-    );
+    expectOneAnswer(x);
+    expect(x.final.validation).toMatchObject({ ok: true, issues: [] });
+    expect(x.final.package.composed_by).toBe("model");
+    expect(x.final.answer).toMatch(/^Добрый день! Ниже — результаты проверки\.\n\n\*\*Коротко\.\*\*/);
+    expect(x.final.answer).toMatch(/\n\nЕсли будут вопросы — обращайтесь\.$/);
+    expect(x.final.answer).toMatch(/АО «ТехноПоставка»: остаток 150 000,00 ₽/);
   });
 
-  it("a real amount and its fact id moved to another party is replaced", async () => {
-    const facts = await factsOf(PARTIAL);
-    const techno = idOf(facts, "ТехноПоставка");
-    await expectReplaced(
+  it("invented ids, a claim in a foreign block and a repeat are refused; the rest is shown", async () => {
+    await expectRefused(
       PARTIAL,
-      answer({ direct: `Наш долг перед ООО «Ромашка» — 150 000,00 ₽ [${techno}].` }),
-      /Ромашка/,
-      OUTSIDE,
+      choose((p) => ({ found: [...p.engine_choice.found, p.engine_choice.found[0]!, "C404", "F2"] })),
+      /повтор отброшен[\s\S]*«C404» нет в меню[\s\S]*«F2» нет в меню/,
     );
-    // written with slots: ТехноПоставка's amount next to Альфа-Снаб's name
-    const alfa = idOf(facts, "Альфа-Снаб");
-    await expectReplaced(
+    // the conclusion moved out of «Коротко», a balance offered as a next step
+    const x = await expectRefused(
       PARTIAL,
-      answer({ found: `- {N1}\n- У {${alfa}.party} сумма {${techno}.amount}.` }),
-      new RegExp(`\\{${alfa}\\.party\\} сумма \\{${techno}`),
-      /поля разных фактов/,
+      choose((p) => ({
+        short: [],
+        found: [...idsOf(p, "conclusion"), ...p.engine_choice.found],
+        next_step: [...idsOf(p, "open_balance").slice(0, 1), ...p.engine_choice.next_step],
+      })),
+      /«Что найдено»: C\d+ \(conclusion\) не может стоять в этом блоке[\s\S]*«Что уточнить \/ следующий шаг»: C\d+ \(open_balance\)/,
     );
+    expect(x.final.package.blocks.next_step.join()).not.toMatch(/остаток/);
   });
 
-  it("a figure carried across a sentence, a wrong citation and a fact of another turn are replaced", async () => {
-    const facts = await factsOf(PARTIAL);
-    const techno = idOf(facts, "ТехноПоставка");
-    const alfa = idOf(facts, "Альфа-Снаб");
-    await expectReplaced(
-      PARTIAL,
-      answer({ found: `- {${alfa}.party}.\n- Его долг {${techno}.amount}.` }),
-      /Его долг/,
-      /«его», «долг»|«долг»/,
-    );
-    await expectReplaced(
-      PARTIAL,
-      answer({ found: `- {${alfa}} [${techno}].` }),
-      /\{F\d+\} \[F\d+\]/,
-      /не относится к фактам/,
-    );
-    await expectReplaced(PARTIAL, answer({ found: "- {F97.amount}" }), /F97/, /факта F97 нет в данных этой проверки/);
-  });
-
-  it("an invented counterparty, an amount in words and a month no step queried are replaced", async () => {
-    await expectReplaced(
-      PARTIAL,
-      answer({ direct: "Висит долг перед Бета-Сервисом — две тысячи пятьдесят рублей." }),
-      /Бета-Сервис/,
-      /«висит», «долг», «перед», «бета»|«бета»/,
-    );
-    const facts = await factsOf(PARTIAL);
-    await expectReplaced(
-      PARTIAL,
-      answer({ found: `- В январе {${idOf(facts, "Альфа-Снаб")}.amount}.` }),
-      /В январе/,
-      /«январе»/,
-    );
-  });
-
-  it("inflated counts and a completeness claim on a PARTIALLY_ANSWERED run are replaced", async () => {
-    await expectReplaced(PARTIAL, answer({ direct: "Хвосты висят по семи поставщикам." }), /семи/, /«семи»/);
-    await expectReplaced(
-      PARTIAL,
-      answer({ gaps: "- Пробелов нет: данные проверены полностью." }),
-      /Пробелов нет/,
-      /«пробелов»/,
-    );
-    await expectReplaced(PARTIAL, answer({ direct: "Ответ полный." }), /Ответ полный/, /«полный»/);
-  });
-
-  it("an answer without the engine's conclusion is replaced", async () => {
-    const facts = await factsOf(PARTIAL);
-    const text = answer({}).replace("{K0}", `{${idOf(facts, "Альфа-Снаб")}}`);
-    await expectReplaced(PARTIAL, text, /^\*\*Коротко\.\*\* \{F/, /нет вывода \{K0\}/);
-  });
-
-  it("a model answer that keeps the contract is shown, rendered from the evidence, on a partial and a full run", async () => {
-    const p = await factsOf(PARTIAL);
-    const f = await factsOf(FULL);
-    const techno = idOf(p, "ТехноПоставка");
-    const good = answer({
-      found: `- У {${techno}.party} {${techno}.kind} составляет {${techno}.amount}.\n- {${idOf(p, "Альфа-Снаб")}}`,
-    });
-    const full = answer({
-      found: `- По данным учета {${idOf(f, "Альфа-Снаб")}.party}: {${idOf(f, "Альфа-Снаб")}.direction}, сумма {${idOf(f, "Альфа-Снаб")}.amount}.`,
-    });
-    for (const [q, text, outcome, figure] of [
-      [
+  it("facts smuggled into the free text are dropped, never shown", async () => {
+    for (const [opening, hidden] of [
+      ["Долг перед ООО «Ромашка» — 150 000,00 ₽.", /Ромашка/],
+      ["Задолженность погашена полностью, все расчёты закрыты.", /погашена/],
+      ["~~Здравствуйте~~", /~~/],
+      ["Хвостов по поставщикам нет", /Хвостов/],
+    ] as const)
+      await expectRefused(
         PARTIAL,
-        good,
-        "PARTIALLY_ANSWERED",
-        `АО «ТехноПоставка» остаток задолженности составляет 150 000,00 ₽ [${techno}].`,
-      ],
-      [
-        FULL,
-        full,
-        "FULLY_ANSWERED",
-        `ООО «Альфа-Снаб»: наш долг поставщику, сумма 120 000,00 ₽ [${idOf(f, "Альфа-Снаб")}].`,
-      ],
-    ] as const) {
-      const { r, final, tokens, artifacts, messages } = await ask(q, text);
-      expect(final.outcome).toBe(outcome);
-      expect(final.validation).toMatchObject({ ok: true, issues: [] });
-      expect(eventsNamed(r, "answer_replaced")).toEqual([]);
-      expect(final.answer).not.toMatch(/[{}]/);
-      expect(final.answer).toContain(figure);
-      expect(tokens).toBe(final.answer);
-      expect(final.package.composed_by).toBe("model");
-      // the conclusion is the engine's, the package read from the rendered text
-      expect(final.package.short_answer).toBe(final.answer.split("\n\n")[0]!.replace("**Коротко.** ", ""));
-      expect(
-        final.package.claims.filter((c) => c.kind === "evidence").flatMap((c) => c.evidence_ids).length,
-      ).toBeGreaterThan(0);
-      expect(artifacts.final_answer_package).toEqual(final.package);
-      expect(artifacts.rejected_answer).toBeNull();
-      expect(messages.at(-1)!.text).toBe(final.answer);
-    }
+        choose(() => ({ opening })),
+        /opening: текст модели отброшен/,
+        hidden,
+      );
   });
 
-  it("a model stream that breaks off after checked sentences went out is replaced too", async () => {
-    const text = answer({});
-    llm.reset();
-    llm.script("planner", ...PARTIAL.planner);
-    llm.script("answer", { content: text, truncateAfter: text.indexOf("**Что найдено") + 5 });
-    const r = await postSse(
-      `${app.url}/v1/evidence/conversations/${await conversation()}/messages`,
-      { text: PARTIAL.text },
-      A,
+  it("after the settlements tool timed out, the gaps are shown although the model left them out", async () => {
+    const x = await expectRefused(
+      TIMEOUT,
+      choose(() => ({ not_established: [], next_step: [], closing: "Ничего уточнять не нужно." })),
+      /\(gap\) обязателен в блоке «Что не удалось установить» — добавлен/,
+      /Ничего уточнять не нужно/,
     );
-    const tokens = eventsNamed(r, "token")
-      .map((e) => e.delta)
-      .join("");
-    const final = eventsNamed(r, "final")[0] as unknown as Final;
-    expect(tokens.length).toBeGreaterThan(0);
-    expect(tokens).not.toMatch(/[{}]/);
-    const names = r.events.map((e) => e.event);
-    expect(names.indexOf("answer_replaced")).toBeGreaterThan(names.lastIndexOf("token"));
-    expect(names.indexOf("answer_replaced")).toBeLessThan(names.indexOf("final"));
-    expect(eventsNamed(r, "answer_replaced")[0]).toMatchObject({ text: final.answer });
-    expect(["model_failed", "validation_failed"]).toContain(eventsNamed(r, "answer_replaced")[0]!.reason);
-    expect(final.package.composed_by).toBe("deterministic");
+    expect(x.final.outcome).toBe("BLOCKED_BY_TOOLING");
+    expect(x.final.package.blocks.not_established.length).toBeGreaterThan(0);
+    expect(x.final.answer).toMatch(/Не удалось получить данные/);
   });
 
-  it("the composed answer, written as its slots, passes and renders to itself for every kind of question", async () => {
-    const none: string[] = [];
-    for (const text of [
-      PARTIAL.text,
-      FULL.text,
-      "Хвосты по поставщикам на 01.01.2020",
-      "Любые незакрытые остатки по поставщикам на 28.02.2026",
-      "Какое сальдо по ООО «Вектор» на 10.04.2026?",
-      "Какое сальдо по ООО «Альфа-Снаб» на 31.03.2026?",
-      "Какие незакрытые документы по ООО «Альфа-Снаб» на 10.04.2026?",
-      "Покажи цепочку оплат по ТехноПоставке на 10.04.2026",
-      "Какие незакрытые документы по ООО «Гамма»?",
-      "Какая погода в Москве?",
-    ]) {
-      const q = { text, planner: [] as string[] };
-      const composed = (await ask(q)).final;
-      if (composed.package.composed_by !== "deterministic") continue;
-      const again = await ask(q, draftTemplate(composed.package as never, HEADINGS));
-      if (!again.final.validation.ok)
-        none.push(`${text} [${composed.outcome}]: ${again.final.validation.issues.join(" | ")}`);
-      else expect(again.final.answer).toBe(composed.answer);
+  it("a direct question gets its derived claim in «Коротко», offline choice and model choice alike", async () => {
+    const q = { ...FULL, text: "Сколько всего мы должны поставщикам на 15.02.2026?" };
+    const engine = await ask(q); // the model gives no choice: the engine's own is streamed
+    expectOneAnswer(engine);
+    expect(engine.final.package.composed_by).toBe("deterministic");
+    expect(engine.final.package.short_answer).toMatch(/Всего наш долг перед поставщиками: \d[\d  ]*,\d\d ₽ .*\[F\d+\]/);
+    const model = await ask(
+      q,
+      choose((p) => ({ short: [...idsOf(p, "conclusion"), ...idsOf(p, "total", /^Всего наш долг/)] })),
+    );
+    expectOneAnswer(model);
+    expect(model.final.validation.ok).toBe(true);
+    expect(model.final.package.short_answer).toBe(engine.final.package.short_answer);
+  });
+
+  it("a broken or schema-less model: the engine's own choice streams, nothing is replaced", async () => {
+    for (const broken of [
+      [{ status: 500 }, { status: 500 }, { status: 500 }],
+      ["Вот ответ: всё хорошо", "{}"],
+    ] as ScriptStep[][]) {
+      const x = await ask(FULL, ...broken);
+      expectOneAnswer(x);
+      expect(x.final.package.composed_by).toBe("deterministic");
+      expect(x.final.validation).toMatchObject({ ok: true });
     }
-    expect(none).toEqual([]);
-  });
-
-  it("counts what was tried", () => {
-    // every adversarial answer above was blocked
-    expect({ tried, blocked }).toEqual({ tried: 13, blocked: 13 });
   });
 });

@@ -80,7 +80,8 @@ function turn(
               ? failed("critic")
               : { type: "criticized", critique: null, status: "used" },
         );
-      if (e.type === "effect.answer") queue.push(fails("answer") ? failed("answer") : { type: "answered", choice: null });
+      if (e.type === "effect.answer")
+        queue.push(fails("answer") ? failed("answer") : { type: "answered", choice: null });
       if (e.type === "effect.showDraft") queue.push({ type: "draft.shown" });
     }
   }
