@@ -12,18 +12,22 @@ import { ANSWER_BLOCKS, BLOCK_RU, KIND_BLOCKS, type AnswerBlock, type ClaimsMenu
 const ids = z.array(z.string().max(40)).max(40);
 
 /** What the answer model returns (structured output). Every block is required: `{}` is no choice. */
-export const AnswerChoice = z.object({
-  /** A polite opening line without facts (no figures, dates, names, meaning words), or null. */
-  opening: z.string().max(400).nullable().optional(),
-  short: ids,
-  checked: ids,
-  found: ids,
-  not_established: ids,
-  next_step: ids,
-  /** A closing line without facts, or null. */
-  closing: z.string().max(400).nullable().optional(),
-});
+export const AnswerChoice = z
+  .object({
+    /** A polite opening line without facts (no figures, dates, names, meaning words), or null. */
+    opening: z.string().max(400).nullable().optional(),
+    short: ids,
+    checked: ids,
+    found: ids,
+    not_established: ids,
+    next_step: ids,
+    /** A closing line without facts, or null. */
+    closing: z.string().max(400).nullable().optional(),
+  })
+  // A field the schema lacks (a model's own «summary», «text») is kept only to be refused by name.
+  .catchall(z.unknown());
 export type AnswerChoice = z.infer<typeof AnswerChoice>;
+const CHOICE_FIELDS = new Set<string>(["opening", "closing", ...ANSWER_BLOCKS]);
 
 export interface ResolvedAnswer {
   blocks: Record<AnswerBlock, MenuClaim[]>;
@@ -105,6 +109,8 @@ export function resolveChoice(menu: ClaimsMenu, choice: AnswerChoice): ResolvedA
     if (c.kind === "conclusion") list.unshift(c);
     else list.push(c);
   }
+  for (const key of Object.keys(choice).filter((k) => !CHOICE_FIELDS.has(k)))
+    issues.push(`поле «${key.slice(0, 40)}» не из схемы ответа — отброшено`);
   const free = (field: "opening" | "closing") => {
     const text = choice[field]?.trim() ?? "";
     const why = factFreeIssues(text);

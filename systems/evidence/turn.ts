@@ -352,6 +352,8 @@ export async function runEvidenceTurn(a: EvidenceTurnArgs): Promise<void> {
                 evidence_bundle: w.bundle,
                 coverage_report: w.coverage,
                 final_answer_package: w.answer,
+                // Every claim the answer could state this run, with its kind and provenance (the model chose from it).
+                claims_menu: w.menu,
                 validation: w.validation,
                 rejected_answer: w.rejected,
                 conversation_state: s.context.state,
