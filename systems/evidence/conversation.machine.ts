@@ -327,8 +327,6 @@ export const evidenceMachine = setup({
     customerBalance: ({ context }) => context.turn?.scope?.gate === "proceed" && context.turn.scope.role === "customer",
     // A connected model that answered, but never in the schema, is a broken model, not a missing one.
     outputInvalid: ({ event }) => failedEvent(event)?.codes.includes("invalid_output") ?? false,
-    // A broken answer stream that released nothing: the draft is streamed in its place.
-    nothingReleased: ({ event }) => !failedEvent(event)?.released,
   },
   actions: {
     startTurn: assign({
@@ -524,10 +522,8 @@ export const evidenceMachine = setup({
       }),
       on: {
         answered: { target: "idle", actions: ["finishTurn", "recordTurn", "dropTurn"] },
-        "model.failed": [
-          { guard: "nothingReleased", target: "showingDraft" },
-          { target: "idle", actions: ["finishTurn", "recordTurn", "dropTurn"] },
-        ],
+        // Nothing of the model's is streamed before it is resolved, so a failed answer step showed nothing.
+        "model.failed": { target: "showingDraft" },
       },
     },
     // The answer model gave nothing and showed nothing: the answer composed from evidence goes out instead.

@@ -30,7 +30,13 @@ function turn(
   snap: Snap,
   text: string,
   tools: (plan: Extract<EvidenceEffect, { type: "effect.execute" }>["plan"]) => ToolRun[],
-  o: { offline?: boolean; fail?: ModelStep[]; codes?: string[]; released?: string } = {},
+  o: {
+    offline?: boolean;
+    fail?: ModelStep[];
+    codes?: string[];
+    /** The answer step's event, written after reading the effect (its claims menu). */
+    answer?: (e: Extract<EvidenceEffect, { type: "effect.answer" }>) => EvidenceEvent;
+  } = {},
 ) {
   const effects: EvidenceEffect[] = [];
   const offline = o.offline ?? true;
@@ -39,7 +45,6 @@ function turn(
     role,
     codes: o.codes ?? ["unavailable", "unavailable"],
     issues: ["unavailable: 503"],
-    ...(role === "answer" && o.released ? { released: o.released } : {}),
   });
   const fails = (role: ModelStep) => !offline && (o.fail ?? []).includes(role);
   let queue: EvidenceEvent[] = [{ type: "user.message", text, requestId: `r-${text}`, offline }];
@@ -81,7 +86,7 @@ function turn(
               : { type: "criticized", critique: null, status: "used" },
         );
       if (e.type === "effect.answer")
-        queue.push(fails("answer") ? failed("answer") : { type: "answered", choice: null });
+        queue.push(fails("answer") ? failed("answer") : o.answer ? o.answer(e) : { type: "answered", choice: null });
       if (e.type === "effect.showDraft") queue.push({ type: "draft.shown" });
     }
   }
@@ -250,16 +255,51 @@ describe("evidence conversation machine", () => {
       expect(snap.value).toBe("idle");
     });
 
-    it("an answer stream broken after a released sentence: the draft replaces it, the broken prose is kept", () => {
+    it("a model's choice is rendered by the engine: refused parts are left out with their reason, mandatory ones added", () => {
       const { effects, snap } = turn(s0(), question, settlements("2026-04-10"), {
         offline: false,
-        fail: ["answer"],
-        released: "Начало ответа. ",
+        answer: (e) => {
+          const conclusion = e.menu.claims.find((c) => c.kind === "conclusion")!.id;
+          const found = e.menu.engine.found;
+          return {
+            type: "answered",
+            choice: {
+              short: [],
+              checked: [],
+              found: [conclusion, ...found, "C999"],
+              not_established: [],
+              next_step: [],
+            },
+          };
+        },
       });
-      expect(effects.map((e) => e.type)).not.toContain("effect.showDraft");
-      expect(snap.context.last?.replacement).toMatchObject({ reason: "model_failed" });
+      const last = snap.context.last!;
+      expect(last.answer.composed_by).toBe("model");
+      expect(last.validation?.issues.join("\n")).toMatch(/C\d+ \(conclusion\) не может стоять в этом блоке/);
+      expect(last.validation?.issues.join("\n")).toMatch(/«C999» нет в меню/);
+      // the conclusion still leads «Коротко»; nothing streamed is replaced
+      expect(last.answer.short_answer).toBe(last.answer.claims[0]!.text);
+      expect(last.replacement).toBeNull();
       const record = effects.at(-1) as Extract<EvidenceEffect, { type: "effect.record" }>;
-      expect(record.work.rejected).toEqual({ text: "Начало ответа. ", released: "Начало ответа. ", issues: [] });
+      expect(record.work.rejected?.issues).toEqual(last.validation?.issues);
+    });
+
+    it("a legacy answered event (prose in the slot contract, logged before the claims menu) replays through its check", () => {
+      const legacy = (text: string) => (): EvidenceEvent => ({ type: "answered", text, released: "" });
+      const kept = turn(s0(), question, settlements("2026-04-10"), {
+        offline: false,
+        answer: legacy(
+          "**Коротко.** {K0}\n\n**Что проверено.**\n- {P1}\n\n**Что найдено.**\n- {N1}\n\n**Что не удалось установить.**\n- {U1}\n\n**Что уточнить / следующий шаг.**\n- {S1}",
+        ),
+      });
+      expect(kept.snap.context.last?.validation?.ok).toBe(true);
+      expect(kept.snap.context.last?.answer.composed_by).toBe("model");
+      const lie = turn(s0(), question, settlements("2026-04-10"), {
+        offline: false,
+        answer: legacy("**Коротко.** Долгов нет."),
+      });
+      expect(lie.snap.context.last?.validation?.ok).toBe(false);
+      expect(lie.snap.context.last?.answer.composed_by).toBe("deterministic");
     });
 
     it("a log written before the failure events (the handler chose the fallback) replays to the same snapshot", () => {
