@@ -1,10 +1,15 @@
 // The closed-world answer contract against generated lies (issue 31): true answers composed from
 // demo worlds pass and render; every mutation kind is refused — by the stream gate (no sentence
 // with the lie is released) and by the whole-answer check. The table is printed for doc/evidence.md.
+// Since the claims menu (issue 42) the model writes no prose: the only text of its own it can add is
+// the choice's opening or closing line, so every generated lie, line by line, is also put there —
+// and is dropped, never shown. The slot check itself remains for logged answers that replay.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ValidatedStream } from "../../../driver/validated-stream";
 import { checkAnswer, createClaimChecker } from "../../../systems/evidence/claim-check";
+import { packageOf, resolveChoice } from "../../../systems/evidence/answer-choice";
+import { composeMenu } from "../../../systems/evidence/compose";
 import { MUTATION_KINDS, mutate, trueAnswer, type MutationKind } from "./lies";
 import { WORLDS, type World } from "./worlds";
 
@@ -66,5 +71,27 @@ describe("closed-world answers: the lie generator", () => {
       expect(cases).toBeGreaterThanOrEqual(PER_KIND);
     }
     console.table(table);
+  });
+
+  it("drops every generated lie, line by line, put in the free text of a choice over the claims menu", () => {
+    let cases = 0;
+    WORLDS.forEach((w, i) => {
+      const menu = composeMenu({ ...w.input, question: "" });
+      const engine = packageOf(resolveChoice(menu, { ...menu.engine }), null, "model").user_facing_answer;
+      const prev = WORLDS[(i + 1) % WORLDS.length]!;
+      for (const kind of MUTATION_KINDS)
+        for (const text of fc.sample(mutate(w, prev, kind), { numRuns: 25, seed: 11 + i }))
+          for (const line of text
+            .split("\n")
+            .filter((l) => l.trim() && !w.draft.user_facing_answer.includes(l.trim()))) {
+            const r = resolveChoice(menu, { ...menu.engine, opening: line, closing: line });
+            expect(r.opening, line).toBeNull();
+            expect(r.closing, line).toBeNull();
+            expect(packageOf(r, null, "model").user_facing_answer).toBe(engine);
+            cases++;
+          }
+    });
+    expect(cases).toBeGreaterThan(1000);
+    console.log(`lines of generated lies put in free text: ${cases}, shown: 0`);
   });
 });

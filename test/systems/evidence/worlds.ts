@@ -2,7 +2,7 @@
 // built by the real evidence builder, rules critic and composer from tool outputs shaped like the
 // demo MCP server's (a full run with an advance and an overdue balance, a document and payment
 // chain, a run whose core tool failed, an empty overdue-only result).
-import { composeAnswer } from "../../../systems/evidence/compose";
+import { composeAnswer, type ComposeInput } from "../../../systems/evidence/compose";
 import { ruleCoverage } from "../../../systems/evidence/critic-rules";
 import { buildEvidence } from "../../../systems/evidence/evidence-builder";
 import type { CoverageReport, EvidenceBundle, FinalAnswerPackage } from "../../../systems/evidence/artifacts";
@@ -13,6 +13,8 @@ export interface World {
   bundle: EvidenceBundle;
   coverage: CoverageReport;
   draft: FinalAnswerPackage;
+  /** What the composer was given: the claims menu is built from it. */
+  input: ComposeInput;
 }
 
 function world(
@@ -31,8 +33,8 @@ function world(
     toolRuns: runs,
     bundle,
   });
-  const draft = composeAnswer({ scope: s, coverage, bundle, toolRuns: runs, clarifying_question, offline: false });
-  return { name, bundle, coverage, draft };
+  const input: ComposeInput = { scope: s, coverage, bundle, toolRuns: runs, clarifying_question, offline: false };
+  return { name, bundle, coverage, draft: composeAnswer(input), input };
 }
 
 const SETTLEMENT_STEPS: [string, string | null, boolean][] = [
