@@ -1,5 +1,5 @@
 // The four model modes (seed 002 §13.3) on the shared client: Interpreter, Planner and Critic
-// are structured calls on role PLANNER, the Answer streams on role ANSWER. Every structured
+// are structured calls on role PLANNER, the Answer (a choice over the claims menu) on role ANSWER. Every structured
 // answer is validated by schema (and by the rules of its step) with exactly one repair retry;
 // after that the step reports its failure (`failures`) and the conversation machine takes the
 // deterministic way — a model never fails the run.
@@ -42,7 +42,8 @@ export async function structuredWithRepair<S extends z.ZodType>(
   o: CallOpts,
   role: Role = STRUCTURED_ROLE,
 ): Promise<StepCall<z.infer<S>>> {
-  let calls = 0;
+  // Every attempt the client makes (its own retries included) is a call.
+  const count = { calls: 0 };
   const issues: string[] = [];
   const failures: string[] = [];
   const messages: ChatMessage[] = [
@@ -52,7 +53,7 @@ export async function structuredWithRepair<S extends z.ZodType>(
   for (let attempt = 0; attempt < 2; attempt++) {
     const r = await llm.structured(role, messages, schema, name, {
       signal: o.signal,
-      onAttempt: () => void calls++,
+      onAttempt: () => void count.calls++,
     });
     if (!r.ok) {
       issues.push(`${r.error.code}: ${r.error.message.slice(0, 300)}`);
@@ -66,7 +67,14 @@ export async function structuredWithRepair<S extends z.ZodType>(
     }
     const problems = check(r.value);
     if (problems.length === 0)
-      return { value: r.value, calls, issues, failures, prompt: manifestOf(prompt as never), repaired: attempt > 0 };
+      return {
+        value: r.value,
+        calls: count.calls,
+        issues,
+        failures,
+        prompt: manifestOf(prompt as never),
+        repaired: attempt > 0,
+      };
     issues.push(...problems);
     failures.push("rule_violation");
     messages.push(
@@ -74,7 +82,7 @@ export async function structuredWithRepair<S extends z.ZodType>(
       { role: "user", content: `План/ответ нарушает правила: ${problems.join("; ")}. Исправь и верни только JSON.` },
     );
   }
-  return { value: null, calls, issues, failures, prompt: manifestOf(prompt as never), repaired: false };
+  return { value: null, calls: count.calls, issues, failures, prompt: manifestOf(prompt as never), repaired: false };
 }
 
 /** What the interpreter sees of the conversation: compact extracts, not the transcript (§11.3). */
