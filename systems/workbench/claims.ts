@@ -250,7 +250,8 @@ export function findClaimedChange(text: string, context?: string): string | unde
       const claim = russianClaim(clause, sentence);
       if (/(?:^|[^\p{L}])(?:я|мы)(?![\p{L}])/iu.test(clause)) speaker = true;
       if (!claim) continue;
-      if (quoted && quoted.includes(norm(clause))) continue;
+      // the context's own sentence repeated (a description quoted whole), not a short state it happens to contain
+      if (quoted && norm(clause).split(" ").length >= 5 && quoted.includes(norm(clause))) continue;
       // a dated description is the document's history, not this conversation's act
       if (!speaker && !/(?:^|[^\p{L}])(?:я|мы)(?![\p{L}])/iu.test(clause) && HISTORY_RE.test(sentence)) continue;
       return claim;

@@ -2,7 +2,10 @@
 // was passed to the model, the format holds, and the answer claims no change the Workbench never
 // made (domain mutations are outside this flow).
 import { findClaimedChange } from "./claims";
-import { unsupportedNumbers } from "./answer-numbers";
+import { contextText, inventedDocuments, nameLookup } from "./answer-documents";
+import type { ModelRequest } from "./model-request";
+import { hasDocumentNamed, peekIndex } from "./resolve-index";
+import { ContextFigures, unsupportedFigures, unsupportedNumbers } from "./answer-numbers";
 import { fold, IDENTITY_RE, UUID_RE } from "./text";
 
 export interface ValidationIssue {
@@ -14,7 +17,8 @@ export interface ValidationIssue {
     | "too_long"
     | "claimed_change"
     | "unsupported_number"
-    | "raw_json";
+    | "raw_json"
+    | "invented_document";
   detail?: string;
 }
 
@@ -41,6 +45,13 @@ export function validateResponse(
     referenced?: ReadonlySet<string>;
     /** Figures the context holds (answer-numbers.ts contextNumbers); set → any other figure is refused. */
     numbers?: ReadonlySet<number>;
+    /**
+     * The ModelRequest the answer replies to: what it quotes is not a claim, and the names it spells
+     * are known. Defaults to the one `contextNumbers(req)` carries in `numbers`.
+     */
+    request?: ModelRequest;
+    /** Whether a workspace document bears this display name; defaults to the turn's cached resolver index. */
+    documentNamed?: (name: string) => boolean;
     maxChars?: number;
   },
 ): ValidationResult {
@@ -53,18 +64,53 @@ export function validateResponse(
   if (/\[\[|\]\]/.test(stripped)) issues.push({ code: "malformed_citation" });
   if (/^\s*[{[]/.test(trimmed) && isJson(trimmed)) issues.push({ code: "raw_json" });
   const passedFolded = new Set([...opts.passed].map(fold));
+  // every identity the context showed is citable: a passed document, or one a passed document names
+  // inside its content (a form's entity, a related report) — the prompt asks for [[identity]]
+  const shown = new Set([...passedFolded, ...[...(opts.referenced ?? [])].map(fold)]);
   for (const c of citations) {
     if (!opts.exists(c)) issues.push({ code: "unknown_identity", detail: c });
-    else if (!passedFolded.has(fold(c))) issues.push({ code: "not_in_context", detail: c });
+    else if (!shown.has(fold(c))) issues.push({ code: "not_in_context", detail: c });
   }
-  const shown = new Set([...passedFolded, ...[...(opts.referenced ?? [])].map(fold)]);
   for (const b of bareIdentities(stripped, opts.exists, shown)) issues.push(b);
-  const claim = findClaimedChange(stripped);
+  const ctx = contextOf(opts);
+  const claim = findClaimedChange(stripped, ctx.text);
   if (claim) issues.push({ code: "claimed_change", detail: claim });
-  if (opts.numbers)
+  if (ctx.known)
+    for (const name of inventedDocuments(answer, ctx.known)) issues.push({ code: "invented_document", detail: name });
+  if (opts.numbers instanceof ContextFigures) {
+    const seen = new Set<string>();
+    for (const f of unsupportedFigures(answer, opts.numbers)) {
+      const detail = f.noun && !f.measure ? `${f.text} (${f.noun})` : f.text;
+      if (!seen.has(detail)) issues.push({ code: "unsupported_number", detail });
+      seen.add(detail);
+    }
+  } else if (opts.numbers)
     for (const n of unsupportedNumbers(answer, opts.numbers))
       issues.push({ code: "unsupported_number", detail: String(n) });
   return { ok: issues.length === 0, issues, citations };
+}
+
+type Options = Parameters<typeof validateResponse>[1];
+interface CheckContext {
+  text?: string;
+  /** Undefined when nothing is known to check names against (no request, no workspace lookup). */
+  known?: (name: string) => boolean;
+}
+const contexts = new WeakMap<object, CheckContext>();
+
+/** What the answer is checked against, built once per options object (a gate checks every sentence). */
+function contextOf(opts: Options): CheckContext {
+  const hit = contexts.get(opts);
+  if (hit) return hit;
+  const req = opts.request ?? (opts.numbers instanceof ContextFigures ? opts.numbers.request : undefined);
+  const idx = req ? peekIndex(req.workspace.snapshotSha256) : undefined;
+  const workspaceHas = opts.documentNamed ?? (idx ? (name: string) => hasDocumentNamed(idx, name) : undefined);
+  const out: CheckContext = {
+    ...(req ? { text: contextText(req) } : {}),
+    ...(req || workspaceHas ? { known: nameLookup(req, workspaceHas) } : {}),
+  };
+  contexts.set(opts, out);
+  return out;
 }
 
 const DOCUMENT_PREFIXES = ["composition", "form", "entity", "report", "folder", "process"];
