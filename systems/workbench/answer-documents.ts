@@ -10,7 +10,8 @@ import { stem } from "./stem";
 import { fold, words } from "./text";
 
 /** Nouns that introduce a document's name besides the typed ones (форма, отчёт…). */
-const DOCUMENT_NOUNS = /^(?:документ(?:а|у|ом|е|ы|ов|ам|ами|ах)?|(?:document|form|report|composition|entity|folder|process)s?)$/u;
+const DOCUMENT_NOUNS =
+  /^(?:документ(?:а|у|ом|е|ы|ов|ам|ами|ах)?|(?:document|form|report|composition|entity|folder|process)s?)$/u;
 const QUOTED = /«([^»\n]{1,120})»|„([^“”\n]{1,120})[“”]|“([^”\n]{1,120})”|"([^"\n]{1,120})"/gu;
 /** A capitalised word (Cyrillic or Latin), the start of an unquoted Title Case name. */
 const CAPITALISED = /^[A-ZА-ЯЁ][\p{L}\d-]*$/u;
@@ -52,12 +53,17 @@ export function nameLookup(
 export function inventedDocuments(answer: string, known: (name: string) => boolean): string[] {
   const out = new Set<string>();
   const text = answer.replace(/\[\[[^\]]*\]\]|`[^`]*`/g, " ");
-  // «…» after a document noun (up to one word between: «форму с названием «X»», «отчёт под именем "X"»)
+  // «…» after a document noun (up to two words between: «форму с названием «X»»), or joined to such a
+  // name by a conjunction or a comma («отчёты «A» и «B»»)
+  let previous: { end: number; named: boolean } | undefined;
   for (const m of text.matchAll(QUOTED)) {
     const name = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? "").trim();
     const before = text.slice(Math.max(0, m.index! - 60), m.index!).match(/[\p{L}]+/gu) ?? [];
-    const near = before.slice(-3);
-    if (near.some(isDocumentNoun) && !known(name)) out.add(name);
+    const gap = previous ? text.slice(previous.end, m.index!) : "";
+    const joined = !!previous?.named && /^[\s,]*(?:(?:и|или|а также|and|or)\s*)?$/iu.test(gap);
+    const named = before.slice(-3).some(isDocumentNoun) || joined;
+    if (named && !known(name)) out.add(name);
+    previous = { end: m.index! + m[0].length, named };
   }
   // unquoted Title Case after a document noun: «форма Учёт Клиентов», "the report Sales Summary"
   const unquoted = text.replace(QUOTED, " ¶ ");

@@ -10,11 +10,14 @@ import { figuresIn, type DateParts, type Figure } from "./figures";
 import type { ModelRequest } from "./model-request";
 import { TYPE_LABELS } from "./lexicon";
 import { lemmaOf } from "./morph";
+import { contextText } from "./answer-documents";
+import { fold } from "./text";
 
 /** Nouns that count anything: «3 документа», «5 результатов» agree with any counted noun. */
 const GENERIC = new Set(
-  "документ элемент позиция результат вариант штука объект запись совпадение пункт item document result match entry"
-    .split(" "),
+  "документ элемент позиция результат вариант штука объект запись совпадение пункт item document result match entry".split(
+    " ",
+  ),
 );
 
 /**
@@ -55,14 +58,40 @@ function keyFigure(key: string, value: number): Figure {
   return fromKey?.measure ? { ...fromKey, text: `${key}: ${value}` } : { value, text: `${key}: ${value}` };
 }
 
-/** How many items a text enumerates: «бухгалтер, затем финансовый директор» → 2; «a, b или c» → 3. */
-function enumerations(text: string): Figure[] {
+const CONJUNCTION = /\s(?:и|или|либо|затем|потом|а также|and|or|then)\s/iu;
+/** A comma segment that opens a clause of its own, not an item («которые вызывают композицию»). */
+const CLAUSE_OPENER = /^(?:котор|что|чтобы|где|куда|когда|если|поэтому|но|а\s|which|that|where|when|if)/iu;
+/** A subordinator that heads the whole enumeration: its segment is the first item («Если A, B или C, …»). */
+const HEADING_OPENER = /^(?:если|когда|где|if|when|where)\s/iu;
+
+/**
+ * How many items a text enumerates: «бухгалтер, затем финансовый директор» → 2; «одна колонка, две
+ * колонки или вкладки» → 3. An enumeration ends with a conjunction before its last item; the items
+ * before it are the comma segments back to a colon or to a segment that opens a clause.
+ */
+export function enumerations(text: string): Figure[] {
   const out: Figure[] = [];
   for (const sentence of text.split(/[.!?;\n]+/)) {
     const body = sentence.includes(":") ? sentence.slice(sentence.lastIndexOf(":") + 1) : sentence;
-    if (!body.includes(",")) continue;
-    const parts = body.split(/,\s*(?:и|или|а также|затем|потом)?\s*|\s+(?:и|или|затем|потом)\s+/u).filter((p) => p.trim());
-    if (parts.length >= 2) out.push({ value: parts.length, text: `${parts.length} (перечислено)` });
+    const segments = body.split(",").map((x) => x.trim());
+    for (let k = 0; k < segments.length; k++) {
+      const seg = segments[k]!;
+      const m = CONJUNCTION.exec(` ${seg} `);
+      // «…, затем финансовый директор»: the conjunction opens the segment
+      const opens = /^(?:и|или|либо|затем|потом|а также|and|or|then)\s/iu.test(seg);
+      if (!m && !opens) continue;
+      let items = opens ? 1 : 2;
+      for (let j = k - 1; j >= 0 && segments[j]; j--) {
+        if (HEADING_OPENER.test(segments[j]!)) {
+          items++;
+          break;
+        }
+        if (CLAUSE_OPENER.test(segments[j]!)) break;
+        items++;
+      }
+      if (items >= 2) out.push({ value: items, text: `${items} (перечислено)` });
+      break;
+    }
   }
   return out;
 }
@@ -101,7 +130,7 @@ function derived(text: string): Figure[] {
 }
 
 function textFigures(text: string): Figure[] {
-  return [...figuresIn(text), ...enumerations(text), ...derived(text)];
+  return [...figuresIn(text, { ones: true }), ...enumerations(text), ...derived(text)];
 }
 
 /** The figures the model was given: list sizes and totals, figures in passed content, passages, the request. */
@@ -114,6 +143,12 @@ export function contextNumbers(req: ModelRequest): ContextFigures {
       const counted = (value: number): Figure => ({ value, ...(noun ? { noun } : {}), text: String(value) });
       out.push(counted(b.total), counted(b.items.length));
       if (b.total > b.items.length) out.push(counted(b.total - b.items.length));
+      // the shown items grouped by what the prompt shows of them: how many in each folder, of each type
+      for (const key of ["folderIdentity", "documentType"] as const) {
+        const groups = new Map<string, number>();
+        for (const i of b.items) groups.set(String(i[key]), (groups.get(String(i[key])) ?? 0) + 1);
+        for (const n of groups.values()) out.push(counted(n));
+      }
       for (const i of b.items) out.push(...figuresIn(i.displayName));
       if (b.folder) out.push(...figuresIn(b.folder.displayName));
     } else if (b.kind === "entity") {
@@ -153,6 +188,8 @@ function dateSupported(d: DateParts, c: Figure): boolean {
 }
 
 function nounsAgree(a: string, c: string): boolean {
+  // a Latin noun («columns» of a content value) and a Cyrillic one cannot be compared without a dictionary
+  if (/^[a-z]/.test(a) !== /^[a-z]/.test(c)) return true;
   return a === c || GENERIC.has(a) || GENERIC.has(c);
 }
 
@@ -171,9 +208,36 @@ function supports(c: Figure, a: Figure): boolean {
   return nounsAgree(a.noun, c.noun);
 }
 
+/**
+ * A count the answer backs with its own enumeration of context items: «три функции дат: ADDDAYS,
+ * ENDOFMONTH и WORKDAYS» — exactly that many items follow the colon and each one is in the context.
+ */
+function enumeratedHere(answer: string, f: Figure, context: string): boolean {
+  if (!Number.isInteger(f.value) || f.value < 2) return false;
+  const at = answer.indexOf(f.text);
+  if (at < 0) return false;
+  const rest = answer.slice(at + f.text.length);
+  const colon = rest.indexOf(":");
+  if (colon < 0 || colon > 40 || /[.!?\n]/.test(rest.slice(0, colon))) return false;
+  const list = rest.slice(colon + 1).split(/[.!?;\n]/)[0]!;
+  const items = list
+    .split(/,|\s(?:и|или|and|or)\s/iu)
+    .map((x) => x.replace(/[`«»"*\[\]]/g, "").trim())
+    .filter(Boolean);
+  const folded = fold(context);
+  return items.length === f.value && items.every((x) => folded.includes(fold(x)));
+}
+
 /** Figures of `answer` the context does not state (or states about another noun). */
 export function unsupportedFigures(answer: string, ctx: ContextFigures): Figure[] {
-  return figuresIn(answer).filter((a) => !ctx.figures.some((c) => supports(c, a)));
+  const context = ctx.request ? contextText(ctx.request) : "";
+  return figuresIn(answer).filter((a) => {
+    // a noun the context counts binds the figure to those counts: «один уточняющий вопрос» in the
+    // context makes «три вопроса» a lie even where some other «три» (an enumeration) stands bare
+    const counted = a.noun && !a.measure && !GENERIC.has(a.noun) ? ctx.figures.filter((c) => c.noun === a.noun) : [];
+    const candidates = counted.length ? counted : ctx.figures;
+    return !candidates.some((c) => supports(c, a)) && !(context && enumeratedHere(answer, a, context));
+  });
 }
 
 /** Figures of `answer` the context does not hold (values; with a ContextFigures, by the whole rule). */

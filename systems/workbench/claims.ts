@@ -22,7 +22,8 @@ const ALTERING = new Set(
     "изменить обновить удалить переименовать исправить отредактировать поменять внести убрать сохранить применить " +
     "заменить перенести переместить опубликовать откатить восстановить отправить модифицировать скорректировать " +
     "перезаписать переписать стереть очистить архивировать заархивировать скопировать переделать поправить " +
-    "подтвердить отменить откорректировать перестроить пересчитать"
+    "подтвердить отменить откорректировать перестроить пересчитать установить включить выключить отключить " +
+    "назначить активировать деактивировать запустить остановить загрузить выгрузить импортировать экспортировать закрыть"
   ).split(" "),
 );
 /** Verbs of making: «создана для …», «добавлены поля» describe a document; alone they report an act. */
@@ -32,15 +33,8 @@ const OWN_ACTS = new Set(
   (
     "найти найтись проверить посмотреть просмотреть изучить прочитать прочесть проанализировать сравнить " +
     "собрать подготовить составить понять увидеть заметить уточнить ознакомиться перечислить привести " +
-    "выделить отметить учесть обнаружить свести подсчитать посчитать описать объяснить ответить сформулировать " +
-    "поискать выбрать сгруппировать указать остановиться разобраться получить получиться оказаться"
-  ).split(" "),
-);
-/** Nouns a change happens to: a claim about them is a claim about the workspace. */
-const WORKSPACE_NOUNS = new Set(
-  (
-    "изменение правка обновление исправление документ форма композиция сущность отчёт папка процесс поле шаг " +
-    "параметр версия запись значение настройка формула раскладка выражение описание название имя заявка всё"
+    "выделить учесть обнаружить свести подсчитать посчитать описать объяснить сформулировать " +
+    "поискать выбрать сгруппировать указать остановиться разобраться получить получиться оказаться остаться"
   ).split(" "),
 );
 /** Words that open a frame in which a change is not asserted (condition, time, purpose, question). */
@@ -74,6 +68,10 @@ const verbStem = (lemma: string) => lemma.replace(/(?:ать|ять|ить|ет�
 const CHANGE = new Set([...ALTERING, ...MAKING]);
 const CHANGE_BY_STEM = new Map([...CHANGE].map((l) => [verbStem(l), l]));
 const CHANGE_PREFIXES = new Set([...CHANGE].map((l) => l.slice(0, 4)));
+
+/** «пере-» makes a verb of doing again, differently: переключить, перестроить, перевести — a change. */
+const redone = (lemma: string) => lemma.startsWith("пере") && !OWN_ACTS.has(lemma);
+const isChange = (lemma: string) => CHANGE.has(lemma) || redone(lemma);
 
 /** A guessed (not dictionary) reading takes the lemma of the change verb it was formed from. */
 const canonical = (r: Reading): Reading =>
@@ -141,19 +139,25 @@ function agrees(noun: Reading, pred: Reading | undefined): boolean {
   return !gender || noun.tags.has(gender) || noun.tags.has("Ms-f") || noun.pos === "NPRO";
 }
 
-function subjectOf(ws: Word[], i: number, pred?: Reading): "speaker" | "workspace" | "other" | "none" {
-  let found: "speaker" | "workspace" | "other" | "none" = "none";
+type Subject = "speaker" | "thing" | "person" | "none";
+
+/**
+ * Who the predicate at i is about: the speaker («я», «мы»), a thing (a document, a change, a term —
+ * an inanimate noun), a person other than the speaker, or nobody named (the speaker left out).
+ */
+function subjectOf(ws: Word[], i: number, pred?: Reading): Subject {
+  let found: Subject = "none";
   for (let j = 0; j < ws.length; j++) {
     if (j === i) continue;
     const r = ws[j]!.r;
     if (!r) continue;
     if (r.pos === "NPRO" && r.tags.has("1per") && r.tags.has("nomn")) return "speaker";
+    if ((ws[j]!.w === "все" || ws[j]!.w === "всё") && found === "none") found = "thing";
     // a noun by its likely reading («в» is a preposition, not the abbreviation of «век»)
     if (r.pos !== "NOUN" && r.pos !== "NPRO") continue;
     const nomn = ws[j]!.all.find((x) => x.pos === r.pos && x.tags.has("nomn") && agrees(x, pred));
-    if (nomn && found === "none") found = WORKSPACE_NOUNS.has(nomn.lemma) ? "workspace" : "other";
-    else if (nomn && WORKSPACE_NOUNS.has(nomn.lemma)) found = "workspace";
-    if ((ws[j]!.w === "все" || ws[j]!.w === "всё") && found !== "workspace") found = "workspace";
+    if (!nomn || found !== "none") continue;
+    found = nomn.tags.has("anim") || (nomn.pos === "NPRO" && !nomn.tags.has("neut")) ? "person" : "thing";
   }
   return found;
 }
@@ -173,14 +177,17 @@ function russianClaim(clause: string, sentence: string): string | undefined {
       const subject = subjectOf(ws, i, verb);
       // the speaker never acts in this flow: any past act of theirs is a claim («я отправил», «мы меняли»)
       if (subject === "speaker") return w;
-      // a workspace object or a change that completed («изменения вступили в силу», «форма стала другой»),
-      // or no subject at all: the speaker left out («Обновил поле.», «Уже сохранила правки.»)
-      if (subject !== "other" && (verb.tags.has("perf") || CHANGE.has(verb.lemma))) return w;
+      // a thing that changed — a document, a term, a change itself («изменения вступили в силу», «форма
+      // стала другой»): descriptions of a document use the present or a state, a completed past is an
+      // event — or no subject at all: the speaker left out («Обновил поле.», «Уже сохранила правки.»)
+      // (the left-out speaker is a he, a she or a we: a neuter past with no subject is «начало периода», not an act)
+      if (subject === "none" && verb.tags.has("neut")) continue;
+      if (subject !== "person" && (verb.tags.has("perf") || isChange(verb.lemma))) return w;
       continue;
     }
     const prts = preds.find((r) => r.pos === "PRTS" && !OWN_ACTS.has(r.lemma));
     if (!prts) continue;
-    if (ALTERING.has(prts.lemma)) return w;
+    if (ALTERING.has(prts.lemma) || redone(prts.lemma)) return w;
     const after = ws.slice(i + 1);
     const addressed =
       ws.some((x) => ACT_ADVERBS.has(x.w)) || /для (?:вас|тебя)|по вашей|как вы (?:просили|хотели)/iu.test(sentence);
@@ -188,7 +195,7 @@ function russianClaim(clause: string, sentence: string): string | undefined {
     const complement =
       after.some((x) => DESCRIPTIVE_PREPS.has(x.w)) || ws.slice(0, i).some((x) => x.w === "в" || x.w === "во");
     // a bare state: «Заявка оформлена.», «Поле добавлено.»
-    if (!complement && after.length === 0 && (CHANGE.has(prts.lemma) || i <= 2)) return w;
+    if (!complement && after.length === 0 && (isChange(prts.lemma) || i <= 2)) return w;
   }
   return undefined;
 }
@@ -196,7 +203,7 @@ function russianClaim(clause: string, sentence: string): string | undefined {
 // ---- English ----
 const PP_IRREGULAR = "made|done|sent|written|rewritten|set|put|built|taken|run|given|drawn|shown";
 const EN_OWN =
-  /^(?:found|checked|looked|reviewed|searched|listed|read|compared|noticed|seen|saw|summari[sz]ed|gathered|collected|identified|outlined|included|prepared|understood|explained|answered|described|shown|given)$/i;
+  /^(?:found|checked|looked|reviewed|searched|listed|read|compared|noticed|seen|saw|summari[sz]ed|gathered|collected|identified|outlined|included|prepared|understood|explained|described|shown|given)$/i;
 const EN_FRAME =
   /\b(?:if|when|whenever|once|after|unless|until|will|would|can|could|should|may|might|must|to be|not|n['’]t|never|no)\b/i;
 const EN_DONE = /^\s*(?:done|all done|all set|finished|completed|complete)\s*(?:[.!:,—–-]|$)/i;
@@ -232,6 +239,9 @@ function englishClaim(sentence: string): string | undefined {
 export function findClaimedChange(text: string, context?: string): string | undefined {
   const quoted = context ? norm(context) : "";
   for (const raw of text.split(/(?<=[.!?…])\s+|\n+/u)) {
+    // a table row that states a consequence in the future is a situation, not an event
+    // («| композиция удалена | сборка завершится ошибкой |»)
+    if (/^\s*\|/.test(raw) && wordsOf(raw).some((x) => has(x.r, "VERB", "futr"))) continue;
     const sentence = raw.replace(/^[\s>#*_\-+|]+|\d+[.)]\s/gu, "").trim();
     if (!sentence || /\?\s*$/.test(sentence)) continue;
     // identities and code are not the sentence's language
@@ -247,6 +257,10 @@ export function findClaimedChange(text: string, context?: string): string | unde
     let speaker = false;
     for (let k = 0; k < clauses.length; k++) {
       const clause = clauses[k]!;
+      // what follows an instruction is its content, not an assertion («Проверьте: identity остался прежним»)
+      // — unless the speaker reports their own act in it («Обратите внимание: я обновил форму»)
+      const instructed = k > 0 && wordsOf(clauses[k - 1]!).some((x) => has(x.r, "VERB", "impr"));
+      if (instructed && !SPEAKER_RE.test(clause)) break;
       const claim = russianClaim(clause, sentence);
       if (/(?:^|[^\p{L}])(?:я|мы)(?![\p{L}])/iu.test(clause)) speaker = true;
       if (!claim) continue;
@@ -259,6 +273,8 @@ export function findClaimedChange(text: string, context?: string): string | unde
   }
   return undefined;
 }
+
+const SPEAKER_RE = /(?:^|[^\p{L}])(?:я|мы)(?![\p{L}])/iu;
 
 const norm = (s: string) =>
   s

@@ -134,6 +134,23 @@ const CARDINALS: Record<string, number> = {
   восемьсот: 800,
   девятьсот: 900,
   полтора: 1.5,
+  // English, for content values («twoColumns») and answers written in English
+  zero: 0,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  hundred: 100,
 };
 const MULTIPLIERS: Record<string, number> = { тысяча: 1000, тыс: 1000, миллион: 1e6, млн: 1e6 };
 const MONTHS: Record<string, number> = {
@@ -168,11 +185,16 @@ const lower = (s: string) => s.toLowerCase().replace(/ё/g, "е");
 function lemmaAndPos(w: string): Pick<Tok, "lemma" | "pos" | "gent" | "numeral"> {
   const rs = readings(w);
   // a numeral by its numeral reading («второй» is an ordinal, not «два»); a unit or a month by any reading («часов»: час, not часы)
-  const numr = rs.find(
-    (r) =>
-      ((r.pos === "NUMR" || r.lemma === "сто") && CARDINALS[r.lemma] !== undefined) ||
-      MULTIPLIERS[r.lemma] !== undefined,
-  );
+  const latin = /^[a-z]+$/i.test(w);
+  const numr = latin
+    ? CARDINALS[lower(w)] !== undefined
+      ? { lemma: lower(w), pos: "NUMR" }
+      : undefined
+    : rs.find(
+        (r) =>
+          ((r.pos === "NUMR" || r.lemma === "сто") && CARDINALS[r.lemma] !== undefined) ||
+          MULTIPLIERS[r.lemma] !== undefined,
+      );
   const other = rs.find((r) => MONTHS[r.lemma] !== undefined || UNITS[r.lemma] !== undefined);
   const best = numr ?? other ?? rs[0];
   const gent = rs.find((r) => r.pos === "NOUN" && r.tags.has("gent"))?.lemma;
@@ -191,7 +213,8 @@ function tokens(text: string): Tok[] {
   const out: Tok[] = [];
   for (const m of text.matchAll(TOKEN_RE)) {
     const s = m[0];
-    if (/^\d/.test(s)) out.push({ kind: "num", raw: s, value: Number(s.replace(/[\u00a0\u202f ]/g, "").replace(",", ".")) });
+    if (/^\d/.test(s))
+      out.push({ kind: "num", raw: s, value: Number(s.replace(/[\u00a0\u202f ]/g, "").replace(",", ".")) });
     else if (/^\p{L}/u.test(s)) out.push({ kind: "word", raw: s, ...lemmaAndPos(s) });
     else if (s === "%" || s === "₽") out.push({ kind: "sign", raw: s, lemma: s });
     else out.push({ kind: "punct", raw: s });
@@ -200,15 +223,21 @@ function tokens(text: string): Tok[] {
 }
 
 const ISO_DATE = /(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])/g;
-const DOT_DATE = /(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])/g;
+const DOT_DATE = /(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d|\.\d)/g;
 
-/** The figures of a text. Code, citations and identities are not prose; a numbered list's marker is format. */
-export function figuresIn(text: string): Figure[] {
+/**
+ * The figures of a text. Code, citations and identities are not prose; a numbered list's marker is
+ * format. `ones`: read «один/одна» before a noun as 1 — in the context («задаёт один уточняющий
+ * вопрос» counts questions), not in an answer, where «одна из», «в одной папке» are idiom.
+ */
+export function figuresIn(text: string, o: { ones?: boolean } = {}): Figure[] {
   const out: Figure[] = [];
   const prose = text
     .replace(/\[\[[^\]]*\]\]/g, " ")
     .replace(/`[^`]*`/g, " ")
-    .replace(/(?<![\p{L}\d])[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+/giu, " ");
+    .replace(/(?<![\p{L}\d])[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+/giu, " ")
+    // camelCase values are words too: «twoColumns» is «two columns»
+    .replace(/([a-z])([A-Z])/g, "$1 $2");
   for (const rawLine of prose.split("\n")) {
     let line = rawLine
       .replace(/^\s*(?:[-*+>]\s*)*(?:#{1,6}\s*)?(?:\*\*)?\d{1,3}[.)](?:\*\*)?\s/u, " ")
@@ -222,17 +251,26 @@ export function figuresIn(text: string): Figure[] {
       out.push({ value: Number(d), date: { y: Number(y), m: Number(m), d: Number(d) }, text: s });
       return " ; ";
     });
-    readLine(tokens(line), out);
+    readLine(tokens(line), out, !!o.ones);
   }
   return out;
 }
 
-function readLine(ts: Tok[], out: Figure[]): void {
+function readLine(ts: Tok[], out: Figure[], ones: boolean): void {
   for (let i = 0; i < ts.length; i++) {
     const t = ts[i]!;
     let value: number | undefined;
     let end = i;
-    if (t.kind === "num") {
+    // «полгода», «полчаса», «полтонны»: half of a unit in one word
+    const half = t.kind === "word" ? /^пол(.{3,})$/u.exec(lower(t.raw)) : null;
+    const halfUnit = half ? readings(half[1]!).find((r) => UNITS[r.lemma])?.lemma : undefined;
+    if (halfUnit) {
+      const [dim, factor] = UNITS[halfUnit]!;
+      out.push({ value: 0.5, measure: { dim, base: 0.5 * factor }, noun: halfUnit, text: t.raw });
+      continue;
+    }
+    if (ones && t.kind === "word" && t.lemma === "один" && ts[i + 1]?.kind === "word") value = 1;
+    else if (t.kind === "num") {
       value = t.value!;
       // «5 тыс.», «2 млн»
       const next = ts[i + 1];
@@ -263,7 +301,13 @@ function readLine(ts: Tok[], out: Figure[]): void {
       .join(" ");
     // a date: «14 марта [2025 [года]]»
     const after = ts[end + 1];
-    if (after?.kind === "word" && MONTHS[after.lemma!] !== undefined && Number.isInteger(value) && value >= 1 && value <= 31) {
+    if (
+      after?.kind === "word" &&
+      MONTHS[after.lemma!] !== undefined &&
+      Number.isInteger(value) &&
+      value >= 1 &&
+      value <= 31
+    ) {
       const date: DateParts = { d: value, m: MONTHS[after.lemma!]! };
       let k = end + 2;
       const y = ts[k];
@@ -312,7 +356,13 @@ function following(ts: Tok[], from: number): { unit?: [string, number]; noun?: s
     const t = ts[k]!;
     if (t.kind === "sign") return { unit: UNITS[t.raw]!, noun: t.raw };
     // «5 тыс. руб.»: an abbreviation's full stop
-    if (t.kind === "punct" && t.raw === "." && k === from && (ts[k - 1]?.raw.length ?? 9) <= 4 && ts[k - 1]?.kind === "word")
+    if (
+      t.kind === "punct" &&
+      t.raw === "." &&
+      k === from &&
+      (ts[k - 1]?.raw.length ?? 9) <= 4 &&
+      ts[k - 1]?.kind === "word"
+    )
       continue;
     if (t.kind !== "word") return {};
     const l = t.lemma!;
@@ -328,7 +378,8 @@ function following(ts: Tok[], from: number): { unit?: [string, number]; noun?: s
     }
     if (t.pos === "NOUN") return { noun: l };
     // English: "3 forms", "2 weeks"
-    if (/^[a-z]+$/i.test(t.raw)) return UNITS[abbr] ? { unit: UNITS[abbr]!, noun: abbr } : { noun: abbr.replace(/s$/, "") };
+    if (/^[a-z]+$/i.test(t.raw))
+      return UNITS[abbr] ? { unit: UNITS[abbr]!, noun: abbr } : { noun: abbr.replace(/s$/, "") };
     return {};
   }
   return {};

@@ -29,6 +29,8 @@ interface AzParse {
   score: number;
   parser?: string;
   typosCnt?: number;
+  /** What a prefix parser cut off («пере» of «пересобрал», read by «собрал»). */
+  prefix?: string;
   normalize(): { word: string } | undefined;
 }
 interface AzModule {
@@ -84,7 +86,9 @@ const toReading =
     const tags = new Set(p.tag.toString().split(/[ ,]/));
     return {
       pos: p.tag.POS ?? [...tags][0] ?? "",
-      lemma: (p.normalize()?.word ?? w).replace(/ё/g, "е"),
+      // a word read by a known word with a prefix cut off keeps the prefix: «пере-» is doing again
+      lemma:
+        (p.parser?.startsWith("Prefix") && p.prefix ? p.prefix : "") + (p.normalize()?.word ?? w).replace(/ё/g, "е"),
       tags,
       score: p.score,
       known: p.parser === "Dictionary",
