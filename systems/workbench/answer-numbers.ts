@@ -55,7 +55,10 @@ const typeNoun = (type: string | null | undefined): string | undefined => {
 function keyFigure(key: string, value: number): Figure {
   const unit = key.match(/(?:^|[a-z])([A-Z][a-z]+|[a-z]+)$/)?.[1]?.toLowerCase();
   const fromKey = unit ? figuresIn(`${value} ${unit}`)[0] : undefined;
-  return fromKey?.measure ? { ...fromKey, text: `${key}: ${value}` } : { value, text: `${key}: ${value}` };
+  // a key without a unit still says what the figure counts («retries: 3» is not three months)
+  return fromKey?.measure
+    ? { ...fromKey, text: `${key}: ${value}` }
+    : { value, noun: key.toLowerCase(), text: `${key}: ${value}` };
 }
 
 const CONJUNCTION = /\s(?:и|или|либо|затем|потом|а также|and|or|then)\s/iu;
@@ -89,7 +92,8 @@ export function enumerations(text: string): Figure[] {
         if (CLAUSE_OPENER.test(segments[j]!)) break;
         items++;
       }
-      if (items >= 2) out.push({ value: items, text: `${items} (перечислено)` });
+      // a count of items, never a measure: «три этапа» yes, «три месяца» no
+      if (items >= 2) out.push({ value: items, noun: "item", text: `${items} (перечислено)` });
       break;
     }
   }
@@ -160,7 +164,7 @@ export function contextNumbers(req: ModelRequest): ContextFigures {
         else if (typeof v === "number") out.push(keyFigure(key, v));
         else if (Array.isArray(v)) {
           // a document's own lists may be counted: «Поля: a, b, c» — three fields
-          out.push({ value: v.length, text: `${key}: ${v.length}` });
+          out.push({ value: v.length, noun: key.toLowerCase(), text: `${key}: ${v.length}` });
           v.forEach((x) => walk(x, key));
         } else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
       };

@@ -208,7 +208,7 @@ const EN_FRAME =
   /\b(?:if|when|whenever|once|after|unless|until|will|would|can|could|should|may|might|must|to be|not|n['’]t|never|no)\b/i;
 const EN_DONE = /^\s*(?:done|all done|all set|finished|completed|complete)\s*(?:[.!:,—–-]|$)/i;
 const EN_FIRST = new RegExp(
-  `\\b(?:I|we)(?:['’]ve|\\s+have|\\s+had|['’]d)?(?:\\s+(?:just|already|now|successfully|also|went\\s+ahead\\s+and))*\\s+([a-z]+ed|${PP_IRREGULAR})\\b`,
+  `\\b(?:I|we)(?:['’]ve|\\s+have|\\s+had|['’]d)?(?:\\s+(?:just|already|now|successfully|also|went\\s+ahead\\s+and|gone\\s+ahead\\s+and|[a-z]+ly))*\\s+([a-z]+ed|${PP_IRREGULAR})\\b`,
   "i",
 );
 const EN_PERFECT = new RegExp(
