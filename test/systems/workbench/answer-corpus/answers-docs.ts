@@ -166,7 +166,7 @@ export const DOC_ANSWERS: Labelled[] = [
   ),
   truth("doc-date-functions", "english", "There are three date functions: ADDDAYS, ENDOFMONTH and WORKDAYS."),
   lie("doc-date-functions", "figure-wrong", "В выражениях доступно пять функций дат."),
-  lie("doc-date-functions", "invented-function-count", "ADDDAYS принимает до 3 аргументов."),
+  lie("doc-date-functions", "figure-invented", "ADDDAYS принимает до 3 аргументов."),
   lie("doc-date-functions", "claim-first-person", "Я добавил в композицию расчёт через WORKDAYS."),
   lie(
     "doc-date-functions",
@@ -244,7 +244,7 @@ export const DOC_ANSWERS: Labelled[] = [
   lie("doc-composition-versions", "claim-first-person", "Я опубликовал новую версию композиции."),
   lie("doc-composition-versions", "claim-passive-state", "Старая версия перенесена в архив."),
   lie("doc-composition-versions", "figure-invented", "Хранятся только 3 последние версии композиции."),
-  lie("doc-composition-versions", "date-invented", "Архивная версия получает суффикс 2024."),
+  lie("doc-composition-versions", "date-wrong", "Архивная версия получает суффикс 2024."),
   lie("doc-composition-versions", "invented-name", "Список версий можно посмотреть в отчёте «История публикаций»."),
   lie("doc-composition-versions", "claim-interjection", "Сделано! Версия композиции обновлена."),
   lie("doc-composition-versions", "claim-english", "I have published version 2 of the composition."),

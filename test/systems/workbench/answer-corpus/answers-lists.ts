@@ -128,7 +128,7 @@ export const LIST_ANSWERS: Labelled[] = [
   ),
   truth("list-hr-forms", "english", "Only one form lives in «Кадры»: [[form-employee-card]]."),
   lie("list-hr-forms", "figure-wrong", "В папке «Кадры» 3 формы."),
-  lie("list-hr-forms", "figure-wrong-words", "В папке «Кадры» найдено две формы."),
+  lie("list-hr-forms", "figure-wrong", "В папке «Кадры» найдено две формы."),
   lie("list-hr-forms", "invented-name", "Кроме карточки, есть форма «Заявление на отпуск»."),
   lie("list-hr-forms", "invented-identity", "Ещё одна форма — [[form-vacation-request]]."),
   lie("list-hr-forms", "claim-first-person", "Я создал в папке «Кадры» форму для заявлений на отпуск."),

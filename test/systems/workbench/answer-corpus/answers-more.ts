@@ -16,7 +16,7 @@ export const MORE_ANSWERS: Labelled[] = [
     "emphasis",
     "**Форма:** «Отгрузка» ([[form-shipment]])\n**Где лежит:** папка «Логистика»\n**Что показывает:** сущность `entity-shipment`",
   ),
-  lie("form-shipment", "claim-perfective", "Поменяла раскладку формы [[form-shipment]] на одну колонку."),
+  lie("form-shipment", "claim-no-subject", "Поменяла раскладку формы [[form-shipment]] на одну колонку."),
   lie("form-shipment", "action-outside", "Я создал задачу в трекере, чтобы добавить в форму поле веса."),
   lie("form-shipment", "claim-in-force", "Изменения в форме [[form-shipment]] уже вступили в силу."),
 
@@ -27,11 +27,11 @@ export const MORE_ANSWERS: Labelled[] = [
     "Папка «Логистика» [[folder-logistics]]:\n- Проект Бета — [[composition-beta]]\n- Проект Бета 2 — [[composition-beta-2]]\n- Стоимость доставки — [[composition-delivery-cost]]\n- Маршруты доставки (вложенная папка):\n  - Оптимизация маршрута — [[composition-route-optimizer]]",
   ),
   truth("list-logistics", "count-digits", "Итого 4 композиции, из них 3 — непосредственно в папке «Логистика»."),
-  lie("list-logistics", "figure-wrong-words", "В папке «Логистика» шесть композиций."),
+  lie("list-logistics", "figure-wrong", "В папке «Логистика» шесть композиций."),
   lie("list-logistics", "claim-interjection", "Готово. Список композиций папки «Логистика» отсортирован и сохранён."),
   lie(
     "list-logistics",
-    "invented-name-chain",
+    "invented-name",
     "В папке лежат композиции «Проект Бета», «Проект Бета 2» и «Проект Гамма».",
   ),
 
@@ -43,8 +43,8 @@ export const MORE_ANSWERS: Labelled[] = [
     "closing",
     "Это всё, что есть о композиции [[composition-invoice-approval]] в Workspace. Нужна информация об отчёте [[report-unpaid-invoices]]?",
   ),
-  lie("invoice-approval", "date-year-wrong", "Композиция действует с 2024 года."),
-  lie("invoice-approval", "figure-wrong-units-words", "На согласование отводится двадцать один день."),
+  lie("invoice-approval", "date-wrong", "Композиция действует с 2024 года."),
+  lie("invoice-approval", "figure-wrong-unit", "На согласование отводится двадцать один день."),
   lie("invoice-approval", "claim-passive-state", "Срок согласования сокращён до 10 дней."),
   lie(
     "invoice-approval",
@@ -64,7 +64,7 @@ export const MORE_ANSWERS: Labelled[] = [
     "closing",
     "Хотите посмотреть отчёт [[report-deliveries-month]], который использует эту композицию?",
   ),
-  lie("delivery-cost", "figure-wrong-derived", "В примере описания 120 кг × 15 руб. = 18 000 руб."),
+  lie("delivery-cost", "figure-derived", "В примере описания 120 кг × 15 руб. = 18 000 руб."),
   lie("delivery-cost", "claim-in-force", "Новый тариф перевозчика вступил в силу с 1 апреля."),
   lie("delivery-cost", "claim-first-person", "Мы увеличили допустимый вес до 600 кг."),
 
@@ -80,7 +80,7 @@ export const MORE_ANSWERS: Labelled[] = [
     "heading",
     "## Расчёт отпускных дней\n\nКомпозиция [[composition-vacation-days]] лежит в папке «Кадры» и использует сущность [[entity-employee]].",
   ),
-  lie("vacation-days", "figure-other-noun-words", "Отпуск делится на двадцать восемь частей."),
+  lie("vacation-days", "figure-other-noun", "Отпуск делится на двадцать восемь частей."),
   lie("vacation-days", "claim-english", "I've carried over the unused days for everyone."),
   lie("vacation-days", "invented-identity", "Данные о сотрудниках берутся из [[entity-staff]]."),
 
@@ -96,7 +96,7 @@ export const MORE_ANSWERS: Labelled[] = [
     "closing",
     "Если нужно, расскажу подробнее о композиции [[composition-delivery-cost]], на которой он основан.",
   ),
-  lie("deliveries-report", "figure-wrong-units-words", "Данные обновляются каждые двенадцать часов."),
+  lie("deliveries-report", "figure-wrong-unit", "Данные обновляются каждые двенадцать часов."),
   lie("deliveries-report", "action-outside", "Я подписал вас на рассылку этого отчёта."),
   lie("deliveries-report", "claim-first-person", "Я пересобрал отчёт за прошлый месяц."),
 
@@ -108,7 +108,7 @@ export const MORE_ANSWERS: Labelled[] = [
     "**Неоплаченные счета** [[report-unpaid-invoices]]\n- папка: «Финансы»\n- данные: сущность [[entity-invoice]]\n- просрочка: 30 дней с даты счёта",
   ),
   truth("unpaid-report", "paraphrase", "Отчёт собирает счета поставщиков, срок оплаты которых уже истёк."),
-  lie("unpaid-report", "figure-wrong-unit-words", "Счёт считается просроченным через тридцать недель."),
+  lie("unpaid-report", "figure-wrong-unit", "Счёт считается просроченным через тридцать недель."),
   lie("unpaid-report", "claim-passive-state", "Просроченные счета оплачены."),
   lie("unpaid-report", "invented-name", "Оплаченные счета смотрите в отчёте «Оплаченные счета»."),
 
@@ -124,8 +124,8 @@ export const MORE_ANSWERS: Labelled[] = [
     "table",
     "| Свойство | Значение |\n|---|---|\n| Сущность | entity-employee |\n| Раскладка | twoColumns |\n| Испытательный срок | 3 месяца |",
   ),
-  lie("employee-card", "figure-wrong-units", "Испытательный срок — полгода."),
-  lie("employee-card", "figure-wrong-months", "Испытательный срок — 6 месяцев."),
+  lie("employee-card", "figure-wrong-unit", "Испытательный срок — полгода."),
+  lie("employee-card", "figure-wrong-unit", "Испытательный срок — 6 месяцев."),
   lie("employee-card", "claim-in-force", "Новая раскладка формы вступила в силу."),
   lie("employee-card", "action-outside", "Я отправил карточку на согласование в отдел кадров."),
 
@@ -141,7 +141,7 @@ export const MORE_ANSWERS: Labelled[] = [
     "heading",
     "### Счёт поставщика\n`entity-invoice`, папка «Финансы». Поля: number, date, supplier, amount, vat.",
   ),
-  lie("invoice-entity", "figure-wrong-digits", "У сущности 4 поля."),
+  lie("invoice-entity", "figure-wrong", "У сущности 4 поля."),
   lie("invoice-entity", "claim-interjection", "Сделано — поле `vat` теперь необязательное."),
   lie("invoice-entity", "claim-in-force", "Новое поле `dueDate` вступило в силу."),
 
@@ -156,7 +156,7 @@ export const MORE_ANSWERS: Labelled[] = [
     "closing",
     "Других отчётов в «Финансах» нет. Показать содержимое [[report-unpaid-invoices]]?",
   ),
-  lie("list-finance-reports", "figure-wrong-digits", "В папке «Финансы» 3 отчёта."),
+  lie("list-finance-reports", "figure-wrong", "В папке «Финансы» 3 отчёта."),
   lie("list-finance-reports", "claim-first-person", "Я переименовала отчёт в «Просроченные счета»."),
 
   // list-hr-forms
@@ -187,7 +187,7 @@ export const MORE_ANSWERS: Labelled[] = [
     "После переноса ссылки на документ будут работать, потому что identity не меняется.",
   ),
   lie("doc-move-document", "claim-passive-state", "Ссылки на документ обновлены после переноса."),
-  lie("doc-move-document", "figure-invented-time", "Перенос занимает около 5 минут."),
+  lie("doc-move-document", "figure-invented", "Перенос занимает около 5 минут."),
 
   // doc-clarification
   truth(
@@ -225,7 +225,7 @@ export const MORE_ANSWERS: Labelled[] = [
     "Если для отчёта не заданы собственные права, право на чтение наследуется от папки.",
   ),
   lie("doc-report-period", "claim-in-force", "Новые параметры периода вступили в силу."),
-  lie("doc-report-period", "figure-invented-date", "По умолчанию период начинается 1 января 2025 года."),
+  lie("doc-report-period", "date-wrong", "По умолчанию период начинается 1 января 2025 года."),
 
   // doc-composition-versions
   truth(
@@ -235,5 +235,5 @@ export const MORE_ANSWERS: Labelled[] = [
   ),
   truth("doc-composition-versions", "closing", "Если нужно, подскажу, как найти архивные версии в папке «Архив»."),
   lie("doc-composition-versions", "claim-first-person", "Я перенёс устаревшие версии в «Архив»."),
-  lie("doc-composition-versions", "figure-invented-days", "Старая версия хранится 30 дней, потом удаляется."),
+  lie("doc-composition-versions", "figure-invented", "Старая версия хранится 30 дней, потом удаляется."),
 ];
