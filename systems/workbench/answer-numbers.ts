@@ -1,124 +1,251 @@
-// Figures in a Workbench answer bind to the context the model was given (issue 31): a count of
-// documents («3 композиции», «пять форм») or any other figure must be one the context holds — a
-// list's total or its shown items, a number written in a passed document or passage, or in the
-// user's own request. Like the Evidence contract, the rule is closed: a figure that is not there
-// is refused, whatever words carry it. Ordinals of a numbered list («1. …») are format.
+// Figures in a Workbench answer bind to the context the model was given (issues 31, 42). A figure of
+// the answer must be one the context states — after units are normalised (2 недели = 14 дней,
+// 36 часов = 1,5 суток, 15 % = 15 процентов), numbers read in words and dates in any spelling —
+// and it must count the same noun there: «14 отчётов» is a lie when the context's 14 is days.
+// Derived figures are allowed only where the passed content states the operation: the items a
+// passed text enumerates may be counted, and a worked example's arithmetic (a sentence that adds,
+// subtracts, multiplies or divides its figures) may be carried out. Ordinals of a numbered list are
+// format. The rule is closed: a figure not found is refused, whatever words carry it.
+import { figuresIn, type DateParts, type Figure } from "./figures";
 import type { ModelRequest } from "./model-request";
+import { TYPE_LABELS } from "./lexicon";
+import { lemmaOf } from "./morph";
+import { contextText } from "./answer-documents";
+import { fold } from "./text";
 
-const UNITS: Record<string, number> = {
-  ноль: 0,
-  один: 1,
-  одна: 1,
-  одно: 1,
-  одного: 1,
-  одной: 1,
-  одному: 1,
-  два: 2,
-  две: 2,
-  двух: 2,
-  двум: 2,
-  двое: 2,
-  три: 3,
-  трех: 3,
-  трём: 3,
-  трем: 3,
-  трое: 3,
-  четыре: 4,
-  четырех: 4,
-  четверо: 4,
-  пять: 5,
-  пяти: 5,
-  пятеро: 5,
-  шесть: 6,
-  шести: 6,
-  семь: 7,
-  семи: 7,
-  восемь: 8,
-  восьми: 8,
-  девять: 9,
-  девяти: 9,
-  десять: 10,
-  десяти: 10,
-  одиннадцать: 11,
-  двенадцать: 12,
-  тринадцать: 13,
-  четырнадцать: 14,
-  пятнадцать: 15,
-  шестнадцать: 16,
-  семнадцать: 17,
-  восемнадцать: 18,
-  девятнадцать: 19,
-  двадцать: 20,
-  тридцать: 30,
-  сорок: 40,
-  пятьдесят: 50,
-  шестьдесят: 60,
-  семьдесят: 70,
-  восемьдесят: 80,
-  девяносто: 90,
-  сто: 100,
-  двести: 200,
-  триста: 300,
-  пятьсот: 500,
-  тысяча: 1000,
-  тысячи: 1000,
-  тысяч: 1000,
+/** Nouns that count anything: «3 документа», «5 результатов» agree with any counted noun. */
+const GENERIC = new Set(
+  "документ элемент позиция результат вариант штука объект запись совпадение пункт item document result match entry".split(
+    " ",
+  ),
+);
+
+/**
+ * The figures of a context, as a set of values (what older callers read) that also carries each
+ * figure's unit, noun and date — so `validateResponse(…, { numbers: contextNumbers(req) })` checks
+ * the whole rule without a new option — and the request itself for the checks that read it.
+ */
+export class ContextFigures extends Set<number> {
+  readonly figures: Figure[];
+  constructor(
+    figures: Figure[],
+    readonly request?: ModelRequest,
+  ) {
+    super();
+    this.figures = figures;
+    for (const f of figures) {
+      this.add(f.value);
+      if (f.date?.y) this.add(f.date.y);
+      if (f.date?.m) this.add(f.date.m);
+    }
+  }
+}
+
+/** Numbers written in `text` (values only; a date gives its day and year). */
+export function numbersIn(text: string): number[] {
+  return figuresIn(text).flatMap((f) => (f.date ? [f.date.d, f.date.y].filter((x): x is number => !!x) : [f.value]));
+}
+
+const typeNoun = (type: string | null | undefined): string | undefined => {
+  const one = type ? TYPE_LABELS[type]?.one : undefined;
+  return one ? lemmaOf(one) : undefined;
 };
 
-/** Numbers written in `text`: digit runs, and number words (a run of them summed: «двадцать три» → 23). */
-export function numbersIn(text: string): number[] {
-  const out: number[] = [];
-  const lines = text.replace(/\[\[[^\]]*\]\]/g, " ").replace(/`[^`]*`/g, " ");
-  for (const line of lines.split("\n")) {
-    // a numbered list's marker is format, not a figure
-    const body = line.replace(/^\s*\d{1,3}[.)]\s/, "");
-    // identities and names with digits glued to letters («Проект Бета 2» is matched as a figure, so a name counts only if passed)
-    for (const m of body.matchAll(/(?<![\p{L}\d-])\d+(?:[.,]\d+)?(?![\p{L}\d-])/gu))
-      out.push(Number(m[0].replace(",", ".")));
-    let run: number | null = null;
-    for (const w of body
-      .toLowerCase()
-      .replace(/ё/g, "е")
-      .split(/[^\p{L}]+/u)) {
-      const v = UNITS[w];
-      if (v === undefined) {
-        if (run !== null) out.push(run);
-        run = null;
-      } else run = run === null ? v : v === 1000 ? run * 1000 : run + v;
+/** Content keys that name their unit: weightKg, approvalDays, timeoutHours, discountPercent. */
+function keyFigure(key: string, value: number): Figure {
+  const unit = key.match(/(?:^|[a-z])([A-Z][a-z]+|[a-z]+)$/)?.[1]?.toLowerCase();
+  const fromKey = unit ? figuresIn(`${value} ${unit}`)[0] : undefined;
+  // a key without a unit still says what the figure counts («retries: 3» is not three months)
+  return fromKey?.measure
+    ? { ...fromKey, text: `${key}: ${value}` }
+    : { value, noun: key.toLowerCase(), text: `${key}: ${value}` };
+}
+
+const CONJUNCTION = /\s(?:и|или|либо|затем|потом|а также|and|or|then)\s/iu;
+/** A comma segment that opens a clause of its own, not an item («которые вызывают композицию»). */
+const CLAUSE_OPENER = /^(?:котор|что|чтобы|где|куда|когда|если|поэтому|но|а\s|which|that|where|when|if)/iu;
+/** A subordinator that heads the whole enumeration: its segment is the first item («Если A, B или C, …»). */
+const HEADING_OPENER = /^(?:если|когда|где|if|when|where)\s/iu;
+
+/**
+ * How many items a text enumerates: «бухгалтер, затем финансовый директор» → 2; «одна колонка, две
+ * колонки или вкладки» → 3. An enumeration ends with a conjunction before its last item; the items
+ * before it are the comma segments back to a colon or to a segment that opens a clause.
+ */
+export function enumerations(text: string): Figure[] {
+  const out: Figure[] = [];
+  for (const sentence of text.split(/[.!?;\n]+/)) {
+    const body = sentence.includes(":") ? sentence.slice(sentence.lastIndexOf(":") + 1) : sentence;
+    const segments = body.split(",").map((x) => x.trim());
+    for (let k = 0; k < segments.length; k++) {
+      const seg = segments[k]!;
+      const m = CONJUNCTION.exec(` ${seg} `);
+      // «…, затем финансовый директор»: the conjunction opens the segment
+      const opens = /^(?:и|или|либо|затем|потом|а также|and|or|then)\s/iu.test(seg);
+      if (!m && !opens) continue;
+      let items = opens ? 1 : 2;
+      for (let j = k - 1; j >= 0 && segments[j]; j--) {
+        if (HEADING_OPENER.test(segments[j]!)) {
+          items++;
+          break;
+        }
+        if (CLAUSE_OPENER.test(segments[j]!)) break;
+        items++;
+      }
+      // a count of items, never a measure: «три этапа» yes, «три месяца» no
+      if (items >= 2) out.push({ value: items, noun: "item", text: `${items} (перечислено)` });
+      break;
     }
-    if (run !== null) out.push(run);
   }
   return out;
 }
 
-/** The figures the model was given: list sizes and totals, figures in passed content, passages and the request. */
-export function contextNumbers(req: ModelRequest): Set<number> {
-  const out = new Set<number>(numbersIn(req.request));
+const OPERATION = /[+×*÷=]|\s[-−–/]\s|плюс|минус|умнож|раздел|делит|сумм|итого|прибав|вычит|разниц|произведен/iu;
+
+/** A worked example's arithmetic: the results of the operation its sentence states, over its figures. */
+function derived(text: string): Figure[] {
+  const out: Figure[] = [];
+  for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
+    if (!OPERATION.test(sentence)) continue;
+    const fs = figuresIn(sentence).filter((f) => !f.date);
+    for (let i = 0; i < fs.length; i++)
+      for (let j = i + 1; j < fs.length; j++) {
+        const a = fs[i]!;
+        const b = fs[j]!;
+        const dim = a.measure?.dim ?? b.measure?.dim;
+        const sameDim = (a.measure?.dim ?? dim) === (b.measure?.dim ?? dim);
+        const base = (f: Figure) => f.measure?.base ?? f.value;
+        if (sameDim) {
+          for (const v of [base(a) + base(b), Math.abs(base(a) - base(b))])
+            out.push(dim ? { value: v, measure: { dim, base: v }, text: `${v}` } : { value: v, text: `${v}` });
+        }
+        const product = a.value * b.value;
+        out.push({ value: product, text: `${product}` });
+        if (b.value) out.push({ value: a.value / b.value, text: `${a.value / b.value}` });
+        if (a.value) out.push({ value: b.value / a.value, text: `${b.value / a.value}` });
+      }
+    if (fs.length > 2) {
+      const sum = fs.reduce((s, f) => s + (f.measure?.base ?? f.value), 0);
+      const dim = fs[0]!.measure?.dim;
+      out.push(dim ? { value: sum, measure: { dim, base: sum }, text: `${sum}` } : { value: sum, text: `${sum}` });
+    }
+  }
+  return out;
+}
+
+function textFigures(text: string): Figure[] {
+  return [...figuresIn(text, { ones: true }), ...enumerations(text), ...derived(text)];
+}
+
+/** The figures the model was given: list sizes and totals, figures in passed content, passages, the request. */
+export function contextNumbers(req: ModelRequest): ContextFigures {
+  const out: Figure[] = [...textFigures(req.request)];
+  const perType = new Map<string | undefined, number>();
   for (const b of req.context) {
     if (b.kind === "list") {
-      out.add(b.total);
-      out.add(b.items.length);
-      if (b.total > b.items.length) out.add(b.total - b.items.length);
-      for (const i of b.items) numbersIn(i.displayName).forEach((n) => out.add(n));
+      const noun = typeNoun(b.entityType);
+      const counted = (value: number): Figure => ({ value, ...(noun ? { noun } : {}), text: String(value) });
+      out.push(counted(b.total), counted(b.items.length));
+      if (b.total > b.items.length) out.push(counted(b.total - b.items.length));
+      // the shown items grouped by what the prompt shows of them: how many in each folder, of each type
+      for (const key of ["folderIdentity", "documentType"] as const) {
+        const groups = new Map<string, number>();
+        for (const i of b.items) groups.set(String(i[key]), (groups.get(String(i[key])) ?? 0) + 1);
+        for (const n of groups.values()) out.push(counted(n));
+      }
+      for (const i of b.items) out.push(...figuresIn(i.displayName));
+      if (b.folder) out.push(...figuresIn(b.folder.displayName));
     } else if (b.kind === "entity") {
-      numbersIn(`${b.displayName}\n${JSON.stringify(b.content)}`).forEach((n) => out.add(n));
-      // a document's own lists: «Поля: a, b, c» may be counted
-      const walk = (v: unknown): void => {
-        if (Array.isArray(v)) {
-          out.add(v.length);
-          v.forEach(walk);
-        } else if (v && typeof v === "object") Object.values(v).forEach(walk);
+      perType.set(b.documentType, (perType.get(b.documentType) ?? 0) + 1);
+      out.push(...figuresIn(b.displayName));
+      if (b.folder) out.push(...figuresIn(b.folder.displayName));
+      const walk = (v: unknown, key: string): void => {
+        if (typeof v === "string") out.push(...textFigures(v));
+        else if (typeof v === "number") out.push(keyFigure(key, v));
+        else if (Array.isArray(v)) {
+          // a document's own lists may be counted: «Поля: a, b, c» — three fields
+          out.push({ value: v.length, noun: key.toLowerCase(), text: `${key}: ${v.length}` });
+          v.forEach((x) => walk(x, key));
+        } else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
       };
-      walk(b.content);
-    } else numbersIn(`${b.heading}\n${b.text}`).forEach((n) => out.add(n));
+      walk(b.content, "content");
+    } else out.push(...textFigures(`${b.heading}\n${b.text}`));
   }
-  for (const m of req.conversation) numbersIn(m.text).forEach((n) => out.add(n));
-  // how many documents of each kind the answer may name: the identities passed
-  out.add(req.context.filter((b) => b.kind === "entity").length);
-  return out;
+  for (const m of req.conversation) out.push(...figuresIn(m.text));
+  for (const c of req.clarifications ?? []) out.push(...figuresIn(`${c.question}\n${c.answer}`));
+  // how many documents (of each type) the answer may say it was given
+  const entities = [...perType.values()].reduce((s, n) => s + n, 0);
+  out.push({ value: entities, noun: "документ", text: String(entities) });
+  for (const [type, n] of perType) {
+    const noun = typeNoun(type);
+    out.push({ value: n, ...(noun ? { noun } : {}), text: String(n) });
+  }
+  return new ContextFigures(out, req);
 }
 
-/** Figures of `answer` the context does not hold. */
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+function dateSupported(d: DateParts, c: Figure): boolean {
+  if (c.date) return (["y", "m", "d"] as const).every((k) => d[k] === undefined || d[k] === c.date![k]);
+  // a year alone may stand for a year the context wrote as a plain number
+  return d.m === undefined && d.d === undefined && !c.measure && !c.noun && c.value === d.y;
+}
+
+function nounsAgree(a: string, c: string): boolean {
+  // a Latin noun («columns» of a content value) and a Cyrillic one cannot be compared without a dictionary
+  if (/^[a-z]/.test(a) !== /^[a-z]/.test(c)) return true;
+  return a === c || GENERIC.has(a) || GENERIC.has(c);
+}
+
+/** Whether context figure `c` states answer figure `a`. */
+function supports(c: Figure, a: Figure): boolean {
+  if (a.date) return dateSupported(a.date, c);
+  if (a.measure) {
+    if (c.measure) return c.measure.dim === a.measure.dim && close(c.measure.base, a.measure.base);
+    return close(c.value, a.value) && !c.noun && !c.date;
+  }
+  if (c.date) return !a.noun && (c.date.d === a.value || c.date.y === a.value || c.date.m === a.value);
+  if (!close(c.value, a.value)) return false;
+  if (!a.noun || !c.noun) return true;
+  // the context's figure measures something (days, kg) and the answer counts a thing with it
+  if (c.measure) return false;
+  return nounsAgree(a.noun, c.noun);
+}
+
+/**
+ * A count the answer backs with its own enumeration of context items: «три функции дат: ADDDAYS,
+ * ENDOFMONTH и WORKDAYS» — exactly that many items follow the colon and each one is in the context.
+ */
+function enumeratedHere(answer: string, f: Figure, context: string): boolean {
+  if (!Number.isInteger(f.value) || f.value < 2) return false;
+  const at = answer.indexOf(f.text);
+  if (at < 0) return false;
+  const rest = answer.slice(at + f.text.length);
+  const colon = rest.indexOf(":");
+  if (colon < 0 || colon > 40 || /[.!?\n]/.test(rest.slice(0, colon))) return false;
+  const list = rest.slice(colon + 1).split(/[.!?;\n]/)[0]!;
+  const items = list
+    .split(/,|\s(?:и|или|and|or)\s/iu)
+    .map((x) => x.replace(/[`«»"*\[\]]/g, "").trim())
+    .filter(Boolean);
+  const folded = fold(context);
+  return items.length === f.value && items.every((x) => folded.includes(fold(x)));
+}
+
+/** Figures of `answer` the context does not state (or states about another noun). */
+export function unsupportedFigures(answer: string, ctx: ContextFigures): Figure[] {
+  const context = ctx.request ? contextText(ctx.request) : "";
+  return figuresIn(answer).filter((a) => {
+    // a noun the context counts binds the figure to those counts: «один уточняющий вопрос» in the
+    // context makes «три вопроса» a lie even where some other «три» (an enumeration) stands bare
+    const counted = a.noun && !a.measure && !GENERIC.has(a.noun) ? ctx.figures.filter((c) => c.noun === a.noun) : [];
+    const candidates = counted.length ? counted : ctx.figures;
+    return !candidates.some((c) => supports(c, a)) && !(context && enumeratedHere(answer, a, context));
+  });
+}
+
+/** Figures of `answer` the context does not hold (values; with a ContextFigures, by the whole rule). */
 export function unsupportedNumbers(answer: string, allowed: ReadonlySet<number>): number[] {
+  if (allowed instanceof ContextFigures) return [...new Set(unsupportedFigures(answer, allowed).map((f) => f.value))];
   return [...new Set(numbersIn(answer).filter((n) => !allowed.has(n)))];
 }

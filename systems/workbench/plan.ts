@@ -47,6 +47,11 @@ interface ClauseParse {
   nameType?: string;
   /** The type noun nearest before each quoted/identity mention («отчёт «А» и композицию «Б»»). */
   mentionTypes: Record<string, string>;
+  /**
+   * Per mention, in the order of `mentions`: every type noun written for it — one («отчёт «А»»), or
+   * several coordinated ones sharing the name («форму и сущность «Отгрузка»»: both documents).
+   */
+  mentionTypeList: string[][];
   /** A mutation verb beside a supported command («найди X и удали её»): the mutation part is unsupported. */
   alsoMutation: boolean;
 }
@@ -85,11 +90,16 @@ export function parseClause(text: string): ClauseParse {
   let plural = false;
   const mentionTypes: Record<string, string> = {};
   let nearestType: string | undefined;
+  // the coordinated type nouns since the last mention («форму и сущность»), and each mention's share
+  let pendingTypes: string[] = [];
+  let lastTypeAt = -1;
+  const typesAt = new Map<number, string[]>();
   let typeWords = 0;
   tokens.forEach((t, i) => {
     if (used.has(i)) return;
     if (t.kind === "quote" || (t.kind === "word" && isIdentity(t.raw))) {
       if (nearestType && !(t.raw in mentionTypes)) mentionTypes[t.raw] = nearestType;
+      typesAt.set(i, [...pendingTypes]);
       return;
     }
     if (t.kind !== "word") return;
@@ -100,8 +110,23 @@ export function parseClause(text: string): ClauseParse {
       return;
     }
     if (!ty) return;
+    // «не отчёт, а форму …»: a negated type is the one the user does not mean
+    if (tokens[i - 1]?.f === "не") {
+      used.add(i);
+      used.add(i - 1);
+      return;
+    }
     typeWords++;
     nearestType = ty;
+    // «форму и сущность», «форму или сущность», «форму, сущность»: one name for several types
+    const between = tokens.slice(lastTypeAt + 1, i);
+    const coordinated =
+      lastTypeAt >= 0 && between.length === 1 && (["и", "или"].includes(between[0]!.f) || between[0]!.raw === ",");
+    if (coordinated) {
+      used.add(lastTypeAt + 1);
+      if (!pendingTypes.includes(ty)) pendingTypes.push(ty);
+    } else pendingTypes = [ty];
+    lastTypeAt = i;
     if (entityType === undefined) {
       entityType = ty;
       plural = looksPlural(t.f);
@@ -126,9 +151,17 @@ export function parseClause(text: string): ClauseParse {
   const quotes = tokens.filter((t, i) => t.kind === "quote" && !used.has(i)).map((t) => t.raw);
   const identities = tokens.filter((t, i) => t.kind === "word" && !used.has(i) && isIdentity(t.raw)).map((t) => t.raw);
   let mentions = [...quotes, ...identities];
+  const mentionTypeList = [
+    ...tokens.flatMap((t, i) => (t.kind === "quote" && !used.has(i) ? [typesAt.get(i) ?? []] : [])),
+    ...tokens.flatMap((t, i) => (t.kind === "word" && !used.has(i) && isIdentity(t.raw) ? [typesAt.get(i) ?? []] : [])),
+  ];
   if (mentions.length === 0) {
     const residual = residualMention(tokens, used);
-    if (residual) mentions = [residual];
+    if (residual) {
+      mentions = [residual];
+      // an unquoted name after its type nouns: «найди форму или сущность Отгрузка»
+      if (pendingTypes.length) mentionTypeList.push([...pendingTypes]);
+    }
   }
   // «найди «Бюджет» и удали её»: the pronoun is the mutation's object, not a history reference
   if (alsoMutation && mentions.length) historyRef = undefined;
@@ -144,13 +177,22 @@ export function parseClause(text: string): ClauseParse {
     historyRef,
     names: mentions,
     mentionTypes,
+    mentionTypeList,
     alsoMutation,
     ...(entityType ? { nameType: entityType } : {}),
   };
   const withType = (
     p: Omit<
       ClauseParse,
-      "entityType" | "mentions" | "folderName" | "historyRef" | "names" | "nameType" | "mentionTypes" | "alsoMutation"
+      | "entityType"
+      | "mentions"
+      | "folderName"
+      | "historyRef"
+      | "names"
+      | "nameType"
+      | "mentionTypes"
+      | "mentionTypeList"
+      | "alsoMutation"
     >,
   ): ClauseParse => ({ ...base, ...p });
   const docsOnly = (confidence: number, implicit: boolean): ClauseParse => ({
@@ -161,6 +203,7 @@ export function parseClause(text: string): ClauseParse {
     confidence,
     names: mentions,
     mentionTypes,
+    mentionTypeList,
     alsoMutation,
     ...(entityType ? { nameType: entityType } : {}),
   });
@@ -328,14 +371,21 @@ export function deterministicPlan(norm: Normalized, planVersion = 1): ParsedPlan
       // «…, потом покажи связанную с ней сущность «X»»: a back-reference links the clauses
       if (prevTarget) linkedTasks = true;
     }
+    const typeLists = p.mentions.length === task.mentions.length ? p.mentionTypeList : [];
     const others = splitTargets(task);
     tasks.push(task);
     for (const part of others) tasks.push({ ...part, id: nextId() });
-    // each target keeps the type noun written before it
-    for (const t of [task, ...tasks.slice(tasks.length - others.length)]) {
-      const ty = p.mentionTypes[t.mentions[0] ?? ""];
-      if (ty) t.entityType = ty;
-    }
+    // each target keeps the type noun written before it; a name given several types is one target per type
+    const targets = [task, ...tasks.slice(tasks.length - others.length)];
+    targets.forEach((t, k) => {
+      const types = t.mentions.length ? (typeLists[k] ?? []) : [];
+      if (types.length) t.entityType = types[0];
+      if (!namesTargets(t.intent)) return;
+      for (const ty of types.slice(1)) {
+        const { id: _id, ...copy } = t;
+        tasks.push({ ...copy, entityType: ty, mentions: [...t.mentions], dependsOn: [...t.dependsOn], id: nextId() });
+      }
+    });
     if (readsDomain(task.intent)) prevTarget = tasks.at(-1)!;
     if (p.alsoMutation) {
       // The supported part runs; the mutation is reported as not done (seed: no domain mutations here).

@@ -338,3 +338,17 @@ export function getIndex(snapshot: WorkspaceSnapshot, sha: string): { index: Res
 export function indexCacheStats(): { builds: number; size: number } {
   return { builds, size: cache.size };
 }
+
+/** The cached index of a snapshot, if one was built (never builds: a checker only reads what the turn resolved against). */
+export function peekIndex(sha: string): ResolverIndex | undefined {
+  return cache.get(sha);
+}
+
+/** Whether a document of the index bears this name (words compared by stem: «Доставки за месяц» ~ «доставок за месяц»). */
+export function hasDocumentNamed(idx: ResolverIndex, name: string): boolean {
+  const ws = words(fold(name));
+  if (!ws.length) return false;
+  const key = ws.map(stem).join(" ");
+  const candidates = idx.byStem.get(stem(ws[0]!)) ?? [];
+  return candidates.some((i) => idx.docs[i]!.nameWords.map(stem).join(" ") === key);
+}

@@ -1,7 +1,11 @@
 // Stage 12: algorithmic checks of the final answer — every [[identity]] exists in the snapshot and
 // was passed to the model, the format holds, and the answer claims no change the Workbench never
 // made (domain mutations are outside this flow).
-import { unsupportedNumbers } from "./answer-numbers";
+import { findClaimedChange } from "./claims";
+import { contextText, inventedDocuments, nameLookup } from "./answer-documents";
+import type { ModelRequest } from "./model-request";
+import { hasDocumentNamed, peekIndex } from "./resolve-index";
+import { ContextFigures, unsupportedFigures, unsupportedNumbers } from "./answer-numbers";
 import { fold, IDENTITY_RE, UUID_RE } from "./text";
 
 export interface ValidationIssue {
@@ -13,7 +17,8 @@ export interface ValidationIssue {
     | "too_long"
     | "claimed_change"
     | "unsupported_number"
-    | "raw_json";
+    | "raw_json"
+    | "invented_document";
   detail?: string;
 }
 
@@ -25,103 +30,7 @@ export interface ValidationResult {
 
 const CITATION_RE = /\[\[([^\[\]\n]{1,256})\]\]/g;
 
-// Claims of having changed the workspace, recognised by morphology rather than by phrases: a
-// mutation verb stem (изменить, обновить, удалить, создать, переименовать, внести, поменять…) in a
-// form that reports a completed act — the past tense («я поменял», «удалила», «мы обновили»), a
-// short passive participle («обновлена», «удалён», «изменены», «переименован») or a noun of change
-// with such a verb («изменения внесены», «внёс изменения»). English: "I('ve) updated…", "has been
-// deleted", "changes were saved". A description of the workspace's own history («заменена в 2025
-// году», «создан ранее») is not a claim: a dated or past-marked sentence is skipped, and an
-// infinitive or imperative («можно удалить», «удалите в дереве») never matches.
-/** Stems whose short participle is itself a claim («формула обновлена», «композиция удалена»). */
-const STRONG_STEMS = [
-  "измен",
-  "обнов",
-  "удал",
-  "переимен",
-  "помен",
-  "исправ",
-  "отредактир",
-  "модифицир",
-  "скорректир",
-  "перезапис",
-  "переписа",
-  "вн[её]с",
-  "убр",
-];
-/** Stems whose participle also describes a document («создана для…», «добавлены поля»): a claim only when addressed. */
-const WEAK_STEMS = [
-  "созд",
-  "добав",
-  "сохран",
-  "замен",
-  "перен[её]с",
-  "перемест",
-  "перемещ",
-  "опублик",
-  "дополн",
-  "поправ",
-  "откат",
-];
-const alt = (xs: string[]) => [...xs].sort((a, b) => b.length - a.length).join("|");
-// Past tense: a verb-suffix vowel, then л/ла/ло/ли (reflexive allowed); «внёс», «перенёс» end in the stem.
-const PAST = "(?:[аеиыуяо]?(?:л|ла|ло|ли)(?:ся|сь)?)";
-// Short passive participles: ен/ён/ена/ено/ены, ан/ана…, ован…, т/та… («изменённая» — a full adjective — is not one).
-const PARTICIPLE = "(?:[её]н[аоы]?|ан[аоы]?|ован[аоы]?|т[аоы]?)";
-const ALL = alt([...STRONG_STEMS, ...WEAK_STEMS]);
-const PAST_RE = new RegExp(
-  `(?:^|[^\\p{L}])((?:(?:${ALL})[а-яё]{0,4}?${PAST})|(?:вн[её]с|перен[её]с)(?:ла|ло|ли)?)(?![\\p{L}])`,
-  "iu",
-);
-const STRONG_PART_RE = new RegExp(
-  `(?:^|[^\\p{L}])((?:${alt(STRONG_STEMS)})[а-яё]{0,3}?${PARTICIPLE})(?![\\p{L}])`,
-  "iu",
-);
-const WEAK_PART_RE = new RegExp(`(?:^|[^\\p{L}])((?:${alt(WEAK_STEMS)})[а-яё]{0,3}?${PARTICIPLE})(?![\\p{L}])`, "iu");
-/** Signs that a sentence describes the document's history, not an act of this conversation. */
-const HISTORY_RE =
-  /(?:(?:^|[^\p{N}])(?:19|20)\d{2}(?!\p{N})|ранее|когда-то|в прошлом|давно|изначально|в версии|исторически|автором|в истории|\d{1,2}\.\d{1,2}\.\d{2,4})/iu;
-const SPEAKER_RE = /(?:^|[^\p{L}])(?:я|мы)(?![\p{L}])/iu;
-/** The act is presented to the user as done now. */
-const ADDRESSED_RE =
-  /(?:для вас|за вас|по вашей просьбе|по вашему запросу|как вы просили|готово|сделано|успешно|только что|теперь)/iu;
-const OPENER_RE = /^[\s\p{P}]*(?:(?:готово|сделано|хорошо|ок|окей|итак|так|уже)[\s\p{P}]*)?$/iu;
-const ENGLISH_VERBS =
-  "changed|updated|deleted|created|renamed|moved|modified|saved|removed|added|edited|fixed|replaced|rewrote|rewritten|applied|published";
-const ENGLISH_RES = [
-  new RegExp(
-    `\\b(?:I|we)(?:\\s+have|\\s+had|['’]ve|\\s+just|\\s+already|\\s+now|\\s+successfully)*\\s+(?:${ENGLISH_VERBS})\\b`,
-    "i",
-  ),
-  new RegExp(`\\b(?:has|have)\\s+(?:now\\s+|just\\s+|successfully\\s+)?been\\s+(?:${ENGLISH_VERBS})\\b`, "i"),
-  /\b(?:changes?|edits?|updates?)\s+(?:were|was|are|is|have\s+been|has\s+been)\s+(?:now\s+|successfully\s+)?(?:saved|applied|made|committed|published)\b/i,
-];
-
-/** The first phrase of `text` claiming a change this flow never makes, or undefined. */
-export function findClaimedChange(text: string): string | undefined {
-  for (const sentence of text.split(/(?<=[.!?…])\s+|\n+/u)) {
-    const s = sentence.trim();
-    if (!s) continue;
-    for (const re of ENGLISH_RES) {
-      const m = re.exec(s);
-      if (m) return m[0].trim();
-    }
-    if (HISTORY_RE.test(s)) continue;
-    const addressed = ADDRESSED_RE.test(s);
-    const past = PAST_RE.exec(s);
-    if (past) {
-      const before = s.slice(0, past.index + past[0].length - past[1]!.length);
-      // «я поменял», «мы обновили» — the speaker before the verb, not a relative clause about someone else
-      const speaker = SPEAKER_RE.test(before) && !/котор/iu.test(before.slice(before.search(SPEAKER_RE)));
-      if (speaker || OPENER_RE.test(before) || addressed) return past[1];
-    }
-    const strong = STRONG_PART_RE.exec(s);
-    if (strong) return strong[1];
-    const weak = WEAK_PART_RE.exec(s);
-    if (weak && addressed) return weak[1];
-  }
-  return undefined;
-}
+export { findClaimedChange } from "./claims";
 
 export function extractCitations(answer: string): string[] {
   return [...new Set([...answer.matchAll(CITATION_RE)].map((m) => m[1]!.trim()))];
@@ -136,6 +45,13 @@ export function validateResponse(
     referenced?: ReadonlySet<string>;
     /** Figures the context holds (answer-numbers.ts contextNumbers); set → any other figure is refused. */
     numbers?: ReadonlySet<number>;
+    /**
+     * The ModelRequest the answer replies to: what it quotes is not a claim, and the names it spells
+     * are known. Defaults to the one `contextNumbers(req)` carries in `numbers`.
+     */
+    request?: ModelRequest;
+    /** Whether a workspace document bears this display name; defaults to the turn's cached resolver index. */
+    documentNamed?: (name: string) => boolean;
     maxChars?: number;
   },
 ): ValidationResult {
@@ -148,18 +64,53 @@ export function validateResponse(
   if (/\[\[|\]\]/.test(stripped)) issues.push({ code: "malformed_citation" });
   if (/^\s*[{[]/.test(trimmed) && isJson(trimmed)) issues.push({ code: "raw_json" });
   const passedFolded = new Set([...opts.passed].map(fold));
+  // every identity the context showed is citable: a passed document, or one a passed document names
+  // inside its content (a form's entity, a related report) — the prompt asks for [[identity]]
+  const shown = new Set([...passedFolded, ...[...(opts.referenced ?? [])].map(fold)]);
   for (const c of citations) {
     if (!opts.exists(c)) issues.push({ code: "unknown_identity", detail: c });
-    else if (!passedFolded.has(fold(c))) issues.push({ code: "not_in_context", detail: c });
+    else if (!shown.has(fold(c))) issues.push({ code: "not_in_context", detail: c });
   }
-  const shown = new Set([...passedFolded, ...[...(opts.referenced ?? [])].map(fold)]);
   for (const b of bareIdentities(stripped, opts.exists, shown)) issues.push(b);
-  const claim = findClaimedChange(stripped);
+  const ctx = contextOf(opts);
+  const claim = findClaimedChange(stripped, ctx.text);
   if (claim) issues.push({ code: "claimed_change", detail: claim });
-  if (opts.numbers)
+  if (ctx.known)
+    for (const name of inventedDocuments(answer, ctx.known)) issues.push({ code: "invented_document", detail: name });
+  if (opts.numbers instanceof ContextFigures) {
+    const seen = new Set<string>();
+    for (const f of unsupportedFigures(answer, opts.numbers)) {
+      const detail = f.noun && !f.measure ? `${f.text} (${f.noun})` : f.text;
+      if (!seen.has(detail)) issues.push({ code: "unsupported_number", detail });
+      seen.add(detail);
+    }
+  } else if (opts.numbers)
     for (const n of unsupportedNumbers(answer, opts.numbers))
       issues.push({ code: "unsupported_number", detail: String(n) });
   return { ok: issues.length === 0, issues, citations };
+}
+
+type Options = Parameters<typeof validateResponse>[1];
+interface CheckContext {
+  text?: string;
+  /** Undefined when nothing is known to check names against (no request, no workspace lookup). */
+  known?: (name: string) => boolean;
+}
+const contexts = new WeakMap<object, CheckContext>();
+
+/** What the answer is checked against, built once per options object (a gate checks every sentence). */
+function contextOf(opts: Options): CheckContext {
+  const hit = contexts.get(opts);
+  if (hit) return hit;
+  const req = opts.request ?? (opts.numbers instanceof ContextFigures ? opts.numbers.request : undefined);
+  const idx = req ? peekIndex(req.workspace.snapshotSha256) : undefined;
+  const workspaceHas = opts.documentNamed ?? (idx ? (name: string) => hasDocumentNamed(idx, name) : undefined);
+  const out: CheckContext = {
+    ...(req ? { text: contextText(req) } : {}),
+    ...(req || workspaceHas ? { known: nameLookup(req, workspaceHas) } : {}),
+  };
+  contexts.set(opts, out);
+  return out;
 }
 
 const DOCUMENT_PREFIXES = ["composition", "form", "entity", "report", "folder", "process"];

@@ -293,3 +293,32 @@ describe("issue 14: an unquoted name beside a mutation", () => {
     expect(p.historyReference).toBe(false);
   });
 });
+
+describe("type nouns: negated and coordinated (issue 42)", () => {
+  const plan = (text: string) =>
+    deterministicPlan(normalize(text)).plan.tasks.map((t) => [t.intent, t.entityType ?? null, t.mentions]);
+  it("a negated type is not the one meant: «не отчёт, а форму «X»» is a form", () => {
+    expect(parseClause("не отчёт, а форму «Отгрузка»").nameType).toBe("Form");
+    expect(parseClause("форму, а не отчёт «Отгрузка»").nameType).toBe("Form");
+  });
+  it("one name for coordinated types is one target per type, quoted or not", () => {
+    expect(plan("Покажи форму и сущность «Отгрузка»")).toEqual([
+      ["inspect_entity", "Form", ["Отгрузка"]],
+      ["inspect_entity", "Entity", ["Отгрузка"]],
+    ]);
+    expect(plan("Найди форму или сущность Отгрузка")).toEqual([
+      ["find_entity", "Form", ["Отгрузка"]],
+      ["find_entity", "Entity", ["Отгрузка"]],
+    ]);
+  });
+  it("equal names with a type each keep their own types; distinct names keep theirs", () => {
+    expect(plan("Покажи форму «Отгрузка» и сущность «Отгрузка»")).toEqual([
+      ["inspect_entity", "Form", ["Отгрузка"]],
+      ["inspect_entity", "Entity", ["Отгрузка"]],
+    ]);
+    expect(plan("Покажи отчёт «А» и композицию «Б»")).toEqual([
+      ["inspect_entity", "Report", ["А"]],
+      ["inspect_entity", "Composition", ["Б"]],
+    ]);
+  });
+});

@@ -93,10 +93,11 @@ describe("identities named inside a passed document's content", () => {
     passed: new Set(["form-shipment"]),
     referenced: new Set(["entity-shipment"]),
   };
-  it("may be named (the model was shown them), not cited as a document that was passed", () => {
+  it("may be named and cited as [[identity]] (issue 42: the prompt asks for it), unlike one never shown", () => {
     expect(validateResponse("Форма [[form-shipment]] связана с `entity-shipment`.", opts).ok).toBe(true);
-    expect(validateResponse("Форма связана с [[entity-shipment]].", opts).issues).toEqual([
-      { code: "not_in_context", detail: "entity-shipment" },
+    expect(validateResponse("Форма связана с [[entity-shipment]].", opts).issues).toEqual([]);
+    expect(validateResponse("Форма связана с [[entity-carrier]].", opts).issues).toEqual([
+      { code: "not_in_context", detail: "entity-carrier" },
     ]);
     // one the context never showed stays outside it
     expect(validateResponse("Форма связана с entity-carrier.", opts).issues).toEqual([

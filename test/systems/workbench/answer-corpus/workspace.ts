@@ -1,0 +1,56 @@
+// The corpus's workspace: the sample workspace (systems/workbench/samples/workspace.json) whose
+// documents carry what real workspaces do and the held-out sets probed — durations, dates, a worked
+// example, related documents named inside content.
+import { readFileSync } from "node:fs";
+import type { WorkspaceSnapshot } from "../../../../systems/workbench/types";
+
+const sample = JSON.parse(
+  readFileSync(new URL("../../../../systems/workbench/samples/workspace.json", import.meta.url), "utf8"),
+) as WorkspaceSnapshot;
+
+const richer: Record<string, Record<string, unknown>> = {
+  "composition-invoice-approval": {
+    description:
+      "Маршрут согласования входящего счёта: бухгалтер, затем финансовый директор. Срок согласования — 14 дней с даты поступления счёта.",
+    steps: ["accountantReview", "cfoApproval"],
+    approvalDays: 14,
+    publishedAt: "2025-03-14",
+    relatedReport: "report-unpaid-invoices",
+  },
+  "composition-delivery-cost": {
+    description:
+      "Считает стоимость доставки по весу груза, расстоянию и тарифу перевозчика. Пример: груз 120 кг по тарифу 15 руб. за кг — 120 × 15 = 1 800 руб.",
+    inputs: ["weightKg", "distanceKm", "carrierTariff"],
+    maxWeightKg: 500,
+    usedBy: "report-deliveries-month",
+  },
+  "composition-vacation-days": {
+    description:
+      "Остаток дней отпуска сотрудника на дату. Ежегодный отпуск — 28 календарных дней; неиспользованный остаток переносится на следующий год, но не более 14 дней.",
+    inputs: ["employee", "date"],
+    employeeEntity: "entity-employee",
+  },
+  "report-deliveries-month": {
+    description:
+      "Количество и стоимость доставок за месяц, использует композицию Стоимость доставки. Данные обновляются каждые 24 часа.",
+    composition: "composition-delivery-cost",
+    refreshHours: 24,
+  },
+  "report-unpaid-invoices": {
+    description:
+      "Счета поставщиков с истекшим сроком оплаты. Счёт считается просроченным через 30 дней после даты счёта.",
+    entity: "entity-invoice",
+    overdueAfterDays: 30,
+  },
+  "form-employee-card": {
+    entity: "entity-employee",
+    layout: "twoColumns",
+    description: "Карточка для отдела кадров. Испытательный срок нового сотрудника — 3 месяца.",
+    probationMonths: 3,
+  },
+};
+
+export const corpusWorkspace: WorkspaceSnapshot = {
+  generation: "42-corpus",
+  documents: sample.documents.map((d) => (richer[d.identity] ? { ...d, content: richer[d.identity]! } : d)),
+};

@@ -1,0 +1,84 @@
+// Figures bound to the context (issue 42): units normalised, numbers in words, dates in any
+// spelling, the noun a figure counts, derived figures only where the context states the operation.
+import { describe, expect, it } from "vitest";
+import { contextNumbers, unsupportedFigures } from "../../../systems/workbench/answer-numbers";
+import { figuresIn } from "../../../systems/workbench/figures";
+import type { ModelRequest } from "../../../systems/workbench/model-request";
+
+const req = (content: Record<string, unknown>, request = "Покажи композицию"): ModelRequest => ({
+  request,
+  plan: { planVersion: 1, tasks: [] },
+  conversation: [],
+  workspace: { generation: "1", snapshotSha256: "x" },
+  context: [
+    {
+      kind: "entity",
+      taskId: "t",
+      identity: "composition-x",
+      documentType: "Composition",
+      displayName: "Тест",
+      folder: null,
+      truncated: false,
+      content,
+    } as never,
+  ],
+});
+const ctx = contextNumbers(
+  req({
+    description:
+      "Срок хранения — 90 дней. Отчёт строится за 2 часа. Скидка 15 %. Запуск 1 апреля 2025 года. Этапы: сбор, проверка и публикация. Пример: 3 позиции по 200 руб. — итого 600 руб.",
+    retries: 3,
+    timeoutMinutes: 45,
+  }),
+);
+const ok = (t: string) => unsupportedFigures(t, ctx).length === 0;
+
+describe("figures in text", () => {
+  it("reads units, words, dates and the counted noun", () => {
+    expect(figuresIn("2 недели")[0]).toMatchObject({ value: 2, measure: { dim: "time", base: 20160 } });
+    expect(figuresIn("двадцать три формы")[0]).toMatchObject({ value: 23, noun: "форма" });
+    expect(figuresIn("14 марта 2025 года")[0]).toMatchObject({ date: { d: 14, m: 3, y: 2025 } });
+    expect(figuresIn("10 рабочих дней")[0]!.measure!.dim).toBe("workdays");
+    expect(figuresIn("полгода")[0]).toMatchObject({ value: 0.5, measure: { dim: "months", base: 6 } });
+    expect(figuresIn("1. Первый\n2. Второй")).toEqual([]);
+  });
+});
+
+describe("figures bound to the context", () => {
+  it("a figure restated in other units or in words is the context's", () => {
+    for (const t of [
+      "Срок хранения — 90 суток.",
+      "Отчёт строится за 120 минут.",
+      "Отчёт строится за два часа.",
+      "Скидка 15 процентов.",
+      "Таймаут — 45 минут.",
+    ])
+      expect(ok(t), t).toBe(true);
+  });
+  it("a date in words, dots or as its year is the context's; another date is not", () => {
+    for (const t of ["Запуск — в апреле 2025 года.", "Запуск 01.04.2025.", "Запуск 1 апреля."])
+      expect(ok(t), t).toBe(true);
+    for (const t of ["Запуск 2 апреля.", "Запуск в 2024 году."]) expect(ok(t), t).toBe(false);
+  });
+  it("a figure about another noun or unit is a lie", () => {
+    for (const t of [
+      "Хранение 12 недель.",
+      "Таймаут — 45 секунд.",
+      "90 отчётов.",
+      "Срок хранения — около трёх месяцев.",
+      "Скидка 20 %.",
+    ])
+      expect(ok(t), t).toBe(false);
+  });
+  it("counts what the context enumerates; carries out the arithmetic its example states, nothing else", () => {
+    expect(ok("Три этапа: сбор, проверка и публикация.")).toBe(true);
+    expect(ok("Четыре этапа.")).toBe(false);
+    expect(ok("3 позиции по 200 руб. дают 600 руб.")).toBe(true);
+    expect(ok("Итого 800 руб.")).toBe(false);
+  });
+  it("a noun the context counts binds the figure to those counts", () => {
+    const c = contextNumbers(req({ description: "Ассистент задаёт один уточняющий вопрос: если A, B или C." }));
+    expect(unsupportedFigures("Это три случая.", c)).toEqual([]);
+    expect(unsupportedFigures("Ассистент задаёт три уточняющих вопроса.", c).map((f) => f.value)).toEqual([3]);
+  });
+});
