@@ -195,8 +195,7 @@ export const interactionMachine = setup({
       const f = codeFacts(event);
       return f.kind === "answer" && patched(context, f.clarificationId, f.updates, f.candidates) !== null;
     },
-    classifiedPatch: ({ context, event }) => classifiedKind(context, event) === "patch",
-    classifiedUnclear: ({ context, event }) => classifiedKind(context, event) === "unclear",
+    classifiedContinues: ({ context, event }) => ["patch", "unclear"].includes(classifiedKind(context, event) ?? ""),
     classifiedCancel: ({ context, event }) => classifiedKind(context, event) === "cancel",
     classifiedNewRequest: ({ context, event }) => classifiedKind(context, event) === "new_request",
     /** v1/v2 logs: an answer classified before the turn, at the open question and version. */
@@ -345,8 +344,10 @@ export const interactionMachine = setup({
       };
     }),
     applyReply: assign(({ context }) => {
+      // Only an answer or a correction patches the plan (an unclear reply leaves it as it was).
       const r =
         context.reply &&
+        context.reply.kind !== "unclear" &&
         patched(context, context.reply.clarificationId, context.reply.updates, context.reply.candidates);
       return r
         ? { plan: r.plan, planVersion: r.plan.planVersion, openClarificationId: null, invalidated: r.invalidated }
@@ -446,23 +447,13 @@ export const interactionMachine = setup({
           on: {
             "reply.classified": [
               {
-                guard: "classifiedPatch",
+                // A patch that applies, or an unclear reply: the question closes and preparation runs again.
+                guard: "classifiedContinues",
                 target: "#interaction.preparing",
                 actions: [
                   "countCalls",
                   "storeClassified",
                   "applyReply",
-                  "announce",
-                  "requestPreparation",
-                  "rememberWorkspace",
-                ],
-              },
-              {
-                guard: "classifiedUnclear",
-                target: "#interaction.preparing",
-                actions: [
-                  "countCalls",
-                  "storeClassified",
                   "closeClarification",
                   "announce",
                   "requestPreparation",
