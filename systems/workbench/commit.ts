@@ -2,12 +2,13 @@ import { errorStatus, type ErrorCode } from "../../driver/errors";
 import type { Outcome, RunEvent } from "../../driver/run";
 import type { NewMessage } from "../../storage/messages";
 import type { WorkbenchEvents } from "./contract";
-import { statusOf, type CallCounter, type InteractionContext } from "./interaction.machine";
+import { turnReport, type CallCounter, type InteractionContext } from "./interaction.machine";
 
 /**
  * What a Workbench turn stores and announces, read from the Interaction's final snapshot only
- * (pure): the messages, the projection rows (store/interaction-turn.ts writes them in the turn's
- * transaction, beside the snapshot), the closing events and the run's outcome.
+ * (pure; the machine's `turnReport` says what the state means): the messages, the projection rows
+ * (store/interaction-turn.ts writes them in the turn's transaction, beside the snapshot), the
+ * closing events and the run's outcome.
  */
 
 type Snap = { value: unknown; context: InteractionContext };
@@ -16,20 +17,24 @@ export interface InteractionRows {
   /** A new request: the conversation's active Interaction (another one) is superseded. */
   supersedes: boolean;
   messages: NewMessage[];
-  /** The clarification this turn's reply closes, with the user message (index in `messages`) that did. */
-  closes: { id: string; status: "answered" | "unclear" | "cancelled"; messageIndex: number } | null;
-  /** The question this turn asks, with its message's index. */
+  /** The clarification this turn's reply closes; its answer is the turn's first message. */
+  closes: { id: string; status: "answered" | "unclear" | "cancelled" } | null;
+  /** The question this turn asks; its message is the turn's last. */
   asks: {
-    row: { id: string; taskId: string; slot: string; question: string; candidates: unknown[]; planVersion: number };
-    messageIndex: number;
+    id: string;
+    taskId: string;
+    slot: string;
+    question: string;
+    candidates: unknown[];
+    planVersion: number;
   } | null;
   interaction: {
     id: string;
     status: string;
     plan: unknown;
     planVersion: number;
-    /** Index of the root message in `messages` (a new request), else null. */
-    rootIndex: number | null;
+    /** A new request: its root is the turn's first message. */
+    root: boolean;
     workspaceGeneration: string | null;
     workspaceSnapshotSha256: string | null;
   };
@@ -41,41 +46,41 @@ export const modelCalls = (c: CallCounter) => ({
   byRole: { ...c },
 });
 
-const closeStatus = { cancel: "cancelled", unclear: "unclear" } as const;
+/** The user's message of this turn, by where the turn began: the root of a new request, or the reply as it was read. */
+const userMessage: Record<string, (c: InteractionContext) => NewMessage> = {
+  request: (c) => ({ role: "user", text: c.rootText, meta: { root: true, interactionId: c.interactionId } }),
+  reply: ({ interactionId, reply: r }) => ({
+    role: "user",
+    text: r!.text,
+    meta: {
+      interactionId,
+      clarificationId: r!.clarificationId,
+      replyKind: r!.kind,
+      decidedBy: r!.decidedBy,
+      candidateId: r!.candidateId,
+    },
+  }),
+};
 
-/** The user's message of this turn: the root of a new request, or the reply with how it was read. */
-function userMessage(c: InteractionContext): NewMessage | null {
-  if (c.turn.origin === "request")
-    return { role: "user", text: c.rootText, meta: { root: true, interactionId: c.interactionId } };
-  const r = c.reply;
-  if (c.turn.origin !== "reply" || !r) return null;
-  const meta = {
-    interactionId: c.interactionId,
-    clarificationId: r.clarificationId,
-    replyKind: r.kind,
-    decidedBy: r.decidedBy,
-    candidateId: r.candidateId,
-  };
-  return { role: "user", text: r.text, meta };
-}
-
-/** The assistant's message: the question asked, or the answer given (a cancel says nothing stored). */
-function assistantMessage(s: Snap): NewMessage | null {
-  const c = s.context;
-  const status = statusOf(s);
-  if (status === "awaiting_clarification" && c.question) {
-    const q = c.question;
-    const meta = {
-      interactionId: c.interactionId,
-      kind: "clarification",
-      clarificationId: q.id,
-      taskId: q.taskId,
-      slot: q.slot,
-      candidates: q.candidates,
-    };
-    return { role: "assistant", text: q.question, meta };
-  }
-  if (status !== "completed") return null;
+/** The assistant's message: the question asked, or the answer given (a cancel or a failure stores none). */
+function assistantMessage(c: InteractionContext, report: ReturnType<typeof turnReport>): NewMessage[] {
+  const q = report.asks;
+  const question: NewMessage[] = q
+    ? [
+        {
+          role: "assistant",
+          text: q.question,
+          meta: {
+            interactionId: c.interactionId,
+            kind: "clarification",
+            clarificationId: q.id,
+            taskId: q.taskId,
+            slot: q.slot,
+            candidates: q.candidates,
+          },
+        },
+      ]
+    : [];
   const meta = {
     interactionId: c.interactionId,
     kind: "answer",
@@ -84,36 +89,24 @@ function assistantMessage(s: Snap): NewMessage | null {
     citations: c.turn.citations,
     validationOk: c.validationOk,
   };
-  return { role: "assistant", text: c.answer ?? "", meta };
+  return report.answers ? [{ role: "assistant", text: c.answer!, meta }] : question;
 }
 
 export function interactionRows(s: Snap): InteractionRows {
   const c = s.context;
-  const status = statusOf(s);
-  const user = userMessage(c);
-  const assistant = assistantMessage(s);
-  const messages = [user, assistant].filter((m): m is NewMessage => m !== null);
-  const reply = c.turn.origin === "reply" ? c.reply : null;
-  const kind = reply?.kind;
-  const asking = status === "awaiting_clarification" && c.question !== null;
+  const report = turnReport(s);
+  const user = userMessage[c.turn.origin!]?.(c);
   return {
     supersedes: c.turn.origin === "request",
-    messages,
-    closes: reply
-      ? { id: reply.clarificationId, status: closeStatus[kind as "cancel" | "unclear"] ?? "answered", messageIndex: 0 }
-      : null,
-    asks: asking
-      ? {
-          row: { ...c.question!, planVersion: c.planVersion },
-          messageIndex: messages.length - 1,
-        }
-      : null,
+    messages: [...(user ? [user] : []), ...assistantMessage(c, report)],
+    closes: report.closes ? { id: c.reply!.clarificationId, status: report.closes } : null,
+    asks: report.asks && { ...report.asks, planVersion: c.planVersion },
     interaction: {
       id: c.interactionId,
-      status,
+      status: report.status,
       plan: c.plan,
       planVersion: c.planVersion,
-      rootIndex: c.turn.origin === "request" ? 0 : null,
+      root: c.turn.origin === "request",
       workspaceGeneration: c.workspace?.generation ?? null,
       workspaceSnapshotSha256: c.workspace?.snapshotSha256 ?? null,
     },
@@ -123,58 +116,36 @@ export function interactionRows(s: Snap): InteractionRows {
 /** Published after the commit: the question, the error of a failed request, or the final answer. */
 export function closingEvents(s: Snap): RunEvent<WorkbenchEvents>[] {
   const c = s.context;
-  const status = statusOf(s);
-  const calls = modelCalls(c.turn.calls);
-  if (status === "awaiting_clarification" && c.question) {
-    const q = c.question;
+  const report = turnReport(s);
+  const modelCallsOf = modelCalls(c.turn.calls);
+  const q = report.asks;
+  if (q) {
     const data = {
       ...q,
       interactionId: c.interactionId,
       reasons: c.turn.reasons,
       planVersion: c.planVersion,
-      modelCalls: calls,
+      modelCalls: modelCallsOf,
     };
-    return [{ event: "clarification_required", data } as RunEvent<WorkbenchEvents>];
+    return [{ event: "clarification_required", data }];
   }
-  if (status === "failed")
-    return [
-      {
-        event: "error",
-        data: { code: c.error?.code ?? "internal", message: c.error?.message ?? "Запрос не выполнен." },
-      },
-    ];
-  const cancelled = status === "cancelled";
+  if (report.error) return [{ event: "error", data: report.error }];
   const data = {
     interactionId: c.interactionId,
-    status,
+    status: report.status,
     planVersion: c.planVersion,
-    answer: cancelled ? "Запрос отменён." : (c.answer ?? ""),
+    answer: report.status === "cancelled" ? "Запрос отменён." : c.answer!,
     entityCitations: c.turn.citations,
     validation: c.turn.validation ?? { ok: true, issues: [] },
-    modelCalls: calls,
+    modelCalls: modelCallsOf,
     ...(c.turn.outcome === "plain" ? { reasons: c.turn.reasons } : {}),
   };
   return [{ event: "final", data } as RunEvent<WorkbenchEvents>];
 }
 
-const outcomeName: Record<string, string> = { awaiting_clarification: "clarification", cancelled: "cancelled" };
-
 /** The run's outcome and reason codes (a failed request commits, but its run is stored failed with its code). */
 export function runOutcome(s: Snap): Outcome {
-  const c = s.context;
-  const status = statusOf(s);
-  const failed = status === "failed" ? (c.error?.code ?? "internal") : null;
-  const cancelled = status === "cancelled" ? ["cancelled_by_user"] : [];
-  const invalid = c.turn.validation && !c.turn.validation.ok ? ["validation_failed"] : [];
-  const completed = c.turn.outcome === "plain" ? "plain_answer" : "answered";
-  return {
-    ...(failed ? { errorCode: (failed in errorStatus ? failed : "internal") as ErrorCode } : {}),
-    outcome: outcomeName[status] ?? (status === "completed" ? completed : status),
-    reasonCodes: [...c.turn.reasons, ...cancelled, ...invalid, ...(failed ? [failed] : [])],
-  };
+  const r = turnReport(s);
+  const code = r.error && ((r.error.code in errorStatus ? r.error.code : "internal") as ErrorCode);
+  return { ...(code ? { errorCode: code } : {}), outcome: r.outcome, reasonCodes: r.reasonCodes };
 }
-
-/** The trace's last word on the run. */
-export const traceOutcome = (s: Snap): string =>
-  ({ awaiting_clarification: "clarification_required", failed: "failed", cancelled: "cancelled" })[statusOf(s)] ??
-  "not_needed";

@@ -15,22 +15,15 @@ import type { WorkbenchEvents } from "./contract";
 import type { InteractionEmitted, InteractionEvent, interactionMachine, ReplyFacts } from "./interaction.machine";
 import type { ConversationMessage } from "./model-request";
 import { passedIdentities, referencedIdentities } from "./model-request";
-import { dropModelSelections, type PlanUpdate } from "./patch";
-import { parseClause } from "./plan";
+import { dropModelSelections } from "./patch";
 import { PlannerOutputSchema } from "./plan-validate";
 import { prepare, type ModelPort, type PrepareResult } from "./prepare";
 import { CLASSIFIER_PROMPT } from "./prompts";
-import {
-  ClassifierOutputSchema,
-  currentOrArchived,
-  descriptiveChoice,
-  obviousNewRequest,
-  type ReplyKind,
-} from "./reply";
+import { ClassifierOutputSchema, type ReplyKind } from "./reply";
+import { fallbackKind, replyUpdates } from "./reply-updates";
 import { RerankerOutputSchema } from "./rerank";
-import { resolveMention } from "./resolve";
 import { getIndex } from "./resolve-index";
-import { isReference, type Referent } from "./resolve-tasks";
+import type { Referent } from "./resolve-tasks";
 import type { DocsIndex } from "./docs";
 import { answeredClarifications } from "./store/interactions";
 import { fold } from "./text";
@@ -140,46 +133,9 @@ function preparedEvent(r: PrepareResult): InteractionEvent {
   };
 }
 
-/**
- * A free-text answer or correction becomes a new mention (and type) for the task — only when it
- * names something in the current workspace; otherwise it is unclear and the question is asked again.
- */
-function mentionUpdates(
-  text: string,
-  task: { id: string; entityType: string | undefined },
-  w: Workspace,
-): PlanUpdate[] {
-  const p = parseClause(text);
-  const name = p.mentions[0] ?? p.names[0];
-  const mention = (name && !isReference(name) ? name : undefined)?.trim();
-  if (!mention) return [];
-  const type = p.entityType ?? p.nameType ?? task.entityType;
-  const { index } = getIndex(w.parsed, w.sha);
-  const r = resolveMention(index, { mention, ...(type ? { entityType: type } : {}) });
-  if (r.status === "not_found") return [];
-  const newType = p.entityType ?? p.nameType;
-  return [
-    { taskId: task.id, field: "mention", value: mention },
-    ...(newType && newType !== task.entityType
-      ? [{ taskId: task.id, field: "entityType" as const, value: newType }]
-      : []),
-  ];
-}
-
-/** The kind of a free-text reply: by rule when no model is needed or allowed, else by the CLASSIFIER. */
-async function replyKind(
-  e: Effect<"effect.classifyReply">,
-  p: EffectPorts,
-): Promise<{ kind: ReplyKind; decidedBy: string; classifierOutput?: unknown; calls?: { classifier: number } }> {
-  if (!e.askModel) return { kind: "answer", decidedBy: "free_text_for_open_slot" };
-  // Classifier switched off (WORKBENCH_CLASSIFIER=off): an obvious request of its own starts anew, anything else is an answer.
-  if (!stageEnabled("classifier")) {
-    const fresh = obviousNewRequest(e.text, e.candidates);
-    return {
-      kind: fresh ? "new_request" : "answer",
-      decidedBy: fresh ? "classifier_off+new_request" : "classifier_off",
-    };
-  }
+/** The kind of a free-text reply: by the CLASSIFIER, or by rule when it is switched off (WORKBENCH_CLASSIFIER=off) or fails. */
+async function replyKind(e: Effect<"effect.classifyReply">, p: EffectPorts) {
+  if (!stageEnabled("classifier")) return fallbackKind(e.text, e.candidates, "classifier_off");
   const candidates = e.candidates.map((c) => ({
     candidateId: c.candidateId,
     displayName: c.displayName,
@@ -196,38 +152,26 @@ async function replyKind(
     "workbench_reply_kind",
     { signal: p.run.signal },
   );
-  if (r.ok) return { kind: r.value.kind, decidedBy: "classifier", classifierOutput: r.value, calls: { classifier: 1 } };
-  // Invalid or unsure → the text is treated as an answer and resolved again (seed 000).
-  const fresh = obviousNewRequest(e.text, e.candidates);
+  const calls = { classifier: 1 };
+  if (r.ok) return { kind: r.value.kind, decidedBy: "classifier", classifierOutput: r.value, calls };
   return {
-    kind: fresh ? "new_request" : "answer",
-    decidedBy: fresh ? "classifier_fallback+new_request" : "classifier_fallback",
+    ...fallbackKind(e.text, e.candidates, "classifier_fallback"),
     classifierOutput: { invalid: r.error.code },
-    calls: { classifier: 1 },
+    calls,
   };
 }
 
-/** `effect.classifyReply`: the kind, then the choice it makes (the closed list first, then the workspace). */
+/** `effect.classifyReply`: the kind (a model call only when the machine asks for one), then the updates it makes. */
 async function classifyReply(e: Effect<"effect.classifyReply">, p: EffectPorts): Promise<InteractionEvent> {
-  const k = await replyKind(e, p);
-  const answers = k.kind === "answer" || k.kind === "correction";
-  // "актуальную" → the non-archived candidate: an answer is resolved against the list before the workspace.
-  const chosen =
-    k.kind === "answer" ? (descriptiveChoice(e.text, e.candidates) ?? currentOrArchived(e.text, e.candidates)) : null;
-  const updates: PlanUpdate[] =
-    answers && chosen && e.task
-      ? [{ taskId: e.task.id, field: "resolvedEntity", candidateId: chosen }]
-      : answers && e.task
-        ? mentionUpdates(e.text, e.task, p.workspace)
-        : [];
+  const k: { kind: ReplyKind; decidedBy: string; classifierOutput?: unknown; calls?: { classifier: number } } =
+    e.askModel ? await replyKind(e, p) : { kind: "answer", decidedBy: "free_text_for_open_slot" };
+  const { index } = getIndex(p.workspace.parsed, p.workspace.sha);
+  const r = replyUpdates({ kind: k.kind, text: e.text, candidates: e.candidates, taskId: e.taskId }, e.task, index);
   return {
     type: "reply.classified",
-    kind: k.kind,
-    decidedBy: chosen ? `${k.decidedBy}+resolver` : k.decidedBy,
-    candidateId: chosen,
-    updates,
-    classifierOutput: k.classifierOutput,
-    ...(k.calls ? { calls: k.calls } : {}),
+    ...k,
+    decidedBy: r.candidateId ? `${k.decidedBy}+resolver` : k.decidedBy,
+    ...r,
   };
 }
 

@@ -197,6 +197,8 @@ export type InteractionEmitted =
       candidates: Candidate[];
       /** Free text for a slot with no candidates and no command: an answer without asking a model. */
       askModel: boolean;
+      /** The task the question is about, and (when the plan still has it) its entity type. */
+      taskId: string;
       task: { id: string; entityType: string | undefined } | null;
     }
   | {

@@ -244,6 +244,7 @@ export const interactionMachine = setup({
         question: e.question,
         candidates: e.candidates,
         askModel: e.candidates.length > 0 || (byCode(e) as { hasCommand?: boolean }).hasCommand === true,
+        taskId: e.taskId,
         task: task ? { id: task.id, entityType: task.entityType } : null,
       };
     }),
@@ -497,6 +498,39 @@ export const interactionMachine = setup({
     reply_failed: { type: "final" },
   },
 });
+
+/**
+ * What a turn's final snapshot reports, decided here beside the states it reads: the run's
+ * outcome and reason codes, the trace's last word, how the answered question's row closes.
+ */
+const CLOSES: Partial<Record<string, "cancelled" | "unclear">> = { cancel: "cancelled", unclear: "unclear" };
+
+export function turnReport(s: Snap) {
+  const c = s.context;
+  const status = statusOf(s);
+  const failed = status === "failed" ? (c.error ?? MODEL_FAILURE.request) : null;
+  const answered = c.turn.outcome === "plain" ? "plain_answer" : "answered";
+  const byStatus: Record<string, { outcome: string; trace: string; reasons: string[] }> = {
+    awaiting_clarification: { outcome: "clarification", trace: "clarification_required", reasons: [] },
+    completed: { outcome: answered, trace: "not_needed", reasons: [] },
+    cancelled: { outcome: "cancelled", trace: "cancelled", reasons: ["cancelled_by_user"] },
+    failed: { outcome: "failed", trace: "failed", reasons: [failed?.code ?? ""] },
+  };
+  const r = byStatus[status] ?? { outcome: status, trace: "not_needed", reasons: [] };
+  const invalid = c.turn.validation?.ok === false ? ["validation_failed"] : [];
+  const kind = c.turn.origin === "reply" ? c.reply?.kind : null;
+  return {
+    status,
+    outcome: r.outcome,
+    trace: r.trace,
+    reasonCodes: [...c.turn.reasons, ...invalid, ...r.reasons],
+    error: failed,
+    /** The row status of the question this turn's reply closed (null: the turn answered none). */
+    closes: kind ? (CLOSES[kind] ?? ("answered" as const)) : null,
+    asks: status === "awaiting_clarification" ? c.question : null,
+    answers: status === "completed",
+  };
+}
 
 /** Whether the driver must discard this turn: a failed reply, or a reply that was a new request. */
 export const discardedTurn = (s: { value: unknown }): boolean =>

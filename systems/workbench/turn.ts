@@ -2,13 +2,14 @@ import { randomUUID } from "node:crypto";
 import { AppError } from "../../driver/errors";
 import { runTurn } from "../../driver/turn";
 import type { SnapshotRow } from "../../storage/snapshots";
-import { closingEvents, interactionRows, runOutcome, traceOutcome } from "./commit";
+import { closingEvents, interactionRows, runOutcome } from "./commit";
 import { replyStage, workbenchEffects, type EffectPorts } from "./effects";
 import {
   discardedTurn,
   interactionSpec,
   MODEL_FAILURE,
   statusOf,
+  turnReport,
   type InteractionEvent,
   type ReplyReceived,
   type WorkspaceRef,
@@ -51,7 +52,7 @@ function interactionTurn(
     commit: (tx, snap) =>
       writeInteractionTurn(tx, p.conversationId, interactionRows(snap), { runId: p.run.id, documentationVersion }),
     closing: (snap) => {
-      p.trace.finish(traceOutcome(snap));
+      p.trace.finish(turnReport(snap).trace);
       return closingEvents(snap);
     },
     outcome: runOutcome,

@@ -26,18 +26,15 @@ export async function writeInteractionTurn(
 ): Promise<void> {
   if (rows.supersedes) await supersedeActive(tx, conversationId, rows.interaction.id);
   const ids = await appendMessages(tx, conversationId, rows.messages, o.runId);
-  const idAt = (i: number | null) => (i === null ? null : (ids[i]?.id ?? null));
+  const first = ids[0]?.id ?? null;
   // The snapshot's version check already serialised this turn; a question closed meanwhile is a bug, refused all the same.
-  if (
-    rows.closes &&
-    !(await closeClarification(tx, rows.closes.id, rows.closes.status, idAt(rows.closes.messageIndex)))
-  )
+  if (rows.closes && !(await closeClarification(tx, rows.closes.id, rows.closes.status, first)))
     throw new AppError("conflict", "На это уточнение уже ответили.");
   const i = rows.interaction;
   await upsertInteraction(tx, {
     id: i.id,
     conversationId,
-    rootMessageId: idAt(i.rootIndex),
+    rootMessageId: i.root ? first : null,
     status: i.status,
     plan: i.plan,
     planVersion: i.planVersion,
@@ -47,9 +44,9 @@ export async function writeInteractionTurn(
   });
   if (rows.asks)
     await insertClarification(tx, {
-      ...rows.asks.row,
+      ...rows.asks,
       interactionId: i.id,
-      questionMessageId: idAt(rows.asks.messageIndex),
+      questionMessageId: ids.at(-1)?.id ?? null,
     });
 }
 
