@@ -11,6 +11,10 @@ import {
   type InteractionInput,
   type ReplyFacts,
   type ReplyReceived,
+  type ReplyRefusal,
+  MAX_PREPARATORY_CALLS,
+  MODEL_FAILURE,
+  UNCLEAR_PREFIX,
 } from "./interaction-types";
 
 export * from "./interaction-types";
@@ -36,31 +40,6 @@ export * from "./interaction-types";
 
 /** v3: the clarification as child states, the turn's facts in the context (v2: `replyInTurn`, `model.failed`). */
 export const INTERACTION_MACHINE_VERSION = 3;
-
-/** Seed 001 table: at most 2 preparatory calls per run (the classifier's included). */
-export const MAX_PREPARATORY_CALLS = 2;
-
-/** What the user reads when the answer model fails (CONTRACT.md code `model_unavailable`). */
-export const MODEL_FAILURE = {
-  request: {
-    code: "model_unavailable",
-    message: "Модель ответа сейчас недоступна. Запрос сохранён — попробуйте отправить его ещё раз.",
-  },
-  reply: {
-    code: "model_unavailable",
-    message: "Модель ответа сейчас недоступна. Ответ на уточнение не применён — отправьте его ещё раз.",
-  },
-} as const;
-
-/** Said before a question asked again because the previous answer could not be tied to it. */
-export const UNCLEAR_PREFIX = "Не удалось сопоставить ответ с вопросом. ";
-
-/** Why a clarification answer cannot be taken (the route's 409/422; the message is what the user reads). */
-export interface ReplyRefusal {
-  code: "conflict" | "unknown_candidate";
-  message: string;
-  details: Record<string, unknown>;
-}
 
 type Snap = { value: unknown; context: InteractionContext };
 
