@@ -43,6 +43,12 @@ export const INTERACTION_MACHINE_VERSION = 3;
 
 type Snap = { value: unknown; context: InteractionContext };
 
+/**
+ * A transition only older logs take (their events are never sent now): replay needs it, the
+ * eval's coverage of live traffic leaves it out (the machine tests walk it all the same).
+ */
+export const REPLAY_ONLY = { replayOnly: true } as const;
+
 /** The top-level state: the projection's `status`, the run's outcome. */
 export const statusOf = (s: { value?: unknown }): string =>
   typeof s.value === "object" && s.value !== null ? Object.keys(s.value)[0]! : String(s.value);
@@ -377,7 +383,8 @@ export const interactionMachine = setup({
   }),
   on: {
     supersede: { target: ".superseded", actions: "markSuperseded" },
-    cancel: { target: ".cancelled", actions: "closeClarification" },
+    // v1/v2 sent a cancel as its own event (v3: `reply.received`, a cancel command): replayed, never sent now.
+    cancel: { target: ".cancelled", actions: "closeClarification", meta: REPLAY_ONLY },
   },
   states: {
     preparing: {
@@ -414,11 +421,13 @@ export const interactionMachine = setup({
               guard: "legacyPatchApplies",
               target: "#interaction.preparing",
               actions: ["legacyApplyReply", "legacyMarkReply"],
+              meta: REPLAY_ONLY,
             },
             "reply.unclear": {
               guard: "legacyUnclearIsCurrent",
               target: "#interaction.preparing",
               actions: ["closeClarification", "legacyMarkReply"],
+              meta: REPLAY_ONLY,
             },
           },
         },
@@ -463,7 +472,7 @@ export const interactionMachine = setup({
           { guard: "replyInTurn", target: "reply_failed", actions: ["countCalls", "storeReplyFailure"] },
           { target: "failed", actions: ["countCalls", "storeRequestFailure"] },
         ],
-        failed: { target: "failed", actions: "storeError" },
+        failed: { target: "failed", actions: "storeError", meta: REPLAY_ONLY },
       },
     },
     completed: { type: "final", entry: "turnRests" },

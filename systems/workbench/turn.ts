@@ -52,7 +52,12 @@ function interactionTurn(
     commit: (tx, snap) =>
       writeInteractionTurn(tx, p.conversationId, interactionRows(snap), { runId: p.run.id, documentationVersion }),
     closing: (snap) => {
-      p.trace.finish(turnReport(snap).trace);
+      const report = turnReport(snap);
+      const reply = snap.context.reply;
+      // A cancel prepares nothing, so no stage records how its reply was read: stage 07 says it here.
+      if (report.status === "cancelled" && reply)
+        p.trace.record("07", "ok", { reply: replyStage(reply), interactionId, status: "cancelled" });
+      p.trace.finish(report.trace);
       return closingEvents(snap);
     },
     outcome: runOutcome,
