@@ -516,13 +516,21 @@ export function turnReport(s: Snap) {
     /** The row status of the question this turn's reply closed (null: the turn answered none). */
     closes: kind ? (CLOSES[kind] ?? ("answered" as const)) : null,
     asks: status === "awaiting_clarification" ? c.question : null,
+    /** A cancel's reply (stage 07 is recorded for it at the close: a cancel prepares nothing). */
+    cancelledReply: status === "cancelled" ? c.reply : null,
+    /** Why the driver discards this turn (nothing of it is stored), if it does. */
+    discarded: DISCARDED[stateLabel(s)] ?? null,
     answers: status === "completed",
   };
 }
 
+const DISCARDED: Record<string, "reply_failed" | "released"> = {
+  reply_failed: "reply_failed",
+  "awaiting_clarification.released": "released",
+};
+
 /** Whether the driver must discard this turn: a failed reply, or a reply that was a new request. */
-export const discardedTurn = (s: { value: unknown }): boolean =>
-  s.value === "reply_failed" || JSON.stringify(s.value) === JSON.stringify({ awaiting_clarification: "released" });
+export const discardedTurn = (s: { value: unknown }): boolean => stateLabel(s) in DISCARDED;
 
 /**
  * v1/v2 → v3: the context gains `replyInTurn` (v1), `question`, `reply`, `request` and `turn`

@@ -74,9 +74,10 @@ export async function messageTurn(
 async function replyTurn(sql: Tx, it: InteractionRow, event: ReplyReceived): Promise<MessageTurn> {
   const key = interactionKey(it.id);
   const stored = await loadSnapshot(sql, key);
-  const loaded = restoreRow(interactionSpec, key, stored);
-  if (!stored || !loaded) throw new AppError("conflict", "Ответ не применим к текущему состоянию запроса.");
-  const refusal = replyRefusal(loaded.snapshot, event);
+  // No snapshot (the row outlived it): nothing the answer could apply to.
+  const refusal = stored
+    ? replyRefusal(restoreRow(interactionSpec, key, stored)!.snapshot, event)
+    : { code: "conflict" as const, message: "Ответ не применим к текущему состоянию запроса.", details: {} };
   if (refusal) throw new AppError(refusal.code, refusal.message, refusal.details);
-  return { kind: "reply", interactionId: it.id, stored, event, text: event.text };
+  return { kind: "reply", interactionId: it.id, stored: stored!, event, text: event.text };
 }

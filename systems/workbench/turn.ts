@@ -8,7 +8,6 @@ import {
   discardedTurn,
   interactionSpec,
   MODEL_FAILURE,
-  statusOf,
   turnReport,
   type InteractionEvent,
   type ReplyReceived,
@@ -53,10 +52,9 @@ function interactionTurn(
       writeInteractionTurn(tx, p.conversationId, interactionRows(snap), { runId: p.run.id, documentationVersion }),
     closing: (snap) => {
       const report = turnReport(snap);
-      const reply = snap.context.reply;
       // A cancel prepares nothing, so no stage records how its reply was read: stage 07 says it here.
-      if (report.status === "cancelled" && reply)
-        p.trace.record("07", "ok", { reply: replyStage(reply), interactionId, status: "cancelled" });
+      if (report.cancelledReply)
+        p.trace.record("07", "ok", { reply: replyStage(report.cancelledReply), interactionId, status: "cancelled" });
       p.trace.finish(report.trace);
       return closingEvents(snap);
     },
@@ -64,21 +62,22 @@ function interactionTurn(
   });
 }
 
-export async function runMessageTurn(p: TurnPorts, m: MessageTurn, workspace: WorkspaceRef): Promise<void> {
-  const reply =
-    m.kind === "reply" ? await interactionTurn(p, {}, m.interactionId, { stored: m.stored, events: [m.event] }) : null;
-  if (reply?.discarded && statusOf(reply.snapshot) === "reply_failed") {
-    // The run ends with `error` (then `done`); the question stays open for the same answer again.
-    throw new AppError(MODEL_FAILURE.reply.code, reply.snapshot.context.error?.message ?? MODEL_FAILURE.reply.message);
-  }
-  if (reply && !reply.discarded) return;
-  // The reply was a request of its own: stage 07 of the new Interaction says how it was read.
-  const released = reply?.snapshot.context.reply;
-  const stage = m.kind === "request" ? m.stage : { reply: released ? replyStage(released) : null };
-  const input = { interactionId: `interaction-${randomUUID()}`, conversationId: p.conversationId, rootText: m.text };
-  await interactionTurn(p, stage, input.interactionId, {
+/** A new Interaction for the message's text, whose first turn supersedes the conversation's active one. */
+function newInteraction(p: TurnPorts, stage: Record<string, unknown>, text: string, workspace: WorkspaceRef) {
+  const input = { interactionId: `interaction-${randomUUID()}`, conversationId: p.conversationId, rootText: text };
+  return interactionTurn(p, stage, input.interactionId, {
     input,
     stored: null,
     events: [{ type: "prepare", workspace, origin: "request" }],
   });
+}
+
+export async function runMessageTurn(p: TurnPorts, m: MessageTurn, workspace: WorkspaceRef): Promise<void> {
+  if (m.kind === "request") return void (await newInteraction(p, m.stage, m.text, workspace));
+  const { snapshot } = await interactionTurn(p, {}, m.interactionId, { stored: m.stored, events: [m.event] });
+  const end = turnReport(snapshot).discarded;
+  // The run ends with `error` (then `done`); the question stays open for the same answer again.
+  if (end === "reply_failed") throw new AppError(MODEL_FAILURE.reply.code, MODEL_FAILURE.reply.message);
+  // The reply was a request of its own: stage 07 of the new Interaction says how it was read.
+  if (end === "released") await newInteraction(p, { reply: replyStage(snapshot.context.reply!) }, m.text, workspace);
 }
