@@ -13,17 +13,23 @@ interface TransitionDef {
   source: AnyStateNode;
   eventType: string;
   target?: readonly AnyStateNode[] | undefined;
+  meta?: { replayOnly?: boolean };
 }
 
 const keyOf = (node: AnyStateNode, eventType: string, target: readonly AnyStateNode[] | undefined, index: number) =>
   `${node.id}|${eventType || "(always)"}|${target?.map((t) => t.id).join(",") ?? "(self)"}|${index}`;
 
-/** Every transition a machine defines, eventless ones included. */
+/**
+ * Every transition a machine defines, eventless ones included — but those marked
+ * `meta: { replayOnly: true }`: they take only the events of older logs, which live traffic never sends.
+ */
 export function definedTransitions(machine: AnyStateMachine): string[] {
   const out: string[] = [];
   const visit = (node: AnyStateNode) => {
     for (const [event, defs] of node.transitions)
-      (defs as TransitionDef[]).forEach((d, i) => out.push(keyOf(node, event, d.target, i)));
+      (defs as TransitionDef[]).forEach((d, i) => {
+        if (!d.meta?.replayOnly) out.push(keyOf(node, event, d.target, i));
+      });
     ((node.always ?? []) as TransitionDef[]).forEach((d, i) => out.push(keyOf(node, "", d.target, i)));
     for (const child of Object.values(node.states) as AnyStateNode[]) visit(child);
   };

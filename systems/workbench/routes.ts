@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
-import { bindClarificationClaim, getInteraction, listClarifications } from "./store/interactions";
+import { getInteraction, listClarifications } from "./store/interactions";
 import { listMessages } from "../../storage/messages";
 import { snapshotSha256 } from "./canonical";
 import { WorkspaceSnapshotSchema } from "./types";
@@ -13,12 +12,13 @@ import type { Deps } from "../../http/deps";
 import { describeZod, readJson } from "../../http/errors";
 import { refuseBegunRun, streamRun } from "../../http/sse";
 import { beginRun } from "../../http/turn-begin";
-import { handleReply } from "./turn-reply";
+import { messageTurn } from "./message";
 import { loadDocsIndex, sampleWorkspace } from "./resources";
 import { stageTrace } from "./stage-trace";
 import { sampleWorkspaceRoutes } from "./operator-routes";
 import { WorkbenchMessageBody, type WorkbenchEvents } from "./contract";
-import { modelCalls, newCounter, runPreparationTurn, type Workspace } from "./turn";
+import { runMessageTurn } from "./turn";
+import type { Workspace } from "./effects";
 
 function readWorkspace(raw: unknown): Workspace {
   if (raw === undefined || raw === null) {
@@ -115,7 +115,7 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
     const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench");
     if (!conv) throw new AppError("not_found", "Диалог не найден.");
     const workspace = readWorkspace(body.workspace);
-    const calls = newCounter();
+    const wsRef = { generation: workspace.parsed.generation, snapshotSha256: workspace.sha };
     // The run is claimed first (Idempotency-Key replay, one running run per conversation), so a
     // retried answer replays its run instead of meeting its own applied answer as a conflict.
     const begun = await beginRun(c, deps, {
@@ -125,15 +125,9 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
       debug: body.debug,
     });
     if (begun.replay) return begun.replay;
-    // Replies are classified and applied before the stream opens: a stale or concurrent answer
-    // is a plain 409, an id outside the candidate list a 422.
-    const reply =
-      body.replyToClarificationId || body.interactionId
-        ? await handleReply(deps, conv.id, body, workspace, calls, begun.run.signal).catch((e) =>
-            refuseBegunRun(begun.run, asConflict(e)),
-          )
-        : { kind: "new_request" as const, stage: {} };
-
+    // The message as its one event; a reply the machine refuses is a plain 409/422 before the stream opens.
+    const message = await messageTurn(sql, conv.id, body, wsRef).catch((e) => refuseBegunRun(begun.run, e));
+    const docs = loadDocsIndex(deps.config.docsDir);
     return streamRun<WorkbenchEvents>(c, deps, {
       begun: begun.run,
       conversationId: conv.id,
@@ -142,96 +136,43 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
       deferStart: true,
       debug: body.debug,
       work: async (run) => {
-        const isNew = reply.kind === "new_request";
-        const interactionId = isNew ? `interaction-${randomUUID()}` : reply.interaction.id;
-        const planVersion =
-          reply.kind === "continue"
-            ? reply.planVersion
-            : reply.kind === "cancelled"
-              ? reply.interaction.planVersion
-              : 1;
-        run.emit("run_started", { runId: run.id, conversationId: conv.id, interactionId, planVersion });
         const trace = stageTrace(deps, run);
-        const docs = loadDocsIndex(deps.config.docsDir);
-        trace.record("00", "ok", {
-          runId: run.id,
-          conversationId: conv.id,
-          tenantId: conv.tenantId,
-          interactionId,
-          planVersion,
-          continuation: !isNew,
-          workspace: {
-            generation: workspace.parsed.generation,
-            snapshotSha256: workspace.sha,
-            documents: workspace.parsed.documents.length,
-            sample: body.workspace === undefined,
-          },
-          documentation: docs ? { version: docs.version, sections: docs.sections.length } : null,
-          llm: {
-            offline: deps.llm.offline,
-            models: Object.fromEntries(WORKBENCH_ROLES.map((r) => [r, deps.llm.modelFor(r)])),
-          },
-          budget: { preparatory: 2, final: 1 },
-        });
-        trace.record("01", "ok", {
-          text: body.text,
-          interactionId: body.interactionId ?? null,
-          replyToClarificationId: body.replyToClarificationId ?? null,
-          selectedCandidateId: body.selectedCandidateId ?? null,
-        });
-
-        if (reply.kind === "cancelled") {
-          trace.record("07", "ok", { ...reply.stage, interactionId, status: "cancelled" });
-          trace.finish("cancelled");
-          const publish = await sql.begin((tx) =>
-            run.complete(
-              tx,
-              [
-                {
-                  event: "final",
-                  data: {
-                    interactionId,
-                    status: "cancelled",
-                    planVersion,
-                    answer: "Запрос отменён.",
-                    entityCitations: [],
-                    validation: { ok: true, issues: [] },
-                    modelCalls: modelCalls(calls),
-                  },
-                },
-              ],
-              { outcome: "cancelled", reasonCodes: ["cancelled_by_user"] },
-            ),
-          );
-          publish();
-          return;
-        }
-        if (reply.kind === "continue") {
-          // From here the claim lives as long as this run: a failed or crashed run frees the clarification.
-          if (!(await bindClarificationClaim(sql, reply.pending.clarificationId, reply.pending.claimToken, run.id))) {
-            throw new AppError("conflict", "На это уточнение уже отвечают (или оно закрыто).");
-          }
-        }
-        try {
-          await runPreparationTurn({
-            reply: reply.kind === "continue" ? reply.pending : null,
-            deps,
-            run,
-            trace,
+        const started = (e: { interactionId: string; planVersion: number; continuation: boolean }) => {
+          run.emit("run_started", {
+            runId: run.id,
             conversationId: conv.id,
-            interactionId,
-            isNew,
-            // A continuation restores the root text from the Interaction's snapshot (it never changes).
-            rootText: body.text,
-            userMessage: isNew ? { text: body.text, meta: { root: true } } : null,
-            workspace,
-            previousSha: isNew ? null : reply.interaction.workspaceSnapshotSha256,
-            calls,
-            interaction: { ...reply.stage, status: isNew ? "new" : "continuation" },
+            interactionId: e.interactionId,
+            planVersion: e.planVersion,
           });
-        } catch (e) {
-          throw asConflict(e);
-        }
+          trace.record("00", "ok", {
+            runId: run.id,
+            conversationId: conv.id,
+            tenantId: conv.tenantId,
+            interactionId: e.interactionId,
+            planVersion: e.planVersion,
+            continuation: e.continuation,
+            workspace: {
+              generation: workspace.parsed.generation,
+              snapshotSha256: workspace.sha,
+              documents: workspace.parsed.documents.length,
+              sample: body.workspace === undefined,
+            },
+            documentation: docs ? { version: docs.version, sections: docs.sections.length } : null,
+            llm: {
+              offline: deps.llm.offline,
+              models: Object.fromEntries(WORKBENCH_ROLES.map((r) => [r, deps.llm.modelFor(r)])),
+            },
+            budget: { preparatory: 2, final: 1 },
+          });
+          trace.record("01", "ok", {
+            text: body.text,
+            interactionId: body.interactionId ?? null,
+            replyToClarificationId: body.replyToClarificationId ?? null,
+            selectedCandidateId: body.selectedCandidateId ?? null,
+          });
+        };
+        const ports = { deps, run, trace, conversationId: conv.id, workspace, docs, started };
+        await runMessageTurn(ports, message, wsRef).catch((e) => Promise.reject(asConflict(e)));
       },
     });
   });

@@ -83,7 +83,6 @@ describe("machine diagrams", () => {
       "clinic-dialogue",
       "steps-new_booking",
       "interaction",
-      "clarification",
       "evidence-conversation",
     ]);
     expect(machines.find((m) => m.id === "steps-new_booking")!.states).toBe(6);

@@ -49,7 +49,9 @@ export function transitionCoverage<M extends AnyStateMachine>(
   const covered = new Set<string>();
   for (const e of edges) {
     if (e.state.status !== "active") continue;
-    const sourceIds = [`${machine.id}.${String(e.state.value)}`, machine.id];
+    const reached = leafIds(machine.id, e.nextState.value);
+    // The transition taken is the deepest one defined for the event: the leaf's, then its ancestors'.
+    const sourceIds = ancestry(leafIds(machine.id, e.state.value)[0]!);
     for (const src of sourceIds) {
       const node = src === machine.id ? machine.root : machine.getStateNodeById(src);
       const defs = node.transitions.get(e.event.type) ?? [];
@@ -57,8 +59,11 @@ export function transitionCoverage<M extends AnyStateMachine>(
       defs.forEach((d, i) => {
         if (hit) return;
         const target = d.target?.map((t: AnyStateNode) => t.id).join(",");
-        const reached = `${machine.id}.${String(e.nextState.value)}`;
-        if ((target === undefined && reached === sourceIds[0]) || target === reached) {
+        const lands =
+          target === undefined
+            ? reached[0] === sourceIds[0]
+            : reached.some((r) => r === target || r.startsWith(`${target}.`));
+        if (lands) {
           covered.add(`${node.id}|${e.event.type}|${target ?? "(self)"}|${i}`);
           hit = true;
         }
@@ -68,4 +73,16 @@ export function transitionCoverage<M extends AnyStateMachine>(
   }
   const missing = [...defined].filter((t) => !covered.has(t));
   return { defined: defined.size, covered: covered.size, missing, edges: edges.length };
+}
+
+/** The ids of the active leaf states of a state value (`{a: "b"}` → `m.a.b`). */
+function leafIds(prefix: string, value: unknown): string[] {
+  if (typeof value === "string") return [`${prefix}.${value}`];
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => leafIds(`${prefix}.${k}`, v));
+}
+
+/** A state id and its ancestors' ids, up to the machine's. */
+function ancestry(id: string): string[] {
+  const parts = id.split(".");
+  return parts.map((_, i) => parts.slice(0, parts.length - i).join("."));
 }

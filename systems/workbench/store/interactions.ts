@@ -164,57 +164,19 @@ export async function listClarifications(sql: Tx, interactionId: string): Promis
 }
 
 /**
- * Closes an open clarification; returns false when it was not open any more — the caller lost
- * a race (a concurrent answer got there first) and must report a conflict. With `claimToken`,
- * only while that claim still holds it.
+ * Closes an open clarification; false when it was not open any more (the turn that closes it
+ * holds the Interaction's snapshot version, so this is a projection out of step, refused).
  */
 export async function closeClarification(
   tx: Tx,
   id: string,
   status: "answered" | "unclear" | "cancelled" | "superseded",
   answerMessageId: string | null,
-  claimToken?: string,
 ): Promise<boolean> {
-  const rows =
-    claimToken === undefined
-      ? await tx`
-        update clarifications set status = ${status}, answer_message_id = coalesce(${answerMessageId}, answer_message_id), resolved_at = now(), claim_token = null, claim_run_id = null
-        where id = ${id} and status = 'open' returning id`
-      : await tx`
-        update clarifications set status = ${status}, answer_message_id = coalesce(${answerMessageId}, answer_message_id), resolved_at = now(), claim_token = null, claim_run_id = null
-        where id = ${id} and status = 'open' and claim_token = ${claimToken} returning id`;
+  const rows = await tx`
+    update clarifications set status = ${status}, answer_message_id = coalesce(${answerMessageId}, answer_message_id), resolved_at = now()
+    where id = ${id} and status = 'open' returning id`;
   return rows.length === 1;
-}
-
-/**
- * Claims an open clarification for one answer being applied (000008_clarification_claim.sql).
- * False when it is closed or another answer holds a live claim: a run still running with a fresh
- * heartbeat, or a claim younger than `staleMs` whose run has not started yet. Concurrent claims
- * queue on the row; each re-checks the condition on the winner's version and fails.
- */
-export async function claimClarification(sql: Tx, id: string, token: string, staleMs: number): Promise<boolean> {
-  const secs = staleMs / 1000;
-  const rows = await sql`
-    update clarifications set claim_token = ${token}, claim_run_id = null, claimed_at = now()
-    where id = ${id} and status = 'open' and (
-      claim_token is null
-      or (claim_run_id is null and claimed_at < now() - make_interval(secs => ${secs}))
-      or (claim_run_id is not null and not exists (
-            select 1 from runs r where r.id = clarifications.claim_run_id and r.status = 'running' and r.heartbeat_at > now() - make_interval(secs => ${secs}))))
-    returning id`;
-  return rows.length === 1;
-}
-
-/** Ties a claim to the run applying the answer: from now on the claim lives as long as that run. */
-export async function bindClarificationClaim(sql: Tx, id: string, token: string, runId: string): Promise<boolean> {
-  const rows =
-    await sql`update clarifications set claim_run_id = ${runId} where id = ${id} and status = 'open' and claim_token = ${token} returning id`;
-  return rows.length === 1;
-}
-
-/** Gives a claim back (the message turned out to be a new request, or was refused). */
-export async function releaseClarificationClaim(sql: Tx, id: string, token: string): Promise<void> {
-  await sql`update clarifications set claim_token = null, claim_run_id = null, claimed_at = null where id = ${id} and claim_token = ${token}`;
 }
 
 /** Answered clarifications of an Interaction with their answer text (for the ModelRequest projection). */

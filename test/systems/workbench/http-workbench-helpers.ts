@@ -1,6 +1,5 @@
 import { expect } from "vitest";
 import { initialTransition, transition, type AnyStateMachine } from "xstate";
-import { clarificationMachine } from "../../../systems/workbench/clarification.machine";
 import { interactionMachine } from "../../../systems/workbench/interaction.machine";
 import type { Tx } from "../../../storage/db";
 import { listMachineEvents } from "../../../storage/machine-events";
@@ -39,7 +38,7 @@ export async function interaction(base: string, id: string, headers: Record<stri
  * input, must reproduce the snapshot the driver persisted.
  */
 export async function expectReplayMatches(sql: Tx, key: string): Promise<number> {
-  const machine: AnyStateMachine = key.startsWith("interaction:") ? interactionMachine : clarificationMachine;
+  const machine: AnyStateMachine = interactionMachine;
   // The log is found by the snapshot's conversation and key (migration 000026).
   const stored = await loadSnapshot(sql, key);
   expect(stored).not.toBeNull();

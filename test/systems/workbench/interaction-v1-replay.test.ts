@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../utils/db";
 import { startTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
+import { INTERACTION_MACHINE_VERSION } from "../../../systems/workbench/interaction.machine";
 import { workspace } from "./fixtures";
 
 /**
  * An Interaction stored by interaction v1 (before `model.failed` and `replyInTurn`): its log
- * replays through v2 to its migrated snapshot, its next turn migrates it, and it still replays.
+ * replays through the current version to its migrated snapshot, its next turn migrates it, and it still replays.
  * The offline model provider answers, so the log holds real effect results.
  */
 const t = useTestDatabase();
@@ -39,7 +40,7 @@ const post = async (conv: string, body: object) => {
 };
 
 describe("an Interaction stored by interaction v1", () => {
-  it("replays its v1 log through v2, migrates on the next turn and still replays", async () => {
+  it("replays its v1 log through the current version, migrates on the next turn and still replays", async () => {
     const { conversationId: conv } = (await (
       await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST", headers: H, body: "{}" })
     ).json()) as { conversationId: string };
@@ -73,10 +74,10 @@ describe("an Interaction stored by interaction v1", () => {
     expect(eventsNamed(done, "final")[0]).toMatchObject({ status: "completed", planVersion: 2 });
     const [v2] = await t.db.sql<{ machine_version: number; snapshot: { context: Record<string, unknown> } }[]>`
       select machine_version, snapshot from machine_snapshots where key = ${key}`;
-    expect(v2!.machine_version).toBe(2);
+    expect(v2!.machine_version).toBe(INTERACTION_MACHINE_VERSION);
     expect(v2!.snapshot.context.replyInTurn).toBeNull();
     const after = await replay(conv, key);
-    expect(after).toMatchObject({ machineVersion: 2, replayed: true, matches: true });
-    expect(after.definitions).toEqual(["interaction@1", "interaction@2"]);
+    expect(after).toMatchObject({ machineVersion: INTERACTION_MACHINE_VERSION, replayed: true, matches: true });
+    expect(after.definitions).toEqual(["interaction@1", `interaction@${INTERACTION_MACHINE_VERSION}`]);
   });
 });
