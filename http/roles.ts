@@ -13,7 +13,14 @@ export const ROLES = ["chat", "operator", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
 /** What the auth middleware (and the request log before it) puts on a request (http/auth.ts re-exports it). */
-export type AuthEnv = { Variables: { tenantId: string; role: Role } & LogEnv["Variables"] };
+export type AuthEnv = {
+  Variables: {
+    tenantId: string;
+    role: Role;
+    /** The token's person (http/operator-identity.ts reads it through `operatorOf`). */
+    identity?: { person: string | null; integration: boolean };
+  } & LogEnv["Variables"];
+};
 
 export const roleRank = (r: Role) => ROLES.indexOf(r);
 export const hasRole = (have: Role, need: Role) => roleRank(have) >= roleRank(need);
