@@ -109,6 +109,10 @@ export const threadEvents = {
     runId: z.string(),
     events: z.array(z.string()),
     contactPhone: z.string().nullable(),
+    botDraft: z
+      .string()
+      .optional()
+      .describe("the bot's answer an operator's take overtook (the patient got the holding reply instead)"),
     at,
   }),
 };

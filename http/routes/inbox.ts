@@ -20,6 +20,7 @@ import { describeZod, readJson } from "../errors";
 import type { OperatorAction } from "../../driver/operator-action";
 import { IDEMPOTENCY_KEY } from "../turn-begin";
 import { OperatorMessageBody, TakeBody } from "../inbox-contract";
+import { operatorOf, type OperatorIdentity } from "../operator-identity";
 
 /**
  * The operators' inbox (issue 17 item 1): every system's conversations in one list, one
@@ -27,6 +28,9 @@ import { OperatorMessageBody, TakeBody } from "../inbox-contract";
  * under /v1/inbox/, plus the per-system lists (GET /v1/clinic/threads, /v1/workbench/conversations,
  * /v1/evidence/conversations), so a role rule can cover them by path.
  */
+
+/** The acting operator's name for the log, unless nobody in particular acts. */
+const named = (o: OperatorIdentity) => (o.via === "anonymous" ? undefined : o.name);
 
 function parseFilter(query: Record<string, string>, system?: Filter["system"]): Filter {
   const parsed = InboxFilter.safeParse({ ...query, ...(system ? { system } : {}) });
@@ -107,7 +111,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/inbox/conversations/:id/take", async (c) => {
     const tenantId = c.get("tenantId");
     const body = await readJson(c, TakeBody);
-    const r = await operate(tenantId, c.req.param("id"), { kind: "take", operator: body.operator ?? "оператор" });
+    const r = await operate(tenantId, c.req.param("id"), { kind: "take", operator: operatorOf(c, body.operator).name });
     if (!r) throw new AppError("conflict", "Взять можно только диалог пациента клиники.");
     return c.json(await item(tenantId, c.req.param("id")));
   });
@@ -123,10 +127,12 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
       throw new AppError("invalid_request", "Idempotency-Key: от 1 до 200 печатных символов ASCII без пробелов.");
     const body = await readJson(c, OperatorMessageBody);
+    const who = operatorOf(c, body.operator);
     const r = await operate(tenantId, c.req.param("id"), {
       kind: "message",
       text: body.text,
-      operator: body.operator,
+      // Nobody in particular (a token bound to no person): written as the one who holds the thread.
+      operator: who.via === "anonymous" ? undefined : who.name,
       idempotencyKey: key,
     });
     if (!r) throw new AppError("conflict", "Писать пользователю можно только в диалог пациента клиники.");
@@ -148,7 +154,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/inbox/conversations/:id/release", async (c) => {
     const tenantId = c.get("tenantId");
     const conv = await item(tenantId, c.req.param("id"));
-    const r = await operate(tenantId, conv.id, { kind: "release" });
+    const r = await operate(tenantId, conv.id, { kind: "release", operator: named(operatorOf(c)) });
     if (!r) {
       if (conv.status !== "taken" && !conv.escalated)
         throw new AppError("conflict", "Диалог не у оператора: освобождать нечего.");
@@ -161,7 +167,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/inbox/conversations/:id/close", async (c) => {
     const tenantId = c.get("tenantId");
     const conv = await item(tenantId, c.req.param("id"));
-    const r = await operate(tenantId, conv.id, { kind: "close" });
+    const r = await operate(tenantId, conv.id, { kind: "close", operator: named(operatorOf(c)) });
     if (!r) await setHandling(sql, tenantId, conv.id, { status: "closed", clearEscalation: true });
     return c.json(await item(tenantId, conv.id));
   });

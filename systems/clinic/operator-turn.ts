@@ -4,6 +4,8 @@ import type { OperatorAction, OperatorResult } from "../../driver/operator-actio
 import { pureInitialTransition } from "../../driver/pure";
 import { restoreRow, runTurn } from "../../driver/turn";
 import type { Sql, Tx } from "../../storage/db";
+import type { TransactionSql } from "postgres";
+import { isUuid } from "../../storage/ids";
 import { readEscalation, setHandling } from "../../storage/inbox";
 import { appendMessages } from "../../storage/messages";
 import { enqueueOutbox } from "../../storage/outbox";
@@ -65,6 +67,20 @@ function machineEvent(action: OperatorAction, at: string, holder: HumanHold | nu
   }
 }
 
+/** How many times an action is applied again after losing a race it could not wait for (a first snapshot row). */
+const RETRIES = 5;
+
+/**
+ * One writer at a time (issue 43): the action runs in a transaction that first takes the thread's
+ * operator lock (a transaction-scoped advisory lock: operators on one thread queue behind each
+ * other, even on a thread with no snapshot row yet) and locks the snapshot row (a patient turn's
+ * commit waits for this action and then, finding the version moved on, applies itself again on
+ * top of it — driver/turn.ts `reapply`). The thread is read under those locks, so the machine
+ * judges the action on the state as it is: twenty operators writing at once are twenty messages,
+ * the same Idempotency-Key twice at once is one message and a replay, and a take's loser sees the
+ * winner (`taken_by_another`). The only race left — two first writers inserting the snapshot row —
+ * is settled by reading again and re-applying.
+ */
 export async function runOperatorAction(
   sql: Sql,
   tenantId: string,
@@ -72,15 +88,37 @@ export async function runOperatorAction(
   action: OperatorAction,
   o: { webhook: boolean },
 ): Promise<ClinicOperatorResult> {
-  const context = await loadClinicTurnContext(sql, tenantId, threadId, 0);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await sql.begin((tx) => applyLocked(tx, tenantId, threadId, action, o))) as ClinicOperatorResult;
+    } catch (e) {
+      if (attempt < RETRIES && e instanceof AppError && e.code === "conflict" && isStale(e)) continue;
+      throw e;
+    }
+  }
+}
+
+const isStale = (e: AppError) => !!e.details && typeof e.details === "object" && "key" in e.details;
+
+async function applyLocked(
+  tx: TransactionSql,
+  tenantId: string,
+  threadId: string,
+  action: OperatorAction,
+  o: { webhook: boolean },
+): Promise<ClinicOperatorResult> {
+  if (!isUuid(threadId)) throw new AppError("not_found", "Такого диалога нет.");
+  await tx`select pg_advisory_xact_lock(hashtextextended(${`thread-operator:${threadId}`}, 0))`;
+  await tx`select 1 from machine_snapshots where key = ${threadId} for update`;
+  const context = await loadClinicTurnContext(tx, tenantId, threadId, 0);
   if (!context) throw new AppError("not_found", "Такого диалога нет.");
-  const loaded = await registryFor(sql, tenantId, context.settingsVersions);
+  const loaded = await registryFor(tx, tenantId, context.settingsVersions);
   const spec = clinicSpec(tenantId, loaded);
   const current = restoreRow(spec, threadId, context.snapshot)?.snapshot ?? pureInitialTransition(spec.machine, {})[0];
   const holder = (current.context as DialogueContext).human;
 
   if (action.kind === "message" && action.idempotencyKey) {
-    const earlier = await findThreadEventByKey(sql, threadId, action.idempotencyKey);
+    const earlier = await findThreadEventByKey(tx, threadId, action.idempotencyKey);
     if (earlier) {
       if (earlier.kind !== "operator.message" || earlier.data.text !== action.text)
         throw new AppError(
@@ -93,19 +131,14 @@ export async function runOperatorAction(
   }
   // Taking a thread one already holds is a repeat, not a conflict.
   if (action.kind === "take" && holder?.operator === action.operator) {
-    return { event: await lastTakeEvent(sql, threadId, holder), ...positionOf(current), replayed: true };
+    return { event: await lastTakeEvent(tx, threadId, holder), ...positionOf(current), replayed: true };
   }
   const at = new Date().toISOString();
   const event = machineEvent(action, at, holder);
-  if (!current.can(event as never))
-    throw new AppError("conflict", REFUSED[action.kind], {
-      reason: action.kind === "take" ? "taken_by_another" : "not_held",
-      ...(holder ? { takenBy: holder.operator } : {}),
-    });
+  if (!current.can(event as never)) throw refusal(action, holder);
 
-  let written: ThreadEvent | null = null;
   const r = await runTurn({
-    sql,
+    sql: tx as unknown as Sql,
     run: null,
     spec,
     key: threadId,
@@ -114,11 +147,18 @@ export async function runOperatorAction(
     stored: context.snapshot,
     events: [event as never],
     log: { settings: loaded.versions },
-    commit: async (tx, after) => {
-      written = await record(tx, { tenantId, context, action, event, after, holder, webhook: o.webhook });
-    },
   });
-  return { event: written!, ...positionOf(r.snapshot), replayed: false };
+  const written = await record(tx, { tenantId, context, action, event, after: r.snapshot, holder, webhook: o.webhook });
+  return { event: written, ...positionOf(r.snapshot), replayed: false };
+}
+
+/** Why the machine does not take the action now: each kind's documented reason (doc/inbox.md). */
+function refusal(action: OperatorAction, holder: HumanHold | null): AppError {
+  const reason = action.kind === "take" ? "taken_by_another" : "not_held";
+  return new AppError("conflict", REFUSED[action.kind], {
+    reason,
+    ...(holder ? { takenBy: holder.operator } : {}),
+  });
 }
 
 function positionOf(s: SnapshotFrom<ClinicDialogueMachine>) {
@@ -126,7 +166,7 @@ function positionOf(s: SnapshotFrom<ClinicDialogueMachine>) {
   return { state: c.state, human: c.human };
 }
 
-async function lastTakeEvent(sql: Sql, threadId: string, holder: HumanHold): Promise<ThreadEvent> {
+async function lastTakeEvent(sql: Tx, threadId: string, holder: HumanHold): Promise<ThreadEvent> {
   const t = await lastTake(sql, threadId);
   return t ?? { seq: 0, kind: "conversation.taken", data: { operator: holder.operator }, at: holder.since };
 }

@@ -41,6 +41,9 @@ export interface ClinicTurnArgs {
 
 export type { ClinicFinal };
 
+/** How many times a turn is applied again on a snapshot operators moved on meanwhile (each waits for one operator action). */
+const REAPPLY = 8;
+
 /** How many stored messages a turn reads as the dialogue history. */
 export const HISTORY_MESSAGES = 12;
 
@@ -100,9 +103,16 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
   // refers to it (runMessages and writes below), so both must be the very same object.
   let replyMeta: { of: ClinicFinalEmitted; stored: ReturnType<typeof assistantMeta> } | null = null;
   const storedMeta = (f: ClinicFinalEmitted) => {
-    if (replyMeta?.of !== f) replyMeta = { of: f, stored: assistantMeta(f, loaded.versions, a.context.namedSettings) };
+    if (replyMeta?.of !== f) {
+      const stored = assistantMeta(f, loaded.versions, a.context.namedSettings);
+      // The bot's answer a take overtook (issue 43): the patient gets the holding reply, the operator the draft.
+      if (draft.text !== null && isHeld(f)) stored.meta = { ...stored.meta, botDraft: draft.text };
+      replyMeta = { of: f, stored };
+    }
     return replyMeta.stored;
   };
+  // What the bot had answered before an operator's action overtook the turn (see `reapply` below).
+  const draft: { text: string | null } = { text: null };
 
   const result = await runTurn({
     sql: a.sql,
@@ -115,6 +125,16 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     events: [{ type: "patient.message", text: a.text }],
     // The machine is generated from the settings: the log names the versions that built it.
     log: { settings: loaded.versions },
+    // One writer at a time, nothing thrown away (issue 43): an operator who took (wrote, released)
+    // while the model streamed moved the snapshot on; the turn applies again on top of it with the
+    // model's answers it already has — a thread now held stores the patient's words with the
+    // holding reply, and the model's text is kept for the operator (meta.botDraft, the thread event).
+    reapply: REAPPLY,
+    onReapply: () => {
+      if (rec.final && !isHeld(rec.final) && draft.text === null) draft.text = rec.final.reply;
+      rec.final = null;
+      rec.failed = null;
+    },
     discard: () => rec.failed !== null,
     effects: clinicEffects({
       sql: a.sql,
@@ -158,7 +178,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         (f?.state.activeBranch === "escalate_human" && !!f.state.escalationReason)
       );
     },
-    commit: (tx) => commitEscalation(tx, a, rec),
+    commit: (tx) => commitEscalation(tx, a, rec, draft.text),
     closing: () => {
       const f = rec.final!;
       // The debug notes go out only to a debugging client (the Sandbox); a patient's client never sees them.
@@ -207,7 +227,7 @@ function outcomeOf(f: ClinicFinalEmitted) {
   };
 }
 
-async function commitEscalation(tx: Tx, a: ClinicTurnArgs, rec: TurnRecord): Promise<void> {
+async function commitEscalation(tx: Tx, a: ClinicTurnArgs, rec: TurnRecord, botDraft: string | null): Promise<void> {
   const f = rec.final!;
   const id = a.context.threadId;
   if (rec.phone) await saveContactPhone(tx, id, rec.phone);
@@ -216,7 +236,14 @@ async function commitEscalation(tx: Tx, a: ClinicTurnArgs, rec: TurnRecord): Pro
     await appendThreadEvent(tx, {
       conversationId: id,
       kind: "patient.message",
-      data: { text: a.text, reply: f.reply, runId: a.run.id, events: f.events, contactPhone: rec.phone },
+      data: {
+        text: a.text,
+        reply: f.reply,
+        runId: a.run.id,
+        events: f.events,
+        contactPhone: rec.phone,
+        ...(botDraft !== null && isHeld(f) ? { botDraft } : {}),
+      },
     });
     if (isHeld(f)) return;
   }

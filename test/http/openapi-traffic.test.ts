@@ -73,7 +73,7 @@ const CRITIC = JSON.stringify({ covered_points: [], uncovered_points: [], extra_
 
 beforeAll(async () => {
   llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a", env: { RUN_DETACH_GRACE_MS: "0" } });
+  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a:*", env: { RUN_DETACH_GRACE_MS: "0" } });
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
