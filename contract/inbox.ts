@@ -54,7 +54,11 @@ const noConv = err("Нет диалога");
 
 /** An operator's message, at most (issue 32). */
 export const MAX_OPERATOR_CHARS = 4000;
-const Operator = z.string().trim().min(1).max(100);
+/** A name the patient reads: validated like a text (only zero-width or format characters is empty). */
+const Operator = userText(100, {
+  empty: "operator не может быть пустым (только пробелы или невидимые символы)",
+  tooLong: "operator: не больше 100 символов.",
+});
 export const TakeBody = z.object({
   operator: Operator.optional().describe("the operator's name as the patient sees it"),
 });

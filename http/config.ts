@@ -122,7 +122,6 @@ export function parseTokens(spec: string | undefined): Map<string, TokenGrant> |
     const fail = (why: string): never => {
       throw new Error(`Invalid configuration: API_TOKENS entry #${n} (${maskEntry(item)}): ${why}`);
     };
-    if (/\s/.test(item)) fail("whitespace inside an entry");
     let role: AccessRole = "admin";
     let rest = item;
     const colon = item.indexOf(":");
@@ -135,6 +134,9 @@ export function parseTokens(spec: string | undefined): Map<string, TokenGrant> |
       rest = item.slice(at + 1);
     }
     const parts = rest.split(":");
+    // A person's name may have spaces ("Мария Иванова"); the role, tenant and token may not.
+    if (/\s/.test(item.slice(0, item.length - rest.length) + parts.slice(0, 2).join(":")))
+      fail("whitespace inside an entry");
     let grant: TokenGrant;
     let token: string;
     if (parts.length === 1) {

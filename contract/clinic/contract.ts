@@ -245,7 +245,11 @@ export const clinicOperations: Operation[] = [
       "Получают все вкладки диалога, в том числе через другой процесс сервера.",
     headers: { lastEventId: true },
     query: ResumeQuery,
-    responses: { 200: { description: "события диалога", sse: ThreadSseEvent }, 404: noThread },
+    responses: {
+      200: { description: "события диалога", sse: ThreadSseEvent },
+      400: err("Last-Event-ID дальше конца журнала (details.reason last_event_id_past_end, details.lastEventId)"),
+      404: noThread,
+    },
   },
   {
     operationId: "getClinicBranches",
