@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { AppError } from "../driver/errors";
 import { isBlank } from "../contract/user-text";
-import type { AuthEnv } from "./roles";
+import type { TokenGrant } from "./auth";
+import { hasRole, type AuthEnv } from "./roles";
 
 /**
  * Who an operator is (issue 43): the person API_TOKENS binds to the request's token
@@ -73,4 +74,28 @@ export function operatorOf(c: Context<AuthEnv>, claimed?: string | null): Operat
     return { name: named, via: "integration" };
   }
   return { name: ANONYMOUS_OPERATOR, via: "anonymous" };
+}
+
+/** The people API_TOKENS binds to a tenant's operator (and admin) tokens, sorted; empty: none configured. */
+export function knownOperators(tokens: Map<string, TokenGrant> | null, tenant: string): string[] {
+  const people = new Set<string>();
+  for (const g of tokens?.values() ?? []) if (g.tenant === tenant && g.person && hasRole(g.role, "operator")) people.add(g.person);
+  return [...people].sort((a, b) => a.localeCompare(b, "ru"));
+}
+
+/**
+ * A colleague named as an assignee or a transfer's target: a valid name, and — when API_TOKENS
+ * names the tenant's people — one of them (a typo must not hand a patient to nobody).
+ */
+export function colleague(tokens: Map<string, TokenGrant> | null, tenant: string, name: string): string {
+  const t = name.trim();
+  const problem = operatorNameProblem(t);
+  if (problem) throw new AppError("invalid_request", `Оператор: ${problem}.`, { reason: "invalid_operator_name" });
+  const known = knownOperators(tokens, tenant);
+  if (known.length > 0 && !known.includes(t))
+    throw new AppError("invalid_request", `Оператора «${t}» нет среди сотрудников (GET /v1/inbox/operators).`, {
+      reason: "unknown_operator",
+      known,
+    });
+  return t;
 }

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import {
@@ -19,8 +19,8 @@ import type { Deps } from "../deps";
 import { describeZod, readJson } from "../errors";
 import type { OperatorAction } from "../../driver/operator-action";
 import { IDEMPOTENCY_KEY } from "../turn-begin";
-import { OperatorMessageBody, TakeBody } from "../inbox-contract";
-import { operatorOf, type OperatorIdentity } from "../operator-identity";
+import { AssignBody, OperatorMessageBody, TakeBody, TransferBody } from "../inbox-contract";
+import { colleague, knownOperators, operatorOf, type OperatorIdentity } from "../operator-identity";
 
 /**
  * The operators' inbox (issue 17 item 1): every system's conversations in one list, one
@@ -43,9 +43,17 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   const sql = deps.db.sql;
   /** The inbox hooks of the system a conversation belongs to (driver/system.ts). */
   const inboxOf = (system: string) => deps.systems.find((s) => s.name === system)?.inbox;
-  const list = async (tenantId: string, f: Filter) => {
+  const list = async (c: Context<AuthEnv>, f: Filter) => {
+    // «Мои»: the asking operator's — who is it, if the token names nobody?
+    const me = f.assigned === "me" ? operatorOf(c) : null;
+    if (me && me.via !== "token")
+      throw new AppError(
+        "invalid_request",
+        "Фильтр «мои» (assigned=me) нужен токен, привязанный к человеку (API_TOKENS: …:TOKEN:Имя).",
+        { reason: "no_operator_identity" },
+      );
     try {
-      return await listInbox(sql, tenantId, f);
+      return await listInbox(sql, c.get("tenantId"), f, me?.name);
     } catch (e) {
       if (e instanceof BadCursor)
         throw new AppError("invalid_request", "Курсор не распознан: начните список заново без cursor.");
@@ -58,16 +66,19 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     return found;
   };
 
-  app.get("/v1/inbox/conversations", async (c) => c.json(await list(c.get("tenantId"), parseFilter(c.req.query()))));
-  app.get("/v1/clinic/threads", async (c) =>
-    c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "clinic"))),
-  );
-  app.get("/v1/workbench/conversations", async (c) =>
-    c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "workbench"))),
-  );
-  app.get("/v1/evidence/conversations", async (c) =>
-    c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "evidence"))),
-  );
+  app.get("/v1/inbox/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query()))));
+  app.get("/v1/clinic/threads", async (c) => c.json(await list(c, parseFilter(c.req.query(), "clinic"))));
+  app.get("/v1/workbench/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query(), "workbench"))));
+  app.get("/v1/evidence/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query(), "evidence"))));
+
+  /** Whom a thread can be assigned or transferred to, and who asks (the inbox page's pickers and «мои»). */
+  app.get("/v1/inbox/operators", (c) => {
+    const me = operatorOf(c);
+    return c.json({
+      operators: knownOperators(deps.config.tokens, c.get("tenantId")),
+      me: me.via === "token" ? me.name : null,
+    });
+  });
 
   app.get("/v1/inbox/conversations/:id", async (c) => {
     const conv = await item(c.get("tenantId"), c.req.param("id"));
@@ -148,6 +159,35 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
       },
       r.replayed ? 200 : 201,
     );
+  });
+
+  /**
+   * Who will answer (issue 43): a thread nobody holds gets an assignee (the «мои» filter finds it);
+   * null unassigns. A held thread changes hands by transfer instead (409 `held`).
+   */
+  app.post("/v1/inbox/conversations/:id/assign", async (c) => {
+    const tenantId = c.get("tenantId");
+    const body = await readJson(c, AssignBody);
+    const assignee = body.assignee === null ? null : colleague(deps.config.tokens, tenantId, body.assignee);
+    const conv = await item(tenantId, c.req.param("id"));
+    const r = await operate(tenantId, conv.id, { kind: "assign", operator: operatorOf(c).name, assignee });
+    if (!r) throw new AppError("conflict", "Назначить можно только диалог пациента клиники.");
+    return c.json(await item(tenantId, conv.id));
+  });
+
+  /**
+   * The holder's thread to a colleague with no bot in between (issue 43): the machine stays in
+   * `human`, the colleague holds it from now. 409 `not_held` when nobody holds it.
+   */
+  app.post("/v1/inbox/conversations/:id/transfer", async (c) => {
+    const tenantId = c.get("tenantId");
+    const body = await readJson(c, TransferBody);
+    const to = colleague(deps.config.tokens, tenantId, body.to);
+    const by = operatorOf(c, body.operator);
+    const conv = await item(tenantId, c.req.param("id"));
+    const r = await operate(tenantId, conv.id, { kind: "transfer", operator: named(by), to });
+    if (!r) throw new AppError("conflict", "Передать можно только диалог пациента клиники.");
+    return c.json(await item(tenantId, conv.id));
   });
 
   /** Back to the bot: the escalation ends; a booking it suspended goes on at its step. */

@@ -21,7 +21,7 @@ export function patientValue(state: ClinicState): string | Record<string, string
 
 interface Persisted {
   value?: unknown;
-  context?: { state?: ClinicState; turn?: unknown; human?: unknown };
+  context?: { state?: ClinicState; turn?: unknown; human?: unknown; assignee?: unknown };
   historyValue?: Record<string, { id: string }[]>;
   [k: string]: unknown;
 }
@@ -63,7 +63,18 @@ export function guardRestore(machine: AnyStateMachine, registry: Registry): void
         turn: typeof turnValue === "string" ? turnValue : "idle",
         handler: human.success ? "human" : "bot",
       },
-      context: { ...config.context, state: fixed, human: human.success ? human.data : null },
+      context: {
+        ...config.context,
+        state: fixed,
+        human: human.success ? human.data : null,
+        // A snapshot from before assignments (issue 43) has none; a held one is its holder's.
+        assignee:
+          typeof config.context?.assignee === "string"
+            ? config.context.assignee
+            : human.success && config.context?.assignee === undefined
+              ? human.data.operator
+              : null,
+      },
       historyValue,
     } as never);
   }) as typeof machine.resolveState;

@@ -66,6 +66,11 @@ export interface DialogueContext {
   turn: TurnScratch | null;
   /** The operator who holds the thread (`handler.human`); null while the bot answers. */
   human: HumanHold | null;
+  /**
+   * Who answers this thread (issue 43): set by an assignment, a take or a transfer; kept over a
+   * release (the thread stays someone's), cleared by close. Absent in snapshots before it: null.
+   */
+  assignee?: string | null;
 }
 
 export type DialogueEvent =
@@ -227,11 +232,16 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
           events: [...context.turn!.events, "held_by_operator" as const],
         }),
       }),
-      take: assign({
-        human: ({ event }) => {
-          const e = event as Extract<HumanEvent, { type: "operator.take" }>;
-          return { operator: e.operator, since: e.at, replies: 0 };
-        },
+      take: assign(({ event }) => {
+        const e = event as Extract<HumanEvent, { type: "operator.take" }>;
+        return { human: { operator: e.operator, since: e.at, replies: 0 }, assignee: e.operator };
+      }),
+      assign: assign({ assignee: ({ event }) => (event as Extract<HumanEvent, { type: "operator.assign" }>).assignee }),
+      unassign: assign({ assignee: null }),
+      // The colleague holds it from now: the first-reply clock starts again for them.
+      transfer: assign(({ event }) => {
+        const e = event as Extract<HumanEvent, { type: "operator.transfer" }>;
+        return { human: { operator: e.to, since: e.at, replies: 0 }, assignee: e.to };
       }),
       leaveHuman: assign({ human: null }),
       operatorWrote: assign({ human: ({ context }) => ({ ...context.human!, replies: context.human!.replies + 1 }) }),
@@ -269,6 +279,8 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       callPending: ({ context }) => context.turn?.pendingCall === true,
       stepSettled: ({ context }) => context.turn?.stepPending !== true,
       withHuman: ({ context }) => context.human !== null,
+      transferToOther: ({ context, event }) =>
+        event.type === "operator.transfer" && context.human !== null && event.to !== context.human.operator,
       legacyRelease: ({ event }) => event.type === "operator.release" && event.at === undefined,
       suspendedIs: ({ context }, p: { branch: BranchCode }) => suspendedIs(context.state, p.branch),
     },
@@ -280,7 +292,7 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     id: MACHINE_ID,
     type: "parallel",
     // A thread starts unrouted; a stored thread's position comes from its snapshot (see guardRestore).
-    context: () => ({ state: initialClinicState(), turn: null, human: null }),
+    context: () => ({ state: initialClinicState(), turn: null, human: null, assignee: null }),
     // The generated nodes are plain config; xstate validates them at creation.
     states: {
       patient: patient as { states: {} },

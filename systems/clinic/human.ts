@@ -17,6 +17,10 @@ import type { HumanHold } from "../../contract/clinic/human";
 export type HumanEvent =
   | { type: "operator.take"; operator: string; at: string }
   | { type: "operator.message"; operator: string; text: string; at: string }
+  /** Who will answer a thread nobody holds yet (issue 43): `assignee` null unassigns. */
+  | { type: "operator.assign"; operator: string; assignee: string | null; at: string }
+  /** The holder hands the thread to a colleague: the human state goes on, the bot stays silent. */
+  | { type: "operator.transfer"; operator: string; to: string; at: string }
   /** `at` is absent in logs written before issue 32 (release was the only operator event then). */
   | { type: "operator.release"; at?: string }
   | { type: "operator.close"; at?: string };

@@ -6,13 +6,14 @@ import { restoreRow, runTurn } from "../../driver/turn";
 import type { Sql, Tx } from "../../storage/db";
 import type { TransactionSql } from "postgres";
 import { isUuid } from "../../storage/ids";
-import { readEscalation, setHandling } from "../../storage/inbox";
+import { readEscalation, setAssignee, setHandling } from "../../storage/inbox";
 import { appendMessages } from "../../storage/messages";
 import { enqueueOutbox } from "../../storage/outbox";
 import {
   appendThreadEvent,
   findThreadEventByKey,
   lastTake,
+  lastThreadEvent,
   type ThreadEvent,
   type ThreadEventKind,
 } from "../../storage/thread-events";
@@ -33,6 +34,7 @@ import type { ClinicState } from "./types";
 export interface ClinicOperatorResult extends OperatorResult {
   state: ClinicState;
   human: HumanHold | null;
+  assignee: string | null;
 }
 
 const KIND: Record<OperatorAction["kind"], ThreadEventKind> = {
@@ -40,6 +42,8 @@ const KIND: Record<OperatorAction["kind"], ThreadEventKind> = {
   message: "operator.message",
   release: "conversation.released",
   close: "conversation.closed",
+  assign: "conversation.assigned",
+  transfer: "conversation.transferred",
 };
 
 const REFUSED: Record<OperatorAction["kind"], string> = {
@@ -47,6 +51,8 @@ const REFUSED: Record<OperatorAction["kind"], string> = {
   message: "Диалог не у оператора: сначала возьмите его («Взять»), потом пишите пациенту.",
   release: "Диалог не у оператора и не передан ему: освобождать нечего.",
   close: "Диалог нельзя закрыть сейчас.",
+  assign: "Диалог уже ведёт оператор: чтобы отдать его коллеге, передайте его (transfer).",
+  transfer: "Диалог не у оператора: передать можно только диалог, который ведут; возьмите его («Взять»).",
 };
 
 function machineEvent(action: OperatorAction, at: string, holder: HumanHold | null): HumanEvent {
@@ -64,6 +70,10 @@ function machineEvent(action: OperatorAction, at: string, holder: HumanHold | nu
       return { type: "operator.release", at };
     case "close":
       return { type: "operator.close", at };
+    case "assign":
+      return { type: "operator.assign", operator: action.operator ?? "оператор", assignee: action.assignee, at };
+    case "transfer":
+      return { type: "operator.transfer", operator: action.operator ?? holder?.operator ?? "оператор", to: action.to, at };
   }
 }
 
@@ -133,6 +143,16 @@ async function applyLocked(
   if (action.kind === "take" && holder?.operator === action.operator) {
     return { event: await lastTakeEvent(tx, threadId, holder), ...positionOf(current), replayed: true };
   }
+  // So is a transfer to whoever holds it now, or an assignment that names the assignee it has
+  // (a retried request): answered with the thread as it is, nothing written.
+  const assignee = (current.context as DialogueContext).assignee ?? null;
+  if (
+    (action.kind === "transfer" && holder?.operator === action.to) ||
+    (action.kind === "assign" && !holder && assignee === action.assignee)
+  ) {
+    const last = await lastThreadEvent(tx, threadId);
+    return { event: last ?? unchanged(action, at0()), ...positionOf(current), replayed: true };
+  }
   const at = new Date().toISOString();
   const event = machineEvent(action, at, holder);
   if (!current.can(event as never)) throw refusal(action, holder);
@@ -148,13 +168,31 @@ async function applyLocked(
     events: [event as never],
     log: { settings: loaded.versions },
   });
-  const written = await record(tx, { tenantId, context, action, event, after: r.snapshot, holder, webhook: o.webhook });
+  const written = await record(tx, {
+    tenantId,
+    context,
+    action,
+    event,
+    after: r.snapshot,
+    holder,
+    before: current.context as DialogueContext,
+    webhook: o.webhook,
+  });
   return { event: written, ...positionOf(r.snapshot), replayed: false };
 }
 
+const at0 = () => new Date().toISOString();
+/** The event a repeat answers with on a thread whose log is still empty. */
+const unchanged = (action: OperatorAction, at: string): ThreadEvent => ({
+  seq: 0,
+  kind: KIND[action.kind],
+  data: {},
+  at,
+});
+
 /** Why the machine does not take the action now: each kind's documented reason (doc/inbox.md). */
 function refusal(action: OperatorAction, holder: HumanHold | null): AppError {
-  const reason = action.kind === "take" ? "taken_by_another" : "not_held";
+  const reason = action.kind === "take" ? "taken_by_another" : action.kind === "assign" ? "held" : "not_held";
   return new AppError("conflict", REFUSED[action.kind], {
     reason,
     ...(holder ? { takenBy: holder.operator } : {}),
@@ -163,7 +201,7 @@ function refusal(action: OperatorAction, holder: HumanHold | null): AppError {
 
 function positionOf(s: SnapshotFrom<ClinicDialogueMachine>) {
   const c = s.context as DialogueContext;
-  return { state: c.state, human: c.human };
+  return { state: c.state, human: c.human, assignee: c.assignee ?? null };
 }
 
 async function lastTakeEvent(sql: Tx, threadId: string, holder: HumanHold): Promise<ThreadEvent> {
@@ -181,6 +219,7 @@ async function record(
     event: HumanEvent;
     after: SnapshotFrom<ClinicDialogueMachine>;
     holder: HumanHold | null;
+    before: { assignee?: string | null };
     webhook: boolean;
   },
 ): Promise<ThreadEvent> {
@@ -193,6 +232,7 @@ async function record(
   switch (a.event.type) {
     case "operator.take":
       await setHandling(tx, a.tenantId, id, { status: "taken", takenBy: a.event.operator });
+      await setAssignee(tx, a.tenantId, id, a.event.operator);
       data = {
         operator: a.event.operator,
         reason,
@@ -216,12 +256,35 @@ async function record(
       };
       break;
     }
+    case "operator.assign":
+      await setAssignee(tx, a.tenantId, id, a.event.assignee);
+      data = {
+        operator: a.event.operator,
+        assignee: a.event.assignee,
+        previous: a.before.assignee ?? null,
+        reason,
+      };
+      break;
+    case "operator.transfer":
+      await setHandling(tx, a.tenantId, id, { status: "taken", takenBy: a.event.to });
+      await setAssignee(tx, a.tenantId, id, a.event.to);
+      data = {
+        operator: a.event.operator,
+        from: a.holder?.operator ?? null,
+        to: a.event.to,
+        reason,
+        // How long the one who handed it on had held it; their replies meanwhile.
+        heldMs: a.holder ? Math.max(0, now - Date.parse(a.holder.since)) : null,
+        replies: a.holder?.replies ?? 0,
+      };
+      break;
     case "operator.release":
     case "operator.close":
       await setHandling(tx, a.tenantId, id, {
         status: a.event.type === "operator.close" ? "closed" : "open",
         clearEscalation: true,
       });
+      if (a.event.type === "operator.close") await setAssignee(tx, a.tenantId, id, null);
       data = {
         operator: a.action.operator ?? a.holder?.operator ?? null,
         reason,
