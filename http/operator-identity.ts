@@ -79,7 +79,8 @@ export function operatorOf(c: Context<AuthEnv>, claimed?: string | null): Operat
 /** The people API_TOKENS binds to a tenant's operator (and admin) tokens, sorted; empty: none configured. */
 export function knownOperators(tokens: Map<string, TokenGrant> | null, tenant: string): string[] {
   const people = new Set<string>();
-  for (const g of tokens?.values() ?? []) if (g.tenant === tenant && g.person && hasRole(g.role, "operator")) people.add(g.person);
+  for (const g of tokens?.values() ?? [])
+    if (g.tenant === tenant && g.person && hasRole(g.role, "operator")) people.add(g.person);
   return [...people].sort((a, b) => a.localeCompare(b, "ru"));
 }
 

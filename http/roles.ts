@@ -57,7 +57,7 @@ const RULES: Rule[] = [
   { methods: READ, path: p("/v1/runs/:id/events"), role: "chat" },
   { methods: READ, path: p("/v1/runs/:id/stages"), role: "chat" },
   // Settings and knowledge-base writes (reads of the same resources are the operator's).
-  { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/clinic\/(branches|kb)(\/|$)/, role: "admin" },
+  { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/clinic\/(branches|kb|desk)(\/|$)/, role: "admin" },
   { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
   { methods: READ, path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
 ];

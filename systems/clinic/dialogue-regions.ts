@@ -181,6 +181,8 @@ export const handlerRegion = {
         "operator.close": { actions: ["leaveHuman", "unassign"] },
         // Who will take it (issue 43); a held thread changes hands by transfer instead.
         "operator.assign": { actions: "assign" },
+        // Back to the bot: nobody's any more (the escalation, if any, ends in `patient`).
+        "operator.release": { guard: "assigned", actions: "unassign" },
       },
     },
     human: {
@@ -189,7 +191,7 @@ export const handlerRegion = {
         "operator.message": { actions: "operatorWrote" },
         // To a colleague, with no bot in between; handing it to its holder is no change (refused).
         "operator.transfer": { guard: "transferToOther", actions: "transfer" },
-        "operator.release": { target: "bot", actions: "leaveHuman" },
+        "operator.release": { target: "bot", actions: ["leaveHuman", "unassign"] },
         "operator.close": { target: "bot", actions: ["leaveHuman", "unassign"] },
       },
     },

@@ -38,8 +38,8 @@ import type { TurnScratch, TurnView } from "./turn-logic";
 import { initialClinicState } from "./types";
 import { guardRestore, MACHINE_ID } from "./dialogue-restore";
 import { handlerRegion, patientRegion, turnRegion } from "./dialogue-regions";
-import { holdingReply, releaseToSuspended, suspendedIs } from "./human";
-import type { HumanEvent, HumanHold } from "./human";
+import { heldAnswer, releaseToSuspended, suspendedIs } from "./human";
+import type { HeldMessage, HumanEvent, HumanHold } from "./human";
 import type { BranchCode, ClinicState, Registry, TurnEvent } from "./types";
 
 /**
@@ -67,14 +67,14 @@ export interface DialogueContext {
   /** The operator who holds the thread (`handler.human`); null while the bot answers. */
   human: HumanHold | null;
   /**
-   * Who answers this thread (issue 43): set by an assignment, a take or a transfer; kept over a
-   * release (the thread stays someone's), cleared by close. Absent in snapshots before it: null.
+   * Who answers this thread (issue 43): set by an assignment, a take or a transfer; cleared when
+   * the thread goes back to the bot (release, close). Version 3 snapshots get it on migration.
    */
-  assignee?: string | null;
+  assignee: string | null;
 }
 
 export type DialogueEvent =
-  | { type: "patient.message"; text: string }
+  | ({ type: "patient.message"; text: string } & HeldMessage)
   | { type: "router.result"; text: string }
   | { type: "retrieve.result"; fragments: KnowledgeFragment[] }
   | { type: "branch.result"; text: string }
@@ -104,10 +104,10 @@ export type DialogueEmitted =
   | { type: "clinic.failed"; role: "router" | "branch"; message: string };
 
 /**
- * 3: the `handler` region (bot | human) of issue 32; 2: the statechart of seed 003 (issue 15);
+ * 4: `assignee` in context, the assignment and transfer events (issue 43); 3: the `handler` region (bot | human) of issue 32; 2: the statechart of seed 003 (issue 15);
  * 1 was six I/O phases around an if/else ladder. Migrations: dialogue-restore.ts.
  */
-export const CLINIC_DIALOGUE_VERSION = 3;
+export const CLINIC_DIALOGUE_VERSION = 4;
 
 export interface DialogueOptions {
   /** CLINIC_ROUTER_HINT: a stepped branch holding the dialogue gets the [ПОДСКАЗКА РОУТЕРА] block. */
@@ -225,12 +225,12 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       ),
       clearTurn: assign({ turn: null }),
       // The human (issue 32).
-      holdForHuman: assign({
-        turn: ({ context }) => ({
-          ...context.turn!,
-          reply: holdingReply(context.human!),
-          events: [...context.turn!.events, "held_by_operator" as const],
-        }),
+      holdForHuman: assign(({ context, event }) => {
+        const { reply, hold } = heldAnswer(context.human!, event as HeldMessage);
+        return {
+          human: hold,
+          turn: { ...context.turn!, reply, events: [...context.turn!.events, "held_by_operator" as const] },
+        };
       }),
       take: assign(({ event }) => {
         const e = event as Extract<HumanEvent, { type: "operator.take" }>;
@@ -244,7 +244,13 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
         return { human: { operator: e.to, since: e.at, replies: 0 }, assignee: e.to };
       }),
       leaveHuman: assign({ human: null }),
-      operatorWrote: assign({ human: ({ context }) => ({ ...context.human!, replies: context.human!.replies + 1 }) }),
+      operatorWrote: assign({
+        human: ({ context, event }) => ({
+          ...context.human!,
+          replies: context.human!.replies + 1,
+          lastOperatorAt: (event as Extract<HumanEvent, { type: "operator.message" }>).at,
+        }),
+      }),
       releaseToSuspended: assign({ state: ({ context }) => releaseToSuspended(registry, context.state) }),
     },
     guards: {
@@ -279,6 +285,7 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       callPending: ({ context }) => context.turn?.pendingCall === true,
       stepSettled: ({ context }) => context.turn?.stepPending !== true,
       withHuman: ({ context }) => context.human !== null,
+      assigned: ({ context }) => context.assignee !== null,
       transferToOther: ({ context, event }) =>
         event.type === "operator.transfer" && context.human !== null && event.to !== context.human.operator,
       legacyRelease: ({ event }) => event.type === "operator.release" && event.at === undefined,

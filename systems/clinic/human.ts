@@ -25,6 +25,31 @@ export type HumanEvent =
   | { type: "operator.release"; at?: string }
   | { type: "operator.close"; at?: string };
 
+/** A patient's message while a human holds the thread; `at` and the desk's silence from issue 43 on. */
+export interface HeldMessage {
+  at?: string;
+  holdRepeatMs?: number;
+}
+
+/** While nobody has answered yet and the holding reply was just given: a short acknowledgement. */
+export const HOLD_ACK = "Сообщение передано администратору — ответ придёт сюда.";
+
+/**
+ * A quiet bot while a human holds (issue 43): the holding reply once; again only after
+ * `holdRepeatMs` of silence (since it was given, or since an operator last wrote); in between, a
+ * short acknowledgement while the patient still waits for the first answer, and nothing at all
+ * once an operator is talking to them. A message logged before issue 43 (no `at`) got the
+ * holding reply every time, and replays so.
+ */
+export function heldAnswer(h: HumanHold, m: HeldMessage): { reply: string; hold: HumanHold } {
+  const full = () => ({ reply: holdingReply(h), hold: m.at ? { ...h, heldReplyAt: m.at } : h });
+  if (!m.at || m.holdRepeatMs === undefined) return full();
+  const now = Date.parse(m.at);
+  const last = Math.max(Date.parse(h.heldReplyAt ?? "") || 0, Date.parse(h.lastOperatorAt ?? "") || 0);
+  if (last === 0 || now - last >= m.holdRepeatMs) return full();
+  return { reply: h.replies > 0 ? "" : HOLD_ACK, hold: h };
+}
+
 /** What the bot answers while a human holds the thread: true about who answers and where. */
 export function holdingReply(h: HumanHold): string {
   const who = h.operator && h.operator !== "оператор" ? `Администратор (${h.operator})` : "Администратор клиники";

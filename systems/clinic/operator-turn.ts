@@ -73,7 +73,12 @@ function machineEvent(action: OperatorAction, at: string, holder: HumanHold | nu
     case "assign":
       return { type: "operator.assign", operator: action.operator ?? "оператор", assignee: action.assignee, at };
     case "transfer":
-      return { type: "operator.transfer", operator: action.operator ?? holder?.operator ?? "оператор", to: action.to, at };
+      return {
+        type: "operator.transfer",
+        operator: action.operator ?? holder?.operator ?? "оператор",
+        to: action.to,
+        at,
+      };
   }
 }
 
@@ -145,7 +150,7 @@ async function applyLocked(
   }
   // So is a transfer to whoever holds it now, or an assignment that names the assignee it has
   // (a retried request): answered with the thread as it is, nothing written.
-  const assignee = (current.context as DialogueContext).assignee ?? null;
+  const assignee = (current.context as DialogueContext).assignee;
   if (
     (action.kind === "transfer" && holder?.operator === action.to) ||
     (action.kind === "assign" && !holder && assignee === action.assignee)
@@ -201,7 +206,7 @@ function refusal(action: OperatorAction, holder: HumanHold | null): AppError {
 
 function positionOf(s: SnapshotFrom<ClinicDialogueMachine>) {
   const c = s.context as DialogueContext;
-  return { state: c.state, human: c.human, assignee: c.assignee ?? null };
+  return { state: c.state, human: c.human, assignee: c.assignee };
 }
 
 async function lastTakeEvent(sql: Tx, threadId: string, holder: HumanHold): Promise<ThreadEvent> {
@@ -219,7 +224,7 @@ async function record(
     event: HumanEvent;
     after: SnapshotFrom<ClinicDialogueMachine>;
     holder: HumanHold | null;
-    before: { assignee?: string | null };
+    before: { assignee: string | null };
     webhook: boolean;
   },
 ): Promise<ThreadEvent> {
@@ -261,7 +266,7 @@ async function record(
       data = {
         operator: a.event.operator,
         assignee: a.event.assignee,
-        previous: a.before.assignee ?? null,
+        previous: a.before.assignee,
         reason,
       };
       break;
@@ -284,7 +289,7 @@ async function record(
         status: a.event.type === "operator.close" ? "closed" : "open",
         clearEscalation: true,
       });
-      if (a.event.type === "operator.close") await setAssignee(tx, a.tenantId, id, null);
+      await setAssignee(tx, a.tenantId, id, null);
       data = {
         operator: a.action.operator ?? a.holder?.operator ?? null,
         reason,

@@ -17,6 +17,7 @@ import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
 import { clinicAdminRoutes } from "./admin-routes";
 import { clinicKbChunkRoutes } from "./kb-routes";
+import { clinicDeskRoutes } from "./desk-routes";
 import { ClinicMessageBody, type ClinicEvents } from "./contract";
 
 /**
@@ -149,5 +150,6 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.route("/", clinicAdminRoutes(deps));
   app.route("/", clinicKbChunkRoutes(deps));
+  app.route("/", clinicDeskRoutes(deps));
   return app;
 }

@@ -17,6 +17,8 @@ import { runTurn } from "../../driver/turn";
 import { markEscalated, saveContactPhone, setEscalationReason, type Handling } from "../../storage/inbox";
 import { enqueueOutbox } from "../../storage/outbox";
 import { appendThreadEvent } from "../../storage/thread-events";
+import { deskAt } from "./desk";
+import { deskOf } from "./store/desk";
 import { clinicEffects, clinicStages, newTurnRecord, type ClinicFinalEmitted, type TurnRecord } from "./turn-effects";
 
 /** The clinic turn: the dialogue machine's effects (turn-effects.ts) and one commit. */
@@ -81,6 +83,8 @@ export function promptHistory(history: { role: string; text: string }[]): Histor
 }
 
 const isHeld = (f: ClinicFinalEmitted) => f.events.includes("held_by_operator");
+/** A held turn the bot answers with nothing (systems/clinic/human.ts heldAnswer). */
+const silent = (f: ClinicFinalEmitted) => isHeld(f) && f.reply === "";
 /** A patient's message while a human holds the thread (the holding reply, or the emergency one). */
 const toHuman = (f: ClinicFinalEmitted) => f.withHuman || isHeld(f);
 
@@ -99,6 +103,9 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
   stages.emit("01", "original-request", () => ({ text: a.text }));
   stages.emit("08", "conversation-context", () => ({ historyMessages: history.length, stateBefore: before }));
   const rec = newTurnRecord();
+  // What the front desk promises now (working hours) and how long a held thread stays quiet.
+  const now = new Date();
+  const desk = deskAt(await deskOf(a.sql, a.tenantId), now);
   // The reply's meta as stored, built once per final: the message stores it and the run's `final`
   // refers to it (runMessages and writes below), so both must be the very same object.
   let replyMeta: { of: ClinicFinalEmitted; stored: ReturnType<typeof assistantMeta> } | null = null;
@@ -122,7 +129,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     conversationId: a.context.threadId,
     input: {},
     stored: a.context.snapshot,
-    events: [{ type: "patient.message", text: a.text }],
+    // The clock and the desk's silence come in with the event: the machine stays pure, the log replays.
+    events: [{ type: "patient.message", text: a.text, at: now.toISOString(), holdRepeatMs: desk.holdingRepeatMs }],
     // The machine is generated from the settings: the log names the versions that built it.
     log: { settings: loaded.versions },
     // One writer at a time, nothing thrown away (issue 43): an operator who took (wrote, released)
@@ -145,13 +153,19 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       history,
       text: a.text,
       contactKnown: !!a.handling?.contactPhone,
+      desk,
       stages,
       rec,
     }),
     // The run's two messages (`writes` below): the log refers to the patient's text and the reply,
     // the run's `final` to the reply and the state, instead of storing them again.
     runMessages: () =>
-      rec.final ? { user: a.text, assistant: { text: rec.final.reply, ...storedMeta(rec.final) } } : undefined,
+      rec.final
+        ? {
+            user: a.text,
+            assistant: silent(rec.final) ? undefined : { text: rec.final.reply, ...storedMeta(rec.final) },
+          }
+        : undefined,
     // The common turn commits in one statement: the snapshot, the log, the run and these messages.
     writes: (_, when) => {
       if (!rec.final) throw new AppError("internal", "clinic turn ended without a reply");
@@ -161,7 +175,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         a.context.threadId,
         [
           { role: "user", text: a.text },
-          { role: "assistant", text: f.reply, meta: storedMeta(f).meta },
+          // A quiet hold (an operator is talking to the patient): the bot says nothing, nothing is stored for it.
+          ...(silent(f) ? [] : [{ role: "assistant" as const, text: f.reply, meta: storedMeta(f).meta }]),
         ],
         a.run.id,
         // A patient writing into a closed thread opens it again: in the same statement.
