@@ -12,7 +12,7 @@ import { forgetDesk, loadDesk, saveDesk } from "./store/desk";
 export function clinicDeskRoutes(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.get("/v1/clinic/desk", async (c) => c.json(await loadDesk(deps.db.sql, c.get("tenantId"))));
-  app.put("/v1/clinic/desk", async (c) => {
+  app.post("/v1/clinic/desk", async (c) => {
     const body = await readJson(c, DeskSettings);
     await saveDesk(deps.db.sql, c.get("tenantId"), body);
     forgetDesk(c.get("tenantId"));

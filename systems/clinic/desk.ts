@@ -1,37 +1,12 @@
-import { z } from "zod";
+import { DAYS, DeskSettings } from "../../contract/clinic/desk";
+
+export { DAYS, DeskSettings };
 
 /**
  * The clinic's front desk (issue 43): when people are there to answer, and how the bot behaves
  * while one of them holds a thread. Pure helpers over the settings (the clock comes in as an
  * argument, so a turn's verdict is decided once and logged with its event).
  */
-
-const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, "время как ЧЧ:ММ");
-const Day = z
-  .object({ open: HHMM, close: HHMM })
-  .nullable()
-  .refine((d) => d === null || d.open < d.close, "open раньше close");
-export const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
-
-export const DeskSettings = z.object({
-  /** IANA time zone of the clinic (the hours are local to it). */
-  timezone: z.string().refine(validZone, "неизвестный часовой пояс (IANA, напр. Europe/Moscow)"),
-  /** Per weekday: when the desk answers; null: closed all day. */
-  hours: z.object(Object.fromEntries(DAYS.map((d) => [d, Day])) as Record<(typeof DAYS)[number], typeof Day>),
-  /** Within working hours, the promise: an answer within this many minutes. */
-  answerWithinMinutes: z
-    .number()
-    .int()
-    .min(1)
-    .max(24 * 60),
-  /** While an operator holds a thread: the holding reply again only after this much silence. */
-  holdingRepeatMinutes: z
-    .number()
-    .int()
-    .min(1)
-    .max(7 * 24 * 60),
-});
-export type DeskSettings = z.infer<typeof DeskSettings>;
 
 /**
  * Until an admin sets the hours, the desk is open around the clock (what the bot promised before
@@ -44,15 +19,6 @@ export const DEFAULT_DESK: DeskSettings = {
   answerWithinMinutes: 60,
   holdingRepeatMinutes: 30,
 };
-
-function validZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The desk at a moment: open or not, and what an escalation may promise then. */
 export interface DeskNow {

@@ -34,7 +34,7 @@ const allDay = { open: "00:00", close: "24:00" };
 const week = (day: { open: string; close: string } | null) =>
   Object.fromEntries(["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, day]));
 const putDesk = (token: string, body: unknown) =>
-  clinicApi(server.url, token).api("/v1/clinic/desk", { method: "PUT", body: JSON.stringify(body) });
+  clinicApi(server.url, token).api("/v1/clinic/desk", { method: "POST", body: JSON.stringify(body) });
 
 async function escalated(): Promise<string> {
   const id = await patient().newThread();
