@@ -35,18 +35,17 @@ export interface HeldMessage {
 export const HOLD_ACK = "Сообщение передано администратору — ответ придёт сюда.";
 
 /**
- * A quiet bot while a human holds (issue 43): the holding reply once; again only after
- * `holdRepeatMs` of silence (since it was given, or since an operator last wrote); in between, a
- * short acknowledgement while the patient still waits for the first answer, and nothing at all
- * once an operator is talking to them. A message logged before issue 43 (no `at`) got the
- * holding reply every time, and replays so.
+ * A quiet bot while a human holds (issue 43): the holding reply once per hold (the patient learns
+ * who answers and where); again only after `holdRepeatMs` of silence (since it was given, or since
+ * an operator last wrote); in between, a short acknowledgement while the patient still waits for
+ * the first answer, and nothing at all once an operator is talking to them. A message logged
+ * before issue 43 (no `at`) got the holding reply every time, and replays so.
  */
 export function heldAnswer(h: HumanHold, m: HeldMessage): { reply: string; hold: HumanHold } {
   const full = () => ({ reply: holdingReply(h), hold: m.at ? { ...h, heldReplyAt: m.at } : h });
-  if (!m.at || m.holdRepeatMs === undefined) return full();
-  const now = Date.parse(m.at);
-  const last = Math.max(Date.parse(h.heldReplyAt ?? "") || 0, Date.parse(h.lastOperatorAt ?? "") || 0);
-  if (last === 0 || now - last >= m.holdRepeatMs) return full();
+  if (!m.at || m.holdRepeatMs === undefined || !h.heldReplyAt) return full();
+  const last = Math.max(Date.parse(h.heldReplyAt), Date.parse(h.lastOperatorAt ?? "") || 0);
+  if (Date.parse(m.at) - last >= m.holdRepeatMs) return full();
   return { reply: h.replies > 0 ? "" : HOLD_ACK, hold: h };
 }
 

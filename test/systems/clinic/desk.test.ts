@@ -81,7 +81,10 @@ describe("a quiet bot while a human holds", () => {
   const at = (min: number) => new Date(Date.parse(h.since) + min * 60_000).toISOString();
   const quiet = 30 * 60_000;
 
-  it("the holding reply once, an acknowledgement until the operator answers, again after the silence", () => {
+  it("the holding reply once (even after the operator wrote first), an acknowledgement until the operator answers, again after the silence", () => {
+    expect(heldAnswer({ ...h, replies: 1, lastOperatorAt: at(1) }, { at: at(2), holdRepeatMs: quiet }).reply).toBe(
+      holdingReply(h),
+    );
     const first = heldAnswer(h, { at: at(1), holdRepeatMs: quiet });
     expect(first.reply).toBe(holdingReply(h));
     const second = heldAnswer(first.hold, { at: at(2), holdRepeatMs: quiet });
@@ -90,7 +93,7 @@ describe("a quiet bot while a human holds", () => {
   });
 
   it("nothing while an operator is talking to the patient; the holding reply after the operator went silent", () => {
-    const talking = { ...h, replies: 1, lastOperatorAt: at(5) };
+    const talking = { ...h, replies: 1, heldReplyAt: at(1), lastOperatorAt: at(5) };
     expect(heldAnswer(talking, { at: at(6), holdRepeatMs: quiet }).reply).toBe("");
     expect(heldAnswer(talking, { at: at(40), holdRepeatMs: quiet }).reply).toBe(holdingReply(h));
   });
