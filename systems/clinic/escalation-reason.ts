@@ -1,4 +1,4 @@
-import { stem } from "../../text/russian-stem";
+import { stem } from "../../driver/russian-stem";
 import type { EscalationReason } from "./types";
 
 /**
