@@ -1,6 +1,15 @@
 import type { z } from "zod";
 import type { Created, RunStages } from "../contract/http";
-import type { InboxDetail, InboxItem, InboxList, OperatorMessage, OperatorMessageBody } from "../contract/inbox";
+import type {
+  AssignBody,
+  InboxDetail,
+  InboxItem,
+  InboxList,
+  OperatorList,
+  OperatorMessage,
+  OperatorMessageBody,
+  TransferBody,
+} from "../contract/inbox";
 import type { ClinicMessageBody, ClinicThread as ClinicThreadSchema } from "../contract/clinic/contract";
 import type {
   EvidenceConversation as EvidenceConversationSchema,
@@ -45,6 +54,7 @@ export type InboxPage = z.output<typeof InboxList>;
 export type InboxConversation = z.output<typeof InboxDetail>;
 export type InboxConversationItem = z.output<typeof InboxItem>;
 export type OperatorMessageSent = z.output<typeof OperatorMessage>;
+export type InboxOperators = z.output<typeof OperatorList>;
 export type RunStagesBody = z.output<typeof RunStages>;
 export type ClinicMessage = z.input<typeof ClinicMessageBody>;
 export type WorkbenchMessage = z.input<typeof WorkbenchMessageBody>;
@@ -119,6 +129,18 @@ export function createClient(o: ClientOptions) {
         }),
       release: (id: string) => call<InboxConversationItem>("POST", `/v1/inbox/conversations/${q(id)}/release`, {}),
       close: (id: string) => call<InboxConversationItem>("POST", `/v1/inbox/conversations/${q(id)}/close`, {}),
+      /** Who will answer a thread nobody holds (null: nobody); a held thread is transferred instead. */
+      assign: (id: string, assignee: string | null) =>
+        call<InboxConversationItem>("POST", `/v1/inbox/conversations/${q(id)}/assign`, {
+          assignee,
+        } satisfies z.input<typeof AssignBody>),
+      /** The held thread to a colleague, with no bot in between. */
+      transfer: (id: string, to: string) =>
+        call<InboxConversationItem>("POST", `/v1/inbox/conversations/${q(id)}/transfer`, {
+          to,
+        } satisfies z.input<typeof TransferBody>),
+      /** The tenant's operators (the people of API_TOKENS) and the asking token's person. */
+      operators: () => call<InboxOperators>("GET", "/v1/inbox/operators"),
     },
     workbench: {
       create: () => call<z.output<typeof Created.conversation>>("POST", "/v1/workbench/conversations"),

@@ -13,6 +13,8 @@ export const InboxFilter = z.object({
     .transform((v) => v === "true")
     .optional(),
   reason: z.string().min(1).max(64).optional(),
+  /** «мои» (assigned to the asking operator) / «не назначенные» / «все» (issue 43). */
+  assigned: z.enum(["me", "none", "all"]).optional(),
   /** Last activity on or after / before (ISO dates or timestamps). */
   from: z.string().datetime({ offset: true }).or(z.string().date()).optional(),
   to: z.string().datetime({ offset: true }).or(z.string().date()).optional(),
@@ -33,6 +35,7 @@ export const InboxItem = z.object({
   escalatedAt: z.string().nullable(),
   contactPhone: z.string().nullable(),
   takenBy: z.string().nullable(),
+  assignedTo: z.string().nullable().describe("who answers it: assigned, or who took it / got it by transfer"),
   createdAt: z.string(),
   lastActivityAt: z.string(),
   messageCount: z.number().int(),
@@ -54,9 +57,26 @@ const noConv = err("Нет диалога");
 
 /** An operator's message, at most (issue 32). */
 export const MAX_OPERATOR_CHARS = 4000;
-const Operator = z.string().trim().min(1).max(100);
+/** A name the patient reads: validated like a text (only zero-width or format characters is empty). */
+const Operator = userText(100, {
+  empty: "operator не может быть пустым (только пробелы или невидимые символы)",
+  tooLong: "operator: не больше 100 символов.",
+});
 export const TakeBody = z.object({
   operator: Operator.optional().describe("the operator's name as the patient sees it"),
+});
+/** Who will answer the thread (issue 43): a colleague's name; null unassigns. */
+export const AssignBody = z.object({
+  assignee: Operator.nullable().describe("the operator who will answer it (a person of API_TOKENS); null: nobody"),
+});
+/** The holder hands the thread to a colleague with no bot in between (issue 43). */
+export const TransferBody = z.object({
+  to: Operator.describe("the colleague who holds it from now (a person of API_TOKENS)"),
+  operator: Operator.optional().describe("who hands it on (an integration token only; else the token's person)"),
+});
+export const OperatorList = z.object({
+  operators: z.array(z.string()).describe("the people API_TOKENS binds to this tenant's operator and admin tokens"),
+  me: z.string().nullable().describe("the asking token's person (null: none)"),
 });
 export const OperatorMessageBody = z.object({
   text: userText(MAX_OPERATOR_CHARS, {
@@ -103,12 +123,32 @@ export const threadEvents = {
   }),
   "conversation.released": Handback,
   "conversation.closed": Handback,
+  "conversation.assigned": z.object({
+    operator: z.string().describe("who assigned it"),
+    assignee: z.string().nullable(),
+    previous: z.string().nullable(),
+    reason,
+    at,
+  }),
+  "conversation.transferred": z.object({
+    operator: z.string().describe("who handed it on"),
+    from: z.string().nullable(),
+    to: z.string(),
+    reason,
+    heldMs: z.number().nullable().describe("how long the one who handed it on had held it"),
+    replies: z.number().int(),
+    at,
+  }),
   "patient.message": z.object({
     text: z.string(),
     reply: z.string().describe("what the patient was answered (the holding reply, or the emergency one)"),
     runId: z.string(),
     events: z.array(z.string()),
     contactPhone: z.string().nullable(),
+    botDraft: z
+      .string()
+      .optional()
+      .describe("the bot's answer an operator's take overtook (the patient got the holding reply instead)"),
     at,
   }),
 };
@@ -140,8 +180,57 @@ export const inboxOperations: Operation[] = [
     path: "/v1/inbox/conversations/{id}/take",
     tag: "inbox",
     summary: "Оператор берёт диалог: бот молчит (машина в состоянии human), пациенту отвечает оператор",
+    description:
+      "Автор — человек, к которому API_TOKENS привязывает токен; имя в теле принимается только от интеграционного токена (…:TOKEN:*). " +
+      "Взятие ждёт идущего хода пациента не дольше, чем идёт его запись: ход пациента, который обогнало взятие, применяется заново поверх него.",
     body: TakeBody,
-    responses: { 200: ok(InboxItem), 404: noConv, 409: err("Диалог ведёт другой оператор или это не диалог клиники") },
+    responses: {
+      200: ok(InboxItem),
+      400: err("Имя оператора пустое или из невидимых символов"),
+      403: err("Токен привязан к другому человеку (details.reason operator_name_not_allowed)"),
+      404: noConv,
+      409: err("Диалог ведёт другой оператор (details.reason taken_by_another) или это не диалог клиники"),
+    },
+  },
+  {
+    operationId: "assignInboxConversation",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/assign",
+    tag: "inbox",
+    summary: "Назначить диалог сотруднику (или снять назначение: assignee null)",
+    description:
+      "Для диалога, который никто не ведёт; ведомый диалог передают (transfer). Событие `conversation.assigned` — в журнале диалога и вебхуке.",
+    body: AssignBody,
+    responses: {
+      200: ok(InboxItem),
+      400: err("Неизвестный сотрудник (details.reason unknown_operator) или пустое имя"),
+      404: noConv,
+      409: err("Диалог ведёт оператор: передайте его (details.reason held)"),
+    },
+  },
+  {
+    operationId: "transferInboxConversation",
+    method: "post",
+    path: "/v1/inbox/conversations/{id}/transfer",
+    tag: "inbox",
+    summary: "Передать ведомый диалог коллеге — без бота между ними",
+    description:
+      "Машина остаётся в состоянии human, диалог ведёт коллега; событие `conversation.transferred` — в журнале, потоке пациента и вебхуке. Повтор (диалог уже у него) — 200.",
+    body: TransferBody,
+    responses: {
+      200: ok(InboxItem),
+      400: err("Неизвестный сотрудник (details.reason unknown_operator) или пустое имя"),
+      404: noConv,
+      409: err("Диалог никто не ведёт (details.reason not_held)"),
+    },
+  },
+  {
+    operationId: "listInboxOperators",
+    method: "get",
+    path: "/v1/inbox/operators",
+    tag: "inbox",
+    summary: "Сотрудники (люди токенов API_TOKENS этого арендатора) и кто спрашивает",
+    responses: { 200: ok(OperatorList) },
   },
   {
     operationId: "sendOperatorMessage",
@@ -150,7 +239,7 @@ export const inboxOperations: Operation[] = [
     tag: "inbox",
     summary: "Оператор пишет пациенту в диалог, который он взял",
     description:
-      "Любой оператор может писать в диалог со статусом taken (автор — `operator` тела, иначе взявший диалог). " +
+      "Любой оператор может писать в диалог со статусом taken (автор — человек токена; `operator` тела — только от интеграционного токена; иначе взявший диалог). " +
       "Сообщение хранится с ролью `operator` и сразу приходит пациенту в GET /v1/clinic/threads/{threadId}/events.",
     headers: {
       idempotencyKey:
@@ -222,5 +311,6 @@ export const inboxSchemas: Record<string, z.ZodType> = {
   InboxList,
   InboxDetail,
   OperatorMessage,
+  OperatorList,
   ThreadSseEvent,
 };

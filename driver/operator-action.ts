@@ -9,6 +9,10 @@ export type OperatorAction =
   | { kind: "take"; operator: string }
   | { kind: "message"; operator?: string; text: string; idempotencyKey?: string }
   | { kind: "release"; operator?: string }
+  /** Who will answer (issue 43); null unassigns. */
+  | { kind: "assign"; operator?: string; assignee: string | null }
+  /** The holder's thread to a colleague, with no bot in between (issue 43). */
+  | { kind: "transfer"; operator?: string; to: string }
   | { kind: "close"; operator?: string };
 
 export interface OperatorResult {

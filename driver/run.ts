@@ -282,6 +282,16 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
   }
 
   /**
+   * A `completion` whose commit did not happen and that the turn applies again (driver/turn.ts
+   * `reapply`): the run goes on as before it — events may be emitted and are flushed again.
+   */
+  reopen(): void {
+    if (this.ended || !this.completing) return;
+    this.completing = false;
+    this.flusher?.add(this);
+  }
+
+  /**
    * The request was refused before the run's stream opened (an invalid or stale clarification
    * answer): as if the run never started — no row, no events, its Idempotency-Key free again —
    * so a refused request changes nothing.

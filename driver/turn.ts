@@ -75,6 +75,18 @@ export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventM
   /** Bound on transitions per turn: a machine that keeps asking for effects is a bug, not a loop to wait out. */
   maxSteps?: number;
   /**
+   * One writer at a time, nothing thrown away (issue 43): when the commit finds the snapshot moved
+   * on (an operator took the thread while the model streamed), the turn is applied again, up to
+   * this many times, on top of the snapshot as it is now — the same input events, and every
+   * `effect.*` the machine asks for again answered with the results the first attempt got, in
+   * order (no model is called twice; an effect not asked before runs for real). The machine decides
+   * on the fresh state: a thread now held gets the holding reply, and the patient's words are
+   * stored. Absent or 0: a stale commit is a 409, as before.
+   */
+  reapply?: number;
+  /** Called before each re-application, with the snapshot the lost attempt had reached. */
+  onReapply?: (lost: SnapshotFrom<M>) => void;
+  /**
    * Log every event the machine is given this turn — the init event of a new snapshot, the
    * input events, the effects' results, in the order applied — to machine_events in the turn's
    * transaction, so the snapshot can be replayed from its log (driver/replay.ts), named by the
@@ -125,18 +137,44 @@ function emitted(actions: { type: string; params?: unknown }[]): { type: string;
  * The one path of every turn: load → pure transition → run the effects the machine asked
  * for → feed results back → one commit statement (snapshot with version check, the log, the
  * caller's writes, the run's events and end; storage/turn-commit.ts), in a transaction only
- * with the caller's `commit`. Nothing is written if any step fails.
+ * with the caller's `commit`. Nothing is written if any step fails. With `reapply`, a commit that
+ * lost the version race is applied again on the fresh snapshot (see TurnArgs.reapply).
  */
 export async function runTurn<M extends AnyStateMachine, E extends EventMap = EventMap>(
   a: TurnArgs<M, E>,
 ): Promise<TurnResult<M>> {
-  const loaded = a.stored !== undefined ? restoreRow(a.spec, a.key, a.stored) : await restore(a.sql, a.spec, a.key);
+  let loaded = a.stored !== undefined ? restoreRow(a.spec, a.key, a.stored) : await restore(a.sql, a.spec, a.key);
+  // The results of the `effect.*` calls, per effect type in order: a re-application reuses them.
+  const recorded = new Map<string, unknown[][]>();
+  for (let attempt = 0; ; attempt++) {
+    const settled = await settle(a, loaded, attempt === 0 ? null : recorded, recorded);
+    if (settled.discarded) return settled.discarded;
+    try {
+      return await commitSettled(a, loaded, settled.snapshot, settled.fed, settled.steps);
+    } catch (e) {
+      if (!(e instanceof StaleVersionError) || attempt >= (a.reapply ?? 0)) throw stale(a, e);
+      a.onReapply?.(settled.snapshot);
+      a.run?.reopen();
+      loaded = await restore(a.sql, a.spec, a.key);
+    }
+  }
+}
+
+/** The transitions of one attempt: the input events and the effects' results until the machine rests. */
+async function settle<M extends AnyStateMachine, E extends EventMap>(
+  a: TurnArgs<M, E>,
+  loaded: { snapshot: SnapshotFrom<M>; rowVersion: number } | null,
+  replay: Map<string, unknown[][]> | null,
+  record: Map<string, unknown[][]>,
+) {
   const signal = a.run?.signal ?? new AbortController().signal;
   let snapshot: SnapshotFrom<M>;
   const queue: unknown[] = [];
   let pending: { type: string; [k: string]: unknown }[] = [];
   // What the machine was given, in order: the turn's entry in the event log.
   const fed: unknown[] = [];
+  // On a re-application, how many recorded results of each effect type were used so far.
+  const used = new Map<string, number>();
   if (loaded) snapshot = loaded.snapshot;
   else {
     const [s, actions] = pureInitialTransition(a.spec.machine, a.input as never);
@@ -155,8 +193,24 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
       if (!handler)
         throw new AppError("internal", `machine ${a.spec.id} emitted ${effect.type} and nothing handles it`);
       if (signal.aborted) throw new AppError("internal", "client went away");
-      const out = await handler(effect, { signal });
-      if (out !== undefined) results.push(...(Array.isArray(out) ? out : [out]));
+      const isEffect = effect.type.startsWith("effect.");
+      const n = used.get(effect.type) ?? 0;
+      const earlier = isEffect && replay ? replay.get(effect.type)?.[n] : undefined;
+      let out: unknown[];
+      if (earlier) {
+        used.set(effect.type, n + 1);
+        out = earlier;
+      } else {
+        const r = await handler(effect, { signal });
+        out = r === undefined ? [] : Array.isArray(r) ? r : [r];
+        if (isEffect) {
+          const list = record.get(effect.type) ?? [];
+          list.push(out);
+          record.set(effect.type, list);
+          used.set(effect.type, list.length);
+        }
+      }
+      results.push(...out);
     }
     pending = [];
     queue.unshift(...results);
@@ -169,66 +223,78 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
     pending.push(...emitted(actions as never));
   }
   if (signal.aborted) throw new AppError("internal", "client went away");
-  if (a.discard?.(snapshot)) return { snapshot, rowVersion: loaded?.rowVersion ?? 0, steps, discarded: true };
+  const discarded: TurnResult<M> | null = a.discard?.(snapshot)
+    ? { snapshot, rowVersion: loaded?.rowVersion ?? 0, steps, discarded: true }
+    : null;
+  return { snapshot, fed, steps, discarded };
+}
 
+/** One attempt's commit: throws StaleVersionError when the snapshot moved on since `loaded`. */
+async function commitSettled<M extends AnyStateMachine, E extends EventMap>(
+  a: TurnArgs<M, E>,
+  loaded: { snapshot: SnapshotFrom<M>; rowVersion: number } | null,
+  snapshot: SnapshotFrom<M>,
+  fed: unknown[],
+  steps: number,
+): Promise<TurnResult<M>> {
   const persisted = a.spec.machine.getPersistedSnapshot(snapshot);
   const messages = a.runMessages?.(snapshot);
-  try {
-    const completion = a.run?.completion(a.closing?.(snapshot) ?? [], a.outcome?.(snapshot));
-    const write: TurnCommit = {
-      snapshot: {
-        key: a.key,
-        conversationId: a.conversationId,
-        machineId: a.spec.id,
-        machineVersion: a.spec.version,
-        snapshot: persisted,
-        expectedRowVersion: loaded?.rowVersion ?? null,
-      },
-      log: a.log
+  const completion = a.run?.completion(a.closing?.(snapshot) ?? [], a.outcome?.(snapshot));
+  const write: TurnCommit = {
+    snapshot: {
+      key: a.key,
+      conversationId: a.conversationId,
+      machineId: a.spec.id,
+      machineVersion: a.spec.version,
+      snapshot: persisted,
+      expectedRowVersion: loaded?.rowVersion ?? null,
+    },
+    log: a.log
+      ? {
+          events: fed,
+          runId: a.run?.id ?? null,
+          machine: machineLabel(a.spec, a.log.settings),
+          messages: messages && { user: messages.user, assistant: messages.assistant?.text },
+        }
+      : undefined,
+    run:
+      a.run && completion
         ? {
-            events: fed,
-            runId: a.run?.id ?? null,
-            machine: machineLabel(a.spec, a.log.settings),
-            messages: messages && { user: messages.user, assistant: messages.assistant?.text },
+            id: a.run.id,
+            conversationId: a.run.conversationId,
+            events: completion.events,
+            close: completion.close,
+            notify: completion.notify,
+            replyMessage: messages?.assistant,
           }
         : undefined,
-      run:
-        a.run && completion
-          ? {
-              id: a.run.id,
-              conversationId: a.run.conversationId,
-              events: completion.events,
-              close: completion.close,
-              notify: completion.notify,
-              replyMessage: messages?.assistant,
-            }
-          : undefined,
-      writes: a.writes ? (when) => a.writes!(snapshot, when) : undefined,
-    };
-    const commit = a.commit && (a.needsCommit?.(snapshot) ?? true) ? a.commit : null;
-    const rowVersion = await inSpan("commit", { "machine.id": a.spec.id, "conversation.id": a.conversationId }, () =>
-      commit
-        ? a.sql.begin(async (tx) => {
-            // Sent together (one round trip) and run in order on the connection: the commit
-            // statement with its version check first, so a concurrent turn blocks there before
-            // the caller's writes. Both settle before the transaction ends (no statement left on
-            // a closed transaction); the first failure — the version check's, if any — is the turn's.
-            const [v, w] = await Promise.allSettled([commitTurn(tx, write), commit(tx, snapshot)]);
-            if (v.status === "rejected") throw v.reason;
-            if (w.status === "rejected") throw w.reason;
-            return v.value;
-          })
-        : commitTurn(a.sql, write),
-    );
-    completion?.publish();
-    return { snapshot, rowVersion, steps };
-  } catch (e) {
-    if (e instanceof RunClosedError) throw runClosed(e.runId);
-    if (e instanceof StaleVersionError) {
-      throw new AppError("conflict", "Диалог уже изменён другим запросом; обновите состояние и повторите.", {
-        key: a.key,
-      });
-    }
-    throw e;
-  }
+    writes: a.writes ? (when) => a.writes!(snapshot, when) : undefined,
+  };
+  const commit = a.commit && (a.needsCommit?.(snapshot) ?? true) ? a.commit : null;
+  const rowVersion = await inSpan("commit", { "machine.id": a.spec.id, "conversation.id": a.conversationId }, () =>
+    commit
+      ? a.sql.begin(async (tx) => {
+          // Sent together (one round trip) and run in order on the connection: the commit
+          // statement with its version check first, so a concurrent turn blocks there before
+          // the caller's writes. Both settle before the transaction ends (no statement left on
+          // a closed transaction); the first failure — the version check's, if any — is the turn's.
+          const [v, w] = await Promise.allSettled([commitTurn(tx, write), commit(tx, snapshot)]);
+          if (v.status === "rejected") throw v.reason;
+          if (w.status === "rejected") throw w.reason;
+          return v.value;
+        })
+      : commitTurn(a.sql, write),
+  );
+  completion?.publish();
+  return { snapshot, rowVersion, steps };
+}
+
+/** A commit's failure as the turn reports it. */
+function stale<M extends AnyStateMachine, E extends EventMap>(a: TurnArgs<M, E>, e: unknown): unknown {
+  if (e instanceof RunClosedError) return runClosed(e.runId);
+  if (e instanceof StaleVersionError)
+    return new AppError("conflict", "Диалог уже изменён другим запросом; обновите состояние и повторите.", {
+      key: a.key,
+    });
+  return e;
 }

@@ -9,6 +9,10 @@ export type { AuthEnv } from "./roles";
 export interface TokenGrant {
   tenant: string;
   role: Role;
+  /** The person the token belongs to (`…:TOKEN:Имя`); absent: nobody in particular. */
+  person?: string;
+  /** `…:TOKEN:*`: an integration that names the operator it acts for in the body. */
+  integration?: boolean;
 }
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
@@ -17,6 +21,7 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
 function grant(c: Context<AuthEnv>, g: TokenGrant): void {
   c.set("tenantId", g.tenant);
   c.set("role", g.role);
+  c.set("identity", { person: g.person ?? null, integration: !!g.integration });
   const log = c.get("log");
   if (log) log.tenantId = g.tenant;
 }
@@ -32,7 +37,7 @@ export function bearerAuth(tokens: Map<string, TokenGrant> | null): MiddlewareHa
   const grants = tokens ? [...tokens].map(([token, grant]) => ({ digest: digest(token), grant })) : [];
   return async (c, next) => {
     if (!tokens) {
-      grant(c, { tenant: "default", role: "admin" });
+      grant(c, { tenant: "default", role: "admin", integration: true });
       return next();
     }
     const header = c.req.header("authorization") ?? "";

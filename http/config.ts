@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import type { TokenGrant } from "./auth";
 import { ROLES, type Role as AccessRole } from "./roles";
+import { operatorNameProblem } from "./operator-identity";
 import type { ModelLimits, Role } from "../llm/types";
 
 const envSchema = z.object({
@@ -100,28 +101,79 @@ export function loadDotEnv(path = resolve(".env")): void {
 }
 
 /**
- * API_TOKENS: comma-separated `[role@]tenant:token` or a bare `token` (tenant `default`).
- * Without a role a token keeps full rights (`admin`), as before roles existed.
+ * API_TOKENS: comma-separated entries `[role@]tenant:token[:person]` or a bare `token` (tenant
+ * `default`). Without a role a token keeps full rights (`admin`), as before roles existed. The
+ * person (issue 43) is the operator the token belongs to — the author of its takes and messages
+ * (http/operator-identity.ts); `*` instead of a person marks an integration that names the
+ * operator in each request's body. A token cannot contain `:`, `,` or whitespace.
+ *
+ * Validated whole at start (issue 47 item 4): an unknown role (`Chat@clinic:T1` used to become an
+ * admin of tenant `Chat@clinic`), a malformed entry, a duplicate token, an invalid person stop the
+ * start with a message naming the entry by its number and its role@tenant, never its token.
  */
 export function parseTokens(spec: string | undefined): Map<string, TokenGrant> | null {
   if (!spec || !spec.trim()) return null;
   const map = new Map<string, TokenGrant>();
-  const roleRe = new RegExp(`^(${ROLES.join("|")})@`);
-  for (let item of spec
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  const seen = new Map<string, number>();
+  const entries = spec.split(",").map((s) => s.trim());
+  entries.forEach((item, i) => {
+    if (!item) return; // a trailing or doubled comma is harmless
+    const n = i + 1;
+    const fail = (why: string): never => {
+      throw new Error(`Invalid configuration: API_TOKENS entry #${n} (${maskEntry(item)}): ${why}`);
+    };
     let role: AccessRole = "admin";
-    const r = item.match(roleRe);
-    if (r) {
-      role = r[1] as AccessRole;
-      item = item.slice(r[0].length);
+    let rest = item;
+    const colon = item.indexOf(":");
+    const at = item.indexOf("@");
+    if (at >= 0 && (colon < 0 || at < colon)) {
+      const name = item.slice(0, at);
+      if (!(ROLES as readonly string[]).includes(name))
+        fail(`unknown role "${name}" (roles: ${ROLES.join(", ")}; lower case)`);
+      role = name as AccessRole;
+      rest = item.slice(at + 1);
     }
-    const i = item.indexOf(":");
-    if (i > 0) map.set(item.slice(i + 1), { tenant: item.slice(0, i), role });
-    else map.set(item, { tenant: "default", role });
-  }
-  return map;
+    const parts = rest.split(":");
+    // A person's name may have spaces ("Мария Иванова"); the role, tenant and token may not.
+    if (/\s/.test(item.slice(0, item.length - rest.length) + parts.slice(0, 2).join(":")))
+      fail("whitespace inside an entry");
+    let grant: TokenGrant;
+    let token: string;
+    if (parts.length === 1) {
+      if (role !== "admin" || rest !== item) fail("a role needs a tenant: role@tenant:token");
+      token = rest;
+      grant = { tenant: "default", role };
+    } else {
+      const [tenant, tok, ...who] = parts as [string, string, ...string[]];
+      if (!TENANT.test(tenant)) fail(`tenant "${tenant}" must be 1–64 of A–Z a–z 0–9 _ . -`);
+      if (!tok) fail("empty token");
+      token = tok;
+      grant = { tenant, role };
+      if (who.length > 0) {
+        const person = who.join(":").trim();
+        if (person === "*") grant.integration = true;
+        else {
+          const problem = operatorNameProblem(person);
+          if (problem) fail(`person: ${problem}`);
+          grant.person = person;
+        }
+      }
+    }
+    if (!token) fail("empty token");
+    const earlier = seen.get(token);
+    if (earlier !== undefined) fail(`the same token as entry #${earlier}`);
+    seen.set(token, n);
+    map.set(token, grant);
+  });
+  return map.size ? map : null;
+}
+
+const TENANT = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** An entry as an error message may show it: its role and tenant, never its token. */
+function maskEntry(item: string): string {
+  const colon = item.indexOf(":");
+  return colon < 0 ? "a bare token" : `${item.slice(0, colon)}:…`;
 }
 
 export function loadConfig(

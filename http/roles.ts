@@ -13,7 +13,14 @@ export const ROLES = ["chat", "operator", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
 /** What the auth middleware (and the request log before it) puts on a request (http/auth.ts re-exports it). */
-export type AuthEnv = { Variables: { tenantId: string; role: Role } & LogEnv["Variables"] };
+export type AuthEnv = {
+  Variables: {
+    tenantId: string;
+    role: Role;
+    /** The token's person (http/operator-identity.ts reads it through `operatorOf`). */
+    identity?: { person: string | null; integration: boolean };
+  } & LogEnv["Variables"];
+};
 
 export const roleRank = (r: Role) => ROLES.indexOf(r);
 export const hasRole = (have: Role, need: Role) => roleRank(have) >= roleRank(need);
@@ -50,7 +57,7 @@ const RULES: Rule[] = [
   { methods: READ, path: p("/v1/runs/:id/events"), role: "chat" },
   { methods: READ, path: p("/v1/runs/:id/stages"), role: "chat" },
   // Settings and knowledge-base writes (reads of the same resources are the operator's).
-  { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/clinic\/(branches|kb)(\/|$)/, role: "admin" },
+  { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/clinic\/(branches|kb|desk)(\/|$)/, role: "admin" },
   { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
   { methods: READ, path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
 ];

@@ -24,6 +24,20 @@ export function lastEventId(c: Context): number {
   return Number(raw);
 }
 
+/**
+ * A Last-Event-ID past the end of the log the stream follows (issue 43): no event will ever carry
+ * the next id the client waits for, so the stream would stay open and silent (a deaf tab). A
+ * structured 400 instead, naming the last id there is, so the client can resume from it.
+ */
+export function refusePastEnd(after: number, last: number): void {
+  if (after > last)
+    throw new AppError(
+      "invalid_request",
+      `Last-Event-ID ${after} — дальше конца журнала (последнее событие — ${last}): переподключитесь с Last-Event-ID не больше ${last}.`,
+      { reason: "last_event_id_past_end", lastEventId: last },
+    );
+}
+
 /** True when the client is an EventSource (or says it reads a stream): it gets 204, not a JSON 404. */
 export const wantsStream = (c: Context) => (c.req.header("accept") ?? "").includes("text/event-stream");
 
@@ -39,13 +53,20 @@ export async function followRunResponse(
   after: number,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  if (run.status !== "running" && !deps.hub.get(run.id)?.events.some((e) => e.seq > after)) {
+  const live = deps.hub.get(run.id);
+  // A run this process serves has every event in memory: an id past its last is past the end.
+  if (live && !live.ended) refusePastEnd(after, live.events.at(-1)?.seq ?? 0);
+  if (run.status !== "running" && !live?.events.some((e) => e.seq > after)) {
     const rest = await listRunEvents(deps.db.sql, run.id, after);
     if (rest.length === 0) {
       const ending = await listRunEnding(deps.db.sql, run.id);
       // A recovery's ending is numbered past any id its dead process sent (MAX_RUN_EVENTS), so a
       // client with nothing after its id has the ending too.
-      if (ending.some((e) => e.event === "done")) return new Response(null, { status: 204, headers });
+      const done = ending.find((e) => e.event === "done");
+      if (done) {
+        refusePastEnd(after, done.seq);
+        return new Response(null, { status: 204, headers });
+      }
     }
   }
   return sseResponse(c, (stream) => followRun(deps, stream, run.id, after), headers);

@@ -4,7 +4,7 @@ import type { Tx } from "./db";
  * The human hand-off in numbers (issue 32), from the threads' event logs (storage/thread-events.ts):
  * per escalation reason, how many threads operators took and how long the patient waited for the
  * take (from the escalation) and for the first operator message (from the take); how many
- * operator messages, releases and closes. A take of a thread that was not escalated counts under
+ * operator messages, releases and closes, assignments and transfers. A take of a thread that was not escalated counts under
  * `not_escalated`.
  */
 export interface HandoffStats {
@@ -18,6 +18,10 @@ export interface HandoffStats {
   operatorMessages: number;
   released: number;
   closed: number;
+  /** Assignments of threads nobody held (issue 43). */
+  assigned: number;
+  /** Held threads handed to a colleague (issue 43). */
+  transferred: number;
 }
 
 export async function handoffStats(
@@ -36,6 +40,8 @@ export async function handoffStats(
       operator_messages: number;
       released: number;
       closed: number;
+      assigned: number;
+      transferred: number;
     }[]
   >`
     with e as (
@@ -55,7 +61,9 @@ export async function handoffStats(
            percentile_cont(0.5) within group (order by reply_ms) filter (where kind = 'operator.message' and first) as median_reply,
            count(*) filter (where kind = 'operator.message')::int as operator_messages,
            count(*) filter (where kind = 'conversation.released')::int as released,
-           count(*) filter (where kind = 'conversation.closed')::int as closed
+           count(*) filter (where kind = 'conversation.closed')::int as closed,
+           count(*) filter (where kind = 'conversation.assigned')::int as assigned,
+           count(*) filter (where kind = 'conversation.transferred')::int as transferred
       from e group by reason order by reason`;
   const ms = (v: number | null) => (v === null ? null : Math.round(Number(v)));
   return rows.map((r) => ({
@@ -69,5 +77,7 @@ export async function handoffStats(
     operatorMessages: r.operator_messages,
     released: r.released,
     closed: r.closed,
+    assigned: r.assigned,
+    transferred: r.transferred,
   }));
 }

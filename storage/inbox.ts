@@ -23,6 +23,7 @@ interface Row {
   escalated_at: Date | null;
   contact_phone: string | null;
   taken_by: string | null;
+  assigned_to: string | null;
   created_at: Date;
   last_activity_at: Date;
   /** Microseconds since the epoch, as text: a JS Date would drop the microseconds the keyset needs. */
@@ -52,6 +53,7 @@ const toItem = (r: Row): InboxItem => ({
   escalatedAt: r.escalated_at?.toISOString() ?? null,
   contactPhone: r.contact_phone,
   takenBy: r.taken_by,
+  assignedTo: r.assigned_to,
   createdAt: r.created_at.toISOString(),
   lastActivityAt: r.last_activity_at.toISOString(),
   messageCount: Number(r.message_count),
@@ -61,7 +63,7 @@ const toItem = (r: Row): InboxItem => ({
 export class BadCursor extends Error {}
 
 const columns = (sql: Tx) => sql`
-  c.id, c.kind, c.status, c.escalated, c.escalation_reason, c.escalated_at, c.contact_phone, c.taken_by, c.created_at, c.last_activity_at,
+  c.id, c.kind, c.status, c.escalated, c.escalation_reason, c.escalated_at, c.contact_phone, c.taken_by, c.assigned_to, c.created_at, c.last_activity_at,
   (extract(epoch from c.last_activity_at) * 1000000)::bigint::text as activity_us,
   (select count(*)::int from messages m where m.conversation_id = c.id) as message_count,
   l.role as last_role, left(l.text, 300) as last_text`;
@@ -83,10 +85,15 @@ function keysetAfter(sql: Tx, [escalated, us, id]: z.infer<typeof Cursor>): post
   return sql`and (c.escalated, c.activity_hour, c.last_activity_at, c.id) < (${escalated}, ${activityHour(sql, at)}, ${at}, ${id})`;
 }
 
+/**
+ * `me`: the asking operator's name, for `assigned=me` (the route passes the token's person,
+ * http/operator-identity.ts).
+ */
 export async function listInbox(
   sql: Tx,
   tenantId: string,
   f: InboxFilter,
+  me?: string,
 ): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
   const after = f.cursor ? decodeCursor(f.cursor) : null;
   if (f.cursor && !after) throw new BadCursor("cursor");
@@ -99,6 +106,7 @@ export async function listInbox(
       ${f.status ? sql`and c.status = ${f.status}` : sql``}
       ${f.escalated !== undefined ? sql`and c.escalated = ${f.escalated}` : sql``}
       ${f.reason ? sql`and c.escalation_reason = ${f.reason}` : sql``}
+      ${f.assigned === "me" ? sql`and c.assigned_to = ${me ?? ""}` : f.assigned === "none" ? sql`and c.assigned_to is null` : sql``}
       ${f.from ? sql`and c.last_activity_at >= ${f.from}::timestamptz` : sql``}
       ${f.to ? sql`and c.last_activity_at < ${f.to}::timestamptz + (case when ${f.to}::text ~ '^\\d{4}-\\d{2}-\\d{2}$' then interval '1 day' else interval '0' end)` : sql``}
       ${like ? sql`and (c.id::text ilike ${like} or c.contact_phone ilike ${like} or exists (select 1 from messages m where m.conversation_id = c.id and m.text ilike ${like}))` : sql``}
@@ -134,6 +142,11 @@ export async function setHandling(
     where id = ${id} and tenant_id = ${tenantId}
     returning id`;
   return rows.length > 0;
+}
+
+/** Who answers the conversation (issue 43): an assignment, a take, a transfer; null unassigns. */
+export async function setAssignee(sql: Tx, tenantId: string, id: string, assignee: string | null): Promise<void> {
+  await sql`update conversations set assigned_to = ${assignee} where id = ${id} and tenant_id = ${tenantId}`;
 }
 
 /** An escalation, recorded in the turn's transaction (the inbox shows it, the webhook's outbox row goes with it). */

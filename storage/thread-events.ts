@@ -14,6 +14,8 @@ export const THREAD_EVENT_KINDS = [
   "conversation.released",
   "conversation.closed",
   "patient.message",
+  "conversation.assigned",
+  "conversation.transferred",
 ] as const;
 export type ThreadEventKind = (typeof THREAD_EVENT_KINDS)[number];
 
@@ -84,4 +86,13 @@ export async function lastThreadEventSeq(sql: Tx, conversationId: string): Promi
   const [r] = await sql<{ seq: number | null }[]>`
     select max(seq) as seq from thread_events where conversation_id = ${conversationId}`;
   return r?.seq ?? 0;
+}
+
+/** The thread's last event (a repeated request answers with it); null: the log is empty. */
+export async function lastThreadEvent(sql: Tx, conversationId: string): Promise<ThreadEvent | null> {
+  const [r] = await sql<Row[]>`
+    select seq, kind, data, created_at from thread_events
+     where conversation_id = ${conversationId}
+     order by seq desc limit 1`;
+  return r ? toEvent(r) : null;
 }

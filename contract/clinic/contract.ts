@@ -13,6 +13,7 @@ import {
 } from "../http";
 import { ThreadSseEvent } from "../inbox";
 import { HumanHold } from "./human";
+import { DeskSettings } from "./desk";
 import { BranchCode, BranchConfig, ClinicState, RouterConfig, StepGraph } from "./types";
 
 /**
@@ -165,6 +166,7 @@ export const KbSearchResult = z.object({ query: z.string(), fragments: z.array(K
 
 /** Names of the shapes in the OpenAPI components. */
 export const clinicSchemas: Record<string, z.ZodType> = {
+  DeskSettings,
   ClinicState,
   ClinicFinal,
   RouterDecision,
@@ -245,7 +247,29 @@ export const clinicOperations: Operation[] = [
       "Получают все вкладки диалога, в том числе через другой процесс сервера.",
     headers: { lastEventId: true },
     query: ResumeQuery,
-    responses: { 200: { description: "события диалога", sse: ThreadSseEvent }, 404: noThread },
+    responses: {
+      200: { description: "события диалога", sse: ThreadSseEvent },
+      400: err("Last-Event-ID дальше конца журнала (details.reason last_event_id_past_end, details.lastEventId)"),
+      404: noThread,
+    },
+  },
+  {
+    operationId: "getClinicDesk",
+    method: "get",
+    path: "/v1/clinic/desk",
+    tag: "clinic-settings",
+    summary: "Ресепшен клиники: часы работы, часовой пояс, обещание ответа, тишина бота при операторе",
+    description: "Без настройки — круглосуточно (обещание «в течение ближайшего часа»).",
+    responses: { 200: ok(DeskSettings) },
+  },
+  {
+    operationId: "setClinicDesk",
+    method: "post",
+    path: "/v1/clinic/desk",
+    tag: "clinic-settings",
+    summary: "Задать часы работы: вне их эскалация обещает ответ в рабочее время, а не «в течение часа»",
+    body: DeskSettings,
+    responses: { 200: ok(DeskSettings), 400: err("Неверные часы, часовой пояс или интервалы") },
   },
   {
     operationId: "getClinicBranches",

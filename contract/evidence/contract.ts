@@ -117,6 +117,8 @@ export const OutcomeStats = z.object({
         operatorMessages: count,
         released: count,
         closed: count,
+        assigned: count.describe("threads nobody held given an assignee (issue 43)"),
+        transferred: count.describe("held threads handed to a colleague (issue 43)"),
       }),
     )
     .describe("operators' actions by escalation reason (issue 32)"),

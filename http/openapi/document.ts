@@ -90,6 +90,7 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
         description:
           "Запуск закончен и после Last-Event-ID ничего нет, или (Accept: text/event-stream) такого запуска нет: EventSource останавливается",
       },
+      400: err("Last-Event-ID дальше последнего события запуска (details.reason last_event_id_past_end)"),
       404: err("Нет такого запуска"),
     },
   },

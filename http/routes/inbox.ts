@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
 import {
@@ -19,7 +19,8 @@ import type { Deps } from "../deps";
 import { describeZod, readJson } from "../errors";
 import type { OperatorAction } from "../../driver/operator-action";
 import { IDEMPOTENCY_KEY } from "../turn-begin";
-import { OperatorMessageBody, TakeBody } from "../inbox-contract";
+import { AssignBody, OperatorMessageBody, TakeBody, TransferBody } from "../inbox-contract";
+import { colleague, knownOperators, operatorOf, type OperatorIdentity } from "../operator-identity";
 
 /**
  * The operators' inbox (issue 17 item 1): every system's conversations in one list, one
@@ -27,6 +28,9 @@ import { OperatorMessageBody, TakeBody } from "../inbox-contract";
  * under /v1/inbox/, plus the per-system lists (GET /v1/clinic/threads, /v1/workbench/conversations,
  * /v1/evidence/conversations), so a role rule can cover them by path.
  */
+
+/** The acting operator's name for the log, unless nobody in particular acts. */
+const named = (o: OperatorIdentity) => (o.via === "anonymous" ? undefined : o.name);
 
 function parseFilter(query: Record<string, string>, system?: Filter["system"]): Filter {
   const parsed = InboxFilter.safeParse({ ...query, ...(system ? { system } : {}) });
@@ -39,9 +43,17 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   const sql = deps.db.sql;
   /** The inbox hooks of the system a conversation belongs to (driver/system.ts). */
   const inboxOf = (system: string) => deps.systems.find((s) => s.name === system)?.inbox;
-  const list = async (tenantId: string, f: Filter) => {
+  const list = async (c: Context<AuthEnv>, f: Filter) => {
+    // «Мои»: the asking operator's — who is it, if the token names nobody?
+    const me = f.assigned === "me" ? operatorOf(c) : null;
+    if (me && me.via !== "token")
+      throw new AppError(
+        "invalid_request",
+        "Фильтр «мои» (assigned=me) нужен токен, привязанный к человеку (API_TOKENS: …:TOKEN:Имя).",
+        { reason: "no_operator_identity" },
+      );
     try {
-      return await listInbox(sql, tenantId, f);
+      return await listInbox(sql, c.get("tenantId"), f, me?.name);
     } catch (e) {
       if (e instanceof BadCursor)
         throw new AppError("invalid_request", "Курсор не распознан: начните список заново без cursor.");
@@ -54,16 +66,19 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     return found;
   };
 
-  app.get("/v1/inbox/conversations", async (c) => c.json(await list(c.get("tenantId"), parseFilter(c.req.query()))));
-  app.get("/v1/clinic/threads", async (c) =>
-    c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "clinic"))),
-  );
-  app.get("/v1/workbench/conversations", async (c) =>
-    c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "workbench"))),
-  );
-  app.get("/v1/evidence/conversations", async (c) =>
-    c.json(await list(c.get("tenantId"), parseFilter(c.req.query(), "evidence"))),
-  );
+  app.get("/v1/inbox/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query()))));
+  app.get("/v1/clinic/threads", async (c) => c.json(await list(c, parseFilter(c.req.query(), "clinic"))));
+  app.get("/v1/workbench/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query(), "workbench"))));
+  app.get("/v1/evidence/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query(), "evidence"))));
+
+  /** Whom a thread can be assigned or transferred to, and who asks (the inbox page's pickers and «мои»). */
+  app.get("/v1/inbox/operators", (c) => {
+    const me = operatorOf(c);
+    return c.json({
+      operators: knownOperators(deps.config.tokens, c.get("tenantId")),
+      me: me.via === "token" ? me.name : null,
+    });
+  });
 
   app.get("/v1/inbox/conversations/:id", async (c) => {
     const conv = await item(c.get("tenantId"), c.req.param("id"));
@@ -107,7 +122,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/inbox/conversations/:id/take", async (c) => {
     const tenantId = c.get("tenantId");
     const body = await readJson(c, TakeBody);
-    const r = await operate(tenantId, c.req.param("id"), { kind: "take", operator: body.operator ?? "оператор" });
+    const r = await operate(tenantId, c.req.param("id"), { kind: "take", operator: operatorOf(c, body.operator).name });
     if (!r) throw new AppError("conflict", "Взять можно только диалог пациента клиники.");
     return c.json(await item(tenantId, c.req.param("id")));
   });
@@ -123,10 +138,12 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
       throw new AppError("invalid_request", "Idempotency-Key: от 1 до 200 печатных символов ASCII без пробелов.");
     const body = await readJson(c, OperatorMessageBody);
+    const who = operatorOf(c, body.operator);
     const r = await operate(tenantId, c.req.param("id"), {
       kind: "message",
       text: body.text,
-      operator: body.operator,
+      // Nobody in particular (a token bound to no person): written as the one who holds the thread.
+      operator: who.via === "anonymous" ? undefined : who.name,
       idempotencyKey: key,
     });
     if (!r) throw new AppError("conflict", "Писать пользователю можно только в диалог пациента клиники.");
@@ -144,11 +161,40 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     );
   });
 
+  /**
+   * Who will answer (issue 43): a thread nobody holds gets an assignee (the «мои» filter finds it);
+   * null unassigns. A held thread changes hands by transfer instead (409 `held`).
+   */
+  app.post("/v1/inbox/conversations/:id/assign", async (c) => {
+    const tenantId = c.get("tenantId");
+    const body = await readJson(c, AssignBody);
+    const assignee = body.assignee === null ? null : colleague(deps.config.tokens, tenantId, body.assignee);
+    const conv = await item(tenantId, c.req.param("id"));
+    const r = await operate(tenantId, conv.id, { kind: "assign", operator: operatorOf(c).name, assignee });
+    if (!r) throw new AppError("conflict", "Назначить можно только диалог пациента клиники.");
+    return c.json(await item(tenantId, conv.id));
+  });
+
+  /**
+   * The holder's thread to a colleague with no bot in between (issue 43): the machine stays in
+   * `human`, the colleague holds it from now. 409 `not_held` when nobody holds it.
+   */
+  app.post("/v1/inbox/conversations/:id/transfer", async (c) => {
+    const tenantId = c.get("tenantId");
+    const body = await readJson(c, TransferBody);
+    const to = colleague(deps.config.tokens, tenantId, body.to);
+    const by = operatorOf(c, body.operator);
+    const conv = await item(tenantId, c.req.param("id"));
+    const r = await operate(tenantId, conv.id, { kind: "transfer", operator: named(by), to });
+    if (!r) throw new AppError("conflict", "Передать можно только диалог пациента клиники.");
+    return c.json(await item(tenantId, conv.id));
+  });
+
   /** Back to the bot: the escalation ends; a booking it suspended goes on at its step. */
   app.post("/v1/inbox/conversations/:id/release", async (c) => {
     const tenantId = c.get("tenantId");
     const conv = await item(tenantId, c.req.param("id"));
-    const r = await operate(tenantId, conv.id, { kind: "release" });
+    const r = await operate(tenantId, conv.id, { kind: "release", operator: named(operatorOf(c)) });
     if (!r) {
       if (conv.status !== "taken" && !conv.escalated)
         throw new AppError("conflict", "Диалог не у оператора: освобождать нечего.");
@@ -161,7 +207,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/inbox/conversations/:id/close", async (c) => {
     const tenantId = c.get("tenantId");
     const conv = await item(tenantId, c.req.param("id"));
-    const r = await operate(tenantId, conv.id, { kind: "close" });
+    const r = await operate(tenantId, conv.id, { kind: "close", operator: named(operatorOf(c)) });
     if (!r) await setHandling(sql, tenantId, conv.id, { status: "closed", clearEscalation: true });
     return c.json(await item(tenantId, conv.id));
   });

@@ -178,15 +178,21 @@ export const handlerRegion = {
       on: {
         "operator.take": { target: "human", actions: "take" },
         // Closing a thread the bot answers is allowed (an escalation ends with it, in `patient`).
-        "operator.close": { actions: "leaveHuman" },
+        "operator.close": { actions: ["leaveHuman", "unassign"] },
+        // Who will take it (issue 43); a held thread changes hands by transfer instead.
+        "operator.assign": { actions: "assign" },
+        // Back to the bot: nobody's any more (the escalation, if any, ends in `patient`).
+        "operator.release": { guard: "assigned", actions: "unassign" },
       },
     },
     human: {
       on: {
         // Accepted only here: a message into a thread nobody holds is refused (409).
         "operator.message": { actions: "operatorWrote" },
-        "operator.release": { target: "bot", actions: "leaveHuman" },
-        "operator.close": { target: "bot", actions: "leaveHuman" },
+        // To a colleague, with no bot in between; handing it to its holder is no change (refused).
+        "operator.transfer": { guard: "transferToOther", actions: "transfer" },
+        "operator.release": { target: "bot", actions: ["leaveHuman", "unassign"] },
+        "operator.close": { target: "bot", actions: ["leaveHuman", "unassign"] },
       },
     },
   },

@@ -21,7 +21,7 @@ export function patientValue(state: ClinicState): string | Record<string, string
 
 interface Persisted {
   value?: unknown;
-  context?: { state?: ClinicState; turn?: unknown; human?: unknown };
+  context?: { state?: ClinicState; turn?: unknown; human?: unknown; assignee?: unknown };
   historyValue?: Record<string, { id: string }[]>;
   [k: string]: unknown;
 }
@@ -63,7 +63,12 @@ export function guardRestore(machine: AnyStateMachine, registry: Registry): void
         turn: typeof turnValue === "string" ? turnValue : "idle",
         handler: human.success ? "human" : "bot",
       },
-      context: { ...config.context, state: fixed, human: human.success ? human.data : null },
+      context: {
+        ...config.context,
+        state: fixed,
+        human: human.success ? human.data : null,
+        assignee: typeof config.context?.assignee === "string" ? config.context.assignee : null,
+      },
       historyValue,
     } as never);
   }) as typeof machine.resolveState;
@@ -74,9 +79,11 @@ export function guardRestore(machine: AnyStateMachine, registry: Registry): void
  * step from it, and a suspended stepped scenario becomes its branch's history (where a resume goes).
  * v2 → v3: the `handler` region; a thread is with a human when its context names one (migration
  * 000029 wrote `context.human` into the snapshots of threads an operator had taken before).
+ * v3 → v4: `assignee` (toV4).
  */
 export function migrateClinicDialogue(persisted: unknown, fromVersion: number): unknown {
-  if (fromVersion === 2) return toV3(persisted as Persisted);
+  if (fromVersion === 3) return toV4(persisted as Persisted);
+  if (fromVersion === 2) return toV4(toV3(persisted as Persisted));
   if (fromVersion !== 1) throw new Error(`clinic-dialogue: no migration from version ${fromVersion}`);
   const p = persisted as Persisted;
   const state = p.context?.state ?? initialClinicState();
@@ -85,12 +92,20 @@ export function migrateClinicDialogue(persisted: unknown, fromVersion: number): 
     s && s.step !== null
       ? { [`${MACHINE_ID}.patient.${s.intent}.${HISTORY}`]: [{ id: `${MACHINE_ID}.patient.${s.intent}.${s.step}` }] }
       : {};
-  return toV3({
-    ...p,
-    value: { patient: patientValue(state), turn: "idle" },
-    context: { state, turn: null, human: p.context?.human },
-    historyValue,
-  });
+  return toV4(
+    toV3({
+      ...p,
+      value: { patient: patientValue(state), turn: "idle" },
+      context: { state, turn: null, human: p.context?.human },
+      historyValue,
+    }),
+  );
+}
+
+/** v3 → v4 (issue 43): the assignee — a held thread is its holder's, as a take assigns it; else nobody's. */
+function toV4(p: Persisted): Persisted {
+  const human = HumanHold.safeParse(p.context?.human);
+  return { ...p, context: { ...p.context, assignee: human.success ? human.data.operator : null } };
 }
 
 function toV3(p: Persisted): Persisted {

@@ -38,8 +38,8 @@ import type { TurnScratch, TurnView } from "./turn-logic";
 import { initialClinicState } from "./types";
 import { guardRestore, MACHINE_ID } from "./dialogue-restore";
 import { handlerRegion, patientRegion, turnRegion } from "./dialogue-regions";
-import { holdingReply, releaseToSuspended, suspendedIs } from "./human";
-import type { HumanEvent, HumanHold } from "./human";
+import { heldAnswer, releaseToSuspended, suspendedIs } from "./human";
+import type { HeldMessage, HumanEvent, HumanHold } from "./human";
 import type { BranchCode, ClinicState, Registry, TurnEvent } from "./types";
 
 /**
@@ -66,10 +66,15 @@ export interface DialogueContext {
   turn: TurnScratch | null;
   /** The operator who holds the thread (`handler.human`); null while the bot answers. */
   human: HumanHold | null;
+  /**
+   * Who answers this thread (issue 43): set by an assignment, a take or a transfer; cleared when
+   * the thread goes back to the bot (release, close). Version 3 snapshots get it on migration.
+   */
+  assignee: string | null;
 }
 
 export type DialogueEvent =
-  | { type: "patient.message"; text: string }
+  | ({ type: "patient.message"; text: string } & HeldMessage)
   | { type: "router.result"; text: string }
   | { type: "retrieve.result"; fragments: KnowledgeFragment[] }
   | { type: "branch.result"; text: string }
@@ -99,10 +104,10 @@ export type DialogueEmitted =
   | { type: "clinic.failed"; role: "router" | "branch"; message: string };
 
 /**
- * 3: the `handler` region (bot | human) of issue 32; 2: the statechart of seed 003 (issue 15);
+ * 4: `assignee` in context, the assignment and transfer events (issue 43); 3: the `handler` region (bot | human) of issue 32; 2: the statechart of seed 003 (issue 15);
  * 1 was six I/O phases around an if/else ladder. Migrations: dialogue-restore.ts.
  */
-export const CLINIC_DIALOGUE_VERSION = 3;
+export const CLINIC_DIALOGUE_VERSION = 4;
 
 export interface DialogueOptions {
   /** CLINIC_ROUTER_HINT: a stepped branch holding the dialogue gets the [ПОДСКАЗКА РОУТЕРА] block. */
@@ -220,21 +225,32 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       ),
       clearTurn: assign({ turn: null }),
       // The human (issue 32).
-      holdForHuman: assign({
-        turn: ({ context }) => ({
-          ...context.turn!,
-          reply: holdingReply(context.human!),
-          events: [...context.turn!.events, "held_by_operator" as const],
-        }),
+      holdForHuman: assign(({ context, event }) => {
+        const { reply, hold } = heldAnswer(context.human!, event as HeldMessage);
+        return {
+          human: hold,
+          turn: { ...context.turn!, reply, events: [...context.turn!.events, "held_by_operator" as const] },
+        };
       }),
-      take: assign({
-        human: ({ event }) => {
-          const e = event as Extract<HumanEvent, { type: "operator.take" }>;
-          return { operator: e.operator, since: e.at, replies: 0 };
-        },
+      take: assign(({ event }) => {
+        const e = event as Extract<HumanEvent, { type: "operator.take" }>;
+        return { human: { operator: e.operator, since: e.at, replies: 0 }, assignee: e.operator };
+      }),
+      assign: assign({ assignee: ({ event }) => (event as Extract<HumanEvent, { type: "operator.assign" }>).assignee }),
+      unassign: assign({ assignee: null }),
+      // The colleague holds it from now: the first-reply clock starts again for them.
+      transfer: assign(({ event }) => {
+        const e = event as Extract<HumanEvent, { type: "operator.transfer" }>;
+        return { human: { operator: e.to, since: e.at, replies: 0 }, assignee: e.to };
       }),
       leaveHuman: assign({ human: null }),
-      operatorWrote: assign({ human: ({ context }) => ({ ...context.human!, replies: context.human!.replies + 1 }) }),
+      operatorWrote: assign({
+        human: ({ context, event }) => ({
+          ...context.human!,
+          replies: context.human!.replies + 1,
+          lastOperatorAt: (event as Extract<HumanEvent, { type: "operator.message" }>).at,
+        }),
+      }),
       releaseToSuspended: assign({ state: ({ context }) => releaseToSuspended(registry, context.state) }),
     },
     guards: {
@@ -269,6 +285,9 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       callPending: ({ context }) => context.turn?.pendingCall === true,
       stepSettled: ({ context }) => context.turn?.stepPending !== true,
       withHuman: ({ context }) => context.human !== null,
+      assigned: ({ context }) => context.assignee !== null,
+      transferToOther: ({ context, event }) =>
+        event.type === "operator.transfer" && context.human !== null && event.to !== context.human.operator,
       legacyRelease: ({ event }) => event.type === "operator.release" && event.at === undefined,
       suspendedIs: ({ context }, p: { branch: BranchCode }) => suspendedIs(context.state, p.branch),
     },
@@ -280,7 +299,7 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
     id: MACHINE_ID,
     type: "parallel",
     // A thread starts unrouted; a stored thread's position comes from its snapshot (see guardRestore).
-    context: () => ({ state: initialClinicState(), turn: null, human: null }),
+    context: () => ({ state: initialClinicState(), turn: null, human: null, assignee: null }),
     // The generated nodes are plain config; xstate validates them at creation.
     states: {
       patient: patient as { states: {} },

@@ -17,9 +17,37 @@ import type { HumanHold } from "../../contract/clinic/human";
 export type HumanEvent =
   | { type: "operator.take"; operator: string; at: string }
   | { type: "operator.message"; operator: string; text: string; at: string }
+  /** Who will answer a thread nobody holds yet (issue 43): `assignee` null unassigns. */
+  | { type: "operator.assign"; operator: string; assignee: string | null; at: string }
+  /** The holder hands the thread to a colleague: the human state goes on, the bot stays silent. */
+  | { type: "operator.transfer"; operator: string; to: string; at: string }
   /** `at` is absent in logs written before issue 32 (release was the only operator event then). */
   | { type: "operator.release"; at?: string }
   | { type: "operator.close"; at?: string };
+
+/** A patient's message while a human holds the thread; `at` and the desk's silence from issue 43 on. */
+export interface HeldMessage {
+  at?: string;
+  holdRepeatMs?: number;
+}
+
+/** While nobody has answered yet and the holding reply was just given: a short acknowledgement. */
+export const HOLD_ACK = "Сообщение передано администратору — ответ придёт сюда.";
+
+/**
+ * A quiet bot while a human holds (issue 43): the holding reply once per hold (the patient learns
+ * who answers and where); again only after `holdRepeatMs` of silence (since it was given, or since
+ * an operator last wrote); in between, a short acknowledgement while the patient still waits for
+ * the first answer, and nothing at all once an operator is talking to them. A message logged
+ * before issue 43 (no `at`) got the holding reply every time, and replays so.
+ */
+export function heldAnswer(h: HumanHold, m: HeldMessage): { reply: string; hold: HumanHold } {
+  const full = () => ({ reply: holdingReply(h), hold: m.at ? { ...h, heldReplyAt: m.at } : h });
+  if (!m.at || m.holdRepeatMs === undefined || !h.heldReplyAt) return full();
+  const last = Math.max(Date.parse(h.heldReplyAt), Date.parse(h.lastOperatorAt ?? "") || 0);
+  if (Date.parse(m.at) - last >= m.holdRepeatMs) return full();
+  return { reply: h.replies > 0 ? "" : HOLD_ACK, hold: h };
+}
 
 /** What the bot answers while a human holds the thread: true about who answers and where. */
 export function holdingReply(h: HumanHold): string {

@@ -4,13 +4,16 @@ import type { OperatorAction, OperatorResult } from "../../driver/operator-actio
 import { pureInitialTransition } from "../../driver/pure";
 import { restoreRow, runTurn } from "../../driver/turn";
 import type { Sql, Tx } from "../../storage/db";
-import { readEscalation, setHandling } from "../../storage/inbox";
+import type { TransactionSql } from "postgres";
+import { isUuid } from "../../storage/ids";
+import { readEscalation, setAssignee, setHandling } from "../../storage/inbox";
 import { appendMessages } from "../../storage/messages";
 import { enqueueOutbox } from "../../storage/outbox";
 import {
   appendThreadEvent,
   findThreadEventByKey,
   lastTake,
+  lastThreadEvent,
   type ThreadEvent,
   type ThreadEventKind,
 } from "../../storage/thread-events";
@@ -31,6 +34,7 @@ import type { ClinicState } from "./types";
 export interface ClinicOperatorResult extends OperatorResult {
   state: ClinicState;
   human: HumanHold | null;
+  assignee: string | null;
 }
 
 const KIND: Record<OperatorAction["kind"], ThreadEventKind> = {
@@ -38,6 +42,8 @@ const KIND: Record<OperatorAction["kind"], ThreadEventKind> = {
   message: "operator.message",
   release: "conversation.released",
   close: "conversation.closed",
+  assign: "conversation.assigned",
+  transfer: "conversation.transferred",
 };
 
 const REFUSED: Record<OperatorAction["kind"], string> = {
@@ -45,6 +51,8 @@ const REFUSED: Record<OperatorAction["kind"], string> = {
   message: "Диалог не у оператора: сначала возьмите его («Взять»), потом пишите пациенту.",
   release: "Диалог не у оператора и не передан ему: освобождать нечего.",
   close: "Диалог нельзя закрыть сейчас.",
+  assign: "Диалог уже ведёт оператор: чтобы отдать его коллеге, передайте его (transfer).",
+  transfer: "Диалог не у оператора: передать можно только диалог, который ведут; возьмите его («Взять»).",
 };
 
 function machineEvent(action: OperatorAction, at: string, holder: HumanHold | null): HumanEvent {
@@ -62,9 +70,32 @@ function machineEvent(action: OperatorAction, at: string, holder: HumanHold | nu
       return { type: "operator.release", at };
     case "close":
       return { type: "operator.close", at };
+    case "assign":
+      return { type: "operator.assign", operator: action.operator ?? "оператор", assignee: action.assignee, at };
+    case "transfer":
+      return {
+        type: "operator.transfer",
+        operator: action.operator ?? holder?.operator ?? "оператор",
+        to: action.to,
+        at,
+      };
   }
 }
 
+/** How many times an action is applied again after losing a race it could not wait for (a first snapshot row). */
+const RETRIES = 5;
+
+/**
+ * One writer at a time (issue 43): the action runs in a transaction that first takes the thread's
+ * operator lock (a transaction-scoped advisory lock: operators on one thread queue behind each
+ * other, even on a thread with no snapshot row yet) and locks the snapshot row (a patient turn's
+ * commit waits for this action and then, finding the version moved on, applies itself again on
+ * top of it — driver/turn.ts `reapply`). The thread is read under those locks, so the machine
+ * judges the action on the state as it is: twenty operators writing at once are twenty messages,
+ * the same Idempotency-Key twice at once is one message and a replay, and a take's loser sees the
+ * winner (`taken_by_another`). The only race left — two first writers inserting the snapshot row —
+ * is settled by reading again and re-applying.
+ */
 export async function runOperatorAction(
   sql: Sql,
   tenantId: string,
@@ -72,15 +103,37 @@ export async function runOperatorAction(
   action: OperatorAction,
   o: { webhook: boolean },
 ): Promise<ClinicOperatorResult> {
-  const context = await loadClinicTurnContext(sql, tenantId, threadId, 0);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await sql.begin((tx) => applyLocked(tx, tenantId, threadId, action, o))) as ClinicOperatorResult;
+    } catch (e) {
+      if (attempt < RETRIES && e instanceof AppError && e.code === "conflict" && isStale(e)) continue;
+      throw e;
+    }
+  }
+}
+
+const isStale = (e: AppError) => !!e.details && typeof e.details === "object" && "key" in e.details;
+
+async function applyLocked(
+  tx: TransactionSql,
+  tenantId: string,
+  threadId: string,
+  action: OperatorAction,
+  o: { webhook: boolean },
+): Promise<ClinicOperatorResult> {
+  if (!isUuid(threadId)) throw new AppError("not_found", "Такого диалога нет.");
+  await tx`select pg_advisory_xact_lock(hashtextextended(${`thread-operator:${threadId}`}, 0))`;
+  await tx`select 1 from machine_snapshots where key = ${threadId} for update`;
+  const context = await loadClinicTurnContext(tx, tenantId, threadId, 0);
   if (!context) throw new AppError("not_found", "Такого диалога нет.");
-  const loaded = await registryFor(sql, tenantId, context.settingsVersions);
+  const loaded = await registryFor(tx, tenantId, context.settingsVersions);
   const spec = clinicSpec(tenantId, loaded);
   const current = restoreRow(spec, threadId, context.snapshot)?.snapshot ?? pureInitialTransition(spec.machine, {})[0];
   const holder = (current.context as DialogueContext).human;
 
   if (action.kind === "message" && action.idempotencyKey) {
-    const earlier = await findThreadEventByKey(sql, threadId, action.idempotencyKey);
+    const earlier = await findThreadEventByKey(tx, threadId, action.idempotencyKey);
     if (earlier) {
       if (earlier.kind !== "operator.message" || earlier.data.text !== action.text)
         throw new AppError(
@@ -93,19 +146,24 @@ export async function runOperatorAction(
   }
   // Taking a thread one already holds is a repeat, not a conflict.
   if (action.kind === "take" && holder?.operator === action.operator) {
-    return { event: await lastTakeEvent(sql, threadId, holder), ...positionOf(current), replayed: true };
+    return { event: await lastTakeEvent(tx, threadId, holder), ...positionOf(current), replayed: true };
+  }
+  // So is a transfer to whoever holds it now, or an assignment that names the assignee it has
+  // (a retried request): answered with the thread as it is, nothing written.
+  const assignee = (current.context as DialogueContext).assignee;
+  if (
+    (action.kind === "transfer" && holder?.operator === action.to) ||
+    (action.kind === "assign" && !holder && assignee === action.assignee)
+  ) {
+    const last = await lastThreadEvent(tx, threadId);
+    return { event: last ?? unchanged(action, at0()), ...positionOf(current), replayed: true };
   }
   const at = new Date().toISOString();
   const event = machineEvent(action, at, holder);
-  if (!current.can(event as never))
-    throw new AppError("conflict", REFUSED[action.kind], {
-      reason: action.kind === "take" ? "taken_by_another" : "not_held",
-      ...(holder ? { takenBy: holder.operator } : {}),
-    });
+  if (!current.can(event as never)) throw refusal(action, holder);
 
-  let written: ThreadEvent | null = null;
   const r = await runTurn({
-    sql,
+    sql: tx as unknown as Sql,
     run: null,
     spec,
     key: threadId,
@@ -114,19 +172,44 @@ export async function runOperatorAction(
     stored: context.snapshot,
     events: [event as never],
     log: { settings: loaded.versions },
-    commit: async (tx, after) => {
-      written = await record(tx, { tenantId, context, action, event, after, holder, webhook: o.webhook });
-    },
   });
-  return { event: written!, ...positionOf(r.snapshot), replayed: false };
+  const written = await record(tx, {
+    tenantId,
+    context,
+    action,
+    event,
+    after: r.snapshot,
+    holder,
+    before: current.context as DialogueContext,
+    webhook: o.webhook,
+  });
+  return { event: written, ...positionOf(r.snapshot), replayed: false };
+}
+
+const at0 = () => new Date().toISOString();
+/** The event a repeat answers with on a thread whose log is still empty. */
+const unchanged = (action: OperatorAction, at: string): ThreadEvent => ({
+  seq: 0,
+  kind: KIND[action.kind],
+  data: {},
+  at,
+});
+
+/** Why the machine does not take the action now: each kind's documented reason (doc/inbox.md). */
+function refusal(action: OperatorAction, holder: HumanHold | null): AppError {
+  const reason = action.kind === "take" ? "taken_by_another" : action.kind === "assign" ? "held" : "not_held";
+  return new AppError("conflict", REFUSED[action.kind], {
+    reason,
+    ...(holder ? { takenBy: holder.operator } : {}),
+  });
 }
 
 function positionOf(s: SnapshotFrom<ClinicDialogueMachine>) {
   const c = s.context as DialogueContext;
-  return { state: c.state, human: c.human };
+  return { state: c.state, human: c.human, assignee: c.assignee };
 }
 
-async function lastTakeEvent(sql: Sql, threadId: string, holder: HumanHold): Promise<ThreadEvent> {
+async function lastTakeEvent(sql: Tx, threadId: string, holder: HumanHold): Promise<ThreadEvent> {
   const t = await lastTake(sql, threadId);
   return t ?? { seq: 0, kind: "conversation.taken", data: { operator: holder.operator }, at: holder.since };
 }
@@ -141,6 +224,7 @@ async function record(
     event: HumanEvent;
     after: SnapshotFrom<ClinicDialogueMachine>;
     holder: HumanHold | null;
+    before: { assignee: string | null };
     webhook: boolean;
   },
 ): Promise<ThreadEvent> {
@@ -153,6 +237,7 @@ async function record(
   switch (a.event.type) {
     case "operator.take":
       await setHandling(tx, a.tenantId, id, { status: "taken", takenBy: a.event.operator });
+      await setAssignee(tx, a.tenantId, id, a.event.operator);
       data = {
         operator: a.event.operator,
         reason,
@@ -176,12 +261,35 @@ async function record(
       };
       break;
     }
+    case "operator.assign":
+      await setAssignee(tx, a.tenantId, id, a.event.assignee);
+      data = {
+        operator: a.event.operator,
+        assignee: a.event.assignee,
+        previous: a.before.assignee,
+        reason,
+      };
+      break;
+    case "operator.transfer":
+      await setHandling(tx, a.tenantId, id, { status: "taken", takenBy: a.event.to });
+      await setAssignee(tx, a.tenantId, id, a.event.to);
+      data = {
+        operator: a.event.operator,
+        from: a.holder?.operator ?? null,
+        to: a.event.to,
+        reason,
+        // How long the one who handed it on had held it; their replies meanwhile.
+        heldMs: a.holder ? Math.max(0, now - Date.parse(a.holder.since)) : null,
+        replies: a.holder?.replies ?? 0,
+      };
+      break;
     case "operator.release":
     case "operator.close":
       await setHandling(tx, a.tenantId, id, {
         status: a.event.type === "operator.close" ? "closed" : "open",
         clearEscalation: true,
       });
+      await setAssignee(tx, a.tenantId, id, null);
       data = {
         operator: a.action.operator ?? a.holder?.operator ?? null,
         reason,

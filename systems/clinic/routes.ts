@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { HISTORY_MESSAGES, readClinicHuman, readClinicState, runClinicTurn } from "./turn";
 import { runOperatorAction } from "./operator-turn";
 import { followThread } from "../../http/thread-follow";
-import { lastEventId } from "../../http/run-follow";
+import { lastEventId, refusePastEnd } from "../../http/run-follow";
 import { sseResponse } from "../../http/sse-response";
 import { lastThreadEventSeq, threadWakeKey } from "../../storage/thread-events";
 import { loadClinicTurnContext } from "./store/turn-context";
@@ -17,6 +17,7 @@ import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
 import { clinicAdminRoutes } from "./admin-routes";
 import { clinicKbChunkRoutes } from "./kb-routes";
+import { clinicDeskRoutes } from "./desk-routes";
 import { ClinicMessageBody, type ClinicEvents } from "./contract";
 
 /**
@@ -142,10 +143,13 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
   app.get("/v1/clinic/threads/:threadId/events", async (c) => {
     const conv = await thread(c.get("tenantId"), c.req.param("threadId"));
     const after = lastEventId(c);
+    // Events are numbered as they commit: an id past the last one was never sent (issue 43).
+    if (after > 0) refusePastEnd(after, await lastThreadEventSeq(deps.db.sql, conv.id));
     return sseResponse(c, (stream) => followThread(deps, stream, conv.id, after));
   });
 
   app.route("/", clinicAdminRoutes(deps));
   app.route("/", clinicKbChunkRoutes(deps));
+  app.route("/", clinicDeskRoutes(deps));
   return app;
 }

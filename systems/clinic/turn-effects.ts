@@ -12,6 +12,7 @@ import { CONTRACT_STAGES, runStages, type StageData } from "../../driver/stages"
 import type { Run } from "../../driver/run";
 import type { ClinicEvents } from "./contract";
 import { asksForContact, CONTACT_REQUEST, CONTACT_SAVED, phoneFromText } from "./contact";
+import { keepPromise, type DeskNow } from "./desk";
 
 /**
  * The clinic dialogue machine's effects, answered by the router and branch models and the
@@ -71,6 +72,8 @@ export interface EffectsArgs {
   text: string;
   /** The patient's phone is already known (the thread's inbox row). */
   contactKnown: boolean;
+  /** The front desk now: an escalation out of hours promises its next opening (systems/clinic/desk.ts). */
+  desk: DeskNow;
   stages: ClinicStages;
   rec: TurnRecord;
 }
@@ -199,16 +202,31 @@ export function clinicEffects(a: EffectsArgs) {
  * message, and asked for while unknown after an escalation. The emergency reply stays exactly as
  * written (red-flags.ts): nothing is added to it.
  */
+/**
+ * An escalation out of the desk's hours (issue 43): the reply promises the next opening, not an
+ * answer within the hour (the emergency reply stays as written). What changed is streamed as one
+ * more token after a note, as the contact request is.
+ */
+function escalatedInHours(a: EffectsArgs, final: ClinicFinalEmitted): ClinicFinalEmitted {
+  if (a.desk.open || !final.events.includes("escalated") || final.events.includes("red_flag")) return final;
+  const reply = keepPromise(final.reply, a.desk);
+  if (reply === final.reply) return final;
+  if (a.rec.streamed && reply.startsWith(final.reply)) a.run.emit("token", { delta: reply.slice(final.reply.length) });
+  return { ...final, reply };
+}
+
 function withContact(a: EffectsArgs, final: ClinicFinalEmitted): ClinicFinalEmitted {
   const held = final.events.includes("held_by_operator");
   if (final.state.activeBranch !== "escalate_human" && !held) return final;
   a.rec.phone = a.contactKnown ? null : phoneFromText(a.text);
   if (held) {
-    // No model streamed it: the holding reply goes out as one token, as a model's would.
-    const reply = a.rec.phone ? `${CONTACT_SAVED} ${final.reply}` : final.reply;
-    a.run.emit("token", { delta: reply });
+    // No model streamed it: the holding reply goes out as one token, as a model's would (a quiet
+    // hold says nothing, unless a phone was saved).
+    const reply = a.rec.phone ? `${CONTACT_SAVED} ${final.reply}`.trim() : final.reply;
+    if (reply) a.run.emit("token", { delta: reply });
     return { ...final, reply };
   }
+  final = escalatedInHours(a, final);
   if (
     a.contactKnown ||
     a.rec.phone ||

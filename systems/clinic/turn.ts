@@ -17,6 +17,8 @@ import { runTurn } from "../../driver/turn";
 import { markEscalated, saveContactPhone, setEscalationReason, type Handling } from "../../storage/inbox";
 import { enqueueOutbox } from "../../storage/outbox";
 import { appendThreadEvent } from "../../storage/thread-events";
+import { deskAt } from "./desk";
+import { deskOf } from "./store/desk";
 import { clinicEffects, clinicStages, newTurnRecord, type ClinicFinalEmitted, type TurnRecord } from "./turn-effects";
 
 /** The clinic turn: the dialogue machine's effects (turn-effects.ts) and one commit. */
@@ -40,6 +42,9 @@ export interface ClinicTurnArgs {
 }
 
 export type { ClinicFinal };
+
+/** How many times a turn is applied again on a snapshot operators moved on meanwhile (each waits for one operator action). */
+const REAPPLY = 8;
 
 /** How many stored messages a turn reads as the dialogue history. */
 export const HISTORY_MESSAGES = 12;
@@ -78,6 +83,8 @@ export function promptHistory(history: { role: string; text: string }[]): Histor
 }
 
 const isHeld = (f: ClinicFinalEmitted) => f.events.includes("held_by_operator");
+/** A held turn the bot answers with nothing (systems/clinic/human.ts heldAnswer). */
+const silent = (f: ClinicFinalEmitted) => isHeld(f) && f.reply === "";
 /** A patient's message while a human holds the thread (the holding reply, or the emergency one). */
 const toHuman = (f: ClinicFinalEmitted) => f.withHuman || isHeld(f);
 
@@ -96,13 +103,23 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
   stages.emit("01", "original-request", () => ({ text: a.text }));
   stages.emit("08", "conversation-context", () => ({ historyMessages: history.length, stateBefore: before }));
   const rec = newTurnRecord();
+  // What the front desk promises now (working hours) and how long a held thread stays quiet.
+  const now = new Date();
+  const desk = deskAt(await deskOf(a.sql, a.tenantId), now);
   // The reply's meta as stored, built once per final: the message stores it and the run's `final`
   // refers to it (runMessages and writes below), so both must be the very same object.
   let replyMeta: { of: ClinicFinalEmitted; stored: ReturnType<typeof assistantMeta> } | null = null;
   const storedMeta = (f: ClinicFinalEmitted) => {
-    if (replyMeta?.of !== f) replyMeta = { of: f, stored: assistantMeta(f, loaded.versions, a.context.namedSettings) };
+    if (replyMeta?.of !== f) {
+      const stored = assistantMeta(f, loaded.versions, a.context.namedSettings);
+      // The bot's answer a take overtook (issue 43): the patient gets the holding reply, the operator the draft.
+      if (draft.text !== null && isHeld(f)) stored.meta = { ...stored.meta, botDraft: draft.text };
+      replyMeta = { of: f, stored };
+    }
     return replyMeta.stored;
   };
+  // What the bot had answered before an operator's action overtook the turn (see `reapply` below).
+  const draft: { text: string | null } = { text: null };
 
   const result = await runTurn({
     sql: a.sql,
@@ -112,9 +129,20 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     conversationId: a.context.threadId,
     input: {},
     stored: a.context.snapshot,
-    events: [{ type: "patient.message", text: a.text }],
+    // The clock and the desk's silence come in with the event: the machine stays pure, the log replays.
+    events: [{ type: "patient.message", text: a.text, at: now.toISOString(), holdRepeatMs: desk.holdingRepeatMs }],
     // The machine is generated from the settings: the log names the versions that built it.
     log: { settings: loaded.versions },
+    // One writer at a time, nothing thrown away (issue 43): an operator who took (wrote, released)
+    // while the model streamed moved the snapshot on; the turn applies again on top of it with the
+    // model's answers it already has — a thread now held stores the patient's words with the
+    // holding reply, and the model's text is kept for the operator (meta.botDraft, the thread event).
+    reapply: REAPPLY,
+    onReapply: () => {
+      if (rec.final && !isHeld(rec.final) && draft.text === null) draft.text = rec.final.reply;
+      rec.final = null;
+      rec.failed = null;
+    },
     discard: () => rec.failed !== null,
     effects: clinicEffects({
       sql: a.sql,
@@ -125,13 +153,19 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
       history,
       text: a.text,
       contactKnown: !!a.handling?.contactPhone,
+      desk,
       stages,
       rec,
     }),
     // The run's two messages (`writes` below): the log refers to the patient's text and the reply,
     // the run's `final` to the reply and the state, instead of storing them again.
     runMessages: () =>
-      rec.final ? { user: a.text, assistant: { text: rec.final.reply, ...storedMeta(rec.final) } } : undefined,
+      rec.final
+        ? {
+            user: a.text,
+            assistant: silent(rec.final) ? undefined : { text: rec.final.reply, ...storedMeta(rec.final) },
+          }
+        : undefined,
     // The common turn commits in one statement: the snapshot, the log, the run and these messages.
     writes: (_, when) => {
       if (!rec.final) throw new AppError("internal", "clinic turn ended without a reply");
@@ -141,7 +175,8 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         a.context.threadId,
         [
           { role: "user", text: a.text },
-          { role: "assistant", text: f.reply, meta: storedMeta(f).meta },
+          // A quiet hold (an operator is talking to the patient): the bot says nothing, nothing is stored for it.
+          ...(silent(f) ? [] : [{ role: "assistant" as const, text: f.reply, meta: storedMeta(f).meta }]),
         ],
         a.run.id,
         // A patient writing into a closed thread opens it again: in the same statement.
@@ -158,7 +193,7 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
         (f?.state.activeBranch === "escalate_human" && !!f.state.escalationReason)
       );
     },
-    commit: (tx) => commitEscalation(tx, a, rec),
+    commit: (tx) => commitEscalation(tx, a, rec, draft.text),
     closing: () => {
       const f = rec.final!;
       // The debug notes go out only to a debugging client (the Sandbox); a patient's client never sees them.
@@ -207,7 +242,7 @@ function outcomeOf(f: ClinicFinalEmitted) {
   };
 }
 
-async function commitEscalation(tx: Tx, a: ClinicTurnArgs, rec: TurnRecord): Promise<void> {
+async function commitEscalation(tx: Tx, a: ClinicTurnArgs, rec: TurnRecord, botDraft: string | null): Promise<void> {
   const f = rec.final!;
   const id = a.context.threadId;
   if (rec.phone) await saveContactPhone(tx, id, rec.phone);
@@ -216,7 +251,14 @@ async function commitEscalation(tx: Tx, a: ClinicTurnArgs, rec: TurnRecord): Pro
     await appendThreadEvent(tx, {
       conversationId: id,
       kind: "patient.message",
-      data: { text: a.text, reply: f.reply, runId: a.run.id, events: f.events, contactPhone: rec.phone },
+      data: {
+        text: a.text,
+        reply: f.reply,
+        runId: a.run.id,
+        events: f.events,
+        contactPhone: rec.phone,
+        ...(botDraft !== null && isHeld(f) ? { botDraft } : {}),
+      },
     });
     if (isHeld(f)) return;
   }

@@ -25,7 +25,7 @@ beforeAll(async () => {
   server = await startTestServer({
     db: t.db,
     llm,
-    tokens: "a:tok-a",
+    tokens: "a:tok-a:*",
     env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "40" },
   });
   c = clinicApi(server.url, "tok-a");

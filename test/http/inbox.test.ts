@@ -29,7 +29,7 @@ beforeAll(async () => {
   server = await startTestServer({
     db: t.db,
     llm,
-    tokens: "a:tok-a,b:tok-b",
+    tokens: "a:tok-a:*,b:tok-b:*",
     env: {
       RUN_DETACH_GRACE_MS: "0",
       WEBHOOK_URL: hook.url,

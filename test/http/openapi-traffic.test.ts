@@ -73,7 +73,7 @@ const CRITIC = JSON.stringify({ covered_points: [], uncovered_points: [], extra_
 
 beforeAll(async () => {
   llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a", env: { RUN_DETACH_GRACE_MS: "0" } });
+  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a:*", env: { RUN_DETACH_GRACE_MS: "0" } });
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -244,6 +244,9 @@ async function scriptedRun(): Promise<void> {
   await call("GET", `/v1/conversations/${conv}/replay`);
   await call("GET", `/v1/conversations/${conv}/replay?key=${encodeURIComponent(`interaction:${q.interactionId}`)}`);
   await call("GET", "/v1/inspect/events");
+  const desk = (await call("GET", "/v1/clinic/desk")).json;
+  await call("POST", "/v1/clinic/desk", { body: desk });
+  await call("POST", "/v1/clinic/desk", { body: { ...(desk as object), timezone: "Mars/Olympus" } });
 
   // ---- inbox (operators) ----
   const inbox = (await call("GET", "/v1/inbox/conversations?limit=100")).json as { items: { id: string }[] };
@@ -252,6 +255,9 @@ async function scriptedRun(): Promise<void> {
   await call("GET", `/v1/inbox/conversations/${escalatedThread}`);
   await call("GET", "/v1/inbox/conversations/00000000-0000-0000-0000-000000000000");
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/messages`, { body: { text: "Здравствуйте" } });
+  await call("GET", "/v1/inbox/operators");
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/assign`, { body: { assignee: "Анна" } });
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/transfer`, { body: { to: "Анна" } });
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/take`, { body: { operator: "Мария" } });
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/take`, { body: { operator: "Олег" } });
   await call("POST", `/v1/clinic/threads/${escalatedThread}/messages`, { body: { text: "Вы здесь?" } });
@@ -259,18 +265,22 @@ async function scriptedRun(): Promise<void> {
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/messages`, { body: { text: "Да" }, headers: key });
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/messages`, { body: { text: "Да" }, headers: key });
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/messages`, { body: { text: "" } });
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/transfer`, { body: { to: "Олег" } });
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/release`);
   await call("POST", `/v1/inbox/conversations/${escalatedThread}/close`);
   // Every kind of thread event, then a resume after the first.
-  const follow = await call("GET", `/v1/clinic/threads/${escalatedThread}/events`, { stopAfter: 6 });
+  const follow = await call("GET", `/v1/clinic/threads/${escalatedThread}/events`, { stopAfter: 8 });
   expect(follow.events!.map((e) => e.event)).toEqual([
     "conversation.released",
+    "conversation.assigned",
     "conversation.taken",
     "patient.message",
     "operator.message",
+    "conversation.transferred",
     "conversation.released",
     "conversation.closed",
   ]);
+  await call("GET", `/v1/clinic/threads/${escalatedThread}/events?lastEventId=99`);
   await call("GET", `/v1/clinic/threads/${escalatedThread}/events?lastEventId=1`, { stopAfter: 1 });
   await call("GET", "/v1/clinic/threads/00000000-0000-0000-0000-000000000000/events");
   await call("GET", "/v1/clinic/threads?limit=5");

@@ -162,7 +162,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
         { machine: string }[]
       >`select machine from machine_events where conversation_id = ${seedThread} and snapshot_key = '' limit 1`
     )[0]?.machine;
-    expect(label).toMatch(/^clinic-dialogue@3\|/);
+    expect(label).toMatch(/^clinic-dialogue@4\|/);
 
     // What a v1 server left behind: the v1 snapshot and its v1-labelled event log.
     const { threadId } = (await (
@@ -176,7 +176,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
       snapshot: stored.persisted,
       expectedRowVersion: null,
     });
-    await appendMachineEvents(t.db.sql, threadId, threadId, stored.log, null, label!.replace("@3|", "@1|"));
+    await appendMachineEvents(t.db.sql, threadId, threadId, stored.log, null, label!.replace("@4|", "@1|"));
     const before = (await replay(threadId, threadId)).body.machines[0]!;
     expect(before).toMatchObject({ machineVersion: 1, replayed: true, matches: true });
     expect((before.replayedSnapshot as { value: unknown }).value).toEqual({
@@ -202,7 +202,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
       }[]
     >`
       select machine_version, snapshot from machine_snapshots where key = ${threadId}`;
-    expect(row!.machine_version).toBe(3);
+    expect(row!.machine_version).toBe(4);
     const s = row!.snapshot.context.state;
     expect(row!.snapshot.value).toEqual({
       patient: s.step ? { [s.activeBranch]: s.step } : s.activeBranch,
@@ -210,7 +210,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
       handler: "bot",
     });
     const after = (await replay(threadId, threadId)).body.machines[0]!;
-    expect(after).toMatchObject({ machineVersion: 3, replayed: true, matches: true });
-    expect(after.definitions).toEqual([label!.replace("@3|", "@1|"), label]);
+    expect(after).toMatchObject({ machineVersion: 4, replayed: true, matches: true });
+    expect(after.definitions).toEqual([label!.replace("@4|", "@1|"), label]);
   });
 });

@@ -1,6 +1,7 @@
 // «Обращения»: every system's conversations for an operator — escalated ones first, with the
 // reason, the patient's contact and the transcript; take / release / close / erase, and — once
-// taken — a composer that answers the patient in the thread (issue 32), with the thread's events live.
+// taken — a composer that answers the patient in the thread (issue 32), with the thread's events live;
+// «мои / не назначенные / все», assignment and transfer to a colleague (issue 43).
 import { $, api, el, errorText, fmtTime, renderHeader, toast } from "./common.js";
 import { followThread, operatorBubble } from "./thread-events.js";
 
@@ -19,15 +20,22 @@ const systemRu = { clinic: "клиника", workbench: "Workbench", evidence: "
 let selected = new URLSearchParams(location.hash.slice(1)).get("id");
 let stopFollowing = null;
 
-/** The operator's name as the patient sees it (kept in this browser). */
+/**
+ * Who this page acts as (issue 43): the token's person, when API_TOKENS binds one — then the server
+ * names the author and the page sends no name; otherwise (an integration, the open development
+ * mode) the name typed here, kept in this browser.
+ */
+let me = null;
+let colleagues = [];
 const operatorName = () => localStorage.getItem("operatorName")?.trim() || "оператор";
+const authorBody = () => (me ? {} : { operator: operatorName() });
 let cursor = null;
 /** Pages added with «Показать ещё»: a periodic refresh would fold them back, so it waits. */
 let extraPages = 0;
 
 function query() {
   const p = new URLSearchParams();
-  for (const k of ["q", "system", "status"]) if ($(`#${k}`).value.trim()) p.set(k, $(`#${k}`).value.trim());
+  for (const k of ["q", "system", "status", "assigned"]) if ($(`#${k}`).value.trim()) p.set(k, $(`#${k}`).value.trim());
   if ($("#escalated").checked) p.set("escalated", "true");
   if (cursor) p.set("cursor", cursor);
   return p.toString();
@@ -65,6 +73,7 @@ function itemNode(it) {
         statusRu[it.status] ?? it.status,
       ),
       it.contactPhone ? el("span", { class: "badge", dataset: { badge: "contact" } }, it.contactPhone) : null,
+      it.assignedTo ? el("span", { class: "badge", dataset: { badge: "assignee" } }, `→ ${it.assignedTo}`) : null,
       el("span", { class: "muted small", style: "margin-left:auto" }, fmtTime(it.lastActivityAt)),
     ),
     el("div", { class: "preview" }, it.lastMessage ? it.lastMessage.text : "сообщений нет"),
@@ -105,7 +114,7 @@ async function act(id, action) {
     } else {
       await api(`/v1/inbox/conversations/${id}/${action}`, {
         method: "POST",
-        body: action === "take" ? { operator: operatorName() } : {},
+        body: action === "take" ? authorBody() : {},
       });
       toast(
         {
@@ -132,7 +141,7 @@ async function sendOperatorMessage(id, form) {
   try {
     await api(`/v1/inbox/conversations/${id}/messages`, {
       method: "POST",
-      body: { text, operator: operatorName() },
+      body: { text, ...authorBody() },
       headers: { "idempotency-key": form.dataset.key },
     });
     form.querySelector("textarea").value = "";
@@ -168,8 +177,57 @@ function composer(id) {
   return form;
 }
 
+/** Hand the thread to a colleague: `assign` while nobody holds it, `transfer` when someone does. */
+async function handOver(id, kind, to) {
+  try {
+    await api(`/v1/inbox/conversations/${id}/${kind}`, {
+      method: "POST",
+      body: kind === "transfer" ? { to, ...authorBody() } : { assignee: to || null },
+    });
+    toast(kind === "transfer" ? `Диалог передан: ${to}` : to ? `Назначен: ${to}` : "Назначение снято");
+    await select(id);
+  } catch (e) {
+    toast(errorText(e));
+  }
+  await loadList();
+}
+
+function handOverControl(c) {
+  if (c.system !== "clinic" || c.status === "closed") return null;
+  const kind = c.status === "taken" ? "transfer" : "assign";
+  const names = colleagues.filter((n) => n !== c.takenBy);
+  if (kind === "transfer" && names.length === 0) return null;
+  const pick = el(
+    "select",
+    { id: "hand-over-to", "aria-label": kind === "transfer" ? "Передать коллеге" : "Назначить" },
+    kind === "assign" ? el("option", { value: "" }, "никому") : null,
+    names.map((n) => el("option", { value: n, selected: n === c.assignedTo }, n)),
+  );
+  return el(
+    "span",
+    { class: "row" },
+    pick,
+    el(
+      "button",
+      { id: kind, class: "secondary", type: "button", onclick: () => handOver(c.id, kind, pick.value) },
+      kind === "transfer" ? "Передать" : "Назначить",
+    ),
+  );
+}
+
 function messageNode(m) {
   if (m.role === "operator") return operatorBubble(m.text, m.meta?.author);
+  if (m.meta?.botDraft)
+    return el(
+      "div",
+      { class: "col" },
+      el("div", { class: "msg assistant", title: fmtTime(m.createdAt) }, m.text),
+      el(
+        "div",
+        { class: "muted small", dataset: { field: "bot-draft" } },
+        `Черновик бота (не отправлен): ${m.meta.botDraft}`,
+      ),
+    );
   return el(
     "div",
     {
@@ -212,7 +270,7 @@ function followSelected(c) {
 }
 
 /** Who handles the conversation, as the detail shows it. */
-const handlingOf = (c) => `${c.status}|${c.escalated}|${c.takenBy ?? ""}`;
+const handlingOf = (c) => `${c.status}|${c.escalated}|${c.takenBy ?? ""}|${c.assignedTo ?? ""}`;
 let shownHandling = null;
 
 async function select(id) {
@@ -235,6 +293,7 @@ async function select(id) {
       c.status !== "closed"
         ? el("button", { id: "close", class: "secondary", type: "button", onclick: () => act(id, "close") }, "Закрыть")
         : null,
+      handOverControl(c),
       el("button", { id: "erase", class: "danger", type: "button", onclick: () => act(id, "delete") }, "Удалить"),
     ];
     $("#detail").replaceChildren(
@@ -251,6 +310,8 @@ async function select(id) {
         el("div", { dataset: { field: "status" } }, statusRu[c.status] ?? c.status, c.takenBy ? ` (${c.takenBy})` : ""),
         el("div", {}, "Ждёт человека"),
         el("div", { dataset: { field: "escalated" } }, c.escalated ? `да · ${reasonText(c.escalationReason)}` : "нет"),
+        el("div", {}, "Назначен"),
+        el("div", { dataset: { field: "assignee" } }, c.assignedTo ?? "никому"),
         el("div", {}, "Контакт пациента"),
         el("div", { dataset: { field: "contact" } }, c.contactPhone ?? "не оставлен"),
         el("div", {}, "Создан"),
@@ -284,7 +345,8 @@ $("#filters").addEventListener("submit", (ev) => {
   ev.preventDefault();
   loadList();
 });
-for (const id of ["system", "status", "escalated"]) $(`#${id}`).addEventListener("change", () => loadList());
+for (const id of ["system", "status", "assigned", "escalated"])
+  $(`#${id}`).addEventListener("change", () => loadList());
 $("#q").addEventListener("input", () => {
   clearTimeout(window.__inboxSearch);
   window.__inboxSearch = setTimeout(() => loadList(), 250);
@@ -301,6 +363,14 @@ $("#operator-name").value = localStorage.getItem("operatorName") ?? "";
 $("#operator-name").addEventListener("change", (ev) => localStorage.setItem("operatorName", ev.target.value.trim()));
 
 (async () => {
+  try {
+    ({ me, operators: colleagues } = await api("/v1/inbox/operators"));
+  } catch {
+    /* an older server: names as typed */
+  }
+  // A token bound to a person: the server names the author; «мои» needs one.
+  if (me) $(".operator-name").replaceChildren(el("span", {}, `Вы: ${me}`));
+  else $("#assigned").querySelector('option[value="me"]').disabled = true;
   await loadList();
   if (selected) await select(selected);
   document.body.dataset.ready = "true";

@@ -52,3 +52,27 @@ describe("escalation reason from the patient's words", () => {
     expect(r.ok && r.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: reason });
   });
 });
+
+// Issue 43: cues are read on word stems, so any case, number or gender form of a phrase counts.
+describe("escalation cues in any word form", () => {
+  it.each([
+    "Хочу поговорить с живым человеком",
+    "Соедините меня с живым сотрудником, пожалуйста",
+    "Можно пообщаться с живыми людьми?",
+    "Дайте поговорить с реальным человеком",
+    "С настоящим человеком можно связаться?",
+    "Переключите на администратора",
+    "Нужен оператор",
+    "Позовите живого человека",
+    "Я не хочу переписываться с ботом, мне нужен живой человек",
+  ])("«%s» → explicit_request", (text) => {
+    expect(escalationReasonFromText(text)).toBe("explicit_request");
+  });
+
+  it.each(["Я живу рядом с клиникой", "Хочу записаться к лору на пятницу", "Сколько стоит приём терапевта?"])(
+    "«%s» → no reason",
+    (text) => {
+      expect(escalationReasonFromText(text)).toBeNull();
+    },
+  );
+});
