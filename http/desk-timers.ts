@@ -1,5 +1,5 @@
-import { markEscalated, readEscalation } from "../storage/inbox";
-import { markRequeued, raiseDueReminders, silentToRequeue } from "../storage/reminders";
+import { readEscalation } from "../storage/inbox";
+import { raiseDueReminders, requeueSilent, silentToRequeue } from "../storage/reminders";
 import { threadWakeKey } from "../storage/thread-events";
 import type { Deps } from "./deps";
 import { presenceOf } from "./presence";
@@ -36,8 +36,7 @@ export function startDeskTimers(deps: Deps): { stop(): Promise<void>; sweep(): P
         // Released meanwhile by someone (409 not held): it is out of the silence all the same.
       }
       // Back in the queue: waiting for a human, on top of the inbox, with the reason it had.
-      await markEscalated(deps.db.sql, r.conversationId, esc?.reason ?? "operator_silent");
-      await markRequeued(deps.db.sql, r.conversationId, r.since);
+      await requeueSilent(deps.db.sql, r.conversationId, esc?.reason ?? "operator_silent");
       deps.waker.poke(threadWakeKey(r.conversationId));
     }
   };

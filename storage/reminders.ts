@@ -1,4 +1,5 @@
 import type { Sql, Tx } from "./db";
+import { markEscalated } from "./inbox";
 import { enqueueOutbox } from "./outbox";
 
 /**
@@ -135,9 +136,16 @@ export async function silentToRequeue(
   }));
 }
 
-export async function markRequeued(sql: Tx, conversationId: string, since: string): Promise<void> {
-  await sql`update inbox_reminders set requeued = true
-             where conversation_id = ${conversationId} and kind = 'silent' and since = ${since}::timestamptz`;
+/**
+ * The second half of returning a silent thread to the queue (after the machine released it):
+ * waiting for a human again, with the reason it had, and its reminder marked — in one transaction.
+ */
+export async function requeueSilent(sql: Sql, conversationId: string, reason: string): Promise<void> {
+  await sql.begin(async (tx) => {
+    await markEscalated(tx, conversationId, reason);
+    await tx`update inbox_reminders set requeued = true
+              where conversation_id = ${conversationId} and kind = 'silent' and not requeued`;
+  });
 }
 
 /**

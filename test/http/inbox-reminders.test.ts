@@ -120,15 +120,10 @@ describe("reminders", () => {
     const stream = await c.follow(id);
     expect((await c.take(id, "Олег")).status).toBe(200);
     await stream.next((e) => e.event === "conversation.released", 10_000);
-    const item = await c.json<{ status: string; escalated: boolean; escalationReason: string; takenBy: string | null }>(
-      c.api(`/v1/inbox/conversations/${id}`),
-    );
-    expect(item).toMatchObject({
-      status: "open",
-      escalated: true,
-      escalationReason: "explicit_request",
-      takenBy: null,
-    });
+    // Then back in the queue (the release's transaction, then the escalation again): waited for.
+    await expect
+      .poll(() => c.json(c.api(`/v1/inbox/conversations/${id}`)), { timeout: 10_000 })
+      .toMatchObject({ status: "open", escalated: true, escalationReason: "explicit_request", takenBy: null });
     await expect
       .poll(() => remindersOf(c, id), { timeout: 10_000 })
       .toEqual([expect.objectContaining({ kind: "silent", operator: "Олег", requeued: true })]);
