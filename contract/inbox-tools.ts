@@ -60,7 +60,13 @@ export const OperatorTyping = z.object({
   operator: z.string().nullable().describe("the first of the typing operators; null when nobody types"),
 });
 const ephemeral = (name: string, data: z.ZodType) =>
-  z.object({ event: z.literal(name), data }).describe("ephemeral: no id, not stored, not replayed");
+  z
+    .object({
+      event: z.literal(name),
+      id: z.never().optional().describe("never sent: the event moves no Last-Event-ID"),
+      data,
+    })
+    .describe("ephemeral: no id, not stored, not replayed");
 export const PresenceSseEvent = z.discriminatedUnion("event", [
   ephemeral("presence.snapshot", z.object({ items: z.array(ThreadPresence) })),
   ephemeral("presence", ThreadPresence),
