@@ -3,6 +3,15 @@
 // taken — a composer that answers the patient in the thread (issue 32), with the thread's events live.
 import { $, api, el, errorText, fmtTime, renderHeader, toast } from "./common.js";
 import { followThread, operatorBubble } from "./thread-events.js";
+import {
+  decorate,
+  enhanceComposer,
+  followDesk,
+  loadReminders,
+  notesPanel,
+  stopWatching,
+  watchThread,
+} from "./inbox-desk.js";
 
 renderHeader("/inbox.html");
 
@@ -17,6 +26,8 @@ const statusRu = { open: "у бота", taken: "у оператора", closed: 
 const systemRu = { clinic: "клиника", workbench: "Workbench", evidence: "Evidence" };
 
 let selected = new URLSearchParams(location.hash.slice(1)).get("id");
+/** The open thread's presence heartbeat (inbox-desk.js): viewing, typing. */
+let watching = null;
 let stopFollowing = null;
 
 /** The operator's name as the patient sees it (kept in this browser). */
@@ -87,6 +98,9 @@ async function loadList(append = false) {
     else $("#items").replaceChildren(...(nodes.length ? nodes : [el("div", { class: "muted" }, "Обращений нет.")]));
     cursor = page.nextCursor;
     $("#more").hidden = !cursor;
+    // Presence and reminder badges (inbox-desk.js) on the rows just drawn.
+    if (append) decorate(operatorName());
+    else await loadReminders(operatorName());
   } catch (e) {
     if (mine !== listRequest) return;
     $("#items").replaceChildren(el("div", { class: "error-box" }, `Не удалось загрузить обращения: ${errorText(e)}`));
@@ -101,6 +115,8 @@ async function act(id, action) {
       toast("Диалог удалён");
       selected = null;
       location.hash = "";
+      stopWatching();
+      watching = null;
       $("#detail").replaceChildren(el("div", { class: "muted" }, "Диалог удалён."));
     } else {
       await api(`/v1/inbox/conversations/${id}/${action}`, {
@@ -137,6 +153,7 @@ async function sendOperatorMessage(id, form) {
     });
     form.querySelector("textarea").value = "";
     delete form.dataset.key;
+    watching?.sent();
   } catch (e) {
     toast(errorText(e));
   } finally {
@@ -159,6 +176,7 @@ function composer(id) {
     ev.preventDefault();
     sendOperatorMessage(id, form);
   });
+  enhanceComposer(form, () => watching?.typed());
   form.querySelector("textarea").addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !ev.shiftKey) {
       ev.preventDefault();
@@ -188,7 +206,8 @@ function followSelected(c) {
   stopFollowing = followThread(
     c.id,
     (e) => {
-      if (selected !== c.id) return;
+      // Typing is shown from the desk's presence stream (inbox-desk.js), not from the patient's stream.
+      if (selected !== c.id || e.event === "operator.typing") return;
       const transcript = $("#transcript");
       if (e.event === "operator.message") transcript?.append(operatorBubble(e.data.text, e.data.operator));
       else if (e.event === "patient.message") {
@@ -262,6 +281,7 @@ async function select(id) {
             ]
           : null,
       ),
+      el("div", { class: "presence-line small", id: "presence", dataset: { id } }),
       el(
         "div",
         { class: "transcript", id: "transcript" },
@@ -272,7 +292,10 @@ async function select(id) {
         : c.system === "clinic"
           ? el("div", { class: "muted small", id: "composer-hint" }, "Чтобы ответить пациенту, возьмите диалог.")
           : null,
+      notesPanel(id, operatorName),
     );
+    watching = watchThread(id, operatorName);
+    decorate(operatorName());
     shownHandling = handlingOf(c);
     followSelected(c);
   } catch (e) {
@@ -301,6 +324,7 @@ $("#operator-name").value = localStorage.getItem("operatorName") ?? "";
 $("#operator-name").addEventListener("change", (ev) => localStorage.setItem("operatorName", ev.target.value.trim()));
 
 (async () => {
+  followDesk(operatorName);
   await loadList();
   if (selected) await select(selected);
   document.body.dataset.ready = "true";
