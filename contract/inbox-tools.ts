@@ -53,6 +53,11 @@ export const ThreadPresence = z.object({
   conversationId: z.string(),
   viewing: z.array(z.string()).describe("operators who have the thread open (typing ones included)"),
   typing: z.array(z.string()).describe("operators typing in its composer"),
+  genitive: z
+    .record(z.string(), z.string())
+    .describe(
+      "each viewer's name in the genitive, for «открыто у Ивана» (as written when the dictionary does not know it)",
+    ),
 });
 /** What the patient's stream is told: a human is typing (no list of who has the thread open). */
 export const OperatorTyping = z.object({

@@ -1,5 +1,6 @@
 import type { Database } from "../storage/db";
 import { publishOnChannel } from "../storage/desk-notify";
+import { genitive } from "./genitive";
 import type { RunWaker } from "./run-waker";
 
 /**
@@ -16,6 +17,8 @@ export interface ThreadPresence {
   conversationId: string;
   viewing: string[];
   typing: string[];
+  /** Each viewer's name in the genitive («открыто у Ивана»). */
+  genitive: Record<string, string>;
 }
 /** What the desk's followers get: a presence change, or news of a reminder or a note (ids only). */
 export type DeskNews =
@@ -81,14 +84,20 @@ export class PresenceBoard {
       viewing.push(operator);
       if (e.state === "typing") typing.push(operator);
     }
-    return { conversationId, viewing: viewing.sort(), typing: typing.sort() };
+    viewing.sort();
+    return {
+      conversationId,
+      viewing,
+      typing: typing.sort(),
+      genitive: Object.fromEntries(viewing.map((n) => [n, genitive(n)])),
+    };
   }
 
   /** A thread's presence by its id alone (conversation ids are unique across tenants): the patient's stream. */
   ofConversation(conversationId: string): ThreadPresence {
     for (const key of this.threads.keys())
       if (key.endsWith(`|${conversationId}`)) return this.of(key.slice(0, -conversationId.length - 1), conversationId);
-    return { conversationId, viewing: [], typing: [] };
+    return { conversationId, viewing: [], typing: [], genitive: {} };
   }
 
   /** Every thread of the tenant somebody has open. */

@@ -4,7 +4,7 @@ import { hasChromium, screenshot, skipReason, useBrowserStack } from "./browser"
 
 /**
  * The operator's desk in a real browser (issue 43) at a phone's 390 px and a desktop's 1280 px:
- * Иван has a thread open, Мария takes it — her page says «открыто у Иван»; she types `/адр`, picks
+ * Иван has a thread open, Мария takes it — her page says «открыто у Ивана»; she types `/адр`, picks
  * the quick reply with Enter — Иван's page says «Мария печатает», the patient's page
  * «Администратор Мария печатает…»; she sends it and the patient reads the template's text.
  * Pictures: test-results/e2e/desk-*.png (copied to doc/images/, listed in doc/images.md).
@@ -65,10 +65,10 @@ describe.skipIf(!hasChromium)(
         const maria = await open(browser, `${server.url}/inbox.html#id=${id}`, width, "Мария", errors);
 
         // Мария sees who else has the thread open, on the detail and on its row in the list.
-        await expect.poll(() => text(maria, "#presence"), { timeout: 10_000 }).toBe("открыто у Иван");
+        await expect.poll(() => text(maria, "#presence"), { timeout: 10_000 }).toBe("открыто у Ивана");
         await expect
           .poll(() => text(maria, `.inbox-item[data-id="${id}"] [data-badge="presence"]`), { timeout: 10_000 })
-          .toBe("открыто у Иван");
+          .toBe("открыто у Ивана");
         await maria.click("#take");
         await maria.waitForSelector("#operator-text");
         await maria.waitForSelector(`#quick-replies [data-quick="адрес-${width}"]`);

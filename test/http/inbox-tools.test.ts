@@ -4,6 +4,7 @@ import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { followSse } from "../utils/sse";
 import { clinicApi } from "../utils/clinic-api";
+import { genitiveReady } from "../../http/genitive";
 
 /**
  * The operator's desk around the inbox (issue 43 item 4) over real HTTP: quick replies per
@@ -134,13 +135,24 @@ describe("presence", () => {
     const seen = await c.json<{ viewing: string[]; typing: string[] }>(
       c.post(`/v1/inbox/conversations/${id}/presence`, { state: "viewing", operator: "Иван" }),
     );
-    expect(seen).toEqual({ conversationId: id, viewing: ["Иван"], typing: [] });
+    expect(seen).toMatchObject({ conversationId: id, viewing: ["Иван"], typing: [] });
+    // The name declined for «открыто у Ивана» (once the dictionary has loaded: the next heartbeat has it).
+    await genitiveReady();
+    const again = await c.json<{ genitive: Record<string, string> }>(
+      c.post(`/v1/inbox/conversations/${id}/presence`, { state: "viewing", operator: "Иван" }),
+    );
+    expect(again.genitive).toEqual({ Иван: "Ивана" });
     await desk.next((e) => e.event === "presence" && (e.data as { viewing: string[] }).viewing.includes("Иван"));
     await c.post(`/v1/inbox/conversations/${id}/presence`, { state: "typing", operator: "Мария" });
     const typing = await desk.next(
       (e) => e.event === "presence" && (e.data as { typing: string[] }).typing.includes("Мария"),
     );
-    expect(typing.data).toEqual({ conversationId: id, viewing: ["Иван", "Мария"], typing: ["Мария"] });
+    expect(typing.data).toEqual({
+      conversationId: id,
+      viewing: ["Иван", "Мария"],
+      typing: ["Мария"],
+      genitive: { Иван: "Ивана", Мария: "Марии" },
+    });
     expect(typing.id).toBeUndefined();
 
     // The patient hears that someone types — not who merely has the thread open.

@@ -20,7 +20,7 @@ export function presenceText(id, me) {
   const viewing = p.viewing.filter((n) => n !== me && !typing.includes(n));
   const parts = [];
   if (typing.length) parts.push(`${typing.join(", ")} ${typing.length > 1 ? "печатают" : "печатает"}`);
-  if (viewing.length) parts.push(`открыто у ${viewing.join(", ")}`);
+  if (viewing.length) parts.push(`открыто у ${viewing.map((n) => p.genitive?.[n] ?? n).join(", ")}`);
   return parts.join(" · ");
 }
 
