@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
+import { onServer, useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { followSse } from "../utils/sse";
@@ -218,5 +218,47 @@ describe("per-operator statistics in /v1/stats/outcomes", () => {
     const stats = await c.json<{ byOperator: Record<string, unknown>[] }>(c.api("/v1/stats/outcomes"));
     expect(stats.byOperator.find((o) => o.operator === "Зоя")).toMatchObject({ transfersOut: 1, transfersIn: 0 });
     expect(stats.byOperator.find((o) => o.operator === "Яна")).toMatchObject({ transfersOut: 0, transfersIn: 1 });
+  });
+});
+
+describe.skipIf(!onServer)("presence across servers (PostgreSQL: LISTEN/NOTIFY)", () => {
+  it("a heartbeat on one server reaches the inbox and the patient's stream followed on another, and expires there", async () => {
+    const other = await startTestServer({
+      db: t.db,
+      llm,
+      tokens: "a:tok-a,chat@a:tok-chat",
+      env: { RUN_DETACH_GRACE_MS: "0", PRESENCE_TTL_MS: String(TTL_MS) },
+    });
+    try {
+      const id = await escalated();
+      const there = clinicApi(other.url, "tok-chat");
+      const desk = await followSse(`${other.url}/v1/inbox/presence`, { authorization: "Bearer tok-a" });
+      const stream = await there.follow(id);
+      await desk.next((e) => e.event === "presence.snapshot");
+      // The other server's LISTEN is open once its presence stream is: heartbeats until it hears one.
+      const heard = desk.next(
+        (e) => e.event === "presence" && (e.data as { typing: string[] }).typing.includes("Мария"),
+        10_000,
+      );
+      const beats = setInterval(
+        () => void c.post(`/v1/inbox/conversations/${id}/presence`, { state: "typing", operator: "Мария" }),
+        300,
+      );
+      try {
+        await heard;
+        expect((await stream.next((e) => e.event === "operator.typing", 10_000)).data).toEqual({
+          typing: true,
+          operator: "Мария",
+        });
+      } finally {
+        clearInterval(beats);
+      }
+      // No more heartbeats: the other server lets it expire by itself.
+      await stream.next((e) => e.event === "operator.typing" && !(e.data as { typing: boolean }).typing, 10_000);
+      desk.close();
+      stream.close();
+    } finally {
+      await other.stop();
+    }
   });
 });
