@@ -10,6 +10,18 @@ import type {
   OperatorMessageBody,
   TransferBody,
 } from "../contract/inbox";
+import type { InboxDetail, InboxItem, InboxList, OperatorMessage, OperatorMessageBody } from "../contract/inbox";
+import type {
+  Note as NoteSchema,
+  NoteBody,
+  NoteList,
+  PresenceBody,
+  QuickReply as QuickReplySchema,
+  QuickReplyBody,
+  QuickReplyList,
+  ReminderList,
+  ThreadPresence as ThreadPresenceSchema,
+} from "../contract/inbox-tools";
 import type { ClinicMessageBody, ClinicThread as ClinicThreadSchema } from "../contract/clinic/contract";
 import type {
   EvidenceConversation as EvidenceConversationSchema,
@@ -56,6 +68,11 @@ export type InboxConversationItem = z.output<typeof InboxItem>;
 export type OperatorMessageSent = z.output<typeof OperatorMessage>;
 export type InboxOperators = z.output<typeof OperatorList>;
 export type RunStagesBody = z.output<typeof RunStages>;
+export type QuickReply = z.output<typeof QuickReplySchema>;
+export type QuickReplyInput = z.input<typeof QuickReplyBody>;
+export type InboxNote = z.output<typeof NoteSchema>;
+export type ThreadPresence = z.output<typeof ThreadPresenceSchema>;
+export type InboxReminders = z.output<typeof ReminderList>;
 export type ClinicMessage = z.input<typeof ClinicMessageBody>;
 export type WorkbenchMessage = z.input<typeof WorkbenchMessageBody>;
 export type EvidenceMessage = z.input<typeof EvidenceMessageBody>;
@@ -141,6 +158,20 @@ export function createClient(o: ClientOptions) {
         } satisfies z.input<typeof TransferBody>),
       /** The tenant's operators (the people of API_TOKENS) and the asking token's person. */
       operators: () => call<InboxOperators>("GET", "/v1/inbox/operators"),
+      /** Internal notes: operators only, never shown to the patient or the model. */
+      notes: (id: string) => call<z.output<typeof NoteList>>("GET", `/v1/inbox/conversations/${q(id)}/notes`),
+      addNote: (id: string, note: z.input<typeof NoteBody>) =>
+        call<InboxNote>("POST", `/v1/inbox/conversations/${q(id)}/notes`, note),
+      /** A presence heartbeat (viewing / typing / left); repeat every few seconds while it holds. */
+      presence: (id: string, p: z.input<typeof PresenceBody>) =>
+        call<ThreadPresence>("POST", `/v1/inbox/conversations/${q(id)}/presence`, p),
+      reminders: () => call<InboxReminders>("GET", "/v1/inbox/reminders"),
+      quickReplies: {
+        list: () => call<z.output<typeof QuickReplyList>>("GET", "/v1/inbox/quick-replies"),
+        create: (r: QuickReplyInput) => call<QuickReply>("POST", "/v1/inbox/quick-replies", r),
+        update: (id: string, r: QuickReplyInput) => call<QuickReply>("PUT", `/v1/inbox/quick-replies/${q(id)}`, r),
+        remove: (id: string) => call<null>("DELETE", `/v1/inbox/quick-replies/${q(id)}`),
+      },
     },
     workbench: {
       create: () => call<z.output<typeof Created.conversation>>("POST", "/v1/workbench/conversations"),

@@ -1,14 +1,18 @@
 import type { z } from "zod";
 import type { threadEvents } from "../contract/inbox";
+import type { OperatorTyping } from "../contract/inbox-tools";
 import { apiError, ConnectionError } from "./errors";
 import { readEvents } from "./sse";
 import type { Transport } from "./turn";
 
 /** A clinic thread's live events (issue 32): taken, an operator's message, released, closed, a patient's message while held. */
 export type ThreadEvents = { [K in keyof typeof threadEvents]: z.output<(typeof threadEvents)[K]> };
-export type ThreadEvent = {
-  [K in keyof ThreadEvents & string]: { event: K; id: number; data: ThreadEvents[K] };
-}[keyof ThreadEvents & string];
+export type ThreadEvent =
+  | {
+      [K in keyof ThreadEvents & string]: { event: K; id: number; data: ThreadEvents[K] };
+    }[keyof ThreadEvents & string]
+  /** Ephemeral (issue 43): an operator started or stopped typing; no id, never replayed. */
+  | { event: "operator.typing"; id: null; data: z.output<typeof OperatorTyping> };
 
 /**
  * Follows GET /v1/clinic/threads/{id}/events from `after` (0: the whole log; a thread's GET gives
@@ -37,7 +41,11 @@ export async function* followThread(
     if (!res.ok) throw apiError(res.status, await res.json().catch(() => null));
     try {
       for await (const e of readEvents(res.body!)) {
-        if (e.id === null || e.id <= last) continue;
+        if (e.id === null) {
+          if (e.event === "operator.typing") yield e as ThreadEvent;
+          continue;
+        }
+        if (e.id <= last) continue;
         last = e.id;
         failures = 0;
         yield e as ThreadEvent;

@@ -112,7 +112,7 @@ export interface Response {
 
 export interface Operation {
   operationId: string;
-  method: "get" | "post" | "delete";
+  method: "get" | "post" | "put" | "delete";
   path: string;
   tag: string;
   summary: string;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { err, ok, sseUnion, type Operation } from "./http";
 import { userText } from "./user-text";
+import { OperatorTypingEnvelope } from "./inbox-tools";
 
 export const InboxStatus = z.enum(["open", "taken", "closed"]);
 export type InboxStatus = z.infer<typeof InboxStatus>;
@@ -152,7 +153,11 @@ export const threadEvents = {
     at,
   }),
 };
-export const ThreadSseEvent = sseUnion(threadEvents);
+/** The stored events (each with its id), and the ephemeral `operator.typing` (no id: contract/inbox-tools.ts). */
+export const ThreadSseEvent = z.discriminatedUnion("event", [
+  ...sseUnion(threadEvents).options,
+  OperatorTypingEnvelope,
+]);
 const SystemFilter = InboxFilter.omit({ system: true });
 
 export const inboxOperations: Operation[] = [

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { loadDeskConfig, type DeskConfig } from "./desk-config";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { TokenGrant } from "./auth";
@@ -87,6 +88,8 @@ export interface Config {
    * killed does not stay `running` on a shared PostgreSQL server until someone resumes it.
    */
   runs: { staleMs: number; sweepMs: number };
+  /** The operator's desk: presence and reminders (http/desk-config.ts). */
+  desk: DeskConfig;
 }
 
 /** Reads `.env` (if present) without overriding the real environment. */
@@ -246,6 +249,7 @@ export function loadConfig(
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     runs: { staleMs: e.RUN_STALE_MS, sweepMs: e.RUN_SWEEP_MS ?? Math.round(e.RUN_STALE_MS / 3) },
+    desk: loadDeskConfig(env),
   };
 }
 

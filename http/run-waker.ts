@@ -32,6 +32,8 @@ export class RunWaker {
   private closed = false;
   /** Told of every run announced, here or (LISTEN) by another process: the inspector bridge. */
   private anyRun = new Set<(runId: string) => void>();
+  /** Payloads of the channel by prefix that are not wake-ups (the operators' presence, http/presence.ts). */
+  private prefixed = new Map<string, (payload: string) => void>();
   /** Announcements received (for tests and debugging). */
   notifications = 0;
 
@@ -89,6 +91,7 @@ export class RunWaker {
 
   private wake(runId: string): void {
     this.notifications++;
+    for (const [prefix, fn] of this.prefixed) if (runId.startsWith(prefix)) return fn(runId);
     this.poke(runId);
     // A thread's key (storage/thread-events.ts) shares the channel; only runs go to run listeners.
     if (!runId.startsWith("thread:")) this.announce(runId);
@@ -110,6 +113,17 @@ export class RunWaker {
     void this.listen();
     this.anyRun.add(fn);
     return () => this.anyRun.delete(fn);
+  }
+
+  /**
+   * Hands every payload of the shared channel that starts with `prefix` to `fn` (and to no
+   * waiter): ephemeral news other processes publish on the same LISTEN connection live events
+   * use, e.g. an operator's presence. Starts listening on a PostgreSQL server.
+   */
+  onPrefixed(prefix: string, fn: (payload: string) => void): () => void {
+    this.prefixed.set(prefix, fn);
+    void this.listen();
+    return () => this.prefixed.delete(prefix);
   }
 
   /** A run of this process has ended and its turn is committed (or rolled back). */

@@ -27,6 +27,14 @@ export class SseWriter {
     this.enqueue(`event: ${e.event}\ndata: ${JSON.stringify(e.data ?? {})}\nid: ${e.seq}\n\n`);
   }
 
+  /**
+   * An event without an `id:` line: news that is not stored (an operator's presence), so it
+   * moves no client's Last-Event-ID and a resume neither expects nor replays it.
+   */
+  sendEphemeral(event: string, data: unknown): void {
+    this.enqueue(`event: ${event}\ndata: ${JSON.stringify(data ?? {})}\n\n`);
+  }
+
   comment(text: string): void {
     this.enqueue(`: ${text.replace(/[\r\n]+/g, " ")}\n\n`);
   }

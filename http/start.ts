@@ -12,6 +12,8 @@ import type { Config } from "./config";
 import type { Deps, HttpDialogueSystem } from "./deps";
 import { RunWaker } from "./run-waker";
 import { WebhookDispatcher } from "./webhook";
+import { startDeskTimers } from "./desk-timers";
+import { presenceOf } from "./presence";
 
 export interface Started {
   deps: Deps;
@@ -91,6 +93,7 @@ export async function startServer(
     throw listenError(e as NodeJS.ErrnoException, config);
   }
   webhook.start();
+  const desk = startDeskTimers(deps);
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
@@ -109,6 +112,8 @@ export async function startServer(
         log(`shutdown: ${drained.finished} turn(s) finished, ${drained.stopped} stopped after ${graceMs} ms`);
       clearInterval(heartbeat);
       await sweeper.stop();
+      await desk.stop();
+      presenceOf(deps).stop();
       await webhook.stop();
       await waker.close();
       // Followers' streams and anything else still open: their runs have ended by now.

@@ -3,6 +3,7 @@ import { SseWriter } from "./sse-writer";
 import type { SseStream } from "./sse-response";
 import { listThreadEvents, threadWakeKey } from "../storage/thread-events";
 import { conversationExists } from "../storage/conversations";
+import { presenceOf, type ThreadPresence } from "./presence";
 
 /**
  * Follows a thread's event log (issue 32): replays what is stored after `after` (Last-Event-ID),
@@ -10,12 +11,15 @@ import { conversationExists } from "../storage/conversations";
  * another process by LISTEN/NOTIFY on a PostgreSQL server (the run waker's channel), else by
  * polling. Each event's SSE id is its number in the log, so a reconnect misses nothing and every
  * tab of the thread gets every event. Ends when the client goes or the conversation is erased.
+ * Between them, `operator.typing` (issue 43): an operator types in this thread's composer —
+ * ephemeral, without an id, so it moves no Last-Event-ID; who merely has the thread open is not said.
  */
 export async function followThread(deps: Deps, stream: SseStream, conversationId: string, after: number) {
   const writer = new SseWriter(stream);
   const key = threadWakeKey(conversationId);
   let last = after;
   let idle = 0;
+  const stopTyping = followTyping(deps, writer, conversationId);
   try {
     while (!writer.isClosed) {
       // Armed before reading, so an event committed while this reads still wakes the next wait.
@@ -36,6 +40,24 @@ export async function followThread(deps: Deps, stream: SseStream, conversationId
   } catch {
     // The database went away under a shutdown: the stream ends; the client reconnects elsewhere.
   }
+  stopTyping();
   await writer.drain();
   writer.close();
+}
+
+/** Tells the patient's stream when an operator starts or stops typing (only changes; the first typer's name). */
+function followTyping(deps: Deps, writer: SseWriter, conversationId: string): () => void {
+  const board = presenceOf(deps);
+  let shown: string | null = null;
+  const show = (p: ThreadPresence) => {
+    const now = p.typing[0] ?? null;
+    if (now === shown) return;
+    shown = now;
+    writer.sendEphemeral("operator.typing", { typing: now !== null, operator: now });
+  };
+  const first = board.ofConversation(conversationId);
+  if (first.typing.length) show(first);
+  return board.subscribe((n) => {
+    if (n.event === "presence" && n.data.conversationId === conversationId) show(n.data);
+  });
 }

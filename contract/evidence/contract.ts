@@ -122,6 +122,20 @@ export const OutcomeStats = z.object({
       }),
     )
     .describe("operators' actions by escalation reason (issue 32)"),
+  byOperator: z
+    .array(
+      z.object({
+        operator: z.string(),
+        taken: count,
+        firstReplies: count,
+        avgTimeToFirstReplyMs: z.number().nullable().describe("from the operator's take to their first message"),
+        medianTimeToFirstReplyMs: z.number().nullable(),
+        messages: count,
+        transfersOut: count.describe("threads this operator handed to a colleague (conversation.transferred)"),
+        transfersIn: count.describe("threads a colleague handed to this operator"),
+      }),
+    )
+    .describe("operators' actions per operator (issue 43), from the threads' event logs"),
 });
 
 /** A JSON-RPC message of the MCP Streamable HTTP transport (the demo server's business). */

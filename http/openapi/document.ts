@@ -19,6 +19,7 @@ import {
   type SystemContract,
 } from "../contract";
 import { inboxOperations, inboxSchemas } from "../inbox-contract";
+import { inboxToolOperations, inboxToolSchemas } from "../../contract/inbox-tools";
 
 /**
  * The OpenAPI 3.1 document, generated from the zod contracts (http/contract.ts and each
@@ -155,7 +156,12 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
   // A resumed run is one of any system's runs.
   const AnyRunEvent = events.length === 1 ? events[0]! : z.union(events as [z.ZodType, z.ZodType, ...z.ZodType[]]);
   return {
-    operations: [...httpOperations(AnyRunEvent), ...inboxOperations, ...contracts.flatMap((c) => c.operations)],
+    operations: [
+      ...httpOperations(AnyRunEvent),
+      ...inboxOperations,
+      ...inboxToolOperations,
+      ...contracts.flatMap((c) => c.operations),
+    ],
     schemas: Object.assign(
       {
         Error: ErrorBody,
@@ -170,6 +176,7 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
         DiagramGraph,
         ReplayReport,
         ...inboxSchemas,
+        ...inboxToolSchemas,
       },
       ...contracts.map((c) => c.schemas),
     ),

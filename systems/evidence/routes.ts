@@ -15,6 +15,7 @@ import { getEvidenceRun } from "./store/evidence-runs";
 import { listMessages } from "../../storage/messages";
 import { ESCALATION_PREFIX, outcomeStats } from "../../storage/outcome-stats";
 import { handoffStats } from "../../storage/handoff-stats";
+import { operatorStats } from "../../storage/operator-stats";
 import type { AuthEnv } from "../../http/auth";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
@@ -158,7 +159,12 @@ export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
       .filter((r) => r.reasonCode.startsWith(ESCALATION_PREFIX))
       .map((r) => ({ kind: r.kind, reason: r.reasonCode.slice(ESCALATION_PREFIX.length), runs: r.runs }));
     const handoffs = await handoffStats(sql, { tenantId: c.get("tenantId"), kind: q.data.kind, since: q.data.since });
-    return c.json({ ...rest, byOutcomeClass: [...classes.values()], byEscalationReason, handoffs });
+    const byOperator = await operatorStats(sql, {
+      tenantId: c.get("tenantId"),
+      kind: q.data.kind,
+      since: q.data.since,
+    });
+    return c.json({ ...rest, byOutcomeClass: [...classes.values()], byEscalationReason, handoffs, byOperator });
   });
   return app;
 }

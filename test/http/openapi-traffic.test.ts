@@ -286,6 +286,33 @@ async function scriptedRun(): Promise<void> {
   await call("GET", "/v1/clinic/threads?limit=5");
   await call("GET", "/v1/workbench/conversations");
   await call("GET", "/v1/evidence/conversations");
+  // ---- the operator's desk (issue 43): quick replies, notes, presence, reminders ----
+  const qr = (await call("POST", "/v1/inbox/quick-replies", { body: { title: "адрес", text: "ул. Ленина, 1" } }))
+    .json as Json;
+  await call("POST", "/v1/inbox/quick-replies", { body: { title: "Адрес", text: "другой" } });
+  await call("POST", "/v1/inbox/quick-replies", { body: { title: "", text: "x" } });
+  await call("GET", "/v1/inbox/quick-replies");
+  await call("PUT", `/v1/inbox/quick-replies/${qr.id}`, { body: { title: "адрес", text: "ул. Ленина, 1, со двора" } });
+  await call("PUT", "/v1/inbox/quick-replies/00000000-0000-0000-0000-000000000000", {
+    body: { title: "a", text: "b" },
+  });
+  await call("DELETE", `/v1/inbox/quick-replies/${qr.id}`);
+  await call("DELETE", `/v1/inbox/quick-replies/${qr.id}`);
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/notes`, { body: { text: "Говорить мягко" } });
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/notes`, { body: { text: " " } });
+  await call("GET", `/v1/inbox/conversations/${escalatedThread}/notes`);
+  await call("GET", "/v1/inbox/conversations/00000000-0000-0000-0000-000000000000/notes");
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/presence`, {
+    body: { state: "typing", operator: "Мария" },
+  });
+  await call("POST", `/v1/inbox/conversations/${escalatedThread}/presence`, { body: { state: "x" } });
+  await call("POST", "/v1/inbox/conversations/00000000-0000-0000-0000-000000000000/presence", {
+    body: { state: "viewing" },
+  });
+  const desk = await call("GET", "/v1/inbox/presence", { stopAfter: 1 });
+  expect(desk.events!.map((e) => e.event)).toEqual(["presence.snapshot"]);
+  await call("GET", `/v1/clinic/threads/${escalatedThread}/events?lastEventId=6`, { stopAfter: 1 });
+  await call("GET", "/v1/inbox/reminders");
   expect((await call("DELETE", `/v1/inbox/conversations/${escalatedThread}`)).status).toBe(204);
 }
 

@@ -4,6 +4,15 @@
 // «мои / не назначенные / все», assignment and transfer to a colleague (issue 43).
 import { $, api, el, errorText, fmtTime, renderHeader, toast } from "./common.js";
 import { followThread, operatorBubble } from "./thread-events.js";
+import {
+  decorate,
+  enhanceComposer,
+  followDesk,
+  loadReminders,
+  notesPanel,
+  stopWatching,
+  watchThread,
+} from "./inbox-desk.js";
 
 renderHeader("/inbox.html");
 
@@ -18,6 +27,8 @@ const statusRu = { open: "у бота", taken: "у оператора", closed: 
 const systemRu = { clinic: "клиника", workbench: "Workbench", evidence: "Evidence" };
 
 let selected = new URLSearchParams(location.hash.slice(1)).get("id");
+/** The open thread's presence heartbeat (inbox-desk.js): viewing, typing. */
+let watching = null;
 let stopFollowing = null;
 
 /**
@@ -96,6 +107,9 @@ async function loadList(append = false) {
     else $("#items").replaceChildren(...(nodes.length ? nodes : [el("div", { class: "muted" }, "Обращений нет.")]));
     cursor = page.nextCursor;
     $("#more").hidden = !cursor;
+    // Presence and reminder badges (inbox-desk.js) on the rows just drawn.
+    if (append) decorate(operatorName());
+    else await loadReminders(operatorName());
   } catch (e) {
     if (mine !== listRequest) return;
     $("#items").replaceChildren(el("div", { class: "error-box" }, `Не удалось загрузить обращения: ${errorText(e)}`));
@@ -110,6 +124,8 @@ async function act(id, action) {
       toast("Диалог удалён");
       selected = null;
       location.hash = "";
+      stopWatching();
+      watching = null;
       $("#detail").replaceChildren(el("div", { class: "muted" }, "Диалог удалён."));
     } else {
       await api(`/v1/inbox/conversations/${id}/${action}`, {
@@ -146,6 +162,7 @@ async function sendOperatorMessage(id, form) {
     });
     form.querySelector("textarea").value = "";
     delete form.dataset.key;
+    watching?.sent();
   } catch (e) {
     toast(errorText(e));
   } finally {
@@ -168,6 +185,7 @@ function composer(id) {
     ev.preventDefault();
     sendOperatorMessage(id, form);
   });
+  enhanceComposer(form, () => watching?.typed());
   form.querySelector("textarea").addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !ev.shiftKey) {
       ev.preventDefault();
@@ -246,7 +264,8 @@ function followSelected(c) {
   stopFollowing = followThread(
     c.id,
     (e) => {
-      if (selected !== c.id) return;
+      // Typing is shown from the desk's presence stream (inbox-desk.js), not from the patient's stream.
+      if (selected !== c.id || e.event === "operator.typing") return;
       const transcript = $("#transcript");
       if (e.event === "operator.message") transcript?.append(operatorBubble(e.data.text, e.data.operator));
       else if (e.event === "patient.message") {
@@ -323,6 +342,7 @@ async function select(id) {
             ]
           : null,
       ),
+      el("div", { class: "presence-line small", id: "presence", dataset: { id } }),
       el(
         "div",
         { class: "transcript", id: "transcript" },
@@ -333,7 +353,10 @@ async function select(id) {
         : c.system === "clinic"
           ? el("div", { class: "muted small", id: "composer-hint" }, "Чтобы ответить пациенту, возьмите диалог.")
           : null,
+      notesPanel(id, operatorName),
     );
+    watching = watchThread(id, operatorName);
+    decorate(operatorName());
     shownHandling = handlingOf(c);
     followSelected(c);
   } catch (e) {
@@ -371,6 +394,7 @@ $("#operator-name").addEventListener("change", (ev) => localStorage.setItem("ope
   // A token bound to a person: the server names the author; «мои» needs one.
   if (me) $(".operator-name").replaceChildren(el("span", {}, `Вы: ${me}`));
   else $("#assigned").querySelector('option[value="me"]').disabled = true;
+  followDesk(() => me ?? operatorName());
   await loadList();
   if (selected) await select(selected);
   document.body.dataset.ready = "true";

@@ -2,7 +2,7 @@
 import { $, api, el, errorText, loadDiagram, renderHeader, streamPost, wireComposer } from "./common.js";
 import { debugDetails, replyBadges, stateCard } from "./clinic-ui.js";
 import { failTurn, russianMessage, startTurn } from "./turn-ui.js";
-import { followThread, operatorBubble, threadNote } from "./thread-events.js";
+import { followThread, operatorBubble, showTyping, threadNote } from "./thread-events.js";
 
 renderHeader("/sandbox.html");
 
@@ -21,8 +21,11 @@ function follow(after) {
   stopFollowing = threadId ? followThread(threadId, onThreadEvent, { after }) : null;
 }
 function onThreadEvent(e) {
-  if (e.event === "operator.message") messages.append(operatorBubble(e.data.text, e.data.operator));
-  else {
+  if (e.event === "operator.typing") return void (showTyping(messages, e.data), scroll());
+  if (e.event === "operator.message") {
+    showTyping(messages, null);
+    messages.append(operatorBubble(e.data.text, e.data.operator));
+  } else {
     const note = threadNote(e);
     if (note) messages.append(el("div", { class: "msg note", dataset: { note: e.event } }, note));
     if (e.event !== "patient.message")

@@ -58,3 +58,15 @@ export function threadNote(e) {
   if (e.event === "conversation.closed") return "Обращение закрыто. Напишите, если понадобится помощь.";
   return null;
 }
+
+/**
+ * «Администратор печатает…» at the end of `container` while an operator types (the thread
+ * stream's ephemeral `operator.typing`, issue 43); removed when they stop or their message arrives.
+ */
+export function showTyping(container, data) {
+  let line = container.querySelector("#operator-typing");
+  if (!data?.typing) return line?.remove();
+  if (!line) line = el("div", { class: "msg note typing", id: "operator-typing" });
+  line.textContent = `Администратор${data.operator && data.operator !== "оператор" ? ` ${data.operator}` : ""} печатает…`;
+  container.append(line);
+}
