@@ -147,6 +147,8 @@ export const KbDocumentIndexed = z.object({
 export const KbChunk = z.object({ ord: z.number().int(), heading: z.string(), text: z.string() });
 export const KbChunks = z.object({ documentId: z.string(), version: z.number().int(), chunks: z.array(KbChunk) });
 export const KbReindexed = z.object({ documents: z.number().int(), chunks: z.number().int() });
+/** The demo knowledge base loaded on a fresh install (ids `demo-…`): how many documents a load wrote or a removal deleted. */
+export const KbDemoResult = z.object({ documents: z.number().int() });
 export const KbSearchQuery = z.object({
   q: z
     .string()
@@ -190,6 +192,7 @@ export const clinicSchemas: Record<string, z.ZodType> = {
   KbDocumentIndexed,
   KbChunks,
   KbReindexed,
+  KbDemoResult,
   KbSearchResult,
 };
 
@@ -362,6 +365,25 @@ export const clinicOperations: Operation[] = [
     tag: "clinic-kb",
     summary: "Переразметить всю базу",
     responses: { 200: ok(KbReindexed) },
+  },
+  {
+    operationId: "removeKbDemo",
+    method: "delete",
+    path: "/v1/clinic/kb/demo",
+    tag: "clinic-kb",
+    summary: "Удалить демо-базу знаний (документы demo-…)",
+    description:
+      "Демо-документы (адрес, часы, цены) загружаются при первом запуске на новой папке данных; этот вызов удаляет их все, свои документы не трогает.",
+    responses: { 200: ok(KbDemoResult, "Сколько демо-документов удалено") },
+  },
+  {
+    operationId: "loadKbDemo",
+    method: "post",
+    path: "/v1/clinic/kb/demo",
+    tag: "clinic-kb",
+    summary: "Загрузить демо-базу знаний заново",
+    description: "Пишет (или перезаписывает) демо-документы demo-… с их фрагментами в одной транзакции.",
+    responses: { 201: ok(KbDemoResult, "Сколько демо-документов загружено") },
   },
   {
     operationId: "searchKb",
