@@ -45,7 +45,8 @@ export async function followRunResponse(
       const ending = await listRunEnding(deps.db.sql, run.id);
       // A recovery's ending is numbered past any id its dead process sent (MAX_RUN_EVENTS), so a
       // client with nothing after its id has the ending too.
-      if (ending.some((e) => e.event === "done")) return new Response(null, { status: 204, headers });
+      // Through Hono's context, so the request-log middleware's X-Request-Id goes with it.
+      if (ending.some((e) => e.event === "done")) return c.body(null, 204, headers);
     }
   }
   return sseResponse(c, (stream) => followRun(deps, stream, run.id, after), headers);

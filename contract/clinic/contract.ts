@@ -204,6 +204,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/threads",
     tag: "clinic",
     summary: "Новый диалог пациента",
+    description: "Создаёт диалог пациента и его машину состояний; возвращает `threadId` для реплик и потока событий.",
     responses: { 201: ok(Created.thread, "Создан") },
   },
   {
@@ -212,6 +213,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/threads/{threadId}",
     tag: "clinic",
     summary: "Состояние и сообщения диалога",
+    description: "Текущее состояние машины диалога (ветка, шаг, слоты, эскалация) и все сообщения с метаданными хода.",
     responses: { 200: ok(ClinicThread), 404: noThread },
   },
   {
@@ -220,6 +222,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/threads/{threadId}/messages",
     tag: "clinic",
     summary: "Реплика пациента → поток SSE",
+    description:
+      "Один ход: маршрутизатор выбирает ветку, ветка отвечает по базе знаний, машина фиксирует переход — всё в одной транзакции. Поток: run_started, router_decision, token…, final, done. С тем же `Idempotency-Key` повтор отдаёт тот же запуск (Idempotent-Replayed: true).",
     body: ClinicMessageBody,
     responses: {
       409: err(
@@ -235,6 +239,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/threads/{threadId}/release",
     tag: "clinic",
     summary: "Оператор возвращает переданный ему диалог боту",
+    description: "То же, что /v1/inbox/conversations/{id}/release, для диалога клиники: бот снова отвечает.",
     responses: { 200: ok(ReleasedThread), 404: noThread, 409: err("Диалог не передан оператору") },
   },
   {
@@ -256,6 +261,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches",
     tag: "clinic-settings",
     summary: "Активные настройки веток и графы шагов",
+    description:
+      "Активная версия настроек каждой ветки (промпт, заголовок) и активные графы шагов; системная ветка маршрутизатора `_router` отдельно.",
     responses: { 200: ok(BranchSettings) },
   },
   {
@@ -264,6 +271,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/versions",
     tag: "clinic-settings",
     summary: "Версии настроек ветки",
+    description: "Все сохранённые версии настроек ветки, новые первыми; активна ровно одна.",
     responses: { 200: ok(BranchVersions), 404: err("Нет ветки") },
   },
   {
@@ -272,6 +280,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/versions",
     tag: "clinic-settings",
     summary: "Новая версия настроек ветки",
+    description: "Сохраняет новую версию настроек ветки (неизменяемую); активной её делает отдельный вызов activate.",
     body: NewBranchVersion,
     responses: { 201: ok(BranchVersionSaved, "Сохранена"), 404: err("Нет ветки") },
   },
@@ -281,6 +290,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/versions/{version}/activate",
     tag: "clinic-settings",
     summary: "Сделать версию активной (в том числе откат)",
+    description: "Делает версию активной: следующий ход диалога читает её. Активировать прежнюю версию — это откат.",
     responses: { 200: ok(BranchVersionSaved), 404: err("Нет версии") },
   },
   {
@@ -289,6 +299,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/steps/versions",
     tag: "clinic-settings",
     summary: "Версии графа шагов",
+    description: "Все версии графа шагов ветки (шаги, допустимые переходы, защиты), новые первыми.",
     responses: { 200: ok(StepGraphVersions), 404: err("Нет ветки") },
   },
   {
@@ -307,6 +318,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/steps/versions/{version}/activate",
     tag: "clinic-settings",
     summary: "Сделать версию графа активной",
+    description:
+      "Делает версию графа шагов активной; диалоги в середине графа продолжают по новой версии со следующего хода.",
     responses: { 200: ok(StepGraphSaved), 404: err("Нет версии") },
   },
   {
@@ -315,6 +328,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents",
     tag: "clinic-kb",
     summary: "Документы базы знаний",
+    description:
+      "Документы базы знаний клиники арендатора (без текста): версия, число фрагментов, ветка. Демо-документы — с id demo-….",
     responses: { 200: ok(KbDocuments) },
   },
   {
@@ -323,6 +338,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents",
     tag: "clinic-kb",
     summary: "Загрузить (заменить) документ: разбивка и индекс в одной транзакции",
+    description:
+      "Документ (Markdown или текст) делится на фрагменты по заголовкам и абзацам и индексируется полнотекстово (русский) в той же транзакции. Тот же id — новая версия.",
     body: KbDocumentBody,
     responses: { 201: ok(KbDocumentIndexed, "Проиндексирован") },
   },
@@ -332,6 +349,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents/{id}",
     tag: "clinic-kb",
     summary: "Документ с текстом",
+    description: "Документ базы знаний с полным текстом.",
     responses: { 200: ok(KbDocument), 404: err("Нет документа") },
   },
   {
@@ -340,6 +358,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents/{id}",
     tag: "clinic-kb",
     summary: "Удалить документ",
+    description: "Удаляет документ и его фрагменты; следующие ходы их не найдут.",
     responses: { 204: { description: "Удалён" }, 404: err("Нет документа") },
   },
   {
@@ -348,6 +367,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents/{id}/chunks",
     tag: "clinic-kb",
     summary: "Фрагменты документа, как они проиндексированы",
+    description: "Фрагменты документа в том виде, в каком их находит поиск: порядок, заголовок раздела, текст.",
     responses: { 200: ok(KbChunks), 404: err("Нет документа") },
   },
   {
@@ -356,6 +376,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents/{id}/reindex",
     tag: "clinic-kb",
     summary: "Переразметить документ",
+    description: "Заново делит сохранённый текст документа на фрагменты (например, после смены правил разбивки).",
     responses: { 200: ok(KbDocumentIndexed), 404: err("Нет документа") },
   },
   {
@@ -364,6 +385,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/reindex",
     tag: "clinic-kb",
     summary: "Переразметить всю базу",
+    description: "Переразмечает все документы арендатора в одной транзакции.",
     responses: { 200: ok(KbReindexed) },
   },
   {
@@ -391,6 +413,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/search",
     tag: "clinic-kb",
     summary: "Поиск фрагментов (как для ветки)",
+    description:
+      "Те же фрагменты, что получила бы ветка на этот вопрос (ранжирование ts_rank_cd по русским лексемам), без памяти диалога.",
     query: KbSearchQuery,
     responses: { 200: ok(KbSearchResult) },
   },
