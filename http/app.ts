@@ -9,6 +9,7 @@ import { errorResponse } from "./errors";
 import { runRoutes } from "./routes/runs";
 import { operatorRoutes } from "./routes/operator";
 import { inboxRoutes } from "./routes/inbox";
+import { webhookRoutes } from "./routes/webhooks";
 import { registerOfflineResponder } from "../llm/client";
 
 /**
@@ -51,5 +52,6 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
   for (const s of systems) app.route("/", s.routes(deps));
   app.route("/", operatorRoutes(deps, systems, () => app.routes).app);
   app.route("/", inboxRoutes(deps));
+  app.route("/", webhookRoutes(deps));
   return app;
 }

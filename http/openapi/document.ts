@@ -19,6 +19,7 @@ import {
   type SystemContract,
 } from "../contract";
 import { inboxOperations, inboxSchemas } from "../inbox-contract";
+import { webhookOperations, webhookSchemas } from "../../contract/webhooks";
 import { describeComponents, exampleOf } from "./examples";
 
 /**
@@ -165,7 +166,12 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
   // A resumed run is one of any system's runs.
   const AnyRunEvent = events.length === 1 ? events[0]! : z.union(events as [z.ZodType, z.ZodType, ...z.ZodType[]]);
   return {
-    operations: [...httpOperations(AnyRunEvent), ...inboxOperations, ...contracts.flatMap((c) => c.operations)],
+    operations: [
+      ...httpOperations(AnyRunEvent),
+      ...inboxOperations,
+      ...webhookOperations,
+      ...contracts.flatMap((c) => c.operations),
+    ],
     schemas: Object.assign(
       {
         Error: ErrorBody,
@@ -180,11 +186,13 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
         DiagramGraph,
         ReplayReport,
         ...inboxSchemas,
+        ...webhookSchemas,
       },
       ...contracts.map((c) => c.schemas),
     ),
     tags: [
       { name: "inbox", description: "Обращения: список диалогов, взять / вернуть / закрыть, удаление" },
+      { name: "webhooks", description: "Исходящий вебхук: недоставленные события и повторная отправка" },
       ...contracts.flatMap((c) => c.tags),
       { name: "runs", description: "Возобновление потоков" },
       { name: "machines", description: "Схемы машин" },

@@ -1,3 +1,4 @@
+import { Webhook } from "standardwebhooks";
 import { createServer, type Server } from "node:http";
 
 export interface Delivery {
@@ -32,4 +33,15 @@ export async function startWebhookReceiver(): Promise<{
     failNext: (...s) => queue.push(...s),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** A `whsec_` secret (Standard Webhooks: base64 after the prefix) for a test's receiver. */
+export const testWebhookSecret = (seed: string) => `whsec_${Buffer.from(seed.padEnd(32, "-")).toString("base64")}`;
+
+/**
+ * Verifies a delivery with the stock Standard Webhooks library (as a receiver would): throws when
+ * the signature, the id or the timestamp does not hold; returns the verified body.
+ */
+export function verifyDelivery(secret: string, d: Delivery): unknown {
+  return new Webhook(secret).verify(d.body, d.headers);
 }
