@@ -4,6 +4,7 @@
 // DATABASE_URL, on the PostgreSQL server.
 import Ajv2020 from "ajv/dist/2020";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enqueueOutbox, markFailed } from "../../storage/outbox";
 import { useTestDatabase } from "../utils/db";
 import { headerProblems } from "../utils/openapi-headers";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
@@ -287,6 +288,18 @@ async function scriptedRun(): Promise<void> {
   await call("GET", "/v1/clinic/threads?limit=5");
   await call("GET", "/v1/workbench/conversations");
   await call("GET", "/v1/evidence/conversations");
+  // The webhook's dead letters (no receiver here: one made dead directly), listed and sent again.
+  const outboxId = await enqueueOutbox(t.db.sql, {
+    tenantId: "a",
+    conversationId: escalatedThread,
+    event: "conversation.closed",
+    payload: { conversationId: escalatedThread },
+  });
+  await markFailed(t.db.sql, outboxId, 1, "HTTP 500", null);
+  const dead = await call("GET", "/v1/webhooks/dead-letters");
+  const letter = (dead.json as { deadLetters: { id: string }[] }).deadLetters[0]!;
+  await call("POST", `/v1/webhooks/dead-letters/${letter.id}/redeliver`);
+  await call("POST", "/v1/webhooks/dead-letters/999999/redeliver");
   expect((await call("DELETE", `/v1/inbox/conversations/${escalatedThread}`)).status).toBe(204);
 }
 
