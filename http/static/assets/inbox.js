@@ -3,8 +3,10 @@
 // taken — a composer that answers the patient in the thread (issue 32), with the thread's events live.
 import { $, api, el, errorText, fmtTime, renderHeader, toast } from "./common.js";
 import { followThread, operatorBubble } from "./thread-events.js";
+import { renderDeadLetters } from "./inbox-dead-letters.js";
 
 renderHeader("/inbox.html");
+void renderDeadLetters();
 
 const reasonRu = {
   acute_pain: "острое состояние",
