@@ -2,7 +2,10 @@
 // gateway (http/) and the dialogue systems (systems/index.ts) together, so neither imports the other's list.
 import { loadConfig, loadDotEnv, type Config } from "./http/config";
 import { createLogger, logger, useLogger } from "./http/observability/logger";
-import { startServer, startupText } from "./http/start";
+import { createProgress } from "./http/observability/progress";
+import { loadDemoKnowledgeBase } from "./systems/clinic/demo-kb";
+import { startupText } from "./http/pages";
+import { startServer } from "./http/start";
 import { modelRoles } from "./driver/system";
 import { dialogueSystems } from "./systems";
 
@@ -19,11 +22,31 @@ try {
   process.exit(1);
 }
 const log = (line: string) => logger.info(line);
-const started = await startServer(config, log, { systems: dialogueSystems }).catch((e: Error) => {
-  console.error(`could not start: ${e.message}`);
-  logger.fatal({ event: "startup_failed", err: { message: e.message } }, "could not start");
-  process.exit(1);
-});
+// A cold start (initdb, 40 migrations) takes a while: say what is happening, on stderr.
+const progress = createProgress();
+const started = await startServer(config, log, { systems: dialogueSystems, progress: progress.step }).catch(
+  (e: Error) => {
+    progress.done();
+    console.error(`could not start: ${e.message}`);
+    logger.fatal({ event: "startup_failed", err: { message: e.message } }, "could not start");
+    process.exit(1);
+  },
+);
+// A data directory created by this start gets the clinic's demo knowledge base, so the README's
+// first question is answered offline; never over an existing database (systems/clinic/demo-kb.ts).
+if (started.deps.db.fresh && started.deps.db.backend === "pglite" && process.env.DEMO_DATA !== "false") {
+  progress.step("loading the demo knowledge base");
+  const n = await loadDemoKnowledgeBase(started.deps.db.sql).catch((e: Error) => {
+    logger.warn({ event: "demo_data_failed", err: { message: e.message } }, "demo knowledge base not loaded");
+    return 0;
+  });
+  if (n)
+    logger.info(
+      { event: "demo_data_loaded", documents: n },
+      `loaded ${n} demo knowledge-base documents (remove them in Settings)`,
+    );
+}
+progress.done();
 const where = started.deps.db.backend === "pglite" ? `embedded PGlite at ${config.dataDir}` : "PostgreSQL server";
 logger.info(
   {

@@ -177,6 +177,8 @@ export const inboxOperations: Operation[] = [
     path: "/v1/inbox/conversations/{id}",
     tag: "inbox",
     summary: "Обращение с расшифровкой",
+    description:
+      "Одно обращение: статус (open/taken/closed), кто взял, причина эскалации, телефон пациента и вся расшифровка диалога.",
     responses: { 200: ok(InboxDetail), 404: noConv },
   },
   {
@@ -264,6 +266,7 @@ export const inboxOperations: Operation[] = [
     path: "/v1/inbox/conversations/{id}/release",
     tag: "inbox",
     summary: "Вернуть диалог боту: передача оператору снята, запись продолжается с того шага, где остановилась",
+    description: "Оператор отдаёт диалог боту: машина выходит из human в то состояние, из которого диалог был передан.",
     responses: { 200: ok(InboxItem), 404: noConv, 409: err("Диалог не у оператора") },
   },
   {
@@ -272,6 +275,7 @@ export const inboxOperations: Operation[] = [
     path: "/v1/inbox/conversations/{id}/close",
     tag: "inbox",
     summary: "Закрыть обращение",
+    description: "Обращение закрыто: пропадает из очереди ожидающих, история остаётся.",
     responses: { 200: ok(InboxItem), 404: noConv },
   },
   {
@@ -280,6 +284,8 @@ export const inboxOperations: Operation[] = [
     path: "/v1/inbox/conversations/{id}",
     tag: "inbox",
     summary: "Удалить диалог и все его данные (право на удаление)",
+    description:
+      "Удаляет диалог со всеми сообщениями, запусками, событиями и доставками вебхуков (каскадом). Идущий ход — 409; повтор после удаления — 404.",
     responses: { 204: { description: "Удалён" }, 404: noConv, 409: err("Идёт ход диалога") },
   },
   {
@@ -289,6 +295,7 @@ export const inboxOperations: Operation[] = [
     tag: "inbox",
     query: SystemFilter,
     summary: "Диалоги клиники (как /v1/inbox/conversations?system=clinic)",
+    description: "Диалоги клиники по убыванию последней активности, постранично (`cursor` из предыдущего ответа).",
     responses: { 200: ok(InboxList) },
   },
   {
@@ -298,6 +305,7 @@ export const inboxOperations: Operation[] = [
     tag: "inbox",
     query: SystemFilter,
     summary: "Диалоги Workbench (постранично)",
+    description: "Диалоги Workbench по убыванию активности, постранично (`cursor`).",
     responses: { 200: ok(InboxList) },
   },
   {
@@ -307,6 +315,7 @@ export const inboxOperations: Operation[] = [
     tag: "inbox",
     query: SystemFilter,
     summary: "Диалоги Evidence (постранично)",
+    description: "Диалоги evidence workflow по убыванию активности, постранично (`cursor`).",
     responses: { 200: ok(InboxList) },
   },
 ];

@@ -10,6 +10,7 @@ import { runRoutes } from "./routes/runs";
 import { operatorRoutes } from "./routes/operator";
 import { inboxRoutes } from "./routes/inbox";
 import { inboxToolRoutes } from "./routes/inbox-tools";
+import { webhookRoutes } from "./routes/webhooks";
 import { registerOfflineResponder } from "../llm/client";
 
 /**
@@ -53,5 +54,6 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
   app.route("/", operatorRoutes(deps, systems, () => app.routes).app);
   app.route("/", inboxRoutes(deps));
   app.route("/", inboxToolRoutes(deps));
+  app.route("/", webhookRoutes(deps));
   return app;
 }

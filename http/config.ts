@@ -6,6 +6,7 @@ import type { TokenGrant } from "./auth";
 import { ROLES, type Role as AccessRole } from "./roles";
 import { operatorNameProblem } from "./operator-identity";
 import type { ModelLimits, Role } from "../llm/types";
+import type { WebhookConfig } from "./webhook";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -36,8 +37,12 @@ const envSchema = z.object({
   RUN_DETACH_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   WEBHOOK_URL: z.string().url().optional().or(z.literal("")),
   WEBHOOK_SECRET: z.string().optional(),
-  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  // Unset: a delivery is retried until its horizon, however many attempts that takes.
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).optional(),
   WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(1).default(1_000),
+  WEBHOOK_BACKOFF_MAX_MS: z.coerce.number().int().min(1).default(600_000),
+  // 24 h: longer than an ordinary outage of a receiver (a deploy, a night without on-call).
+  WEBHOOK_RETRY_HORIZON_MS: z.coerce.number().int().min(1).default(86_400_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   RUN_STALE_MS: z.coerce.number().int().min(300).default(15_000),
@@ -79,7 +84,7 @@ export interface Config {
   /** How long a run whose client left keeps going, waiting for a Last-Event-ID follower. */
   detachGraceMs: number;
   /** The escalation webhook (http/webhook.ts); off without a URL. */
-  webhook: { url?: string; secret?: string; maxAttempts: number; backoffMs: number; timeoutMs: number };
+  webhook: WebhookConfig;
   /** On SIGTERM, how long running turns may go on before they are stopped (failed with `error` + `done`). */
   shutdownGraceMs: number;
   /**
@@ -245,6 +250,8 @@ export function loadConfig(
       secret: e.WEBHOOK_SECRET || undefined,
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
       backoffMs: e.WEBHOOK_BACKOFF_MS,
+      backoffMaxMs: Math.max(e.WEBHOOK_BACKOFF_MAX_MS, e.WEBHOOK_BACKOFF_MS),
+      retryHorizonMs: e.WEBHOOK_RETRY_HORIZON_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -6,6 +6,7 @@ import { logger, requestLogContext, withIds } from "./observability/logger";
 import { metrics } from "./observability/metrics";
 import { isDataException, StaleVersionError } from "../storage/errors";
 import { jsonTooDeep, MAX_JSON_DEPTH } from "./json-depth";
+import { retryAfterHeader } from "./retry-after";
 
 import type { ErrorBody } from "./contract";
 export type { ErrorBody };
@@ -90,7 +91,7 @@ export function errorResponse(c: Context, e: unknown): Response {
       ...(err.details !== undefined && err.code !== "internal" ? { details: err.details } : {}),
     },
   };
-  return c.json(body, errorStatus[err.code] as never);
+  return c.json(body, errorStatus[err.code] as never, retryAfterHeader(err.code, err.details));
 }
 
 /** Parses the query string against a schema; a mismatch is `invalid_request`. */

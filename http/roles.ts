@@ -60,6 +60,8 @@ const RULES: Rule[] = [
   { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/clinic\/(branches|kb|desk)(\/|$)/, role: "admin" },
   { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
   { methods: READ, path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
+  // The webhook's dead letters: what a receiver missed, and sending it again.
+  { methods: [...READ, "POST"], path: /^\/v1\/webhooks(\/|$)/, role: "admin" },
 ];
 
 /** The role a request needs: the first rule that matches, else `operator`. */

@@ -65,7 +65,8 @@ export async function followRunResponse(
       const done = ending.find((e) => e.event === "done");
       if (done) {
         refusePastEnd(after, done.seq);
-        return new Response(null, { status: 204, headers });
+        // Through Hono's context, so the request-log middleware's X-Request-Id goes with it.
+        return c.body(null, 204, headers);
       }
     }
   }

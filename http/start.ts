@@ -36,6 +36,8 @@ export interface StartOptions {
   llm?: Llm;
   /** The dialogue systems to serve: systems/index.ts's list (main.ts), or a test's. */
   systems: readonly HttpDialogueSystem[];
+  /** Told each slow start-up step (initdb, migrations): main.ts's progress line. */
+  progress?: (step: string) => void;
 }
 
 export async function startServer(
@@ -49,7 +51,13 @@ export async function startServer(
     );
   }
   const db =
-    opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, max: config.databasePoolMax }));
+    opts.db ??
+    (await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      max: config.databasePoolMax,
+      onProgress: opts.progress,
+    }));
   const instanceId = randomUUID();
   // Embedded: one process owns the database, so any run still "running" died with the last one.
   const closed = await failAbandonedRuns(
@@ -172,21 +180,5 @@ export function listenError(e: NodeJS.ErrnoException, config: Pick<Config, "host
   return new Error(`could not listen on ${where}: ${e.message}`);
 }
 
-/** The pages and documents a person opens first, for the start-up line (README "Which page to open"). */
-export const START_PAGES = [
-  ["Отладка (clinic chat, debug)", "/"],
-  ["Обращения (inbox)", "/inbox.html"],
-  ["Песочница (sandbox)", "/sandbox.html"],
-  ["Настройки (settings)", "/settings.html"],
-  ["Workbench", "/workbench.html"],
-  ["API reference", "/api.html"],
-  ["OpenAPI document", "/openapi.json"],
-] as const;
-
-/** "listening on URL" plus one line per page, so the log says where to go. */
-export function startupText(url: string, where: string): string {
-  return [
-    `listening on ${url} (${where})`,
-    ...START_PAGES.map(([name, path]) => `  ${name}: ${url}${path === "/" ? "/" : path}`),
-  ].join("\n");
-}
+/** The banner (http/pages.ts holds the list of pages it prints). */
+export { startupText } from "./pages";

@@ -1,25 +1,50 @@
-import { createHmac } from "node:crypto";
+import { createHmac, randomInt } from "node:crypto";
 import type { Database } from "../storage/db";
 import { claimDue, markDelivered, markFailed, type OutboxRow } from "../storage/outbox";
 
 /**
- * Delivers the outbox (storage/outbox.ts) to WEBHOOK_URL: one POST per row, the JSON body signed
- * with HMAC-SHA256 over "<timestamp>.<body>" (header X-Webhook-Signature: sha256=<hex>), retried
- * with exponential backoff, a dead letter after the last attempt. Woken after a turn commits
- * (`kick`) and by a timer for the retries; a receiver deduplicates by X-Webhook-Id.
+ * Delivers the outbox (storage/outbox.ts) to WEBHOOK_URL in the Standard Webhooks shape
+ * (https://www.standardwebhooks.com): one POST per row with `webhook-id` (the row's id, the
+ * receiver's deduplication key), `webhook-timestamp` (seconds) and `webhook-signature`
+ * (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the `whsec_` secret), so a
+ * receiver verifies with any stock library. Durable (issue 47 item 2): a failed delivery is
+ * retried with capped exponential back-off and jitter until its retry horizon (hours) has
+ * passed, then it is a dead letter, listed and re-deliverable (http/routes/webhooks.ts). One
+ * conversation's events go one at a time, in `seq` order (claimDue takes only a conversation's
+ * first pending row). Woken after a turn commits (`kick`) and by a timer for the retries.
  */
 
 export interface WebhookConfig {
   url?: string;
   secret?: string;
-  maxAttempts: number;
-  /** The first retry waits this long; each next one twice as long. */
+  /** A delivery is dead after this many attempts (unset: only the horizon ends it). */
+  maxAttempts?: number;
+  /** The first retry waits about this long; each next one twice as long, up to `backoffMaxMs`. */
   backoffMs: number;
+  backoffMaxMs: number;
+  /** How long a delivery is retried, counted from its creation (or its re-delivery). */
+  retryHorizonMs: number;
   timeoutMs: number;
 }
 
-export function signWebhook(secret: string, timestamp: string, body: string): string {
-  return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
+/** The signing key: a `whsec_` secret is base64 (Standard Webhooks); any other is used as its UTF-8 bytes. */
+export function webhookKey(secret: string): Buffer {
+  return secret.startsWith("whsec_") ? Buffer.from(secret.slice("whsec_".length), "base64") : Buffer.from(secret);
+}
+
+/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, the value of the `webhook-signature` header. */
+export function signWebhook(secret: string, id: string, timestamp: string, body: string): string {
+  return `v1,${createHmac("sha256", webhookKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+}
+
+/**
+ * The wait before attempt `attempt + 1`: base·2^(attempt−1), capped, then "equal jitter" (half
+ * fixed, half random), so receivers coming back from an outage are not hit by every sender at
+ * the same instant.
+ */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
+  const exp = Math.min(maxMs, baseMs * 2 ** Math.min(30, Math.max(0, attempt - 1)));
+  return Math.round(exp / 2 + random() * (exp / 2));
 }
 
 export class WebhookDispatcher {
@@ -41,12 +66,12 @@ export class WebhookDispatcher {
   start(): void {
     if (!this.enabled || this.timer) return;
     // Retries come due while nobody kicks: look again at the backoff's own pace.
-    this.timer = setInterval(() => this.kick(), Math.max(50, Math.min(this.config.backoffMs, 5_000)));
+    this.timer = setInterval(() => this.kick(), Math.max(20, Math.min(this.config.backoffMs, 5_000)));
     this.timer.unref();
     this.kick();
   }
 
-  /** Deliver what is due now (called after a commit that wrote outbox rows). */
+  /** Deliver what is due now (called after a commit that wrote outbox rows, and after a re-delivery). */
   kick(): void {
     if (!this.enabled || this.stopped) return;
     if (this.running) {
@@ -72,6 +97,7 @@ export class WebhookDispatcher {
 
   private async pass(): Promise<void> {
     for (;;) {
+      // At most one row per conversation: the rows of different conversations go in parallel.
       const due = await claimDue(this.db.sql, 10, this.config.timeoutMs * 2);
       if (due.length === 0) return;
       await Promise.all(due.map((row) => this.deliver(row)));
@@ -81,7 +107,8 @@ export class WebhookDispatcher {
 
   private async deliver(row: OutboxRow): Promise<void> {
     const attempt = row.attempts + 1;
-    const body = JSON.stringify({ id: row.id, event: row.event, ...row.payload });
+    // `seq` last: the conversation's delivery number wins over any field of the payload.
+    const body = JSON.stringify({ id: row.id, event: row.event, ...row.payload, seq: row.seq });
     const timestamp = String(Math.floor(Date.now() / 1000));
     let error: string | null = null;
     try {
@@ -89,11 +116,9 @@ export class WebhookDispatcher {
         method: "POST",
         headers: {
           "content-type": "application/json",
-          "x-webhook-id": row.id,
-          "x-webhook-event": row.event,
-          "x-webhook-timestamp": timestamp,
-          "x-webhook-attempt": String(attempt),
-          "x-webhook-signature": signWebhook(this.config.secret ?? "", timestamp, body),
+          "webhook-id": row.id,
+          "webhook-timestamp": timestamp,
+          "webhook-signature": signWebhook(this.config.secret ?? "", row.id, timestamp, body),
         },
         body,
         signal: AbortSignal.timeout(this.config.timeoutMs),
@@ -107,10 +132,12 @@ export class WebhookDispatcher {
       await markDelivered(this.db.sql, row.id, attempt);
       return;
     }
-    const last = attempt >= this.config.maxAttempts;
-    await markFailed(this.db.sql, row.id, attempt, error, last ? null : this.config.backoffMs * 2 ** (attempt - 1));
+    const delay = backoffDelay(attempt, this.config.backoffMs, this.config.backoffMaxMs);
+    const pastHorizon = Date.now() + delay > row.retryFrom.getTime() + this.config.retryHorizonMs;
+    const last = pastHorizon || (this.config.maxAttempts !== undefined && attempt >= this.config.maxAttempts);
+    await markFailed(this.db.sql, row.id, attempt, error, last ? null : delay);
     this.log(
-      `webhook: delivery ${row.id} (${row.event}) attempt ${attempt}/${this.config.maxAttempts} failed: ${error}${last ? " — moved to webhook_dead_letters" : ""}`,
+      `webhook: delivery ${row.id} (${row.event}, conversation ${row.conversationId} #${row.seq}) attempt ${attempt} failed: ${error}${last ? " — moved to webhook_dead_letters" : `; next in ${delay} ms`}`,
     );
   }
 }

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { acquireDataDirLock } from "./data-dir-lock";
-import { initClusterOutOfProcess, pgliteStartParams } from "./pglite-start";
-import { runMigrations } from "./migrate";
+import { clusterExists, initClusterOutOfProcess, pgliteStartParams } from "./pglite-start";
+import { readMigrations, runMigrations } from "./migrate";
 import { installSafeBegin } from "./safe-begin";
 
 export type Sql = postgres.Sql;
@@ -16,6 +16,11 @@ export interface Database {
   backend: "postgres" | "pglite";
   /** Where the embedded database lives (`memory://` for a throw-away one); undefined on a server. */
   dataDir?: string;
+  /**
+   * True when this open created the schema from nothing (every migration applied now): a fresh
+   * data directory or an empty server database. The composition root loads demo data only then.
+   */
+  fresh?: boolean;
   close(): Promise<void>;
 }
 
@@ -25,16 +30,21 @@ export interface OpenOptions {
   migrate?: boolean;
   /** Pool size on a real server; PGlite is always one connection. */
   max?: number;
+  /** Told each slow step (initdb, each migration) as it starts: main.ts shows it as a progress line. */
+  onProgress?: (step: string) => void;
 }
 
 // Numeric, bigint and jsonb come back as JS values; silence NOTICEs (e.g. "already exists").
 const common = { onnotice: () => {}, types: { bigint: postgres.BigInt } } as const;
 
 export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {
-  const db = opts.url ? openServer(opts.url, opts.max ?? 10) : await openEmbedded(opts.dataDir ?? "./.data");
+  const progress = opts.onProgress ?? (() => {});
+  const db = opts.url ? openServer(opts.url, opts.max ?? 10) : await openEmbedded(opts.dataDir ?? "./.data", progress);
   if (opts.migrate !== false) {
     try {
-      await runMigrations(db.sql);
+      const files = readMigrations();
+      const applied = await runMigrations(db.sql, undefined, progress);
+      db.fresh = files.length > 0 && applied.length === files.length;
     } catch (e) {
       await db.close();
       throw e;
@@ -54,12 +64,13 @@ function openServer(url: string, max: number): Database {
  * Measured: only a single client connection is safe — a larger pool hangs, and
  * connections would share one backend session anyway.
  */
-async function openEmbedded(dataDir: string): Promise<Database> {
+async function openEmbedded(dataDir: string, progress: (step: string) => void): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
   const memory = dataDir === "memory://" || dataDir.startsWith("memory://");
   let pgDir: string | undefined;
   // Before PGlite touches the folder: a second process must not open it at all.
+  progress(memory ? "starting the embedded database (in memory)" : `opening the embedded database in ${dataDir}`);
   const lock = memory ? null : await acquireDataDirLock(dataDir);
   if (!memory) {
     pgDir = resolve(dataDir, "pgdata");
@@ -70,7 +81,10 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     if (memory) pglite = await PGlite.create();
     else {
       // First start: initdb in a child process, so its memory never lands in this one (storage/pglite-start.ts).
+      if (!clusterExists(pgDir!))
+        progress(`initialising a new embedded database in ${dataDir} (first start, about half a minute)`);
       await initClusterOutOfProcess(pgDir!);
+      progress("starting the embedded database");
       pglite = await PGlite.create({ dataDir: pgDir, startParams: pgliteStartParams(PGlite.defaultStartParams) });
     }
   } catch (e) {

@@ -61,7 +61,12 @@ export class MigrationChangedError extends Error {
  * Applies numbered migrations in order, each in its own transaction, and records
  * their checksum. An advisory lock keeps two processes starting together from racing.
  */
-export async function runMigrations(sql: Sql, dirs: string | string[] = migrationDirs()): Promise<string[]> {
+export async function runMigrations(
+  sql: Sql,
+  dirs: string | string[] = migrationDirs(),
+  /** Told before each migration that is applied now ("applying migration 3/40: …"). */
+  onProgress?: (step: string) => void,
+): Promise<string[]> {
   const files = readMigrations(dirs);
   const applied: string[] = [];
   await sql.reserve().then(async (conn) => {
@@ -74,12 +79,13 @@ export async function runMigrations(sql: Sql, dirs: string | string[] = migratio
           await conn<{ id: number; name: string; sha256: string }[]>`select id, name, sha256 from schema_migrations`
         ).map((r) => [r.id, r]),
       );
-      for (const f of files) {
+      for (const [i, f] of files.entries()) {
         const prior = done.get(f.id);
         if (prior) {
           if (prior.sha256 !== f.sha256) throw new MigrationChangedError(f.name);
           continue;
         }
+        onProgress?.(`applying migration ${i + 1}/${files.length}: ${f.name}`);
         await conn.unsafe("begin");
         try {
           await conn.unsafe(f.body);

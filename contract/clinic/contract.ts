@@ -148,6 +148,8 @@ export const KbDocumentIndexed = z.object({
 export const KbChunk = z.object({ ord: z.number().int(), heading: z.string(), text: z.string() });
 export const KbChunks = z.object({ documentId: z.string(), version: z.number().int(), chunks: z.array(KbChunk) });
 export const KbReindexed = z.object({ documents: z.number().int(), chunks: z.number().int() });
+/** The demo knowledge base loaded on a fresh install (ids `demo-…`): how many documents a load wrote or a removal deleted. */
+export const KbDemoResult = z.object({ documents: z.number().int() });
 export const KbSearchQuery = z.object({
   q: z
     .string()
@@ -192,6 +194,7 @@ export const clinicSchemas: Record<string, z.ZodType> = {
   KbDocumentIndexed,
   KbChunks,
   KbReindexed,
+  KbDemoResult,
   KbSearchResult,
 };
 
@@ -203,6 +206,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/threads",
     tag: "clinic",
     summary: "Новый диалог пациента",
+    description: "Создаёт диалог пациента и его машину состояний; возвращает `threadId` для реплик и потока событий.",
     responses: { 201: ok(Created.thread, "Создан") },
   },
   {
@@ -211,6 +215,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/threads/{threadId}",
     tag: "clinic",
     summary: "Состояние и сообщения диалога",
+    description: "Текущее состояние машины диалога (ветка, шаг, слоты, эскалация) и все сообщения с метаданными хода.",
     responses: { 200: ok(ClinicThread), 404: noThread },
   },
   {
@@ -219,6 +224,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/threads/{threadId}/messages",
     tag: "clinic",
     summary: "Реплика пациента → поток SSE",
+    description:
+      "Один ход: маршрутизатор выбирает ветку, ветка отвечает по базе знаний, машина фиксирует переход — всё в одной транзакции. Поток: run_started, router_decision, token…, final, done. С тем же `Idempotency-Key` повтор отдаёт тот же запуск (Idempotent-Replayed: true).",
     body: ClinicMessageBody,
     responses: {
       409: err(
@@ -234,6 +241,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/threads/{threadId}/release",
     tag: "clinic",
     summary: "Оператор возвращает переданный ему диалог боту",
+    description: "То же, что /v1/inbox/conversations/{id}/release, для диалога клиники: бот снова отвечает.",
     responses: { 200: ok(ReleasedThread), 404: noThread, 409: err("Диалог не передан оператору") },
   },
   {
@@ -277,6 +285,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches",
     tag: "clinic-settings",
     summary: "Активные настройки веток и графы шагов",
+    description:
+      "Активная версия настроек каждой ветки (промпт, заголовок) и активные графы шагов; системная ветка маршрутизатора `_router` отдельно.",
     responses: { 200: ok(BranchSettings) },
   },
   {
@@ -285,6 +295,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/versions",
     tag: "clinic-settings",
     summary: "Версии настроек ветки",
+    description: "Все сохранённые версии настроек ветки, новые первыми; активна ровно одна.",
     responses: { 200: ok(BranchVersions), 404: err("Нет ветки") },
   },
   {
@@ -293,6 +304,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/versions",
     tag: "clinic-settings",
     summary: "Новая версия настроек ветки",
+    description: "Сохраняет новую версию настроек ветки (неизменяемую); активной её делает отдельный вызов activate.",
     body: NewBranchVersion,
     responses: { 201: ok(BranchVersionSaved, "Сохранена"), 404: err("Нет ветки") },
   },
@@ -302,6 +314,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/versions/{version}/activate",
     tag: "clinic-settings",
     summary: "Сделать версию активной (в том числе откат)",
+    description: "Делает версию активной: следующий ход диалога читает её. Активировать прежнюю версию — это откат.",
     responses: { 200: ok(BranchVersionSaved), 404: err("Нет версии") },
   },
   {
@@ -310,6 +323,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/steps/versions",
     tag: "clinic-settings",
     summary: "Версии графа шагов",
+    description: "Все версии графа шагов ветки (шаги, допустимые переходы, защиты), новые первыми.",
     responses: { 200: ok(StepGraphVersions), 404: err("Нет ветки") },
   },
   {
@@ -328,6 +342,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/branches/{code}/steps/versions/{version}/activate",
     tag: "clinic-settings",
     summary: "Сделать версию графа активной",
+    description:
+      "Делает версию графа шагов активной; диалоги в середине графа продолжают по новой версии со следующего хода.",
     responses: { 200: ok(StepGraphSaved), 404: err("Нет версии") },
   },
   {
@@ -336,6 +352,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents",
     tag: "clinic-kb",
     summary: "Документы базы знаний",
+    description:
+      "Документы базы знаний клиники арендатора (без текста): версия, число фрагментов, ветка. Демо-документы — с id demo-….",
     responses: { 200: ok(KbDocuments) },
   },
   {
@@ -344,6 +362,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents",
     tag: "clinic-kb",
     summary: "Загрузить (заменить) документ: разбивка и индекс в одной транзакции",
+    description:
+      "Документ (Markdown или текст) делится на фрагменты по заголовкам и абзацам и индексируется полнотекстово (русский) в той же транзакции. Тот же id — новая версия.",
     body: KbDocumentBody,
     responses: { 201: ok(KbDocumentIndexed, "Проиндексирован") },
   },
@@ -353,6 +373,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents/{id}",
     tag: "clinic-kb",
     summary: "Документ с текстом",
+    description: "Документ базы знаний с полным текстом.",
     responses: { 200: ok(KbDocument), 404: err("Нет документа") },
   },
   {
@@ -361,6 +382,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents/{id}",
     tag: "clinic-kb",
     summary: "Удалить документ",
+    description: "Удаляет документ и его фрагменты; следующие ходы их не найдут.",
     responses: { 204: { description: "Удалён" }, 404: err("Нет документа") },
   },
   {
@@ -369,6 +391,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents/{id}/chunks",
     tag: "clinic-kb",
     summary: "Фрагменты документа, как они проиндексированы",
+    description: "Фрагменты документа в том виде, в каком их находит поиск: порядок, заголовок раздела, текст.",
     responses: { 200: ok(KbChunks), 404: err("Нет документа") },
   },
   {
@@ -377,6 +400,7 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/documents/{id}/reindex",
     tag: "clinic-kb",
     summary: "Переразметить документ",
+    description: "Заново делит сохранённый текст документа на фрагменты (например, после смены правил разбивки).",
     responses: { 200: ok(KbDocumentIndexed), 404: err("Нет документа") },
   },
   {
@@ -385,7 +409,27 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/reindex",
     tag: "clinic-kb",
     summary: "Переразметить всю базу",
+    description: "Переразмечает все документы арендатора в одной транзакции.",
     responses: { 200: ok(KbReindexed) },
+  },
+  {
+    operationId: "removeKbDemo",
+    method: "delete",
+    path: "/v1/clinic/kb/demo",
+    tag: "clinic-kb",
+    summary: "Удалить демо-базу знаний (документы demo-…)",
+    description:
+      "Демо-документы (адрес, часы, цены) загружаются при первом запуске на новой папке данных; этот вызов удаляет их все, свои документы не трогает.",
+    responses: { 200: ok(KbDemoResult, "Сколько демо-документов удалено") },
+  },
+  {
+    operationId: "loadKbDemo",
+    method: "post",
+    path: "/v1/clinic/kb/demo",
+    tag: "clinic-kb",
+    summary: "Загрузить демо-базу знаний заново",
+    description: "Пишет (или перезаписывает) демо-документы demo-… с их фрагментами в одной транзакции.",
+    responses: { 201: ok(KbDemoResult, "Сколько демо-документов загружено") },
   },
   {
     operationId: "searchKb",
@@ -393,6 +437,8 @@ export const clinicOperations: Operation[] = [
     path: "/v1/clinic/kb/search",
     tag: "clinic-kb",
     summary: "Поиск фрагментов (как для ветки)",
+    description:
+      "Те же фрагменты, что получила бы ветка на этот вопрос (ранжирование ts_rank_cd по русским лексемам), без памяти диалога.",
     query: KbSearchQuery,
     responses: { 200: ok(KbSearchResult) },
   },

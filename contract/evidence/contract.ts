@@ -164,6 +164,7 @@ export const evidenceOperations: Operation[] = [
     path: "/v1/evidence/conversations",
     tag: "evidence",
     summary: "Новый диалог evidence workflow",
+    description: "Создаёт диалог evidence workflow; возвращает `conversationId`.",
     responses: { 201: ok(Created.conversation, "Создан") },
   },
   {
@@ -172,6 +173,7 @@ export const evidenceOperations: Operation[] = [
     path: "/v1/evidence/conversations/{id}",
     tag: "evidence",
     summary: "Состояние разговора и сообщения",
+    description: "Состояние разговора evidence workflow и его сообщения.",
     responses: { 200: ok(EvidenceConversation), 404: noConversation },
   },
   {
@@ -180,6 +182,8 @@ export const evidenceOperations: Operation[] = [
     path: "/v1/evidence/conversations/{id}/messages",
     tag: "evidence",
     summary: "Вопрос → поток SSE (стадии при debug)",
+    description:
+      "Один ход evidence workflow: QueryFrame → план инструментов → вызовы MCP → факты → ответ только из фактов. С тем же `Idempotency-Key` повтор отдаёт тот же запуск.",
     body: EvidenceMessageBody,
     responses: {
       409: err(
@@ -195,6 +199,8 @@ export const evidenceOperations: Operation[] = [
     path: "/v1/evidence/runs/{runId}",
     tag: "evidence",
     summary: "Артефакты запуска: QueryFrame … FinalAnswerPackage",
+    description:
+      "Все артефакты запуска по шагам (QueryFrame … FinalAnswerPackage) — что видела и вернула каждая стадия.",
     responses: { 200: ok(EvidenceRun), 404: err("Нет запуска") },
   },
   {
@@ -212,6 +218,8 @@ export const evidenceOperations: Operation[] = [
     path: "/v1/evidence/mcp",
     tag: "evidence",
     summary: "Демо MCP-сервер (Streamable HTTP, без состояния)",
+    description:
+      "Встроенный демонстрационный MCP-сервер (Streamable HTTP без состояния): JSON-RPC initialize, tools/list, tools/call.",
     body: JsonRpcMessage,
     responses: {
       200: {
@@ -227,6 +235,8 @@ export const evidenceOperations: Operation[] = [
     path: "/v1/stats/outcomes",
     tag: "evidence",
     summary: "Классы исходов и коды причин всех запусков",
+    description:
+      "Сколько запусков каждой системы закончилось каждым классом исхода, с кодами причин — для панели качества.",
     query: StatsQuery,
     responses: { 200: ok(OutcomeStats) },
   },

@@ -164,6 +164,7 @@ export const workbenchOperations: Operation[] = [
     path: "/v1/workbench/conversations",
     tag: "workbench",
     summary: "Новый диалог Configurator",
+    description: "Создаёт диалог Configurator; возвращает `conversationId`.",
     responses: { 201: ok(Created.conversation, "Создан") },
   },
   {
@@ -172,6 +173,7 @@ export const workbenchOperations: Operation[] = [
     path: "/v1/workbench/conversations/{id}",
     tag: "workbench",
     summary: "Сообщения и запросы диалога",
+    description: "Сообщения диалога Configurator и его запросы (Interaction) со статусами.",
     responses: { 200: ok(WorkbenchConversation), 404: noConversation },
   },
   {
@@ -180,6 +182,8 @@ export const workbenchOperations: Operation[] = [
     path: "/v1/workbench/conversations/{id}/messages",
     tag: "workbench",
     summary: "Сообщение → поток SSE (12 этапов при debug)",
+    description:
+      "Один ход Workbench: подготовка, план, разрешение сущностей, при неоднозначности — `clarification_required` вместо догадки, иначе ответ с цитатами `[[identity]]` и его проверка. С тем же `Idempotency-Key` повтор отдаёт тот же запуск.",
     body: WorkbenchMessageBody,
     responses: {
       200: {
@@ -200,6 +204,8 @@ export const workbenchOperations: Operation[] = [
     path: "/v1/workbench/interactions/{id}",
     tag: "workbench",
     summary: "Запрос (Interaction): статус, план, уточнения",
+    description:
+      "Запрос Configurator: статус (preparing … completed), версия плана, план и все уточнения с кандидатами.",
     responses: { 200: ok(Interaction), 404: err("Нет запроса") },
   },
   {
@@ -208,6 +214,8 @@ export const workbenchOperations: Operation[] = [
     path: "/v1/workbench/sample-workspace",
     tag: "workbench",
     summary: "Встроенный пример снапшота (его берёт сервер, если сообщение пришло без workspace)",
+    description:
+      "Снапшот рабочего пространства, которым сервер отвечает, если сообщение пришло без `workspace` (для примеров и тестов).",
     responses: { 200: ok(WorkspaceSnapshotSchema), 404: err("Примера нет") },
   },
 ];

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import pino, { type DestinationStream, type Logger } from "pino";
+import pretty from "pino-pretty";
 
 /**
  * Structured JSON logs (pino), one object per line. The ids of the request being served
@@ -88,7 +89,37 @@ function stdoutPerLoopTurn(): DestinationStream {
   } as DestinationStream;
 }
 
-export function createLogger(destination?: DestinationStream, level = process.env.LOG_LEVEL || "info"): Logger {
+/**
+ * How the server's own lines look: `pretty` (pino-pretty: time, level, message, the fields on one
+ * line) for a person at a terminal, `json` (one object per line) for anything that reads them —
+ * a log shipper, a container runtime, the tests. LOG_FORMAT picks one; unset, a terminal on
+ * stdout gets `pretty` and anything else `json`, so a redirected or piped log stays JSON.
+ */
+export function logFormat(
+  env: Record<string, string | undefined> = process.env,
+  stdoutIsTTY = process.stdout.isTTY === true,
+): "json" | "pretty" {
+  const f = env.LOG_FORMAT?.trim().toLowerCase();
+  if (f === "json" || f === "pretty") return f;
+  return stdoutIsTTY ? "pretty" : "json";
+}
+
+/** Readable lines on stdout, written synchronously (a terminal is read by a person, not measured). */
+function prettyStdout(): DestinationStream {
+  return pretty({
+    colorize: true,
+    translateTime: "SYS:HH:MM:ss",
+    ignore: "pid,hostname,service",
+    singleLine: true,
+    sync: true,
+  }) as DestinationStream;
+}
+
+export function createLogger(
+  destination?: DestinationStream,
+  level = process.env.LOG_LEVEL || "info",
+  format: "json" | "pretty" = destination ? "json" : logFormat(),
+): Logger {
   return pino(
     {
       level,
@@ -96,7 +127,7 @@ export function createLogger(destination?: DestinationStream, level = process.en
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }), log: redactLine },
     },
-    destination ?? (level === "silent" ? undefined : stdoutPerLoopTurn()),
+    destination ?? (level === "silent" ? undefined : format === "pretty" ? prettyStdout() : stdoutPerLoopTurn()),
   );
 }
 

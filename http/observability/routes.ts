@@ -5,6 +5,7 @@ import type { Deps } from "../deps";
 import { logger, requestLogContext, withIds, type LogContext } from "./logger";
 import { metrics, registry } from "./metrics";
 import { gatherRequest } from "./turn-line";
+import { retryAfterHeader } from "../retry-after";
 
 /**
  * One log line per request (method, route, status, latency, ids) — for a streamed turn, on the
@@ -76,14 +77,15 @@ export async function pingDatabase(
  */
 export function registerObservabilityRoutes(app: Hono<AuthEnv>, deps: Deps): void {
   app.get("/readyz", async (c) => {
-    if (deps.turns.draining) return c.json({ status: "stopping", database: "unchecked" }, 503);
+    if (deps.turns.draining)
+      return c.json({ status: "stopping", database: "unchecked" }, 503, retryAfterHeader("unavailable"));
     const db = await pingDatabase(deps);
     if (!db.ok) {
       logger.warn(
         withIds(requestLogContext(c), { event: "readiness_failed", error: db.error }),
         "database not reachable",
       );
-      return c.json({ status: "unavailable", database: "unreachable" }, 503);
+      return c.json({ status: "unavailable", database: "unreachable" }, 503, retryAfterHeader("storage_unavailable"));
     }
     return c.json({ status: "ready", database: "ok", latencyMs: Math.round(db.ms) });
   });

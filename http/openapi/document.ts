@@ -20,6 +20,8 @@ import {
 } from "../contract";
 import { inboxOperations, inboxSchemas } from "../inbox-contract";
 import { inboxToolOperations, inboxToolSchemas } from "../../contract/inbox-tools";
+import { webhookOperations, webhookSchemas } from "../../contract/webhooks";
+import { describeComponents, exampleOf } from "./examples";
 
 /**
  * The OpenAPI 3.1 document, generated from the zod contracts (http/contract.ts and each
@@ -38,6 +40,8 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
     path: "/healthz",
     tag: "service",
     summary: "Готовность сервера",
+    description:
+      "Жив ли процесс: 200 `{status: ok}`, как только сервер принимает запросы. Базу не проверяет — для этого /readyz.",
     responses: { 200: ok(Health) },
   },
   {
@@ -56,6 +60,8 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
     path: "/metrics",
     tag: "service",
     summary: "Метрики Prometheus (ходы, вызовы модели, потоки, пул базы, процесс)",
+    description:
+      "Счётчики и гистограммы в текстовом формате Prometheus: ходы и их фазы, вызовы модели по ролям, открытые потоки, пул базы. Без токена, без идентификаторов и текстов.",
     responses: { 200: { description: "Prometheus text exposition format", other: ["text/plain"] } },
   },
   {
@@ -64,6 +70,8 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
     path: "/openapi.json",
     tag: "service",
     summary: "Этот документ",
+    description:
+      "Документ OpenAPI 3.1, собранный из zod-схем, которыми сервер разбирает запросы и проверяет ответы; генераторы клиентов (openapi-typescript) берут его как есть.",
     responses: { 200: ok(z.record(z.string(), z.unknown()), "OpenAPI 3.1") },
   },
   {
@@ -111,6 +119,8 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
     path: "/v1/machines",
     tag: "machines",
     summary: "Машины, которые умеет рисовать сервер",
+    description:
+      "Идентификаторы и названия машин состояний всех систем, для которых сервер рисует схему (/v1/machines/{machineId}/diagram).",
     responses: { 200: ok(MachineList) },
   },
   {
@@ -132,6 +142,8 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
     tag: "machines",
     query: DiagramQuery,
     summary: "Схема машины из её определения; текущее состояние диалога подсвечено",
+    description:
+      "Схема строится из определения машины (раскладка elkjs). С `conversationId` подсвечено текущее состояние этого диалога.",
     responses: {
       200: {
         description: "SVG (по умолчанию), JSON-граф (format=json) или HTML-страница (format=html)",
@@ -160,6 +172,7 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
       ...httpOperations(AnyRunEvent),
       ...inboxOperations,
       ...inboxToolOperations,
+      ...webhookOperations,
       ...contracts.flatMap((c) => c.operations),
     ],
     schemas: Object.assign(
@@ -177,11 +190,13 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
         ReplayReport,
         ...inboxSchemas,
         ...inboxToolSchemas,
+        ...webhookSchemas,
       },
       ...contracts.map((c) => c.schemas),
     ),
     tags: [
       { name: "inbox", description: "Обращения: список диалогов, взять / вернуть / закрыть, удаление" },
+      { name: "webhooks", description: "Исходящий вебхук: недоставленные события и повторная отправка" },
       ...contracts.flatMap((c) => c.tags),
       { name: "runs", description: "Возобновление потоков" },
       { name: "machines", description: "Схемы машин" },
@@ -197,7 +212,7 @@ const commonErrors: Record<number, string> = {
   403: "forbidden: у токена нет нужной роли (API_TOKENS role=…)",
   413: "payload_too_large: тело больше лимита",
   500: "internal: внутренняя ошибка; данные не изменены",
-  503: "unavailable: сервер останавливается (SIGTERM) и новых запросов не берёт — повторите на другом процессе",
+  503: "unavailable: сервер останавливается (SIGTERM) и новых запросов не берёт — повторите через Retry-After секунд (другой процесс примет)",
 };
 
 /** Headers every response carries; a run-starting response adds the run's ids before its first event. */
@@ -219,6 +234,38 @@ const RUN_HEADERS = {
     description: "the conversation the run belongs to",
     required: true,
     schema: { type: "string" },
+  },
+};
+
+/** A 503 always says when to come back (http/retry-after.ts); a 409 does when the conversation is busy. */
+const RETRY_AFTER_503 = {
+  "Retry-After": {
+    description: "seconds to wait before sending the same request again (to this process or another)",
+    required: true,
+    schema: { type: "integer", minimum: 1, examples: [5] },
+  },
+};
+const RETRY_AFTER_409 = {
+  "Retry-After": {
+    description:
+      "sent with details.reason conversation_busy: seconds until the conversation's running turn is likely done; absent for other conflicts (retrying as is will not help)",
+    required: false,
+    schema: { type: "integer", minimum: 1, examples: [2] },
+  },
+};
+const REPLAYED_HEADER = {
+  "Idempotent-Replayed": {
+    description:
+      "true when this response replays the run an earlier request with the same Idempotency-Key started (no second turn); absent on a new run",
+    required: false,
+    schema: { type: "string", enum: ["true"] },
+  },
+};
+const SSE_HEADERS = {
+  "X-Accel-Buffering": {
+    description: "no: asks a buffering proxy (nginx) to pass each event on at once",
+    required: false,
+    schema: { type: "string", enum: ["no"] },
   },
 };
 
@@ -257,6 +304,12 @@ function responseComponents({ operations, schemas: named }: Parts): {
 /** Request bodies and queries as the server accepts them (`input`: defaults optional), inlined. */
 const inline = (schema: z.ZodType) =>
   strip(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+
+/** A request body's media type with an example built from its schema (examples.ts). */
+const requestMedia = (schema: Record<string, unknown>, components: Record<string, unknown>) => ({
+  schema,
+  example: exampleOf(schema, components),
+});
 
 export function buildOpenApi(
   systems: readonly { contract: SystemContract }[],
@@ -318,6 +371,13 @@ export function buildOpenApi(
         const headers = {
           ...REQUEST_ID_HEADER,
           ...(r.sse && (startsRun || op.operationId === "resumeRun") ? RUN_HEADERS : {}),
+          // A finished run's 204 names the run too, when it exists (an unknown run's 204 cannot).
+          ...(op.operationId === "resumeRun" && status === "204"
+            ? Object.fromEntries(Object.entries(RUN_HEADERS).map(([k, h]) => [k, { ...h, required: false }]))
+            : {}),
+          ...(r.sse && startsRun ? REPLAYED_HEADER : {}),
+          ...(r.sse ? SSE_HEADERS : {}),
+          ...(status === "503" ? RETRY_AFTER_503 : status === "409" ? RETRY_AFTER_409 : {}),
         };
         return [status, { description: r.description, headers, ...(Object.keys(content).length ? { content } : {}) }];
       }),
@@ -330,7 +390,7 @@ export function buildOpenApi(
       ...(op.description ? { description: op.description } : {}),
       ...(params.length ? { parameters: params } : {}),
       ...(op.body
-        ? { requestBody: { required: true, content: { "application/json": { schema: inline(op.body) } } } }
+        ? { requestBody: { required: true, content: { "application/json": requestMedia(inline(op.body), schemas) } } }
         : {}),
       responses,
       security: op.path.startsWith("/v1/") ? [{ bearer: [] }] : [],
@@ -351,6 +411,7 @@ export function buildOpenApi(
       security: [{ bearer: [] }],
     };
   }
+  describeComponents(schemas, paths as Record<string, Record<string, Record<string, unknown>>>);
   return {
     openapi: "3.1.0",
     info: {

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { chunkDocument } from "./kb-chunk";
+import { loadDemoKnowledgeBase, removeDemoKnowledgeBase } from "./demo-kb";
 import { BranchConfig, BranchCode, ROUTER_CODE, RouterConfig, StepGraph } from "./types";
 import { loadRegistry } from "./registry-load";
 import { AppError } from "../../driver/errors";
@@ -191,6 +192,14 @@ export function clinicAdminRoutes(deps: Deps): Hono<AuthEnv> {
       throw new AppError("not_found", "Такого документа нет.");
     return c.body(null, 204);
   });
+
+  /** The demo documents of a fresh install (demo-kb.ts): removable in one call, loadable again. */
+  app.delete("/v1/clinic/kb/demo", async (c) =>
+    c.json({ documents: await removeDemoKnowledgeBase(sql, c.get("tenantId")) }),
+  );
+  app.post("/v1/clinic/kb/demo", async (c) =>
+    c.json({ documents: await loadDemoKnowledgeBase(sql, c.get("tenantId")) }, 201),
+  );
 
   /** A single test question without dialogue memory: which fragments would a branch get. */
   app.get("/v1/clinic/kb/search", async (c) => {

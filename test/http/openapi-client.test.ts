@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
+import Ajv2020 from "ajv/dist/2020";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,12 +45,76 @@ function typecheck(files: string[]): string[] {
   });
 }
 
+/**
+ * The rule Redocly has no built-in for (issue 45): every operation described, every named schema
+ * described and exemplified, every JSON request body exemplified.
+ */
+const documented = {
+  id: "local",
+  rules: {
+    oas3: {
+      "described-and-exemplified": () => ({
+        Operation(op: { description?: string }, ctx: { report(p: { message: string }): void }) {
+          if (!op.description?.trim()) ctx.report({ message: "operation without a description" });
+        },
+        NamedSchemas: {
+          Schema(
+            s: { description?: string; examples?: unknown[]; example?: unknown },
+            ctx: { report(p: { message: string }): void },
+          ) {
+            if (!s.description?.trim()) ctx.report({ message: "schema without a description" });
+            if (!s.examples?.length && s.example === undefined) ctx.report({ message: "schema without an example" });
+          },
+        },
+        RequestBody: {
+          MediaType(m: { example?: unknown; examples?: unknown }, ctx: { report(p: { message: string }): void }) {
+            if (m.example === undefined && !m.examples) ctx.report({ message: "request body without an example" });
+          },
+        },
+      }),
+    },
+  },
+};
+
 describe("the OpenAPI document as a client generator sees it", () => {
-  it("lints clean with Redocly's recommended rules", async () => {
-    const config = await createConfig({ extends: ["recommended"] });
+  it("lints clean with Redocly's recommended-strict rules and the description/example rule", async () => {
+    const config = await createConfig({
+      extends: ["recommended-strict"],
+      plugins: [documented as never],
+      rules: { "local/described-and-exemplified": "error" },
+    });
     const problems = await lintFromString({ source: doc, absoluteRef: join(dir, "openapi.json"), config });
     expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+    // The rule finds what it is for: strip one operation's description, one schema's example.
+    const d = JSON.parse(doc);
+    delete d.paths["/v1/clinic/threads"].post.description;
+    delete d.components.schemas.Error.examples;
+    const found = await lintFromString({ source: JSON.stringify(d), absoluteRef: join(dir, "bad.json"), config });
+    expect(found.map((p) => `${p.ruleId}: ${p.message}`).sort()).toEqual([
+      "local/described-and-exemplified: operation without a description",
+      "local/described-and-exemplified: schema without an example",
+    ]);
   }, 60_000);
+
+  it("every example fits its schema (ajv)", () => {
+    const d = JSON.parse(doc) as Record<string, any>;
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema({ $id: "openapi", components: d.components });
+    const bad: string[] = [];
+    for (const name of Object.keys(d.components.schemas)) {
+      const v = ajv.compile({ $ref: `openapi#/components/schemas/${name}` });
+      for (const ex of d.components.schemas[name].examples ?? [])
+        if (!v(ex)) bad.push(`${name}: ${ajv.errorsText(v.errors)}`);
+    }
+    for (const [path, methods] of Object.entries<Record<string, any>>(d.paths))
+      for (const [method, op] of Object.entries<any>(methods)) {
+        const media = op.requestBody?.content?.["application/json"];
+        if (!media) continue;
+        const v = ajv.compile({ ...media.schema, $id: undefined });
+        if (!v(media.example)) bad.push(`${method} ${path} request: ${ajv.errorsText(v.errors)}`);
+      }
+    expect(bad).toEqual([]);
+  });
 
   it("openapi-typescript's types accept a real run over all three systems and reject misuse", async () => {
     writeFileSync(join(dir, "api.d.ts"), astToString(await openapiTS(JSON.parse(doc))));
@@ -135,10 +200,16 @@ ${starts
     (p, i) => `type Post${i} = paths["${p}"]["post"];
 const send${i}: NonNullable<Post${i}["parameters"]["header"]> = { "Idempotency-Key": "k-${i}" };
 declare const read${i}: Post${i}["responses"][200]["headers"]["X-Run-Id"];
-const runId${i}: string = read${i};`,
+const runId${i}: string = read${i};
+declare const replayed${i}: Post${i}["responses"][200]["headers"]["Idempotent-Replayed"];
+const isReplay${i}: "true" | undefined = replayed${i};
+declare const busy${i}: Post${i}["responses"][409]["headers"]["Retry-After"];
+const waitBusy${i}: number | undefined = busy${i};
+declare const draining${i}: Post${i}["responses"][503]["headers"]["Retry-After"];
+const waitDrain${i}: number = draining${i};`,
   )
   .join("\n")}
-export const used = [${starts.map((_, i) => `send${i}, runId${i}`).join(", ")}];
+export const used = [${starts.map((_, i) => `send${i}, runId${i}, isReplay${i}, waitBusy${i}, waitDrain${i}`).join(", ")}];
 `,
     );
     expect(typecheck([join(dir, "headers.ts")])).toEqual([]);

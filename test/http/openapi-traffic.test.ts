@@ -4,7 +4,9 @@
 // DATABASE_URL, on the PostgreSQL server.
 import Ajv2020 from "ajv/dist/2020";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enqueueOutbox, markFailed } from "../../storage/outbox";
 import { useTestDatabase } from "../utils/db";
+import { headerProblems } from "../utils/openapi-headers";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";
 import { readSse, type SseEvent } from "../utils/sse";
@@ -24,6 +26,7 @@ interface Exchange {
   contentType: string;
   json?: unknown;
   events?: SseEvent[];
+  headers: Headers;
 }
 const traffic: Exchange[] = [];
 
@@ -44,7 +47,14 @@ async function call(
     body: o.body === undefined ? undefined : JSON.stringify(o.body),
   });
   const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!.trim();
-  const x: Exchange = { method: method.toLowerCase(), url: path, requestBody: o.body, status: res.status, contentType };
+  const x: Exchange = {
+    method: method.toLowerCase(),
+    url: path,
+    requestBody: o.body,
+    status: res.status,
+    contentType,
+    headers: res.headers,
+  };
   // A thread's event stream never ends by itself: read `stopAfter` events of it.
   const stop = o.stopAfter;
   if (contentType === "text/event-stream" && !path.includes("/evidence/mcp"))
@@ -157,6 +167,8 @@ async function scriptedRun(): Promise<void> {
   await call("GET", "/v1/clinic/kb/documents/parking/chunks");
   await call("POST", "/v1/clinic/kb/documents/parking/reindex");
   await call("POST", "/v1/clinic/kb/reindex");
+  await call("POST", "/v1/clinic/kb/demo");
+  await call("DELETE", "/v1/clinic/kb/demo");
   await call("GET", `/v1/clinic/kb/search?q=${encodeURIComponent("парковка")}&limit=3`);
   await call("GET", "/v1/clinic/kb/search");
   await call("DELETE", "/v1/clinic/kb/documents/parking");
@@ -313,6 +325,18 @@ async function scriptedRun(): Promise<void> {
   expect(desk.events!.map((e) => e.event)).toEqual(["presence.snapshot"]);
   await call("GET", `/v1/clinic/threads/${escalatedThread}/events?lastEventId=6`, { stopAfter: 1 });
   await call("GET", "/v1/inbox/reminders");
+  // The webhook's dead letters (no receiver here: one made dead directly), listed and sent again.
+  const outboxId = await enqueueOutbox(t.db.sql, {
+    tenantId: "a",
+    conversationId: escalatedThread,
+    event: "conversation.closed",
+    payload: { conversationId: escalatedThread },
+  });
+  await markFailed(t.db.sql, outboxId, 1, "HTTP 500", null);
+  const dead = await call("GET", "/v1/webhooks/dead-letters");
+  const letter = (dead.json as { deadLetters: { id: string }[] }).deadLetters[0]!;
+  await call("POST", `/v1/webhooks/dead-letters/${letter.id}/redeliver`);
+  await call("POST", "/v1/webhooks/dead-letters/999999/redeliver");
   expect((await call("DELETE", `/v1/inbox/conversations/${escalatedThread}`)).status).toBe(204);
 }
 
@@ -354,6 +378,8 @@ describe("OpenAPI document against recorded traffic", () => {
         continue;
       }
       if (x.status < 300) succeeded.add(o.op.operationId);
+      // Every header sent is declared for this status, every required one sent (issue 45).
+      problems.push(...headerProblems(doc, { method: x.method, path, status: x.status, headers: x.headers }));
       if (x.status < 300 && x.requestBody !== undefined) {
         const v = validator(o.op.requestBody.content["application/json"].schema);
         if (!v(x.requestBody)) problems.push(`${where} request: ${ajv.errorsText(v.errors)}`);

@@ -1,3 +1,4 @@
+import { Webhook } from "standardwebhooks";
 import { createServer, type Server } from "node:http";
 
 export interface Delivery {
@@ -12,14 +13,17 @@ export async function startWebhookReceiver(): Promise<{
   url: string;
   deliveries: Delivery[];
   failNext(...statuses: number[]): void;
+  /** While down, every delivery is answered 503 (an outage of the receiver). */
+  setDown(down: boolean): void;
   close(): Promise<void>;
 }> {
   const deliveries: Delivery[] = [];
   const queue: number[] = [];
+  let down = false;
   const server: Server = createServer(async (req, res) => {
     let body = "";
     for await (const c of req) body += c;
-    const status = queue.shift() ?? 200;
+    const status = down ? 503 : (queue.shift() ?? 200);
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
     deliveries.push({ headers, body, json: JSON.parse(body) as Record<string, unknown>, status });
     res.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? "ok" : "nope");
@@ -30,6 +34,18 @@ export async function startWebhookReceiver(): Promise<{
     url: `http://127.0.0.1:${addr.port}/hook`,
     deliveries,
     failNext: (...s) => queue.push(...s),
+    setDown: (d) => (down = d),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** A `whsec_` secret (Standard Webhooks: base64 after the prefix) for a test's receiver. */
+export const testWebhookSecret = (seed: string) => `whsec_${Buffer.from(seed.padEnd(32, "-")).toString("base64")}`;
+
+/**
+ * Verifies a delivery with the stock Standard Webhooks library (as a receiver would): throws when
+ * the signature, the id or the timestamp does not hold; returns the verified body.
+ */
+export function verifyDelivery(secret: string, d: Delivery): unknown {
+  return new Webhook(secret).verify(d.body, d.headers);
 }

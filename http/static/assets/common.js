@@ -1,5 +1,7 @@
 // Shared by every operator page: header and nav, the JSON API client, the SSE reader, small DOM helpers.
 
+// The header's links: a subset of the server's list of pages (http/pages.ts: banner, README), names
+// as there; a test keeps them in step.
 const PAGES = [
   ["/", "Отладка"],
   ["/sandbox.html", "Песочница"],

@@ -13,8 +13,10 @@ import {
   stopWatching,
   watchThread,
 } from "./inbox-desk.js";
+import { renderDeadLetters } from "./inbox-dead-letters.js";
 
 renderHeader("/inbox.html");
+void renderDeadLetters();
 
 const reasonRu = {
   acute_pain: "острое состояние",

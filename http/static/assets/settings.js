@@ -1,8 +1,10 @@
 // Настройки: branches and their versions (create, activate, roll back); the steps editor of a stepped branch.
 import { $, api, el, errorText, fmtTime, json, renderHeader, toast } from "./common.js";
 import { parseGuards } from "./guards.js";
+import { renderDemoSection } from "./settings-demo.js";
 
 renderHeader("/settings.html");
+void renderDemoSection();
 
 let settings = { branches: [], stepGraphs: [] };
 let current = new URLSearchParams(location.hash.slice(1)).get("branch") ?? "new_booking";

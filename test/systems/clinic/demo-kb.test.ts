@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../../storage/db";
+import { runMigrations } from "../../../storage/migrate";
+import { DEMO_DOCUMENTS, loadDemoKnowledgeBase } from "../../../systems/clinic/demo-kb";
+import { clinicApi } from "../../utils/clinic-api";
+import { useTestDatabase } from "../../utils/db";
+import { startTestServer } from "../../utils/server";
+
+const t = useTestDatabase();
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: ReturnType<typeof clinicApi>;
+
+beforeAll(async () => {
+  server = await startTestServer({ db: t.db });
+  api = clinicApi(server.url, "");
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+const ask = async (text: string) => api.final(await api.say(await api.newThread(), text)).reply;
+
+describe("the demo knowledge base of a fresh install", () => {
+  it("answers the README's questions offline, from demo documents marked as such", async () => {
+    expect(await loadDemoKnowledgeBase(t.db.sql)).toBe(DEMO_DOCUMENTS.length);
+    const address = await ask("Какой у вас адрес?");
+    expect(address).toContain("ул. Примерная");
+    expect(address).toContain("Демонстрационные данные");
+    expect(await ask("Во сколько вы открываетесь?")).toMatch(/8:00/);
+    expect(await ask("Сколько стоит приём терапевта?")).toMatch(/2 500 руб/);
+    const docs = await api.json<{ documents: { id: string; title: string }[] }>(api.api("/v1/clinic/kb/documents"));
+    expect(docs.documents.filter((d) => d.id.startsWith("demo-")).every((d) => d.title.startsWith("Демо"))).toBe(true);
+  });
+
+  it("is removed by DELETE /v1/clinic/kb/demo, leaving the tenant's own documents", async () => {
+    await api.post("/v1/clinic/kb/documents", { id: "own-doc", title: "Наш адрес", text: "Мы на Ленина, 1." });
+    const r = await api.api("/v1/clinic/kb/demo", { method: "DELETE" });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ documents: DEMO_DOCUMENTS.length });
+    const ids = (await api.json<{ documents: { id: string }[] }>(api.api("/v1/clinic/kb/documents"))).documents.map(
+      (d) => d.id,
+    );
+    expect(ids).toContain("own-doc");
+    expect(ids.some((id) => id.startsWith("demo-"))).toBe(false);
+    expect(await ask("Какой у вас адрес?")).not.toContain("Примерная");
+    // And loads again on request (Settings' button).
+    const again = await api.post("/v1/clinic/kb/demo");
+    expect(again.status).toBe(201);
+    expect(await ask("Какой у вас адрес?")).toContain("Примерная");
+  });
+});
+
+describe("a fresh database", () => {
+  it("is marked fresh only when this open created its schema", async () => {
+    const db = await openDatabase({ dataDir: "memory://" });
+    try {
+      expect(db.fresh).toBe(true);
+      expect(await runMigrations(db.sql)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+    expect(t.db.fresh === true || t.db.backend === "postgres").toBe(true);
+  });
+});
