@@ -3,6 +3,7 @@
 import { loadConfig, loadDotEnv, type Config } from "./http/config";
 import { createLogger, logger, useLogger } from "./http/observability/logger";
 import { startServer, startupText } from "./http/start";
+import { armShutdownDeadline } from "./http/shutdown-deadline";
 import { modelRoles } from "./driver/system";
 import { dialogueSystems } from "./systems";
 
@@ -41,7 +42,7 @@ console.error(startupText(started.url, where));
 /**
  * SIGTERM/SIGINT: stop accepting, let running turns finish within SHUTDOWN_GRACE_MS, fail the
  * rest (`error` + `done`, nothing committed), close the database, exit 0. A second signal exits
- * at once. `npm start` runs node directly (no tsx watcher process between), so the signal
+ * at once; so does a shutdown past SHUTDOWN_TIMEOUT_MS (status 1, http/shutdown-deadline.ts). `npm start` runs node directly (no tsx watcher process between), so the signal
  * reaches this process.
  */
 let stopping = false;
@@ -50,10 +51,29 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info(
-      { event: "shutdown", signal, graceMs: config.shutdownGraceMs, running: started.deps.turns.size },
+      {
+        event: "shutdown",
+        signal,
+        graceMs: config.shutdownGraceMs,
+        deadlineMs: config.deadlines.shutdownMs,
+        running: started.deps.turns.size,
+      },
       "shutting down",
     );
-    started.stop(config.shutdownGraceMs).then(
+    // Past SHUTDOWN_TIMEOUT_MS the process exits anyway, saying what it was waiting on.
+    const deadline = armShutdownDeadline(config.deadlines.shutdownMs, (p) =>
+      logger.fatal(
+        {
+          event: "shutdown_timeout",
+          deadlineMs: config.deadlines.shutdownMs,
+          waitingOn: p.step,
+          waitingMs: Date.now() - p.since,
+          running: started.deps.turns.size,
+        },
+        `shutdown did not finish within ${config.deadlines.shutdownMs} ms (waiting on: ${p.step}); exiting`,
+      ),
+    );
+    started.stop(config.shutdownGraceMs, deadline.step).then(
       () => {
         logger.info({ event: "stopped" }, "stopped");
         logger.flush?.();

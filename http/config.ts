@@ -40,6 +40,10 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   RUN_STALE_MS: z.coerce.number().int().min(300).default(15_000),
   RUN_SWEEP_MS: z.coerce.number().int().min(100).optional(),
+  COMMIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  RUN_CLOSE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  SWEEP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).optional(),
 });
 
 export interface Config {
@@ -86,6 +90,13 @@ export interface Config {
    * killed does not stay `running` on a shared PostgreSQL server until someone resumes it.
    */
   runs: { staleMs: number; sweepMs: number };
+  /**
+   * Every wait on the database is bounded (issue 47): a turn's commit (`commitMs`, then the
+   * turn ends with `error` + `done`, nothing stored), a failed run's close (`closeMs`), one
+   * sweep (`sweepMs`); and the whole shutdown (`shutdownMs`): past it the process exits anyway
+   * and logs what it was waiting on.
+   */
+  deadlines: { commitMs: number; closeMs: number; sweepMs: number; shutdownMs: number };
 }
 
 /** Reads `.env` (if present) without overriding the real environment. */
@@ -194,6 +205,13 @@ export function loadConfig(
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     runs: { staleMs: e.RUN_STALE_MS, sweepMs: e.RUN_SWEEP_MS ?? Math.round(e.RUN_STALE_MS / 3) },
+    deadlines: {
+      commitMs: e.COMMIT_TIMEOUT_MS,
+      closeMs: e.RUN_CLOSE_TIMEOUT_MS,
+      sweepMs: e.SWEEP_TIMEOUT_MS,
+      // The grace for running turns, their failure's record, the database's close, and a margin.
+      shutdownMs: e.SHUTDOWN_TIMEOUT_MS ?? e.SHUTDOWN_GRACE_MS + 15_000,
+    },
   };
 }
 

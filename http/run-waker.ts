@@ -119,7 +119,8 @@ export class RunWaker {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.listening;
+    // LISTEN's connection may still be connecting to a database that is away: not waited out.
+    await Promise.race([this.listening, new Promise((r) => setTimeout(r, 2_000).unref())]);
     await this.unlisten?.().catch(() => {});
     this.unlisten = null;
   }

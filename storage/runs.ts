@@ -654,18 +654,28 @@ export const MAX_RUN_EVENTS = 1_000_000;
  * resuming with any Last-Event-ID it got from the dead process sees how the run ended.
  * Returns the ids it closed.
  */
-export async function failAbandonedRuns(
+export function failAbandonedRuns(
   sql: Tx,
-  opts: { staleAfterMs: number; exceptOwner?: string; ownerIs?: string },
-): Promise<string[]> {
+  opts: {
+    staleAfterMs: number;
+    exceptOwner?: string;
+    ownerIs?: string;
+    /** Runs this process is running (its hub's live ids): never closed, whatever their heartbeat. */
+    exceptIds?: string[];
+    /** Only this conversation's runs (an erasure that found one running). */
+    conversationId?: string;
+  },
+): Promise<string[]> & { cancel(): void } {
   const error = sql.json({ code: "internal", message: ABANDONED_MESSAGE } as never);
-  const rows = await sql<{ id: string }[]>`
+  const q = sql<{ id: string }[]>`
     with dead as (
       update runs set status = 'failed', error_code = 'internal', outcome = ${ABANDONED}, reason_codes = '{internal}', finished_at = now()
       where status = 'running'
         and (${opts.ownerIs ?? null}::uuid is null or owner = ${opts.ownerIs ?? null})
         and (${opts.exceptOwner ?? null}::uuid is null or owner <> ${opts.exceptOwner ?? null})
         and heartbeat_at < now() - make_interval(secs => ${opts.staleAfterMs / 1000})
+        ${opts.exceptIds?.length ? sql`and id <> all(${opts.exceptIds}::uuid[])` : sql``}
+        ${opts.conversationId ? sql`and conversation_id = ${opts.conversationId}` : sql``}
       returning id),
     stored as (
       select d.id, coalesce(max(e.seq), 0) as seq from dead d left join run_events e on e.run_id = d.id group by d.id),
@@ -676,5 +686,9 @@ export async function failAbandonedRuns(
       select id, greatest(seq, ${MAX_RUN_EVENTS}) + 2, 'done', '{}'::jsonb from stored
       on conflict (run_id, seq) do nothing)
     select id from dead`;
-  return rows.map((r) => r.id);
+  // Cancellable, for a caller with a deadline (storage/deadline.ts).
+  return Object.assign(
+    q.then((rows) => rows.map((r) => r.id)),
+    { cancel: () => void q.cancel() },
+  );
 }

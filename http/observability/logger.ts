@@ -67,7 +67,12 @@ export function redactLine(line: Record<string, unknown>): Record<string, unknow
  * exits (a fatal line before process.exit) is written synchronously.
  */
 function stdoutPerLoopTurn(): DestinationStream {
-  const out = pino.destination({ dest: 1, sync: false });
+  // Until the process exits, a full stdout pipe is waited out (the lines are kept). At exit
+  // the last lines get EXIT_FLUSH_MS: sonic-boom's flushSync retries EAGAIN forever, sleeping
+  // on the main thread, so a server whose log reader stopped reading (a supervisor, a test
+  // runner done with it) never exited on SIGTERM, nor on a second one (issue 47: 50 minutes).
+  let exitBy = Infinity;
+  const out = pino.destination({ dest: 1, sync: false, retryEAGAIN: () => Date.now() < exitBy });
   let gathered = "";
   const handOver = () => {
     const text = gathered;
@@ -75,8 +80,13 @@ function stdoutPerLoopTurn(): DestinationStream {
     if (text) out.write(text);
   };
   process.on("exit", () => {
-    handOver();
-    out.flushSync();
+    exitBy = Date.now() + EXIT_FLUSH_MS;
+    try {
+      handOver();
+      out.flushSync();
+    } catch {
+      // Nobody reads stdout: the last lines are lost rather than the exit.
+    }
   });
   return {
     write(line: string) {
@@ -87,6 +97,9 @@ function stdoutPerLoopTurn(): DestinationStream {
     flushSync: () => (handOver(), out.flushSync()),
   } as DestinationStream;
 }
+
+/** How long an exiting process may wait for a full stdout pipe to take its last log lines. */
+export const EXIT_FLUSH_MS = 1_000;
 
 export function createLogger(destination?: DestinationStream, level = process.env.LOG_LEVEL || "info"): Logger {
   return pino(

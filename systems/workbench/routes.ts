@@ -183,25 +183,22 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
         if (reply.kind === "cancelled") {
           trace.record("07", "ok", { ...reply.stage, interactionId, status: "cancelled" });
           trace.finish("cancelled");
-          const publish = await sql.begin((tx) =>
-            run.complete(
-              tx,
-              [
-                {
-                  event: "final",
-                  data: {
-                    interactionId,
-                    status: "cancelled",
-                    planVersion,
-                    answer: "Запрос отменён.",
-                    entityCitations: [],
-                    validation: { ok: true, issues: [] },
-                    modelCalls: modelCalls(calls),
-                  },
+          const publish = await run.commit(
+            [
+              {
+                event: "final",
+                data: {
+                  interactionId,
+                  status: "cancelled",
+                  planVersion,
+                  answer: "Запрос отменён.",
+                  entityCitations: [],
+                  validation: { ok: true, issues: [] },
+                  modelCalls: modelCalls(calls),
                 },
-              ],
-              { outcome: "cancelled", reasonCodes: ["cancelled_by_user"] },
-            ),
+              },
+            ],
+            { outcome: "cancelled", reasonCodes: ["cancelled_by_user"] },
           );
           publish();
           return;
