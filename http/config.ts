@@ -11,6 +11,7 @@ const envSchema = z.object({
   HTTP_KEEP_ALIVE_MS: z.coerce.number().int().min(1_000).max(290_000).default(65_000),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(120_000).default(5_000),
   DATA_DIR: z.string().default("./.data"),
   OPENAI_BASE_URL: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -59,6 +60,8 @@ export interface Config {
   databaseUrl?: string;
   /** Connections to the PostgreSQL server (DATABASE_POOL_MAX); embedded PGlite has one. */
   databasePoolMax: number;
+  /** How long opening a connection to the server may take (DATABASE_CONNECT_TIMEOUT_MS). */
+  databaseConnectTimeoutMs: number;
   dataDir: string;
   llm: {
     baseURL?: string;
@@ -176,6 +179,7 @@ export function loadConfig(
     keepAliveMs: e.HTTP_KEEP_ALIVE_MS,
     databaseUrl: e.DATABASE_URL || undefined,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     dataDir: e.DATA_DIR,
     llm: {
       baseURL: e.OPENAI_BASE_URL || undefined,

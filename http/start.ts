@@ -48,7 +48,13 @@ export async function startServer(
     );
   }
   const db =
-    opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, max: config.databasePoolMax }));
+    opts.db ??
+    (await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      max: config.databasePoolMax,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+    }));
   const instanceId = randomUUID();
   // Embedded: one process owns the database, so any run still "running" died with the last one.
   const closed = await failAbandonedRuns(
