@@ -1,7 +1,7 @@
 // The server's entry point (`npm start`) and composition root: the one place that puts the
 // gateway (http/) and the dialogue systems (systems/index.ts) together, so neither imports the other's list.
 import { loadConfig, loadDotEnv, type Config } from "./http/config";
-import { createLogger, logger, useLogger } from "./http/observability/logger";
+import { createLogger, flushLog, logger, useLogger } from "./http/observability/logger";
 import { startServer, startupText } from "./http/start";
 import { armShutdownDeadline } from "./http/shutdown-deadline";
 import { modelRoles } from "./driver/system";
@@ -74,13 +74,14 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       ),
     );
     started.stop(config.shutdownGraceMs, deadline.step).then(
-      () => {
+      async () => {
         logger.info({ event: "stopped" }, "stopped");
-        logger.flush?.();
+        await flushLog();
         process.exit(0);
       },
-      (e: Error) => {
+      async (e: Error) => {
         logger.error({ event: "shutdown_failed", err: { message: e.message } }, "shutdown failed");
+        await flushLog();
         process.exit(1);
       },
     );
