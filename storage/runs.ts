@@ -467,9 +467,20 @@ export const FOLLOWED_WITHIN_MS = 5_000;
  * Calls `onRun(runId)` for every run id announced on RUN_EVENTS_CHANNEL, on a connection of
  * its own (postgres.js opens one for LISTEN). Resolves with the function that stops listening.
  */
-export async function listenRunEvents(sql: postgres.Sql, onRun: (runId: string) => void): Promise<() => Promise<void>> {
-  const { unlisten } = await sql.listen(RUN_EVENTS_CHANNEL, onRun);
+export async function listenRunEvents(
+  sql: postgres.Sql,
+  onRun: (runId: string) => void,
+  /** Called each time LISTEN is in place: first, and again after its connection was re-established. */
+  onListen?: () => void,
+): Promise<() => Promise<void>> {
+  const { unlisten } = await sql.listen(RUN_EVENTS_CHANNEL, onRun, onListen);
   return unlisten;
+}
+
+/** Marks runs as followed from another process, all in one statement (http/run-waker.ts). */
+export async function markFollowedRuns(sql: Tx, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`update runs set followed_at = now() where id = any(${ids}::uuid[]) and status = 'running'`;
 }
 
 /**
@@ -685,7 +696,8 @@ export function failAbandonedRuns(
       union all
       select id, greatest(seq, ${MAX_RUN_EVENTS}) + 2, 'done', '{}'::jsonb from stored
       on conflict (run_id, seq) do nothing)
-    select id from dead`;
+    -- Its followers on any process wake and read the ending (they do not poll).
+    select id, pg_notify(${RUN_EVENTS_CHANNEL}, id::text) from dead`;
   // Cancellable, for a caller with a deadline (storage/deadline.ts).
   return Object.assign(
     q.then((rows) => rows.map((r) => r.id)),

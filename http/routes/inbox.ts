@@ -15,7 +15,7 @@ import {
 import { withinDeadline } from "../../storage/deadline";
 import { listMessages } from "../../storage/messages";
 import { failAbandonedRuns } from "../../storage/runs";
-import { lastThreadEventSeq, threadWakeKey } from "../../storage/thread-events";
+import { lastThreadEventSeq, notifyThread, threadWakeKey } from "../../storage/thread-events";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { describeZod, readJson } from "../errors";
@@ -194,6 +194,9 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
     await Promise.all(
       r.runIds.map((id) => rm(join(deps.config.debugDir, id), { recursive: true, force: true }).catch(() => {})),
     );
+    // The thread's followers (they wait for news, not poll) find it gone and end: here and elsewhere.
+    deps.waker.poke(threadWakeKey(id));
+    if (deps.db.backend === "postgres") await notifyThread(sql, id).catch(() => {});
     return c.body(null, 204);
   });
   return app;
