@@ -1,11 +1,12 @@
 // The server's entry point (`npm start`) and composition root: the one place that puts the
 // gateway (http/) and the dialogue systems (systems/index.ts) together, so neither imports the other's list.
 import { loadConfig, loadDotEnv, type Config } from "./http/config";
-import { createLogger, logger, useLogger } from "./http/observability/logger";
+import { createLogger, flushLog, logger, useLogger } from "./http/observability/logger";
 import { createProgress } from "./http/observability/progress";
 import { loadDemoKnowledgeBase } from "./systems/clinic/demo-kb";
 import { startupText } from "./http/pages";
 import { startServer } from "./http/start";
+import { armShutdownDeadline } from "./http/shutdown-deadline";
 import { modelRoles } from "./driver/system";
 import { dialogueSystems } from "./systems";
 
@@ -64,7 +65,7 @@ console.error(startupText(started.url, where));
 /**
  * SIGTERM/SIGINT: stop accepting, let running turns finish within SHUTDOWN_GRACE_MS, fail the
  * rest (`error` + `done`, nothing committed), close the database, exit 0. A second signal exits
- * at once. `npm start` runs node directly (no tsx watcher process between), so the signal
+ * at once; so does a shutdown past SHUTDOWN_TIMEOUT_MS (status 1, http/shutdown-deadline.ts). `npm start` runs node directly (no tsx watcher process between), so the signal
  * reaches this process.
  */
 let stopping = false;
@@ -73,17 +74,37 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info(
-      { event: "shutdown", signal, graceMs: config.shutdownGraceMs, running: started.deps.turns.size },
+      {
+        event: "shutdown",
+        signal,
+        graceMs: config.shutdownGraceMs,
+        deadlineMs: config.deadlines.shutdownMs,
+        running: started.deps.turns.size,
+      },
       "shutting down",
     );
-    started.stop(config.shutdownGraceMs).then(
-      () => {
+    // Past SHUTDOWN_TIMEOUT_MS the process exits anyway, saying what it was waiting on.
+    const deadline = armShutdownDeadline(config.deadlines.shutdownMs, (p) =>
+      logger.fatal(
+        {
+          event: "shutdown_timeout",
+          deadlineMs: config.deadlines.shutdownMs,
+          waitingOn: p.step,
+          waitingMs: Date.now() - p.since,
+          running: started.deps.turns.size,
+        },
+        `shutdown did not finish within ${config.deadlines.shutdownMs} ms (waiting on: ${p.step}); exiting`,
+      ),
+    );
+    started.stop(config.shutdownGraceMs, deadline.step).then(
+      async () => {
         logger.info({ event: "stopped" }, "stopped");
-        logger.flush?.();
+        await flushLog();
         process.exit(0);
       },
-      (e: Error) => {
+      async (e: Error) => {
         logger.error({ event: "shutdown_failed", err: { message: e.message } }, "shutdown failed");
+        await flushLog();
         process.exit(1);
       },
     );

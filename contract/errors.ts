@@ -10,6 +10,12 @@ export const errorStatus = {
   model_unavailable: 503,
   /** The server is shutting down (or not ready): retry shortly, elsewhere. */
   unavailable: 503,
+  /**
+   * The database is down, unreachable, out of disk or did not answer within its deadline:
+   * nothing of the request was stored (a turn may be resent with its Idempotency-Key); the
+   * response carries Retry-After.
+   */
+  storage_unavailable: 503,
   internal: 500,
 } as const;
 

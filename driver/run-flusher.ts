@@ -1,5 +1,9 @@
 import type { Sql } from "../storage/db";
+import { withinDeadline } from "../storage/deadline";
 import { flushRunsEvents, type RunEventRow } from "../storage/runs";
+
+/** The longest a background flush is waited for; the next flush or the turn's commit stores what it missed. */
+export const FLUSH_DEADLINE_MS = 10_000;
 
 /** What the flusher needs of a live run: its id, the events not yet stored, and word of what got stored. */
 export interface Flushable {
@@ -47,10 +51,15 @@ export class RunFlusher {
     if (this.flushing) return this.flushing;
     const batch = [...this.runs].map((run) => ({ run, events: run.pending() })).filter((b) => b.events.length > 0);
     if (batch.length === 0) return Promise.resolve();
-    this.flushing = flushRunsEvents(
-      this.sql,
-      batch.map((b) => ({ runId: b.run.id, conversationId: b.run.conversationId, events: b.events })),
-      { asyncCommit: this.asyncCommit, notify: this.notify },
+    // Bounded: a flush stuck on a database that went away would hold every later one back.
+    this.flushing = withinDeadline(
+      FLUSH_DEADLINE_MS,
+      "run events flush",
+      flushRunsEvents(
+        this.sql,
+        batch.map((b) => ({ runId: b.run.id, conversationId: b.run.conversationId, events: b.events })),
+        { asyncCommit: this.asyncCommit, notify: this.notify },
+      ),
     )
       .then(
         () => {

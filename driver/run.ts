@@ -11,6 +11,8 @@ import {
   type RunStart,
   type RunEventRow,
 } from "../storage/runs";
+import { withinDeadline } from "../storage/deadline";
+import { beginWithin } from "../storage/safe-begin";
 import { AppError, type ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
 import { flusherFor, type Flushable, type RunFlusher } from "./run-flusher";
@@ -37,6 +39,12 @@ export interface RunInit {
    * server only), so such a follower wakes when there is something to read instead of polling.
    */
   notifyFollowers?: boolean;
+  /**
+   * How long the run's writes may wait on the database (issue 47): its turn's commit
+   * (`commitMs`) and the close of a failed run (`closeMs`). Past them the turn ends with
+   * `error` + `done` at once; ≤ 0 or absent: unbounded (tests of the driver alone).
+   */
+  deadlines?: RunDeadlines;
   /** Claim this Idempotency-Key with the run row (http/turn-begin.ts); see `Run.claim`. */
   claim?: KeyClaim;
   /**
@@ -44,6 +52,11 @@ export interface RunInit {
    * the statement reading its turn's context. It throws to refuse (e.g. no such conversation).
    */
   start?: RunStart;
+}
+
+export interface RunDeadlines {
+  commitMs: number;
+  closeMs: number;
 }
 
 /**
@@ -142,6 +155,20 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
     run.flusher = flusherFor(init.sql, !!init.asyncCommits, !!init.notifyFollowers);
     run.flusher.add(run);
     return run;
+  }
+
+  /** The bounds of the run's writes (RunInit.deadlines); zero: unbounded. */
+  get deadlines(): RunDeadlines {
+    return this.init.deadlines ?? { commitMs: 0, closeMs: 0 };
+  }
+
+  /**
+   * `complete` in a transaction of its own, bounded by the commit deadline: past it the caller
+   * gets StorageDeadlineError (`storage_unavailable`) and the transaction rolls back whenever
+   * the database answers. Returns what to publish once committed.
+   */
+  commit(closing: RunEvent<E>[], o: Outcome = {}): Promise<() => void> {
+    return beginWithin(this.init.sql, this.deadlines.commitMs, "turn commit", (tx) => this.complete(tx, closing, o));
   }
 
   /** Where emitted events also go from now on: the SSE writer of the request, once its stream is open. */
@@ -313,12 +340,18 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
     this.ended = true;
     this.result = { status: "failed", outcome: o.outcome ?? "failed", errorCode: code };
     try {
-      await closeRun(
-        this.init.sql,
-        this.id,
-        this.all.slice(this.stored),
-        { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] },
-        { notify: this.init.notifyFollowers, conversationId: this.conversationId },
+      // Bounded: with the database away the client still gets its `error` + `done` now; the row
+      // stays `running` until a sweep (any process's, this one's included) closes it as stale.
+      await withinDeadline(
+        this.deadlines.closeMs,
+        "run close",
+        closeRun(
+          this.init.sql,
+          this.id,
+          this.all.slice(this.stored),
+          { status: "failed", errorCode: code, outcome: o.outcome ?? "failed", reasonCodes: o.reasonCodes ?? [code] },
+          { notify: this.init.notifyFollowers, conversationId: this.conversationId },
+        ),
       );
       this.stored = this.seq;
     } finally {

@@ -7,6 +7,8 @@ import { StaleVersionError } from "../storage/errors";
 import { loadSnapshot, type SnapshotRow } from "../storage/snapshots";
 import type { ReplyMessage } from "../storage/runs";
 import { commitTurn, RunClosedError, type TurnCommit } from "../storage/turn-commit";
+import { withinDeadline } from "../storage/deadline";
+import { beginWithin } from "../storage/safe-begin";
 import { AppError } from "./errors";
 import { inSpan } from "./tracing";
 import type { MachineSpec } from "./machine-spec";
@@ -72,6 +74,8 @@ export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventM
    * written — no snapshot, log, messages or run completion; the caller answers the run.
    */
   discard?: (snapshot: SnapshotFrom<M>) => boolean;
+  /** How long the commit may wait on the database; absent: the run's commit deadline (RunInit.deadlines). */
+  commitTimeoutMs?: number;
   /** Bound on transitions per turn: a machine that keeps asking for effects is a bug, not a loop to wait out. */
   maxSteps?: number;
   /**
@@ -271,9 +275,13 @@ async function commitSettled<M extends AnyStateMachine, E extends EventMap>(
     writes: a.writes ? (when) => a.writes!(snapshot, when) : undefined,
   };
   const commit = a.commit && (a.needsCommit?.(snapshot) ?? true) ? a.commit : null;
+  // Bounded (issue 47): with the database away the turn ends with `error` + `done` within the
+  // run's commit deadline; a statement still queued then is cancelled, a transaction rolls back.
+  const commitMs = a.commitTimeoutMs ?? a.run?.deadlines.commitMs ?? 0;
+  const cancel: { cancel?: () => void } = {};
   const rowVersion = await inSpan("commit", { "machine.id": a.spec.id, "conversation.id": a.conversationId }, () =>
     commit
-      ? a.sql.begin(async (tx) => {
+      ? beginWithin(a.sql, commitMs, "turn commit", async (tx) => {
           // Sent together (one round trip) and run in order on the connection: the commit
           // statement with its version check first, so a concurrent turn blocks there before
           // the caller's writes. Both settle before the transaction ends (no statement left on
@@ -283,7 +291,7 @@ async function commitSettled<M extends AnyStateMachine, E extends EventMap>(
           if (w.status === "rejected") throw w.reason;
           return v.value;
         })
-      : commitTurn(a.sql, write),
+      : withinDeadline(commitMs, "turn commit", commitTurn(a.sql, write, cancel), () => cancel.cancel?.()),
   );
   completion?.publish();
   return { snapshot, rowVersion, steps };

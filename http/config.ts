@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
 import { loadDeskConfig, type DeskConfig } from "./desk-config";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { TokenGrant } from "./auth";
@@ -8,26 +9,66 @@ import { operatorNameProblem } from "./operator-identity";
 import type { ModelLimits, Role } from "../llm/types";
 import type { WebhookConfig } from "./webhook";
 
+/** A hostname (RFC 1123 labels) or an IP address: what a server can listen on. */
+const hostSchema = z
+  .string()
+  .refine(
+    (h) =>
+      isIP(h.replace(/^\[(.*)\]$/, "$1")) !== 0 ||
+      /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(h),
+    "expected a host name or an IP address (e.g. 127.0.0.1, 0.0.0.0, ::1)",
+  );
+/** An absolute URL with one of `protocols`. */
+const urlOf = (protocols: string[], example: string) =>
+  z.string().refine(
+    (u) => {
+      try {
+        const url = new URL(u);
+        return protocols.includes(url.protocol) && url.hostname !== "";
+      } catch {
+        return false;
+      }
+    },
+    `expected a ${protocols.map((p) => p.replace(":", "://")).join(" or ")} URL, e.g. ${example}`,
+  );
+/** A folder the server reads or writes: absent is fine (created when needed), a file is not. */
+const folder = (mustExist: boolean) =>
+  z.string().superRefine((p, ctx) => {
+    if (p.startsWith("memory://")) return;
+    let isDir: boolean | null = null;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch {
+      // absent
+    }
+    if (isDir === false) ctx.addIssue({ code: "custom", message: `${resolve(p)} is a file, not a folder` });
+    else if (isDir === null && mustExist) ctx.addIssue({ code: "custom", message: `no such folder: ${resolve(p)}` });
+  });
+
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default("127.0.0.1"),
+  HOST: hostSchema.default("127.0.0.1"),
+  LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(120_000).default(5_000),
   HTTP_KEEP_ALIVE_MS: z.coerce.number().int().min(1_000).max(290_000).default(65_000),
-  DATABASE_URL: z.string().optional(),
+  DATABASE_URL: urlOf(["postgres:", "postgresql:"], "postgres://user@127.0.0.1:5432/app").optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
-  DATA_DIR: z.string().default("./.data"),
-  OPENAI_BASE_URL: z.string().optional(),
+  DATA_DIR: folder(false).default("./.data"),
+  OPENAI_BASE_URL: urlOf(["http:", "https:"], "https://api.deepseek.com/v1").optional(),
   OPENAI_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   LLM_MAX_REPLY_CHARS: z.coerce.number().int().positive().optional(),
   LLM_TOTAL_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   LLM_FETCH: z.enum(["http", "platform"]).default("http"),
-  DOCS_DIR: z.string().optional(),
+  DOCS_DIR: folder(true).optional(),
   AI_DEBUG: z
     .enum(["true", "false", "1", "0", ""])
     .default("false")
     .transform((v) => v === "true" || v === "1"),
-  DEBUG_DIR: z.string().optional(),
+  DEBUG_DIR: folder(false).optional(),
   API_TOKENS: z.string().optional(),
   BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -47,6 +88,10 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   RUN_STALE_MS: z.coerce.number().int().min(300).default(15_000),
   RUN_SWEEP_MS: z.coerce.number().int().min(100).optional(),
+  COMMIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  RUN_CLOSE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  SWEEP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).optional(),
 });
 
 export interface Config {
@@ -62,6 +107,8 @@ export interface Config {
   databaseUrl?: string;
   /** Connections to the PostgreSQL server (DATABASE_POOL_MAX); embedded PGlite has one. */
   databasePoolMax: number;
+  /** How long opening a connection to the server may take (DATABASE_CONNECT_TIMEOUT_MS). */
+  databaseConnectTimeoutMs: number;
   dataDir: string;
   llm: {
     baseURL?: string;
@@ -95,6 +142,13 @@ export interface Config {
   runs: { staleMs: number; sweepMs: number };
   /** The operator's desk: presence and reminders (http/desk-config.ts). */
   desk: DeskConfig;
+  /**
+   * Every wait on the database is bounded (issue 47): a turn's commit (`commitMs`, then the
+   * turn ends with `error` + `done`, nothing stored), a failed run's close (`closeMs`), one
+   * sweep (`sweepMs`); and the whole shutdown (`shutdownMs`): past it the process exits anyway
+   * and logs what it was waiting on.
+   */
+  deadlines: { commitMs: number; closeMs: number; sweepMs: number; shutdownMs: number };
 }
 
 /** Reads `.env` (if present) without overriding the real environment. */
@@ -192,12 +246,24 @@ export function loadConfig(
    */
   rolesInUse: readonly string[] = [],
 ): Config {
-  const parsed = envSchema.safeParse(env);
+  // An empty value is an unset one (`PORT=` in an env file): its default, not a zero.
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ""));
+  const parsed = envSchema.safeParse(given);
   if (!parsed.success) {
-    const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    const msg = parsed.error.issues
+      .map((i) => {
+        const key = String(i.path[0] ?? "");
+        return `${key}${key in given ? `=${shown(key, given[key]!)}` : ""}: ${i.message}`;
+      })
+      .join("; ");
     throw new Error(`Invalid configuration: ${msg}`);
   }
   const e = parsed.data;
+  if (e.SHUTDOWN_TIMEOUT_MS !== undefined && e.SHUTDOWN_TIMEOUT_MS <= e.SHUTDOWN_GRACE_MS)
+    throw new Error(
+      `Invalid configuration: SHUTDOWN_TIMEOUT_MS=${e.SHUTDOWN_TIMEOUT_MS} must be longer than SHUTDOWN_GRACE_MS=${e.SHUTDOWN_GRACE_MS} (the turns' grace is part of the shutdown).`,
+    );
+  checkRoleSettings(env, rolesInUse);
   // An unsigned webhook would let anyone who learns the URL forge escalations.
   if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET)
     throw new Error(
@@ -225,6 +291,7 @@ export function loadConfig(
     keepAliveMs: e.HTTP_KEEP_ALIVE_MS,
     databaseUrl: e.DATABASE_URL || undefined,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     dataDir: e.DATA_DIR,
     llm: {
       baseURL: e.OPENAI_BASE_URL || undefined,
@@ -257,7 +324,35 @@ export function loadConfig(
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     runs: { staleMs: e.RUN_STALE_MS, sweepMs: e.RUN_SWEEP_MS ?? Math.round(e.RUN_STALE_MS / 3) },
     desk: loadDeskConfig(env),
+    deadlines: {
+      commitMs: e.COMMIT_TIMEOUT_MS,
+      closeMs: e.RUN_CLOSE_TIMEOUT_MS,
+      sweepMs: e.SWEEP_TIMEOUT_MS,
+      // The grace for running turns, their failure's record, the database's close, and a margin.
+      shutdownMs: e.SHUTDOWN_TIMEOUT_MS ?? e.SHUTDOWN_GRACE_MS + 15_000,
+    },
   };
+}
+
+/** Settings whose values are secrets (or hold one, as a URL's password): named, never echoed. */
+const SECRET = /KEY|SECRET|TOKEN|PASSWORD|DATABASE_URL/;
+const shown = (key: string, value: string) => (SECRET.test(key) ? "(hidden)" : JSON.stringify(value));
+
+/**
+ * A per-role setting names a role the systems call: `LLM_MODEL_ROUTR` (a typo) would otherwise be
+ * ignored in silence and the router run on the default model. Checked when the roles are known.
+ */
+function checkRoleSettings(env: Record<string, string | undefined>, rolesInUse: readonly string[]): void {
+  if (rolesInUse.length === 0) return;
+  const roles = new Set(rolesInUse.map((r) => r.toUpperCase()));
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined || v === "") continue;
+    const m = /^(LLM_MODEL|LLM_MAX_REPLY_CHARS|LLM_TOTAL_TIMEOUT_MS)_([A-Z0-9_]+)$/.exec(k);
+    if (m && !roles.has(m[2]!))
+      throw new Error(
+        `Invalid configuration: ${k}: no model role ${m[2]} (the roles are ${[...roles].join(", ")}; e.g. ${m[1]}_${[...roles][0]}).`,
+      );
+  }
 }
 
 /** LLM_MAX_REPLY_CHARS_<ROLE> / LLM_TOTAL_TIMEOUT_MS_<ROLE>, for whatever roles the systems call; a bad value refuses to start. */

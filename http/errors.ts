@@ -4,7 +4,7 @@ import { z } from "zod";
 import { AppError, errorStatus, type ErrorCode } from "../driver/errors";
 import { logger, requestLogContext, withIds } from "./observability/logger";
 import { metrics } from "./observability/metrics";
-import { isDataException, StaleVersionError } from "../storage/errors";
+import { isDataException, isStorageUnavailable, StaleVersionError } from "../storage/errors";
 import { jsonTooDeep, MAX_JSON_DEPTH } from "./json-depth";
 import { retryAfterHeader } from "./retry-after";
 
@@ -21,6 +21,7 @@ export function toAppError(e: unknown): AppError {
       "invalid_request",
       "Недопустимое значение в запросе (например, нулевой байт в тексте или не число там, где ожидается число).",
     );
+  if (isStorageUnavailable(e)) return storageUnavailable();
   if (e instanceof z.ZodError) return new AppError("invalid_request", describeZod(e), e.issues);
   if (e instanceof HTTPException) {
     const code: ErrorCode =
@@ -36,6 +37,14 @@ export function toAppError(e: unknown): AppError {
     return new AppError(code, e.message || code);
   }
   return new AppError("internal", "Внутренняя ошибка сервера. Запрос не выполнен, данные не изменены.");
+}
+
+/** The database is down, full or late: a retry later may succeed, nothing of the request was stored. */
+export function storageUnavailable(): AppError {
+  return new AppError(
+    "storage_unavailable",
+    "Хранилище временно недоступно (база данных не отвечает или нет места на диске). Запрос не выполнен, данные не изменены — повторите через несколько секунд.",
+  );
 }
 
 export function describeZod(e: z.ZodError): string {
@@ -91,6 +100,18 @@ export function errorResponse(c: Context, e: unknown): Response {
       ...(err.details !== undefined && err.code !== "internal" ? { details: err.details } : {}),
     },
   };
+  if (err.code === "storage_unavailable") {
+    // Logged (an operator must see an outage), but not as a bug: no stack.
+    logger.warn(
+      withIds(requestLogContext(c), {
+        event: "storage_unavailable",
+        method: c.req.method,
+        path: c.req.path,
+        err: { message: (e as Error)?.message ?? String(e), code: (e as { code?: unknown })?.code },
+      }),
+      "database unavailable",
+    );
+  }
   return c.json(body, errorStatus[err.code] as never, retryAfterHeader(err.code, err.details));
 }
 

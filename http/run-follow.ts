@@ -110,26 +110,35 @@ export async function followRun(deps: Deps, stream: SseStream, runId: string, af
       if (finished) unsubscribe();
     });
   } else {
-    while (!finished && !writer.isClosed) {
-      // Armed before reading, so news stored while this reads still wakes the next wait.
-      const news = deps.waker.arm(runId);
-      await markFollowed(deps.db.sql, runId);
-      const now = await getRun(deps.db.sql, runId);
-      const rows = await listRunEvents(deps.db.sql, runId, last);
-      for (const e of rows) if (!deliver(e)) break;
-      if (finished) break;
-      if (now && now.status !== "running" && rows.length === 0) {
-        // Ended and nothing after Last-Event-ID: the client has it all — unless no `done`
-        // was ever stored (a run closed by an older recovery), then it gets an ending.
-        const stored = await listRunEnding(deps.db.sql, runId);
-        if (!stored.some((e) => e.event === "done")) for (const e of endingOf(now)) deliver({ ...e, seq: last + 1 });
-        break;
+    // Read only when woken (its owner's announcement, a sweep's, LISTEN's reconnect), never on a
+    // timer; the run is marked as followed for its owner by the waker, for all followers at once.
+    const gone = new AbortController();
+    stream.onAbort(() => gone.abort());
+    const unfollow = deps.waker.follow(runId);
+    await markFollowed(deps.db.sql, runId).catch(() => {});
+    try {
+      while (!finished && !writer.isClosed && !gone.signal.aborted) {
+        // Armed before reading, so news stored while this reads still wakes the next wait.
+        const news = deps.waker.arm(runId);
+        const now = await getRun(deps.db.sql, runId);
+        const rows = await listRunEvents(deps.db.sql, runId, last);
+        for (const e of rows) if (!deliver(e)) break;
+        if (finished) break;
+        if (now && now.status !== "running" && rows.length === 0) {
+          // Ended and nothing after Last-Event-ID: the client has it all — unless no `done`
+          // was ever stored (a run closed by an older recovery), then it gets an ending.
+          const stored = await listRunEnding(deps.db.sql, runId);
+          if (!stored.some((e) => e.event === "done")) for (const e of endingOf(now)) deliver({ ...e, seq: last + 1 });
+          break;
+        }
+        if (now?.status === "running" && Date.now() - now.heartbeatAt.getTime() > deps.config.runs.staleMs) {
+          await failAbandonedRuns(deps.db.sql, { staleAfterMs: deps.config.runs.staleMs, ownerIs: now.owner });
+          continue;
+        }
+        if ((await news.wait(gone.signal)) === "aborted") break;
       }
-      if (now?.status === "running" && Date.now() - now.heartbeatAt.getTime() > deps.config.runs.staleMs) {
-        await failAbandonedRuns(deps.db.sql, { staleAfterMs: deps.config.runs.staleMs, ownerIs: now.owner });
-        continue;
-      }
-      await news.wait();
+    } finally {
+      unfollow();
     }
   }
   await writer.drain();

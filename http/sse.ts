@@ -107,9 +107,9 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
               run.emit("run_started", { runId: run.id, [o.idField ?? "conversationId"]: o.conversationId });
             await o.work(run, writer);
             if (!run.ended)
-              await inSpan("commit", { "run.id": run.id }, () =>
-                deps.db.sql.begin(async (tx) => run.complete(tx, [], o.outcome)),
-              ).then((publish) => publish());
+              await inSpan("commit", { "run.id": run.id }, () => run.commit([], o.outcome)).then((publish) =>
+                publish(),
+              );
           } catch (e) {
             const shutdown = deps.turns.stoppedByShutdown(run as unknown as Run);
             const gone = run.signal.aborted;

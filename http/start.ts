@@ -3,6 +3,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { RunHub } from "../driver/hub";
 import { createLlm, type Llm } from "../llm/client";
 import { openDatabase, type Database } from "../storage/db";
+import { withinDeadline } from "../storage/deadline";
 import { failAbandonedRuns, touchRuns } from "../storage/runs";
 import { ActiveTurns } from "./active-turns";
 import { createApp } from "./app";
@@ -23,7 +24,7 @@ export interface Started {
    * Stops listening, lets running turns finish within `graceMs` (default 0: stop them at once),
    * fails the rest with `error` + `done`, then closes the database.
    */
-  stop(graceMs?: number): Promise<void>;
+  stop(graceMs?: number, onStep?: (step: string) => void): Promise<void>;
 }
 
 /** Builds the dependencies and listens; used by main and by tests that need a real server. */
@@ -57,6 +58,7 @@ export async function startServer(
       dataDir: config.dataDir,
       max: config.databasePoolMax,
       onProgress: opts.progress,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
     }));
   const instanceId = randomUUID();
   // Embedded: one process owns the database, so any run still "running" died with the last one.
@@ -79,7 +81,7 @@ export async function startServer(
     Math.min(5_000, Math.max(100, Math.floor(config.runs.staleMs / 3))),
   );
   heartbeat.unref();
-  const sweeper = startRunSweep(db, instanceId, config.runs, log);
+  const sweeper = startRunSweep(db, hub, config.runs, config.deadlines.sweepMs, log);
   let server: ServerType;
   try {
     server = await new Promise<ServerType>((resolve, reject) => {
@@ -109,31 +111,40 @@ export async function startServer(
     deps,
     server,
     url,
-    async stop(graceMs = 0) {
+    async stop(graceMs = 0, onStep = () => {}) {
       // Keep listening while the turns drain: /readyz answers 503 and new /v1 requests get a
       // structured 503 (turns.draining), so a load balancer tells draining from dead (a refused
       // connection). Only then stop accepting; busy sockets go when their response ends.
-      const drained = await turns.drain(graceMs);
+      // Each step is named (onStep) so a shutdown past its deadline says what it waited on.
+      onStep(`draining ${turns.size} running turn(s)`);
+      const drained = await turns.drain(graceMs, config.deadlines.closeMs);
       const closed = new Promise<void>((r) => server.close(() => r()));
       (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       if (drained.finished || drained.stopped)
         log(`shutdown: ${drained.finished} turn(s) finished, ${drained.stopped} stopped after ${graceMs} ms`);
       clearInterval(heartbeat);
+      onStep("stopping the run sweep");
       await sweeper.stop();
       await desk.stop();
       presenceOf(deps).stop();
+      onStep("stopping the webhook dispatcher");
       await webhook.stop();
+      onStep("closing the LISTEN connection");
       await waker.close();
       // Followers' streams and anything else still open: their runs have ended by now.
+      onStep("closing client connections");
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await closed;
+      onStep("closing the database");
       if (!opts.db) await db.close();
+      onStep("stopped");
     },
   };
 }
 
 /**
- * Every process closes runs abandoned by a dead one (kill -9, a lost machine) every `sweepMs`:
+ * Every process closes runs abandoned by a dead one (kill -9, a lost machine), or stranded by
+ * itself (a failure it could not record), every `sweepMs`, each sweep bounded by `deadlineMs`:
  * one statement over the partial index of running runs (storage/runs.ts failAbandonedRuns),
  * which also stores their `error` + `done`. Without it, on a shared PostgreSQL server such a run
  * stayed `running` until a follower resumed it or a process started. Embedded PGlite closes them
@@ -142,19 +153,27 @@ export async function startServer(
  */
 function startRunSweep(
   db: Database,
-  instanceId: string,
+  hub: RunHub,
   runs: Config["runs"],
+  deadlineMs: number,
   log: (line: string) => void,
 ): { stop(): Promise<void> } {
   let inFlight: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (inFlight) return;
-    inFlight = failAbandonedRuns(db.sql, { staleAfterMs: runs.staleMs, exceptOwner: instanceId })
+    // This process's runs too (issue 47): a run whose failure could not be recorded while the
+    // database was away is no longer live here, and nobody else would ever close it. Only the
+    // runs this process is running now are spared; a stranded one is as silent as a dead one's.
+    inFlight = withinDeadline(
+      deadlineMs,
+      "run sweep",
+      failAbandonedRuns(db.sql, { staleAfterMs: runs.staleMs, exceptIds: hub.liveIds() }),
+    )
       .then(
         (ids) => {
           if (ids.length) log(`sweep: closed ${ids.length} run(s) abandoned by a stopped process: ${ids.join(", ")}`);
         },
-        // A failed sweep (database away, a lock timeout) is retried by the next one.
+        // A failed or late sweep (database away, a lock timeout) is retried by the next one.
         () => {},
       )
       .finally(() => (inFlight = null));

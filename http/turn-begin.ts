@@ -66,6 +66,7 @@ export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise
         owner: deps.instanceId,
         debug: o.debug ?? deps.config.aiDebug,
         detachGraceMs: deps.config.detachGraceMs,
+        deadlines: { commitMs: deps.config.deadlines.commitMs, closeMs: deps.config.deadlines.closeMs },
         asyncCommits: deps.db.backend === "postgres",
         notifyFollowers: deps.db.backend === "postgres",
         claim,

@@ -32,14 +32,28 @@ export interface OpenOptions {
   max?: number;
   /** Told each slow step (initdb, each migration) as it starts: main.ts shows it as a progress line. */
   onProgress?: (step: string) => void;
+  /** How long opening a connection to the server may take (postgres.js's default: 30 s). */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * Reconnecting to a server that went away (issue 47). postgres.js's own back-off grows to 20 s
+ * between attempts, and a statement waits in the queue for the next one: requests hung for
+ * 8–20 s into an outage instead of failing. At most 1 s between attempts, and a connect bounded
+ * by `connectTimeoutMs`: a request's statement fails within about that, and the HTTP edge
+ * answers 503 storage_unavailable; attempts are made only while statements wait.
+ */
+export const reconnectBackoffS = (retries: number) => Math.min(0.1 * 2 ** retries, 1);
+export const CONNECT_TIMEOUT_MS = 5_000;
 
 // Numeric, bigint and jsonb come back as JS values; silence NOTICEs (e.g. "already exists").
 const common = { onnotice: () => {}, types: { bigint: postgres.BigInt } } as const;
 
 export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {
   const progress = opts.onProgress ?? (() => {});
-  const db = opts.url ? openServer(opts.url, opts.max ?? 10) : await openEmbedded(opts.dataDir ?? "./.data", progress);
+  const db = opts.url
+    ? openServer(opts.url, opts.max ?? 10, opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS)
+    : await openEmbedded(opts.dataDir ?? "./.data", progress);
   if (opts.migrate !== false) {
     try {
       const files = readMigrations();
@@ -53,8 +67,14 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {
   return db;
 }
 
-function openServer(url: string, max: number): Database {
-  const sql = postgres(url, { ...common, max, connection: { application_name: "dialogue-statecharts" } });
+function openServer(url: string, max: number, connectTimeoutMs: number): Database {
+  const sql = postgres(url, {
+    ...common,
+    max,
+    connect_timeout: Math.max(1, Math.ceil(connectTimeoutMs / 1000)),
+    backoff: reconnectBackoffS,
+    connection: { application_name: "dialogue-statecharts" },
+  });
   installSafeBegin(sql as never);
   return { sql, backend: "postgres", close: () => sql.end({ timeout: 5 }) };
 }

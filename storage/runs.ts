@@ -467,9 +467,20 @@ export const FOLLOWED_WITHIN_MS = 5_000;
  * Calls `onRun(runId)` for every run id announced on RUN_EVENTS_CHANNEL, on a connection of
  * its own (postgres.js opens one for LISTEN). Resolves with the function that stops listening.
  */
-export async function listenRunEvents(sql: postgres.Sql, onRun: (runId: string) => void): Promise<() => Promise<void>> {
-  const { unlisten } = await sql.listen(RUN_EVENTS_CHANNEL, onRun);
+export async function listenRunEvents(
+  sql: postgres.Sql,
+  onRun: (runId: string) => void,
+  /** Called each time LISTEN is in place: first, and again after its connection was re-established. */
+  onListen?: () => void,
+): Promise<() => Promise<void>> {
+  const { unlisten } = await sql.listen(RUN_EVENTS_CHANNEL, onRun, onListen);
   return unlisten;
+}
+
+/** Marks runs as followed from another process, all in one statement (http/run-waker.ts). */
+export async function markFollowedRuns(sql: Tx, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`update runs set followed_at = now() where id = any(${ids}::uuid[]) and status = 'running'`;
 }
 
 /**
@@ -654,18 +665,28 @@ export const MAX_RUN_EVENTS = 1_000_000;
  * resuming with any Last-Event-ID it got from the dead process sees how the run ended.
  * Returns the ids it closed.
  */
-export async function failAbandonedRuns(
+export function failAbandonedRuns(
   sql: Tx,
-  opts: { staleAfterMs: number; exceptOwner?: string; ownerIs?: string },
-): Promise<string[]> {
+  opts: {
+    staleAfterMs: number;
+    exceptOwner?: string;
+    ownerIs?: string;
+    /** Runs this process is running (its hub's live ids): never closed, whatever their heartbeat. */
+    exceptIds?: string[];
+    /** Only this conversation's runs (an erasure that found one running). */
+    conversationId?: string;
+  },
+): Promise<string[]> & { cancel(): void } {
   const error = sql.json({ code: "internal", message: ABANDONED_MESSAGE } as never);
-  const rows = await sql<{ id: string }[]>`
+  const q = sql<{ id: string }[]>`
     with dead as (
       update runs set status = 'failed', error_code = 'internal', outcome = ${ABANDONED}, reason_codes = '{internal}', finished_at = now()
       where status = 'running'
         and (${opts.ownerIs ?? null}::uuid is null or owner = ${opts.ownerIs ?? null})
         and (${opts.exceptOwner ?? null}::uuid is null or owner <> ${opts.exceptOwner ?? null})
         and heartbeat_at < now() - make_interval(secs => ${opts.staleAfterMs / 1000})
+        ${opts.exceptIds?.length ? sql`and id <> all(${opts.exceptIds}::uuid[])` : sql``}
+        ${opts.conversationId ? sql`and conversation_id = ${opts.conversationId}` : sql``}
       returning id),
     stored as (
       select d.id, coalesce(max(e.seq), 0) as seq from dead d left join run_events e on e.run_id = d.id group by d.id),
@@ -675,6 +696,11 @@ export async function failAbandonedRuns(
       union all
       select id, greatest(seq, ${MAX_RUN_EVENTS}) + 2, 'done', '{}'::jsonb from stored
       on conflict (run_id, seq) do nothing)
-    select id from dead`;
-  return rows.map((r) => r.id);
+    -- Its followers on any process wake and read the ending (they do not poll).
+    select id, pg_notify(${RUN_EVENTS_CHANNEL}, id::text) from dead`;
+  // Cancellable, for a caller with a deadline (storage/deadline.ts).
+  return Object.assign(
+    q.then((rows) => rows.map((r) => r.id)),
+    { cancel: () => void q.cancel() },
+  );
 }

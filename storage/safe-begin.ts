@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { withinDeadline } from "./deadline";
 
 type AnySql = postgres.Sql<Record<string, unknown>>;
 type Reserved = postgres.ReservedSql<Record<string, unknown>>;
@@ -19,9 +20,21 @@ const CONNECTION_LOST = new Set(["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNE
  * when it throws, savepoints as `tx.savepoint(fn)`.
  */
 export function installSafeBegin(sql: AnySql): void {
-  const begin = async (a: unknown, b?: unknown): Promise<unknown> => {
+  const begin = (a: unknown, b?: unknown): Promise<unknown> => {
     const [mode, fn] = typeof a === "function" ? ["", a] : [String(a ?? ""), b];
+    return transaction(mode, fn as (tx: Reserved) => unknown, null);
+  };
+  /**
+   * `late` is set when the caller stopped waiting (its deadline passed): a connection reserved
+   * after that is released unused, and a transaction whose body ends after it rolls back instead
+   * of committing — its caller was already told it failed.
+   */
+  const transaction = async (mode: string, fn: (tx: Reserved) => unknown, late: { set: boolean } | null) => {
     const conn = await sql.reserve();
+    if (late?.set) {
+      conn.release();
+      throw new Error("transaction abandoned: its deadline passed while it waited for a connection");
+    }
     let lost = false;
     try {
       // BEGIN is not waited for: the transaction's first statements follow it on the same
@@ -34,6 +47,7 @@ export function installSafeBegin(sql: AnySql): void {
         const out = await (fn as (tx: Reserved) => unknown)(tx);
         const result = Array.isArray(out) ? await Promise.all(out) : out;
         await began;
+        if (late?.set) throw new Error("transaction abandoned: its deadline passed before its commit");
         await conn.unsafe("commit");
         return result;
       } catch (e) {
@@ -47,6 +61,31 @@ export function installSafeBegin(sql: AnySql): void {
     }
   };
   (sql as unknown as { begin: typeof begin }).begin = begin;
+  bounded.set(sql, (ms, what, fn) => {
+    const late = { set: false };
+    return withinDeadline(ms, what, transaction("", fn, late), () => (late.set = true));
+  });
+}
+
+type BoundedBegin = (ms: number, what: string, fn: (tx: Reserved) => unknown) => Promise<unknown>;
+const bounded = new WeakMap<object, BoundedBegin>();
+
+/**
+ * `sql.begin(fn)` that waits at most `ms` (issue 47: every wait on the database is bounded):
+ * past it the caller gets StorageDeadlineError, and the transaction, whenever its connection
+ * or its body comes back, rolls back instead of committing. On a pool without installSafeBegin
+ * (a transaction's own handle) only the wait is bounded.
+ */
+export function beginWithin<T>(
+  sql: postgres.Sql | postgres.TransactionSql,
+  ms: number,
+  what: string,
+  fn: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
+  const b = bounded.get(sql);
+  if (b) return b(ms, what, fn as never) as Promise<T>;
+  if ("begin" in sql) return withinDeadline(ms, what, (sql as postgres.Sql).begin(fn) as Promise<T>);
+  return withinDeadline(ms, what, fn(sql));
 }
 
 function withSavepoints(conn: Reserved): Reserved {

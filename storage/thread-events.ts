@@ -47,6 +47,11 @@ export async function appendThreadEvent(
   return { seq: row!.seq, kind: e.kind, data: e.data, at: row!.created_at.toISOString() };
 }
 
+/** Wakes the thread's followers in other processes (e.g. the conversation was erased: they end). */
+export async function notifyThread(sql: Tx, conversationId: string): Promise<void> {
+  await sql`select pg_notify(${RUN_EVENTS_CHANNEL}, ${threadWakeKey(conversationId)})`;
+}
+
 interface Row {
   seq: number;
   kind: ThreadEventKind;

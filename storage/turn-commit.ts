@@ -76,7 +76,12 @@ export class RunClosedError extends Error {
  * Inside a transaction it works the same (a caller with writes that need one runs them after it).
  * Returns the new row version; throws StaleVersionError or RunClosedError.
  */
-export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
+export async function commitTurn(
+  sql: Tx,
+  c: TurnCommit,
+  /** Filled with the statement's cancel, for a caller that stops waiting (storage/deadline.ts). */
+  handle?: { cancel?: () => void },
+): Promise<number> {
   const s = c.snapshot;
   const run = c.run;
   const passed = sql`exists (select 1 from t_snap)`;
@@ -104,12 +109,14 @@ export async function commitTurn(sql: Tx, c: TurnCommit): Promise<number> {
   }
   let rows: { row_version: number | null; running: number }[];
   try {
-    rows = await sql<{ row_version: number | null; running: number }[]>`
+    const q = sql<{ row_version: number | null; running: number }[]>`
       with ${joinFragments(sql, ctes)}
       select (select row_version from t_snap) as row_version,
              ${run ? sql`(select count(*) from t_run)::int` : sql`1`} as running
              ${run ? sql`, case when ${passed} and not exists (select 1 from t_up) then abort_statement(${RUN_CLOSED}) end as closed` : sql``}
              ${run?.notify ? sql`, (${notifyFollowed(sql, sql`t_up`)}) as notified` : sql``}`;
+    if (handle) handle.cancel = () => void q.cancel();
+    rows = await q;
   } catch (e) {
     if (run && (e as { code?: string; message?: string }).code === "P0001" && (e as Error).message === RUN_CLOSED)
       throw new RunClosedError(run.id);

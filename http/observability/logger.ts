@@ -68,7 +68,26 @@ export function redactLine(line: Record<string, unknown>): Record<string, unknow
  * exits (a fatal line before process.exit) is written synchronously.
  */
 function stdoutPerLoopTurn(): DestinationStream {
-  const out = pino.destination({ dest: 1, sync: false });
+  // A full stdout pipe is waited out asynchronously (the lines are kept). A synchronous flush —
+  // pino's on a fatal line and in its exit hook, ours at exit — gets EXIT_FLUSH_MS: sonic-boom's
+  // flushSync retries EAGAIN forever, sleeping on the main thread, so a server whose log reader
+  // stopped reading (a supervisor, a test runner done with it) never exited on SIGTERM, nor on a
+  // second one (issue 47: 50 minutes). And while a write is still in flight (the pipe is full) it
+  // is skipped: on a blocking pipe a synchronous write would wait in the kernel for good.
+  let syncBy = Infinity;
+  const out = pino.destination({ dest: 1, sync: false, retryEAGAIN: () => Date.now() < syncBy });
+  const flushSyncUnbounded = out.flushSync.bind(out);
+  out.flushSync = () => {
+    if ((out as unknown as { _writing?: boolean })._writing) return;
+    syncBy = Date.now() + EXIT_FLUSH_MS;
+    try {
+      flushSyncUnbounded();
+    } catch {
+      // Nobody reads stdout: the lines are lost rather than the process.
+    } finally {
+      syncBy = Infinity;
+    }
+  };
   let gathered = "";
   const handOver = () => {
     const text = gathered;
@@ -79,15 +98,37 @@ function stdoutPerLoopTurn(): DestinationStream {
     handOver();
     out.flushSync();
   });
+  const stream = out;
+  flushBeforeExit = (ms) =>
+    new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), ms);
+      t.unref();
+      handOver();
+      stream.flush((err) => (clearTimeout(t), resolve(!err)));
+    });
   return {
     write(line: string) {
       if (!gathered) setImmediate(handOver);
       gathered += line;
     },
-    flush: (cb?: (err?: Error) => void) => (handOver(), out.flush(cb)),
-    flushSync: () => (handOver(), out.flushSync()),
+    flush: (cb?: (err?: Error) => void) => (handOver(), stream.flush(cb)),
+    flushSync: () => (handOver(), stream.flushSync()),
   } as DestinationStream;
 }
+
+/** How long an exiting process may wait for a full stdout pipe to take its last log lines. */
+export const EXIT_FLUSH_MS = 1_000;
+
+let flushBeforeExit: ((ms: number) => Promise<boolean>) | null = null;
+
+/**
+ * Writes the log's gathered lines, waiting at most `ms` (asynchronously: a stdout nobody reads
+ * cannot hold the process). True when they were written. Called before a planned exit.
+ */
+export function flushLog(ms = EXIT_FLUSH_MS): Promise<boolean> {
+  return flushBeforeExit ? flushBeforeExit(ms) : Promise.resolve(true);
+}
+
 
 /**
  * How the server's own lines look: `pretty` (pino-pretty: time, level, message, the fields on one

@@ -12,8 +12,10 @@ import {
   BadCursor,
   type InboxFilter as Filter,
 } from "../../storage/inbox";
+import { withinDeadline } from "../../storage/deadline";
 import { listMessages } from "../../storage/messages";
-import { lastThreadEventSeq, threadWakeKey } from "../../storage/thread-events";
+import { failAbandonedRuns } from "../../storage/runs";
+import { lastThreadEventSeq, notifyThread, threadWakeKey } from "../../storage/thread-events";
 import type { AuthEnv } from "../auth";
 import type { Deps } from "../deps";
 import { describeZod, readJson } from "../errors";
@@ -214,13 +216,33 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
 
   /** The right to erasure: the conversation and every row of it, and its AI_DEBUG files. */
   app.delete("/v1/inbox/conversations/:id", async (c) => {
-    const r = await eraseConversation(sql, c.get("tenantId"), c.req.param("id"));
+    const tenantId = c.get("tenantId");
+    const id = c.req.param("id");
+    let r = await eraseConversation(sql, tenantId, id);
+    // Erasure never waits on a run that no process runs (issue 47): a run whose process died, or
+    // whose failure this process could not record while the database was away, is closed here
+    // (as the sweep would close it), and the conversation erased.
+    if (r.result === "running") {
+      const closed = await withinDeadline(
+        deps.config.deadlines.sweepMs,
+        "run sweep",
+        failAbandonedRuns(sql, {
+          staleAfterMs: deps.config.runs.staleMs,
+          exceptIds: deps.hub.liveIds(),
+          conversationId: id,
+        }),
+      );
+      if (closed.length) r = await eraseConversation(sql, tenantId, id);
+    }
     if (r.result === "not_found") throw new AppError("not_found", "Такого диалога нет.");
     if (r.result === "running")
       throw new AppError("conflict", "Сейчас идёт ход этого диалога; удалите его после ответа.");
     await Promise.all(
       r.runIds.map((id) => rm(join(deps.config.debugDir, id), { recursive: true, force: true }).catch(() => {})),
     );
+    // The thread's followers (they wait for news, not poll) find it gone and end: here and elsewhere.
+    deps.waker.poke(threadWakeKey(id));
+    if (deps.db.backend === "postgres") await notifyThread(sql, id).catch(() => {});
     return c.body(null, 204);
   });
   return app;

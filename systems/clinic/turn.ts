@@ -217,12 +217,10 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
     const data: ClinicFinal = { reply: MODEL_UNAVAILABLE_REPLY, state: before, events: ["model_unavailable"] };
     stages.emit("12", "response-validation", () => ({ events: data.events, error: `${f.role}: ${f.message}` }));
     stages.finish();
-    const publish = await a.sql.begin((tx) =>
-      a.run.complete(tx, [{ event: "final", data }], {
-        outcome: "model_unavailable",
-        reasonCodes: ["model_unavailable"],
-      }),
-    );
+    const publish = await a.run.commit([{ event: "final", data }], {
+      outcome: "model_unavailable",
+      reasonCodes: ["model_unavailable"],
+    });
     publish();
     return data;
   }

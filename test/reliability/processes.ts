@@ -81,6 +81,8 @@ export async function startServerProcess(
   timeoutMs = 90_000,
   /** A command the server runs under, e.g. `unshare --pid --fork --mount-proc --kill-child`. */
   prefix: string[] = [],
+  /** `stdoutFd`: the server's stdout goes to this descriptor instead of a pipe the test reads (e.g. a FIFO nobody reads). */
+  o: { stdoutFd?: number } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -99,10 +101,10 @@ export async function startServerProcess(
   const child = spawn(prefix[0] ?? argv[0]!, [...prefix.slice(1), ...(prefix.length ? argv : argv.slice(1))], {
     cwd: process.cwd(),
     env: full,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", o.stdoutFd ?? "pipe", "pipe"],
   });
   let log = "";
-  child.stdout!.on("data", (d) => (log += d));
+  child.stdout?.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const proc: ServerProcess = {

@@ -1,9 +1,16 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DataDirLocked, LEASE_MS, LOCK_FILE, lockDataDir, startTimeOf } from "../../storage/data-dir-lock";
+import {
+  DataDirLocked,
+  LEASE_MS,
+  LOCK_FILE,
+  lockDataDir,
+  processStateOf,
+  startTimeOf,
+} from "../../storage/data-dir-lock";
 import { openDatabase } from "../../storage/db";
 
 const dirs: string[] = [];
@@ -66,6 +73,43 @@ describe("DATA_DIR lock", () => {
       JSON.stringify({ ...me, bootId: "another-boot", pid: process.ppid, startTime: startTimeOf(process.ppid) }),
     );
     lockDataDir(dir).release();
+  });
+
+  it("a zombie holder is dead: killed, not yet reaped by its parent, it still answers kill(pid, 0)", async () => {
+    // `sh` starts a short child in the background, then becomes `sleep`, which never reaps it:
+    // once the child exits it stays a zombie for as long as the sleep runs.
+    const parent = spawn("sh", ["-c", "sleep 0.05 & exec sleep 30"], { stdio: "ignore" });
+    try {
+      let zombie: number | null = null;
+      for (let i = 0; i < 100 && zombie === null; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const children = readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, "utf8").trim();
+        const pid = Number(children.split(" ")[0]);
+        if (pid && processStateOf(pid) === "Z") zombie = pid;
+      }
+      expect(zombie).not.toBeNull();
+      expect(() => process.kill(zombie!, 0)).not.toThrow(); // what the pid check alone saw
+      const dir = scratch();
+      const me = {
+        host: hostname(),
+        since: "",
+        bootId: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
+        pidNs: readlinkSync("/proc/self/ns/pid"),
+      };
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ ...me, pid: zombie, startTime: startTimeOf(zombie!) }));
+      const lock = lockDataDir(dir);
+      expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).pid).toBe(process.pid);
+      lock.release();
+      // A live holder (the sleeping parent) is still refused.
+      writeFileSync(
+        join(dir, LOCK_FILE),
+        JSON.stringify({ ...me, pid: parent.pid, startTime: startTimeOf(parent.pid!) }),
+      );
+      expect(processStateOf(parent.pid!)).toMatch(/^[RSD]$/);
+      expect(() => lockDataDir(dir)).toThrow(new RegExp(`pid ${parent.pid}`));
+    } finally {
+      parent.kill("SIGKILL");
+    }
   });
 
   it("a holder in another pid namespace holds a lease: refused while it is fresh, taken once it runs out", () => {
