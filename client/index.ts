@@ -10,7 +10,6 @@ import type {
   OperatorMessageBody,
   TransferBody,
 } from "../contract/inbox";
-import type { InboxDetail, InboxItem, InboxList, OperatorMessage, OperatorMessageBody } from "../contract/inbox";
 import type {
   Note as NoteSchema,
   NoteBody,

@@ -321,8 +321,8 @@ async function scriptedRun(): Promise<void> {
   await call("POST", "/v1/inbox/conversations/00000000-0000-0000-0000-000000000000/presence", {
     body: { state: "viewing" },
   });
-  const desk = await call("GET", "/v1/inbox/presence", { stopAfter: 1 });
-  expect(desk.events!.map((e) => e.event)).toEqual(["presence.snapshot"]);
+  const presence = await call("GET", "/v1/inbox/presence", { stopAfter: 1 });
+  expect(presence.events!.map((e) => e.event)).toEqual(["presence.snapshot"]);
   await call("GET", `/v1/clinic/threads/${escalatedThread}/events?lastEventId=6`, { stopAfter: 1 });
   await call("GET", "/v1/inbox/reminders");
   // The webhook's dead letters (no receiver here: one made dead directly), listed and sent again.
