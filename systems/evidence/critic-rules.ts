@@ -7,7 +7,6 @@ import { field, passes } from "./executor";
 import { planFor } from "./plan-rules";
 import type { TurnScope } from "./frame-resolve";
 import { READINGS } from "./glossary";
-import { CRITIC_ADDABLE, type CriticOutput } from "./model-outputs";
 import { reasonInfo, sortReasons, type OutcomeClass, type ReasonCode } from "./reason-codes";
 
 export interface CriticInput {
@@ -382,84 +381,5 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
   return finish([...reasons].some((r) => r !== "RELATIVE_DATE_RESOLVED") ? "PARTIALLY_ANSWERED" : "FULLY_ANSWERED");
 }
 
-/** What a critic's point may stand on in this run: its facts, its plan's steps, its failed tool runs. */
-export interface CritiqueGround {
-  factIds: string[];
-  stepIds: string[];
-  failedTools: string[];
-}
-
-export function critiqueGround(bundle: EvidenceBundle, plan: ExecutionPlan | null, runs: ToolRun[]): CritiqueGround {
-  return {
-    factIds: bundle.facts.map((f) => f.fact_id),
-    stepIds: plan?.steps.map((s) => s.step_id) ?? [],
-    failedTools: runs.filter((r) => !OKS.has(r.status) && r.status !== "skipped").map((r) => r.tool_name),
-  };
-}
-
-/** A point names something of this run: a fact id, a plan step id or a failed tool (§6.2.7). */
-export function grounded(text: string, g: CritiqueGround): boolean {
-  const refs = [...text.matchAll(/(?<![\p{L}\d])([FS]\d{1,4})(?![\p{L}\d])/gu)].map((m) => m[1]!);
-  return (
-    refs.some((r) => g.factIds.includes(r) || g.stepIds.includes(r)) || g.failedTools.some((t) => text.includes(t))
-  );
-}
-
-/**
- * The model critic's points that stand on something of this run; the rest are dropped (the
- * critic proposes, it does not invent, §6.2.7) and named so the trace keeps them.
- */
-export function groundCritique(m: CriticOutput, g: CritiqueGround): { kept: CriticOutput; dropped: string[] } {
-  const dropped: string[] = [];
-  const keep = (xs: string[]) => xs.filter((x) => grounded(x, g) || (dropped.push(x), false));
-  const kept: CriticOutput = {
-    covered_points: m.covered_points,
-    uncovered_points: keep(m.uncovered_points),
-    next_best_actions: keep(m.next_best_actions),
-    extra_reasons: m.extra_reasons.filter((r) => grounded(r.message, g) || (dropped.push(r.message), false)),
-  };
-  return { kept, dropped };
-}
-
-/**
- * Adds the model critic's findings; it can lower a full answer to partial, never raise one. With
- * `ground`, only points that name a fact, a plan step or a failed tool of this run are taken.
- */
-export function mergeCritique(
-  c: CoverageReport,
-  raw: CriticOutput | null,
-  status: CoverageReport["critic"]["model"],
-  note: string | null = null,
-  ground?: CritiqueGround,
-): CoverageReport {
-  if (!raw) return { ...c, critic: { rules: true, model: status, note } };
-  const { kept: m, dropped } = ground ? groundCritique(raw, ground) : { kept: raw, dropped: [] };
-  if (dropped.length)
-    note = [
-      note,
-      `отброшены пункты критика без опоры на факт, шаг плана или сбой инструмента: ${dropped.map((d) => `«${d}»`).join("; ")}`,
-    ]
-      .filter(Boolean)
-      .join("; ");
-  const extra = m.extra_reasons.filter((r) => (CRITIC_ADDABLE as readonly string[]).includes(r.reason_code));
-  const reason_codes = sortReasons([...c.reason_codes, ...extra.map((r) => r.reason_code)]);
-  const outcome = c.outcome === "FULLY_ANSWERED" && extra.length ? "PARTIALLY_ANSWERED" : c.outcome;
-  return {
-    ...c,
-    outcome,
-    answerability: outcome === "PARTIALLY_ANSWERED" ? "partial" : c.answerability,
-    uncovered_points: [...new Set([...c.uncovered_points, ...m.uncovered_points])],
-    why_partial: [...c.why_partial, ...extra.filter((e) => !c.why_partial.some((w) => w.message === e.message))],
-    next_best_actions: [...new Set([...c.next_best_actions, ...m.next_best_actions])].slice(0, 6),
-    reason_codes,
-    critic: {
-      rules: true,
-      model: status,
-      note:
-        note ??
-        (m.extra_reasons.length > extra.length
-          ? "часть кодов модели отброшена: критик может добавлять только пробелы глубины"
-          : null),
-    },
-  };
-}
+// The model critic's closed set of gaps and actions, and how they are merged: critic-kinds.ts.
+export { critiqueGround, mergeCritique, renderCritique, type CritiqueGround } from "./critic-kinds";
