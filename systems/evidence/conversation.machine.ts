@@ -26,6 +26,7 @@ import { advanceState } from "./conversation-state";
 import { critiqueGround, mergeCritique, ruleCoverage } from "./critic-rules";
 import { buildEvidence } from "./evidence-builder";
 import { buildFrame, resolveScope, ruleFrame, type TurnScope } from "./frame-resolve";
+import { missingMandatory, withMandatory } from "./mandatory";
 import type { CriticOutput, InterpreterOutput } from "./model-outputs";
 import type { OutcomeClass, ReasonCode } from "./reason-codes";
 
@@ -232,6 +233,14 @@ function finishTurn(context: EvidenceContext, event: AnswerEnd): Partial<Evidenc
     validation = { ok: checked.ok, issues: checked.issues, citations: checked.citations };
     const gate = event.gateIssues ?? [];
     if (gate.length) validation = { ...validation, ok: false, issues: [...new Set([...gate, ...validation.issues])] };
+    // What a fault left unchecked is shown whatever the model wrote: an answer without it is replaced.
+    const left = validation.ok ? missingMandatory(rendered, w.coverage!) : [];
+    if (left.length)
+      validation = {
+        ...validation,
+        ok: false,
+        issues: [...validation.issues, `пропущены обязательные пункты: ${left.map((x) => `«${x}»`).join("; ")}`],
+      };
   }
   // The model wrote slots; the package holds what the user sees: the slots rendered from the evidence.
   const answer: FinalAnswerPackage = validation?.ok ? modelPackage(rendered, draft) : draft;
@@ -282,15 +291,18 @@ function composeDraft(
 ): TurnWork {
   const w = work(context);
   const coverage = mergeCritique(w.coverage!, critique, status, note, critiqueGround(w.bundle, w.plan, w.toolRuns));
-  const draft = composeAnswer({
-    scope: w.scope!,
+  const draft = withMandatory(
+    composeAnswer({
+      scope: w.scope!,
+      coverage,
+      bundle: w.bundle,
+      toolRuns: w.toolRuns,
+      clarifying_question: w.clarifying,
+      offline: w.offline,
+      interpretedBy: w.frame?.interpreted_by,
+    }),
     coverage,
-    bundle: w.bundle,
-    toolRuns: w.toolRuns,
-    clarifying_question: w.clarifying,
-    offline: w.offline,
-    interpretedBy: w.frame?.interpreted_by,
-  });
+  );
   return { ...w, coverage, draft };
 }
 

@@ -200,7 +200,11 @@ export function mergeCritique(
     answerability: outcome === "PARTIALLY_ANSWERED" ? "partial" : c.answerability,
     uncovered_points: [...new Set([...c.uncovered_points, ...gaps.map((x) => x.message)])],
     why_partial: [...c.why_partial, ...gaps.filter((e) => !c.why_partial.some((w) => w.message === e.message))],
-    next_best_actions: [...new Set([...c.next_best_actions, ...r.actions])].slice(0, 6),
+    // The rules' actions all stay (faults' retries among them); the critic's fill up to six.
+    next_best_actions: [...new Set([...c.next_best_actions, ...r.actions])].slice(
+      0,
+      Math.max(6, c.next_best_actions.length),
+    ),
     reason_codes: sortReasons([...c.reason_codes, ...gaps.map((x) => x.reason_code)]),
     critic: { rules: true, model: status, note: notes.filter(Boolean).join("; ") || null },
   };

@@ -8,6 +8,7 @@ import { planFor } from "./plan-rules";
 import type { TurnScope } from "./frame-resolve";
 import { READINGS } from "./glossary";
 import { reasonInfo, sortReasons, type OutcomeClass, type ReasonCode } from "./reason-codes";
+import { displayName } from "./tool-strings";
 
 export interface CriticInput {
   requestId: string;
@@ -44,6 +45,27 @@ export function shallowerThanFloor(i: CriticInput): string[] {
       .filter((r) => r.tool_name === tool && OKS.has(r.status))
       .flatMap((r) => (field(r.output, "rows") as unknown[] | undefined) ?? []);
   const out: string[] = [];
+  // Checks the model's plan left out, added by the engine (extendToFloor): the model's route was
+  // shallower than the intent needs, whatever the added steps then found.
+  const added = i.plan.extended_by_engine ?? [];
+  if (added.length)
+    out.push(
+      `План, составленный моделью, не включал ${added.length === 1 ? "проверку" : "проверки"} ${added.map((a) => `«${planPurpose(i.plan!, a)}»`).join(", ")} — ${added.length === 1 ? "она добавлена" : "они добавлены"} по встроенному плану`,
+    );
+  // A core read narrowed by the model (a filter the built-in plan does not set, e.g. only overdue
+  // rows for a question about any open balance): every check built on it covers fewer cases.
+  for (const f of floor.steps) {
+    if (!f.tool || f.for_each) continue;
+    for (const m of i.plan.steps.filter((x) => x.tool === f.tool && !x.for_each)) {
+      const narrowed = Object.entries(m.input).filter(
+        ([k, v]) => !(k in f.input) && v !== false && v !== null && v !== undefined && v !== "",
+      );
+      if (narrowed.length)
+        out.push(
+          `Шаг «${f.purpose}» выполнен с ограничением, которого нет во встроенном плане (${narrowed.map(([k]) => k).join(", ")}) — проверено меньше случаев`,
+        );
+    }
+  }
   for (const f of floor.steps) {
     if (!f.tool || !f.for_each) continue;
     const source = floor.steps.find((x) => x.step_id === f.for_each!.split(".")[0]);
@@ -71,6 +93,12 @@ export function shallowerThanFloor(i: CriticInput): string[] {
   return out;
 }
 
+/** The purpose of an added step, from its `S7: purpose (tool)` record. */
+function planPurpose(plan: ExecutionPlan, added: string): string {
+  const id = added.split(":")[0]!;
+  return plan.steps.find((s) => s.step_id === id)?.purpose ?? added;
+}
+
 /** Bindings that only a role the user never stated made unique. */
 export function narrowedByInferredRole(bundle: EvidenceBundle, scope: TurnScope) {
   return scope.role_said ? [] : bundle.entity_bindings.filter((b) => b.status === "bound" && b.narrowed_by_role.length);
@@ -96,6 +124,18 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     reasons.add(code);
     if (!why.some((w) => w.reason_code === code && w.message === message)) why.push({ reason_code: code, message });
   };
+  // What a fault left unchecked must reach the user whatever a model writes: named here, in the
+  // report, so neither the critic nor the answer can drop it (coverage.mandatory).
+  const must = { not_established: [] as string[], next_step: [] as string[] };
+  const sayMust = (code: ReasonCode, message: string) => {
+    say(code, message);
+    if (!must.not_established.includes(message)) must.not_established.push(message);
+  };
+  const RETRY = "Повторить запрос позже: источник данных не ответил или ответил с ошибкой";
+  const nextMust = (text: string) => {
+    next.push(text);
+    if (!must.next_step.includes(text)) must.next_step.push(text);
+  };
   let clarifying = i.scope.clarifying_question;
   const finish = (outcome: OutcomeClass): RuledCoverage => {
     const codes = sortReasons(reasons);
@@ -114,6 +154,7 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
         reason_codes: codes,
         outcome,
         critic: { rules: true, model: "skipped", note: null },
+        ...(must.not_established.length || must.next_step.length ? { mandatory: must } : {}),
       },
       clarifying_question: clarifying,
     };
@@ -222,7 +263,7 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       }
       // A human sentence for the answer; the tool's raw error text stays in the tool run and the trace.
       if (r.error_code && TOOLING.includes(r.error_code))
-        say(
+        sayMust(
           r.error_code,
           `«${s.purpose}»${s.required ? " (обязательная проверка)" : ""}: ${r.status === "timeout" ? "источник данных не ответил вовремя" : reasonInfo[r.error_code].ru}`,
         );
@@ -231,8 +272,10 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     const failed = runs[0]!;
     if (!s.required) {
       // A step skipped because an earlier one failed is a consequence, already reported there.
-      if (failed.status !== "skipped" && failed.error_code && TOOLING.includes(failed.error_code))
-        say("EVIDENCE_DEPTH_LIMIT", `Дополнительная проверка «${s.purpose}» не выполнена`);
+      if (failed.status !== "skipped" && failed.error_code && TOOLING.includes(failed.error_code)) {
+        sayMust("EVIDENCE_DEPTH_LIMIT", `Дополнительная проверка «${s.purpose}» не выполнена`);
+        nextMust(RETRY);
+      }
       continue;
     }
     if (failed.status === "ambiguous") {
@@ -283,11 +326,14 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       ((failed.output as { candidates?: unknown[] } | null)?.candidates?.length ?? 0) > 0
     ) {
       bindMissing = true;
-      const o = failed.output as { note: string; candidates: { name: string; roles: string[] }[] };
+      const o = failed.output as {
+        note: string;
+        candidates: { counterparty_id: string; name: string; roles: string[] }[];
+      };
       const ROLE_RU: Record<string, string> = { supplier: "поставщик", customer: "покупатель" };
       say(
         "ENTITY_ROLE_MISMATCH",
-        `${o.candidates.map((c) => `${c.name} числится в учёте как ${c.roles.map((r) => ROLE_RU[r] ?? r).join(" и ") || "контрагент без роли"}`).join("; ")}, но не как поставщик`,
+        `${o.candidates.map((c) => `${displayName(c.name, c.counterparty_id).text} числится в учёте как ${c.roles.map((r) => ROLE_RU[r] ?? r).join(" и ") || "контрагент без роли"}`).join("; ")}, но не как поставщик`,
       );
       next.push("Спросить о контрагенте-поставщике или уточнить, о чьих расчётах речь");
     } else if (routeMismatch && failed.status === "no_match") {
@@ -321,14 +367,16 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
         failed.error_code &&
         TOOLING.includes(failed.error_code) &&
         failed.error_code !== "ROUTE_EXECUTION_ABORTED"
-      ))
+      )) {
         uncovered.push(`Обязательный шаг «${s.purpose}» не выполнен`);
-      next.push("Повторить запрос позже: источник данных не ответил или ответил с ошибкой");
+        must.not_established.push(`Обязательный шаг «${s.purpose}» не выполнен`);
+      }
+      nextMust(RETRY);
     }
   }
 
   if (aborted.length)
-    say(
+    sayMust(
       "ROUTE_EXECUTION_ABORTED",
       `Не выполнены из-за сбоя на предыдущем шаге: ${aborted.map((a) => `«${a}»`).join(", ")}`,
     );
@@ -370,6 +418,14 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       next.push("Запросить недостающие документы у контрагента или проверить их ввод");
     }
   }
+  // Strings from tool data that were not shown: the answer names the party by its code, and says why.
+  for (const f of i.bundle.flagged_strings ?? [])
+    say(
+      "UNTRUSTED_TOOL_STRING",
+      f.reason === "directory_mismatch"
+        ? `Название контрагента${f.id ? ` с кодом ${f.id}` : ""} в ответе инструмента расходится со справочником — показано название из справочника`
+        : `${f.field.endsWith("name") ? "Название контрагента" : "Значение из данных учёта"}${f.id && /^[\p{L}\d][\p{L}\d_.:-]{0,40}$/u.test(f.id) ? ` (код ${f.id})` : ""} не похоже на ${f.field.endsWith("name") ? "название" : "номер"} и не показано`,
+    );
   for (const t of i.bundle.truncated)
     say("EVIDENCE_DEPTH_LIMIT", `Углублённая проверка шага ${t.step_id} выполнена для ${t.done} из ${t.total} случаев`);
 

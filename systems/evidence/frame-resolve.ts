@@ -310,10 +310,10 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     reading,
     counterparty,
     role,
+    // Only a role noun the user wrote narrows a name: «мы должны Альфе» says which side of the
+    // settlements is asked, not which party — we can owe a customer too (an advance received).
     role_said:
-      askedRole(userTexts.filter(Boolean).join(" ")) !== null ||
-      carriedBy("поставщик", userTexts) ||
-      carriedBy("покупател", userTexts),
+      carriedBy("поставщик", userTexts) || carriedBy("покупател", userTexts) || carriedBy("заказчик", userTexts),
     time,
     premises,
     reasons: [...new Set(reasons)],
