@@ -148,14 +148,14 @@ const refWords = (r: CriticRef) => r.fact_id ?? r.step_id ?? r.tool ?? (r.scope 
 export function renderCritique(m: CriticOutput, g: CritiqueGround): RenderedCritique {
   const dropped: string[] = [];
   const gaps: RenderedCritique["gaps"] = [];
-  for (const x of m.gaps) {
+  for (const x of m.gaps ?? []) {
     const b = bind(x.ref, g);
     const text = b ? GAPS[x.kind].text(b) : null;
     if (!text) dropped.push(`${x.kind} (${refWords(x.ref)})`);
     else if (!gaps.some((y) => y.message === text)) gaps.push({ reason_code: GAPS[x.kind].code, message: text });
   }
   const actions: string[] = [];
-  for (const x of m.actions) {
+  for (const x of m.actions ?? []) {
     const b = bind(x.ref, g);
     const text = b ? ACTIONS[x.kind](b) : null;
     if (!text) dropped.push(`${x.kind} (${refWords(x.ref)})`);
@@ -185,7 +185,7 @@ export function mergeCritique(
   if (!raw) return { ...c, critic: { rules: true, model: status, note } };
   const r = ground
     ? renderCritique(raw, ground)
-    : { gaps: [], actions: [], dropped: [...raw.gaps, ...raw.actions].map((x) => x.kind), freeText: 0 };
+    : { gaps: [], actions: [], dropped: [...(raw.gaps ?? []), ...(raw.actions ?? [])].map((x) => x.kind), freeText: 0 };
   const notes = [note];
   if (r.dropped.length)
     notes.push(`отброшены пункты критика без опоры на факт, шаг, сбой или охват запуска: ${r.dropped.join("; ")}`);

@@ -3,7 +3,7 @@
 import type { EvidenceBundle, ExecutionPlan, Fact, ToolRun } from "./artifacts";
 import type { ReasonCode } from "./reason-codes";
 import type { ToolName, ToolOutput } from "./tool-contracts";
-import { displayCode, displayName, type FlaggedString } from "./tool-strings";
+import { displayCode, displayName, displayTitle, type FlaggedString } from "./tool-strings";
 
 export const money = (n: number) =>
   `${n.toLocaleString("ru-RU", { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace(/\u00a0/g, " ")} ₽`;
@@ -69,7 +69,7 @@ export function buildEvidence(
     return d.text;
   };
   const codeOf = (r: ToolRun, field: string, value: string, id: string | null) => {
-    const d = displayCode(value);
+    const d = field.endsWith("kind") ? displayTitle(value) : displayCode(value);
     if (d.flag) flagged.push({ tool: r.tool_name, step_id: r.step_id, field, id, reason: d.flag });
     return d.text;
   };
@@ -302,7 +302,7 @@ export function buildEvidence(
           const doc = b.documents.find((d) => d.document_id === o.document_id);
           gap(
             r,
-            `${doc ? `к документу «${displayCode(String(doc.kind)).text} № ${displayCode(String(doc.number)).text} от ${ruDate(String(doc.date))}»` : `к документу ${displayCode(o.document_id).text}`} нет: ${o.missing_kinds.map((k) => codeOf(r, "missing_kinds", k, o.document_id)).join(", ")}`,
+            `${doc ? `к документу «${displayTitle(String(doc.kind)).text} № ${displayCode(String(doc.number)).text} от ${ruDate(String(doc.date))}»` : `к документу ${displayCode(o.document_id).text}`} нет: ${o.missing_kinds.map((k) => codeOf(r, "missing_kinds.kind", k, o.document_id)).join(", ")}`,
             "MISSING_SUPPORTING_DOCUMENT",
           );
         }

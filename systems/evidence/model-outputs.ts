@@ -64,15 +64,20 @@ export type CriticGap = z.infer<typeof CriticGap>;
 export const CriticAction = z.object({ kind: z.enum(CRITIC_ACTION_KINDS), ref: CriticRef });
 export type CriticAction = z.infer<typeof CriticAction>;
 
-export const CriticOutput = z.object({
-  gaps: z.array(CriticGap).default([]),
-  actions: z.array(CriticAction).default([]),
-  // Free text a model may still write (the shape of prompt version 2): accepted so the call is
-  // not wasted, kept in the engineering trace, never shown and never a ground for a gap.
-  covered_points: z.array(z.string()).optional(),
-  uncovered_points: z.array(z.string()).optional(),
-  extra_reasons: z.array(z.object({ reason_code: ReasonCode, message: z.string() })).optional(),
-  next_best_actions: z.array(z.string()).optional(),
-  note: z.string().optional(),
-});
+export const CriticOutput = z
+  .object({
+    gaps: z.array(CriticGap).optional(),
+    actions: z.array(CriticAction).optional(),
+    // Free text a model may still write (the shape of prompt version 2): accepted so the call is
+    // not wasted, kept in the engineering trace, never shown and never a ground for a gap.
+    covered_points: z.array(z.string()).optional(),
+    uncovered_points: z.array(z.string()).optional(),
+    extra_reasons: z.array(z.object({ reason_code: ReasonCode, message: z.string() })).optional(),
+    next_best_actions: z.array(z.string()).optional(),
+    note: z.string().optional(),
+  })
+  // An empty `{}` is no verdict at all, not "nothing uncovered": the lists must be there.
+  .refine((o) => (o.gaps && o.actions) || (o.uncovered_points && o.next_best_actions), {
+    message: "нужны списки gaps и actions",
+  });
 export type CriticOutput = z.infer<typeof CriticOutput>;

@@ -75,7 +75,8 @@ export function nameFlag(value: string): ToolStringFlag | null {
 export function codeFlag(value: string): ToolStringFlag | null {
   const v = value.trim();
   if (!v || v.length > MAX_CODE_CHARS) return "length";
-  if (MARKUP.test(v)) return "markup";
+  // An underscore is a code's own character («invoice_received»), not emphasis.
+  if (MARKUP.test(v.replace(/(?<=[\p{L}\d])_(?=[\p{L}\d])/gu, ""))) return "markup";
   if (LINK.test(v)) return "link";
   if (!/^[\p{L}\p{Nd}][\p{L}\p{Nd}/.\-–_ ]*$/u.test(v) || v.split(/\s+/).length > 3) return "sentence";
   return null;
@@ -116,6 +117,15 @@ export function displayName(
       : { text: entry, flag: "directory_mismatch" };
   }
   return own ? { text: namePlaceholder(id), flag: own } : { text: value, flag: null };
+}
+
+/** What the user sees in place of a flagged document title. */
+export const TITLE_PLACEHOLDER = "документ (название вида в данных учёта не прошло проверку)";
+
+/** A document's title (its kind, «Поступление товаров и услуг») from tool data, as it may be shown. */
+export function displayTitle(value: string): { text: string; flag: ToolStringFlag | null } {
+  const flag = nameFlag(value);
+  return flag ? { text: TITLE_PLACEHOLDER, flag } : { text: value, flag: null };
 }
 
 /** A number or code from tool data, as it may be shown. */
