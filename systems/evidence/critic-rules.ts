@@ -192,7 +192,8 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
 
   // Premises: an assumption is a gap the answer must name, not a fact.
   for (const p of i.scope.premises) {
-    if (p.status === "assumed" && p.kind === "entity" && p.key === "counterparty") {
+    // A party bound only through a role the user never named is said below, with the alternatives.
+    if (p.status === "assumed" && p.kind === "entity" && p.key === "counterparty" && p.source !== "tool") {
       uncovered.push(
         `Контрагент «${p.value}» в вопросе не назван — взят ${p.source === "interpreter" ? "из разбора вопроса" : "из предыдущего хода"} как допущение`,
       );
