@@ -117,9 +117,11 @@ export function judgeSentence(sentence: string, rules: ClosedTextRules): Sentenc
   const text = connectiveText(sentence, rules.headings ?? []);
   if (STRAY_BRACE.test(text)) issues.push("слот записан с ошибкой: фигурные скобки вне слота");
   // The refusal names the figure, so the report says which amount was invented, not only that one was.
-  const figures = [
-    ...text.matchAll(/\p{Nd}(?:[\p{Nd}\s\u00a0.,]*\p{Nd})?(?:\s?(?:₽|руб(?:\.|л\p{L}*)?|р\.|%))?/gu),
-  ].map((m) => m[0].trim());
+  const figures = !/\p{Nd}/u.test(text)
+    ? []
+    : [...text.matchAll(/\p{Nd}(?:[\p{Nd}\s\u00a0.,]*\p{Nd})?(?:\s?(?:₽|руб(?:\.|л\p{L}*)?|р\.|%))?/gu)].map((m) =>
+        m[0].trim(),
+      );
   if (figures.length)
     issues.push(
       `цифры вне слота: ${[...new Set(figures)]
