@@ -116,7 +116,19 @@ export function judgeSentence(sentence: string, rules: ClosedTextRules): Sentenc
   const extra = new Set((rules.extraWords ?? []).map(norm));
   const text = connectiveText(sentence, rules.headings ?? []);
   if (STRAY_BRACE.test(text)) issues.push("слот записан с ошибкой: фигурные скобки вне слота");
-  if (/\p{Nd}/u.test(text)) issues.push("цифры вне слота: числа, суммы и даты подставляются только из фактов");
+  // The refusal names the figure, so the report says which amount was invented, not only that one was.
+  const figures = !/\p{Nd}/u.test(text)
+    ? []
+    : [...text.matchAll(/\p{Nd}(?:[\p{Nd}\s\u00a0.,]*\p{Nd})?(?:\s?(?:₽|руб(?:\.|л\p{L}*)?|р\.|%))?/gu)].map((m) =>
+        m[0].trim(),
+      );
+  if (figures.length)
+    issues.push(
+      `цифры вне слота: ${[...new Set(figures)]
+        .slice(0, 3)
+        .map((f) => `«${f}»`)
+        .join(", ")} — числа, суммы и даты подставляются только из фактов`,
+    );
   const outside = [...new Set([...text.matchAll(/\p{L}+/gu)].map((m) => norm(m[0])))].filter(
     (w) => !CONNECTIVE_WORDS.has(w) && !extra.has(w),
   );

@@ -111,6 +111,12 @@ export const ExecutionPlan = z.object({
   steps: z.array(PlanStep),
   fallbacks: z.array(z.string()),
   stop_conditions: z.array(z.string()),
+  /**
+   * A model plan that skipped checks of the built-in plan, extended to it by the engine: the
+   * added steps (`S7: purpose (tool)`). The model's route was shallower than the intent needs,
+   * and the coverage says so (EVIDENCE_DEPTH_LIMIT) even though the added checks ran.
+   */
+  extended_by_engine: z.array(z.string()).optional(),
 });
 export type ExecutionPlan = z.infer<typeof ExecutionPlan>;
 
@@ -210,6 +216,22 @@ export const EvidenceBundle = z.object({
   execution_errors: z.array(Gap.extend({ message: z.string() })),
   /** Steps that were cut by the execution budget (for_each over many rows). */
   truncated: z.array(z.object({ step_id: z.string(), done: z.number(), total: z.number() })),
+  /**
+   * Strings from tool data that did not look like what they stand for (a name with an instruction
+   * planted in it, markup, a link) or differ from the directory's entry: shown as a placeholder,
+   * the raw value kept only in the tool run (systems/evidence/tool-strings.ts).
+   */
+  flagged_strings: z
+    .array(
+      z.object({
+        tool: z.string(),
+        step_id: z.string(),
+        field: z.string(),
+        id: z.string().nullable(),
+        reason: z.enum(["markup", "link", "length", "sentence", "instruction", "directory_mismatch"]),
+      }),
+    )
+    .optional(),
 });
 export type EvidenceBundle = z.infer<typeof EvidenceBundle>;
 
@@ -229,6 +251,12 @@ export const CoverageReport = z.object({
     model: z.enum(["used", "skipped", "failed", "offline"]),
     note: z.string().nullable(),
   }),
+  /**
+   * What the answer must show whatever a model writes: the checks a tool fault left undone (as
+   * worded in `why_partial` / `uncovered_points`) and the next step they call for. Neither the
+   * critic nor the answer model can remove them (systems/evidence/mandatory.ts).
+   */
+  mandatory: z.object({ not_established: z.array(z.string()), next_step: z.array(z.string()) }).optional(),
 });
 export type CoverageReport = z.infer<typeof CoverageReport>;
 

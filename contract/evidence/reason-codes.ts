@@ -38,6 +38,9 @@ export const REASON_CODES = [
   "ROUTE_DOES_NOT_COVER_ROLE",
   // A connected model answered, but not usably (twice): not the same as no model at all.
   "MODEL_OUTPUT_INVALID",
+  // A string from tool data (a name, a number) did not look like one, or differed from the
+  // directory's entry for its id: it is not shown (systems/evidence/tool-strings.ts).
+  "UNTRUSTED_TOOL_STRING",
 ] as const;
 
 export const ReasonCode = z.enum(REASON_CODES);
@@ -87,6 +90,10 @@ export const reasonInfo: Record<ReasonCode, { area: ReasonArea; ru: string }> = 
   ENTITY_ROLE_MISMATCH: { area: "domain", ru: "контрагент есть в учёте, но не в той роли, о которой спрошено" },
   ROUTE_DOES_NOT_COVER_ROLE: { area: "domain", ru: "доступный регистр не ведёт расчёты с контрагентом в этой роли" },
   MODEL_OUTPUT_INVALID: { area: "tooling", ru: "языковая модель подключена, но дважды ответила не по схеме" },
+  UNTRUSTED_TOOL_STRING: {
+    area: "data",
+    ru: "строка из данных учёта не похожа на название или номер и не показана",
+  },
 };
 
 /** Stable order for storage and display: the order of the seed's list. */

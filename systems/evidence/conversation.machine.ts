@@ -25,9 +25,10 @@ import type { AnswerValidation } from "./claim-check";
 import type { ClaimsMenu } from "./claims-menu";
 import { composeWithMenu } from "./compose";
 import { advanceState } from "./conversation-state";
-import { critiqueGround, mergeCritique, ruleCoverage } from "./critic-rules";
+import { critiqueGround, mergeCritique, narrowedByInferredRole, ruleCoverage } from "./critic-rules";
 import { buildEvidence } from "./evidence-builder";
 import { buildFrame, resolveScope, ruleFrame, type TurnScope } from "./frame-resolve";
+import { withMandatory } from "./mandatory";
 import type { CriticOutput, InterpreterOutput } from "./model-outputs";
 import type { OutcomeClass, ReasonCode } from "./reason-codes";
 
@@ -309,7 +310,23 @@ function composeDraft(
     offline: w.offline,
     interpretedBy: w.frame?.interpreted_by,
   });
-  return { ...w, coverage, draft, menu };
+  // What a fault left unchecked is in the engine's own answer whatever the critic said (mandatory.ts).
+  return { ...w, coverage, draft: withMandatory(draft, coverage), menu };
+}
+
+/**
+ * A party the user's words named but only a role they never stated made unique («мы должны
+ * Альфе» with Альфа-Снаб and Альфа-Трейд in the directory) is an assumption of this turn's
+ * answer, not a confirmed premise (§6.2.3, §11.3): its premise says so, source `tool`.
+ */
+function bindingPremise(scope: TurnScope, bundle: EvidenceBundle): TurnScope {
+  if (!narrowedByInferredRole(bundle, scope).length) return scope;
+  const premises = scope.premises.map((p) =>
+    p.kind === "entity" && p.key === "counterparty" && p.status !== "assumed"
+      ? { ...p, status: "assumed" as const, source: "tool" as const }
+      : p,
+  );
+  return { ...scope, premises };
 }
 
 const failedEvent = (event: EvidenceEvent) => (event.type === "model.failed" ? event : null);
@@ -445,11 +462,8 @@ export const evidenceMachine = setup({
           actions: assign({
             turn: ({ context, event }) => {
               const w = work(context);
-              return {
-                ...w,
-                toolRuns: event.toolRuns,
-                bundle: buildEvidence(w.requestId, w.plan!, event.toolRuns, event.truncated),
-              };
+              const bundle = buildEvidence(w.requestId, w.plan!, event.toolRuns, event.truncated);
+              return { ...w, toolRuns: event.toolRuns, bundle, scope: bindingPremise(w.scope!, bundle) };
             },
           }),
         },

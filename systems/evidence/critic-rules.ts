@@ -3,12 +3,11 @@
 // a model critic may add depth gaps on top (mergeCritique) but never remove one.
 import type { CoverageReport, EvidenceBundle, ExecutionPlan, QueryFrame, ToolRun } from "./artifacts";
 import { money, ruDate } from "./evidence-builder";
-import { field, passes } from "./executor";
-import { planFor } from "./plan-rules";
 import type { TurnScope } from "./frame-resolve";
 import { READINGS } from "./glossary";
-import { CRITIC_ADDABLE, type CriticOutput } from "./model-outputs";
 import { reasonInfo, sortReasons, type OutcomeClass, type ReasonCode } from "./reason-codes";
+import { displayName } from "./tool-strings";
+import { shallowerThanFloor } from "./depth-rules";
 
 export interface CriticInput {
   requestId: string;
@@ -33,44 +32,8 @@ const TOOLING: ReasonCode[] = [
 ];
 const OKS = new Set(["success", "empty"]);
 
-/**
- * Per-row steps of a model plan that covered fewer rows than the built-in plan's step for the same
- * tool would have: its filter or source narrowed the check the intent needs.
- */
-export function shallowerThanFloor(i: CriticInput): string[] {
-  if (!i.plan || i.plan.planned_by !== "llm" || i.scope.gate !== "proceed") return [];
-  const floor = planFor(i.scope, i.requestId);
-  const rowsOf = (tool: string | null) =>
-    i.toolRuns
-      .filter((r) => r.tool_name === tool && OKS.has(r.status))
-      .flatMap((r) => (field(r.output, "rows") as unknown[] | undefined) ?? []);
-  const out: string[] = [];
-  for (const f of floor.steps) {
-    if (!f.tool || !f.for_each) continue;
-    const source = floor.steps.find((x) => x.step_id === f.for_each!.split(".")[0]);
-    // Rows are counted as the executor calls them: once per distinct `$each.` input.
-    const eachKeys = Object.entries(f.input).flatMap(([k, v]) =>
-      typeof v === "string" && v.startsWith("$each.") ? [[k, v.slice(6)] as const] : [],
-    );
-    const key = (o: unknown, from: "row" | "input") =>
-      JSON.stringify(eachKeys.map(([k, col]) => field(o, from === "row" ? col : k)));
-    const need = new Set(
-      rowsOf(source?.tool ?? null)
-        .filter((row) => passes(row, f.filter))
-        .map((row) => key(row, "row")),
-    );
-    const done = new Set(
-      i.toolRuns.filter((r) => r.tool_name === f.tool && r.status !== "skipped").map((r) => key(r.input, "input")),
-    );
-    const missed = [...need].filter((k) => !done.has(k)).length;
-    const cut = i.bundle.truncated.some((t) => i.plan!.steps.find((x) => x.step_id === t.step_id)?.tool === f.tool);
-    if (missed && !cut)
-      out.push(
-        `Проверка «${f.purpose}» не выполнена для ${missed} из ${need.size} случаев, которые требует встроенный план`,
-      );
-  }
-  return out;
-}
+// How deep the run's checks went against the built-in plan: depth-rules.ts.
+export { shallowerThanFloor };
 
 /** Bindings that only a role the user never stated made unique. */
 export function narrowedByInferredRole(bundle: EvidenceBundle, scope: TurnScope) {
@@ -97,6 +60,18 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     reasons.add(code);
     if (!why.some((w) => w.reason_code === code && w.message === message)) why.push({ reason_code: code, message });
   };
+  // What a fault left unchecked must reach the user whatever a model writes: named here, in the
+  // report, so neither the critic nor the answer can drop it (coverage.mandatory).
+  const must = { not_established: [] as string[], next_step: [] as string[] };
+  const sayMust = (code: ReasonCode, message: string) => {
+    say(code, message);
+    if (!must.not_established.includes(message)) must.not_established.push(message);
+  };
+  const RETRY = "Повторить запрос позже: источник данных не ответил или ответил с ошибкой";
+  const nextMust = (text: string) => {
+    next.push(text);
+    if (!must.next_step.includes(text)) must.next_step.push(text);
+  };
   let clarifying = i.scope.clarifying_question;
   const finish = (outcome: OutcomeClass): RuledCoverage => {
     const codes = sortReasons(reasons);
@@ -115,6 +90,7 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
         reason_codes: codes,
         outcome,
         critic: { rules: true, model: "skipped", note: null },
+        ...(must.not_established.length || must.next_step.length ? { mandatory: must } : {}),
       },
       clarifying_question: clarifying,
     };
@@ -152,7 +128,8 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
 
   // Premises: an assumption is a gap the answer must name, not a fact.
   for (const p of i.scope.premises) {
-    if (p.status === "assumed" && p.kind === "entity" && p.key === "counterparty") {
+    // A party bound only through a role the user never named is said below, with the alternatives.
+    if (p.status === "assumed" && p.kind === "entity" && p.key === "counterparty" && p.source !== "tool") {
       uncovered.push(
         `Контрагент «${p.value}» в вопросе не назван — взят ${p.source === "interpreter" ? "из разбора вопроса" : "из предыдущего хода"} как допущение`,
       );
@@ -223,7 +200,7 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       }
       // A human sentence for the answer; the tool's raw error text stays in the tool run and the trace.
       if (r.error_code && TOOLING.includes(r.error_code))
-        say(
+        sayMust(
           r.error_code,
           `«${s.purpose}»${s.required ? " (обязательная проверка)" : ""}: ${r.status === "timeout" ? "источник данных не ответил вовремя" : reasonInfo[r.error_code].ru}`,
         );
@@ -232,8 +209,10 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
     const failed = runs[0]!;
     if (!s.required) {
       // A step skipped because an earlier one failed is a consequence, already reported there.
-      if (failed.status !== "skipped" && failed.error_code && TOOLING.includes(failed.error_code))
-        say("EVIDENCE_DEPTH_LIMIT", `Дополнительная проверка «${s.purpose}» не выполнена`);
+      if (failed.status !== "skipped" && failed.error_code && TOOLING.includes(failed.error_code)) {
+        sayMust("EVIDENCE_DEPTH_LIMIT", `Дополнительная проверка «${s.purpose}» не выполнена`);
+        nextMust(RETRY);
+      }
       continue;
     }
     if (failed.status === "ambiguous") {
@@ -284,11 +263,14 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       ((failed.output as { candidates?: unknown[] } | null)?.candidates?.length ?? 0) > 0
     ) {
       bindMissing = true;
-      const o = failed.output as { note: string; candidates: { name: string; roles: string[] }[] };
+      const o = failed.output as {
+        note: string;
+        candidates: { counterparty_id: string; name: string; roles: string[] }[];
+      };
       const ROLE_RU: Record<string, string> = { supplier: "поставщик", customer: "покупатель" };
       say(
         "ENTITY_ROLE_MISMATCH",
-        `${o.candidates.map((c) => `${c.name} числится в учёте как ${c.roles.map((r) => ROLE_RU[r] ?? r).join(" и ") || "контрагент без роли"}`).join("; ")}, но не как поставщик`,
+        `${o.candidates.map((c) => `${displayName(c.name, c.counterparty_id).text} числится в учёте как ${c.roles.map((r) => ROLE_RU[r] ?? r).join(" и ") || "контрагент без роли"}`).join("; ")}, но не как поставщик`,
       );
       next.push("Спросить о контрагенте-поставщике или уточнить, о чьих расчётах речь");
     } else if (routeMismatch && failed.status === "no_match") {
@@ -322,14 +304,16 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
         failed.error_code &&
         TOOLING.includes(failed.error_code) &&
         failed.error_code !== "ROUTE_EXECUTION_ABORTED"
-      ))
+      )) {
         uncovered.push(`Обязательный шаг «${s.purpose}» не выполнен`);
-      next.push("Повторить запрос позже: источник данных не ответил или ответил с ошибкой");
+        must.not_established.push(`Обязательный шаг «${s.purpose}» не выполнен`);
+      }
+      nextMust(RETRY);
     }
   }
 
   if (aborted.length)
-    say(
+    sayMust(
       "ROUTE_EXECUTION_ABORTED",
       `Не выполнены из-за сбоя на предыдущем шаге: ${aborted.map((a) => `«${a}»`).join(", ")}`,
     );
@@ -371,6 +355,14 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
       next.push("Запросить недостающие документы у контрагента или проверить их ввод");
     }
   }
+  // Strings from tool data that were not shown: the answer names the party by its code, and says why.
+  for (const f of i.bundle.flagged_strings ?? [])
+    say(
+      "UNTRUSTED_TOOL_STRING",
+      f.reason === "directory_mismatch"
+        ? `Название контрагента${f.id ? ` с кодом ${f.id}` : ""} в ответе инструмента расходится со справочником — показано название из справочника`
+        : `${f.field.endsWith("name") ? "Название контрагента" : "Значение из данных учёта"}${f.id && /^[\p{L}\d][\p{L}\d_.:-]{0,40}$/u.test(f.id) ? ` (код ${f.id})` : ""} не похоже на ${f.field.endsWith("name") ? "название" : "номер"} и не показано`,
+    );
   for (const t of i.bundle.truncated)
     say("EVIDENCE_DEPTH_LIMIT", `Углублённая проверка шага ${t.step_id} выполнена для ${t.done} из ${t.total} случаев`);
 
@@ -382,84 +374,5 @@ export function ruleCoverage(i: CriticInput): RuledCoverage {
   return finish([...reasons].some((r) => r !== "RELATIVE_DATE_RESOLVED") ? "PARTIALLY_ANSWERED" : "FULLY_ANSWERED");
 }
 
-/** What a critic's point may stand on in this run: its facts, its plan's steps, its failed tool runs. */
-export interface CritiqueGround {
-  factIds: string[];
-  stepIds: string[];
-  failedTools: string[];
-}
-
-export function critiqueGround(bundle: EvidenceBundle, plan: ExecutionPlan | null, runs: ToolRun[]): CritiqueGround {
-  return {
-    factIds: bundle.facts.map((f) => f.fact_id),
-    stepIds: plan?.steps.map((s) => s.step_id) ?? [],
-    failedTools: runs.filter((r) => !OKS.has(r.status) && r.status !== "skipped").map((r) => r.tool_name),
-  };
-}
-
-/** A point names something of this run: a fact id, a plan step id or a failed tool (§6.2.7). */
-export function grounded(text: string, g: CritiqueGround): boolean {
-  const refs = [...text.matchAll(/(?<![\p{L}\d])([FS]\d{1,4})(?![\p{L}\d])/gu)].map((m) => m[1]!);
-  return (
-    refs.some((r) => g.factIds.includes(r) || g.stepIds.includes(r)) || g.failedTools.some((t) => text.includes(t))
-  );
-}
-
-/**
- * The model critic's points that stand on something of this run; the rest are dropped (the
- * critic proposes, it does not invent, §6.2.7) and named so the trace keeps them.
- */
-export function groundCritique(m: CriticOutput, g: CritiqueGround): { kept: CriticOutput; dropped: string[] } {
-  const dropped: string[] = [];
-  const keep = (xs: string[]) => xs.filter((x) => grounded(x, g) || (dropped.push(x), false));
-  const kept: CriticOutput = {
-    covered_points: m.covered_points,
-    uncovered_points: keep(m.uncovered_points),
-    next_best_actions: keep(m.next_best_actions),
-    extra_reasons: m.extra_reasons.filter((r) => grounded(r.message, g) || (dropped.push(r.message), false)),
-  };
-  return { kept, dropped };
-}
-
-/**
- * Adds the model critic's findings; it can lower a full answer to partial, never raise one. With
- * `ground`, only points that name a fact, a plan step or a failed tool of this run are taken.
- */
-export function mergeCritique(
-  c: CoverageReport,
-  raw: CriticOutput | null,
-  status: CoverageReport["critic"]["model"],
-  note: string | null = null,
-  ground?: CritiqueGround,
-): CoverageReport {
-  if (!raw) return { ...c, critic: { rules: true, model: status, note } };
-  const { kept: m, dropped } = ground ? groundCritique(raw, ground) : { kept: raw, dropped: [] };
-  if (dropped.length)
-    note = [
-      note,
-      `отброшены пункты критика без опоры на факт, шаг плана или сбой инструмента: ${dropped.map((d) => `«${d}»`).join("; ")}`,
-    ]
-      .filter(Boolean)
-      .join("; ");
-  const extra = m.extra_reasons.filter((r) => (CRITIC_ADDABLE as readonly string[]).includes(r.reason_code));
-  const reason_codes = sortReasons([...c.reason_codes, ...extra.map((r) => r.reason_code)]);
-  const outcome = c.outcome === "FULLY_ANSWERED" && extra.length ? "PARTIALLY_ANSWERED" : c.outcome;
-  return {
-    ...c,
-    outcome,
-    answerability: outcome === "PARTIALLY_ANSWERED" ? "partial" : c.answerability,
-    uncovered_points: [...new Set([...c.uncovered_points, ...m.uncovered_points])],
-    why_partial: [...c.why_partial, ...extra.filter((e) => !c.why_partial.some((w) => w.message === e.message))],
-    next_best_actions: [...new Set([...c.next_best_actions, ...m.next_best_actions])].slice(0, 6),
-    reason_codes,
-    critic: {
-      rules: true,
-      model: status,
-      note:
-        note ??
-        (m.extra_reasons.length > extra.length
-          ? "часть кодов модели отброшена: критик может добавлять только пробелы глубины"
-          : null),
-    },
-  };
-}
+// The model critic's closed set of gaps and actions, and how they are merged: critic-kinds.ts.
+export { critiqueGround, mergeCritique, renderCritique, type CritiqueGround } from "./critic-kinds";

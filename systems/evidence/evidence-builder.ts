@@ -3,6 +3,7 @@
 import type { EvidenceBundle, ExecutionPlan, Fact, ToolRun } from "./artifacts";
 import type { ReasonCode } from "./reason-codes";
 import type { ToolName, ToolOutput } from "./tool-contracts";
+import { displayCode, displayName, displayTitle, type FlaggedString } from "./tool-strings";
 
 export const money = (n: number) =>
   `${n.toLocaleString("ru-RU", { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace(/\u00a0/g, " ")} ₽`;
@@ -52,6 +53,28 @@ export function buildEvidence(
   const gap = (r: ToolRun, what: string, reason_code: ReasonCode) =>
     b.not_found.push({ step_id: r.step_id, tool: r.tool_name, what, reason_code });
   const names = new Map<string, string>();
+  // The counterparty directory's entries seen in this run (resolve_counterparty): the reference a
+  // name from another tool is checked against.
+  const directory = new Map<string, string>();
+  for (const r of runs)
+    if (r.tool_name === "resolve_counterparty" && r.output)
+      for (const c of (r.output as Out<"resolve_counterparty">).candidates ?? [])
+        directory.set(c.counterparty_id, c.name);
+  const flagged: FlaggedString[] = [];
+  // Strings from tool data are data: a name is shown only as a name, a number only as a number (tool-strings.ts).
+  const nameOf = (r: ToolRun, field: string, value: string, id: string | null) => {
+    const d = displayName(value, id, r.tool_name === "resolve_counterparty" ? undefined : directory);
+    if (d.flag && !flagged.some((f) => f.field === field && f.id === id && f.tool === r.tool_name))
+      flagged.push({ tool: r.tool_name, step_id: r.step_id, field, id, reason: d.flag });
+    return d.text;
+  };
+  const codeOf = (r: ToolRun, field: string, value: string, id: string | null) => {
+    const d = field.endsWith("kind") ? displayTitle(value) : displayCode(value);
+    if (d.flag) flagged.push({ tool: r.tool_name, step_id: r.step_id, field, id, reason: d.flag });
+    return d.text;
+  };
+  // A tool's free-text note is never passed on as data: the gap is described by the engine.
+  const noNote = (r: ToolRun) => `нет данных по запросу ${r.tool_name}`;
 
   for (const r of runs) {
     if (
@@ -73,21 +96,29 @@ export function buildEvidence(
         const o = r.output as Out<"resolve_counterparty">;
         const query = String(r.input.query ?? "");
         const top = o.candidates.find((c) => c.counterparty_id === o.counterparty_id);
+        const shown = (c: { counterparty_id: string; name: string }) =>
+          nameOf(r, "candidates.name", c.name, c.counterparty_id);
+        const topName = top ? shown(top) : null;
         b.entity_bindings.push({
           surface: query,
-          resolved_to: top?.name ?? null,
+          resolved_to: topName,
           entity_id: o.counterparty_id,
           confidence: top?.score ?? 0,
           status: o.status === "ok" ? "bound" : o.status === "ambiguous" ? "ambiguous" : "not_found",
-          candidates: o.candidates.map((c) => ({ id: c.counterparty_id, name: c.name })),
+          candidates: o.candidates.map((c) => ({ id: c.counterparty_id, name: shown(c) })),
           narrowed_by_role:
-            o.status === "ok" ? (o.outside_role ?? []).map((c) => ({ id: c.counterparty_id, name: c.name })) : [],
+            o.status === "ok"
+              ? (o.outside_role ?? []).map((c) => ({
+                  id: c.counterparty_id,
+                  name: nameOf(r, "outside_role.name", c.name, c.counterparty_id),
+                }))
+              : [],
         });
         if (top) {
-          names.set(top.counterparty_id, top.name);
+          names.set(top.counterparty_id, topName!);
           fact({
             type: "entity_binding",
-            entity: top.name,
+            entity: topName!,
             entity_id: top.counterparty_id,
             value: top.inn,
             currency: null,
@@ -111,7 +142,6 @@ export function buildEvidence(
             source_ref: src(`Константа.РабочаяДата:${o.working_date}`, r, "1C_constant"),
             details: {
               source: o.source,
-              note: o.note,
               period_from: o.period_from,
               period_to: o.period_to,
               data_available_from: o.data_available_from,
@@ -134,17 +164,18 @@ export function buildEvidence(
       case "get_open_supplier_settlements": {
         const o = r.output as Out<"get_open_supplier_settlements">;
         for (const row of o.rows) {
-          names.set(row.counterparty_id, row.counterparty_name);
+          const name = nameOf(r, "rows.counterparty_name", row.counterparty_name, row.counterparty_id);
+          names.set(row.counterparty_id, name);
           fact({
             type: "open_balance",
-            entity: row.counterparty_name,
+            entity: name,
             entity_id: row.counterparty_id,
             value: row.balance,
             currency: row.currency,
             as_of_date: o.as_of_date,
             source_ref: src(row.source_ref, r, "1C_register_extract"),
             details: {
-              contract: row.contract_number,
+              contract: codeOf(r, "rows.contract_number", row.contract_number, row.contract_id),
               contract_id: row.contract_id,
               overdue_amount: row.overdue_amount,
               oldest_due_date: row.oldest_due_date,
@@ -161,10 +192,10 @@ export function buildEvidence(
             currency: "RUB",
             as_of_date: o.as_of_date,
             source_ref: src(`РегистрНакопления.РасчетыСПоставщиками:*@${o.as_of_date}`, r, "1C_register_extract"),
-            details: { movements_scanned: o.movements_scanned, overdue_only: !!r.input.overdue_only, note: o.note },
+            details: { movements_scanned: o.movements_scanned, overdue_only: !!r.input.overdue_only },
           });
-        if (o.status === "no_match") gap(r, o.note, "NO_MATCH_IN_1C");
-        if (o.status === "unbound_entity") gap(r, o.note, "ENTITY_NOT_RESOLVED");
+        if (o.status === "no_match") gap(r, noNote(r), "NO_MATCH_IN_1C");
+        if (o.status === "unbound_entity") gap(r, noNote(r), "ENTITY_NOT_RESOLVED");
         break;
       }
       case "get_unclosed_documents_for_counterparty": {
@@ -181,8 +212,8 @@ export function buildEvidence(
             source_ref: src(row.source_ref, r, "1C_document"),
             details: {
               document_id: row.document_id,
-              kind: row.kind,
-              number: row.number,
+              kind: codeOf(r, "rows.kind", row.kind, row.document_id),
+              number: codeOf(r, "rows.number", row.number, row.document_id),
               date: row.date,
               amount: row.amount,
               paid: row.paid,
@@ -196,7 +227,7 @@ export function buildEvidence(
             `документы поступления ${names.get(o.counterparty_id) ?? o.counterparty_id} до ${ruDate(o.as_of_date)}`,
             "NO_MATCH_IN_1C",
           );
-        if (o.status === "unbound_entity") gap(r, o.note, "ENTITY_NOT_RESOLVED");
+        if (o.status === "unbound_entity") gap(r, noNote(r), "ENTITY_NOT_RESOLVED");
         break;
       }
       case "get_payment_chain": {
@@ -212,22 +243,28 @@ export function buildEvidence(
             source_ref: src(p.source_ref, r, "1C_document"),
             details: {
               payment_id: p.payment_id,
-              number: p.number,
+              number: codeOf(r, "rows.number", p.number, p.payment_id),
               date: p.date,
               posted: p.posted,
-              allocations: p.allocations,
+              allocations: p.allocations.map((a) => ({
+                ...a,
+                document_number: codeOf(r, "rows.allocations.document_number", a.document_number, a.document_id),
+              })),
             },
           });
-        if (o.status === "unbound_entity") gap(r, o.note, "ENTITY_NOT_RESOLVED");
+        if (o.status === "unbound_entity") gap(r, noNote(r), "ENTITY_NOT_RESOLVED");
         break;
       }
       case "get_balance_as_of": {
         const o = r.output as Out<"get_balance_as_of">;
-        if (o.counterparty_name) names.set(o.counterparty_id, o.counterparty_name);
+        const name = o.counterparty_name
+          ? nameOf(r, "counterparty_name", o.counterparty_name, o.counterparty_id)
+          : (names.get(o.counterparty_id) ?? nameOf(r, "counterparty_id", o.counterparty_id, o.counterparty_id));
+        names.set(o.counterparty_id, name);
         if (o.status === "ok" && o.balance !== null)
           fact({
             type: "balance",
-            entity: o.counterparty_name ?? o.counterparty_id,
+            entity: name,
             entity_id: o.counterparty_id,
             value: o.balance,
             currency: "RUB",
@@ -239,8 +276,8 @@ export function buildEvidence(
             ),
             details: { by_contract: o.by_contract, movements_count: o.movements_count },
           });
-        if (o.status === "no_match") gap(r, o.note, "NO_MATCH_IN_1C");
-        if (o.status === "unbound_entity") gap(r, o.note, "ENTITY_NOT_RESOLVED");
+        if (o.status === "no_match") gap(r, noNote(r), "NO_MATCH_IN_1C");
+        if (o.status === "unbound_entity") gap(r, noNote(r), "ENTITY_NOT_RESOLVED");
         break;
       }
       case "get_related_closing_documents": {
@@ -248,19 +285,24 @@ export function buildEvidence(
         for (const row of o.rows)
           fact({
             type: "closing_document",
-            entity: row.kind,
+            entity: codeOf(r, "rows.kind", row.kind, o.document_id),
             entity_id: o.document_id,
             value: row.amount,
             currency: "RUB",
             as_of_date: null,
             source_ref: src(row.source_ref, r, "1C_document"),
-            details: { for_document_id: o.document_id, number: row.number, date: row.date, kind: row.kind },
+            details: {
+              for_document_id: o.document_id,
+              number: codeOf(r, "rows.number", row.number, o.document_id),
+              date: row.date,
+              kind: codeOf(r, "rows.kind", row.kind, o.document_id),
+            },
           });
         if (o.missing_kinds.length) {
           const doc = b.documents.find((d) => d.document_id === o.document_id);
           gap(
             r,
-            `${doc ? `к документу «${doc.kind} № ${doc.number} от ${ruDate(String(doc.date))}»` : `к документу ${o.document_id}`} нет: ${o.missing_kinds.join(", ")}`,
+            `${doc ? `к документу «${displayTitle(String(doc.kind)).text} № ${displayCode(String(doc.number)).text} от ${ruDate(String(doc.date))}»` : `к документу ${displayCode(o.document_id).text}`} нет: ${o.missing_kinds.map((k) => codeOf(r, "missing_kinds.kind", k, o.document_id)).join(", ")}`,
             "MISSING_SUPPORTING_DOCUMENT",
           );
         }
@@ -280,12 +322,17 @@ export function buildEvidence(
             details: { period: m.period, contract_id: m.contract_id },
           });
         if (o.status === "empty" && o.posted === false)
-          gap(r, `документ ${o.document_id} не проведён — движений нет`, "INSUFFICIENT_DOCUMENT_DEPTH");
+          gap(
+            r,
+            `документ ${displayCode(o.document_id).text} не проведён — движений нет`,
+            "INSUFFICIENT_DOCUMENT_DEPTH",
+          );
         break;
       }
     }
   }
   findConflicts(b, plan, runs);
+  if (flagged.length) b.flagged_strings = flagged;
   return b;
 }
 

@@ -119,9 +119,21 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     !!modelDate &&
     !!state.active_time_scope &&
     (modelDate === state.active_time_scope.as_of_date || modelDate === state.active_time_scope.surface);
+  // A date the user confirmed earlier (or the engine resolved from their words) stands until the
+  // user names another: the model may propose a date, never replace a confirmed one (§11.3).
+  const confirmedDate = !!state.active_time_scope && state.active_time_scope.premise !== "assumed";
   if (userDate) time = { text: userDate, premise: "confirmed", source: "user" };
   else if (modelDateCarried) time = { text: modelDate, premise: "confirmed", source: "user" };
-  else if (modelDate && !echoesPrevious) {
+  else if (modelDate && !echoesPrevious && confirmedDate) {
+    time = {
+      text: state.active_time_scope!.as_of_date,
+      premise: carried(state.active_time_scope!.premise),
+      source: "previous_turn",
+    };
+    dropped.push(
+      `дата «${modelDate}» предложена моделью вместо подтверждённой ранее — оставлена подтверждённая ${state.active_time_scope!.as_of_date}`,
+    );
+  } else if (modelDate && !echoesPrevious) {
     time = { text: modelDate, premise: "assumed", source: "interpreter" };
     dropped.push(`дата «${modelDate}» предложена моделью, в словах пользователя её нет`);
   } else if (state.active_time_scope)
@@ -161,9 +173,20 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     named &&
     previous &&
     (carriedBy(named.surface, [previous.value, previous.surface]) || carriedBy(previous.surface, [named.surface]));
+  // A follow-up that names no party keeps the one the user confirmed (or inherited from their
+  // words): a party only the interpreter model proposed never replaces it (§11.3).
+  const generalQuestion = intent === "detect_open_supplier_settlements" && carriedBy("поставщик", userTexts);
+  const keepPrevious = !!previous && previous.premise !== "assumed" && !generalQuestion;
   if (named && carriedBy(named.surface, userTexts))
     counterparty = { surface: named.surface, entity_id: null, premise: "confirmed" };
-  else if (named && samePrevious) {
+  else if (named && !samePrevious && keepPrevious) {
+    counterparty = { surface: previous!.value, entity_id: previous!.entity_id, premise: carried(previous!.premise) };
+    cpSource = "previous_turn";
+    cpSince = previous!.since_turn;
+    dropped.push(
+      `контрагент «${named.surface}» предложен моделью вместо подтверждённого ранее — оставлен «${previous!.value}»`,
+    );
+  } else if (named && samePrevious) {
     // The model restated the active counterparty («по нему»): inherited, with its own mark.
     counterparty = { surface: previous.value, entity_id: previous.entity_id, premise: carried(previous.premise) };
     cpSource = "previous_turn";
@@ -172,7 +195,7 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     counterparty = { surface: named.surface, entity_id: null, premise: "assumed" };
     cpSource = "interpreter";
     dropped.push(`контрагент «${named.surface}» предложен моделью, в словах пользователя его нет`);
-  } else if (previous && (intent !== "detect_open_supplier_settlements" || !carriedBy("поставщик", userTexts))) {
+  } else if (previous && !generalQuestion) {
     // A follow-up («а на 10.04.2026?») keeps the counterparty together with the topic; a new
     // question about suppliers in general («по каким поставщикам…») starts without it.
     counterparty = { surface: previous.value, entity_id: previous.entity_id, premise: carried(previous.premise) };
@@ -287,10 +310,10 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     reading,
     counterparty,
     role,
+    // Only a role noun the user wrote narrows a name: «мы должны Альфе» says which side of the
+    // settlements is asked, not which party — we can owe a customer too (an advance received).
     role_said:
-      askedRole(userTexts.filter(Boolean).join(" ")) !== null ||
-      carriedBy("поставщик", userTexts) ||
-      carriedBy("покупател", userTexts),
+      carriedBy("поставщик", userTexts) || carriedBy("покупател", userTexts) || carriedBy("заказчик", userTexts),
     time,
     premises,
     reasons: [...new Set(reasons)],

@@ -347,7 +347,7 @@ export function extendToFloor(p: ExecutionPlan, floor: ExecutionPlan): { plan: E
     });
     added.push(`${id}: ${f.purpose} (${f.tool})`);
   }
-  return { plan: { ...p, steps }, added };
+  return { plan: { ...p, steps, ...(added.length ? { extended_by_engine: added } : {}) }, added };
 }
 
 export const TOOL_CATALOG = TOOL_NAMES;

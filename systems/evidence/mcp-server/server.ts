@@ -14,6 +14,11 @@ export interface ToolFault {
   badOutput?: boolean;
   /** Not offered at all: a server that lacks part of the contract. */
   absent?: boolean;
+  /**
+   * The tool's answer rewritten before it is sent, inside its contract: a base whose data carries
+   * what a real one might (an instruction planted in a counterparty's name, a renamed row).
+   */
+  rewrite?: (out: Record<string, unknown>) => Record<string, unknown>;
 }
 export type Faults = Partial<Record<ToolName, ToolFault>>;
 
@@ -41,7 +46,8 @@ export function createEvidenceMcpServer(sql: Tx, faults: Faults = {}): McpServer
         const fault = faults[name];
         if (fault?.delayMs) await sleep(fault.delayMs, extra.signal);
         if (fault?.error) throw new Error(fault.error);
-        const out = (await impl[name](sql, args as never)) as Record<string, unknown>;
+        const read = (await impl[name](sql, args as never)) as Record<string, unknown>;
+        const out = fault?.rewrite ? fault.rewrite(read) : read;
         const structured = fault?.badOutput ? { ...out, status: "maybe", rows: "много" } : out;
         return {
           content: [{ type: "text" as const, text: JSON.stringify(structured) }],

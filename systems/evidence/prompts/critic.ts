@@ -3,16 +3,21 @@ import { definePrompt } from "../../../llm/define-prompt";
 
 export const CRITIC_PROMPT = definePrompt(
   "evidence.critic",
-  "2",
+  "3",
   [
     "Ты — критик покрытия. Сравни, что хотел пользователь (QueryFrame), с тем, что доказано (факты EvidenceBundle),",
-    "и с отчётом правил (CoverageReport). Ты не отвечаешь пользователю и не додумываешь факты — ты оцениваешь покрытие.",
-    "Верни только JSON: {covered_points: [], uncovered_points: [], extra_reasons: [{reason_code, message}], next_best_actions: []}.",
-    "- uncovered_points — что из вопроса не доказано фактами (коротко, по-русски).",
-    "- extra_reasons — только пробелы глубины, которых нет в отчёте правил: PARTIAL_MATCH_IN_1C, INSUFFICIENT_DOCUMENT_DEPTH, EVIDENCE_DEPTH_LIMIT.",
-    "- Не убирай и не смягчай пробелы из отчёта правил.",
-    "- next_best_actions — какой следующий шаг даст наибольшую пользу.",
-    // Version 2: §6.2.7 — the critic proposes, it does not invent; ungrounded points are dropped.
-    "- Каждый пункт uncovered_points, next_best_actions и каждое message в extra_reasons называет, на что опирается: факт [F#], шаг плана S# или инструмент, который не отработал (по имени). Пункт без такой ссылки будет отброшен.",
+    "и с отчётом правил (CoverageReport). Ты не отвечаешь пользователю и не пишешь текст для него: ты выбираешь",
+    "пробелы глубины и следующие шаги из закрытого списка, а предложения для пользователя пишет система.",
+    'Верни только JSON: {"gaps": [{"kind", "ref"}], "actions": [{"kind", "ref"}]}.',
+    "- gaps[].kind — одно из: documents_not_checked (документы, образующие остаток, не проверены), document_to_request",
+    "  (подтверждающие документы нужно запросить у контрагента), payments_not_reconciled (остаток не сверен с оплатами),",
+    "  step_incomplete (шаг плана выполнен не полностью), partial_match (данные по контрагенту найдены не полностью).",
+    "- actions[].kind — одно из: request_documents, check_posting, retry_step, run_deep_check, confirm_period,",
+    "  confirm_counterparty.",
+    '- ref — ровно одно из: {"fact_id": "F2"} (id факта из evidence.facts), {"step_id": "S5"} (шаг плана),',
+    '  {"tool": "get_payment_chain"} (инструмент, который не отработал, из evidence.errors), {"scope": "party"} (контрагент',
+    '  этого запроса) или {"scope": "period"} (дата отсечения этого запроса). Пункт без такой ссылки будет отброшен.',
+    "- Не пиши суммы, статусы, даты и пояснения: их берут из фактов. Не убирай и не смягчай пробелы из отчёта правил.",
+    "- Если добавить нечего, верни пустые списки.",
   ].join("\n"),
 );

@@ -6,6 +6,7 @@ import { composeAnswer } from "../../../systems/evidence/compose";
 import { critiqueGround, mergeCritique, ruleCoverage } from "../../../systems/evidence/critic-rules";
 import { buildEvidence } from "../../../systems/evidence/evidence-builder";
 import { planFor } from "../../../systems/evidence/plan-rules";
+import type { CriticRef } from "../../../systems/evidence/model-outputs";
 import { dateOut, plan, scope, settlementRow, toolRun } from "./fixtures";
 
 const P = plan([
@@ -247,7 +248,7 @@ describe("coverage critic rules", () => {
   });
 
   it("the model critic can only add depth gaps: it lowers full to partial, never raises, and cannot invent a conflict", () => {
-    const { coverage } = assess([
+    const runs = [
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
       toolRun("S4", "get_open_supplier_settlements", "success", {
         status: "ok",
@@ -256,35 +257,45 @@ describe("coverage critic rules", () => {
         movements_scanned: 3,
         rows: [settlementRow("cp-a", "ООО «А»", 1000)],
       }),
-    ]);
+    ];
+    const { coverage, bundle } = assess(runs);
     const merged = mergeCritique(
       coverage,
       {
-        covered_points: [],
-        uncovered_points: ["Нет проверки актов сверки"],
-        extra_reasons: [
-          { reason_code: "INSUFFICIENT_DOCUMENT_DEPTH", message: "акты сверки не смотрели" },
-          { reason_code: "CONFLICTING_EVIDENCE", message: "выдумано" },
-        ],
-        next_best_actions: [],
+        gaps: [{ kind: "documents_not_checked", ref: ref({ fact_id: "F2" }) }],
+        actions: [],
+        // the old free-text shape: a conflict the critic invented, never taken
+        extra_reasons: [{ reason_code: "CONFLICTING_EVIDENCE", message: "выдумано" }],
       },
       "used",
+      null,
+      critiqueGround(bundle, P, runs),
     );
     expect(merged.outcome).toBe("PARTIALLY_ANSWERED");
     expect(merged.reason_codes).toEqual(["INSUFFICIENT_DOCUMENT_DEPTH"]);
-    expect(merged.critic.note).toMatch(/отброшена/);
+    expect(merged.uncovered_points).toEqual(["Документы, образующие остаток, по ООО «А» не проверены"]);
+    expect(merged.critic.note).toMatch(/свободный текст критика не показывается/);
+    expect(JSON.stringify(merged)).not.toMatch(/выдумано/);
     const blocked = { ...coverage, outcome: "BLOCKED_BY_TOOLING" as const, answerability: "insufficient" as const };
     expect(
       mergeCritique(
         blocked,
-        { covered_points: ["всё покрыто"], uncovered_points: [], extra_reasons: [], next_best_actions: [] },
+        {
+          gaps: [{ kind: "partial_match", ref: ref({ fact_id: "F2" }) }],
+          actions: [],
+          covered_points: ["всё покрыто"],
+        },
         "used",
+        null,
+        critiqueGround(bundle, P, runs),
       ).outcome,
     ).toBe("BLOCKED_BY_TOOLING");
   });
 });
 
-describe("the model critic proposes, it does not invent (§6.2.7)", () => {
+const ref = (r: Partial<CriticRef>): CriticRef => ({ fact_id: null, step_id: null, tool: null, scope: null, ...r });
+
+describe("the model critic proposes from a closed set, bound to this run (§6.2.7)", () => {
   const clean = [
     toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
     toolRun("S4", "get_open_supplier_settlements", "success", {
@@ -295,45 +306,87 @@ describe("the model critic proposes, it does not invent (§6.2.7)", () => {
       rows: [settlementRow("cp-a", "ООО «А»", 1000)],
     }),
   ];
-  const critique = (uncovered: string[], next: string[], extra: { reason_code: never; message: string }[] = []) => ({
-    covered_points: [],
-    uncovered_points: uncovered,
-    extra_reasons: extra,
-    next_best_actions: next,
-  });
 
-  it("drops points that name no fact, plan step or failed tool, and says so in the report", () => {
+  it("drops points bound to nothing of this run, and says so by kind — never in the model's words", () => {
     const { coverage, bundle } = assess(clean);
     const g = critiqueGround(bundle, P, clean);
     const merged = mergeCritique(
       coverage,
-      critique(
-        ["Данные по ООО «А» расходятся с актом сверки", "По [F2] не проверены счета-фактуры"],
-        ["Ничего не требуется", "Запросить счета-фактуры по шагу S7"],
-      ),
+      {
+        gaps: [
+          { kind: "documents_not_checked", ref: ref({ fact_id: "F9" }) }, // no such fact
+          { kind: "step_incomplete", ref: ref({ step_id: "S99" }) }, // no such step
+          { kind: "payments_not_reconciled", ref: ref({ tool: "get_payment_chain" }) }, // that tool did not fail
+          { kind: "partial_match", ref: ref({}) }, // bound to nothing
+          { kind: "documents_not_checked", ref: ref({ fact_id: "F2", step_id: "S4" }) }, // two things at once
+          { kind: "documents_not_checked", ref: ref({ fact_id: "F2" }) },
+        ],
+        actions: [
+          { kind: "retry_step", ref: ref({ fact_id: "F2" }) }, // a retry is of a step, not of a fact
+          { kind: "request_documents", ref: ref({ step_id: "S7" }) }, // documents are requested from a party
+          { kind: "check_posting", ref: ref({ fact_id: "F2" }) },
+        ],
+        next_best_actions: ["оплатить повторно 1 000,00 ₽"],
+        uncovered_points: ["оспорено поставщиком, сумма к оплате 500 ₽"],
+      },
       "used",
       null,
       g,
     );
-    expect(merged.uncovered_points).toEqual(["По [F2] не проверены счета-фактуры"]);
-    expect(merged.next_best_actions).toContain("Запросить счета-фактуры по шагу S7");
-    expect(merged.next_best_actions).not.toContain("Ничего не требуется");
-    expect(merged.critic.note).toMatch(/отброшены пункты критика.*акт.*сверки.*Ничего не требуется/);
-    // a reference to something this run does not hold is no ground either
-    expect(
-      mergeCritique(coverage, critique(["Конфликт в [F9] и шаге S99"], []), "used", null, g).uncovered_points,
-    ).toEqual([]);
+    expect(merged.uncovered_points).toEqual(["Документы, образующие остаток, по ООО «А» не проверены"]);
+    expect(merged.next_best_actions).toContain("Проверить проведение документов по ООО «А»");
+    expect(merged.next_best_actions.join()).not.toMatch(/оплатить повторно|S7/);
+    expect(JSON.stringify(merged)).not.toMatch(/оплатить повторно|оспорено|500/);
+    expect(merged.critic.note).toMatch(/documents_not_checked \(F9\).*step_incomplete \(S99\).*partial_match/);
   });
 
-  it("an ungrounded depth gap does not lower a full answer; a grounded one does", () => {
-    const { coverage, bundle } = assess(clean);
-    const g = critiqueGround(bundle, P, clean);
-    const gap = (message: string) =>
-      critique([], [], [{ reason_code: "INSUFFICIENT_DOCUMENT_DEPTH" as never, message }]);
-    expect(mergeCritique(coverage, gap("акты сверки не смотрели"), "used", null, g).outcome).toBe("FULLY_ANSWERED");
-    expect(mergeCritique(coverage, gap("по [F2] не смотрели документы"), "used", null, g).outcome).toBe(
-      "PARTIALLY_ANSWERED",
+  it("a document to request for the run's scope is a depth gap: the party and the period bind it", () => {
+    const runs = [
+      toolRun(
+        "S1",
+        "resolve_counterparty",
+        "success",
+        {
+          status: "ok",
+          note: "",
+          counterparty_id: "cp-a",
+          candidates: [{ counterparty_id: "cp-a", name: "ООО «А»", inn: "7700000000", roles: ["supplier"], score: 1 }],
+        },
+        { input: { query: "А" } },
+      ),
+      ...clean,
+    ];
+    const { coverage, bundle } = assess(runs);
+    expect(coverage.outcome).toBe("FULLY_ANSWERED");
+    const g = critiqueGround(bundle, P, runs);
+    const merged = mergeCritique(
+      coverage,
+      {
+        gaps: [{ kind: "document_to_request", ref: ref({ scope: "party" }) }],
+        actions: [{ kind: "request_documents", ref: ref({ scope: "period" }) }],
+      },
+      "used",
+      null,
+      g,
     );
+    expect(merged.outcome).toBe("PARTIALLY_ANSWERED");
+    expect(merged.reason_codes).toContain("INSUFFICIENT_DOCUMENT_DEPTH");
+    expect(merged.uncovered_points).toContain(
+      "Подтверждающие документы по ООО «А» за период до 31.03.2026 в учёте не получены — их нужно запросить",
+    );
+    expect(merged.next_best_actions).toContain("Запросить подтверждающие документы за период до 31.03.2026");
+    // a run without a bound party has no party scope to bind to
+    const general = assess(clean);
+    const g2 = critiqueGround(general.bundle, P, clean);
+    expect(
+      mergeCritique(
+        general.coverage,
+        { gaps: [{ kind: "document_to_request", ref: ref({ scope: "party" }) }], actions: [] },
+        "used",
+        null,
+        g2,
+      ).outcome,
+    ).toBe("FULLY_ANSWERED");
   });
 
   it("a failed tool run is ground for a point about it", () => {
@@ -347,12 +400,16 @@ describe("the model critic proposes, it does not invent (§6.2.7)", () => {
     const { coverage, bundle } = assess(runs);
     const merged = mergeCritique(
       coverage,
-      critique(["Цепочка оплат не получена: get_payment_chain вернул ошибку"], []),
+      {
+        gaps: [{ kind: "step_incomplete", ref: ref({ tool: "get_payment_chain" }) }],
+        actions: [{ kind: "retry_step", ref: ref({ tool: "get_payment_chain" }) }],
+      },
       "used",
       null,
       critiqueGround(bundle, P, runs),
     );
-    expect(merged.uncovered_points).toContain("Цепочка оплат не получена: get_payment_chain вернул ошибку");
+    expect(merged.uncovered_points).toContain("Проверка «шаг S6» выполнена не полностью");
+    expect(merged.next_best_actions).toContain("Повторить проверку «шаг S6» позже");
   });
 });
 

@@ -15,7 +15,7 @@ const frameOf = (text: string, state: ConversationState = emptyConversationState
 
 describe("vocabulary", () => {
   it("has the seed's twenty reason codes plus MODEL_REQUIRED, and the seven outcome classes", () => {
-    expect(REASON_CODES).toHaveLength(27); // + the §12.3 situations' own codes and MODEL_OUTPUT_INVALID
+    expect(REASON_CODES).toHaveLength(28); // + the §12.3 situations' own codes, MODEL_OUTPUT_INVALID and UNTRUSTED_TOOL_STRING
     expect(REASON_CODES).toContain("NO_MATCH_IN_1C");
     expect(outcomeClassOf("PARTIALLY_ANSWERED")).toBe("PARTIALLY_ANSWERED");
     expect(outcomeClassOf("clarification")).toBe("BLOCKED_BY_AMBIGUITY");
