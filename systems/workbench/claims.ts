@@ -220,11 +220,19 @@ const EN_PAST_PASSIVE = new RegExp(
   "i",
 );
 
+/** Completion as a state: "It's done.", "Everything is saved now.", "All set." */
+const EN_STATE = new RegExp(
+  `\\b(?:it['’]s|it\\s+is|that['’]s|everything['’]s|everything\\s+is|all\\s+is)\\s+(?:now\\s+|all\\s+)?(?:done|complete|completed|finished|ready|set|saved|updated|fixed|applied)\\b|\\b(?:is|are)\\s+(?:[a-z]+ed|${PP_IRREGULAR})\\s+now\\b`,
+  "i",
+);
+
 function englishClaim(sentence: string): string | undefined {
   if (EN_DONE.test(sentence)) return sentence.trim().split(/[\s.!:,]/)[0];
   const first = EN_FIRST.exec(sentence);
   if (first && !EN_OWN.test(first[1]!) && !EN_FRAME.test(sentence.slice(0, first.index + first[0].length)))
     return first[0].trim();
+  const state = EN_STATE.exec(sentence);
+  if (state && !EN_FRAME.test(sentence.slice(0, state.index))) return state[0].trim();
   for (const re of [EN_PERFECT, EN_PAST_PASSIVE]) {
     const m = re.exec(sentence);
     if (m && !EN_OWN.test(m[1]!) && !EN_FRAME.test(sentence.slice(0, m.index))) return m[0].trim();
