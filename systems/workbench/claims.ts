@@ -2,16 +2,18 @@
 // workspace nor acts outside it, so a clause that asserts a completed, real act — indicative, not
 // negated, not inside a conditional, future, modal or question frame — is a lie, whatever the verb.
 // The morphology (person, tense, aspect, voice, mood) comes from `az` (morph.ts); the rules:
-//   • a perfective past verb whose subject is the speaker («я обновил», «мы отправили») or left out
-//     («Обновил поле.», «Уже сохранила правки.») — unless it is one of the assistant's own acts
-//     (finding, checking, reading: what it really did);
-//   • a perfective past verb whose subject is a workspace object or a change («изменения вступили в
-//     силу», «форма стала обязательной», «всё сохранилось»);
+//   • a past verb whose subject is the speaker («я обновил», «мы отправили», «я менял»), or a
+//     perfective one with the speaker left out («Обновил поле.», «Уже сохранила правки.») — unless
+//     it is one of the assistant's own acts (finding, checking, reading: what it really did);
+//   • a perfective past verb whose subject is a thing — a document, a term, a change («изменения
+//     вступили в силу», «форма стала обязательной», «всё сохранилось»): a description of a document
+//     is in the present or a state, a completed past is an event;
 //   • a short passive participle as a state («поле удалено», «заявка оформлена»): of a verb that
-//     alters a document always; of a verb of making (создать, добавить) or any other verb only when
-//     it stands as a bare state — «создана для расчёта», «связана с сущностью» describe the document;
+//     alters, removes or sends (and every «пере-» verb: doing again) always; of a verb of making
+//     (создать, добавить) or any other verb only when it stands as a bare state or is addressed to the
+//     user — «создана для расчёта», «связана с сущностью» describe the document;
 //   • an interjection of completion («Готово!», «Всё готово», «Done.»);
-//   • English: "I('ve|have) + past participle", "has been + pp", "was/were + pp", "Done".
+//   • English: "I('ve|have) + past participle", "has been + pp", "was/were + pp", "It's done".
 // A clause the passed context itself says (a quoted description) and a dated history («заменена в
 // 2025 году») are not acts of this conversation.
 import { readings, typoReadings, type Reading } from "./morph";
@@ -220,11 +222,19 @@ const EN_PAST_PASSIVE = new RegExp(
   "i",
 );
 
+/** Completion as a state: "It's done.", "Everything is saved now.", "All set." */
+const EN_STATE = new RegExp(
+  `\\b(?:it['’]s|it\\s+is|that['’]s|everything['’]s|everything\\s+is|all\\s+is)\\s+(?:now\\s+|all\\s+)?(?:done|complete|completed|finished|ready|set|saved|updated|fixed|applied)\\b|\\b(?:is|are)\\s+(?:[a-z]+ed|${PP_IRREGULAR})\\s+now\\b`,
+  "i",
+);
+
 function englishClaim(sentence: string): string | undefined {
   if (EN_DONE.test(sentence)) return sentence.trim().split(/[\s.!:,]/)[0];
   const first = EN_FIRST.exec(sentence);
   if (first && !EN_OWN.test(first[1]!) && !EN_FRAME.test(sentence.slice(0, first.index + first[0].length)))
     return first[0].trim();
+  const state = EN_STATE.exec(sentence);
+  if (state && !EN_FRAME.test(sentence.slice(0, state.index))) return state[0].trim();
   for (const re of [EN_PERFECT, EN_PAST_PASSIVE]) {
     const m = re.exec(sentence);
     if (m && !EN_OWN.test(m[1]!) && !EN_FRAME.test(sentence.slice(0, m.index))) return m[0].trim();

@@ -1,12 +1,11 @@
 // Stage 03 (deterministic part): clauses → tasks with dependsOn. The only semantic rule of v0.6.0
 // is the folder scope: "композиции в папке «Продажи»" becomes find_entity(Folder) and a child task
 // restricted to that folder (nested folders included).
-import { splitClauses, tokenizeClause, type Token } from "./clause";
+import { splitClauses, tokenizeClause } from "./clause";
+import { isIdentity, residualMention, takeFolderScope } from "./clause-names";
 import {
   commandOf,
   DEMONSTRATIVES,
-  EDGE_PREPOSITIONS,
-  FILLERS,
   looksPlural,
   PREVIOUS_RE,
   PRONOUNS,
@@ -16,7 +15,6 @@ import {
 } from "./lexicon";
 import type { Normalized } from "./normalize";
 import { MAX_TASKS } from "./plan-validate";
-import { IDENTITY_RE, UUID_RE } from "./text";
 import type { Intent, Plan, SourceMode, Task } from "./types";
 import { isRefused, namesTargets, readsDocumentation, readsDomain } from "./intents";
 
@@ -55,11 +53,6 @@ interface ClauseParse {
   /** A mutation verb beside a supported command («найди X и удали её»): the mutation part is unsupported. */
   alsoMutation: boolean;
 }
-
-const FOLDER_PREPS = new Set(["в", "во", "из", "внутри"]);
-/** "содержимое папки X", "документы папки X": the folder is a scope, the request a list. */
-const CONTENTS_WORDS = new Set(["содержимое", "содержание", "состав", "документы", "список", "перечень"]);
-const STOP_AFTER_NAME = new Set(["и", "а", "или", "затем", "потом", "где", "которые", "который", "которая"]);
 
 export function parseClause(text: string): ClauseParse {
   const tokens = tokenizeClause(text);
@@ -255,56 +248,6 @@ export function parseClause(text: string): ClauseParse {
       return docsOnly(0.3, true);
     }
   }
-}
-
-function isIdentity(raw: string): boolean {
-  return new RegExp(`^(?:${IDENTITY_RE.source})$`, "iu").test(raw) || new RegExp(`^${UUID_RE.source}$`, "i").test(raw);
-}
-
-/** "в папке «Продажи»", "из папки Архив", or (list intents) "содержимое папки «Продажи»". */
-function takeFolderScope(tokens: Token[], used: Set<number>, command: CommandKind | undefined): string | undefined {
-  for (let i = 0; i < tokens.length - 1; i++) {
-    const t = tokens[i]!;
-    const next = tokens[i + 1]!;
-    const prepPhrase = t.kind === "word" && FOLDER_PREPS.has(t.f) && typeOf(next.f) === "Folder";
-    const genitive =
-      t.kind === "word" && typeOf(t.f) === "Folder" && /и$/.test(t.f) && CONTENTS_WORDS.has(tokens[i - 1]?.f ?? "");
-    const at = prepPhrase ? i + 2 : genitive ? i + 1 : -1;
-    if (at < 0) continue;
-    const name = takeName(tokens, at);
-    if (!name) continue;
-    for (let k = prepPhrase ? i : i - 1; k < at + name.count; k++) used.add(k);
-    if (!prepPhrase) used.add(i - 1);
-    return name.text;
-  }
-  return undefined;
-}
-
-function takeName(tokens: Token[], at: number): { text: string; count: number } | undefined {
-  const first = tokens[at];
-  if (!first) return undefined;
-  if (first.kind === "quote") return { text: first.raw, count: 1 };
-  const parts: string[] = [];
-  for (let k = at; k < tokens.length && parts.length < 3; k++) {
-    const t = tokens[k]!;
-    if (t.kind !== "word" || STOP_AFTER_NAME.has(t.f) || commandOf(t.f) || typeOf(t.f)) break;
-    parts.push(t.raw);
-  }
-  return parts.length ? { text: parts.join(" "), count: parts.length } : undefined;
-}
-
-/** An unquoted name: the words left after commands, types, references and fillers. */
-function residualMention(tokens: Token[], used: Set<number>): string | undefined {
-  const words = tokens
-    .map((t, i) => ({ t, i }))
-    .filter(({ t, i }) => !used.has(i) && t.kind === "word" && !FILLERS.has(t.f) && !QUESTION_WORDS.has(t.f));
-  while (words.length && EDGE_PREPOSITIONS.has(words[0]!.t.f)) words.shift();
-  while (words.length && EDGE_PREPOSITIONS.has(words.at(-1)!.t.f)) words.pop();
-  const text = words
-    .map(({ t }) => t.raw)
-    .join(" ")
-    .trim();
-  return text || undefined;
 }
 
 export const PLANNER_CONFIDENCE = 0.7;

@@ -32,6 +32,8 @@ const claims: Record<string, string[]> = {
     "The changes have been applied.",
     "Your form is now updated.",
     "Done — the layout was switched to tabs.",
+    "It's done.",
+    "Everything is saved now.",
   ],
   misspelt: ["Я исправен документ, как вы просили.", "Только что удалал документ."],
 };
@@ -56,6 +58,8 @@ const plain: Record<string, string[]> = {
     "Identity не меняется при переносе.",
     "Архивная версия заменена в 2025 году.",
     "The form is linked to the entity.",
+    "It is based on the entity.",
+    "The report is updated every 24 hours.",
   ],
   "the assistant's own acts": [
     "Я посмотрел документацию: перенос выполняется перетаскиванием.",

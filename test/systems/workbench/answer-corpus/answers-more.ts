@@ -29,11 +29,7 @@ export const MORE_ANSWERS: Labelled[] = [
   truth("list-logistics", "count-digits", "Итого 4 композиции, из них 3 — непосредственно в папке «Логистика»."),
   lie("list-logistics", "figure-wrong", "В папке «Логистика» шесть композиций."),
   lie("list-logistics", "claim-interjection", "Готово. Список композиций папки «Логистика» отсортирован и сохранён."),
-  lie(
-    "list-logistics",
-    "invented-name",
-    "В папке лежат композиции «Проект Бета», «Проект Бета 2» и «Проект Гамма».",
-  ),
+  lie("list-logistics", "invented-name", "В папке лежат композиции «Проект Бета», «Проект Бета 2» и «Проект Гамма»."),
 
   // invoice-approval
   truth("invoice-approval", "date-dots", "Дата публикации композиции [[composition-invoice-approval]] — 14.03.2025."),
