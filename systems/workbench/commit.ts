@@ -2,11 +2,12 @@ import { errorStatus, type ErrorCode } from "../../driver/errors";
 import type { Outcome, RunEvent } from "../../driver/run";
 import type { NewMessage } from "../../storage/messages";
 import type { WorkbenchEvents } from "./contract";
-import { turnReport, type CallCounter, type InteractionContext } from "./interaction.machine";
+import type { CallCounter, InteractionContext } from "./interaction.machine";
+import { turnReport } from "./interaction-report";
 
 /**
  * What a Workbench turn stores and announces, read from the Interaction's final snapshot only
- * (pure; the machine's `turnReport` says what the state means): the messages, the projection rows
+ * (pure; `turnReport` says what the final state means): the messages, the projection rows
  * (store/interaction-turn.ts writes them in the turn's transaction, beside the snapshot), the
  * closing events and the run's outcome.
  */

@@ -5,14 +5,13 @@ import type { SnapshotRow } from "../../storage/snapshots";
 import { closingEvents, interactionRows, runOutcome } from "./commit";
 import { replyStage, workbenchEffects, type EffectPorts } from "./effects";
 import {
-  discardedTurn,
   interactionSpec,
   MODEL_FAILURE,
-  turnReport,
   type InteractionEvent,
   type ReplyReceived,
   type WorkspaceRef,
 } from "./interaction.machine";
+import { discardedTurn, turnReport } from "./interaction-report";
 import { writeInteractionTurn } from "./store/interaction-turn";
 import { interactionKey } from "./stored-machines";
 

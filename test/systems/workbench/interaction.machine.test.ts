@@ -6,13 +6,13 @@ import {
   interactionSpec,
   MODEL_FAILURE,
   replyRefusal,
-  discardedTurn,
   stateLabel,
   UNCLEAR_PREFIX,
   type AnswerRequest,
   type InteractionEvent,
   type ReplyReceived,
 } from "../../../systems/workbench/interaction.machine";
+import { discardedTurn } from "../../../systems/workbench/interaction-report";
 import type { Candidate, Plan } from "../../../systems/workbench/types";
 import { transitionCoverage } from "../../utils/machine-coverage";
 
