@@ -63,7 +63,12 @@ export async function runClinicCase(
   for (const [i, t] of c.turns.entries()) {
     for (const op of t.operator ?? []) {
       const path = `/v1/inbox/conversations/${threadId}/${op.action === "message" ? "messages" : op.action}`;
-      const body = { ...(op.operator ? { operator: op.operator } : {}), ...(op.text ? { text: op.text } : {}) };
+      const body = {
+        ...(op.operator ? { operator: op.operator } : {}),
+        ...(op.text ? { text: op.text } : {}),
+        ...(op.assignee ? { assignee: op.assignee } : {}),
+        ...(op.to ? { to: op.to } : {}),
+      };
       const r = await client.json("POST", path, body);
       const want = op.status ?? (op.action === "message" ? 201 : 200);
       if (r.status !== want)

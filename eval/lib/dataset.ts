@@ -151,9 +151,13 @@ export type ClinicExpect = z.infer<typeof ClinicExpect>;
 /** An operator's action on the thread through the inbox routes; `status` is the HTTP status expected. */
 export const OperatorStep = z
   .object({
-    action: z.enum(["take", "message", "release", "close"]),
+    action: z.enum(["take", "message", "release", "close", "assign", "transfer"]),
     operator: z.string().optional(),
     text: z.string().optional(),
+    /** `assign`: who will answer (issue 43). */
+    assignee: z.string().optional(),
+    /** `transfer`: the colleague who holds it from now (issue 43). */
+    to: z.string().optional(),
     status: z.number().int().optional(),
   })
   .strict();

@@ -41,10 +41,10 @@ describe("API_TOKENS grammar", () => {
       PORT: "0",
     };
     delete env.DATABASE_URL;
-    const r = spawnSync(process.execPath, ["--import", "tsx", "main.ts"], { env, encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "main.ts"], { env, encoding: "utf8", timeout: 80_000 });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(
       'could not start: Invalid configuration: API_TOKENS entry #1 (Chat@clinic:…): unknown role "Chat"',
     );
-  });
+  }, 90_000);
 });
