@@ -1,7 +1,6 @@
 // Russian Snowball stemmer (Porter's algorithm for Russian), on folded text (ё already → е).
 // In driver/, the horizontal layer every system may import (a system never imports another): the clinic reads
-// escalation cues on stems with it (issue 43). It is systems/workbench/stem.ts moved down a layer,
-// the same code; the Workbench's copy can re-export it (an edit to that system, left to its owner).
+// escalation cues on stems with it (issue 43), the Workbench resolves names and ranks docs with it.
 
 const VOWELS = "аеиоуыэюя";
 
