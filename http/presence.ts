@@ -43,14 +43,24 @@ export class PresenceBoard {
   private timer: NodeJS.Timeout | null = null;
   private nextExpiry = Infinity;
 
+  private listening = false;
+
   constructor(
     private readonly ttlMs: number,
     private readonly instanceId: string,
-    private readonly remote: { publish(payload: string): Promise<void> } | null,
+    private readonly remote: { publish(payload: string): Promise<void>; listen(): void } | null,
   ) {}
+
+  /** Hears other processes from the first use on (a server nobody uses presence on opens no LISTEN). */
+  private join(): void {
+    if (this.listening || !this.remote) return;
+    this.listening = true;
+    this.remote.listen();
+  }
 
   /** An operator's heartbeat here (published to other processes too); returns the thread's presence after it. */
   beat(tenantId: string, conversationId: string, operator: string, state: PresenceState): ThreadPresence {
+    this.join();
     this.apply(tenantId, conversationId, operator, state);
     this.send({ i: this.instanceId, k: "beat", t: tenantId, c: conversationId, o: operator, s: state });
     return this.of(tenantId, conversationId);
@@ -113,6 +123,7 @@ export class PresenceBoard {
   }
 
   subscribe(fn: (n: DeskNews) => void): () => void {
+    this.join();
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }
@@ -197,13 +208,18 @@ export function presenceOf(deps: {
   let b = boards.get(deps);
   if (!b) {
     const sql = deps.db.sql;
-    b = new PresenceBoard(
+    const board: PresenceBoard = new PresenceBoard(
       deps.config.desk.presenceTtlMs,
       deps.instanceId,
-      deps.db.backend === "postgres" ? { publish: (p) => publishOnChannel(sql, p) } : null,
+      deps.db.backend === "postgres"
+        ? {
+            publish: (p) => publishOnChannel(sql, p),
+            listen: () => void deps.waker.onPrefixed(PREFIX, (p) => board.receive(p)),
+          }
+        : null,
     );
+    b = board;
     boards.set(deps, b);
-    if (deps.db.backend === "postgres") deps.waker.onPrefixed(PREFIX, (p) => b!.receive(p));
   }
   return b;
 }
