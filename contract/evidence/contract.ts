@@ -1,15 +1,6 @@
 import { z } from "zod";
 import { userText } from "../user-text";
-import {
-  Created,
-  err,
-  ok,
-  runEvents,
-  sseUnion,
-  type EventsOf,
-  type Operation,
-  type SystemContract,
-} from "../http";
+import { Created, err, ok, runEvents, sseUnion, type EventsOf, type Operation, type SystemContract } from "../http";
 import { ConversationState, CoverageReport, FinalAnswerPackage, Premise } from "./artifacts";
 import { OutcomeClass, ReasonCode } from "./reason-codes";
 
