@@ -1,16 +1,6 @@
 import { z } from "zod";
 import { userText } from "../user-text";
-import {
-  AnswerReplaced,
-  Created,
-  err,
-  ok,
-  runEvents,
-  sseUnion,
-  type EventsOf,
-  type Operation,
-  type SystemContract,
-} from "../http";
+import { Created, err, ok, runEvents, sseUnion, type EventsOf, type Operation, type SystemContract } from "../http";
 import { ConversationState, CoverageReport, FinalAnswerPackage, Premise } from "./artifacts";
 import { OutcomeClass, ReasonCode } from "./reason-codes";
 
@@ -50,7 +40,9 @@ export const EvidenceFinal = z.object({
   modelCalls: EvidenceModelCalls,
 });
 
-export const evidenceEvents = { ...runEvents, answer_replaced: AnswerReplaced, final: EvidenceFinal };
+// No `answer_replaced`: the Evidence answer streams only after the model's choice over the claims
+// menu was resolved and rendered, so nothing it shows is ever replaced (doc/evidence.md).
+export const evidenceEvents = { ...runEvents, final: EvidenceFinal };
 export type EvidenceEvents = EventsOf<typeof evidenceEvents>;
 export const EvidenceSseEvent = sseUnion(evidenceEvents);
 
@@ -189,7 +181,7 @@ export const evidenceOperations: Operation[] = [
       409: err(
         "Диалог занят другим ходом (details.reason conversation_busy) или Idempotency-Key отдан другому телу (idempotency_key_reused)",
       ),
-      200: { description: "run_started, [stage…], token…, [answer_replaced], final, done", sse: EvidenceSseEvent },
+      200: { description: "run_started, [stage…], token…, final, done", sse: EvidenceSseEvent },
       404: noConversation,
     },
   },

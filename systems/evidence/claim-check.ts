@@ -1,8 +1,9 @@
-// The Evidence answer check (seed 002 rule №5, §15.3) in a closed world (doc/evidence.md): the
-// model selects and orders what the engine already established and writes connective text; every
-// factual token is a slot rendered from this run's artifacts (answer-slots.ts), and any word
-// outside the closed connective vocabulary refuses the sentence (driver/closed-text.ts). Nothing
-// is parsed out of prose, so a new phrasing of a lie is refused like an old one. Pure: no model, no SQL.
+// Legacy: the Evidence answer check of the slot contract (issue 31), kept for answers logged before
+// the claims menu (issue 42), which replay through it (answer-package.ts `legacyProse`), and proved by
+// the lie generator. New answers are a choice over the claims menu (answer-choice.ts). In this
+// contract the model selects and orders what the engine established and writes connective text;
+// every factual token is a slot rendered from this run's artifacts (answer-slots.ts), and any word
+// outside the closed connective vocabulary refuses the sentence (driver/closed-text.ts). Pure.
 import { judgeSentence, type ClosedTextRules, type SentenceVerdict } from "../../driver/closed-text";
 import type { AnswerChecker } from "../../driver/validated-stream";
 import { splitSentences } from "../../driver/validated-stream";

@@ -244,7 +244,6 @@ function gapClaims(i: ComposeInput, foundTexts: string[], add: Add, into: string
     const g = groundedRefs(i, w.message);
     return g ? { text: `${capital(reasonInfo[w.reason_code].ru)}: ${g.words}`, facts: g.facts } : null;
   };
-  const before = texts.length;
   for (const w of c.why_partial) {
     const t = whyText(w);
     if (
@@ -255,7 +254,7 @@ function gapClaims(i: ComposeInput, foundTexts: string[], add: Add, into: string
     )
       push(t.text, t.facts);
   }
-  if (texts.length === 0 && before === 0)
+  if (texts.length === 0)
     for (const w of c.why_partial)
       if (!["ASSUMPTION_APPLIED_EXPLICITLY", "NEEDS_USER_CONFIRMATION"].includes(w.reason_code)) {
         const t = whyText(w);

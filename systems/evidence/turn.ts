@@ -165,10 +165,8 @@ function turnWrites(t: TurnSide, a: EvidenceTurnArgs, s: Snapshot, when: Fragmen
 function turnClosing(t: TurnSide, a: EvidenceTurnArgs, s: Snapshot) {
   const run = a.run;
   const last = s.context.last!;
-  // Tokens already shown that are not the answer: the client replaces them before `final`.
-  const replaced = last.replacement ? [{ event: "answer_replaced" as const, data: last.replacement }] : [];
+  // The tokens were the rendered answer itself (effects.ts streams only a resolved choice): `final` follows them.
   return [
-    ...replaced,
     {
       event: "final" as const,
       data: {

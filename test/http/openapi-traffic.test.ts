@@ -214,14 +214,23 @@ async function scriptedRun(): Promise<void> {
     "{}",
     CRITIC,
   );
+  // The answer model chooses claims; the figure it writes in its opening is dropped, nothing streamed is replaced.
   llm.script(
     "answer",
-    "**Коротко.** Долг ООО «Вектор» — 1 000 000,00 ₽ [F9].\n\n**Что проверено.** всё\n\n**Что найдено.** всё\n\n**Что не удалось установить.** ничего\n\n**Что уточнить / следующий шаг.** ничего",
+    JSON.stringify({
+      opening: "Долг ООО «Вектор» — 1 000 000,00 ₽",
+      short: ["C1"],
+      checked: [],
+      found: ["C2"],
+      not_established: [],
+      next_step: [],
+    }),
   );
   const evTurn = await call("POST", `/v1/evidence/conversations/${ec}/messages`, {
     body: { text: "Какое сальдо по ООО «Вектор» на 10.04.2026?", debug: true },
   });
-  expect(ev(evTurn, "answer_replaced")).toHaveLength(1);
+  expect(ev(evTurn, "answer_replaced")).toHaveLength(0);
+  expect(ev(evTurn, "final")[0]!.validation).toMatchObject({ ok: false });
   // Two questions at once in one conversation: one answers (its tokens stream), the other is refused with `error`.
   llm.reset();
   llm.script("planner", { content: "{}", delayMs: 300 });
