@@ -4,6 +4,7 @@ import { loadConfig, loadDotEnv, type Config } from "./http/config";
 import { createLogger, flushLog, logger, useLogger } from "./http/observability/logger";
 import { createProgress } from "./http/observability/progress";
 import { loadDemoKnowledgeBase } from "./systems/clinic/demo-kb";
+import type { Database } from "./storage/db";
 import { startupText } from "./http/pages";
 import { startServer } from "./http/start";
 import { armShutdownDeadline } from "./http/shutdown-deadline";
@@ -25,19 +26,15 @@ try {
 const log = (line: string) => logger.info(line);
 // A cold start (initdb, 40 migrations) takes a while: say what is happening, on stderr.
 const progress = createProgress();
-const started = await startServer(config, log, { systems: dialogueSystems, progress: progress.step }).catch(
-  (e: Error) => {
-    progress.done();
-    console.error(`could not start: ${e.message}`);
-    logger.fatal({ event: "startup_failed", err: { message: e.message } }, "could not start");
-    process.exit(1);
-  },
-);
-// A data directory created by this start gets the clinic's demo knowledge base, so the README's
-// first question is answered offline; never over an existing database (systems/clinic/demo-kb.ts).
-if (started.deps.db.fresh && started.deps.db.backend === "pglite" && process.env.DEMO_DATA !== "false") {
+/**
+ * A data directory created by this start gets the clinic's demo knowledge base, before the server
+ * listens, so the README's first question is answered offline; never over an existing database
+ * (systems/clinic/demo-kb.ts).
+ */
+async function demoData(db: Database): Promise<void> {
+  if (!db.fresh || db.backend !== "pglite" || process.env.DEMO_DATA === "false") return;
   progress.step("loading the demo knowledge base");
-  const n = await loadDemoKnowledgeBase(started.deps.db.sql).catch((e: Error) => {
+  const n = await loadDemoKnowledgeBase(db.sql).catch((e: Error) => {
     logger.warn({ event: "demo_data_failed", err: { message: e.message } }, "demo knowledge base not loaded");
     return 0;
   });
@@ -47,6 +44,16 @@ if (started.deps.db.fresh && started.deps.db.backend === "pglite" && process.env
       `loaded ${n} demo knowledge-base documents (remove them in Settings)`,
     );
 }
+const started = await startServer(config, log, {
+  systems: dialogueSystems,
+  progress: progress.step,
+  beforeListen: demoData,
+}).catch((e: Error) => {
+  progress.done();
+  console.error(`could not start: ${e.message}`);
+  logger.fatal({ event: "startup_failed", err: { message: e.message } }, "could not start");
+  process.exit(1);
+});
 progress.done();
 const where = started.deps.db.backend === "pglite" ? `embedded PGlite at ${config.dataDir}` : "PostgreSQL server";
 logger.info(

@@ -39,6 +39,8 @@ export interface StartOptions {
   systems: readonly HttpDialogueSystem[];
   /** Told each slow start-up step (initdb, migrations): main.ts's progress line. */
   progress?: (step: string) => void;
+  /** Runs on the opened, migrated database before the server listens (main.ts: the demo data of a fresh install). */
+  beforeListen?: (db: Database) => Promise<void>;
 }
 
 export async function startServer(
@@ -60,6 +62,12 @@ export async function startServer(
       onProgress: opts.progress,
       connectTimeoutMs: config.databaseConnectTimeoutMs,
     }));
+  try {
+    await opts.beforeListen?.(db);
+  } catch (e) {
+    if (!opts.db) await db.close();
+    throw e;
+  }
   const instanceId = randomUUID();
   // Embedded: one process owns the database, so any run still "running" died with the last one.
   const closed = await failAbandonedRuns(

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadDemoKnowledgeBase } from "../../systems/clinic/demo-kb";
 import { useTestDatabase } from "../utils/db";
 import { startTestServer } from "../utils/server";
 
@@ -16,6 +17,8 @@ const t = useTestDatabase();
 let server: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {
   server = await startTestServer({ db: t.db });
+  // As `npm start` leaves a fresh data directory: with the demo knowledge base (main.ts).
+  await loadDemoKnowledgeBase(t.db.sql);
 });
 afterAll(async () => {
   await server?.stop();
@@ -49,6 +52,8 @@ describe("README examples, run as written", () => {
     const out = await run(shBlocks("Clinic").join("\n"));
     for (const e of ["event: run_started", "event: token", "event: final", "event: done"]) expect(out).toContain(e);
     expect(out).not.toContain("event: error");
+    // The first question is answered from the demo knowledge base, offline.
+    expect(out).toContain("ул. Примерная");
   });
 
   it("Workbench: the clarification, its answer citing the archived document, and a form named by its title", async () => {

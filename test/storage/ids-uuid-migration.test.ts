@@ -60,7 +60,7 @@ describe("migration 000023: ids as uuid", () => {
     );
     // The same constraints, with the same definitions, on the same tables (tables of later
     // migrations, which the run above also applied, aside).
-    const later = ["thread_events ", "thread_notes ", "inbox_reminders "];
+    const later = ["thread_events ", "thread_notes ", "inbox_reminders ", "outbox_seq "];
     expect((await fks()).filter((d) => !later.some((t) => d.startsWith(t)))).toEqual(fksBefore);
     const [r] = await sql<
       { id: string; conversation_id: string; owner: string }[]
