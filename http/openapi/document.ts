@@ -189,7 +189,7 @@ const commonErrors: Record<number, string> = {
   403: "forbidden: у токена нет нужной роли (API_TOKENS role=…)",
   413: "payload_too_large: тело больше лимита",
   500: "internal: внутренняя ошибка; данные не изменены",
-  503: "unavailable: сервер останавливается (SIGTERM) и новых запросов не берёт — повторите на другом процессе",
+  503: "unavailable: сервер останавливается (SIGTERM) и новых запросов не берёт — повторите на другом процессе; storage_unavailable: база данных недоступна, не ответила в срок или на диске нет места — ничего не сохранено, повторите через Retry-After секунд (ход — с тем же Idempotency-Key)",
 };
 
 /** Headers every response carries; a run-starting response adds the run's ids before its first event. */
@@ -197,6 +197,14 @@ const REQUEST_ID_HEADER = {
   "X-Request-Id": {
     description: "the request's id (the client's own when it sent a valid one), as in the server's log",
     schema: { type: "string" },
+  },
+};
+/** On a 503 storage_unavailable (http/errors.ts STORAGE_RETRY_AFTER_S). */
+const RETRY_AFTER_HEADER = {
+  "Retry-After": {
+    description: "with storage_unavailable: seconds to wait before retrying (the database is down or full)",
+    required: false,
+    schema: { type: "integer" },
   },
 };
 const RUN_HEADERS = {
@@ -310,6 +318,7 @@ export function buildOpenApi(
         const headers = {
           ...REQUEST_ID_HEADER,
           ...(r.sse && (startsRun || op.operationId === "resumeRun") ? RUN_HEADERS : {}),
+          ...(status === "503" && op.path.startsWith("/v1/") ? RETRY_AFTER_HEADER : {}),
         };
         return [status, { description: r.description, headers, ...(Object.keys(content).length ? { content } : {}) }];
       }),
