@@ -54,6 +54,8 @@ export class ConversationBusyError extends ConflictError {
 export class IdempotencyKeyReusedError extends ConflictError {}
 export class UnknownCandidateError extends ApiError {}
 export class ModelUnavailableError extends ApiError {}
+/** 503 storage_unavailable: the server's database is down or full; nothing was stored — retry after a while. */
+export class StorageUnavailableError extends ApiError {}
 
 /** The run ended with the server's `error` event (not a dropped connection: that is retried). */
 export class RunFailedError extends ClientError {
@@ -102,9 +104,11 @@ export function apiError(status: number, body: unknown): ApiError {
                 ? UnknownCandidateError
                 : code === "model_unavailable"
                   ? ModelUnavailableError
-                  : status === 400
-                    ? InvalidRequestError
-                    : ApiError;
+                  : code === "storage_unavailable"
+                    ? StorageUnavailableError
+                    : status === 400
+                      ? InvalidRequestError
+                      : ApiError;
   return new Cls(status, code, message, e.details);
 }
 

@@ -1,5 +1,6 @@
 import type { Sql } from "../storage/db";
 import { withinDeadline } from "../storage/deadline";
+import { localWake } from "../storage/local-wake";
 import { flushRunsEvents, type RunEventRow } from "../storage/runs";
 
 /** The longest a background flush is waited for; the next flush or the turn's commit stores what it missed. */
@@ -63,7 +64,10 @@ export class RunFlusher {
     )
       .then(
         () => {
-          for (const b of batch) b.run.markStored(b.events.at(-1)!.seq);
+          for (const b of batch) {
+            b.run.markStored(b.events.at(-1)!.seq);
+            localWake(this.sql, b.run.id);
+          }
         },
         () => {},
       )

@@ -12,6 +12,7 @@ import {
   type RunEventRow,
 } from "../storage/runs";
 import { withinDeadline } from "../storage/deadline";
+import { localWake } from "../storage/local-wake";
 import { beginWithin } from "../storage/safe-begin";
 import { AppError, type ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
@@ -304,6 +305,7 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
         this.seq = this.stored = seq;
         this.ended = true;
         for (const e of tail) this.publish(e);
+        localWake(this.init.sql, this.id);
       },
     };
   }
@@ -356,6 +358,7 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
       this.stored = this.seq;
     } finally {
       for (const e of tail) this.publish(e);
+      localWake(this.init.sql, this.id);
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Database } from "../storage/db";
+import { localWake, onLocalWake } from "../storage/local-wake";
 import { listenRunEvents, markFollowedRuns } from "../storage/runs";
 
 /** Between reads of a run or thread followed while LISTEN is unavailable on a PostgreSQL server. */
@@ -33,7 +34,8 @@ export interface Armed {
  *   reconnect and says so: anything sent meanwhile was missed). Only while LISTEN is unavailable
  *   do followers poll every POLL_MS.
  * - Embedded PGlite: one process owns the database, so every write is this process's own and
- *   wakes its followers in memory (`poke`); nothing is polled.
+ *   wakes its followers in memory (`poke`, storage/local-wake.ts: a run's flush, commit and
+ *   failure, a thread's event, an erasure); nothing is polled.
  *
  * The one statement that remains while runs of other processes are followed: their `followed_at`
  * mark, for all of them at once every MARK_FOLLOWED_MS — none when nobody follows such a run.
@@ -55,7 +57,16 @@ export class RunWaker {
   /** Announcements received (for tests and debugging). */
   notifications = 0;
 
-  constructor(private readonly db: Database) {}
+  private offLocal: () => void;
+
+  constructor(private readonly db: Database) {
+    // Writes of this process (any server sharing this pool) wake their followers at once.
+    this.offLocal = onLocalWake(db.sql, (key) => this.fire(key));
+  }
+
+  private fire(key: string): void {
+    for (const fire of [...(this.waiters.get(key) ?? [])]) fire("announced");
+  }
 
   /**
    * Registers interest before the caller reads, so an announcement that arrives while it
@@ -164,7 +175,7 @@ export class RunWaker {
   private wake(key: string): void {
     this.notifications++;
     for (const [prefix, fn] of this.prefixed) if (key.startsWith(prefix)) return fn(key);
-    this.poke(key);
+    this.fire(key);
     // A thread's key (storage/thread-events.ts) shares the channel; only runs go to run listeners.
     if (!key.startsWith("thread:")) this.announce(key);
   }
@@ -174,7 +185,7 @@ export class RunWaker {
    * here, which LISTEN would announce only on a PostgreSQL server and a round trip later.
    */
   poke(key: string): void {
-    for (const fire of [...(this.waiters.get(key) ?? [])]) fire("announced");
+    localWake(this.db.sql, key);
   }
 
   /** How many followers wait now (for tests and the bench). */
@@ -212,6 +223,7 @@ export class RunWaker {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.offLocal();
     if (this.marker) clearInterval(this.marker);
     this.marker = null;
     // Followers still waiting end their loops (their streams are closed by the shutdown).

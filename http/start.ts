@@ -4,6 +4,7 @@ import { RunHub } from "../driver/hub";
 import { createLlm, type Llm } from "../llm/client";
 import { openDatabase, type Database } from "../storage/db";
 import { withinDeadline } from "../storage/deadline";
+import { localWake } from "../storage/local-wake";
 import { failAbandonedRuns, touchRuns } from "../storage/runs";
 import { ActiveTurns } from "./active-turns";
 import { createApp } from "./app";
@@ -179,6 +180,7 @@ function startRunSweep(
     )
       .then(
         (ids) => {
+          for (const id of ids) localWake(db.sql, id);
           if (ids.length) log(`sweep: closed ${ids.length} run(s) abandoned by a stopped process: ${ids.join(", ")}`);
         },
         // A failed or late sweep (database away, a lock timeout) is retried by the next one.

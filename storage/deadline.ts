@@ -8,10 +8,13 @@ interface Cancellable {
 /**
  * Waits for `work` at most `ms` (issue 47: a turn's commit waited on a database outage with no
  * bound — postgres.js waits for a connection up to its connect_timeout, then retries). Past the
- * deadline the caller gets StorageDeadlineError and `onLate` runs: a statement still queued for
- * a connection is cancelled there, so it is not sent once the database returns — a turn that its
- * client was told failed is not stored later. (A statement the server already got may still
- * commit; its Idempotency-Key then replays it.) `ms` ≤ 0: no bound.
+ * deadline the caller gets StorageDeadlineError and `onLate` runs, and the statement is cancelled:
+ * one still waiting in the pool for a connection (an outage) is taken out and never sent; one
+ * already handed to a connection — pipelined behind another, or at the server — may still run
+ * and commit (measured: postgres.js's cancel does not stop a pipelined statement). A turn's
+ * client told `storage_unavailable` then finds it stored when it resends with its
+ * Idempotency-Key (the key replays it). A transaction (safe-begin.ts `beginWithin`) rolls back
+ * instead. `ms` ≤ 0: no bound.
  */
 export async function withinDeadline<T>(
   ms: number,

@@ -212,7 +212,7 @@ const commonErrors: Record<number, string> = {
   403: "forbidden: у токена нет нужной роли (API_TOKENS role=…)",
   413: "payload_too_large: тело больше лимита",
   500: "internal: внутренняя ошибка; данные не изменены",
-  503: "unavailable: сервер останавливается (SIGTERM) и новых запросов не берёт — повторите через Retry-After секунд (другой процесс примет)",
+  503: "unavailable: сервер останавливается (SIGTERM) и новых запросов не берёт — повторите через Retry-After секунд (другой процесс примет); storage_unavailable: база данных недоступна, не ответила в срок или на диске нет места — ничего не сохранено, повторите через Retry-After секунд (ход — с тем же Idempotency-Key)",
 };
 
 /** Headers every response carries; a run-starting response adds the run's ids before its first event. */

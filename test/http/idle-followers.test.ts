@@ -88,9 +88,10 @@ describe(`${FOLLOWERS} idle thread followers (${onServer ? "PostgreSQL server" :
           (stats ? `, ${after - before} committed transactions in the database (incl. this test's own reads)` : ""),
       );
       expect(statements).toBe(0);
-      // Only this test's own reads of the counter (its connection's set-up, two snapshots, two reads);
-      // nothing per follower — before issue 47 each re-read twice a second: ~1,200 here.
-      if (stats) expect(after - before).toBeLessThanOrEqual(6);
+      // The server process sent nothing (above); the database's count holds only this test's own
+      // reads and counts that idle backends report up to 10 s late (PGSTAT_IDLE_INTERVAL): a few,
+      // where a follower re-reading twice a second (before issue 47) made ~1,200 here.
+      if (stats) expect(after - before).toBeLessThan(FOLLOWERS * 2 * (WINDOW_MS / 1000) * 0.05);
     } finally {
       await stats?.end({ timeout: 2 });
     }

@@ -71,6 +71,8 @@ describe.runIf(onServer)("sweep of abandoned runs: two processes on one PostgreS
         ["error", MAX_RUN_EVENTS + 1],
         ["done", MAX_RUN_EVENTS + 2],
       ]);
+      // The log line travels through a pipe after the row changed: given a moment to arrive.
+      for (let i = 0; i < 40 && !b.output().includes(runId); i++) await new Promise((r) => setTimeout(r, 50));
       expect(b.output()).toContain("sweep: closed 1 run(s)");
       expect(b.output()).toContain(runId);
       console.log(

@@ -1,0 +1,174 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { randomBytes } from "node:crypto";
+import { percentile } from "./stats";
+
+/**
+ * Issue 47: followers cost nothing while nothing happens. A server process (`node --import tsx
+ * main.ts`, offline model) on each backend; FOLLOWERS thread followers are opened (spread over
+ * 50 threads) and left idle. Reported: the server's database transactions per second while idle
+ * (PostgreSQL: pg_stat_database.xact_commit; PGlite: the server's CPU time while idle, since its
+ * statements cannot be counted from outside), the server's RSS per follower, and a clinic turn's
+ * p50 with no follower and with all of them open (goal: within 1.2×).
+ *
+ * `npx tsx bench/idle-followers.ts [--followers=2000] [--backend=pglite,postgres] [--turns=40] [--idle-s=5]`
+ * (PostgreSQL: BENCH_DATABASE_URL or DATABASE_URL, a scratch database is created and dropped).
+ */
+const argv = process.argv.slice(2);
+const opt = (k: string, d: string) => argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3) ?? d;
+const FOLLOWERS = Number(opt("followers", "2000"));
+const TURNS = Number(opt("turns", "40"));
+const IDLE_S = Number(opt("idle-s", "5"));
+const backends = opt("backend", "pglite,postgres").split(",");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === "object" && a ? a.port : 0));
+    });
+  });
+}
+
+const status = (pid: number, key: string) =>
+  Number(
+    /\d+/.exec(
+      readFileSync(`/proc/${pid}/status`, "utf8")
+        .split("\n")
+        .find((l) => l.startsWith(key)) ?? "0",
+    )?.[0],
+  );
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+};
+
+async function turnP50(url: string, threads: string[]): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < TURNS; i++) {
+    const t0 = performance.now();
+    const r = await fetch(`${url}/v1/clinic/threads/${threads[i % threads.length]}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: `Сколько стоит приём? ${i}` }),
+    });
+    const text = await r.text();
+    if (!text.includes("event: done")) throw new Error(`turn ${i} did not end: ${text.slice(0, 200)}`);
+    times.push(performance.now() - t0);
+  }
+  return percentile(
+    times.sort((a, b) => a - b),
+    0.5,
+  );
+}
+
+async function run(backend: string): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-idle-"));
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    DATA_DIR: dataDir,
+    API_TOKENS: "",
+    LOG_LEVEL: "warn",
+  };
+  delete env.DATABASE_URL;
+  let admin: postgres.Sql | null = null;
+  let dbName = "";
+  let dbUrl = "";
+  if (backend === "postgres") {
+    const base =
+      process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+    admin = postgres(base, { max: 1, onnotice: () => {} });
+    dbName = `bench_idle_${randomBytes(4).toString("hex")}`;
+    await admin.unsafe(`create database ${dbName}`);
+    const u = new URL(base);
+    u.pathname = `/${dbName}`;
+    env.DATABASE_URL = dbUrl = u.toString();
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ["--import", "tsx", "main.ts"], {
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "ignore", "ignore"],
+  });
+  const stops: AbortController[] = [];
+  try {
+    while (
+      !(await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
+      await sleep(200);
+    const threads: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const r = await fetch(`${url}/v1/clinic/threads`, { method: "POST" });
+      threads.push(((await r.json()) as { threadId: string }).threadId);
+    }
+    await turnP50(url, threads); // warm-up
+    const p50None = await turnP50(url, threads);
+    await sleep(2_000);
+    const rssBefore = status(child.pid!, "VmRSS:") * 1024;
+    for (let i = 0; i < FOLLOWERS; i++) {
+      const stop = new AbortController();
+      stops.push(stop);
+      const r = await fetch(`${url}/v1/clinic/threads/${threads[i % threads.length]}/events`, {
+        headers: { accept: "text/event-stream" },
+        signal: stop.signal,
+      });
+      void r.body
+        ?.getReader()
+        .read()
+        .catch(() => {});
+    }
+    await sleep(3_000);
+    const rssAfter = status(child.pid!, "VmRSS:") * 1024;
+    const stats = dbUrl ? postgres(dbUrl, { max: 1, onnotice: () => {} }) : null;
+    const commits = async () => {
+      await stats!`select pg_stat_clear_snapshot()`;
+      const [r] = await stats!<
+        [{ n: bigint | number }]
+      >`select xact_commit as n from pg_stat_database where datname = current_database()`;
+      return Number(r.n);
+    };
+    // An idle backend reports its counts up to 10 s late (PGSTAT_IDLE_INTERVAL): the followers'
+    // first reads must land before the window opens, the window's own before it is read.
+    if (stats) await sleep(11_000);
+    const c0 = stats ? await commits() : 0;
+    const cpu0 = cpuMs(child.pid!);
+    await sleep(IDLE_S * 1000);
+    const cpu1 = cpuMs(child.pid!);
+    if (stats) await sleep(11_000);
+    const c1 = stats ? await commits() : 0;
+    await stats?.end();
+    const p50With = await turnP50(url, threads);
+    console.log(
+      [
+        `${backend}: ${FOLLOWERS} idle thread followers`,
+        stats
+          ? `  database transactions while idle: ${((c1 - c0) / IDLE_S).toFixed(1)}/s (${c1 - c0} in ${IDLE_S} s, this bench's own reads included)`
+          : null,
+        `  server CPU while idle: ${(((cpu1 - cpu0) / (IDLE_S * 1000)) * 100).toFixed(1)}% of a core`,
+        `  server RSS per follower: ${((rssAfter - rssBefore) / FOLLOWERS / 1024).toFixed(1)} KB (${((rssAfter - rssBefore) / 2 ** 20).toFixed(1)} MB for ${FOLLOWERS})`,
+        `  clinic turn p50: ${p50None.toFixed(1)} ms with no follower, ${p50With.toFixed(1)} ms with ${FOLLOWERS} (${(p50With / p50None).toFixed(2)}×)`,
+      ]
+        .filter(Boolean)
+        .join("\n"),
+    );
+  } finally {
+    for (const s of stops) s.abort();
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+    if (admin) {
+      await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+      await admin.end();
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+for (const b of backends) await run(b);
