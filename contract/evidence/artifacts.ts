@@ -254,7 +254,8 @@ export const CoverageReport = z.object({
   /**
    * What the answer must show whatever a model writes: the checks a tool fault left undone (as
    * worded in `why_partial` / `uncovered_points`) and the next step they call for. Neither the
-   * critic nor the answer model can remove them (systems/evidence/mandatory.ts).
+   * critic nor the answer model can remove them: each is a mandatory claim of the claims menu
+   * (systems/evidence/compose.ts).
    */
   mandatory: z.object({ not_established: z.array(z.string()), next_step: z.array(z.string()) }).optional(),
 });

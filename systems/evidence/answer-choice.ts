@@ -53,6 +53,10 @@ const FREE_WORDS = new Set(
     .split(/\s+/),
 );
 
+/** A figure as a model writes one: grouped thousands, a fraction, a date's parts, a currency or percent sign. */
+const FIGURE =
+  /\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?:\s*(?:₽|руб\.?|%))?|\d+(?:[.,]\d+)*(?:\s*(?:₽|руб\.?|%))?/gu;
+
 /** Why a line the model added is not provably fact-free; empty: it may be shown. */
 export function factFreeIssues(text: string): string[] {
   const t = text.trim();
@@ -60,7 +64,13 @@ export function factFreeIssues(text: string): string[] {
   if (/\n/.test(t)) return ["несколько строк"];
   // Digits, quotes, brackets, slot or markup characters: a figure, a name, an id or formatting that could restyle a claim.
   const bad = t.match(/[^\p{L}\s,.!?:;—–-]/gu);
-  if (bad) return [`символы вне связующего текста: ${[...new Set(bad)].join(" ")}`];
+  // A figure is named whole («777 777,00 ₽»), so the trace says what was kept from the user.
+  const figures = [...new Set([...t.matchAll(FIGURE)].map((m) => m[0].trim()))];
+  if (bad)
+    return [
+      `символы вне связующего текста: ${[...new Set(bad)].join(" ")}`,
+      ...(figures.length ? [`цифры вне меню утверждений: ${figures.map((f) => `«${f}»`).join(", ")}`] : []),
+    ];
   const words = [...t.matchAll(/\p{L}+/gu)].map((m) => m[0].toLowerCase());
   const outside = [...new Set(words.filter((w) => !FREE_WORDS.has(w)))];
   if (outside.length)

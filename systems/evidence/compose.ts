@@ -53,11 +53,6 @@ export interface ComposeInput {
   interpretedBy?: "llm" | "deterministic";
   /** The user's words: a direct question («Сколько всего…?») gets its derived claim in «Коротко». */
   question?: string;
-  /**
-   * The rules' report before the critic model's verdict was merged: what the model critic added is
-   * its free text, never shown — only the ids it names are, through the engine's own sentences.
-   */
-  rules?: CoverageReport;
 }
 
 export function composeAnswer(i: ComposeInput): FinalAnswerPackage {
@@ -205,62 +200,30 @@ function checkedClaims(i: ComposeInput, dateFact: Fact | undefined, add: Add, in
   if (method) push(add({ kind: "method", text: method, facts: [] }), method);
 }
 
-/** What the critic model named (a fact, a plan step, a failed tool), in the engine's words: its own text is never shown. */
-function groundedRefs(i: ComposeInput, text: string): { words: string; facts: string[] } | null {
-  const facts = i.bundle.facts.filter((f) => new RegExp(`(?<![\\p{L}\\d])${f.fact_id}(?![\\p{L}\\d])`, "u").test(text));
-  const steps = [...text.matchAll(/(?<![\p{L}\d])(S\d{1,4})(?![\p{L}\d])/gu)].map((x) => x[1]!);
-  const runs = i.toolRuns.filter(
-    (r) =>
-      steps.includes(r.step_id) || (!["success", "empty", "skipped"].includes(r.status) && text.includes(r.tool_name)),
-  );
-  const parts = [
-    ...facts.map((f) => `${f.entity} ${cite(f)}`),
-    ...[...new Set(runs.map((r) => `шаг ${r.step_id} («${TOOL_RU[r.tool_name] ?? r.tool_name}»)`))],
-  ];
-  return parts.length ? { words: [...new Set(parts)].join("; "), facts: facts.map((f) => f.fact_id) } : null;
-}
+// Every gap and action in the CoverageReport is the engine's sentence: the rules write theirs, and
+// the model critic's closed-set points are worded by critic-kinds.ts (`mergeCritique`) before they
+// are merged — its free text never enters the report. So each becomes a claim of the menu as it is.
+// What a fault left unchecked (`coverage.mandatory`) is a mandatory claim: shown whatever the model chose.
 
 function gapClaims(i: ComposeInput, foundTexts: string[], add: Add, into: string[]) {
   const c = i.coverage;
-  const rules = i.rules ?? c;
-  const texts: { text: string; facts: string[] }[] = [];
-  const push = (text: string, facts: string[] = []) => {
-    if (!texts.some((t) => t.text === text)) texts.push({ text, facts });
+  const texts: string[] = [];
+  const push = (text: string) => {
+    if (!texts.includes(text)) texts.push(text);
   };
-  for (const u of c.uncovered_points) {
-    if (rules.uncovered_points.includes(u)) push(u);
-    else {
-      const g = groundedRefs(i, u);
-      if (g) push(`Не подтверждено фактами (по оценке критика): ${g.words}`, g.facts);
-    }
-  }
+  for (const u of c.uncovered_points) push(u);
   // Specific findings only: a bare code description («нужно подтверждение») adds nothing the blocks do not say.
   // …and a finding already stated under "found" (a conflict's description) is not repeated.
   const stated = (msg: string) => foundTexts.some((f) => f.includes(msg.slice(msg.indexOf(": ") + 2)));
-  const fromRules = (w: CoverageReport["why_partial"][number]) =>
-    rules.why_partial.some((r) => r.reason_code === w.reason_code && r.message === w.message);
-  const whyText = (w: CoverageReport["why_partial"][number]) => {
-    if (fromRules(w)) return { text: w.message, facts: [] as string[] };
-    const g = groundedRefs(i, w.message);
-    return g ? { text: `${capital(reasonInfo[w.reason_code].ru)}: ${g.words}`, facts: g.facts } : null;
-  };
-  for (const w of c.why_partial) {
-    const t = whyText(w);
-    if (
-      t &&
-      w.message !== reasonInfo[w.reason_code].ru &&
-      !texts.some((x) => x.text.includes(t.text)) &&
-      !stated(w.message)
-    )
-      push(t.text, t.facts);
-  }
+  for (const w of c.why_partial)
+    if (w.message !== reasonInfo[w.reason_code].ru && !texts.some((x) => x.includes(w.message)) && !stated(w.message))
+      push(w.message);
   if (texts.length === 0)
     for (const w of c.why_partial)
-      if (!["ASSUMPTION_APPLIED_EXPLICITLY", "NEEDS_USER_CONFIRMATION"].includes(w.reason_code)) {
-        const t = whyText(w);
-        if (t) push(t.text, t.facts);
-      }
-  for (const t of texts) into.push(add({ kind: "gap", text: t.text, facts: t.facts, mandatory: "not_established" }));
+      if (!["ASSUMPTION_APPLIED_EXPLICITLY", "NEEDS_USER_CONFIRMATION"].includes(w.reason_code)) push(w.message);
+  // A mandatory item is its own claim even when another sentence happens to contain it.
+  for (const m of c.mandatory?.not_established ?? []) if (!texts.includes(m)) texts.push(m);
+  for (const t of texts) into.push(add({ kind: "gap", text: t, facts: [], mandatory: "not_established" }));
   if (texts.length === 0)
     into.push(
       c.outcome === "FULLY_ANSWERED"
@@ -271,25 +234,19 @@ function gapClaims(i: ComposeInput, foundTexts: string[], add: Add, into: string
 
 function nextClaims(i: ComposeInput, add: Add, into: string[]) {
   const c = i.coverage;
-  const rules = i.rules ?? c;
+  const must = new Set(c.mandatory?.next_step ?? []);
   const seen = new Set<string>();
-  const push = (text: string, kind: "next_step" | "clarifying_question", facts: string[] = []) => {
+  const push = (text: string, kind: "next_step" | "clarifying_question") => {
     if (seen.has(text)) return;
     seen.add(text);
-    into.push(add({ kind, text, facts, mandatory: kind === "clarifying_question" ? "next_step" : null }));
+    const mandatory = kind === "clarifying_question" || must.has(text) ? "next_step" : null;
+    into.push(add({ kind, text, facts: [], mandatory }));
   };
   if (i.clarifying_question) push(i.clarifying_question, "clarifying_question");
-  for (const a of c.next_best_actions) {
-    if (rules.next_best_actions.includes(a)) push(a, "next_step");
-    else {
-      const g = groundedRefs(i, a);
-      if (g) push(`Проверить дополнительно: ${g.words}`, "next_step", g.facts);
-    }
-  }
+  for (const a of [...c.next_best_actions, ...must]) push(a, "next_step");
+  // Offered only when nothing is left to do: it never stands next to a step the run calls for.
   if (!into.length) into.push(add({ kind: "nothing_to_clarify", text: "Ничего уточнять не нужно.", facts: [] }));
 }
-
-const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** The conclusion the outcome class allows: the CoverageReport's, never the model's. */
 function conclusionText(i: ComposeInput, byCp: Map<string, Fact[]>, on: string | null): string {

@@ -28,7 +28,6 @@ import { advanceState } from "./conversation-state";
 import { critiqueGround, mergeCritique, narrowedByInferredRole, ruleCoverage } from "./critic-rules";
 import { buildEvidence } from "./evidence-builder";
 import { buildFrame, resolveScope, ruleFrame, type TurnScope } from "./frame-resolve";
-import { withMandatory } from "./mandatory";
 import type { CriticOutput, InterpreterOutput } from "./model-outputs";
 import type { OutcomeClass, ReasonCode } from "./reason-codes";
 
@@ -302,7 +301,6 @@ function composeDraft(
   const { menu, draft } = composeWithMenu({
     scope: w.scope!,
     coverage,
-    rules: w.coverage!,
     question: w.text,
     bundle: w.bundle,
     toolRuns: w.toolRuns,
@@ -310,8 +308,9 @@ function composeDraft(
     offline: w.offline,
     interpretedBy: w.frame?.interpreted_by,
   });
-  // What a fault left unchecked is in the engine's own answer whatever the critic said (mandatory.ts).
-  return { ...w, coverage, draft: withMandatory(draft, coverage), menu };
+  // What a fault left unchecked is a mandatory claim of the menu (compose.ts): the draft and any
+  // model's choice carry it.
+  return { ...w, coverage, draft, menu };
 }
 
 /**

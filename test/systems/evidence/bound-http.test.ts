@@ -13,6 +13,7 @@ import {
   type EvidenceApi,
 } from "../../utils/evidence-api";
 import { eventsNamed } from "../../utils/sse";
+import { idsOf, replyTo, type PromptClaim } from "./menu-choice";
 
 const t = useTestDatabase();
 let api: EvidenceApi;
@@ -35,16 +36,6 @@ const sentTo = (role: string, nth = -1) => {
   const call = calls.at(nth)!;
   return { system: call.messages[0]!.content, input: JSON.parse(call.messages.at(-1)!.content) };
 };
-/** An answer in the contract's shape that keeps only what it is given per block. */
-const slotsAnswer = (b: { found?: string; gaps?: string; next?: string }) =>
-  [
-    "**Коротко.** {K0}",
-    "**Что проверено.**\n- {P1}",
-    `**Что найдено.**\n${b.found ?? "- {N1}"}`,
-    `**Что не удалось установить.**\n${b.gaps ?? "- {U1}"}`,
-    `**Что уточнить / следующий шаг.**\n${b.next ?? "- {S1}"}`,
-  ].join("\n\n");
-
 describe("the critic proposes from a closed set; its free text never reaches the user", () => {
   it("a document to request for the run's party is a depth gap, worded by the engine; «оплатить повторно …» is not shown", async () => {
     const id = await api.conversation();
@@ -112,7 +103,7 @@ describe("strings from tool data are data", () => {
           "{}",
           EMPTY_CRITIQUE,
         ],
-        answer: [{ content: slotsAnswer({}), chunkDelayMs: 1 }],
+        answer: [replyTo((p) => ({ ...p.engine_choice, opening: null, closing: null }))],
       });
       const answerPrompt = api.llm.calls
         .filter((c) => c.role === "answer")
@@ -221,7 +212,7 @@ describe("follow-ups keep what the user confirmed", () => {
 });
 
 describe("what a fault left unchecked is always shown", () => {
-  it("after two tool faults an answer that leaves the unchecked steps out is replaced; the package carries them", async () => {
+  it("after two tool faults a model's choice that leaves the unchecked steps out still shows them; the package carries them", async () => {
     const url = await api.serveMcp({
       get_payment_chain: { error: "сбой источника" },
       get_related_closing_documents: { error: "сбой источника" },
@@ -229,24 +220,54 @@ describe("what a fault left unchecked is always shown", () => {
     await api.useMcp(url);
     try {
       const id = await api.conversation();
-      // A model that keeps the slot contract but picks one gap and one step, as if nothing else mattered.
-      const { final, r } = await api.ask(id, "Любые незакрытые остатки по поставщикам на 31.03.2026", {
+      // A model that reads the menu and picks one gap and no step at all, closing as if nothing else mattered.
+      let offered: PromptClaim[] = [];
+      const { final, r, tokens } = await api.ask(id, "Любые незакрытые остатки по поставщикам на 31.03.2026", {
         planner: [
           interp({ intent: DETECT, reading: "open_settlement_balance", date: "31.03.2026" }),
           "{}",
           "{}",
           EMPTY_CRITIQUE,
         ],
-        answer: [{ content: slotsAnswer({}), chunkDelayMs: 1 }],
+        answer: [
+          replyTo((p) => {
+            offered = p.menu;
+            return {
+              ...p.engine_choice,
+              opening: null,
+              not_established: idsOf(p, "gap").slice(0, 1),
+              next_step: [],
+              closing: "Ничего уточнять не нужно.",
+            };
+          }),
+        ],
       });
       const must = final.coverage.mandatory!;
       expect(must.not_established.join("\n")).toMatch(/Сверить остаток с оплатами/);
       expect(must.not_established.join("\n")).toMatch(/Проверить подтверждающие документы/);
       expect(must.next_step.length).toBeGreaterThan(0);
-      for (const x of [...must.not_established, ...must.next_step]) expect(final.answer).toContain(x);
+      // the menu the model saw marks each of them mandatory in its block
+      for (const x of must.not_established)
+        expect(offered).toContainEqual(expect.objectContaining({ text: x, mandatory: "not_established" }));
+      for (const x of must.next_step)
+        expect(offered).toContainEqual(expect.objectContaining({ text: x, mandatory: "next_step" }));
+      // nothing is replaced: the rendered choice, with the mandatory claims added, is what streamed
+      expect(eventsNamed(r, "answer_replaced")).toEqual([]);
+      expect(tokens).toBe(final.answer);
+      expect(final.package.composed_by).toBe("model");
+      expect(final.validation?.issues.join("\n")).toMatch(
+        /\(gap\) обязателен в блоке «Что не удалось установить» — добавлен/,
+      );
+      expect(final.validation?.issues.join("\n")).toMatch(/\(next_step\) обязателен в блоке «Что уточнить/);
+      for (const x of must.not_established) {
+        expect(final.answer).toContain(x);
+        expect(final.package.blocks.not_established).toContain(x);
+      }
+      for (const x of must.next_step) {
+        expect(final.answer).toContain(x);
+        expect(final.package.blocks.next_step).toContain(x);
+      }
       expect(final.answer).not.toMatch(/Ничего уточнять не нужно/);
-      const replaced = eventsNamed(r, "answer_replaced")[0] as unknown as { issues: string[] } | undefined;
-      expect(replaced?.issues.join()).toMatch(/пропущены обязательные пункты/);
     } finally {
       await api.restore();
     }
@@ -348,7 +369,8 @@ describe("regressions from older held-out sets", () => {
 
   it("a refused invented amount is reported naming the figure", async () => {
     const id = await api.conversation();
-    const { final, r } = await api.ask(id, "Любые незакрытые остатки по поставщикам на 15.02.2026", {
+    // The model keeps the engine's choice but slips a figure into its free closing line.
+    const { final, r, tokens } = await api.ask(id, "Любые незакрытые остатки по поставщикам на 15.02.2026", {
       planner: [
         interp({ intent: DETECT, reading: "open_settlement_balance", date: "15.02.2026" }),
         "{}",
@@ -356,12 +378,13 @@ describe("regressions from older held-out sets", () => {
         EMPTY_CRITIQUE,
       ],
       answer: [
-        { content: slotsAnswer({ found: "- {N1}\n- Кроме того, сумма составляет 777 777,00 ₽." }), chunkDelayMs: 1 },
+        replyTo((p) => ({ ...p.engine_choice, opening: null, closing: "Кроме того, сумма составляет 777 777,00 ₽." })),
       ],
     });
-    const replaced = eventsNamed(r, "answer_replaced")[0] as unknown as { issues: string[] };
-    expect(replaced.issues.join()).toMatch(/цифры вне слота: «777 777,00 ₽»/);
-    expect(final.validation?.issues.join()).toMatch(/«777 777,00 ₽»/);
-    expect(final.answer).not.toMatch(/777/);
+    expect(final.validation?.ok).toBe(false);
+    expect(final.validation?.issues.join()).toMatch(/closing: текст модели отброшен.*«777 777,00 ₽»/);
+    expect((await api.artifacts(final.runId)).rejected_answer?.issues.join()).toMatch(/«777 777,00 ₽»/);
+    expect(eventsNamed(r, "answer_replaced")).toEqual([]);
+    for (const shown of [final.answer, tokens, JSON.stringify(final.package)]) expect(shown).not.toMatch(/777/);
   });
 });
