@@ -129,7 +129,6 @@ export function flushLog(ms = EXIT_FLUSH_MS): Promise<boolean> {
   return flushBeforeExit ? flushBeforeExit(ms) : Promise.resolve(true);
 }
 
-
 /**
  * How the server's own lines look: `pretty` (pino-pretty: time, level, message, the fields on one
  * line) for a person at a terminal, `json` (one object per line) for anything that reads them —
