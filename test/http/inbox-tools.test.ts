@@ -25,7 +25,7 @@ beforeAll(async () => {
   server = await startTestServer({
     db: t.db,
     llm,
-    tokens: "a:tok-a,b:tok-b,chat@a:tok-chat",
+    tokens: "a:tok-a:*,b:tok-b:*,chat@a:tok-chat",
     env: { RUN_DETACH_GRACE_MS: "0", PRESENCE_TTL_MS: String(TTL_MS) },
   });
   c = clinicApi(server.url, "tok-a");
@@ -226,7 +226,7 @@ describe.skipIf(!onServer)("presence across servers (PostgreSQL: LISTEN/NOTIFY)"
     const other = await startTestServer({
       db: t.db,
       llm,
-      tokens: "a:tok-a,chat@a:tok-chat",
+      tokens: "a:tok-a:*,chat@a:tok-chat",
       env: { RUN_DETACH_GRACE_MS: "0", PRESENCE_TTL_MS: String(TTL_MS) },
     });
     try {
