@@ -49,6 +49,33 @@ export async function screenshot(page: Page, name: string, fullPage = false): Pr
   return path;
 }
 
+/**
+ * A page of its own browser context (its own localStorage: one operator per context) at `width`
+ * px, with the operator's name and, when the server checks API_TOKENS, the token the page sends.
+ */
+export async function openAt(
+  browser: Browser,
+  url: string,
+  width: number,
+  who: { operator?: string | null; token?: string },
+  errors: string[],
+): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 }, locale: "ru-RU" });
+  await ctx.addInitScript(
+    ({ operator, token }) => {
+      if (operator) localStorage.setItem("operatorName", operator);
+      if (token) localStorage.setItem("apiToken", token);
+    },
+    { operator: who.operator ?? null, token: who.token ?? null },
+  );
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready]", { state: "attached" });
+  return page;
+}
+
 export interface BrowserStack {
   readonly llm: ScriptedLlm;
   readonly server: Awaited<ReturnType<typeof startTestServer>>;
@@ -57,14 +84,17 @@ export interface BrowserStack {
   readonly dbUrl: string | undefined;
 }
 
-/** One file's stack: its database, a scripted model, the real server and Chromium — started only when Chromium exists. */
-export function useBrowserStack(): BrowserStack {
+/**
+ * One file's stack: its database, a scripted model, the real server (checking `tokens` as
+ * API_TOKENS when given) and Chromium — started only when Chromium exists.
+ */
+export function useBrowserStack(o: { tokens?: string } = {}): BrowserStack {
   const t = useTestDatabase();
   const s: { llm?: ScriptedLlm; server?: Awaited<ReturnType<typeof startTestServer>>; browser?: Browser } = {};
   beforeAll(async () => {
     if (!hasChromium) return;
     s.llm = await startScriptedLlm();
-    s.server = await startTestServer({ db: t.db, llm: s.llm });
+    s.server = await startTestServer({ db: t.db, llm: s.llm, tokens: o.tokens });
     s.browser = await launchBrowser();
   });
   afterAll(async () => {

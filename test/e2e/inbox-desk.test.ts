@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { hasChromium, screenshot, skipReason, useBrowserStack } from "./browser";
+import { hasChromium, openAt, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /**
  * The operator's desk in a real browser (issue 43) at a phone's 390 px and a desktop's 1280 px:
@@ -13,17 +13,8 @@ import { hasChromium, screenshot, skipReason, useBrowserStack } from "./browser"
 const stack = useBrowserStack();
 const TEMPLATE = "Мы находимся по адресу: ул. Ленина, 1, вход со двора. Ждём вас!";
 
-/** A page of its own browser context (its own localStorage: one operator per context). */
-async function open(browser: Browser, url: string, width: number, operator: string | null, errors: string[]) {
-  const ctx = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 }, locale: "ru-RU" });
-  if (operator) await ctx.addInitScript((name) => localStorage.setItem("operatorName", name), operator);
-  const page = await ctx.newPage();
-  page.setDefaultTimeout(15_000);
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(url);
-  await page.waitForSelector("body[data-ready]", { state: "attached" });
-  return page;
-}
+const open = (browser: Browser, url: string, width: number, operator: string | null, errors: string[]) =>
+  openAt(browser, url, width, { operator }, errors);
 
 async function escalatedThread(url: string, llm: ReturnType<typeof useBrowserStack>["llm"]): Promise<string> {
   const H = { "content-type": "application/json" };
