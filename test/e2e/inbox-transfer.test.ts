@@ -7,7 +7,7 @@ import { hasChromium, openAt, screenshot, skipReason, useBrowserStack } from "./
  * with a token of their own (API_TOKENS binds it to a person, doc/inbox.md): Иван takes an
  * escalated thread and hands it to Мария with the page's «Передать» control; Мария's «мои» list
  * gets the thread and Иван's loses it; the patient's page shows no bot message in between (the
- * machine stays with a human) and then Мария's answer.
+ * machine stays with a human), a line saying Мария leads the dialogue now, then her answer.
  * Pictures: test-results/e2e/transfer-*.png (copied to doc/images/, listed in doc/images.md).
  */
 
@@ -95,7 +95,11 @@ describe.skipIf(!hasChromium)(
         await screenshot(ivan, `transfer-giver-${width}`);
         await screenshot(maria, `transfer-receiver-mine-${width}`);
 
-        // The patient's page: no bot message since the escalation; Мария's answer arrives.
+        // The patient's page: told who answers now, no bot message since the escalation; Мария's answer arrives.
+        await patient.waitForSelector('.msg.note[data-note="conversation.transferred"]');
+        expect(await patient.locator('.msg.note[data-note="conversation.transferred"]').textContent()).toBe(
+          "Диалог ведёт администратор Мария: ответ придёт сюда.",
+        );
         expect(await patient.locator(".msg.assistant").count()).toBe(botBefore);
         const answer = `Здравствуйте! Это Мария, продолжу вместо Ивана (${width}).`;
         await maria.fill("#operator-text", answer);

@@ -54,6 +54,8 @@ export function threadNote(e) {
   const d = e.data ?? {};
   if (e.event === "conversation.taken")
     return `Диалог ведёт администратор${d.operator && d.operator !== "оператор" ? ` ${d.operator}` : ""}: ответ придёт сюда.`;
+  // A colleague holds it now: the patient learns who answers, as at a take (the bot stays out).
+  if (e.event === "conversation.transferred" && d.to) return `Диалог ведёт администратор ${d.to}: ответ придёт сюда.`;
   if (e.event === "conversation.released") return "Администратор вернул диалог помощнику.";
   if (e.event === "conversation.closed") return "Обращение закрыто. Напишите, если понадобится помощь.";
   return null;
