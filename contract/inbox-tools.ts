@@ -103,6 +103,8 @@ export const inboxToolOperations: Operation[] = [
     path: "/v1/inbox/quick-replies",
     tag: "inbox",
     summary: "Быстрые ответы (шаблоны) арендатора, по названию",
+    description:
+      "Шаблоны ответов операторов арендатора, отсортированные по названию; в композиторе — кнопки и фильтр по «/».",
     responses: { 200: ok(QuickReplyList) },
   },
   {
@@ -111,6 +113,8 @@ export const inboxToolOperations: Operation[] = [
     path: "/v1/inbox/quick-replies",
     tag: "inbox",
     summary: "Новый быстрый ответ",
+    description:
+      "Название уникально в арендаторе без учёта регистра (иначе 409 duplicate_title); пустые или невидимые название и текст — 400.",
     body: QuickReplyBody,
     responses: { 201: ok(QuickReply, "Создан"), 400: badBody, 409: err("Шаблон с таким названием уже есть") },
   },
@@ -120,6 +124,7 @@ export const inboxToolOperations: Operation[] = [
     path: "/v1/inbox/quick-replies/{id}",
     tag: "inbox",
     summary: "Изменить быстрый ответ",
+    description: "Заменяет название и текст шаблона; правила те же, что при создании; чужой или неизвестный id — 404.",
     body: QuickReplyBody,
     responses: {
       200: ok(QuickReply),
@@ -134,6 +139,7 @@ export const inboxToolOperations: Operation[] = [
     path: "/v1/inbox/quick-replies/{id}",
     tag: "inbox",
     summary: "Удалить быстрый ответ",
+    description: "Удаляет шаблон арендатора; повторное удаление — 404.",
     responses: { 204: { description: "Удалён" }, 404: err("Нет такого шаблона") },
   },
   {
@@ -142,6 +148,8 @@ export const inboxToolOperations: Operation[] = [
     path: "/v1/inbox/conversations/{id}/notes",
     tag: "inbox",
     summary: "Внутренние заметки операторов к диалогу (пациент и модель их не видят)",
+    description:
+      "Заметки хранятся отдельно от сообщений: их нет в потоке пациента, в расшифровке диалога и в промптах моделей.",
     responses: { 200: ok(NoteList), 404: noConv },
   },
   {
@@ -182,6 +190,8 @@ export const inboxToolOperations: Operation[] = [
     path: "/v1/inbox/reminders",
     tag: "inbox",
     summary: "Действующие напоминания: эскалация ждёт дольше N минут, взятый диалог молчит дольше M минут",
+    description:
+      "Напоминания, которые ещё в силе (эскалацию не взяли; взятый диалог всё ещё молчит); пороги — REMIND_UNTAKEN_AFTER_MIN и REMIND_SILENT_AFTER_MIN.",
     responses: { 200: ok(ReminderList) },
   },
 ];

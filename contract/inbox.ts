@@ -237,6 +237,9 @@ export const inboxOperations: Operation[] = [
     path: "/v1/inbox/operators",
     tag: "inbox",
     summary: "Сотрудники (люди токенов API_TOKENS этого арендатора) и кто спрашивает",
+    description:
+      "Список для назначения и передачи диалога: люди, к которым API_TOKENS привязывает токены operator и admin этого арендатора, " +
+      "и `me` — человек токена запроса (null для интеграционного токена и открытого режима).",
     responses: { 200: ok(OperatorList) },
   },
   {

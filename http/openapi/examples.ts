@@ -90,8 +90,11 @@ export function exampleOf(schema: Json, components: Json, name = "", depth = 0):
   switch (type) {
     case "object": {
       const out: Json = {};
-      for (const [k, p] of Object.entries<Json>(schema.properties ?? {}))
+      for (const [k, p] of Object.entries<Json>(schema.properties ?? {})) {
+        // A property that may never be present (zod's never(): `not: {}`) has no example.
+        if (p.not && typeof p.not === "object" && Object.keys(p.not).length === 0) continue;
         out[k] = exampleOf(p, components, k, depth + 1);
+      }
       return out;
     }
     case "array": {

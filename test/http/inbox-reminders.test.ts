@@ -36,7 +36,7 @@ async function start(env: Record<string, string>) {
   const s = await startTestServer({
     db: t.db,
     llm,
-    tokens: "a:tok-a",
+    tokens: "a:tok-a:*",
     env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: "s", WEBHOOK_BACKOFF_MS: "40", ...env },
   });
   servers.push(s);

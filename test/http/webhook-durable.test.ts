@@ -37,7 +37,7 @@ async function withServer(env: Record<string, string>, body: (c: ReturnType<type
   const server = await startTestServer({
     db: t.db,
     llm,
-    tokens: "tok",
+    tokens: "default:tok:*",
     env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, ...env },
   });
   try {
