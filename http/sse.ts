@@ -96,7 +96,9 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
       Object.assign(log, { tenantId: o.tenantId, runId: run.id, conversationId: o.conversationId, system: o.kind });
       openTurnLine(log);
       metrics.openStreams.inc({ kind: "turn" });
-      const started = performance.now();
+      // The turn counts from its run being stored (the end of `admit`), the point its phases
+      // (first_token, commit) count from too, so they always fit inside it.
+      const started = Number.isFinite(run.timing.claimed) ? run.timing.claimed : performance.now();
       const turn = inSpan(
         "turn",
         { "run.id": run.id, "conversation.id": o.conversationId, "tenant.id": o.tenantId, system: o.kind },
