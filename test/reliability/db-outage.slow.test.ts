@@ -1,8 +1,8 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { type ScriptedLlm } from "../utils/scripted-llm";
+import { modelEnv, startServerProcess, useProcesses } from "./processes";
 import { openSse, tokens, type LiveSse } from "./sse-live";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy";
 
@@ -24,8 +24,8 @@ const CLOSE_MS = 1_000;
 const STALE_MS = 1_500;
 const SWEEP_MS = 300;
 const TURNS = 4;
-const env = (llm: ScriptedLlm) =>
-  modelEnv(llm, {
+const env = (model: ScriptedLlm) =>
+  modelEnv(model, {
     COMMIT_TIMEOUT_MS: String(COMMIT_MS),
     RUN_CLOSE_TIMEOUT_MS: String(CLOSE_MS),
     RUN_STALE_MS: String(STALE_MS),
@@ -33,34 +33,22 @@ const env = (llm: ScriptedLlm) =>
     SWEEP_TIMEOUT_MS: "2000",
   });
 
-let llm: ScriptedLlm;
-let storage: Storage;
 let proxy: TcpProxy | undefined;
-const servers: ServerProcess[] = [];
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.kill()));
-  await proxy?.close();
-  await llm?.close();
-  await storage?.drop();
-});
+const fx = useProcesses(() => proxy?.close());
+const servers = fx.servers;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.runIf(onServer)(`a ${OUTAGE_MS / 1000} s database outage (TCP proxy cuts PostgreSQL's connections)`, () => {
   it("turns end with storage_unavailable within the deadline, 503 meanwhile, then served, swept, resendable, erasable", async () => {
-    const target = new URL(storage.url!);
+    const target = new URL(fx.storage.url!);
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
     const server = await startServerProcess(
-      { ...storage, env: { ...storage.env, DATABASE_URL: proxy.url(storage.url!) } },
-      env(llm),
+      { ...fx.storage, env: { ...fx.storage.env, DATABASE_URL: proxy.url(fx.storage.url!) } },
+      env(fx.llm),
     );
     servers.push(server);
-    const direct = postgres(storage.url!, { max: 1, onnotice: () => {} });
+    const direct = postgres(fx.storage.url!, { max: 1, onnotice: () => {} });
     try {
       const threads: string[] = [];
       for (let i = 0; i < TURNS; i++) {
@@ -70,8 +58,8 @@ describe.runIf(onServer)(`a ${OUTAGE_MS / 1000} s database outage (TCP proxy cut
       }
       const reply = "Подробный ответ, который дописывается, пока база данных недоступна. ".repeat(3);
       for (let i = 0; i < TURNS; i++) {
-        llm.script("router", "general_info");
-        llm.script("branch", { content: reply, chunkDelayMs: 40 });
+        fx.llm.script("router", "general_info");
+        fx.llm.script("branch", { content: reply, chunkDelayMs: 40 });
       }
       const keys = threads.map((_, i) => `outage-${i}-${Date.now()}`);
       const turns: LiveSse[] = await Promise.all(
@@ -151,8 +139,8 @@ describe.runIf(onServer)(`a ${OUTAGE_MS / 1000} s database outage (TCP proxy cut
 
       // Each failed turn, resent with its key, is answered; then its conversation can be erased.
       for (let i = 0; i < TURNS; i++) {
-        llm.script("router", "general_info");
-        llm.script("branch", "Ответ после восстановления.");
+        fx.llm.script("router", "general_info");
+        fx.llm.script("branch", "Ответ после восстановления.");
       }
       for (let i = 0; i < TURNS; i++) {
         const again = await openSse(

@@ -1,8 +1,7 @@
 import { openSync, rmSync, writeSync, closeSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { modelEnv, startServerProcess, useProcesses } from "./processes";
 import { openSse } from "./sse-live";
 
 /**
@@ -15,19 +14,8 @@ import { openSse } from "./sse-live";
  * the process within its deadline.
  */
 const COMMIT_MS = 2_000;
-let llm: ScriptedLlm;
-let storage: Storage;
-const servers: ServerProcess[] = [];
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.kill()));
-  await llm?.close();
-  await storage?.drop();
-});
+const fx = useProcesses();
+const servers = fx.servers;
 
 /** Writes zeros into `path` until the file system refuses: the disk is full. */
 function fill(path: string): number {
@@ -49,10 +37,14 @@ function fill(path: string): number {
 
 describe.skipIf(onServer)("a full disk under the embedded database (tmpfs in a namespace)", () => {
   it("answers storage_unavailable (503 / error + done), never 500; serves again once space is freed", async () => {
-    const dir = storage.dataDir;
+    const dir = fx.storage.dataDir;
     const server = await startServerProcess(
-      storage,
-      modelEnv(llm, { COMMIT_TIMEOUT_MS: String(COMMIT_MS), RUN_CLOSE_TIMEOUT_MS: "1000", SHUTDOWN_GRACE_MS: "1000" }),
+      fx.storage,
+      modelEnv(fx.llm, {
+        COMMIT_TIMEOUT_MS: String(COMMIT_MS),
+        RUN_CLOSE_TIMEOUT_MS: "1000",
+        SHUTDOWN_GRACE_MS: "1000",
+      }),
       120_000,
       ["unshare", "-rm", "sh", "-c", `mount -t tmpfs -o size=96m tmpfs '${dir}' && exec "$0" "$@"`],
     );
@@ -61,8 +53,8 @@ describe.skipIf(onServer)("a full disk under the embedded database (tmpfs in a n
     expect(created.status).toBe(201);
     const thread = ((await created.json()) as { threadId: string }).threadId;
     const turn = async (threadId: string, text: string) => {
-      llm.script("router", "general_info");
-      llm.script("branch", "Ответ клиники.");
+      fx.llm.script("router", "general_info");
+      fx.llm.script("branch", "Ответ клиники.");
       const s = await openSse(`${server.url}/v1/clinic/threads/${threadId}/messages`, { text });
       if (s.status !== 200)
         return {

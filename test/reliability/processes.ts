@@ -4,7 +4,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, onServer } from "../utils/db";
-import { scriptedLlmConfig, type ScriptedLlm } from "../utils/scripted-llm";
+import { afterAll, beforeAll } from "vitest";
+import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 
 /**
  * Real server processes (`node --import tsx main.ts`) for the reliability suite: the
@@ -138,4 +139,39 @@ export async function startServerProcess(
     }
     await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/**
+ * The hooks of a file of real server processes: one scripted model and one storage for the file;
+ * every process pushed to `servers` is killed at its end, then `also` runs (a proxy's close).
+ */
+export function useProcesses(also?: () => Promise<void> | undefined): {
+  readonly llm: ScriptedLlm;
+  readonly storage: Storage;
+  readonly servers: ServerProcess[];
+} {
+  let llm: ScriptedLlm | undefined;
+  let storage: Storage | undefined;
+  const servers: ServerProcess[] = [];
+  beforeAll(async () => {
+    llm = await startScriptedLlm();
+    storage = await createStorage();
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.kill()));
+    await also?.();
+    await llm?.close();
+    await storage?.drop();
+  });
+  return {
+    get llm() {
+      if (!llm) throw new Error("scripted model not started (use inside tests)");
+      return llm;
+    },
+    get storage() {
+      if (!storage) throw new Error("storage not created (use inside tests)");
+      return storage;
+    },
+    servers,
+  };
 }

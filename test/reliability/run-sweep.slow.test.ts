@@ -1,9 +1,9 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listRunEvents, MAX_RUN_EVENTS } from "../../storage/runs";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { type ScriptedLlm } from "../utils/scripted-llm";
+import { modelEnv, startServerProcess, useProcesses } from "./processes";
 import { openSse, tokens } from "./sse-live";
 
 /**
@@ -14,22 +14,11 @@ import { openSse, tokens } from "./sse-live";
  */
 const STALE_MS = 1_500;
 const SWEEP_MS = 300;
-const env = (llm: ScriptedLlm) => modelEnv(llm, { RUN_STALE_MS: String(STALE_MS), RUN_SWEEP_MS: String(SWEEP_MS) });
+const env = (model: ScriptedLlm) => modelEnv(model, { RUN_STALE_MS: String(STALE_MS), RUN_SWEEP_MS: String(SWEEP_MS) });
 const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
 
-let llm: ScriptedLlm;
-let storage: Storage;
-const servers: ServerProcess[] = [];
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.kill()));
-  await llm?.close();
-  await storage?.drop();
-});
+const fx = useProcesses();
+const servers = fx.servers;
 
 async function newThread(base: string): Promise<string> {
   const r = await fetch(`${base}/v1/clinic/threads`, { method: "POST" });
@@ -39,13 +28,19 @@ async function newThread(base: string): Promise<string> {
 
 describe.runIf(onServer)("sweep of abandoned runs: two processes on one PostgreSQL database", () => {
   it("kill -9 of one mid-turn: the other marks the run failed with error + done, nobody resuming", async () => {
-    const [a, b] = await Promise.all([startServerProcess(storage, env(llm)), startServerProcess(storage, env(llm))]);
+    const [a, b] = await Promise.all([
+      startServerProcess(fx.storage, env(fx.llm)),
+      startServerProcess(fx.storage, env(fx.llm)),
+    ]);
     servers.push(a, b);
-    const sql = postgres(storage.url!, { max: 1, onnotice: () => {} });
+    const sql = postgres(fx.storage.url!, { max: 1, onnotice: () => {} });
     try {
       const id = await newThread(a.url);
-      llm.script("router", "general_info");
-      llm.script("branch", { content: "Длинный ответ, который не успеет дописаться. ".repeat(40), chunkDelayMs: 40 });
+      fx.llm.script("router", "general_info");
+      fx.llm.script("branch", {
+        content: "Длинный ответ, который не успеет дописаться. ".repeat(40),
+        chunkDelayMs: 40,
+      });
       const turn = await openSse(`${a.url}/v1/clinic/threads/${id}/messages`, { text: "Расскажите подробно" });
       await turn.waitFor((all) => tokens(all) >= 3);
       const runId = (turn.events[0]!.data as { runId: string }).runId;
@@ -80,9 +75,9 @@ describe.runIf(onServer)("sweep of abandoned runs: two processes on one PostgreS
       );
 
       // The conversation is usable again at once on b: no 409 conversation_busy for the dead run.
-      llm.reset();
-      llm.script("router", "general_info");
-      llm.script("branch", "Готово.");
+      fx.llm.reset();
+      fx.llm.script("router", "general_info");
+      fx.llm.script("branch", "Готово.");
       const next = await openSse(`${b.url}/v1/clinic/threads/${id}/messages`, { text: "Ещё раз" });
       expect(next.status).toBe(200);
       await next.waitFor((all) => all.some((e) => e.event === "done"));
@@ -95,13 +90,13 @@ describe.runIf(onServer)("sweep of abandoned runs: two processes on one PostgreS
 
 describe(`sweep of abandoned runs never closes a live one (${backend})`, () => {
   it("a turn silent for several stale windows (model slow to start) completes; its run is not swept", async () => {
-    const s = await startServerProcess(storage, env(llm));
+    const s = await startServerProcess(fx.storage, env(fx.llm));
     servers.push(s);
     const id = await newThread(s.url);
-    llm.reset();
-    llm.script("router", "general_info");
+    fx.llm.reset();
+    fx.llm.script("router", "general_info");
     // No event is stored for 3 stale windows: only the process heartbeat keeps the run alive.
-    llm.script("branch", { content: "Ответ после долгой паузы.", delayMs: STALE_MS * 3 });
+    fx.llm.script("branch", { content: "Ответ после долгой паузы.", delayMs: STALE_MS * 3 });
     const turn = await openSse(`${s.url}/v1/clinic/threads/${id}/messages`, { text: "Подумайте" });
     await turn.waitFor((all) => all.some((e) => e.event === "done"), 30_000);
     expect(turn.events.map((e) => e.event)).toContain("final");

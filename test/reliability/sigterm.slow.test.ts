@@ -1,10 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { closeSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { modelEnv, startServerProcess, useProcesses } from "./processes";
 import { openSse, tokens } from "./sse-live";
 
 /**
@@ -23,26 +22,15 @@ const DEADLINE_MS = 8_000;
 const GRACE_MS = 1_000;
 const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
 
-let llm: ScriptedLlm;
-let storage: Storage;
-const servers: ServerProcess[] = [];
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.kill()));
-  await llm?.close();
-  await storage?.drop();
-});
+const fx = useProcesses();
+const servers = fx.servers;
 
 async function scenario(url: string): Promise<void> {
   const created = await fetch(`${url}/v1/clinic/threads`, { method: "POST" });
   const threadId = ((await created.json()) as { threadId: string }).threadId;
   for (const text of ["Здравствуйте", "Сколько стоит приём?"]) {
-    llm.script("router", "general_info");
-    llm.script("branch", "Первичный приём стоит 2000 рублей.");
+    fx.llm.script("router", "general_info");
+    fx.llm.script("branch", "Первичный приём стоит 2000 рублей.");
     const t = await openSse(`${url}/v1/clinic/threads/${threadId}/messages`, { text });
     await t.waitFor((all) => all.some((e) => e.event === "done"));
   }
@@ -64,8 +52,8 @@ async function scenario(url: string): Promise<void> {
   // A turn still streaming at SIGTERM, and a second client following its run.
   const other = ((await (await fetch(`${url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string })
     .threadId;
-  llm.script("router", "general_info");
-  llm.script("branch", { content: "Очень длинный ответ. ".repeat(200), chunkDelayMs: 30 });
+  fx.llm.script("router", "general_info");
+  fx.llm.script("branch", { content: "Очень длинный ответ. ".repeat(200), chunkDelayMs: 30 });
   const long = await openSse(`${url}/v1/clinic/threads/${other}/messages`, { text: "Расскажите всё" });
   await long.waitFor((all) => tokens(all) >= 2);
   const runId = long.headers.get("x-run-id")!;
@@ -80,20 +68,20 @@ describe(`SIGTERM after each of ${RUNS} scenario runs (${backend})`, () => {
   it("every process exits 0 within SHUTDOWN_TIMEOUT_MS, its stdout unread", async () => {
     const exits: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const fifo = join(storage.dataDir, `stdout-${i}.fifo`);
+      const fifo = join(fx.storage.dataDir, `stdout-${i}.fifo`);
       execFileSync("mkfifo", [fifo]);
       // Opened for reading and writing, so the open does not wait for a reader; never read.
       const fd = openSync(fifo, "r+");
       try {
         const server = await startServerProcess(
-          storage,
-          modelEnv(llm, { SHUTDOWN_GRACE_MS: String(GRACE_MS), SHUTDOWN_TIMEOUT_MS: String(DEADLINE_MS) }),
+          fx.storage,
+          modelEnv(fx.llm, { SHUTDOWN_GRACE_MS: String(GRACE_MS), SHUTDOWN_TIMEOUT_MS: String(DEADLINE_MS) }),
           90_000,
           [],
           { stdoutFd: fd },
         );
         servers.push(server);
-        llm.reset();
+        fx.llm.reset();
         await scenario(server.url);
         const t0 = Date.now();
         const exited = new Promise<number>((r) => server.child.once("exit", (code) => r(code ?? -1)));
