@@ -12,6 +12,9 @@ import { inboxRoutes } from "./routes/inbox";
 import { inboxToolRoutes } from "./routes/inbox-tools";
 import { webhookRoutes } from "./routes/webhooks";
 import { registerOfflineResponder } from "../llm/client";
+import { conversationAccess } from "./conversation-access";
+import { documentedOperations } from "./openapi/document";
+import { conversationRoutes } from "./routes/conversations";
 
 /**
  * The gateway over the listed dialogue systems (tests pass their own list, e.g. with a test-only
@@ -52,11 +55,18 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
   app.use("/v1/*", bearerAuth(deps.config.tokens));
   // One policy for every /v1 route (http/roles.ts): chat routes listed, the rest operator or admin.
   app.use("/v1/*", requireRole(requiredRole));
+  // A conversation belongs to whoever started it: which routes need its credential is read from
+  // the documented operations of the served systems (http/conversation-access.ts).
+  app.use(
+    "/v1/*",
+    conversationAccess(documentedOperations(systems), { legacyAccess: deps.config.conversations.legacyAccess }),
+  );
   app.route("/", runRoutes(deps));
   for (const s of systems) app.route("/", s.routes(deps));
   app.route("/", operatorRoutes(deps, systems, () => app.routes).app);
   app.route("/", inboxRoutes(deps));
   app.route("/", inboxToolRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", conversationRoutes(deps));
   return app;
 }
