@@ -1,3 +1,4 @@
+import { ANY_ACCESS } from "../../storage/conversation-credentials";
 import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { findConversation } from "../../storage/conversations";
@@ -53,7 +54,7 @@ export function machineRoutes(deps: Deps, systems: readonly DialogueSystem[]): H
     let lastEvent: string | undefined;
     let caption = "определение машины; диалог не выбран";
     if (q.conversationId) {
-      const conv = await findConversation(sql, tenantId, q.conversationId);
+      const conv = await findConversation(sql, tenantId, q.conversationId, undefined, ANY_ACCESS);
       if (!conv) throw new AppError("not_found", "Такого диалога нет.");
       if (conv.kind !== entry.conversationKind)
         throw new AppError("invalid_request", `Машина ${entry.id} не относится к диалогам вида ${conv.kind}.`);

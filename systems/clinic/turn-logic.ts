@@ -83,29 +83,26 @@ const change = (view: TurnView, f: (v: TurnView) => void): TurnView => {
 const routed = new WeakMap<object, BranchCode | null>();
 const tails = new WeakMap<object, ParsedBranchOutput>();
 
-/** The router's decision in a `router.result` event (CONTRACT §5.2: a code or `{"intent": …}`; anything else is none). */
-export function decisionOf(event: { text: string }): BranchCode | null {
-  if (!routed.has(event)) routed.set(event, parseRouterOutput(event.text));
-  return routed.get(event)!;
+/** `read(event)` computed once per event object: the memo's value, or the one just stored. */
+function once<T>(memo: WeakMap<object, T>, event: object, read: () => T): T {
+  if (!memo.has(event)) memo.set(event, read());
+  return memo.get(event) as T;
 }
 
+/** The router's decision in a `router.result` event (CONTRACT §5.2: a code or `{"intent": …}`; anything else is none). */
+export const decisionOf = (event: { text: string }): BranchCode | null =>
+  once(routed, event, () => parseRouterOutput(event.text));
+
 /** The branch's reply split into visible text, STATE_JSON and INTENT_CHANGE (clinic/service-tail.ts). */
-export function tailOf(event: { text: string }): ParsedBranchOutput {
-  let t = tails.get(event);
-  if (!t) tails.set(event, (t = parseBranchOutput(event.text)));
-  return t;
-}
+export const tailOf = (event: { text: string }): ParsedBranchOutput =>
+  once(tails, event, () => parseBranchOutput(event.text));
 
 // ── Predicates the machine's guards read ───────────────────────────────────────────────────
 
 const flagged = new WeakMap<object, string[]>();
 
 /** The acute red flags of a `patient.message` (clinic/red-flags.ts), read once per event: both regions' guards ask. */
-export function redFlagsOf(event: { text: string }): string[] {
-  let f = flagged.get(event);
-  if (!f) flagged.set(event, (f = acuteRedFlags(event.text)));
-  return f;
-}
+export const redFlagsOf = (event: { text: string }): string[] => once(flagged, event, () => acuteRedFlags(event.text));
 
 /** Whether the patient's message carries an acute red flag; checked before the router. */
 export const hasRedFlag = (event: { text: string }): boolean => redFlagsOf(event).length > 0;
