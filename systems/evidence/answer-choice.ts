@@ -70,13 +70,20 @@ export function resolveChoice(menu: ClaimsMenu, choice: AnswerChoice): ResolvedA
     }
   // Mandatory claims: the conclusion leads «Коротко»; a gap, an assumption, a conflict or the clarifying question is never left out.
   for (const c of menu.claims) {
-    if (!c.mandatory || placed.has(c.id)) continue;
+    if (!c.mandatory || blocks[c.mandatory].includes(c)) continue;
+    // Chosen under another block (the asked total under «Что найдено»): it moves to the block that must hold it.
+    const moved = placed.has(c.id);
+    if (moved) for (const b of ANSWER_BLOCKS) blocks[b] = blocks[b].filter((x) => x !== c);
     placed.add(c.id);
-    issues.push(`${c.id} (${c.kind}) обязателен в блоке «${BLOCK_RU[c.mandatory]}» — добавлен`);
+    issues.push(
+      `${c.id} (${c.kind}) обязателен в блоке «${BLOCK_RU[c.mandatory]}» — ${moved ? "перенесён" : "добавлен"}`,
+    );
     const list = blocks[c.mandatory];
     if (c.kind === "conclusion") list.unshift(c);
     else list.push(c);
   }
+  // The conclusion leads «Коротко» wherever the model put it in the list.
+  blocks.short.sort((a, z) => Number(z.kind === "conclusion") - Number(a.kind === "conclusion"));
   for (const key of Object.keys(choice).filter((k) => !CHOICE_FIELDS.has(k)))
     issues.push(`поле «${key.slice(0, 40)}» не из схемы ответа — отброшено`);
   const free = (field: "opening" | "closing") => {

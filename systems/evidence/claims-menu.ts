@@ -52,7 +52,8 @@ export const KIND_BLOCKS = {
 export type ClaimKind = keyof typeof KIND_BLOCKS;
 
 /** What a derived claim is computed over: lets the engine pick the one a direct question asks for. */
-export type ClaimSubject = "suppliers" | "advances" | "overdue" | "documents" | "payments";
+/** What a derived claim is over; `no_invoice`: the documents whose closing documents were read and hold no invoice. */
+export type ClaimSubject = "suppliers" | "advances" | "overdue" | "documents" | "no_invoice" | "payments";
 
 export interface MenuClaim {
   id: string;

@@ -142,9 +142,13 @@ export function composeMenu(i: ComposeInput): ClaimsMenu {
   const listed = new Set(m.claims.flatMap((x) => (x.kind === "document_unpaid" ? x.facts : [])));
   if (!misrouted) {
     factClaims(b, i.toolRuns, listed, m.add);
-    derivedClaims(b, m.add);
+    derivedClaims(b, i.toolRuns, m.add);
   }
-  engine.short.push(...askedClaims(i.question ?? "", m.claims, c.outcome));
+  // The figure the direct question asks for is the answer: it stands in «Коротко» whatever the model chose.
+  for (const id of askedClaims(i.question ?? "", m.claims, c.outcome)) {
+    engine.short.push(id);
+    m.claims.find((x) => x.id === id)!.mandatory = "short";
+  }
 
   if (!misrouted) checkedClaims(i, dateFact, m.add, engine.checked);
   if (!misrouted) gapClaims(i, foundTexts, m.add, engine.not_established);
