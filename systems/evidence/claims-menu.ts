@@ -76,6 +76,10 @@ export type BlockChoice = Record<AnswerBlock, string[]>;
 export interface ClaimsMenu {
   claims: MenuClaim[];
   engine: BlockChoice;
+  /** The user's words this turn (the question, the premises they confirmed or carried over): the model's free text may restate them. */
+  said?: string[];
+  /** A tool failed this run: the free text may say that something could not be done («получить данные не удалось»). */
+  faulted?: boolean;
 }
 
 export const emptyChoice = (): BlockChoice => ({
