@@ -1,3 +1,4 @@
+import { accessCondition, ANY_ACCESS, surelyDenied, type ConversationAccess } from "./conversation-credentials";
 import type postgres from "postgres";
 import type { Tx } from "./db";
 import { isUuid } from "./ids";
@@ -268,8 +269,12 @@ export async function deleteRun(sql: Tx, runId: string): Promise<void> {
   await sql`with k as (delete from idempotency_keys where run_id = ${runId}) delete from runs where id = ${runId}`;
 }
 
-export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
-  if (!isUuid(id)) return null;
+/**
+ * A run by id. `access`: what a client's request must prove to reach the run's conversation
+ * (a route passes `accessOf(c)`; checked in this statement) — internal readers reach every run.
+ */
+export async function getRun(sql: Tx, id: string, access: ConversationAccess = ANY_ACCESS): Promise<RunRow | null> {
+  if (!isUuid(id) || surelyDenied(access)) return null;
   const rows = await sql<
     {
       id: string;
@@ -284,7 +289,8 @@ export async function getRun(sql: Tx, id: string): Promise<RunRow | null> {
       heartbeat_at: Date;
     }[]
   >`
-    select id, conversation_id, tenant_id, kind, status, outcome, reason_codes, error_code, owner, heartbeat_at from runs where id = ${id}`;
+    select id, conversation_id, tenant_id, kind, status, outcome, reason_codes, error_code, owner, heartbeat_at from runs where id = ${id}
+      ${access.any ? sql`` : sql`and exists (select 1 from conversations where conversations.id = runs.conversation_id ${accessCondition(sql, access)})`}`;
   const r = rows[0];
   return r
     ? {

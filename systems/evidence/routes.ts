@@ -1,7 +1,7 @@
 // Evidence workflow endpoints (seed 002): conversations, streamed turns, per-run artifacts, the
 // demo MCP server over Streamable HTTP, and outcome statistics of every system's runs.
 import { TOOL_NAMES } from "./tool-contracts";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { AppError } from "../../driver/errors";
 import { restore } from "../../driver/turn";
 import { emptyConversationState } from "./artifacts";
@@ -17,6 +17,7 @@ import { ESCALATION_PREFIX, outcomeStats } from "../../storage/outcome-stats";
 import { handoffStats } from "../../storage/handoff-stats";
 import { operatorStats } from "../../storage/operator-stats";
 import type { AuthEnv } from "../../http/auth";
+import { accessOf, conversationNotFound, credentialHeaders } from "../../http/conversation-access";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
@@ -64,19 +65,24 @@ export async function closeEvidenceMcp(deps: Deps): Promise<void> {
 export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
-  const find = async (tenantId: string, id: string) => {
-    const conv = await findConversation(sql, tenantId, id, "evidence");
-    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+  /** The request's conversation: missing, another tenant's and (a `chat` token) not its own are one 404. */
+  const find = async (c: Context<AuthEnv>) => {
+    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id")!, "evidence", accessOf(c));
+    if (!conv) throw conversationNotFound();
     return conv;
   };
 
   app.post("/v1/evidence/conversations", async (c) => {
     const conv = await createConversation(sql, c.get("tenantId"), "evidence");
-    return c.json({ conversationId: conv.id }, 201);
+    return c.json(
+      { conversationId: conv.id, conversationToken: conv.credential },
+      201,
+      credentialHeaders(conv.credential),
+    );
   });
 
   app.get("/v1/evidence/conversations/:id", async (c) => {
-    const conv = await find(c.get("tenantId"), c.req.param("id"));
+    const conv = await find(c);
     const snap = await restore(sql, evidenceSpec, conv.id);
     const messages = await listMessages(sql, conv.id);
     return c.json({
@@ -95,7 +101,7 @@ export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.post("/v1/evidence/conversations/:id/messages", async (c) => {
     const body = await readJson(c, EvidenceMessageBody);
-    const conv = await find(c.get("tenantId"), c.req.param("id"));
+    const conv = await find(c);
     return streamRun<EvidenceEvents>(c, deps, {
       conversationId: conv.id,
       tenantId: conv.tenantId,
@@ -115,7 +121,7 @@ export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
 
   /** The engineering artifacts of one run (§14.1): QueryFrame … FinalAnswerPackage, stage timings. */
   app.get("/v1/evidence/runs/:runId", async (c) => {
-    const r = await getEvidenceRun(sql, c.get("tenantId"), c.req.param("runId"));
+    const r = await getEvidenceRun(sql, c.get("tenantId"), c.req.param("runId"), accessOf(c));
     if (!r) throw new AppError("not_found", "Такого запуска нет.");
     return c.json({
       runId: r.runId,
