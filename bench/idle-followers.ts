@@ -145,7 +145,11 @@ async function run(backend: string): Promise<void> {
       quiet.push(((await r.json()) as { threadId: string }).threadId);
     }
     await turnP50(url, threads); // warm-up
+    // The server's CPU per turn beside the wall-clock p50: on a machine busy with other work the
+    // p50 swings with the neighbours' load, the CPU a turn costs the server much less.
+    let cpu = cpuMs(child.pid!);
     const p50None = await turnP50(url, threads);
+    const cpuNone = (cpuMs(child.pid!) - cpu) / TURNS;
     await sleep(2_000);
     const devtools = await inspector(inspectPort);
     const memBefore = await devtools.collect();
@@ -188,7 +192,9 @@ async function run(backend: string): Promise<void> {
     if (stats) await sleep(11_000);
     const c1 = stats ? await commits() : 0;
     await stats?.end();
+    cpu = cpuMs(child.pid!);
     const p50With = await turnP50(url, threads);
+    const cpuWith = (cpuMs(child.pid!) - cpu) / TURNS;
     console.log(
       [
         `${backend}: ${FOLLOWERS} idle thread followers`,
@@ -198,6 +204,7 @@ async function run(backend: string): Promise<void> {
         `  server CPU while idle: ${(((cpu1 - cpu0) / (IDLE_S * 1000)) * 100).toFixed(1)}% of a core`,
         `  server memory per follower after a full collection: RSS ${perFollower("rss").toFixed(1)} KB, heap + external ${perFollower("heap").toFixed(1)} KB (${((memAfter.rss - memBefore.rss) / 2 ** 20).toFixed(1)} MB RSS for ${FOLLOWERS})`,
         `  clinic turn p50: ${p50None.toFixed(1)} ms with no follower, ${p50With.toFixed(1)} ms with ${FOLLOWERS} (${(p50With / p50None).toFixed(2)}×)`,
+        `  server CPU per turn: ${cpuNone.toFixed(1)} ms with no follower, ${cpuWith.toFixed(1)} ms with ${FOLLOWERS} (${(cpuWith / cpuNone).toFixed(2)}×)`,
       ]
         .filter(Boolean)
         .join("\n"),

@@ -5,7 +5,7 @@ import type { Fragment } from "postgres";
 import type { Sql, Tx } from "../storage/db";
 import { StaleVersionError } from "../storage/errors";
 import { loadSnapshot, type SnapshotRow } from "../storage/snapshots";
-import type { ReplyMessage } from "../storage/runs";
+import type { ReplyMessage } from "../storage/run-events-pack";
 import { commitTurn, RunClosedError, type TurnCommit } from "../storage/turn-commit";
 import { withinDeadline } from "../storage/deadline";
 import { beginWithin } from "../storage/safe-begin";

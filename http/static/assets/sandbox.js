@@ -147,7 +147,7 @@ async function loadThread() {
     // Past turns' debug data (RAG fragments, assembled prompt) from their stored runs.
     const loaded = await Promise.all(
       debug.map(({ runId }) =>
-        api(`/v1/runs/${runId}/stages`).then(
+        api(`/v1/runs/${runId}/stages`, { conversation: threadId }).then(
           (r) => r.stages,
           () => [],
         ),

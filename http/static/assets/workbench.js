@@ -234,7 +234,9 @@ async function send(text, extra = {}) {
       bubble.dataset.done = "true";
     }
     if (interactionId) {
-      const it = await api(`/v1/workbench/interactions/${encodeURIComponent(interactionId)}`).catch(() => null);
+      const it = await api(`/v1/workbench/interactions/${encodeURIComponent(interactionId)}`, {
+        conversation: conversationId,
+      }).catch(() => null);
       if (it) {
         $("#interaction-status").textContent = `${it.id.slice(0, 20)}… · ${it.status} · план v${it.planVersion}`;
         $("#interaction-status").dataset.interaction = it.id;
@@ -295,7 +297,9 @@ async function loadConversation() {
       );
     const last = c.interactions.at(-1);
     if (last?.status === "awaiting_clarification") {
-      const it = await api(`/v1/workbench/interactions/${encodeURIComponent(last.id)}`);
+      const it = await api(`/v1/workbench/interactions/${encodeURIComponent(last.id)}`, {
+        conversation: conversationId,
+      });
       const q = it.clarifications.find((x) => x.status === "open");
       if (q) {
         const full = { ...q, interactionId: it.id };
