@@ -33,6 +33,9 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
     errorResponse(c, new AppError("payload_too_large", `Тело запроса больше ${deps.config.bodyLimitBytes} байт.`));
   const countingLimit = bodyLimit({ maxSize: deps.config.bodyLimitBytes, onError: tooLarge });
   app.use("*", async (c, next) => {
+    // GET and HEAD carry no body (@hono/node-server never reads one): asking for it would build a
+    // full web Request per request, kept as long as the request lives — a follower's lifetime.
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     // A declared length is checked as declared (Node's parser never reads past it), without
     // touching the body: hono's bodyLimit opens it as a web stream, which costs more than the
     // rest of reading a small JSON body and keeps @hono/node-server off its direct read path.

@@ -27,9 +27,24 @@ import { EvidenceMessageBody, StatsQuery, type EvidenceEvents } from "./contract
 const toolsByDeps = new WeakMap<Deps, EvidenceTools>();
 
 function toolsFor(deps: Deps): EvidenceTools {
-  let t = toolsByDeps.get(deps);
-  if (!t) toolsByDeps.set(deps, (t = new EvidenceTools(settingsFromEnv(process.env, deps.db.sql), deps.db.sql)));
-  return t;
+  if (!toolsByDeps.has(deps))
+    toolsByDeps.set(deps, new EvidenceTools(settingsFromEnv(process.env, deps.db.sql), deps.db.sql));
+  return toolsByDeps.get(deps)!;
+}
+
+const seededBySql = new WeakMap<object, Promise<void>>();
+
+/** The demo data seeded once per database; a failed seed is forgotten, so the next request retries it. */
+function seededOnce(sql: Parameters<typeof seedDemoData>[0]): Promise<void> {
+  if (!seededBySql.has(sql))
+    seededBySql.set(
+      sql,
+      seedDemoData(sql).catch((e: unknown) => {
+        seededBySql.delete(sql);
+        throw e;
+      }),
+    );
+  return seededBySql.get(sql)!;
 }
 
 /** Points this server's executor at another MCP server (tests, or an embedding application). */
@@ -139,12 +154,8 @@ export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
 
   // The demo server over Streamable HTTP (stateless), for any MCP client; bearer auth applies as on all /v1.
   const mcpHttp = evidenceMcpHttpHandler(sql);
-  let seeded: Promise<void> | null = null;
   app.all("/v1/evidence/mcp", async (c) => {
-    await (seeded ??= seedDemoData(sql).catch((e) => {
-      seeded = null; // a failed seed is retried by the next request
-      throw e;
-    }));
+    await seededOnce(sql);
     return mcpHttp(c.req.raw);
   });
 

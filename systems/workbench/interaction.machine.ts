@@ -230,7 +230,7 @@ export const interactionMachine = setup({
         candidates: e.candidates,
         askModel: e.candidates.length > 0 || (byCode(e) as { hasCommand?: boolean }).hasCommand === true,
         taskId: e.taskId,
-        task: task ? { id: task.id, entityType: task.entityType } : null,
+        task: task ? { id: task.id, entityType: task.entityType, mentions: task.mentions } : null,
       };
     }),
     requestAnswer: emit(({ context }) => ({

@@ -1,7 +1,7 @@
 // Workbench console: a Configurator-like chat over a workspace snapshot, clarification candidates as
 // buttons, and every run's numbered stages (00–12) laid out under its reply.
 import { $, api, el, errorText, json, loadDiagram, renderHeader, streamPost, wireComposer } from "./common.js";
-import { failTurn, russianMessage, startTurn } from "./turn-ui.js";
+import { failTurn, russianMessage, showReply, startTurn } from "./turn-ui.js";
 
 renderHeader("/workbench.html", "Workbench");
 
@@ -88,12 +88,8 @@ function stagesBlock(stages) {
     },
     "раскрыть/свернуть данные",
   );
-  return el(
-    "details",
-    { open: true, class: "run-stages" },
-    el("summary", {}, `Этапы запуска (${stages.length}) `, toggle),
-    items,
-  );
+  // Collapsed: the reply and a clarification's question stay in view; the stages open on demand.
+  return el("details", { class: "run-stages" }, el("summary", {}, `Этапы запуска (${stages.length}) `, toggle), items);
 }
 
 const cite = (text) =>
@@ -258,7 +254,7 @@ async function send(text, extra = {}) {
     turn.end();
     busy = false;
     $("#send").disabled = false;
-    scroll();
+    showReply(messages, bubble);
     refreshDiagram();
   }
 }
