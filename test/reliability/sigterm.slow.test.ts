@@ -78,7 +78,8 @@ describe(`SIGTERM after each of ${RUNS} scenario runs (${backend})`, () => {
           const server = await startServerProcess(
             fx.storage,
             modelEnv(fx.llm, { SHUTDOWN_GRACE_MS: String(GRACE_MS), SHUTDOWN_TIMEOUT_MS: String(DEADLINE_MS) }),
-            90_000,
+            // The first start initialises the embedded database: minutes on a loaded machine.
+            i === 0 ? 240_000 : 90_000,
             [],
             { stdoutFd: fd },
           );
@@ -95,6 +96,8 @@ describe(`SIGTERM after each of ${RUNS} scenario runs (${backend})`, () => {
           const ms = Date.now() - t0;
           if (code === -2) await server.kill();
           exits.push(ms);
+          // Progress of a long attack (SIGTERM_RUNS=50): each run's exit, as it happens.
+          if (RUNS > 2) console.log(`run ${i + 1}/${RUNS}: exit ${code} after ${ms} ms`);
           expect(
             code,
             `run ${i}: exit code (-2: still running ${ms} ms after SIGTERM)\n${server.output().slice(-3000)}`,
