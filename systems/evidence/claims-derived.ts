@@ -249,7 +249,13 @@ function asked(question: string): { kind: ClaimKind; subject: ClaimSubject | nul
       q,
     )
   )
-    out.push({ kind: /поздн|последн/.test(q) ? "latest_due" : "earliest_due", subject });
+    // A due date («до какого числа», «срок оплаты») is a contract's term, never a document's own date:
+    // only the oldest unpaid document («самый ранний документ») is answered by a document's date.
+    out.push({
+      kind: /поздн|последн/.test(q) ? "latest_due" : "earliest_due",
+      subject:
+        /до\s+какого|какого\s+числа|к\s+какому|когда|срок/.test(q) || subject !== "documents" ? "overdue" : subject,
+    });
   return out;
 }
 
