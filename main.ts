@@ -35,9 +35,12 @@ async function demoData(db: Database): Promise<void> {
   if (!db.fresh || db.backend !== "pglite" || process.env.DEMO_DATA === "false") return;
   progress.step("loading the demo knowledge base");
   const n = await loadDemoKnowledgeBase(db.sql).catch((e: Error) => {
+    progress.done();
     logger.warn({ event: "demo_data_failed", err: { message: e.message } }, "demo knowledge base not loaded");
     return 0;
   });
+  // The live progress line is cleared before a log line, which would otherwise be written after it on the same line.
+  progress.done();
   if (n)
     logger.info(
       { event: "demo_data_loaded", documents: n },

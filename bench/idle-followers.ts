@@ -9,11 +9,13 @@ import { percentile } from "./stats";
 
 /**
  * Issue 47: followers cost nothing while nothing happens. A server process (`node --import tsx
- * main.ts`, offline model) on each backend; FOLLOWERS thread followers are opened (spread over
- * 50 threads) and left idle. Reported: the server's database transactions per second while idle
+ * main.ts`, offline model) on each backend; FOLLOWERS thread followers are opened, each on a
+ * thread of its own where nobody talks, and left idle; the turns go to 50 other threads. Reported: the server's database transactions per second while idle
  * (PostgreSQL: pg_stat_database.xact_commit; PGlite: the server's CPU time while idle, since its
- * statements cannot be counted from outside), the server's RSS per follower, and a clinic turn's
- * p50 with no follower and with all of them open (goal: within 1.2×).
+ * statements cannot be counted from outside), the server's memory per follower (goal: ≤ 20 KB) —
+ * its RSS and its heap + external memory, both after a full collection (the server runs under
+ * `--inspect` on loopback; the bench asks it for the collection over the DevTools protocol) —
+ * and a clinic turn's p50 with no follower and with all of them open (goal: within 1.2×).
  *
  * `npx tsx bench/idle-followers.ts [--followers=2000] [--backend=pglite,postgres] [--turns=40] [--idle-s=5]`
  * (PostgreSQL: BENCH_DATABASE_URL or DATABASE_URL, a scratch database is created and dropped).
@@ -35,18 +37,45 @@ async function freePort(): Promise<number> {
   });
 }
 
-const status = (pid: number, key: string) =>
-  Number(
-    /\d+/.exec(
-      readFileSync(`/proc/${pid}/status`, "utf8")
-        .split("\n")
-        .find((l) => l.startsWith(key)) ?? "0",
-    )?.[0],
-  );
 const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 };
+
+/** The DevTools protocol of the server process: a full collection, then its process.memoryUsage(). */
+async function inspector(port: number): Promise<{ collect(): Promise<NodeJS.MemoryUsage>; close(): void }> {
+  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
+  const ws = new WebSocket(target!.webSocketDebuggerUrl);
+  await new Promise((r, j) => {
+    ws.onopen = r;
+    ws.onerror = j;
+  });
+  let id = 0;
+  const pending = new Map<number, (v: unknown) => void>();
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(String(m.data)) as { id?: number; result?: unknown };
+    if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
+  };
+  const call = (method: string, params: object = {}) =>
+    new Promise<unknown>((r) => {
+      pending.set(++id, r);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  return {
+    async collect() {
+      for (let i = 0; i < 2; i++) await call("HeapProfiler.collectGarbage");
+      await sleep(200);
+      const r = (await call("Runtime.evaluate", {
+        expression: "JSON.stringify(process.memoryUsage())",
+        returnByValue: true,
+      })) as { result: { value: string } };
+      return JSON.parse(r.result.value) as NodeJS.MemoryUsage;
+    },
+    close: () => ws.close(),
+  };
+}
 
 async function turnP50(url: string, threads: string[]): Promise<number> {
   const times: number[] = [];
@@ -90,8 +119,9 @@ async function run(backend: string): Promise<void> {
     env.DATABASE_URL = dbUrl = u.toString();
   }
   const port = await freePort();
+  const inspectPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["--import", "tsx", "main.ts"], {
+  const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspectPort}`, "--import", "tsx", "main.ts"], {
     env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "ignore", "ignore"],
   });
@@ -109,14 +139,24 @@ async function run(backend: string): Promise<void> {
       const r = await fetch(`${url}/v1/clinic/threads`, { method: "POST" });
       threads.push(((await r.json()) as { threadId: string }).threadId);
     }
+    const quiet: string[] = [];
+    for (let i = 0; i < FOLLOWERS; i++) {
+      const r = await fetch(`${url}/v1/clinic/threads`, { method: "POST" });
+      quiet.push(((await r.json()) as { threadId: string }).threadId);
+    }
     await turnP50(url, threads); // warm-up
+    // The server's CPU per turn beside the wall-clock p50: on a machine busy with other work the
+    // p50 swings with the neighbours' load, the CPU a turn costs the server much less.
+    let cpu = cpuMs(child.pid!);
     const p50None = await turnP50(url, threads);
+    const cpuNone = (cpuMs(child.pid!) - cpu) / TURNS;
     await sleep(2_000);
-    const rssBefore = status(child.pid!, "VmRSS:") * 1024;
+    const devtools = await inspector(inspectPort);
+    const memBefore = await devtools.collect();
     for (let i = 0; i < FOLLOWERS; i++) {
       const stop = new AbortController();
       stops.push(stop);
-      const r = await fetch(`${url}/v1/clinic/threads/${threads[i % threads.length]}/events`, {
+      const r = await fetch(`${url}/v1/clinic/threads/${quiet[i]}/events`, {
         headers: { accept: "text/event-stream" },
         signal: stop.signal,
       });
@@ -126,7 +166,14 @@ async function run(backend: string): Promise<void> {
         .catch(() => {});
     }
     await sleep(3_000);
-    const rssAfter = status(child.pid!, "VmRSS:") * 1024;
+    const memAfter = await devtools.collect();
+    devtools.close();
+    const perFollower = (k: "rss" | "heap") =>
+      (k === "rss"
+        ? memAfter.rss - memBefore.rss
+        : memAfter.heapUsed + memAfter.external - memBefore.heapUsed - memBefore.external) /
+      FOLLOWERS /
+      1024;
     const stats = dbUrl ? postgres(dbUrl, { max: 1, onnotice: () => {} }) : null;
     const commits = async () => {
       await stats!`select pg_stat_clear_snapshot()`;
@@ -145,7 +192,9 @@ async function run(backend: string): Promise<void> {
     if (stats) await sleep(11_000);
     const c1 = stats ? await commits() : 0;
     await stats?.end();
+    cpu = cpuMs(child.pid!);
     const p50With = await turnP50(url, threads);
+    const cpuWith = (cpuMs(child.pid!) - cpu) / TURNS;
     console.log(
       [
         `${backend}: ${FOLLOWERS} idle thread followers`,
@@ -153,8 +202,9 @@ async function run(backend: string): Promise<void> {
           ? `  database transactions while idle: ${((c1 - c0) / IDLE_S).toFixed(1)}/s (${c1 - c0} in ${IDLE_S} s, this bench's own reads included)`
           : null,
         `  server CPU while idle: ${(((cpu1 - cpu0) / (IDLE_S * 1000)) * 100).toFixed(1)}% of a core`,
-        `  server RSS per follower: ${((rssAfter - rssBefore) / FOLLOWERS / 1024).toFixed(1)} KB (${((rssAfter - rssBefore) / 2 ** 20).toFixed(1)} MB for ${FOLLOWERS})`,
+        `  server memory per follower after a full collection: RSS ${perFollower("rss").toFixed(1)} KB, heap + external ${perFollower("heap").toFixed(1)} KB (${((memAfter.rss - memBefore.rss) / 2 ** 20).toFixed(1)} MB RSS for ${FOLLOWERS})`,
         `  clinic turn p50: ${p50None.toFixed(1)} ms with no follower, ${p50With.toFixed(1)} ms with ${FOLLOWERS} (${(p50With / p50None).toFixed(2)}×)`,
+        `  server CPU per turn: ${cpuNone.toFixed(1)} ms with no follower, ${cpuWith.toFixed(1)} ms with ${FOLLOWERS} (${(cpuWith / cpuNone).toFixed(2)}×)`,
       ]
         .filter(Boolean)
         .join("\n"),

@@ -53,7 +53,25 @@ export interface ClientOptions {
   maxRetries?: number;
   /** First retry delay, doubled each time; default 200 ms. */
   retryDelayMs?: number;
+  /**
+   * Where the conversations' credentials are kept (default: in memory, for this client's life).
+   * A widget that reopens a conversation after a reload passes a store over localStorage.
+   */
+  credentials?: CredentialStore;
 }
+
+/**
+ * Each conversation's own credential (X-Conversation-Token), by conversation id: `create()` puts
+ * the one the server issued here, and every request about that conversation sends it. A `chat`
+ * token reaches a conversation only with it (doc/clients.md); operator and admin tokens need none.
+ */
+export interface CredentialStore {
+  get(conversationId: string): string | null | undefined;
+  set(conversationId: string, credential: string): void;
+}
+
+/** The header a conversation's credential travels in. */
+export const CONVERSATION_TOKEN_HEADER = "x-conversation-token";
 
 // Bodies as the contracts declare them (type-only imports: the client carries no zod): what a
 // client sends is a schema's input, what it reads is a schema's output as JSON.
@@ -82,20 +100,37 @@ export type EvidenceMessage = z.input<typeof EvidenceMessageBody>;
  */
 export function createClient(o: ClientOptions) {
   const baseUrl = o.baseUrl.replace(/\/+$/, "");
+  const credentials: CredentialStore = o.credentials ?? new Map<string, string>();
   const t: Transport = {
     baseUrl,
     fetch: o.fetch ?? ((...a) => fetch(...a)),
-    headers: (extra = {}) => ({ ...extra, ...(o.token ? { authorization: `Bearer ${o.token}` } : {}) }),
+    headers: (extra = {}, conversationId = null) => {
+      const credential = conversationId ? credentials.get(conversationId) : null;
+      return {
+        ...extra,
+        ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+        ...(credential ? { [CONVERSATION_TOKEN_HEADER]: credential } : {}),
+      };
+    },
     maxRetries: o.maxRetries ?? 5,
     retryDelayMs: o.retryDelayMs ?? 200,
   };
 
-  async function call<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+  async function call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extra: Record<string, string> = {},
+    conversationId?: string,
+  ): Promise<T> {
     let res: Response;
     try {
       res = await t.fetch(`${baseUrl}${path}`, {
         method,
-        headers: t.headers({ ...(body !== undefined ? { "content-type": "application/json" } : {}), ...extra }),
+        headers: t.headers(
+          { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...extra },
+          conversationId,
+        ),
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (e) {
@@ -107,24 +142,35 @@ export function createClient(o: ClientOptions) {
   }
 
   const q = (id: string) => encodeURIComponent(id);
+  /** A creation's answer: its credential is kept for the conversation's later requests. */
+  const keep =
+    <T extends { conversationToken: string }>(id: (b: T) => string) =>
+    (b: T) => {
+      credentials.set(id(b), b.conversationToken);
+      return b;
+    };
+  const withConversation = (conversationId: string, opts: SendOptions) => ({ ...opts, conversationId });
 
   return {
     baseUrl,
     call,
+    /** The conversations' credentials this client holds (set one to reopen a conversation started elsewhere). */
+    credentials,
     /** Any POST that starts a run (a route this client has no method for), idempotent and resuming like the others. */
     sendTo: <E extends UntypedEvent = UntypedEvent>(path: string, body: unknown, opts: SendOptions = {}) =>
       new Turn<E>(t, path, body, opts),
     clinic: {
-      create: () => call<z.output<typeof Created.thread>>("POST", "/v1/clinic/threads"),
+      create: () => call<z.output<typeof Created.thread>>("POST", "/v1/clinic/threads").then(keep((b) => b.threadId)),
       /** The tenant's threads (the list endpoint; see the API page for its paging). */
       list: (query = "") => call<InboxPage>("GET", `/v1/clinic/threads${query}`),
-      get: (threadId: string) => call<ClinicThread>("GET", `/v1/clinic/threads/${q(threadId)}`),
+      get: (threadId: string) =>
+        call<ClinicThread>("GET", `/v1/clinic/threads/${q(threadId)}`, undefined, {}, threadId),
       send: (threadId: string, text: string, opts: SendOptions & { debug?: boolean } = {}) =>
         new Turn<ClinicEvent>(
           t,
           `/v1/clinic/threads/${q(threadId)}/messages`,
           { text, ...(opts.debug ? { debug: true } : {}) } satisfies ClinicMessage,
-          opts,
+          withConversation(threadId, opts),
         ),
       /** The thread's live events (an operator's messages, take / release / close), from `after` on; reconnects itself. */
       events: (threadId: string, o: { after?: number; signal?: AbortSignal } = {}) => followThread(t, threadId, o),
@@ -173,14 +219,35 @@ export function createClient(o: ClientOptions) {
       },
     },
     workbench: {
-      create: () => call<z.output<typeof Created.conversation>>("POST", "/v1/workbench/conversations"),
+      create: () =>
+        call<z.output<typeof Created.conversation>>("POST", "/v1/workbench/conversations").then(
+          keep((b) => b.conversationId),
+        ),
       list: (query = "") => call<InboxPage>("GET", `/v1/workbench/conversations${query}`),
       get: (conversationId: string) =>
-        call<WorkbenchConversation>("GET", `/v1/workbench/conversations/${q(conversationId)}`),
-      interaction: (interactionId: string) =>
-        call<WorkbenchInteraction>("GET", `/v1/workbench/interactions/${q(interactionId)}`),
+        call<WorkbenchConversation>(
+          "GET",
+          `/v1/workbench/conversations/${q(conversationId)}`,
+          undefined,
+          {},
+          conversationId,
+        ),
+      /** An interaction of `conversationId` (its credential is sent; an operator's token needs none). */
+      interaction: (interactionId: string, conversationId?: string) =>
+        call<WorkbenchInteraction>(
+          "GET",
+          `/v1/workbench/interactions/${q(interactionId)}`,
+          undefined,
+          {},
+          conversationId,
+        ),
       send: (conversationId: string, message: WorkbenchMessage, opts: SendOptions = {}) =>
-        new Turn<WorkbenchEvent>(t, `/v1/workbench/conversations/${q(conversationId)}/messages`, message, opts),
+        new Turn<WorkbenchEvent>(
+          t,
+          `/v1/workbench/conversations/${q(conversationId)}/messages`,
+          message,
+          withConversation(conversationId, opts),
+        ),
       /** The answer to a clarification: a candidate (by id) or free text, as one more idempotent send. */
       answer: (
         conversationId: string,
@@ -196,31 +263,44 @@ export function createClient(o: ClientOptions) {
             interactionId: clarification.interactionId,
             replyToClarificationId: clarification.id,
           } satisfies WorkbenchMessage,
-          opts,
+          withConversation(conversationId, opts),
         ),
     },
     evidence: {
-      create: () => call<z.output<typeof Created.conversation>>("POST", "/v1/evidence/conversations"),
+      create: () =>
+        call<z.output<typeof Created.conversation>>("POST", "/v1/evidence/conversations").then(
+          keep((b) => b.conversationId),
+        ),
       list: (query = "") => call<InboxPage>("GET", `/v1/evidence/conversations${query}`),
       get: (conversationId: string) =>
-        call<EvidenceConversation>("GET", `/v1/evidence/conversations/${q(conversationId)}`),
+        call<EvidenceConversation>(
+          "GET",
+          `/v1/evidence/conversations/${q(conversationId)}`,
+          undefined,
+          {},
+          conversationId,
+        ),
       send: (conversationId: string, text: string, opts: SendOptions & { debug?: boolean } = {}) =>
         new Turn<EvidenceEvent>(
           t,
           `/v1/evidence/conversations/${q(conversationId)}/messages`,
           { text, ...(opts.debug ? { debug: true } : {}) } satisfies EvidenceMessage,
-          opts,
+          withConversation(conversationId, opts),
         ),
     },
     runs: {
-      /** Follows (or replays) a run from `lastEventId`: the events after it, then the live run. */
+      /**
+       * Follows (or replays) a run from `lastEventId`: the events after it, then the live run.
+       * `opts.conversationId`: the run's conversation, whose credential a `chat` token needs.
+       */
       follow: (runId: string, lastEventId = 0, opts: Omit<SendOptions, "idempotencyKey"> = {}) => {
         const turn = new Turn(t, "", null, opts);
         turn.runId = runId;
         turn.lastEventId = lastEventId;
         return turn;
       },
-      stages: (runId: string) => call<RunStagesBody>("GET", `/v1/runs/${q(runId)}/stages`),
+      stages: (runId: string, conversationId?: string) =>
+        call<RunStagesBody>("GET", `/v1/runs/${q(runId)}/stages`, undefined, {}, conversationId),
     },
   };
 }

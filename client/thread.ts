@@ -29,7 +29,7 @@ export async function* followThread(
     let res: Response;
     try {
       res = await t.fetch(`${t.baseUrl}/v1/clinic/threads/${encodeURIComponent(threadId)}/events`, {
-        headers: t.headers({ accept: "text/event-stream", "last-event-id": String(last) }),
+        headers: t.headers({ accept: "text/event-stream", "last-event-id": String(last) }, threadId),
         signal: o.signal,
       });
     } catch (e) {

@@ -5,7 +5,8 @@ import { readEvents } from "./sse";
 export interface Transport {
   baseUrl: string;
   fetch: typeof fetch;
-  headers(extra?: Record<string, string>): Record<string, string>;
+  /** The token's header, and with `conversationId` that conversation's credential when the client holds one. */
+  headers(extra?: Record<string, string>, conversationId?: string | null): Record<string, string>;
   /** Attempts without progress before a turn gives up (each waits a little longer). */
   maxRetries: number;
   retryDelayMs: number;
@@ -15,6 +16,11 @@ export interface SendOptions {
   /** Sent as Idempotency-Key; default a new random key per send (the retries of one send share it). */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /**
+   * The conversation the turn (or the followed run) belongs to: its credential is sent with every
+   * request of the turn, the resumes too (a `chat` token reaches a conversation only with it).
+   */
+  conversationId?: string;
 }
 
 /**
@@ -42,6 +48,7 @@ export class Turn<E extends UntypedEvent = AnyRunEvent> implements AsyncIterable
     private readonly o: SendOptions = {},
   ) {
     this.idempotencyKey = o.idempotencyKey ?? crypto.randomUUID();
+    this.conversationId = o.conversationId ?? null;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<E> {
@@ -84,17 +91,20 @@ export class Turn<E extends UntypedEvent = AnyRunEvent> implements AsyncIterable
         this.connections++;
         res = this.runId
           ? await this.t.fetch(url, {
-              headers: this.t.headers({ accept: "text/event-stream", ...resume, ...affinity }),
+              headers: this.t.headers({ accept: "text/event-stream", ...resume, ...affinity }, this.conversationId),
               signal: this.o.signal,
             })
           : await this.t.fetch(url, {
               method: "POST",
-              headers: this.t.headers({
-                "content-type": "application/json",
-                accept: "text/event-stream",
-                "idempotency-key": this.idempotencyKey,
-                ...resume,
-              }),
+              headers: this.t.headers(
+                {
+                  "content-type": "application/json",
+                  accept: "text/event-stream",
+                  "idempotency-key": this.idempotencyKey,
+                  ...resume,
+                },
+                this.conversationId,
+              ),
               body: JSON.stringify(this.body),
               signal: this.o.signal,
             });

@@ -94,10 +94,22 @@ export const Readiness = z.object({
   database: z.enum(["ok", "unchecked", "unreachable"]),
   latencyMs: z.number().optional().describe("the database's answer to a ping"),
 });
+const conversationToken = z
+  .string()
+  .describe(
+    "the conversation's own credential: send it as X-Conversation-Token (an EventSource: ?conversation_token=) to read, follow and write this conversation with a `chat` token; shown once, only its hash is stored",
+  );
 export const Created = {
-  thread: z.object({ threadId: z.string() }),
-  conversation: z.object({ conversationId: z.string() }),
+  thread: z.object({ threadId: z.string(), conversationToken }),
+  conversation: z.object({ conversationId: z.string(), conversationToken }),
 };
+/** POST /v1/conversations/{conversationId}/credential (admin): a new credential; the previous one stops working. */
+export const IssuedCredential = z.object({
+  conversationId: z.string(),
+  kind: z.string(),
+  conversationToken,
+  replaced: z.boolean().describe("true: the conversation had a credential, which no longer works"),
+});
 
 // ---- operations: what the OpenAPI document is generated from ----
 export interface Response {
@@ -125,6 +137,15 @@ export interface Operation {
    * idempotent by key, a thread's event stream resumes by Last-Event-ID.
    */
   headers?: { idempotencyKey?: string; lastEventId?: boolean };
+  /**
+   * The conversation's own credential (issue 47, http/conversation-access.ts). `issued`: the
+   * operation creates a conversation and answers with its credential (body `conversationToken`,
+   * header X-Conversation-Token). `required`: the operation reads, follows or writes one
+   * conversation (named in its path, or through a run or interaction of it) — a `chat` token must
+   * present that conversation's credential, else 404 as for a missing one. The gateway's
+   * middleware reads this list: documenting an operation as `required` is what enforces it.
+   */
+  credential?: "issued" | "required";
   /** Success and error responses by status; the errors every /v1 operation shares are added by the document. */
   responses: Record<number, Response>;
 }

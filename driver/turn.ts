@@ -1,11 +1,11 @@
 import type { AnyStateMachine, EmittedFrom, EventFrom, SnapshotFrom } from "xstate";
-import { pureInitialTransition, pureTransition } from "./pure";
-import { initEvent, machineLabel } from "./replay";
+import { drive, fedEvents, type Emitted } from "./drive";
+import { machineLabel } from "./replay";
 import type { Fragment } from "postgres";
 import type { Sql, Tx } from "../storage/db";
 import { StaleVersionError } from "../storage/errors";
 import { loadSnapshot, type SnapshotRow } from "../storage/snapshots";
-import type { ReplyMessage } from "../storage/runs";
+import type { ReplyMessage } from "../storage/run-events-pack";
 import { commitTurn, RunClosedError, type TurnCommit } from "../storage/turn-commit";
 import { withinDeadline } from "../storage/deadline";
 import { beginWithin } from "../storage/safe-begin";
@@ -133,10 +133,6 @@ export function restoreRow<M extends AnyStateMachine>(spec: MachineSpec<M>, key:
   return { snapshot, rowVersion: row.rowVersion };
 }
 
-function emitted(actions: { type: string; params?: unknown }[]): { type: string; [k: string]: unknown }[] {
-  return actions.filter((a) => a.type === "xstate.emit").map((a) => (a.params as { event: { type: string } }).event);
-}
-
 /**
  * The one path of every turn: load → pure transition → run the effects the machine asked
  * for → feed results back → one commit statement (snapshot with version check, the log, the
@@ -164,7 +160,7 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
   }
 }
 
-/** The transitions of one attempt: the input events and the effects' results until the machine rests. */
+/** The transitions of one attempt (drive.ts), its effects answered by the handlers or, re-applied, by what they answered before. */
 async function settle<M extends AnyStateMachine, E extends EventMap>(
   a: TurnArgs<M, E>,
   loaded: { snapshot: SnapshotFrom<M>; rowVersion: number } | null,
@@ -172,60 +168,37 @@ async function settle<M extends AnyStateMachine, E extends EventMap>(
   record: Map<string, unknown[][]>,
 ) {
   const signal = a.run?.signal ?? new AbortController().signal;
-  let snapshot: SnapshotFrom<M>;
-  const queue: unknown[] = [];
-  let pending: { type: string; [k: string]: unknown }[] = [];
-  // What the machine was given, in order: the turn's entry in the event log.
-  const fed: unknown[] = [];
   // On a re-application, how many recorded results of each effect type were used so far.
   const used = new Map<string, number>();
-  if (loaded) snapshot = loaded.snapshot;
-  else {
-    const [s, actions] = pureInitialTransition(a.spec.machine, a.input as never);
-    snapshot = s as SnapshotFrom<M>;
-    pending = emitted(actions as never);
-    fed.push(initEvent(a.input));
-  }
-  queue.push(...a.events);
-  const max = a.maxSteps ?? 64;
-  let steps = 0;
-  for (;;) {
-    // Effects first: their results are the machine's next events, ahead of later input.
-    const results: unknown[] = [];
-    for (const effect of pending) {
-      const handler = (a.effects as Record<string, EffectHandler | undefined> | undefined)?.[effect.type];
-      if (!handler)
-        throw new AppError("internal", `machine ${a.spec.id} emitted ${effect.type} and nothing handles it`);
-      if (signal.aborted) throw new AppError("internal", "client went away");
-      const isEffect = effect.type.startsWith("effect.");
-      const n = used.get(effect.type) ?? 0;
-      const earlier = isEffect && replay ? replay.get(effect.type)?.[n] : undefined;
-      let out: unknown[];
-      if (earlier) {
-        used.set(effect.type, n + 1);
-        out = earlier;
-      } else {
-        const r = await handler(effect, { signal });
-        out = r === undefined ? [] : Array.isArray(r) ? r : [r];
-        if (isEffect) {
-          const list = record.get(effect.type) ?? [];
-          list.push(out);
-          record.set(effect.type, list);
-          used.set(effect.type, list.length);
-        }
-      }
-      results.push(...out);
+  const answer = async (effect: Emitted): Promise<unknown[]> => {
+    const handler = (a.effects as Record<string, EffectHandler | undefined> | undefined)?.[effect.type];
+    if (!handler) throw new AppError("internal", `machine ${a.spec.id} emitted ${effect.type} and nothing handles it`);
+    if (signal.aborted) throw new AppError("internal", "client went away");
+    const isEffect = effect.type.startsWith("effect.");
+    const n = used.get(effect.type) ?? 0;
+    const earlier = isEffect && replay ? replay.get(effect.type)?.[n] : undefined;
+    if (earlier) {
+      used.set(effect.type, n + 1);
+      return earlier;
     }
-    pending = [];
-    queue.unshift(...results);
-    const event = queue.shift();
-    if (event === undefined) break;
-    if (++steps > max) throw new AppError("internal", `machine ${a.spec.id} did not settle within ${max} steps`);
-    fed.push(event);
-    const [s, actions] = pureTransition(a.spec.machine, snapshot, event as never);
-    snapshot = s as SnapshotFrom<M>;
-    pending.push(...emitted(actions as never));
-  }
+    const out = fedEvents(await handler(effect as never, { signal }));
+    if (isEffect) {
+      record.set(effect.type, [...(record.get(effect.type) ?? []), out]);
+      used.set(effect.type, record.get(effect.type)!.length);
+    }
+    return out;
+  };
+  const walk = drive({
+    machine: a.spec.machine,
+    id: a.spec.id,
+    snapshot: loaded?.snapshot ?? null,
+    input: a.input,
+    events: a.events,
+    maxSteps: a.maxSteps,
+  });
+  let step = walk.next([]);
+  while (!step.done) step = walk.next(await answer(step.value));
+  const { snapshot, fed, steps } = step.value;
   if (signal.aborted) throw new AppError("internal", "client went away");
   const discarded: TurnResult<M> | null = a.discard?.(snapshot)
     ? { snapshot, rowVersion: loaded?.rowVersion ?? 0, steps, discarded: true }

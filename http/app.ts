@@ -12,6 +12,9 @@ import { inboxRoutes } from "./routes/inbox";
 import { inboxToolRoutes } from "./routes/inbox-tools";
 import { webhookRoutes } from "./routes/webhooks";
 import { registerOfflineResponder } from "../llm/client";
+import { conversationAccess } from "./conversation-access";
+import { documentedOperations } from "./openapi/document";
+import { conversationRoutes } from "./routes/conversations";
 
 /**
  * The gateway over the listed dialogue systems (tests pass their own list, e.g. with a test-only
@@ -30,6 +33,9 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
     errorResponse(c, new AppError("payload_too_large", `Тело запроса больше ${deps.config.bodyLimitBytes} байт.`));
   const countingLimit = bodyLimit({ maxSize: deps.config.bodyLimitBytes, onError: tooLarge });
   app.use("*", async (c, next) => {
+    // GET and HEAD carry no body (@hono/node-server never reads one): asking for it would build a
+    // full web Request per request, kept as long as the request lives — a follower's lifetime.
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     // A declared length is checked as declared (Node's parser never reads past it), without
     // touching the body: hono's bodyLimit opens it as a web stream, which costs more than the
     // rest of reading a small JSON body and keeps @hono/node-server off its direct read path.
@@ -49,11 +55,18 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
   app.use("/v1/*", bearerAuth(deps.config.tokens));
   // One policy for every /v1 route (http/roles.ts): chat routes listed, the rest operator or admin.
   app.use("/v1/*", requireRole(requiredRole));
+  // A conversation belongs to whoever started it: which routes need its credential is read from
+  // the documented operations of the served systems (http/conversation-access.ts).
+  app.use(
+    "/v1/*",
+    conversationAccess(documentedOperations(systems), { legacyAccess: deps.config.conversations.legacyAccess }),
+  );
   app.route("/", runRoutes(deps));
   for (const s of systems) app.route("/", s.routes(deps));
   app.route("/", operatorRoutes(deps, systems, () => app.routes).app);
   app.route("/", inboxRoutes(deps));
   app.route("/", inboxToolRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", conversationRoutes(deps));
   return app;
 }

@@ -70,6 +70,11 @@ const envSchema = z.object({
     .transform((v) => v === "true" || v === "1"),
   DEBUG_DIR: folder(false).optional(),
   API_TOKENS: z.string().optional(),
+  // Off: a `chat` token reaches no conversation without its credential, older ones included (doc/api.md).
+  CONVERSATION_LEGACY_ACCESS: z
+    .enum(["true", "false", "1", "0"], { message: "expected true or false" })
+    .default("false")
+    .transform((v) => v === "true" || v === "1"),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -127,6 +132,13 @@ export interface Config {
   debugDir: string;
   /** token → tenant and role; null = open (only allowed on loopback). */
   tokens: Map<string, TokenGrant> | null;
+  /**
+   * CONVERSATION_LEGACY_ACCESS (default off): a conversation created before credentials existed
+   * (migration 000044; it has none) stays open to any `chat` token of its tenant, as before —
+   * a transition window for widgets mid-conversation during the upgrade. Off, such a conversation
+   * is reached by a `chat` token only after an admin issues it a credential.
+   */
+  conversations: { legacyAccess: boolean };
   bodyLimitBytes: number;
   /** How long a run whose client left keeps going, waiting for a Last-Event-ID follower. */
   detachGraceMs: number;
@@ -310,6 +322,7 @@ export function loadConfig(
     aiDebug: e.AI_DEBUG,
     debugDir: e.DEBUG_DIR ?? (e.DATA_DIR.startsWith("memory://") ? "./.data/debug" : resolve(e.DATA_DIR, "debug")),
     tokens: parseTokens(e.API_TOKENS),
+    conversations: { legacyAccess: e.CONVERSATION_LEGACY_ACCESS },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     detachGraceMs: e.RUN_DETACH_GRACE_MS,
     webhook: {

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
 import type { LogEnv } from "./observability/logger";
+import type { ConversationAccess } from "../storage/conversation-credentials";
 
 /**
  * What a token may do (issue 17 item 2). Ordered: each role has the rights of the ones before it.
@@ -19,6 +20,8 @@ export type AuthEnv = {
     role: Role;
     /** The token's person (http/operator-identity.ts reads it through `operatorOf`). */
     identity?: { person: string | null; integration: boolean };
+    /** What the request must prove to reach a conversation (http/conversation-access.ts), on its routes. */
+    conversationAccess?: ConversationAccess;
   } & LogEnv["Variables"];
 };
 
@@ -60,6 +63,8 @@ const RULES: Rule[] = [
   { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/clinic\/(branches|kb|desk)(\/|$)/, role: "admin" },
   { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
   { methods: READ, path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
+  // A new credential for an existing conversation (issue 47: the migration path, a lost credential).
+  { methods: ["POST"], path: p("/v1/conversations/:id/credential"), role: "admin" },
   // The webhook's dead letters: what a receiver missed, and sending it again.
   { methods: [...READ, "POST"], path: /^\/v1\/webhooks(\/|$)/, role: "admin" },
 ];

@@ -4,6 +4,17 @@ import type { SseStream } from "./sse-response";
 const HEARTBEAT_MS = 15_000;
 
 /**
+ * Every open writer, kept alive by one shared timer rather than one per stream: thousands of idle
+ * followers cost one timer (issue 47), which runs only while some stream is open.
+ */
+const open = new Set<SseWriter>();
+let heartbeat: NodeJS.Timeout | null = null;
+
+function beat(): void {
+  for (const w of open) w.comment("keep-alive");
+}
+
+/**
  * Writes run events in order without making the producer wait: a slow client delays
  * only its own socket. Each event is `event:`, one line of JSON in `data:`, and `id:`.
  * Events that arrive while a write is in flight leave together in the next one: a burst
@@ -14,11 +25,13 @@ export class SseWriter {
   private pending = "";
   private scheduled = false;
   private closed = false;
-  private heartbeat: NodeJS.Timeout;
 
   constructor(private readonly stream: SseStream) {
-    this.heartbeat = setInterval(() => this.comment("keep-alive"), HEARTBEAT_MS);
-    this.heartbeat.unref();
+    open.add(this);
+    if (!heartbeat) {
+      heartbeat = setInterval(beat, HEARTBEAT_MS);
+      heartbeat.unref();
+    }
     stream.onAbort(() => this.close());
   }
 
@@ -64,6 +77,10 @@ export class SseWriter {
 
   close(): void {
     this.closed = true;
-    clearInterval(this.heartbeat);
+    open.delete(this);
+    if (open.size === 0 && heartbeat) {
+      clearInterval(heartbeat);
+      heartbeat = null;
+    }
   }
 }

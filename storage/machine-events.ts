@@ -231,3 +231,16 @@ export async function listMachineEventsAfter(
     order by seq limit ${limit}`;
   return unpack(await withMessages(sql, rows), afterSeq, rows[0]?.prior ?? null);
 }
+
+/**
+ * The type of the last event the snapshot `key`'s machine took (null with no log): diagrams draw
+ * the transitions it fired as the last one. Only the type is read — never a patient's text.
+ */
+export async function lastMachineEventType(sql: Tx, key: string, conversationId: string): Promise<string | null> {
+  const rows = await sql<{ type: string | null }[]>`
+    select case when json_typeof(event) = 'array' then event -> (json_array_length(event) - 1) ->> 'type'
+                else event ->> 'type' end as type
+    from machine_events where conversation_id = ${conversationId} and snapshot_key = ${storedKey(key, conversationId)}
+    order by seq desc limit 1`;
+  return rows[0]?.type ?? null;
+}

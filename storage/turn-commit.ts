@@ -2,14 +2,8 @@ import type postgres from "postgres";
 import type { Tx } from "./db";
 import { StaleVersionError } from "./errors";
 import { machineEventsInsert, type RunMessages } from "./machine-events";
-import {
-  closeRunUpdate,
-  notifyFollowed,
-  ofConversation,
-  type ReplyMessage,
-  type RunClose,
-  type RunEventRow,
-} from "./runs";
+import { closeRunUpdate, notifyFollowed, ofConversation, type RunClose, type RunEventRow } from "./runs";
+import type { ReplyMessage } from "./run-events-pack";
 import { snapshotWriteCte, type SnapshotWrite } from "./snapshots";
 
 /** Everything a turn stores, written by `commitTurn`. */

@@ -48,9 +48,22 @@ export interface Layout {
   boxes: Map<string, Box>;
   routes: Route[];
   initials: { at: Pt; path: Pt[] }[];
-  /** "From any state" markers: a compound state's own transitions into its descendants start here. */
-  anys: { x: number; y: number; w: number; h: number; container: string }[];
+  /**
+   * "From any state" groups: a compound state's own transitions into its descendants, taken from
+   * whichever child is active, listed in one labelled box inside it (one line per transition and
+   * target) instead of a fan of edges from a marker across the picture.
+   */
+  anys: { x: number; y: number; w: number; h: number; container: string; lines: AnyLine[] }[];
 }
+
+/** One transition of a "from any state" group: its text, the edge and the target it names. */
+export interface AnyLine {
+  text: string;
+  edge: DiagramEdge;
+  target: string;
+}
+
+const ANY_HEAD = 22;
 
 export const ANY_LABEL = "из любого состояния";
 
@@ -58,6 +71,9 @@ export function edgeLabelLines(e: DiagramEdge, sameEvent: number): string[] {
   const head = sameEvent > 1 ? `${e.event} #${e.order + 1}` : e.event;
   return e.guard ? [clip(head, 40), clip(`[${e.guard}]`, 72)] : [clip(head, 40)];
 }
+
+const anyLine = (e: DiagramEdge, sameEvent: number, target: string) =>
+  clip(`${e.event}${sameEvent > 1 ? ` #${e.order + 1}` : ""}${e.guard ? ` [${e.guard}]` : ""} → ${target}`, 84);
 
 const internalLine = (e: DiagramEdge, sameEvent: number) =>
   clip(
@@ -110,7 +126,12 @@ export async function layoutMachine(g: MachineGraph): Promise<Layout> {
     p.target !== p.edge.source &&
     node(p.edge.source).kind === "compound" &&
     ancestors(p.target).includes(p.edge.source);
-  const anyContainers = new Set(pairs.filter(fromAny).map((p) => p.edge.source));
+  const anyLines = new Map<string, AnyLine[]>();
+  for (const p of pairs.filter(fromAny))
+    anyLines.set(p.edge.source, [
+      ...(anyLines.get(p.edge.source) ?? []),
+      { text: anyLine(p.edge, count(p.edge), node(p.target).key), edge: p.edge, target: p.target },
+    ]);
 
   const lines = new Map<string, string[]>();
   const build = (id: string): ElkNode => {
@@ -123,8 +144,16 @@ export async function layoutMachine(g: MachineGraph): Promise<Layout> {
       return { id, width: Math.max(84, labelW, linesW), height: 32 + ls.length * LINE + (ls.length ? 4 : 0) };
     const children: ElkNode[] = [];
     if (n.initial) children.push({ id: `${id}#init`, width: INIT, height: INIT });
-    if (anyContainers.has(id))
-      children.push({ id: `${id}#any`, width: textWidth(ANY_LABEL, FONT.edge) + 22, height: 22 });
+    const group = anyLines.get(id);
+    if (group)
+      children.push({
+        id: `${id}#any`,
+        width: Math.max(
+          textWidth(ANY_LABEL, FONT.edge) + 22,
+          ...group.map((l) => monoWidth(l.text, FONT.internal) + 16),
+        ),
+        height: ANY_HEAD + group.length * LINE + 6,
+      });
     children.push(...n.children.map(build));
     const isRoot = id === g.root;
     const head = isRoot ? 4 : HEADER + ls.length * LINE + 8;
@@ -150,12 +179,13 @@ export async function layoutMachine(g: MachineGraph): Promise<Layout> {
       meta.set(id, { init: n.id });
     }
   pairs.forEach((p, i) => {
+    if (fromAny(p)) return;
     const ls = edgeLabelLines(p.edge, count(p.edge));
     const id = `p${i}`;
     meta.set(id, { pair: p, lines: ls });
     edges.push({
       id,
-      sources: [fromAny(p) ? `${p.edge.source}#any` : p.edge.source],
+      sources: [p.edge.source],
       targets: [p.target],
       labels: [
         {
@@ -176,7 +206,8 @@ export async function layoutMachine(g: MachineGraph): Promise<Layout> {
   const inits = new Map<string, Pt>();
   const walk = (e: ElkNode) => {
     const box = { x: e.x ?? 0, y: e.y ?? 0, w: e.width ?? 0, h: e.height ?? 0 };
-    if (e.id.endsWith("#any")) anys.push({ ...box, container: e.id.slice(0, -4) });
+    if (e.id.endsWith("#any"))
+      anys.push({ ...box, container: e.id.slice(0, -4), lines: anyLines.get(e.id.slice(0, -4)) ?? [] });
     else if (e.id.endsWith("#init")) inits.set(e.id.slice(0, -5), { x: box.x + INIT / 2, y: box.y + INIT / 2 });
     else boxes.set(e.id, { id: e.id, ...box, node: node(e.id), lines: lines.get(e.id) ?? [] });
     for (const c of e.children ?? []) walk(c);

@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from "xstate";
-import { activeStateIds, machineGraph, type MachineGraph } from "./graph";
+import { activeStateIds, machineGraph, prettyEvent, type MachineGraph } from "./graph";
 import { ANY_LABEL, FONT, layoutMachine, type Layout, type Pt } from "./layout";
 import { escapeXml } from "./text";
 
@@ -17,6 +17,12 @@ export interface RenderOptions {
   activeIds?: Iterable<string>;
   /** A caption under the title, e.g. which conversation is shown. */
   caption?: string;
+  /**
+   * The last event the conversation's machine took (its type as the log holds it): the
+   * transitions it may have fired — that event's, into a highlighted state — are drawn as the
+   * last transition.
+   */
+  lastEvent?: string;
 }
 
 const M = 16;
@@ -65,7 +71,11 @@ const STYLE = `
   .e text{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round;font:${FONT.edge}px ui-monospace,SFMono-Regular,Menlo,monospace;fill:#374151}
   .e text .g{fill:#b45309}
   .e.from-active path{stroke:#2563eb}
-  .any rect{fill:#fff;stroke:#9ca3af;stroke-dasharray:4 3}.any text{font:italic ${FONT.edge}px -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;fill:#6b7280}
+  .any>rect{fill:#fff;stroke:#9ca3af;stroke-dasharray:4 3}.any text.h{font:italic ${FONT.edge}px -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;fill:#6b7280}
+  .any text.i{font:${FONT.internal}px ui-monospace,SFMono-Regular,Menlo,monospace;fill:#374151}
+  .any text.i.last{fill:#c2410c;font-weight:700}
+  .e.last path{stroke:#ea580c;stroke-width:3}
+  .e.last text{fill:#c2410c;font-weight:700}
   .init circle{fill:#111827}.init path{fill:none;stroke:#111827;stroke-width:1.3}
 `;
 
@@ -81,7 +91,8 @@ export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions 
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" data-machine="${escapeXml(graph.machineId)}" role="img" aria-label="${escapeXml(o.title ?? graph.machineId)}">`,
     `<style>${STYLE}</style>`,
     `<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#6b7280"/></marker>`,
-    `<marker id="arrow-a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#2563eb"/></marker></defs>`,
+    `<marker id="arrow-a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#2563eb"/></marker>`,
+    `<marker id="arrow-l" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#ea580c"/></marker></defs>`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
     `<text class="t" x="${M}" y="${M + 8}">${escapeXml(o.title ?? graph.machineId)}</text>`,
   );
@@ -117,9 +128,16 @@ export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions 
     );
     out.push(`</g>`);
   }
+  const isLast = (event: string, target: string) =>
+    o.lastEvent !== undefined && event === prettyEvent(o.lastEvent) && active.has(target);
   for (const a of layout.anys) {
     out.push(
-      `<g class="any" data-any="${escapeXml(a.container)}"><rect x="${a.x}" y="${a.y}" width="${a.w}" height="${a.h}" rx="${a.h / 2}"/><text x="${a.x + a.w / 2}" y="${a.y + a.h / 2 + 4}" text-anchor="middle">${ANY_LABEL}</text></g>`,
+      `<g class="any" data-any="${escapeXml(a.container)}"><title>${escapeXml(`${ANY_LABEL}: переходы ${a.container}, из какого бы дочернего состояния они ни шли`)}</title><rect x="${a.x}" y="${a.y}" width="${a.w}" height="${a.h}" rx="8"/><text class="h" x="${a.x + 8}" y="${a.y + 15}">${ANY_LABEL}:</text>`,
+      ...a.lines.map((l, i) => {
+        const last = isLast(l.edge.event, l.target);
+        return `<text class="i${last ? " last" : ""}" x="${a.x + 8}" y="${a.y + 32 + i * 14}" data-edge="${l.edge.id}" data-event="${escapeXml(l.edge.event)}" data-target="${escapeXml(l.target)}"${last ? ' data-last="true"' : ""}>${escapeXml(l.text)}</text>`;
+      }),
+      `</g>`,
     );
   }
   for (const init of layout.initials) {
@@ -129,6 +147,7 @@ export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions 
   }
   for (const r of layout.routes) {
     const hot = active.has(r.edge.source);
+    const last = isLast(r.edge.event, r.target);
     const label = r.label
       ? `<text x="${r.label.x.toFixed(1)}" y="${(r.label.y + 11).toFixed(1)}">${r.label.lines
           .map(
@@ -138,9 +157,9 @@ export function renderSvg(graph: MachineGraph, layout: Layout, o: RenderOptions 
           .join("")}</text>`
       : "";
     out.push(
-      `<g class="e${hot ? " from-active" : ""}" data-edge="${r.edge.id}" data-event="${escapeXml(r.edge.event)}" data-source="${escapeXml(r.edge.source)}" data-target="${escapeXml(r.target)}">`,
+      `<g class="e${hot ? " from-active" : ""}${last ? " last" : ""}" data-edge="${r.edge.id}"${last ? ' data-last="true"' : ""} data-event="${escapeXml(r.edge.event)}" data-source="${escapeXml(r.edge.source)}" data-target="${escapeXml(r.target)}">`,
       `<title>${escapeXml(`${r.edge.source} → ${r.target}\n${r.edge.event}${r.edge.guard ? ` [${r.edge.guard}]` : ""}${r.edge.actions.length ? ` / ${r.edge.actions.join(", ")}` : ""}`)}</title>`,
-      `<path d="${polyline(r.path)}" marker-end="url(#${hot ? "arrow-a" : "arrow"})"/>${label}</g>`,
+      `<path d="${polyline(r.path)}" marker-end="url(#${last ? "arrow-l" : hot ? "arrow-a" : "arrow"})"/>${label}</g>`,
     );
   }
   out.push(`</g></svg>`);

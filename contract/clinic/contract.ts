@@ -202,6 +202,7 @@ const noThread = err("Нет диалога");
 export const clinicOperations: Operation[] = [
   {
     operationId: "createClinicThread",
+    credential: "issued",
     method: "post",
     path: "/v1/clinic/threads",
     tag: "clinic",
@@ -211,6 +212,7 @@ export const clinicOperations: Operation[] = [
   },
   {
     operationId: "getClinicThread",
+    credential: "required",
     method: "get",
     path: "/v1/clinic/threads/{threadId}",
     tag: "clinic",
@@ -220,6 +222,7 @@ export const clinicOperations: Operation[] = [
   },
   {
     operationId: "sendClinicMessage",
+    credential: "required",
     method: "post",
     path: "/v1/clinic/threads/{threadId}/messages",
     tag: "clinic",
@@ -246,6 +249,7 @@ export const clinicOperations: Operation[] = [
   },
   {
     operationId: "followClinicThread",
+    credential: "required",
     method: "get",
     path: "/v1/clinic/threads/{threadId}/events",
     tag: "clinic",

@@ -152,6 +152,7 @@ const noConversation = err("Нет диалога");
 export const evidenceOperations: Operation[] = [
   {
     operationId: "createEvidenceConversation",
+    credential: "issued",
     method: "post",
     path: "/v1/evidence/conversations",
     tag: "evidence",
@@ -161,6 +162,7 @@ export const evidenceOperations: Operation[] = [
   },
   {
     operationId: "getEvidenceConversation",
+    credential: "required",
     method: "get",
     path: "/v1/evidence/conversations/{id}",
     tag: "evidence",
@@ -170,6 +172,7 @@ export const evidenceOperations: Operation[] = [
   },
   {
     operationId: "sendEvidenceMessage",
+    credential: "required",
     method: "post",
     path: "/v1/evidence/conversations/{id}/messages",
     tag: "evidence",
@@ -187,6 +190,7 @@ export const evidenceOperations: Operation[] = [
   },
   {
     operationId: "getEvidenceRun",
+    credential: "required",
     method: "get",
     path: "/v1/evidence/runs/{runId}",
     tag: "evidence",

@@ -160,6 +160,7 @@ const noConversation = err("Нет диалога");
 export const workbenchOperations: Operation[] = [
   {
     operationId: "createWorkbenchConversation",
+    credential: "issued",
     method: "post",
     path: "/v1/workbench/conversations",
     tag: "workbench",
@@ -169,6 +170,7 @@ export const workbenchOperations: Operation[] = [
   },
   {
     operationId: "getWorkbenchConversation",
+    credential: "required",
     method: "get",
     path: "/v1/workbench/conversations/{id}",
     tag: "workbench",
@@ -178,6 +180,7 @@ export const workbenchOperations: Operation[] = [
   },
   {
     operationId: "sendWorkbenchMessage",
+    credential: "required",
     method: "post",
     path: "/v1/workbench/conversations/{id}/messages",
     tag: "workbench",
@@ -200,6 +203,7 @@ export const workbenchOperations: Operation[] = [
   },
   {
     operationId: "getWorkbenchInteraction",
+    credential: "required",
     method: "get",
     path: "/v1/workbench/interactions/{id}",
     tag: "workbench",

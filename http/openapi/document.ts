@@ -10,6 +10,7 @@ import {
   MachineSummary,
   ReplayQuery,
   ReplayReport,
+  IssuedCredential,
   ResumeQuery,
   RunStages,
   StageEvent,
@@ -22,6 +23,7 @@ import { inboxOperations, inboxSchemas } from "../inbox-contract";
 import { inboxToolOperations, inboxToolSchemas } from "../../contract/inbox-tools";
 import { webhookOperations, webhookSchemas } from "../../contract/webhooks";
 import { describeComponents, exampleOf } from "./examples";
+import { CONVERSATION_TOKEN_HEADER, CONVERSATION_TOKEN_QUERY } from "../conversation-access";
 
 /**
  * The OpenAPI 3.1 document, generated from the zod contracts (http/contract.ts and each
@@ -76,6 +78,7 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
   },
   {
     operationId: "getRunStages",
+    credential: "required",
     method: "get",
     path: "/v1/runs/{runId}/stages",
     tag: "runs",
@@ -86,6 +89,7 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
   },
   {
     operationId: "resumeRun",
+    credential: "required",
     method: "get",
     path: "/v1/runs/{runId}/events",
     tag: "runs",
@@ -112,6 +116,21 @@ const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
     description:
       "Для /inspector.html; EventSource передаёт токен как `?access_token=`. Каждое событие `inspect`: @xstate.actor / @xstate.event / @xstate.snapshot.",
     responses: { 200: { description: "event: inspect", other: ["text/event-stream"] }, 404: err("Инспектор выключен") },
+  },
+  {
+    operationId: "issueConversationCredential",
+    credential: "issued",
+    method: "post",
+    path: "/v1/conversations/{conversationId}/credential",
+    tag: "conversations",
+    summary: "Новый ключ диалога (X-Conversation-Token) — для диалога, созданного до ключей, или взамен потерянного",
+    description:
+      "Только admin. Выдаёт диалогу новый ключ; прежний (если был) перестаёт действовать. Ключ показывается один раз, хранится только его хэш. " +
+      "Так диалоги, созданные до появления ключей, переводятся на ключи (doc/api.md «Conversation credentials»).",
+    responses: {
+      201: ok(IssuedCredential, "Выдан"),
+      404: err("Нет диалога (details.reason conversation_not_found)"),
+    },
   },
   {
     operationId: "listMachines",
@@ -199,11 +218,19 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
       { name: "webhooks", description: "Исходящий вебхук: недоставленные события и повторная отправка" },
       ...contracts.flatMap((c) => c.tags),
       { name: "runs", description: "Возобновление потоков" },
+      { name: "conversations", description: "Ключи диалогов (X-Conversation-Token)" },
       { name: "machines", description: "Схемы машин" },
       { name: "service", description: "Служебное" },
     ],
   };
 }
+
+/**
+ * Every operation the gateway serves for these systems, as documented: the conversation-access
+ * middleware (http/conversation-access.ts) reads which of them need a conversation's credential.
+ */
+export const documentedOperations = (systems: readonly { contract: SystemContract }[]): Operation[] =>
+  parts(systems).operations;
 
 /** Errors any /v1 operation may answer besides its own (auth, body checks and limits, a crash). */
 const commonErrors: Record<number, string> = {
@@ -251,6 +278,14 @@ const RETRY_AFTER_409 = {
       "sent with details.reason conversation_busy: seconds until the conversation's running turn is likely done; absent for other conflicts (retrying as is will not help)",
     required: false,
     schema: { type: "integer", minimum: 1, examples: [2] },
+  },
+};
+const CONVERSATION_TOKEN_RESPONSE = {
+  [CONVERSATION_TOKEN_HEADER]: {
+    description:
+      "the new conversation's credential, as the body's `conversationToken`: a `chat` client sends it back as X-Conversation-Token",
+    required: true,
+    schema: { type: "string" },
   },
 };
 const REPLAYED_HEADER = {
@@ -357,11 +392,34 @@ export function buildOpenApi(
         description: "the id of the last event the client has",
         schema: { type: "string", pattern: "^\\d+$" },
       });
+    if (op.credential === "required") {
+      params.push({
+        name: CONVERSATION_TOKEN_HEADER,
+        in: "header",
+        required: false,
+        description:
+          "the conversation's credential (its creation's `conversationToken`): required with a `chat` token — without it, or with another, 404 as for a missing conversation; operator and admin tokens need none",
+        schema: { type: "string" },
+      });
+      if (op.method === "get" && Object.values(op.responses).some((r) => r.sse))
+        params.push({
+          name: CONVERSATION_TOKEN_QUERY,
+          in: "query",
+          required: false,
+          description: `instead of the ${CONVERSATION_TOKEN_HEADER} header, for an EventSource (it cannot set headers); refused on routes that are not event streams`,
+          schema: { type: "string" },
+        });
+    }
     const errors = op.path.startsWith("/v1/") ? commonErrors : { 413: commonErrors[413]! };
     const all: Record<number, { description: string; json?: z.ZodType; sse?: z.ZodType; other?: string[] }> = {
       ...Object.fromEntries(Object.entries(errors).map(([s, d]) => [s, err(d)])),
       ...op.responses,
     };
+    // The one 404 of a conversation a `chat` client may not reach: the same body as a missing one.
+    if (op.credential === "required")
+      all[404] = err(
+        `${all[404]?.description ?? "Нет диалога"}; для токена chat — и без ключа диалога (${CONVERSATION_TOKEN_HEADER}) или с чужим: то же тело, что у несуществующего`,
+      );
     const responses = Object.fromEntries(
       Object.entries(all).map(([status, r]) => {
         const content: Record<string, unknown> = {};
@@ -378,6 +436,7 @@ export function buildOpenApi(
           ...(r.sse && startsRun ? REPLAYED_HEADER : {}),
           ...(r.sse ? SSE_HEADERS : {}),
           ...(status === "503" ? RETRY_AFTER_503 : status === "409" ? RETRY_AFTER_409 : {}),
+          ...(op.credential === "issued" && status === "201" ? CONVERSATION_TOKEN_RESPONSE : {}),
         };
         return [status, { description: r.description, headers, ...(Object.keys(content).length ? { content } : {}) }];
       }),

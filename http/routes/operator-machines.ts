@@ -1,6 +1,8 @@
+import { ANY_ACCESS } from "../../storage/conversation-credentials";
 import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { findConversation } from "../../storage/conversations";
+import { lastMachineEventType } from "../../storage/machine-events";
 import { latestSnapshot } from "../../storage/operator-snapshots";
 import { machineCatalog, type DialogueSystem } from "../../driver/system";
 import type { MachineEntry } from "../../visualizations/catalog";
@@ -49,15 +51,17 @@ export function machineRoutes(deps: Deps, systems: readonly DialogueSystem[]): H
     if (!entry) throw new AppError("not_found", `Нет машины ${c.req.param("machineId")}. Список: GET /v1/machines.`);
     const machine = entry.build();
     let value: unknown;
+    let lastEvent: string | undefined;
     let caption = "определение машины; диалог не выбран";
     if (q.conversationId) {
-      const conv = await findConversation(sql, tenantId, q.conversationId);
+      const conv = await findConversation(sql, tenantId, q.conversationId, undefined, ANY_ACCESS);
       if (!conv) throw new AppError("not_found", "Такого диалога нет.");
       if (conv.kind !== entry.conversationKind)
         throw new AppError("invalid_request", `Машина ${entry.id} не относится к диалогам вида ${conv.kind}.`);
       const snap = await latestSnapshot(sql, tenantId, conv.id, entry.snapshotMachineId, q.key);
       const pos = snap ? entry.position(snap.snapshot, snap.key) : null;
       value = pos?.value;
+      if (snap && pos) lastEvent = (await lastMachineEventType(sql, snap.key, conv.id)) ?? undefined;
       caption = pos
         ? `диалог ${conv.id.slice(0, 8)}: ${pos.caption}`
         : snap
@@ -81,7 +85,7 @@ export function machineRoutes(deps: Deps, systems: readonly DialogueSystem[]): H
         transitions: graph.edges,
       });
     }
-    const svg = renderSvg(graph, await layoutMachine(graph), { title: entry.title, caption, value });
+    const svg = renderSvg(graph, await layoutMachine(graph), { title: entry.title, caption, value, lastEvent });
     if (q.format === "html") return c.html(diagramPage(entry.title, entry.description, svg));
     return c.body(svg, 200, { "content-type": "image/svg+xml; charset=utf-8" });
   });

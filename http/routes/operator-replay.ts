@@ -1,3 +1,4 @@
+import { ANY_ACCESS } from "../../storage/conversation-credentials";
 import { Hono } from "hono";
 import type { AnyStateMachine } from "xstate";
 import { AppError } from "../../driver/errors";
@@ -28,7 +29,7 @@ export function replayRoutes(deps: Deps, systems: readonly DialogueSystem[]): Ho
     const tenantId = c.get("tenantId");
     const q = ReplayQuery.safeParse(c.req.query());
     if (!q.success) throw new AppError("invalid_request", describeZod(q.error));
-    const conv = await findConversation(sql, tenantId, c.req.param("conversationId"));
+    const conv = await findConversation(sql, tenantId, c.req.param("conversationId"), undefined, ANY_ACCESS);
     if (!conv) throw new AppError("not_found", "Такого диалога нет.");
     const snapshots = (await conversationSnapshots(sql, conv.id)).filter((s) => !q.data.key || s.key === q.data.key);
     if (q.data.key && snapshots.length === 0) throw new AppError("not_found", `У диалога нет снимка ${q.data.key}.`);

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { getRun, listRunEvents } from "../../storage/runs";
 import type { AuthEnv } from "../auth";
+import { accessOf } from "../conversation-access";
 import type { Deps } from "../deps";
 import { followRunResponse, lastEventId, wantsStream } from "../run-follow";
 
@@ -16,7 +17,7 @@ export function runRoutes(deps: Deps): Hono<AuthEnv> {
   /** A finished (or running) run's debug stages as stored, for a page reloaded after the turn (the Sandbox). */
   app.get("/v1/runs/:runId/stages", async (c) => {
     const runId = c.req.param("runId");
-    const run = await getRun(deps.db.sql, runId);
+    const run = await getRun(deps.db.sql, runId, accessOf(c));
     if (!run || run.tenantId !== c.get("tenantId")) throw new AppError("not_found", "Такого запуска нет.");
     const events = await listRunEvents(deps.db.sql, runId, 0);
     return c.json({ runId, stages: events.filter((e) => e.event === "stage").map((e) => e.data) });
@@ -25,7 +26,8 @@ export function runRoutes(deps: Deps): Hono<AuthEnv> {
   app.get("/v1/runs/:runId/events", async (c) => {
     const runId = c.req.param("runId");
     const after = lastEventId(c);
-    const run = await getRun(deps.db.sql, runId);
+    // A `chat` client follows only the runs of its own conversations (http/conversation-access.ts).
+    const run = await getRun(deps.db.sql, runId, accessOf(c));
     if (!run || run.tenantId !== c.get("tenantId")) {
       if (wantsStream(c)) return c.body(null, 204);
       throw new AppError("not_found", "Такого запуска нет (или он удалён вместе с диалогом).", {

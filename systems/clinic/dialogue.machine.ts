@@ -7,21 +7,15 @@ import { stepSpec } from "./registry";
 import {
   callNext,
   composeReply,
-  decisionOf,
   enter,
   handoff,
-  hasRedFlag,
   hearBranch,
   hearRouter,
   holdSticky,
   holdWithHuman,
-  isSoftInsertion,
   keepStep,
   loopGuard,
-  loopGuardTrips,
-  loopLocked,
   MAX_BRANCH_CALLS_PER_TURN,
-  needsKnowledge,
   newTurn,
   proposalOf,
   readPlainTail,
@@ -29,11 +23,19 @@ import {
   resume,
   safetyEscalation,
   settleStep,
-  signalLeaves,
   softInsertion,
-  tailOf,
   takeSignal,
 } from "./turn-logic";
+import {
+  decisionOf,
+  hasRedFlag,
+  isSoftInsertion,
+  loopGuardTrips,
+  loopLocked,
+  needsKnowledge,
+  signalLeaves,
+  tailOf,
+} from "./turn-guards";
 import type { TurnScratch, TurnView } from "./turn-logic";
 import { initialClinicState } from "./types";
 import { guardRestore, MACHINE_ID } from "./dialogue-restore";

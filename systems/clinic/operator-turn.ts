@@ -1,3 +1,4 @@
+import { ANY_ACCESS } from "../../storage/conversation-credentials";
 import type { SnapshotFrom } from "xstate";
 import { AppError } from "../../driver/errors";
 import type { OperatorAction, OperatorResult } from "../../driver/operator-action";
@@ -125,7 +126,7 @@ async function applyLocked(
   if (!isUuid(threadId)) throw new AppError("not_found", "Такого диалога нет.");
   await tx`select pg_advisory_xact_lock(hashtextextended(${`thread-operator:${threadId}`}, 0))`;
   await tx`select 1 from machine_snapshots where key = ${threadId} for update`;
-  const context = await loadClinicTurnContext(tx, tenantId, threadId, 0);
+  const context = await loadClinicTurnContext(tx, tenantId, threadId, 0, ANY_ACCESS);
   if (!context) throw new AppError("not_found", "Такого диалога нет.");
   const loaded = await registryFor(tx, tenantId, context.settingsVersions);
   const spec = clinicSpec(tenantId, loaded);

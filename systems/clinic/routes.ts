@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { HISTORY_MESSAGES, readClinicHuman, readClinicState, runClinicTurn } from "./turn";
 import { runOperatorAction } from "./operator-turn";
 import { followThread } from "../../http/thread-follow";
@@ -7,7 +7,7 @@ import { sseResponse } from "../../http/sse-response";
 import { lastThreadEventSeq, threadWakeKey } from "../../storage/thread-events";
 import { loadClinicTurnContext } from "./store/turn-context";
 import { clinicMessagesMeta } from "./message-meta";
-import { AppError } from "../../driver/errors";
+import { accessOf, conversationNotFound, credentialHeaders } from "../../http/conversation-access";
 import { createConversation, findConversation } from "../../storage/conversations";
 import { listMessages } from "../../storage/messages";
 import type { AuthEnv } from "../../http/auth";
@@ -27,19 +27,26 @@ import { ClinicMessageBody, type ClinicEvents } from "./contract";
  */
 export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
-  const thread = async (tenantId: string, id: string) => {
-    const conv = await findConversation(deps.db.sql, tenantId, id, "clinic");
-    if (!conv) throw new AppError("not_found", "Такого диалога нет.");
+  /** The request's thread: missing, another tenant's and (a `chat` token) not its own are one 404. */
+  const thread = async (c: Context<AuthEnv>) => {
+    const conv = await findConversation(
+      deps.db.sql,
+      c.get("tenantId"),
+      c.req.param("threadId")!,
+      "clinic",
+      accessOf(c),
+    );
+    if (!conv) throw conversationNotFound();
     return conv;
   };
 
   app.post("/v1/clinic/threads", async (c) => {
     const conv = await createConversation(deps.db.sql, c.get("tenantId"), "clinic");
-    return c.json({ threadId: conv.id }, 201);
+    return c.json({ threadId: conv.id, conversationToken: conv.credential }, 201, credentialHeaders(conv.credential));
   });
 
   app.get("/v1/clinic/threads/:threadId", async (c) => {
-    const conv = await thread(c.get("tenantId"), c.req.param("threadId"));
+    const conv = await thread(c);
     // The event log's end is read first: an event stored meanwhile is then delivered by /events, not lost.
     const lastEventSeq = await lastThreadEventSeq(deps.db.sql, conv.id);
     const [state, human, messages] = await Promise.all([
@@ -65,8 +72,9 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
   app.post("/v1/clinic/threads/:threadId/messages", async (c) => {
     const tenantId = c.get("tenantId");
     const threadId = c.req.param("threadId");
-    const notFound = () => new AppError("not_found", "Такого диалога нет.");
-    const read = () => loadClinicTurnContext(deps.db.sql, tenantId, threadId, HISTORY_MESSAGES);
+    const notFound = conversationNotFound;
+    const access = accessOf(c);
+    const read = () => loadClinicTurnContext(deps.db.sql, tenantId, threadId, HISTORY_MESSAGES, access);
     // Without an Idempotency-Key the run starts in the statement that reads the thread with
     // everything its turn reads (one round trip before the model is asked); a key is claimed
     // with the run row by startRun, so then the thread is read first, on its own.
@@ -85,7 +93,7 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
       idField: "threadId",
       debug: body.debug === true || deps.config.aiDebug,
       start: async (sql, run, o) => {
-        context = await loadClinicTurnContext(sql, tenantId, threadId, HISTORY_MESSAGES, {
+        context = await loadClinicTurnContext(sql, tenantId, threadId, HISTORY_MESSAGES, access, {
           run,
           asyncCommit: o.asyncCommit,
         });
@@ -141,7 +149,7 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
    * every tab of the thread gets every event; followed across processes (http/thread-follow.ts).
    */
   app.get("/v1/clinic/threads/:threadId/events", async (c) => {
-    const conv = await thread(c.get("tenantId"), c.req.param("threadId"));
+    const conv = await thread(c);
     const after = lastEventId(c);
     // Events are numbered as they commit: an id past the last one was never sent (issue 43).
     if (after > 0) refusePastEnd(after, await lastThreadEventSeq(deps.db.sql, conv.id));

@@ -1,5 +1,13 @@
-import { z } from "zod";
-import { BranchCode, EscalationReason } from "./types";
+import { CUT_SIGNAL, CUT_STATE, createVisible } from "./tail-visible";
+import {
+  RAW_CAP,
+  signalFromBody,
+  signalFromJson,
+  stateFromJson,
+  type IntentSignal,
+  type ParsedBranchOutput,
+  type TailState,
+} from "./tail-read";
 
 /**
  * The branch's service tail (seed 003, CONTRACT §5.2): `STATE_JSON: {...}` and an intent-change
@@ -18,34 +26,8 @@ import { BranchCode, EscalationReason } from "./types";
  * begin a marker (at most a short suffix is held), and a tail's body is scanned once as it arrives.
  */
 
-export const StateJson = z.object({
-  state_after: z.string().min(1).optional(),
-  slots_updated: z.record(z.string(), z.unknown()).default({}),
-  soft_insertion: z.boolean().optional(),
-  /** Read only from escalate_human: the reason when the router (not a signal) sent the patient there. */
-  escalation_reason: EscalationReason.optional(),
-});
-export type StateJson = z.infer<typeof StateJson>;
-
-export type TailState =
-  { kind: "none" } | { kind: "ok"; value: StateJson } | { kind: "malformed"; raw: string; error: string };
-
-export type IntentSignal =
-  | { kind: "none" }
-  | { kind: "ok"; intent: BranchCode; reason: EscalationReason | null; rawReason: string | null }
-  | { kind: "malformed"; raw: string };
-
-export interface ParsedBranchOutput {
-  /** What the patient may see. */
-  visible: string;
-  state: TailState;
-  intentChange: IntentSignal;
-}
-
 /** Whitespace allowed inside a marker's opening ("[  INTENT_CHANGE", "{ \"intent_change\""); bounded so the held suffix is. */
 const WS = 16;
-/** Service text kept for the debug output is cut to this length (a runaway tail must not grow memory). */
-const RAW_CAP = 2000;
 /** A tail's JSON object longer than this is not parsed (it is malformed) but still scanned to its end. */
 const OBJECT_CAP = 64 * 1024;
 
@@ -67,129 +49,6 @@ const PARTIALS = [
 ];
 /** Longest possible partial match: "{" + WS + '"intent_change' with room to spare. */
 const PARTIAL_WINDOW = 2 + WS + 16;
-
-/** Reads a signal's body ("code|reason", "code:reason", "intent: CODE, reason: angry"). */
-function signalFromBody(body: string): IntentSignal {
-  const tokens = body
-    .split(/[\s|:,;=/]+/)
-    .map((t) => t.replace(/^["'`]+|["'`.!]+$/g, "").toLowerCase())
-    .filter(Boolean);
-  const at = tokens.findIndex((t) => BranchCode.safeParse(t).success);
-  if (at < 0) return { kind: "malformed", raw: body.trim().slice(0, RAW_CAP) };
-  const rest = tokens.slice(at + 1).filter((t) => t !== "reason");
-  const rawReason = rest[0] ?? null;
-  const reason = rest.map((t) => EscalationReason.safeParse(t)).find((r) => r.success);
-  return { kind: "ok", intent: BranchCode.parse(tokens[at]), reason: reason?.success ? reason.data : null, rawReason };
-}
-
-function signalFromJson(raw: string): IntentSignal {
-  try {
-    const v = JSON.parse(raw) as Record<string, unknown>;
-    const ic = v.intent_change;
-    if (typeof ic === "string") return signalFromBody(`${ic}|${typeof v.reason === "string" ? v.reason : ""}`);
-    if (ic && typeof ic === "object") {
-      const o = ic as Record<string, unknown>;
-      const code = o.intent ?? o.code ?? o.to ?? o.branch;
-      const reason = o.reason ?? v.reason;
-      if (typeof code === "string") return signalFromBody(`${code}|${typeof reason === "string" ? reason : ""}`);
-    }
-  } catch {
-    // fall through: malformed
-  }
-  return { kind: "malformed", raw: raw.slice(0, RAW_CAP) };
-}
-
-function stateFromJson(raw: string): TailState {
-  try {
-    const r = StateJson.safeParse(JSON.parse(raw));
-    if (r.success) return { kind: "ok", value: r.data };
-    return { kind: "malformed", raw: raw.slice(0, RAW_CAP), error: r.error.issues.map((i) => i.message).join("; ") };
-  } catch (e) {
-    return { kind: "malformed", raw: raw.slice(0, RAW_CAP), error: (e as Error).message };
-  }
-}
-
-/** Cut markers inside the held gap (never part of model text in the gap, which holds only whitespace and fence debris). */
-const CUT_SIGNAL = "\u0000";
-const CUT_STATE = "\u0001";
-/** A run of whitespace and backticks: what a gap is made of (besides "json" after backticks). */
-const GAP_RUN = /[ \t\r\n`]+/g;
-
-/** Normalizes a whitespace run: no spaces before a newline, at most one blank line. */
-function normalizeWs(run: string): string {
-  if (!run.includes("\n")) return run;
-  return run.replace(/[ \t\r]+\n/g, "\n").replace(/\n{3,}/g, "\n\n");
-}
-
-/**
- * The patient-visible side. Whitespace and code-fence debris ("```json") are held as a gap until
- * the next visible character decides: a gap that touches a cut tail loses its fences and becomes
- * one separator; a gap at the start or the end of the reply is dropped (the reply is trimmed).
- */
-function createVisible(out: (s: string) => void) {
-  let started = false;
-  let gap = "";
-  let hasCut = false;
-  /** -1: the gap does not end in a fence; n ≥ 0: it ends in backticks then n letters of "json". */
-  let fence = -1;
-  const flushGap = () => {
-    if (!started) {
-      gap = "";
-    } else if (gap) {
-      let g = gap;
-      if (hasCut) {
-        g = g
-          .replace(/`+(?:j(?:s(?:o(?:n)?)?)?)?/gi, "")
-          .replaceAll(CUT_SIGNAL, " ")
-          .replaceAll(CUT_STATE, "\n");
-        out(g.includes("\n") ? normalizeWs(g) : " ");
-      } else {
-        // The common gap is a space between words: nothing to normalize.
-        out(g.includes("\n") ? g.replace(/[ \t\r\n]+/g, normalizeWs) : g);
-      }
-    }
-    gap = "";
-    hasCut = false;
-    fence = -1;
-  };
-  return {
-    text(s: string) {
-      let pos = 0;
-      while (pos < s.length) {
-        // Letters of "json" right after backticks stay in the gap ("```json" is fence debris).
-        if (fence >= 0 && fence < 4) {
-          const from = pos;
-          while (pos < s.length && fence < 4 && s[pos]!.toLowerCase() === "json"[fence]) ((gap += s[pos++]), fence++);
-          if (pos > from) continue;
-        }
-        GAP_RUN.lastIndex = pos;
-        const m = GAP_RUN.exec(s);
-        const end = m ? m.index : s.length;
-        if (end > pos) {
-          // Visible text: it decides the pending gap, and ends any fence in progress ("`!json" is text).
-          if (gap) flushGap();
-          out(s.slice(pos, end));
-          started = true;
-          fence = -1;
-        }
-        if (!m) break;
-        gap += m[0];
-        fence = m[0].endsWith("`") ? 0 : -1;
-        pos = end + m[0].length;
-      }
-    },
-    cut(kind: "signal" | "state") {
-      gap += kind === "signal" ? CUT_SIGNAL : CUT_STATE;
-      hasCut = true;
-      fence = -1;
-    },
-    /** The reply is over: a trailing gap (whitespace, a closing fence) is dropped. */
-    end() {
-      gap = "";
-      hasCut = false;
-    },
-  };
-}
 
 type Mode = "text" | "bracket" | "bare" | "json_signal" | "state_pre" | "state_obj" | "rest";
 

@@ -29,8 +29,8 @@ export interface TurnRecord {
   final: ClinicFinalEmitted | null;
   /** The machine's own failure state (a `model.failed` event): the turn is void, nothing is written. */
   failed: ClinicFailedEmitted | null;
-  /** A branch has streamed tokens to the client. */
-  streamed: boolean;
+  /** The branch call (effect.branch `call`) that last streamed tokens to the client; null: none has. */
+  streamedCall: number | null;
   /** The router call's details, for the routing stage written when the machine has read the decision. */
   routerCall: { raw: string; model: string; attempts: number; system: string; t0: number } | null;
   /** With a human (escalated or held): the patient's phone, taken from the message while unknown. */
@@ -40,7 +40,7 @@ export interface TurnRecord {
 export const newTurnRecord = (): TurnRecord => ({
   final: null,
   failed: null,
-  streamed: false,
+  streamedCall: null,
   routerCall: null,
   phone: null,
 });
@@ -154,13 +154,11 @@ export function clinicEffects(a: EffectsArgs) {
         system,
       }));
       const filter = createTailFilter();
-      let first = true;
       const forward = (delta: string) => {
         if (!delta) return;
         // A branch that spoke before handing off: keep its words apart from the next branch's.
-        if (first && rec.streamed) a.run.emit("token", { delta: "\n\n" });
-        first = false;
-        rec.streamed = true;
+        if (rec.streamedCall !== null && rec.streamedCall !== e.call) a.run.emit("token", { delta: "\n\n" });
+        rec.streamedCall = e.call;
         a.run.emit("token", { delta });
       };
       const r = await a.llm.stream("branch", messages, {
@@ -211,7 +209,8 @@ function escalatedInHours(a: EffectsArgs, final: ClinicFinalEmitted): ClinicFina
   if (a.desk.open || !final.events.includes("escalated") || final.events.includes("red_flag")) return final;
   const reply = keepPromise(final.reply, a.desk);
   if (reply === final.reply) return final;
-  if (a.rec.streamed && reply.startsWith(final.reply)) a.run.emit("token", { delta: reply.slice(final.reply.length) });
+  if (a.rec.streamedCall !== null && reply.startsWith(final.reply))
+    a.run.emit("token", { delta: reply.slice(final.reply.length) });
   return { ...final, reply };
 }
 
@@ -235,6 +234,6 @@ function withContact(a: EffectsArgs, final: ClinicFinalEmitted): ClinicFinalEmit
     asksForContact(final.reply)
   )
     return final;
-  if (a.rec.streamed) a.run.emit("token", { delta: `\n\n${CONTACT_REQUEST}` });
+  if (a.rec.streamedCall !== null) a.run.emit("token", { delta: `\n\n${CONTACT_REQUEST}` });
   return { ...final, reply: final.reply ? `${final.reply}\n\n${CONTACT_REQUEST}` : CONTACT_REQUEST };
 }

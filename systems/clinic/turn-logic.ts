@@ -1,22 +1,19 @@
 import { initialStep, isStepped, isTerminalStep, stepSpec } from "./registry";
 import { escalationReasonFromText } from "./escalation-reason";
-import { parseRouterOutput } from "./router-output";
-import { parseBranchOutput } from "./service-tail";
-import type { ParsedBranchOutput } from "./service-tail";
-import { acuteRedFlags } from "./red-flags";
+import type { ParsedBranchOutput } from "./tail-read";
+import { decisionOf, redFlagsOf } from "./turn-guards";
 import { plainClone } from "./plain-clone";
 import { EMERGENCY_REPLY, EMPTY_REPLY_FALLBACK, LOOP_GUARD_REPLY } from "./templates";
 import type { KnowledgeFragment } from "./prompt";
 import type { BlockedGuard } from "./guards";
 import type { BranchCode, ClinicState, EscalationReason, Registry, Slots, TurnEvent } from "./types";
-import { HANDOFF_CAP } from "./types";
 
 /**
  * What each decision of a clinic turn (seed 003, "Что происходит на каждой реплике") does to the
  * thread state and the turn's scratch, as pure functions. WHICH decision is taken — resume,
  * sticky hold, hard handoff, loop guard, soft insertion, the validator — is not decided here: it
  * is the order of the guarded transitions of the dialogue machine (machines/clinic-dialogue.ts),
- * whose guards read the predicates at the bottom of this file.
+ * whose guards read the predicates of turn-guards.ts.
  */
 
 /** Chained INTENT_CHANGE signals in one turn beyond this count are treated as a routing loop. */
@@ -74,78 +71,6 @@ const change = (view: TurnView, f: (v: TurnView) => void): TurnView => {
   const v = plainClone(view);
   f(v);
   return v;
-};
-
-// ── Parsed once per event ────────────────────────────────────────────────────────────────────
-// The router's and the branch's text are parsed where the machine first reads them; the guards of
-// one transition (and its actions) share the result, keyed by the event object.
-
-const routed = new WeakMap<object, BranchCode | null>();
-const tails = new WeakMap<object, ParsedBranchOutput>();
-
-/** The router's decision in a `router.result` event (CONTRACT §5.2: a code or `{"intent": …}`; anything else is none). */
-export function decisionOf(event: { text: string }): BranchCode | null {
-  if (!routed.has(event)) routed.set(event, parseRouterOutput(event.text));
-  return routed.get(event)!;
-}
-
-/** The branch's reply split into visible text, STATE_JSON and INTENT_CHANGE (clinic/service-tail.ts). */
-export function tailOf(event: { text: string }): ParsedBranchOutput {
-  let t = tails.get(event);
-  if (!t) tails.set(event, (t = parseBranchOutput(event.text)));
-  return t;
-}
-
-// ── Predicates the machine's guards read ───────────────────────────────────────────────────
-
-const flagged = new WeakMap<object, string[]>();
-
-/** The acute red flags of a `patient.message` (clinic/red-flags.ts), read once per event: both regions' guards ask. */
-export function redFlagsOf(event: { text: string }): string[] {
-  let f = flagged.get(event);
-  if (!f) flagged.set(event, (f = acuteRedFlags(event.text)));
-  return f;
-}
-
-/** Whether the patient's message carries an acute red flag; checked before the router. */
-export const hasRedFlag = (event: { text: string }): boolean => redFlagsOf(event).length > 0;
-
-/** After a routing_loop escalation the thread stays with the human: any switch gets the template again. */
-export const loopLocked = (s: ClinicState) =>
-  s.activeBranch === "escalate_human" && s.escalationReason === "routing_loop";
-/**
- * A thread handed to a human (any reason) stays there until an operator releases it
- * (`releaseEscalation`): the router's decisions and the branch's signals no longer move it.
- */
-export const escalationLocked = (s: ClinicState) => s.activeBranch === "escalate_human";
-
-/** One more counted switch would pass the cap of seed 003: the loop guard takes it instead. */
-export const loopGuardTrips = (s: ClinicState) => s.handoffCount + 1 > HANDOFF_CAP;
-
-/** A well-formed INTENT_CHANGE that moves the dialogue: another branch, a branch that may exit, a thread not with a human. */
-export function signalLeaves(reg: Registry, s: ClinicState, tail: ParsedBranchOutput): BranchCode | null {
-  const sig = tail.intentChange;
-  const active = s.activeBranch;
-  if (sig.kind !== "ok" || active === null || sig.intent === active) return null;
-  // A branch without exit conditions (escalate_human) has no way out by its own signal.
-  if (reg.branches[active].exit_conditions.length === 0 || escalationLocked(s)) return null;
-  return sig.intent;
-}
-
-const isEmpty = (o: object) => Object.keys(o).length === 0;
-
-/** Seed: flag + the same step + no slots = a side question answered without moving the scenario. */
-export function isSoftInsertion(s: ClinicState, tail: ParsedBranchOutput): boolean {
-  if (tail.state.kind !== "ok") return false;
-  const { state_after, slots_updated, soft_insertion } = tail.state.value;
-  return soft_insertion === true && (state_after ?? s.step) === s.step && isEmpty(slots_updated);
-}
-
-export const needsKnowledge = (reg: Registry, v: TurnView): boolean => {
-  const b = v.state.activeBranch;
-  if (b === null) return false;
-  const mode = reg.branches[b].knowledge;
-  return mode === "always" || (mode === "side_questions" && v.turn.hint !== null);
 };
 
 // ── What the transitions do ────────────────────────────────────────────────────────────────

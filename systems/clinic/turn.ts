@@ -108,15 +108,15 @@ export async function runClinicTurn(a: ClinicTurnArgs): Promise<ClinicFinal> {
   const desk = deskAt(await deskOf(a.sql, a.tenantId), now);
   // The reply's meta as stored, built once per final: the message stores it and the run's `final`
   // refers to it (runMessages and writes below), so both must be the very same object.
-  let replyMeta: { of: ClinicFinalEmitted; stored: ReturnType<typeof assistantMeta> } | null = null;
+  const replyMeta = new WeakMap<ClinicFinalEmitted, ReturnType<typeof assistantMeta>>();
   const storedMeta = (f: ClinicFinalEmitted) => {
-    if (replyMeta?.of !== f) {
+    if (!replyMeta.has(f)) {
       const stored = assistantMeta(f, loaded.versions, a.context.namedSettings);
       // The bot's answer a take overtook (issue 43): the patient gets the holding reply, the operator the draft.
       if (draft.text !== null && isHeld(f)) stored.meta = { ...stored.meta, botDraft: draft.text };
-      replyMeta = { of: f, stored };
+      replyMeta.set(f, stored);
     }
-    return replyMeta.stored;
+    return replyMeta.get(f)!;
   };
   // What the bot had answered before an operator's action overtook the turn (see `reapply` below).
   const draft: { text: string | null } = { text: null };

@@ -7,6 +7,7 @@
 // conflict, the clarifying question) is rendered whatever the model chose. Pure: no model, no SQL.
 import { z } from "zod";
 import type { Claim, FinalAnswerPackage } from "./artifacts";
+import { factFreeIssues } from "./free-text";
 import { ANSWER_BLOCKS, BLOCK_RU, KIND_BLOCKS, type AnswerBlock, type ClaimsMenu, type MenuClaim } from "./claims-menu";
 
 const ids = z.array(z.string().max(40)).max(40);
@@ -37,51 +38,8 @@ export interface ResolvedAnswer {
   issues: string[];
 }
 
-/** The words a fact-free line may use: greetings, courtesy, pointers to the blocks — no figure, name, date, negation or meaning word. */
-const FREE_WORDS = new Set(
-  [
-    "здравствуйте добрый доброго день дня вечер утро привет приветствую спасибо благодарю пожалуйста",
-    "вот ниже выше далее итоги итог результаты результат результатам сводка кратко коротко подробно подробнее",
-    "ответ ответы по на в во с со к о об и а для из за при от что как это этот эта эти мой моя я вы вам вас ваш ваша ваше вашему вашему",
-    "вопрос вопросу вопросы вопросам запрос запросу обращение обращайтесь обращайтесь пишите спрашивайте",
-    "если будут появятся возникнут останутся остались ещё еще готов готова рад рады помочь помогу уточнить",
-    "надеюсь полезно полезен полезна была был информация информацию удалось выяснить собрал собрала",
-    "проверки проверка данные данным данных учета учёта учетной учётной базы базе уважением ассистент",
-    "приведен приведены приведено приведена представлен представлены следующее следующие хорошего",
-  ]
-    .join(" ")
-    .split(/\s+/),
-);
-
-/** A figure as a model writes one: grouped thousands, a fraction, a date's parts, a currency or percent sign. */
-const FIGURE =
-  /\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?:\s*(?:₽|руб\.?|%))?|\d+(?:[.,]\d+)*(?:\s*(?:₽|руб\.?|%))?/gu;
-
-/** Why a line the model added is not provably fact-free; empty: it may be shown. */
-export function factFreeIssues(text: string): string[] {
-  const t = text.trim();
-  if (!t) return [];
-  if (/\n/.test(t)) return ["несколько строк"];
-  // Digits, quotes, brackets, slot or markup characters: a figure, a name, an id or formatting that could restyle a claim.
-  const bad = t.match(/[^\p{L}\s,.!?:;—–-]/gu);
-  // A figure is named whole («777 777,00 ₽»), so the trace says what was kept from the user.
-  const figures = [...new Set([...t.matchAll(FIGURE)].map((m) => m[0].trim()))];
-  if (bad)
-    return [
-      `символы вне связующего текста: ${[...new Set(bad)].join(" ")}`,
-      ...(figures.length ? [`цифры вне меню утверждений: ${figures.map((f) => `«${f}»`).join(", ")}`] : []),
-    ];
-  const words = [...t.matchAll(/\p{L}+/gu)].map((m) => m[0].toLowerCase());
-  const outside = [...new Set(words.filter((w) => !FREE_WORDS.has(w)))];
-  if (outside.length)
-    return [
-      `слова вне закрытого словаря: ${outside
-        .slice(0, 6)
-        .map((w) => `«${w}»`)
-        .join(", ")}`,
-    ];
-  return [];
-}
+// Whether an opening or closing line is fact-free is decided by its grammar (free-text.ts).
+export { factFreeIssues } from "./free-text";
 
 /** `C3`, `{C3}`, `[C3]`, ` c3 ` → `C3`: the id a model meant, never a guess at another one. */
 const normalizeId = (raw: string) =>
@@ -112,18 +70,25 @@ export function resolveChoice(menu: ClaimsMenu, choice: AnswerChoice): ResolvedA
     }
   // Mandatory claims: the conclusion leads «Коротко»; a gap, an assumption, a conflict or the clarifying question is never left out.
   for (const c of menu.claims) {
-    if (!c.mandatory || placed.has(c.id)) continue;
+    if (!c.mandatory || blocks[c.mandatory].includes(c)) continue;
+    // Chosen under another block (the asked total under «Что найдено»): it moves to the block that must hold it.
+    const moved = placed.has(c.id);
+    if (moved) for (const b of ANSWER_BLOCKS) blocks[b] = blocks[b].filter((x) => x !== c);
     placed.add(c.id);
-    issues.push(`${c.id} (${c.kind}) обязателен в блоке «${BLOCK_RU[c.mandatory]}» — добавлен`);
+    issues.push(
+      `${c.id} (${c.kind}) обязателен в блоке «${BLOCK_RU[c.mandatory]}» — ${moved ? "перенесён" : "добавлен"}`,
+    );
     const list = blocks[c.mandatory];
     if (c.kind === "conclusion") list.unshift(c);
     else list.push(c);
   }
+  // The conclusion leads «Коротко» wherever the model put it in the list.
+  blocks.short.sort((a, z) => Number(z.kind === "conclusion") - Number(a.kind === "conclusion"));
   for (const key of Object.keys(choice).filter((k) => !CHOICE_FIELDS.has(k)))
     issues.push(`поле «${key.slice(0, 40)}» не из схемы ответа — отброшено`);
   const free = (field: "opening" | "closing") => {
     const text = choice[field]?.trim() ?? "";
-    const why = factFreeIssues(text);
+    const why = factFreeIssues(text, menu.said ?? [], !!menu.faulted);
     if (why.length) issues.push(`${field}: текст модели отброшен — ${why.join("; ")}`);
     return text && !why.length ? text : null;
   };

@@ -69,26 +69,37 @@ export function factClaims(b: EvidenceBundle, runs: ToolRun[], listed: Set<strin
       ),
       facts: [p.fact_id],
     });
-  // A document whose closing documents were read, and none of them is an invoice.
-  for (const d of b.facts.filter((f) => f.type === "unclosed_document")) {
-    const docId = d.details.document_id;
-    const read = runs.some(
-      (r) =>
-        r.tool_name === "get_related_closing_documents" &&
-        r.input.document_id === docId &&
-        (r.status === "success" || r.status === "empty"),
-    );
-    const invoice = b.facts.some(
-      (f) =>
-        f.type === "closing_document" && f.details.for_document_id === docId && /фактур/i.test(String(f.details.kind)),
-    );
-    if (read && !invoice)
-      add({
-        kind: "document_without_invoice",
-        text: withCites(`${d.entity}: к документу ${docName(d)} счёт-фактура в базе не найдена`, [d]),
-        facts: [d.fact_id],
-      });
-  }
+  const { without } = invoiceReads(b, runs);
+  for (const d of without)
+    add({
+      kind: "document_without_invoice",
+      text: withCites(`${d.entity}: к документу ${docName(d)} счёт-фактура в базе не найдена`, [d]),
+      facts: [d.fact_id],
+    });
+}
+
+/** The unclosed documents whose closing documents were read (`read`), and those of them with no invoice among those (`without`). */
+function invoiceReads(b: EvidenceBundle, runs: ToolRun[]) {
+  const read = b.facts.filter(
+    (d) =>
+      d.type === "unclosed_document" &&
+      runs.some(
+        (r) =>
+          r.tool_name === "get_related_closing_documents" &&
+          r.input.document_id === d.details.document_id &&
+          (r.status === "success" || r.status === "empty"),
+      ),
+  );
+  const without = read.filter(
+    (d) =>
+      !b.facts.some(
+        (f) =>
+          f.type === "closing_document" &&
+          f.details.for_document_id === d.details.document_id &&
+          /фактур/i.test(String(f.details.kind)),
+      ),
+  );
+  return { read, without };
 }
 
 const oldestDue = (fs: Fact[]) =>
@@ -98,7 +109,7 @@ const oldestDue = (fs: Fact[]) =>
     .sort()[0];
 
 /** Totals, counts, earliest/latest due dates and differences over named facts. */
-export function derivedClaims(b: EvidenceBundle, add: Add) {
+export function derivedClaims(b: EvidenceBundle, runs: ToolRun[], add: Add) {
   const ps = parties(b);
   const debt = ps.filter((p) => p.net > 0);
   const adv = ps.filter((p) => p.net < 0);
@@ -183,6 +194,15 @@ export function derivedClaims(b: EvidenceBundle, add: Add) {
         byDate.at(-1)!,
       ]);
   }
+  // Documents without their invoice: counted only over the documents whose closing documents were read.
+  const inv = invoiceReads(b, runs);
+  if (inv.read.length)
+    derived(
+      "count",
+      "no_invoice",
+      `Документов без счёта-фактуры: ${inv.without.length} (проверено документов: ${inv.read.length})`,
+      inv.without.length ? inv.without : inv.read,
+    );
   const pays = b.facts.filter((f) => f.type === "payment");
   if (pays.length) {
     derived("count", "payments", `Оплат найдено: ${pays.length}`, pays);
@@ -191,50 +211,64 @@ export function derivedClaims(b: EvidenceBundle, add: Add) {
 }
 
 /** What a direct question asks for, read from the user's words (stems: any inflection). */
-function asked(question: string): { kinds: ClaimKind[]; subject: ClaimSubject | null } {
+function asked(question: string): { kind: ClaimKind; subject: ClaimSubject | null }[] {
   const q = question.toLowerCase().replace(/ё/g, "е");
-  const kinds: ClaimKind[] = [];
-  if (
+  const subject: ClaimSubject | null = /аванс/.test(q)
+    ? "advances"
+    : /просроч/.test(q)
+      ? "overdue"
+      : /(?:без|нет|отсутств\p{L}*)\s+(?:\p{L}+\s+)?(?:сч\p{L}*[\s-]*фактур|сф(?!\p{L}))|фактур\p{L}*\s+нет/u.test(q)
+        ? "no_invoice"
+        : /документ|поступлен|накладн|сч[её]т/.test(q)
+          ? "documents"
+          : /оплат|платеж/.test(q) && !/срок\p{L}*\s+оплат/u.test(q)
+            ? "payments"
+            : null;
+  const out: { kind: ClaimKind; subject: ClaimSubject | null }[] = [];
+  // Net of advances: the debt minus the advances paid, not the gross total.
+  const net =
+    /за\s+вычетом|(?:с\s+учетом|если\s+учесть|учитывая|минус)\s+(?:\p{L}+\s+){0,2}аванс|нетто|свернут|сальдирован/u.test(
+      q,
+    );
+  if (net) out.push({ kind: "difference", subject: "suppliers" });
+  else if (
     /сколько\s+всего|всего\s+(?:мы\s+)?(?:долж|задолж|долг)|итог|в\s+сумме|суммарн|общ(?:ая|ий|ую|ей)\s+(?:сумм|долг|задолж)/.test(
       q,
     )
   )
-    kinds.push("total");
+    out.push({ kind: "total", subject });
+  // «Сколько/Скольким/По скольким [у нас, всего …] поставщикам/документам …»: a count.
   if (
-    /сколько\s+(?:всего\s+|у\s+нас\s+|же\s+)?(?:документ|поступлен|накладн|сч[её]т|поставщик|контрагент|оплат|платеж|организац|компани)/.test(
+    /скольк\p{L}*\s+(?:(?:всего|у|нас|же|есть|было|именно|в|базе)\s+)*(?:документ|поступлен|накладн|сч[её]т|поставщик|контрагент|оплат|платеж|организац|компани)/u.test(
       q,
     )
   )
-    kinds.push("count");
+    out.push({ kind: "count", subject });
   if (
     /до\s+какого\s+(?:числа|срока|дня)|какого\s+числа|к\s+какому\s+(?:числу|сроку)|когда\s+(?:нужно|надо|следует|истек|наступ|был)|срок\p{L}*\s+оплат|крайн\p{L}+\s+срок|самый\s+(?:ранний|старый)|самая\s+старая/u.test(
       q,
     )
   )
-    kinds.push(/поздн|последн/.test(q) ? "latest_due" : "earliest_due");
-  const subject: ClaimSubject | null = /аванс/.test(q)
-    ? "advances"
-    : /просроч/.test(q)
-      ? "overdue"
-      : /документ|поступлен|накладн|сч[её]т/.test(q)
-        ? "documents"
-        : /оплат|платеж/.test(q) && !/срок\p{L}*\s+оплат/u.test(q)
-          ? "payments"
-          : null;
-  return { kinds, subject };
+    // A due date («до какого числа», «срок оплаты») is a contract's term, never a document's own date:
+    // only the oldest unpaid document («самый ранний документ») is answered by a document's date.
+    out.push({
+      kind: /поздн|последн/.test(q) ? "latest_due" : "earliest_due",
+      subject:
+        /до\s+какого|какого\s+числа|к\s+какому|когда|срок/.test(q) || subject !== "documents" ? "overdue" : subject,
+    });
+  return out;
 }
 
 /** The derived claims that answer the direct question, for the engine's «Коротко». */
 export function askedClaims(question: string, claims: MenuClaim[], outcome: OutcomeClass): string[] {
   if (outcome !== "FULLY_ANSWERED" && outcome !== "PARTIALLY_ANSWERED") return [];
-  const a = asked(question);
   const out: string[] = [];
-  for (const kind of a.kinds) {
-    const of = claims.filter((c) => c.kind === kind && c.subject);
+  for (const a of asked(question)) {
+    const of = claims.filter((c) => c.kind === a.kind && c.subject);
     // The subject the question names; else the first subject the run has (suppliers' debt before documents).
     const pick =
       of.find((c) => c.subject === a.subject) ??
-      (kind.endsWith("_due") ? of.find((c) => c.subject === "overdue") : undefined) ??
+      (a.kind.endsWith("_due") ? of.find((c) => c.subject === "overdue") : undefined) ??
       (a.subject ? undefined : of[0]);
     if (pick && !out.includes(pick.id)) out.push(pick.id);
   }

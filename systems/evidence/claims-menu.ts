@@ -52,7 +52,8 @@ export const KIND_BLOCKS = {
 export type ClaimKind = keyof typeof KIND_BLOCKS;
 
 /** What a derived claim is computed over: lets the engine pick the one a direct question asks for. */
-export type ClaimSubject = "suppliers" | "advances" | "overdue" | "documents" | "payments";
+/** What a derived claim is over; `no_invoice`: the documents whose closing documents were read and hold no invoice. */
+export type ClaimSubject = "suppliers" | "advances" | "overdue" | "documents" | "no_invoice" | "payments";
 
 export interface MenuClaim {
   id: string;
@@ -75,6 +76,10 @@ export type BlockChoice = Record<AnswerBlock, string[]>;
 export interface ClaimsMenu {
   claims: MenuClaim[];
   engine: BlockChoice;
+  /** The user's words this turn (the question, the premises they confirmed or carried over): the model's free text may restate them. */
+  said?: string[];
+  /** A tool failed this run: the free text may say that something could not be done («получить данные не удалось»). */
+  faulted?: boolean;
 }
 
 export const emptyChoice = (): BlockChoice => ({

@@ -10,6 +10,7 @@ import { money, ruDate } from "./evidence-builder";
 import type { TurnScope } from "./frame-resolve";
 import { READINGS } from "./glossary";
 import { reasonInfo } from "./reason-codes";
+import { TOOLING } from "./critic-rules";
 
 export const BLOCK_TITLES = [
   "Коротко",
@@ -141,15 +142,28 @@ export function composeMenu(i: ComposeInput): ClaimsMenu {
   const listed = new Set(m.claims.flatMap((x) => (x.kind === "document_unpaid" ? x.facts : [])));
   if (!misrouted) {
     factClaims(b, i.toolRuns, listed, m.add);
-    derivedClaims(b, m.add);
+    derivedClaims(b, i.toolRuns, m.add);
   }
-  engine.short.push(...askedClaims(i.question ?? "", m.claims, c.outcome));
+  // The figure the direct question asks for is the answer: it stands in «Коротко» whatever the model chose.
+  for (const id of askedClaims(i.question ?? "", m.claims, c.outcome)) {
+    engine.short.push(id);
+    m.claims.find((x) => x.id === id)!.mandatory = "short";
+  }
 
   if (!misrouted) checkedClaims(i, dateFact, m.add, engine.checked);
   if (!misrouted) gapClaims(i, foundTexts, m.add, engine.not_established);
   nextClaims(i, m.add, engine.next_step);
-  return { claims: m.claims, engine };
+  // What the model's free text may restate: the user's words, and that a tool failed when one did.
+  return { claims: m.claims, engine, said: saidThisTurn(i), faulted: c.reason_codes.some((r) => TOOLING.includes(r)) };
 }
+
+/** The user's words this turn: the question and the premises they confirmed or carried over (never an assumption). */
+const saidThisTurn = (i: ComposeInput): string[] => [
+  ...(i.question ? [i.question] : []),
+  ...i.scope.premises
+    .filter((p) => p.status !== "assumed")
+    .map((p) => `${p.label}: ${String(p.value).replace(/\b(\d{4})-(\d\d)-(\d\d)\b/g, "$3.$2.$1")}`),
+];
 
 function balanceLine(name: string, total: number, fs: Fact[]): string {
   const overdue = fs.reduce((s, f) => s + Number(f.details.overdue_amount ?? 0), 0);

@@ -512,7 +512,8 @@ export const evidenceMachine = setup({
                 context,
                 null,
                 "failed",
-                `критик-модель не дала валидного ответа: ${event.issues.join("; ").slice(0, 300)}`,
+                // Codes only: an issue may quote the model's output, which is kept in rejected_model_outputs, never here.
+                `критик-модель не дала валидного ответа (${[...new Set(event.codes)].join(", ")})`,
               ),
           }),
         },

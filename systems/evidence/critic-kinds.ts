@@ -32,7 +32,8 @@ const PARTY_FACTS = new Set<Fact["type"]>([
   "entity_binding",
 ]);
 
-const TOOL_RU: Record<string, string> = {
+/** What each tool checks, in the engine's words (a step's purpose from a model plan is never shown). */
+export const TOOL_RU: Record<string, string> = {
   resolve_counterparty: "привязка контрагента к справочнику",
   resolve_period_or_asof: "определение даты отсечения",
   get_open_supplier_settlements: "остатки по регистру расчётов с поставщиками",
@@ -142,7 +143,12 @@ export interface RenderedCritique {
   freeText: number;
 }
 
-const refWords = (r: CriticRef) => r.fact_id ?? r.step_id ?? r.tool ?? (r.scope ? `scope:${r.scope}` : "без ссылки");
+/** A reference named in the trace note: an id-shaped value as it is, anything else (words, amounts) never repeated. */
+const refWords = (r: CriticRef) => {
+  const v = r.fact_id ?? r.step_id ?? r.tool ?? (r.scope ? `scope:${r.scope}` : null);
+  if (v === null) return "без ссылки";
+  return /^(?:[FS]\d{1,4}|[a-z_]{3,40}|scope:(?:party|period))$/.test(v) ? v : "ссылка не в форме id";
+};
 
 /** The critic's proposals as the engine's sentences; a point that binds to nothing of this run is dropped. */
 export function renderCritique(m: CriticOutput, g: CritiqueGround): RenderedCritique {

@@ -23,7 +23,8 @@ export interface RuledCoverage {
   clarifying_question: string | null;
 }
 
-const TOOLING: ReasonCode[] = [
+/** The reason codes of a tool that failed (or a step it left undone). */
+export const TOOLING: ReasonCode[] = [
   "MCP_TIMEOUT",
   "TOOL_EXECUTION_ERROR",
   "MCP_SCHEMA_ERROR",

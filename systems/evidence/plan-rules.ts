@@ -5,6 +5,7 @@ import type { ExecutionPlan, PlanStep } from "./artifacts";
 import type { TurnScope } from "./frame-resolve";
 import { READINGS } from "./glossary";
 import type { PlannerOutput } from "./model-outputs";
+import { TOOL_RU } from "./critic-kinds";
 import { TOOL_NAMES, toolInputs, type ToolName } from "./tool-contracts";
 
 const step = (
@@ -281,7 +282,16 @@ export function validatePlan(p: PlannerOutput, scope: TurnScope): string[] {
 
 /** Pins a valid model plan to the trusted scope: the date words and the counterparty are the machine's, not the model's. */
 export function normalizePlan(p: PlannerOutput, scope: TurnScope, requestId: string): ExecutionPlan {
-  const steps = p.steps.map((s) => {
+  // A step's purpose is shown to the user (gaps, faults): the model's words never are — each step is
+  // named as the built-in plan names its tool, else by what the tool checks.
+  const floor = planFor(scope, requestId).steps;
+  const named = p.steps.map((s) => ({
+    ...s,
+    purpose:
+      floor.find((f) => f.tool === s.tool)?.purpose ??
+      (s.tool ? TOOL_RU[s.tool]!.replace(/^\p{Ll}/u, (c) => c.toUpperCase()) : "Вычисление по результатам шагов"),
+  }));
+  const steps = named.map((s) => {
     if (s.tool === "resolve_period_or_asof") return { ...s, input: scope.time.text ? { text: scope.time.text } : {} };
     if (s.tool === "resolve_counterparty" && scope.counterparty)
       return { ...s, input: { ...s.input, query: scope.counterparty.surface } };

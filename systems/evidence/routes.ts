@@ -1,7 +1,7 @@
 // Evidence workflow endpoints (seed 002): conversations, streamed turns, per-run artifacts, the
 // demo MCP server over Streamable HTTP, and outcome statistics of every system's runs.
 import { TOOL_NAMES } from "./tool-contracts";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { AppError } from "../../driver/errors";
 import { restore } from "../../driver/turn";
 import { emptyConversationState } from "./artifacts";
@@ -17,6 +17,7 @@ import { ESCALATION_PREFIX, outcomeStats } from "../../storage/outcome-stats";
 import { handoffStats } from "../../storage/handoff-stats";
 import { operatorStats } from "../../storage/operator-stats";
 import type { AuthEnv } from "../../http/auth";
+import { accessOf, conversationNotFound, credentialHeaders } from "../../http/conversation-access";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
@@ -26,9 +27,24 @@ import { EvidenceMessageBody, StatsQuery, type EvidenceEvents } from "./contract
 const toolsByDeps = new WeakMap<Deps, EvidenceTools>();
 
 function toolsFor(deps: Deps): EvidenceTools {
-  let t = toolsByDeps.get(deps);
-  if (!t) toolsByDeps.set(deps, (t = new EvidenceTools(settingsFromEnv(process.env, deps.db.sql), deps.db.sql)));
-  return t;
+  if (!toolsByDeps.has(deps))
+    toolsByDeps.set(deps, new EvidenceTools(settingsFromEnv(process.env, deps.db.sql), deps.db.sql));
+  return toolsByDeps.get(deps)!;
+}
+
+const seededBySql = new WeakMap<object, Promise<void>>();
+
+/** The demo data seeded once per database; a failed seed is forgotten, so the next request retries it. */
+function seededOnce(sql: Parameters<typeof seedDemoData>[0]): Promise<void> {
+  if (!seededBySql.has(sql))
+    seededBySql.set(
+      sql,
+      seedDemoData(sql).catch((e: unknown) => {
+        seededBySql.delete(sql);
+        throw e;
+      }),
+    );
+  return seededBySql.get(sql)!;
 }
 
 /** Points this server's executor at another MCP server (tests, or an embedding application). */
@@ -49,19 +65,24 @@ export async function closeEvidenceMcp(deps: Deps): Promise<void> {
 export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
-  const find = async (tenantId: string, id: string) => {
-    const conv = await findConversation(sql, tenantId, id, "evidence");
-    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+  /** The request's conversation: missing, another tenant's and (a `chat` token) not its own are one 404. */
+  const find = async (c: Context<AuthEnv>) => {
+    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id")!, "evidence", accessOf(c));
+    if (!conv) throw conversationNotFound();
     return conv;
   };
 
   app.post("/v1/evidence/conversations", async (c) => {
     const conv = await createConversation(sql, c.get("tenantId"), "evidence");
-    return c.json({ conversationId: conv.id }, 201);
+    return c.json(
+      { conversationId: conv.id, conversationToken: conv.credential },
+      201,
+      credentialHeaders(conv.credential),
+    );
   });
 
   app.get("/v1/evidence/conversations/:id", async (c) => {
-    const conv = await find(c.get("tenantId"), c.req.param("id"));
+    const conv = await find(c);
     const snap = await restore(sql, evidenceSpec, conv.id);
     const messages = await listMessages(sql, conv.id);
     return c.json({
@@ -80,7 +101,7 @@ export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.post("/v1/evidence/conversations/:id/messages", async (c) => {
     const body = await readJson(c, EvidenceMessageBody);
-    const conv = await find(c.get("tenantId"), c.req.param("id"));
+    const conv = await find(c);
     return streamRun<EvidenceEvents>(c, deps, {
       conversationId: conv.id,
       tenantId: conv.tenantId,
@@ -100,7 +121,7 @@ export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
 
   /** The engineering artifacts of one run (§14.1): QueryFrame … FinalAnswerPackage, stage timings. */
   app.get("/v1/evidence/runs/:runId", async (c) => {
-    const r = await getEvidenceRun(sql, c.get("tenantId"), c.req.param("runId"));
+    const r = await getEvidenceRun(sql, c.get("tenantId"), c.req.param("runId"), accessOf(c));
     if (!r) throw new AppError("not_found", "Такого запуска нет.");
     return c.json({
       runId: r.runId,
@@ -133,12 +154,8 @@ export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
 
   // The demo server over Streamable HTTP (stateless), for any MCP client; bearer auth applies as on all /v1.
   const mcpHttp = evidenceMcpHttpHandler(sql);
-  let seeded: Promise<void> | null = null;
   app.all("/v1/evidence/mcp", async (c) => {
-    await (seeded ??= seedDemoData(sql).catch((e) => {
-      seeded = null; // a failed seed is retried by the next request
-      throw e;
-    }));
+    await seededOnce(sql);
     return mcpHttp(c.req.raw);
   });
 

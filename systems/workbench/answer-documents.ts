@@ -4,6 +4,7 @@
 // workspace, or at least a name the passed context spells (the user's own request naming a
 // document that does not exist, a related document a description mentions).
 import { typeOf } from "./lexicon";
+import { bestReading } from "./morph";
 import { ANSWER_PROMPT } from "./prompts";
 import type { ModelRequest } from "./model-request";
 import { stem } from "./stem";
@@ -17,6 +18,18 @@ const QUOTED = /«([^»\n]{1,120})»|„([^“”\n]{1,120})[“”]|“([^”\n
 const CAPITALISED = /^[A-ZА-ЯЁ][\p{L}\d-]*$/u;
 
 const isDocumentNoun = (w: string) => !!typeOf(fold(w)) || DOCUMENT_NOUNS.test(fold(w));
+/**
+ * Any Russian noun by its likeliest reading: a capitalised name standing right after one is that
+ * thing's name — «в разделе «Зависимости отчётов»», «в справочнике Тарифная Сетка» — whatever the
+ * noun (a section, a reference book, a wizard: none of them is in the workspace or the context).
+ */
+const isNoun = (w: string) => /[а-яё]/iu.test(w) && bestReading(w)?.pos === "NOUN";
+/** A name, not a quoted word of another kind: «Сохранить» on a button is a verb, «Макет формы» a title. */
+const nominal = (name: string) => {
+  const first = name.match(/^[A-ZА-ЯЁ][\p{L}-]*/u)?.[0];
+  const pos = first && /[а-яё]/iu.test(first) ? bestReading(first)?.pos : undefined;
+  return !!first && (pos === undefined || pos === "NOUN" || pos === "ADJF");
+};
 const stems = (s: string) => words(fold(s)).map(stem).join(" ");
 
 /** Every string of the context the model was shown: names it may repeat. */
@@ -61,7 +74,8 @@ export function inventedDocuments(answer: string, known: (name: string) => boole
     const before = text.slice(Math.max(0, m.index! - 60), m.index!).match(/[\p{L}]+/gu) ?? [];
     const gap = previous ? text.slice(previous.end, m.index!) : "";
     const joined = !!previous?.named && /^[\s,]*(?:(?:и|или|а также|and|or)\s*)?$/iu.test(gap);
-    const named = before.slice(-3).some(isDocumentNoun) || joined;
+    const named =
+      before.slice(-3).some(isDocumentNoun) || joined || (nominal(name) && !!before.length && isNoun(before.at(-1)!));
     if (named && !known(name)) out.add(name);
     previous = { end: m.index! + m[0].length, named };
   }
@@ -70,18 +84,27 @@ export function inventedDocuments(answer: string, known: (name: string) => boole
   for (const line of unquoted.split(/[.!?;:\n()]/)) {
     const ws = line.split(/[\s,]+/).filter(Boolean);
     for (let i = 0; i < ws.length - 1; i++) {
-      if (!isDocumentNoun(ws[i]!)) continue;
+      const typed = isDocumentNoun(ws[i]!);
+      if (!typed && !isNoun(ws[i]!)) continue;
       const run: string[] = [];
+      // a run of capitalised words, with the lower-case prepositions a title keeps («Остатки По Отделам», «Учёт в Срок»)
       for (let j = i + 1; j < ws.length && CAPITALISED.test(ws[j]!); j++) run.push(ws[j]!);
-      // one capitalised word may be an ordinary name («форма Отгрузка»); it must still be a known one
-      if (run.length && !known(run.join(" ")) && !knownPrefix(run, known)) out.add(run.join(" "));
+      // after a document noun one capitalised word is a name («форма Отгрузка»); after any other noun
+      // a title takes two («в разделе Мастер Уточнений»), one is a proper noun («документации Endge»)
+      if (run.length < (typed ? 1 : 2)) continue;
+      if (!known(run.join(" ")) && !knownPrefix(run, known)) out.add(run.join(" "));
+      // the title's own words are not heads of further titles
+      i += run.length;
     }
   }
   return [...out];
 }
 
-/** Some leading words of the run are a known name («форма Отгрузка Логистики»: «Отгрузка»). */
+/**
+ * The run is a known name followed by one more capitalised word («форма Отгрузка Логистики»:
+ * «Отгрузка» and its folder). A longer tail is a title of its own: «Остатки Отпусков По Отделам»
+ * is not the document «Остатки» however many words it shares with the context.
+ */
 function knownPrefix(run: string[], known: (name: string) => boolean): boolean {
-  for (let n = run.length - 1; n >= 1; n--) if (known(run.slice(0, n).join(" "))) return true;
-  return false;
+  return run.length >= 2 && known(run.slice(0, -1).join(" "));
 }

@@ -11,7 +11,8 @@ import type { ModelRequest } from "./model-request";
 import { TYPE_LABELS } from "./lexicon";
 import { lemmaOf } from "./morph";
 import { contextText } from "./answer-documents";
-import { fold } from "./text";
+import { stem } from "./stem";
+import { fold, words } from "./text";
 
 /** Nouns that count anything: «3 документа», «5 результатов» agree with any counted noun. */
 const GENERIC = new Set(
@@ -27,6 +28,11 @@ const GENERIC = new Set(
  */
 export class ContextFigures extends Set<number> {
   readonly figures: Figure[];
+  #stems?: string;
+  /** The context's word stems, computed once (the gate checks every sentence against them). */
+  stems(context: string): string {
+    return (this.#stems ??= stemsOf(context));
+  }
   constructor(
     figures: Figure[],
     readonly request?: ModelRequest,
@@ -51,15 +57,23 @@ const typeNoun = (type: string | null | undefined): string | undefined => {
   return one ? lemmaOf(one) : undefined;
 };
 
-/** Content keys that name their unit: weightKg, approvalDays, timeoutHours, discountPercent. */
-function keyFigure(key: string, value: number): Figure {
+/**
+ * Content keys that name their unit: weightKg, approvalDays, timeoutHours, discountPercent. A key
+ * without a unit still says what the figure counts («retries: 3» is not three months); its English
+ * noun is bound to the document it stands in: «40 точек» for `maxPoints: 40` where the document
+ * speaks of points («4 точки»), never «40 транспортных средств».
+ */
+function keyFigure(key: string, value: number, scope: string): Figure {
   const unit = key.match(/(?:^|[a-z])([A-Z][a-z]+|[a-z]+)$/)?.[1]?.toLowerCase();
   const fromKey = unit ? figuresIn(`${value} ${unit}`)[0] : undefined;
-  // a key without a unit still says what the figure counts («retries: 3» is not three months)
   return fromKey?.measure
     ? { ...fromKey, text: `${key}: ${value}` }
-    : { value, noun: key.toLowerCase(), text: `${key}: ${value}` };
+    : { value, noun: key.toLowerCase(), text: `${key}: ${value}`, scope: { text: scope, strict: true } };
 }
+
+/** Folded word stems of a text, space-padded: whether a text speaks of a noun is a substring test. */
+const stemsOf = (text: string) => ` ${words(fold(text)).map(stem).join(" ")} `;
+const speaksOf = (stems: string, noun: string) => stems.includes(` ${stem(fold(noun))} `);
 
 const CONJUNCTION = /\s(?:и|или|либо|затем|потом|а также|and|or|then)\s/iu;
 /** A comma segment that opens a clause of its own, not an item («которые вызывают композицию»). */
@@ -75,6 +89,16 @@ const HEADING_OPENER = /^(?:если|когда|где|if|when|where)\s/iu;
 export function enumerations(text: string): Figure[] {
   const out: Figure[] = [];
   for (const sentence of text.split(/[.!?;\n]+/)) {
+    // a parenthesised list enumerates too: «WORKDAYS(from, to)» takes two dates
+    for (const m of sentence.matchAll(/\(([^()]*,[^()]*)\)/g)) {
+      const items = m[1]!.split(",").filter((x) => x.trim()).length;
+      out.push({
+        value: items,
+        noun: "item",
+        text: `${items} (перечислено)`,
+        scope: { text: sentence, strict: false },
+      });
+    }
     const body = sentence.includes(":") ? sentence.slice(sentence.lastIndexOf(":") + 1) : sentence;
     const segments = body.split(",").map((x) => x.trim());
     for (let k = 0; k < segments.length; k++) {
@@ -93,7 +117,14 @@ export function enumerations(text: string): Figure[] {
         items++;
       }
       // a count of items, never a measure: «три этапа» yes, «три месяца» no
-      if (items >= 2) out.push({ value: items, noun: "item", text: `${items} (перечислено)` });
+      // the count is of what the sentence speaks of: «три варианта» is no count of «three cases» named elsewhere
+      if (items >= 2)
+        out.push({
+          value: items,
+          noun: "item",
+          text: `${items} (перечислено)`,
+          scope: { text: sentence, strict: false },
+        });
       break;
     }
   }
@@ -159,9 +190,10 @@ export function contextNumbers(req: ModelRequest): ContextFigures {
       perType.set(b.documentType, (perType.get(b.documentType) ?? 0) + 1);
       out.push(...figuresIn(b.displayName));
       if (b.folder) out.push(...figuresIn(b.folder.displayName));
+      const scope = stringsOf(b.content);
       const walk = (v: unknown, key: string): void => {
         if (typeof v === "string") out.push(...textFigures(v));
-        else if (typeof v === "number") out.push(keyFigure(key, v));
+        else if (typeof v === "number") out.push(keyFigure(key, v, scope));
         else if (Array.isArray(v)) {
           // a document's own lists may be counted: «Поля: a, b, c» — three fields
           out.push({ value: v.length, noun: key.toLowerCase(), text: `${key}: ${v.length}` });
@@ -183,6 +215,13 @@ export function contextNumbers(req: ModelRequest): ContextFigures {
   return new ContextFigures(out, req);
 }
 
+function stringsOf(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (Array.isArray(v)) return v.map(stringsOf).join("\n");
+  if (v && typeof v === "object") return Object.values(v).map(stringsOf).join("\n");
+  return "";
+}
+
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 function dateSupported(d: DateParts, c: Figure): boolean {
@@ -191,14 +230,37 @@ function dateSupported(d: DateParts, c: Figure): boolean {
   return d.m === undefined && d.d === undefined && !c.measure && !c.noun && c.value === d.y;
 }
 
-function nounsAgree(a: string, c: string): boolean {
+function nounsAgree(a: string, c: Figure, context: string): boolean {
+  if (c.scope && !/^[a-z]/.test(a)) {
+    const scope = stemsOf(c.scope.text);
+    // a key counts only what its document speaks of; an enumeration, what its sentence does — or a
+    // noun the context never uses (the answer's own word for the items: «в трёх случаях»)
+    return speaksOf(scope, a) || (!c.scope.strict && !speaksOf(context, a));
+  }
+  if (GENERIC.has(a)) return true;
   // a Latin noun («columns» of a content value) and a Cyrillic one cannot be compared without a dictionary
-  if (/^[a-z]/.test(a) !== /^[a-z]/.test(c)) return true;
-  return a === c || GENERIC.has(a) || GENERIC.has(c);
+  if (/^[a-z]/.test(a) !== /^[a-z]/.test(c.noun!)) return true;
+  return a === c.noun || GENERIC.has(c.noun!);
 }
 
-/** Whether context figure `c` states answer figure `a`. */
-function supports(c: Figure, a: Figure): boolean {
+/**
+ * Months and days meet as the calendar does — a month is 28–31 days, a year 365–366 — but only as a
+ * gloss: «30 дней — примерно месяц» restates a figure the answer also gives exactly; «около трёх
+ * месяцев» alone for 90 days is a figure the context does not state.
+ */
+function calendar(c: Figure, a: Figure): boolean {
+  if (!c.measure || !a.measure) return false;
+  const [m, t] = c.measure.dim === "months" ? [c, a] : [a, c];
+  if (m.measure!.dim !== "months" || t.measure!.dim !== "time") return false;
+  const days = t.measure!.base / 1440;
+  const months = m.measure!.base;
+  return months % 12 === 0
+    ? days >= 365 * (months / 12) && days <= 366 * (months / 12)
+    : days >= 28 * months && days <= 31 * months;
+}
+
+/** Whether context figure `c` states answer figure `a` (`context`: the context's stems). */
+function supports(c: Figure, a: Figure, context = ""): boolean {
   if (a.date) return dateSupported(a.date, c);
   if (a.measure) {
     if (c.measure) return c.measure.dim === a.measure.dim && close(c.measure.base, a.measure.base);
@@ -209,7 +271,7 @@ function supports(c: Figure, a: Figure): boolean {
   if (!a.noun || !c.noun) return true;
   // the context's figure measures something (days, kg) and the answer counts a thing with it
   if (c.measure) return false;
-  return nounsAgree(a.noun, c.noun);
+  return nounsAgree(a.noun, c, context);
 }
 
 /**
@@ -226,7 +288,14 @@ function enumeratedHere(answer: string, f: Figure, context: string): boolean {
   const list = rest.slice(colon + 1).split(/[.!?;\n]/)[0]!;
   const items = list
     .split(/,|\s(?:и|или|and|or)\s/iu)
-    .map((x) => x.replace(/[`«»"*\[\]]/g, "").trim())
+    // an item's own markup, not its text: «`*`» is the operator *
+    .map((x) =>
+      x
+        .trim()
+        .replace(/^`([^`]+)`$|^\*\*(.+)\*\*$/, "$1$2")
+        .replace(/^[«"[]+|[»"\]]+$/g, "")
+        .trim(),
+    )
     .filter(Boolean);
   const folded = fold(context);
   return items.length === f.value && items.every((x) => folded.includes(fold(x)));
@@ -235,12 +304,24 @@ function enumeratedHere(answer: string, f: Figure, context: string): boolean {
 /** Figures of `answer` the context does not state (or states about another noun). */
 export function unsupportedFigures(answer: string, ctx: ContextFigures): Figure[] {
   const context = ctx.request ? contextText(ctx.request) : "";
-  return figuresIn(answer).filter((a) => {
+  const stems = context ? ctx.stems(context) : "";
+  const all = figuresIn(answer);
+  // the answer's own measures the context states exactly: what a calendar gloss may restate
+  const glossed = all.filter((b) => b.measure && ctx.figures.some((c) => supports(c, b, stems)));
+  return all.filter((a) => {
     // a noun the context counts binds the figure to those counts: «один уточняющий вопрос» in the
-    // context makes «три вопроса» a lie even where some other «три» (an enumeration) stands bare
-    const counted = a.noun && !a.measure && !GENERIC.has(a.noun) ? ctx.figures.filter((c) => c.noun === a.noun) : [];
+    // context makes «три вопроса» a lie even where some other «три» (an enumeration) stands bare;
+    // a content key whose document speaks of the noun counts it too (`maxPoints` and «4 точки»)
+    const counted =
+      a.noun && !a.measure && !GENERIC.has(a.noun)
+        ? ctx.figures.filter(
+            (c) => c.noun === a.noun || (c.scope?.strict && !/^[a-z]/.test(a.noun!) && nounsAgree(a.noun!, c, stems)),
+          )
+        : [];
     const candidates = counted.length ? counted : ctx.figures;
-    return !candidates.some((c) => supports(c, a)) && !(context && enumeratedHere(answer, a, context));
+    if (candidates.some((c) => supports(c, a, stems))) return false;
+    if (a.measure && glossed.some((b) => calendar(b, a))) return false;
+    return !(context && enumeratedHere(answer, a, context));
   });
 }
 

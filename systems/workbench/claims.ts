@@ -194,6 +194,12 @@ function russianClaim(clause: string, sentence: string): string | undefined {
     const addressed =
       ws.some((x) => ACT_ADVERBS.has(x.w)) || /для (?:вас|тебя)|по вашей|как вы (?:просили|хотели)/iu.test(sentence);
     if (addressed || subjectOf(ws, i) === "speaker") return w;
+    // a verb of making states what was made unless a complement says what the thing is for or bound
+    // to («создана для расчёта», «настроена на сущность»): «добавлена в выражения», «сделано
+    // обязательным» report the making
+    if (MAKING.has(prts.lemma) && after.length && !after.some((x) => DESCRIPTIVE_PREPS.has(x.w))) {
+      if (!ws.slice(0, i).some((x) => x.w === "в" || x.w === "во")) return w;
+    }
     const complement =
       after.some((x) => DESCRIPTIVE_PREPS.has(x.w)) || ws.slice(0, i).some((x) => x.w === "в" || x.w === "во");
     // a bare state: «Заявка оформлена.», «Поле добавлено.»

@@ -48,6 +48,10 @@ export function splitClauses(text: string): { clauses: string[]; delimiters: str
     const re = new RegExp(`(^|[\\s,;])${escapeRe(d.trim())}(?=[\\s,:]|$)`, "g");
     for (const m of masked.matchAll(re)) {
       const at = m.index! + m[1]!.length;
+      // «а также» joins nouns as often as clauses: it opens a clause only before a command verb
+      // («покажи форму, а также сущность «X»» is one clause with two types)
+      const next = masked.slice(at + d.trim().length).match(/[\p{L}]+/u)?.[0];
+      if (d.trim() === "а также" && !(next && commandOf(next))) continue;
       if (!cuts.some((c) => at < c.at + c.len && c.at < at + d.trim().length))
         cuts.push({ at, len: d.trim().length, delim: d.trim() });
     }

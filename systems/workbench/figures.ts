@@ -21,6 +21,11 @@ export interface Figure {
   date?: DateParts;
   /** As written, for the issue's detail. */
   text: string;
+  /**
+   * For a figure whose noun is no Russian word — an enumeration's count of items, a content key's
+   * value («maxPoints: 40») — the text it counts in: an answer's noun must be one that text speaks of.
+   */
+  scope?: { text: string; strict: boolean };
 }
 
 /** Units by dictionary form or abbreviation: dimension and factor to its base. */
@@ -176,6 +181,8 @@ interface Tok {
   pos?: string;
   /** A gent noun reading's dictionary form («полей» → поле): the noun a number after a colon counts. */
   gent?: string;
+  /** A genitive plural noun reading's dictionary form: the noun a number after it counts («полей пять»). */
+  gentPlur?: string;
   /** The numeral's kind when the word is one: a cardinal or a multiplier. */
   numeral?: "cardinal" | "multiplier";
 }
@@ -198,10 +205,12 @@ function lemmaAndPos(w: string): Pick<Tok, "lemma" | "pos" | "gent" | "numeral">
   const other = rs.find((r) => MONTHS[r.lemma] !== undefined || UNITS[r.lemma] !== undefined);
   const best = numr ?? other ?? rs[0];
   const gent = rs.find((r) => r.pos === "NOUN" && r.tags.has("gent"))?.lemma;
+  const gentPlur = rs.find((r) => r.pos === "NOUN" && r.tags.has("gent") && r.tags.has("plur"))?.lemma;
   return {
     lemma: best?.lemma ?? lower(w),
     pos: best?.pos ?? "",
     ...(gent ? { gent } : {}),
+    ...(gentPlur ? { gentPlur } : {}),
     ...(numr ? { numeral: MULTIPLIERS[numr.lemma] !== undefined ? "multiplier" : "cardinal" } : {}),
   };
 }
@@ -267,6 +276,20 @@ function readLine(ts: Tok[], out: Figure[], ones: boolean): void {
     if (halfUnit) {
       const [dim, factor] = UNITS[halfUnit]!;
       out.push({ value: 0.5, measure: { dim, base: 0.5 * factor }, noun: halfUnit, text: t.raw });
+      continue;
+    }
+    // a unit with no number is one of it: «после года работы», «раз в сутки», «through a week»
+    const unit = t.kind === "word" ? UNITS[t.lemma!] : undefined;
+    const prev = ts[i - 1];
+    if (
+      unit &&
+      // a word, not an abbreviation («в 5 мин», «т», «с»)
+      (t.raw.length >= 4 || lower(t.raw) === "год") &&
+      prev?.kind === "word" &&
+      oneUnitBefore(ts, i) &&
+      readings(t.raw).some((r) => r.lemma === t.lemma && (r.tags.has("sing") || r.tags.has("Pltm")))
+    ) {
+      out.push({ value: 1, measure: { dim: unit[0], base: unit[1] }, noun: t.lemma!, text: `${prev.raw} ${t.raw}` });
       continue;
     }
     if (ones && t.kind === "word" && t.lemma === "один" && ts[i + 1]?.kind === "word") value = 1;
@@ -377,6 +400,9 @@ function following(ts: Tok[], from: number): { unit?: [string, number]; noun?: s
       continue;
     }
     if (t.pos === "NOUN") return { noun: l };
+    // a word whose likeliest reading is another part of speech but which reads as a counted noun
+    // after a number («6 полей»: the imperative of «полить» first, the genitive of «поле» too)
+    if (t.gent && !/^[a-z]+$/i.test(t.raw)) return { noun: t.gent };
     // English: "3 forms", "2 weeks"
     if (/^[a-z]+$/i.test(t.raw))
       return UNITS[abbr] ? { unit: UNITS[abbr]!, noun: abbr } : { noun: abbr.replace(/s$/, "") };
@@ -388,7 +414,18 @@ function following(ts: Tok[], from: number): { unit?: [string, number]; noun?: s
 function preceding(ts: Tok[], from: number): string | undefined {
   let k = from;
   while (k >= 0 && ts[k]!.kind === "punct" && /[:—–-]/.test(ts[k]!.raw)) k--;
-  if (k === from) return undefined;
   const t = ts[k];
-  return t?.kind === "word" ? t.gent : undefined;
+  if (t?.kind !== "word") return undefined;
+  // «полей — 5», «Всего композиций: 3»; with no dash only a genitive plural counts: «операторов четыре»
+  return k === from ? t.gentPlur : t.gent;
 }
+
+/** Prepositions after which a bare unit means one of it: «после года», «раз в сутки», «за месяц». */
+const ONE_UNIT_PREPS = new Set(["после", "через", "течение", "спустя"]);
+/** «раз в сутки», «раз в год»: one of the unit as a period — unlike «в год» alone, a rate («28 дней в год»). */
+const oneUnitBefore = (ts: Tok[], i: number): boolean => {
+  const prev = ts[i - 1];
+  if (prev?.kind !== "word") return false;
+  const p = lower(prev.raw);
+  return ONE_UNIT_PREPS.has(p) || ((p === "в" || p === "во") && lower(ts[i - 2]?.raw ?? "") === "раз");
+};

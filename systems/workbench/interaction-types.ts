@@ -199,7 +199,8 @@ export type InteractionEmitted =
       askModel: boolean;
       /** The task the question is about, and (when the plan still has it) its entity type. */
       taskId: string;
-      task: { id: string; entityType: string | undefined } | null;
+      /** `mentions`: what the task asked for, kept by a correction that only changes the type («не отчёт, а форму»). */
+      task: { id: string; entityType: string | undefined; mentions?: string[] } | null;
     }
   | {
       type: "effect.prepare";

@@ -1,7 +1,7 @@
 // Stage 03 (deterministic part): clauses → tasks with dependsOn. The only semantic rule of v0.6.0
 // is the folder scope: "композиции в папке «Продажи»" becomes find_entity(Folder) and a child task
 // restricted to that folder (nested folders included).
-import { splitClauses, tokenizeClause } from "./clause";
+import { splitClauses, tokenizeClause, type Token } from "./clause";
 import { isIdentity, residualMention, takeFolderScope } from "./clause-names";
 import {
   commandOf,
@@ -54,6 +54,10 @@ interface ClauseParse {
   alsoMutation: boolean;
 }
 
+/** Words and marks that join coordinated nouns: «и», «или», «либо», «а также», a comma. */
+const COORDINATORS = new Set(["и", "или", "либо", "а", "также", ","]);
+const isCoordinator = (t: Token) => t.kind !== "quote" && COORDINATORS.has(t.f);
+
 export function parseClause(text: string): ClauseParse {
   const tokens = tokenizeClause(text);
   const used = new Set<number>();
@@ -88,11 +92,15 @@ export function parseClause(text: string): ClauseParse {
   let lastTypeAt = -1;
   const typesAt = new Map<number, string[]>();
   let typeWords = 0;
+  let lastMentionAt = -1;
+  let trailing: { at: number; types: string[] } | undefined;
   tokens.forEach((t, i) => {
     if (used.has(i)) return;
     if (t.kind === "quote" || (t.kind === "word" && isIdentity(t.raw))) {
       if (nearestType && !(t.raw in mentionTypes)) mentionTypes[t.raw] = nearestType;
       typesAt.set(i, [...pendingTypes]);
+      lastMentionAt = i;
+      trailing = undefined;
       return;
     }
     if (t.kind !== "word") return;
@@ -111,12 +119,16 @@ export function parseClause(text: string): ClauseParse {
     }
     typeWords++;
     nearestType = ty;
-    // «форму и сущность», «форму или сущность», «форму, сущность»: one name for several types
+    // «форму и сущность», «и форму, и сущность», «форму, а также сущность»: one name for several types
     const between = tokens.slice(lastTypeAt + 1, i);
-    const coordinated =
-      lastTypeAt >= 0 && between.length === 1 && (["и", "или"].includes(between[0]!.f) || between[0]!.raw === ",");
+    const coordinated = lastTypeAt >= 0 && between.length > 0 && between.every(isCoordinator);
+    // «сущность «Отгрузка» и форму»: a type after the name, joined to it and naming nothing of its own
+    const sinceMention = lastMentionAt >= 0 && lastMentionAt > lastTypeAt ? tokens.slice(lastMentionAt + 1, i) : [];
+    if (sinceMention.length && sinceMention.every(isCoordinator)) trailing = { at: lastMentionAt, types: [ty] };
+    else if (trailing && coordinated) trailing.types.push(ty);
+    else trailing = undefined;
     if (coordinated) {
-      used.add(lastTypeAt + 1);
+      for (let k = lastTypeAt + 1; k < i; k++) used.add(k);
       if (!pendingTypes.includes(ty)) pendingTypes.push(ty);
     } else pendingTypes = [ty];
     lastTypeAt = i;
@@ -126,6 +138,11 @@ export function parseClause(text: string): ClauseParse {
       used.add(i);
     } else if (!DEMONSTRATIVES.has(tokens[i - 1]?.f ?? "")) used.add(i);
   });
+  // trailing types the clause ends with share the name before them
+  if (trailing && typesAt.has(trailing.at)) {
+    const list = typesAt.get(trailing.at)!;
+    for (const ty of trailing.types) if (!list.includes(ty)) list.push(ty);
+  }
   // One type for the whole clause needs no per-mention map.
   if (typeWords < 2) for (const k of Object.keys(mentionTypes)) delete mentionTypes[k];
 

@@ -29,21 +29,26 @@ export function fallbackKind(
  * A free-text answer or correction becomes a new mention (and type) for the task — only when it
  * names something in the current workspace; otherwise it is unclear and the question is asked again.
  */
-function mentionUpdates(text: string, task: { id: string; entityType: string | undefined }, index: ResolverIndex) {
+function mentionUpdates(text: string, task: ReplyTask, index: ResolverIndex) {
   const p = parseClause(text);
   const name = p.mentions[0] ?? p.names[0];
-  const mention = name && !isReference(name) ? name.trim() : "";
-  const type = p.entityType ?? p.nameType ?? task.entityType;
+  const given = name && !isReference(name) ? name.trim() : "";
+  const newType = p.entityType ?? p.nameType;
+  const retype = !!newType && newType !== task.entityType;
+  // a correction of the type alone («не отчёт, а форму») keeps the name the task asked for
+  const kept = !given && retype ? (task.mentions?.find((m) => !isReference(m)) ?? "") : "";
+  const mention = given || kept;
+  const type = newType ?? task.entityType;
   const found =
     mention && resolveMention(index, { mention, ...(type ? { entityType: type } : {}) }).status !== "not_found";
   if (!found) return [];
-  const newType = p.entityType ?? p.nameType;
-  const retype = newType && newType !== task.entityType;
   return [
-    { taskId: task.id, field: "mention", value: mention },
+    ...(given ? [{ taskId: task.id, field: "mention", value: mention }] : []),
     ...(retype ? [{ taskId: task.id, field: "entityType", value: newType }] : []),
   ] as PlanUpdate[];
 }
+
+type ReplyTask = { id: string; entityType: string | undefined; mentions?: readonly string[] };
 
 /**
  * The updates of a classified reply: an answer is resolved against the closed list first
@@ -52,7 +57,7 @@ function mentionUpdates(text: string, task: { id: string; entityType: string | u
  */
 export function replyUpdates(
   r: { kind: ReplyKind; text: string; candidates: readonly Candidate[]; taskId: string },
-  task: { id: string; entityType: string | undefined } | null,
+  task: ReplyTask | null,
   index: ResolverIndex,
 ): { candidateId: string | null; updates: PlanUpdate[] } {
   const chosen =

@@ -8,6 +8,7 @@ import { WorkspaceSnapshotSchema } from "./types";
 import { duplicateIdentities, duplicateIdentitiesMessage } from "./workspace-check";
 import { WORKBENCH_ROLES } from "./prompts";
 import type { AuthEnv } from "../../http/auth";
+import { accessOf, conversationNotFound, credentialHeaders } from "../../http/conversation-access";
 import type { Deps } from "../../http/deps";
 import { describeZod, readJson } from "../../http/errors";
 import { refuseBegunRun, streamRun } from "../../http/sse";
@@ -53,12 +54,16 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.post("/v1/workbench/conversations", async (c) => {
     const conv = await createConversation(sql, c.get("tenantId"), "workbench");
-    return c.json({ conversationId: conv.id }, 201);
+    return c.json(
+      { conversationId: conv.id, conversationToken: conv.credential },
+      201,
+      credentialHeaders(conv.credential),
+    );
   });
 
   app.get("/v1/workbench/conversations/:id", async (c) => {
-    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench");
-    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench", accessOf(c));
+    if (!conv) throw conversationNotFound();
     const interactions = await sql<{ id: string; status: string; plan_version: number; created_at: Date }[]>`
       select id, status, plan_version, created_at from interactions where conversation_id = ${conv.id} order by created_at`;
     return c.json({
@@ -80,7 +85,10 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.get("/v1/workbench/interactions/:id", async (c) => {
     const it = await getInteraction(sql, c.req.param("id"));
-    const conv = it ? await findConversation(sql, c.get("tenantId"), it.conversationId, "workbench") : null;
+    // The interaction's conversation, with the request's access: a `chat` client reads only its own.
+    const conv = it
+      ? await findConversation(sql, c.get("tenantId"), it.conversationId, "workbench", accessOf(c))
+      : null;
     if (!it || !conv) throw new AppError("not_found", "Запрос (interaction) не найден.");
     const clarifications = await listClarifications(sql, it.id);
     return c.json({
@@ -112,8 +120,8 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.post("/v1/workbench/conversations/:id/messages", async (c) => {
     const body = await readJson(c, WorkbenchMessageBody);
-    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench");
-    if (!conv) throw new AppError("not_found", "Диалог не найден.");
+    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench", accessOf(c));
+    if (!conv) throw conversationNotFound();
     const workspace = readWorkspace(body.workspace);
     const wsRef = { generation: workspace.parsed.generation, snapshotSha256: workspace.sha };
     // The run is claimed first (Idempotency-Key replay, one running run per conversation), so a

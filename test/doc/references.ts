@@ -18,6 +18,8 @@ export interface Repo {
   scripts: Set<string>;
   /** Every non-test TypeScript/JavaScript source the server, scripts, bench and eval run from. */
   source: string;
+  /** The test files' sources: a setting only the suite reads (`process.env.NAME` there) is documented too. */
+  testSource?: string;
   /** Markdown file (repo-relative) → its text, to check #anchors. */
   readMarkdown(path: string): string | undefined;
 }
@@ -36,6 +38,7 @@ const SKIP_DIRS = new Set(["node_modules", ".git", ".data", "dist", "test-result
 export function loadRepo(root: string): Repo {
   const paths = new Set<string>();
   const sources: string[] = [];
+  const testSources: string[] = [];
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       if (SKIP_DIRS.has(e.name)) continue;
@@ -43,7 +46,8 @@ export function loadRepo(root: string): Repo {
       const rel = relative(root, abs).split("\\").join("/");
       paths.add(rel);
       if (e.isDirectory()) walk(abs);
-      else if (/\.(ts|mjs|js)$/.test(e.name) && !rel.startsWith("test/")) sources.push(readFileSync(abs, "utf8"));
+      else if (/\.(ts|mjs|js)$/.test(e.name))
+        (rel.startsWith("test/") ? testSources : sources).push(readFileSync(abs, "utf8"));
     }
   };
   walk(root);
@@ -53,6 +57,7 @@ export function loadRepo(root: string): Repo {
     top: new Set([...paths].filter((p) => !p.includes("/"))),
     scripts: new Set(Object.keys(pkg.scripts)),
     source: sources.join("\n"),
+    testSource: testSources.join("\n"),
     readMarkdown: (p) => (paths.has(p) ? readFileSync(join(root, p), "utf8") : undefined),
   };
 }
@@ -140,6 +145,8 @@ const ENV_SPAN = /^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(_<[A-Z]+>)?(?:=.*|\/.*)?$/;
 function settingRead(repo: Repo, name: string, prefixOnly: boolean): boolean {
   if (name in ENV_ALLOWLIST) return true;
   if (prefixOnly) return repo.source.includes(`${name}_`);
+  // A switch of the test suite (a recapture, say) is read by a test file as `process.env.NAME`.
+  if (repo.testSource?.includes(`process.env.${name}`)) return true;
   return new RegExp(`(?<![A-Za-z0-9_])${name}(?![A-Za-z0-9_])`).test(repo.source);
 }
 

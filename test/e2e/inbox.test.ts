@@ -128,6 +128,38 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e
     expect(errors).toEqual([]);
   });
 
+  it("a dead letter is listed on the page and sent again from it: delivered once, with its id and seq", async () => {
+    // WEBHOOK_MAX_ATTEMPTS=4: four failures make the escalation a dead letter.
+    hook.failNext(500, 500, 500, 500);
+    const id = await thread();
+    llm.script("router", "escalate_human");
+    llm.script("branch", "Передаю ваш вопрос администратору.");
+    await say(id, "Позовите администратора");
+    const mine = () => hook.deliveries.filter((d) => d.json.conversationId === id);
+    await expect.poll(() => mine().length, { timeout: 10_000 }).toBe(4);
+    await expect
+      .poll(
+        async () =>
+          ((await (await fetch(`${server.url}/v1/webhooks/dead-letters`)).json()) as { deadLetters: unknown[] })
+            .deadLetters.length,
+      )
+      .toBe(1);
+
+    const errors: string[] = [];
+    const page = await openPage(browser, `${server.url}/inbox.html`, errors);
+    const section = page.locator("#dead-letters");
+    await expect.poll(() => section.locator("h3").textContent()).toBe("Недоставленные вебхуки: 1");
+    expect(await section.textContent()).toContain(id);
+    await screenshot(page, "inbox-dead-letter");
+    await section.locator("button", { hasText: "Отправить снова" }).click();
+    await expect.poll(() => section.locator("h3").count()).toBe(0);
+    await expect.poll(() => mine().filter((d) => d.status === 200).length, { timeout: 10_000 }).toBe(1);
+    const ids = new Set(mine().map((d) => d.headers["webhook-id"]));
+    expect(ids.size).toBe(1);
+    expect(mine().map((d) => d.json.seq)).toEqual([1, 1, 1, 1, 1]);
+    expect(errors).toEqual([]);
+  });
+
   it("erasing from the page removes the conversation", async () => {
     const id = await thread();
     llm.script("router", "general_info");

@@ -105,9 +105,10 @@ describe.skipIf(!hasChromium)(
       stack.llm.script("answer", "Композиция [[composition-alpha]] лежит в папке «Продажи».");
       await page.fill("#text", "Покажи composition-alpha");
       await page.click("#send");
-      await page.waitForSelector(".msg.assistant[data-done] .stage");
-      // Opened: the data under each stage is what squeezed the summary line.
-      await page.$$eval(".stage", (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+      await page.waitForSelector(".msg.assistant[data-done] .run-stages", { state: "attached" });
+      // Collapsed until opened; opened, the data under each stage is what squeezed the summary line.
+      expect(await page.locator("details.run-stages[open], details.stage[open]").count()).toBe(0);
+      await page.$$eval(".run-stages, .stage", (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
       await page.setViewportSize({ width: 1024, height: 800 });
       const ids = await page.$$eval(".stage > summary > b.mono", (bs) =>
         bs.map((b) => ({
@@ -120,18 +121,11 @@ describe.skipIf(!hasChromium)(
       expect(ids.map((i) => i.text)).toContain("06");
       await page.setViewportSize({ width: 1440, height: 960 });
 
-      // The diagram at panel size: drawn at no less than 80% of its natural size (a large machine scrolls instead).
-      await page.waitForSelector("#diagram svg");
-      const scale = await page.$eval(
-        "#diagram svg",
-        (svg) =>
-          svg.getBoundingClientRect().width / (Number(svg.getAttribute("width")) || svg.getBoundingClientRect().width),
-      );
-      expect(scale).toBeGreaterThanOrEqual(0.8);
-      const fontPx = await page.$eval("#diagram svg", (svg) => {
-        const t = svg.querySelector("text");
-        return t ? t.getBoundingClientRect().height : 12;
-      });
+      // The diagram at panel size opens readable (≥ 80% of its natural size, around the current
+      // state), not shrunk whole into the small box; «Вписать» shows it whole.
+      await page.waitForSelector("#diagram .diagram-stage svg");
+      expect(Number(await page.getAttribute("#diagram", "data-scale"))).toBeGreaterThanOrEqual(0.8);
+      const fontPx = await page.$eval("#diagram svg g.s text.k", (t) => t.getBoundingClientRect().height);
       expect(fontPx).toBeGreaterThanOrEqual(9);
       await screenshot(page, "defect-workbench");
       expect(errors).toEqual([]);

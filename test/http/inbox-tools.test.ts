@@ -42,6 +42,8 @@ async function escalated(): Promise<string> {
   llm.script("router", "escalate_human");
   llm.script("branch", "Передаю администратору.");
   expect(c.final(await c.say(id, "Позовите живого человека")).events).toContain("escalated");
+  // The patient's client holds the thread's credential, as the widget that started it would.
+  patient.remember(id, c.credential(id)!);
   return id;
 }
 
@@ -232,6 +234,7 @@ describe.skipIf(!onServer)("presence across servers (PostgreSQL: LISTEN/NOTIFY)"
     try {
       const id = await escalated();
       const there = clinicApi(other.url, "tok-chat");
+      there.remember(id, c.credential(id)!);
       const desk = await followSse(`${other.url}/v1/inbox/presence`, { authorization: "Bearer tok-a" });
       const stream = await there.follow(id);
       await desk.next((e) => e.event === "presence.snapshot");

@@ -346,6 +346,9 @@ async function scriptedRun(): Promise<void> {
   const letter = (dead.json as { deadLetters: { id: string }[] }).deadLetters[0]!;
   await call("POST", `/v1/webhooks/dead-letters/${letter.id}/redeliver`);
   await call("POST", "/v1/webhooks/dead-letters/999999/redeliver");
+  // A new credential for an existing conversation (the migration path), and for a missing one.
+  expect((await call("POST", `/v1/conversations/${escalatedThread}/credential`)).status).toBe(201);
+  await call("POST", "/v1/conversations/00000000-0000-4000-8000-000000000000/credential");
   expect((await call("DELETE", `/v1/inbox/conversations/${escalatedThread}`)).status).toBe(204);
 }
 

@@ -123,13 +123,13 @@ describe("roles over every route of the app", () => {
       body: "{}",
     });
     expect(created.status).toBe(201);
-    const { threadId } = (await created.json()) as { threadId: string };
+    const { threadId, conversationToken } = (await created.json()) as { threadId: string; conversationToken: string };
     llm.script("router", "general_info");
     llm.script("branch", 'Мы на Лесной, 5.\nSTATE_JSON: {"state_after": "answered", "slots_updated": {}}');
     const r = await postSse(
       `${server.url}/v1/clinic/threads/${threadId}/messages`,
       { text: "Какой у вас адрес?" },
-      as("tok-chat"),
+      { ...as("tok-chat"), "x-conversation-token": conversationToken },
     );
     expect(r.status).toBe(200);
     expect(eventsNamed(r, "final")).toHaveLength(1);
@@ -157,11 +157,11 @@ describe("escalation in /v1/stats/outcomes", () => {
       headers: as("tok-chat"),
       body: "{}",
     });
-    const { threadId } = (await created.json()) as { threadId: string };
+    const { threadId, conversationToken } = (await created.json()) as { threadId: string; conversationToken: string };
     const r = await postSse(
       `${server.url}/v1/clinic/threads/${threadId}/messages`,
       { text: "сильное кровотечение, не могу дышать" },
-      as("tok-chat"),
+      { ...as("tok-chat"), "x-conversation-token": conversationToken },
     );
     const f = eventsNamed(r, "final")[0] as { events: string[]; state: { escalationReason: string } };
     expect(f.events).toContain("escalated");

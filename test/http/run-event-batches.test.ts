@@ -4,20 +4,22 @@ import {
   appendRunEvents,
   closeRun,
   failAbandonedRuns,
-  FINAL_OF_MESSAGE,
-  FINAL_OF_MESSAGE_META,
-  FINAL_OF_MESSAGE_META_TEMPLATES,
   flushRunsEvents,
   insertRun,
   listRunEvents,
   MAX_RUN_EVENTS,
+  type RunEventRow,
+} from "../../storage/runs";
+import {
+  FINAL_OF_MESSAGE,
+  FINAL_OF_MESSAGE_META,
+  FINAL_OF_MESSAGE_META_TEMPLATES,
   packRunEvents,
   packTokens,
   RUN_STARTED_OF_RUN,
   TOKEN_SLICES,
   unpackRunEvents,
-  type RunEventRow,
-} from "../../storage/runs";
+} from "../../storage/run-events-pack";
 import { onServer, useTestDatabase } from "../utils/db";
 import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { startTestServer } from "../utils/server";

@@ -79,8 +79,13 @@ describe("systems' routes as sub-apps", () => {
     // chat: the conversation routes pass, operator routes do not.
     const created = await call("POST", "/v1/clinic/threads", "tok-chat");
     expect(created.status).toBe(201);
-    const { threadId } = (await created.json()) as { threadId: string };
-    expect((await call("GET", `/v1/clinic/threads/${threadId}`, "tok-chat")).status).toBe(200);
+    const { threadId, conversationToken } = (await created.json()) as { threadId: string; conversationToken: string };
+    // The thread is the creator's: its credential, not the shared chat token, opens it.
+    expect((await call("GET", `/v1/clinic/threads/${threadId}`, "tok-chat")).status).toBe(404);
+    const own = await fetch(`${server.url}/v1/clinic/threads/${threadId}`, {
+      headers: { ...as("tok-chat"), "x-conversation-token": conversationToken },
+    });
+    expect(own.status).toBe(200);
     for (const [m, p] of [
       ["GET", "/v1/clinic/branches"],
       ["POST", `/v1/clinic/threads/${threadId}/release`],
@@ -109,7 +114,11 @@ describe("systems' routes as sub-apps", () => {
   it("errors thrown inside a sub-app keep the §6 body; body checks and the body limit apply to its routes", async () => {
     const missing = await call("GET", "/v1/clinic/threads/no-such-thread", "tok-chat");
     expect(missing.status).toBe(404);
-    expect(await errorOf(missing)).toEqual({ code: "not_found", message: "Такого диалога нет." });
+    expect(await errorOf(missing)).toEqual({
+      code: "not_found",
+      message: "Такого диалога нет.",
+      details: { reason: "conversation_not_found" },
+    });
 
     const conv = await call("POST", "/v1/evidence/conversations", "tok-chat");
     const { conversationId } = (await conv.json()) as { conversationId: string };

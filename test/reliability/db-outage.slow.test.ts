@@ -121,6 +121,12 @@ describe.runIf(onServer)(`a ${OUTAGE_MS / 1000} s database outage (TCP proxy cut
         await sleep(100);
       }
       expect(servedAfter).toBeGreaterThanOrEqual(0);
+      // And ready again: a load balancer sends it traffic once more.
+      await expect
+        .poll(async () => (await fetch(`${server.url}/readyz`, { signal: AbortSignal.timeout(5_000) })).status, {
+          timeout: 15_000,
+        })
+        .toBe(200);
 
       // Every run stranded by the outage is closed by the sweep — this process's own included.
       let running = -1;

@@ -54,9 +54,9 @@ export function layoutQuality(l: Layout) {
 }
 
 const catalog = await machineCatalog(dialogueSystems, null);
-// Bounds per machine: the clinic's 51 transitions between three parallel regions and a dozen
+// Bounds per machine: the clinic's 51 transitions (18 of them listed in its «из любого состояния» group) between three parallel regions and a dozen
 // branches cannot all be drawn planar; the bound is what ELK achieves today plus a margin.
-const MAX_CROSSINGS: Record<string, number> = { "clinic-dialogue": 24 };
+const MAX_CROSSINGS: Record<string, number> = { "clinic-dialogue": 6 };
 
 describe("statechart layout quality (elkjs)", () => {
   it("covers the clinic (26 states, 51 transitions), Workbench and Evidence machines", () => {

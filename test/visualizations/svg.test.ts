@@ -33,7 +33,10 @@ describe("diagrams of every machine in the catalog", () => {
       const l = await layoutMachine(g);
       const svg = renderSvg(g, l, { title: entry.title });
       for (const id of g.nodes.keys()) if (id !== g.root) expect(svg).toContain(`data-state="${id}"`);
-      expect(svg.match(/<g class="e[ "]/g)?.length).toBe(g.edges.reduce((n, e) => n + e.targets.length, 0));
+      // An edge each, or a line of a «из любого состояния» group.
+      const edges = svg.match(/<g class="e[ "]/g)?.length ?? 0;
+      const listed = svg.match(/<text class="i[^"]*" [^>]*data-edge=/g)?.length ?? 0;
+      expect(edges + listed).toBe(g.edges.reduce((n, e) => n + e.targets.length, 0));
       for (const n of g.nodes.values()) if (n.children.length) expect(overlaps(l, n.children)).toEqual([]);
       for (const b of l.boxes.values()) {
         expect(b.x).toBeGreaterThanOrEqual(0);
@@ -51,6 +54,26 @@ describe("diagrams of every machine in the catalog", () => {
     expect(svg.match(/data-active="true"/g)).toHaveLength(1);
     expect(svg).toMatch(/<g class="s atomic active" data-state="[^"]+\.present" data-active="true">/);
     expect(svg).toContain("шаг present");
+  });
+
+  it("lists a parent's own transitions as one group, no edges; marks the last event's transitions into the state", async () => {
+    const m = createMachine({
+      id: "g",
+      initial: "a",
+      on: { RESET: ".a", HELP: ".h" },
+      states: { a: { on: { GO: "b" } }, b: { on: { GO: "a" } }, h: {} },
+    });
+    const g = machineGraph(m);
+    const l = await layoutMachine(g);
+    expect(l.anys.map((a) => a.lines.map((x) => x.text))).toEqual([["RESET → a", "HELP → h"]]);
+    expect(l.routes.map((r) => `${r.edge.event}:${r.target}`)).toEqual(["GO:g.b", "GO:g.a"]);
+    const svg = renderSvg(g, l, { value: "b", lastEvent: "GO" });
+    expect(
+      [...svg.matchAll(/data-edge="[^"]+" data-last="true" data-event="GO" data-source="([^"]+)"/g)].map((x) => x[1]),
+    ).toEqual(["g.a"]);
+    const reset = renderSvg(g, l, { value: "a", lastEvent: "RESET" });
+    expect(reset.match(/data-last="true"/g)).toHaveLength(1);
+    expect(reset).toMatch(/<text class="i last" [^>]*data-event="RESET" data-target="g.a" data-last="true">RESET → a</);
   });
 
   it("draws compound, parallel, final, self-loops and a parent's own transitions; escapes text", async () => {

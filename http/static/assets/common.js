@@ -1,4 +1,5 @@
 // Shared by every operator page: header and nav, the JSON API client, the SSE reader, small DOM helpers.
+import { mountDiagram } from "./diagram-view.js";
 
 // The header's links: a subset of the server's list of pages (http/pages.ts: banner, README), names
 // as there; a test keeps them in step.
@@ -56,6 +57,10 @@ export function renderHeader(active, title = "Chat Agent for Patients") {
     el("label", { class: "token" }, "Токен", input),
   );
   document.body.prepend(header);
+  // Its height (it wraps on a phone) for the CSS that fits a chat between it and the screen's foot.
+  const measure = () => document.documentElement.style.setProperty("--header-h", `${header.offsetHeight}px`);
+  new ResizeObserver(measure).observe(header);
+  measure();
 }
 
 export class ApiError extends Error {
@@ -67,17 +72,44 @@ export class ApiError extends Error {
   }
 }
 
-function headers(extra = {}) {
+/**
+ * Each conversation's own credential (X-Conversation-Token, doc/api.md), kept in this browser from
+ * the conversation's creation: a `chat` token reaches a conversation only with it (operator and
+ * admin tokens need none, and the server ignores it for them).
+ */
+const CREDENTIALS = "conversationTokens";
+const credentials = () => JSON.parse(localStorage.getItem(CREDENTIALS) ?? "{}");
+export function conversationToken(id) {
+  return id ? (credentials()[id] ?? null) : null;
+}
+function rememberConversation(json) {
+  const id = json?.threadId ?? json?.conversationId;
+  if (!id || typeof json?.conversationToken !== "string") return;
+  localStorage.setItem(CREDENTIALS, JSON.stringify({ ...credentials(), [id]: json.conversationToken }));
+}
+/** The conversation a path names (its credential goes with the request); runs and interactions name theirs by `conversation`. */
+const conversationOf = (path) =>
+  /^\/v1\/(?:clinic\/threads|workbench\/conversations|evidence\/conversations)\/([^/?]+)/.exec(path)?.[1];
+
+function headers(extra = {}, conversation = null) {
   const h = { ...extra };
   if (token()) h.authorization = `Bearer ${token()}`;
+  const credential = conversationToken(conversation);
+  if (credential) h["x-conversation-token"] = credential;
   return h;
 }
 
-/** JSON API call; an error answer becomes an ApiError with the contract's code and message. */
-export async function api(path, { method = "GET", body, headers: extra = {} } = {}) {
+/**
+ * JSON API call; an error answer becomes an ApiError with the contract's code and message.
+ * `conversation`: the conversation a run's or interaction's path belongs to (for its credential).
+ */
+export async function api(path, { method = "GET", body, headers: extra = {}, conversation } = {}) {
   const res = await fetch(path, {
     method,
-    headers: headers({ ...(body !== undefined ? { "content-type": "application/json" } : {}), ...extra }),
+    headers: headers(
+      { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...extra },
+      conversation ?? conversationOf(path),
+    ),
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   if (res.status === 204) return null;
@@ -93,6 +125,8 @@ export async function api(path, { method = "GET", body, headers: extra = {} } = 
     if (res.status === 401) pointToToken();
     throw new ApiError(res.status, e.code ?? "internal", e.message ?? `HTTP ${res.status}`, e.details);
   }
+  // A created conversation's credential, for this browser's later requests about it.
+  if (res.status === 201) rememberConversation(json);
   return json;
 }
 
@@ -155,6 +189,7 @@ async function errorOf(res) {
  */
 export async function streamPost(path, body, onEvent, { signal } = {}) {
   const key = crypto.randomUUID();
+  const conversation = conversationOf(path);
   let runId = null;
   let last = 0;
   for (let failures = 0; ;) {
@@ -163,17 +198,20 @@ export async function streamPost(path, body, onEvent, { signal } = {}) {
     try {
       res = runId
         ? await fetch(`/v1/runs/${encodeURIComponent(runId)}/events`, {
-            headers: headers({ accept: "text/event-stream", ...resume }),
+            headers: headers({ accept: "text/event-stream", ...resume }, conversation),
             signal,
           })
         : await fetch(path, {
             method: "POST",
-            headers: headers({
-              "content-type": "application/json",
-              accept: "text/event-stream",
-              "idempotency-key": key,
-              ...resume,
-            }),
+            headers: headers(
+              {
+                "content-type": "application/json",
+                accept: "text/event-stream",
+                "idempotency-key": key,
+                ...resume,
+              },
+              conversation,
+            ),
             body: JSON.stringify(body),
             signal,
           });
@@ -252,22 +290,9 @@ export async function loadDiagram(container, machineId, conversationId) {
   }
   // The SVG is generated by our server from the machine definition (labels XML-escaped there).
   container.innerHTML = await res.text();
-  // Scale to the panel, but never below a readable size: a wide machine scrolls sideways instead.
+  // Drawn whole into its box, zoomed and moved there (diagram-view.js): the box never scrolls sideways.
   const svg = container.querySelector("svg");
-  if (svg) {
-    const natural = Number(svg.getAttribute("width")) || 0;
-    svg.style.maxWidth = `${natural}px`;
-    // At least 80% of the drawn size: a large machine scrolls in a small panel rather than shrinking to unreadable text.
-    svg.style.minWidth = `${Math.min(natural, Math.max(640, Math.ceil(natural * 0.8)))}px`;
-  }
-  // Bring the highlighted state into the (height-limited) diagram's view.
-  const active = [...container.querySelectorAll('g.s[data-active="true"]')].at(-1);
-  if (active) {
-    const box = active.getBoundingClientRect();
-    const outer = container.getBoundingClientRect();
-    container.scrollTop += box.top - outer.top - container.clientHeight / 2 + box.height / 2;
-    container.scrollLeft += box.left - outer.left - container.clientWidth / 2 + box.width / 2;
-  }
+  if (svg) mountDiagram(container, svg);
 }
 
 export function json(value) {

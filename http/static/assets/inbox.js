@@ -284,7 +284,8 @@ function followSelected(c) {
         );
         return;
       }
-      transcript?.lastElementChild?.scrollIntoView({ block: "nearest" });
+      // Only the transcript scrolls: the page keeps the composer and the buttons where they are.
+      if (transcript) transcript.scrollTop = transcript.scrollHeight;
     },
     { after: c.lastEventSeq ?? 0 },
   );
@@ -359,6 +360,9 @@ async function select(id) {
     );
     watching = watchThread(id, operatorName);
     decorate(operatorName());
+    $("#transcript").scrollTop = $("#transcript").scrollHeight;
+    // A phone shows the list above the conversation: the opened one comes up to the screen's top.
+    if (matchMedia("(max-width: 760px)").matches) $("#detail").scrollIntoView({ block: "start" });
     shownHandling = handlingOf(c);
     followSelected(c);
   } catch (e) {

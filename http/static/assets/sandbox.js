@@ -1,7 +1,7 @@
 // Песочница: a patient chat over POST /v1/clinic/threads/{id}/messages (SSE), with the thread state beside it.
 import { $, api, el, errorText, loadDiagram, renderHeader, streamPost, wireComposer } from "./common.js";
 import { debugDetails, replyBadges, stateCard } from "./clinic-ui.js";
-import { failTurn, russianMessage, startTurn } from "./turn-ui.js";
+import { failTurn, russianMessage, showReply, startTurn } from "./turn-ui.js";
 import { followThread, operatorBubble, showTyping, threadNote } from "./thread-events.js";
 
 renderHeader("/sandbox.html");
@@ -147,7 +147,7 @@ async function loadThread() {
     // Past turns' debug data (RAG fragments, assembled prompt) from their stored runs.
     const loaded = await Promise.all(
       debug.map(({ runId }) =>
-        api(`/v1/runs/${runId}/stages`).then(
+        api(`/v1/runs/${runId}/stages`, { conversation: threadId }).then(
           (r) => r.stages,
           () => [],
         ),
@@ -230,7 +230,7 @@ async function send(text) {
     turn.end();
     busy = false;
     $("#send").disabled = false;
-    scroll();
+    showReply(messages, b?.node);
     refreshDiagram();
     refreshReplay();
   }

@@ -2,7 +2,7 @@
 // thread, wrote, released or closed it; the patient wrote while it is held. Read with fetch (the
 // token goes in a header); a dropped connection resumes with Last-Event-ID, so nothing is missed
 // and nothing is shown twice.
-import { el, readEvents, token } from "./common.js";
+import { conversationToken, el, readEvents, token } from "./common.js";
 
 /** Follows from event `after` (0: the whole log); returns stop(). */
 export function followThread(threadId, onEvent, { after = 0 } = {}) {
@@ -13,6 +13,8 @@ export function followThread(threadId, onEvent, { after = 0 } = {}) {
       try {
         const headers = { accept: "text/event-stream", "last-event-id": String(last) };
         if (token()) headers.authorization = `Bearer ${token()}`;
+        // The thread's own credential (a `chat` token needs it; common.js keeps it from the creation).
+        if (conversationToken(threadId)) headers["x-conversation-token"] = conversationToken(threadId);
         const res = await fetch(`/v1/clinic/threads/${encodeURIComponent(threadId)}/events`, {
           headers,
           signal: ac.signal,

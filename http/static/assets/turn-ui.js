@@ -27,8 +27,11 @@ export function russianMessage(e) {
   return "Нет связи с сервером. Проверьте подключение и отправьте сообщение ещё раз.";
 }
 
-/** Starts a turn: shows Stop (which aborts the request) until `end()`. */
+/** Starts a turn: brings the chat into view and shows Stop (which aborts the request) until `end()`. */
 export function startTurn() {
+  // The whole chat on the screen (on a phone the page may have been scrolled to the panels below
+  // it): the reply will appear where the person is looking, above the composer they typed in.
+  $("#composer")?.closest(".chat")?.scrollIntoView({ block: "nearest" });
   const ac = new AbortController();
   const stop = $("#stop");
   if (stop) {
@@ -69,4 +72,16 @@ export function failTurn(bubble, body, message, typed, code) {
   );
   const box = $("#text");
   if (typed !== undefined && box && !box.value.trim()) box.value = typed;
+}
+
+/**
+ * After a turn: the transcript's end in view, unless that hides the start of the reply (a
+ * clarification's question, a long answer) — a reply is read from its first line. Only the
+ * transcript scrolls; the page keeps the composer where the person typed.
+ */
+export function showReply(messages, bubble) {
+  messages.scrollTop = messages.scrollHeight;
+  if (!bubble?.isConnected) return;
+  const over = bubble.getBoundingClientRect().top - messages.getBoundingClientRect().top;
+  if (over < 0) messages.scrollTop += over - 4;
 }

@@ -1,7 +1,7 @@
 // Workbench console: a Configurator-like chat over a workspace snapshot, clarification candidates as
 // buttons, and every run's numbered stages (00–12) laid out under its reply.
 import { $, api, el, errorText, json, loadDiagram, renderHeader, streamPost, wireComposer } from "./common.js";
-import { failTurn, russianMessage, startTurn } from "./turn-ui.js";
+import { failTurn, russianMessage, showReply, startTurn } from "./turn-ui.js";
 
 renderHeader("/workbench.html", "Workbench");
 
@@ -88,12 +88,8 @@ function stagesBlock(stages) {
     },
     "раскрыть/свернуть данные",
   );
-  return el(
-    "details",
-    { open: true, class: "run-stages" },
-    el("summary", {}, `Этапы запуска (${stages.length}) `, toggle),
-    items,
-  );
+  // Collapsed: the reply and a clarification's question stay in view; the stages open on demand.
+  return el("details", { class: "run-stages" }, el("summary", {}, `Этапы запуска (${stages.length}) `, toggle), items);
 }
 
 const cite = (text) =>
@@ -238,7 +234,9 @@ async function send(text, extra = {}) {
       bubble.dataset.done = "true";
     }
     if (interactionId) {
-      const it = await api(`/v1/workbench/interactions/${encodeURIComponent(interactionId)}`).catch(() => null);
+      const it = await api(`/v1/workbench/interactions/${encodeURIComponent(interactionId)}`, {
+        conversation: conversationId,
+      }).catch(() => null);
       if (it) {
         $("#interaction-status").textContent = `${it.id.slice(0, 20)}… · ${it.status} · план v${it.planVersion}`;
         $("#interaction-status").dataset.interaction = it.id;
@@ -256,7 +254,7 @@ async function send(text, extra = {}) {
     turn.end();
     busy = false;
     $("#send").disabled = false;
-    scroll();
+    showReply(messages, bubble);
     refreshDiagram();
   }
 }
@@ -299,7 +297,9 @@ async function loadConversation() {
       );
     const last = c.interactions.at(-1);
     if (last?.status === "awaiting_clarification") {
-      const it = await api(`/v1/workbench/interactions/${encodeURIComponent(last.id)}`);
+      const it = await api(`/v1/workbench/interactions/${encodeURIComponent(last.id)}`, {
+        conversation: conversationId,
+      });
       const q = it.clarifications.find((x) => x.status === "open");
       if (q) {
         const full = { ...q, interactionId: it.id };

@@ -3,6 +3,7 @@ import { isUuid } from "../../../storage/ids";
 import type { Handling, InboxStatus } from "../../../storage/inbox";
 import type { SnapshotRow } from "../../../storage/snapshots";
 import { commitMode, insertRunFrom, type RunStartRow } from "../../../storage/runs";
+import { accessCondition, surelyDenied, type ConversationAccess } from "../../../storage/conversation-credentials";
 
 /** What a clinic turn reads before it starts, fetched in one statement. */
 export interface ClinicTurnContext {
@@ -26,7 +27,8 @@ export interface ClinicTurnContext {
 }
 
 /**
- * The thread (of this tenant, of the clinic), its snapshot, its recent history and which
+ * The thread (of this tenant, of the clinic, reachable with the request's `access`: the
+ * conversation's credential is checked in this same statement), its snapshot, its recent history and which
  * settings versions are active — one round trip instead of seven separate reads. Null when
  * there is no such thread.
  *
@@ -41,12 +43,14 @@ export async function loadClinicTurnContext(
   tenantId: string,
   threadId: string,
   historyLimit: number,
+  access: ConversationAccess,
   start?: { run: RunStartRow; asyncCommit: boolean },
 ): Promise<ClinicTurnContext | null> {
-  if (!isUuid(threadId)) return null;
+  if (!isUuid(threadId) || surelyDenied(access)) return null;
   const starting = start
     ? sql`with _ as (${commitMode(sql, start.asyncCommit)}),
-          t as (select id from conversations where id = ${threadId} and tenant_id = ${tenantId} and kind = 'clinic'),
+          t as (select id from conversations where id = ${threadId} and tenant_id = ${tenantId} and kind = 'clinic'
+                ${accessCondition(sql, access)}),
           r as (${insertRunFrom(sql, start.run, sql`t, _`)})`
     : sql``;
   const rows = await sql<
@@ -77,7 +81,7 @@ export async function loadClinicTurnContext(
        where m.conversation_id = c.id and (m.meta ->> 'settings') is not null order by m.seq desc limit 1) as named_settings
     from conversations c
     left join machine_snapshots s on s.key = c.id::text
-    where c.id = ${threadId} and c.tenant_id = ${tenantId} and c.kind = 'clinic'`;
+    where c.id = ${threadId} and c.tenant_id = ${tenantId} and c.kind = 'clinic' ${accessCondition(sql, access, "c")}`;
   const r = rows[0];
   if (!r) return null;
   return {

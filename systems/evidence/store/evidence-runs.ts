@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { Tx } from "../../../storage/db";
 import { isUuid } from "../../../storage/ids";
+import { accessCondition, surelyDenied, type ConversationAccess } from "../../../storage/conversation-credentials";
 
 export interface EvidenceRunRow {
   runId: string;
@@ -24,9 +25,17 @@ export function evidenceRunInsert(sql: Tx, r: EvidenceRunRow, when: postgres.Fra
              where ${when}`;
 }
 
-/** Tenant-scoped: another tenant's run is indistinguishable from a missing one. */
-export async function getEvidenceRun(sql: Tx, tenantId: string, runId: string): Promise<EvidenceRunRow | null> {
-  if (!isUuid(runId)) return null;
+/**
+ * Tenant-scoped: another tenant's run — or, for a `chat` token, a run of a conversation whose
+ * credential the request lacks (`access`, checked in this statement) — is indistinguishable from a missing one.
+ */
+export async function getEvidenceRun(
+  sql: Tx,
+  tenantId: string,
+  runId: string,
+  access: ConversationAccess,
+): Promise<EvidenceRunRow | null> {
+  if (!isUuid(runId) || surelyDenied(access)) return null;
   const rows = await sql<
     {
       run_id: string;
@@ -39,7 +48,9 @@ export async function getEvidenceRun(sql: Tx, tenantId: string, runId: string): 
       artifacts: unknown;
     }[]
   >`
-    select run_id, conversation_id, tenant_id, turn, question, outcome, reason_codes, artifacts from evidence_runs where run_id = ${runId} and tenant_id = ${tenantId}`;
+    select run_id, conversation_id, tenant_id, turn, question, outcome, reason_codes, artifacts from evidence_runs
+    where run_id = ${runId} and tenant_id = ${tenantId}
+      ${access.any ? sql`` : sql`and exists (select 1 from conversations where conversations.id = evidence_runs.conversation_id ${accessCondition(sql, access)})`}`;
   const r = rows[0];
   return r
     ? {

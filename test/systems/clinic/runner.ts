@@ -1,5 +1,6 @@
 import type { HumanEvent } from "../../../systems/clinic/human";
 import { initialTransition, transition } from "xstate";
+import { drive } from "../../../driver/drive";
 import { buildBranchMessages, buildRouterMessages } from "../../../systems/clinic/prompt";
 import type { HistoryMessage, KnowledgeFragment, PromptMessage } from "../../../systems/clinic/prompt";
 import type { ClinicState, Registry } from "../../../systems/clinic/types";
@@ -12,8 +13,8 @@ import type {
 } from "../../../systems/clinic/dialogue.machine";
 
 /**
- * A pure driver for tests: transition → answer the emitted effects from a script → repeat, with
- * the snapshot JSON round-tripped between turns like the real driver persists it.
+ * The clinic machine driven by the driver's own loop (driver/drive.ts), its effects answered
+ * from a script, with the snapshot JSON round-tripped between turns like the real driver persists it.
  */
 
 export type Reply = string | { fail: true };
@@ -80,33 +81,36 @@ export function createRunner(registry: Registry) {
       const fn = scripted ? null : (script as Responders);
       const calls = { router: 0, branch: 0 };
       const effects: EffectLog[] = [];
-      let snap = restore(persisted);
-      let queue: DialogueEvent[] = [{ type: "patient.message", text }];
       let final: Extract<DialogueEmitted, { type: "clinic.final" }> | null = null;
-      for (let guard = 0; queue.length; guard++) {
-        if (guard > 20) throw new Error("runner: too many steps");
-        const ev = queue.shift()!;
-        const [next, actions] = transition(machine, snap, ev);
-        snap = next;
-        for (const a of actions as { type: string; params?: unknown }[]) {
-          if (a.type !== "xstate.emit") continue;
-          const e = (a.params as { event: DialogueEmitted }).event;
-          effects.push({ type: e.type, ...(e.type === "effect.branch" ? { system: e.system, branch: e.branch } : {}) });
-          if (e.type === "effect.router") {
-            calls.router++;
-            const r = fn ? fn.router(buildRouterMessages(history, e.text)) : (router.shift() ?? "");
-            if (typeof r !== "string") return { ok: false, persisted, calls };
-            queue.push({ type: "router.result", text: r });
-          } else if (e.type === "effect.branch") {
-            calls.branch++;
-            const r = fn ? fn.branch(buildBranchMessages(e.system, history, e.text)) : (branch.shift() ?? "");
-            if (typeof r !== "string") return { ok: false, persisted, calls };
-            queue.push({ type: "branch.result", text: r });
-          } else if (e.type === "effect.retrieve") {
-            queue.push({ type: "retrieve.result", fragments: script.fragments ?? [] });
-          } else if (e.type === "clinic.final") final = e;
-        }
+      // The driver's own loop (driver/drive.ts), its effects answered from the script.
+      const walk = drive({
+        machine,
+        id: "clinic-runner",
+        snapshot: restore(persisted),
+        events: [{ type: "patient.message", text }] as DialogueEvent[],
+        maxSteps: 20,
+      });
+      let step = walk.next([]);
+      while (!step.done) {
+        const e = step.value as DialogueEmitted;
+        effects.push({ type: e.type, ...(e.type === "effect.branch" ? { system: e.system, branch: e.branch } : {}) });
+        const fed: DialogueEvent[] = [];
+        if (e.type === "effect.router") {
+          calls.router++;
+          const r = fn ? fn.router(buildRouterMessages(history, e.text)) : (router.shift() ?? "");
+          if (typeof r !== "string") return { ok: false, persisted, calls };
+          fed.push({ type: "router.result", text: r });
+        } else if (e.type === "effect.branch") {
+          calls.branch++;
+          const r = fn ? fn.branch(buildBranchMessages(e.system, history, e.text)) : (branch.shift() ?? "");
+          if (typeof r !== "string") return { ok: false, persisted, calls };
+          fed.push({ type: "branch.result", text: r });
+        } else if (e.type === "effect.retrieve") {
+          fed.push({ type: "retrieve.result", fragments: script.fragments ?? [] });
+        } else if (e.type === "clinic.final") final = e;
+        step = walk.next(fed);
       }
+      const snap = step.value.snapshot;
       if (!final) throw new Error(`runner: turn ended without final (state ${JSON.stringify(snap.value)})`);
       persisted = JSON.stringify(machine.getPersistedSnapshot(snap, undefined));
       history.push({ role: "user", text }, { role: "assistant", text: final.reply });

@@ -1,3 +1,4 @@
+import { ANY_ACCESS } from "../../../storage/conversation-credentials";
 import { Hono } from "hono";
 import { AppError } from "../../../driver/errors";
 import { runTurn } from "../../../driver/turn";
@@ -18,7 +19,7 @@ export function echoRoutes(deps: Deps): Hono<AuthEnv> {
   });
   app.post("/v1/echo/conversations/:id/messages", async (c) => {
     const body = await readJson(c, EchoMessageBody);
-    const conv = await findConversation(deps.db.sql, c.get("tenantId"), c.req.param("id"), "echo");
+    const conv = await findConversation(deps.db.sql, c.get("tenantId"), c.req.param("id"), "echo", ANY_ACCESS);
     if (!conv) throw new AppError("not_found", "Диалог не найден.");
     return streamRun<EchoEvents>(c, deps, {
       conversationId: conv.id,

@@ -2,7 +2,8 @@
 // real models do: invented ids, a claim in a block its kind does not belong to, facts smuggled
 // into its free text, gaps left out. Over HTTP: every such part is refused with its reason and
 // left out, the mandatory claims are shown anyway, the stream carries only the rendered answer (no
-// `answer_replaced`), and the stored package, the run's artifacts and the conversation agree.
+// `answer_replaced`), and the stored package, the run's artifacts and the conversation agree. The corpus of
+// hand-written replies to the captured prompts is answer-corpus.test.ts.
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
@@ -12,11 +13,7 @@ import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
 import { startTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
-import { idsOf, promptOf, replyTo, type AnswerPrompt } from "./menu-choice";
-import { lieReplies, trueReplies, type Label, type LabelledReply } from "./answer-corpus";
-import { AnswerChoice, packageOf, resolveChoice } from "../../../systems/evidence/answer-choice";
-import { ANSWER_BLOCKS, type ClaimsMenu } from "../../../systems/evidence/claims-menu";
-import { parseStructured } from "../../../llm/structured";
+import { idsOf, replyTo, type AnswerPrompt } from "./menu-choice";
 
 const t = useTestDatabase();
 const A = { authorization: "Bearer tok-a" };
@@ -243,106 +240,4 @@ describe("the Evidence answer as a choice over the claims menu (scripted model, 
       expect(x.final.validation).toMatchObject({ ok: true });
     }
   });
-});
-
-/** Scenarios of every outcome the seed names; their answer prompts are captured from the wire. */
-const SCENARIOS: { text: string; planner: string[]; faulty?: boolean }[] = [
-  PARTIAL,
-  FULL,
-  TIMEOUT,
-  { text: "Сколько всего мы должны поставщикам на 31.03.2026?", planner: [] },
-  { text: "До какого числа надо было оплатить просроченные долги поставщикам на 10.04.2026?", planner: [] },
-  { text: "Сколько поставщиков с просроченной задолженностью на 10.04.2026?", planner: [] },
-  { text: "Какое сальдо по ООО «Вектор» на 10.04.2026?", planner: [] },
-  { text: "Сколько мы должны ООО «Альфа-Снаб» на 31.03.2026?", planner: [] },
-  { text: "Какие документы поступления не оплачены по ООО «Альфа-Снаб» на 10.04.2026?", planner: [] },
-  { text: "Какие оплаты были ООО «Вектор» до 10.04.2026?", planner: [] },
-  { text: "Незакрытые остатки по поставщикам на 31.02.2026", planner: [] },
-  { text: "Незакрытые остатки по поставщикам на 01.09.2025", planner: [] },
-  {
-    text: "Какая погода в Москве?",
-    planner: [
-      JSON.stringify({ ...JSON.parse(interp({})), business_intent: "unsupported", entity_candidates: [] }),
-      CRITIC,
-    ],
-  },
-];
-
-type Judged = { ok: boolean; rendered: string; issues: string[] };
-
-/** The real answer function: the reply parsed by the structured path's reader, resolved over the run's menu, rendered. */
-function judge(menu: ClaimsMenu, r: LabelledReply): Judged {
-  const choice = parseStructured(r.content, AnswerChoice);
-  if (!choice) return { ok: r.label === "lie", rendered: "", issues: ["schema"] };
-  const resolved = resolveChoice(menu, choice);
-  const rendered = packageOf(resolved, null, "model").user_facing_answer;
-  const blocks = ANSWER_BLOCKS.map((b) => resolved.blocks[b].map((c) => c.id));
-  if (r.label === "true") {
-    // shown unchanged: nothing refused or added, every block exactly as chosen, the free text verbatim
-    const chosen = ANSWER_BLOCKS.map((b) => choice[b].map((x) => x.replace(/[{}[\]]/g, "").toUpperCase()));
-    const ok =
-      resolved.issues.length === 0 &&
-      JSON.stringify(blocks) === JSON.stringify(chosen) &&
-      resolved.opening === (choice.opening?.trim() || null) &&
-      resolved.closing === (choice.closing?.trim() || null);
-    return { ok, rendered, issues: resolved.issues };
-  }
-  const mandatory = menu.claims.every((c) => !c.mandatory || resolved.blocks[c.mandatory].some((x) => x.id === c.id));
-  const ok =
-    resolved.issues.length > 0 &&
-    mandatory &&
-    // the lie's words are not shown (unless the engine's own claim says them: «Ничего уточнять не нужно» when true)
-    (!r.hidden || !rendered.includes(r.hidden) || menu.claims.some((c) => c.text.includes(r.hidden!))) &&
-    resolved.opening !== r.hidden?.trim() &&
-    resolved.closing !== r.hidden?.trim() &&
-    (!r.notIn || !resolved.blocks[r.notIn.block].some((c) => c.id === r.notIn!.id));
-  return { ok, rendered, issues: resolved.issues };
-}
-
-describe("a corpus of answers shaped like a real model's, written to the captured prompts", () => {
-  it("shows ≥ 99 % of true answers unchanged and refuses every lie, per kind; HTTP renders what the function does", async () => {
-    const rows = new Map<string, { label: Label; cases: number; ok: number; misses: string[] }>();
-    let http = 0;
-    const outcomes: string[] = [];
-    for (const [n, q] of SCENARIOS.entries()) {
-      const captured = await ask(q); // no reply scripted: the engine's choice; the prompt is on the wire
-      outcomes.push(`${captured.final.outcome}: ${q.text} → ${captured.final.package.short_answer}`);
-      const call = llm.calls.find((c) => c.role === "answer");
-      expect(call, q.text).toBeDefined();
-      const prompt = promptOf(call!);
-      const menu = captured.artifacts.claims_menu as ClaimsMenu;
-      expect(prompt.menu.map((c) => c.id)).toEqual(menu.claims.map((c) => c.id));
-      const replies = [...trueReplies(prompt, n), ...lieReplies(prompt, n)];
-      for (const r of replies) {
-        const v = judge(menu, r);
-        const row = rows.get(r.kind) ?? { label: r.label, cases: 0, ok: 0, misses: [] };
-        row.cases++;
-        if (v.ok) row.ok++;
-        else row.misses.push(`${q.text}: ${r.content} → ${v.issues.join("; ")}`);
-        rows.set(r.kind, row);
-      }
-      // The same replies over HTTP: one true, one lie per scenario — the route shows what the function renders.
-      for (const r of [replies[1]!, replies[12 + (n % (replies.length - 12))]!]) {
-        const x = await ask(q, { content: r.content });
-        expect(x.tokens).toBe(x.final.answer);
-        expect(eventsNamed(x.r, "answer_replaced")).toEqual([]);
-        expect(x.final.answer, `${q.text}: ${r.kind}`).toBe(judge(menu, r).rendered);
-        http++;
-      }
-    }
-    const table = [...rows.entries()].map(([kind, r]) => ({
-      label: r.label,
-      kind,
-      cases: r.cases,
-      [r.label === "true" ? "shown unchanged" : "refused"]: r.ok,
-      rate: `${((100 * r.ok) / r.cases).toFixed(1)} %`,
-    }));
-    console.table(table);
-    const total = (l: Label) => [...rows.values()].filter((r) => r.label === l).reduce((s, r) => s + r.cases, 0);
-    console.log(`true: ${total("true")}, lies: ${total("lie")}, over HTTP: ${http}\n${outcomes.join("\n")}`);
-    expect(total("true") + total("lie")).toBeGreaterThanOrEqual(300);
-    for (const [kind, r] of rows)
-      if (r.label === "lie") expect(r.ok, `${kind}:\n${r.misses.slice(0, 3).join("\n")}`).toBe(r.cases);
-      else expect(r.ok / r.cases, `${kind}:\n${r.misses.slice(0, 3).join("\n")}`).toBeGreaterThanOrEqual(0.99);
-  }, 300_000);
 });

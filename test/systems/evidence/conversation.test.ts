@@ -239,7 +239,7 @@ describe("evidence conversation machine", () => {
       expect(snap.context.last?.coverage.critic).toEqual({
         rules: true,
         model: "failed",
-        note: "критик-модель не дала валидного ответа: unavailable: 503",
+        note: "критик-модель не дала валидного ответа (unavailable)",
       });
     });
 
@@ -308,7 +308,12 @@ describe("evidence conversation machine", () => {
       const old: EvidenceEvent[] = [
         { type: "user.message", text, requestId: "r1", offline: false },
         { type: "interpreted", output: null, via: "deterministic", modelIssue: "invalid_output" },
-        { type: "criticized", critique: null, status: "failed", note: "критик-модель не дала валидного ответа: x" },
+        {
+          type: "criticized",
+          critique: null,
+          status: "failed",
+          note: "критик-модель не дала валидного ответа (unavailable)",
+        },
         { type: "answered", text: null, released: "" },
       ];
       const now: EvidenceEvent[] = [

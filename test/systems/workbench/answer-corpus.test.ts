@@ -18,13 +18,15 @@ import { eventsNamed } from "../../utils/sse";
 import { DOC_ANSWERS } from "./answer-corpus/answers-docs";
 import { DOCUMENT_ANSWERS } from "./answer-corpus/answers-documents";
 import { LIST_ANSWERS } from "./answer-corpus/answers-lists";
+import { HELDOUT_ANSWERS } from "./answer-corpus/answers-heldout";
 import { MORE_ANSWERS } from "./answer-corpus/answers-more";
 import type { Labelled } from "./answer-corpus/labelled";
 import { SCENARIOS } from "./answer-corpus/scenarios";
 import { corpusWorkspace } from "./answer-corpus/workspace";
 import { newConversation, one, send, type Json } from "./http-workbench-helpers";
 
-const CORPUS: Labelled[] = [...DOCUMENT_ANSWERS, ...LIST_ANSWERS, ...DOC_ANSWERS, ...MORE_ANSWERS];
+const CORPUS: Labelled[] = [...DOCUMENT_ANSWERS, ...LIST_ANSWERS, ...DOC_ANSWERS, ...MORE_ANSWERS, ...HELDOUT_ANSWERS];
+const HELDOUT = new Set<Labelled>(HELDOUT_ANSWERS);
 const t = useTestDatabase();
 let llm: ScriptedLlm;
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -88,9 +90,16 @@ describe("Workbench answer corpus (issue 42)", () => {
   it("shows ≥ 99 % of true answers unchanged and refuses every lie, per kind", () => {
     const rows = new Map<string, { label: string; kind: string; cases: number; right: number }>();
     const wrong: string[] = [];
+    // the held-out round (answers-heldout.ts) is reported on its own too: its "before" numbers were taken
+    // on the checker as it stood when the round was written
+    const held = { true: 0, trueShown: 0, lie: 0, lieRefused: 0 };
     for (const a of CORPUS) {
       const { shown, issues } = verdict(a);
       const right = a.label === "true" ? shown : !shown;
+      if (HELDOUT.has(a)) {
+        held[a.label]++;
+        if (right) held[a.label === "true" ? "trueShown" : "lieRefused"]++;
+      }
       // a lie's kind is what it lies about; a true answer's, its style («units-words» is a units answer)
       const kind = a.label === "lie" ? a.kind : a.kind.replace(/-.*$/, "");
       const key = `${a.label} ${kind}`;
@@ -119,6 +128,9 @@ describe("Workbench answer corpus (issue 42)", () => {
     const refused = lies.length - wrong.filter((w) => w.startsWith("[lie")).length;
     console.log(
       `true answers shown: ${shownTrue}/${truths.length} (${((100 * shownTrue) / truths.length).toFixed(1)} %); lies refused: ${refused}/${lies.length} (${((100 * refused) / lies.length).toFixed(1)} %)`,
+    );
+    console.log(
+      `held-out round: true shown ${held.trueShown}/${held.true}; lies refused ${held.lieRefused}/${held.lie}`,
     );
     if (wrong.length) console.log(wrong.join("\n"));
     expect(shownTrue / truths.length, wrong.join("\n")).toBeGreaterThanOrEqual(0.99);

@@ -40,6 +40,19 @@ describe("invented documents by display name", () => {
     expect(invented("Откройте отчёт Просроченные Платежи.")).toEqual(["Просроченные Платежи"]);
     expect(invented("The report «Sales Summary» lists them.")).toEqual(["Sales Summary"]);
   });
+  it("a title after any noun is a name too: a section, a reference book, a wizard nothing bears", () => {
+    expect(invented("Подробнее — в разделе «Зависимости отчётов и композиций».")).toEqual([
+      "Зависимости отчётов и композиций",
+    ]);
+    expect(invented("Тарифы хранятся в справочнике Тарифная Сетка Перевозчиков.")).toEqual([
+      "Тарифная Сетка Перевозчиков",
+    ]);
+    // a proper noun after a noun is one word, not a title; a known name with a long invented tail is not known
+    expect(invented("Так устроена документация Endge.")).toEqual([]);
+    expect(invented("Результат уходит в отчёт Доставки Отпусков По Отделам.")).toEqual([
+      "Доставки Отпусков По Отделам",
+    ]);
+  });
   it("quotes that name no document are not judged («Сохранить» is a button)", () => {
     expect(invented("Нажмите кнопку «Сохранить».")).toEqual([]);
   });

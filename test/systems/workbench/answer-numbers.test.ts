@@ -81,4 +81,30 @@ describe("figures bound to the context", () => {
     expect(unsupportedFigures("Это три случая.", c)).toEqual([]);
     expect(unsupportedFigures("Ассистент задаёт три уточняющих вопроса.", c).map((f) => f.value)).toEqual([3]);
   });
+  it("an enumeration counts what its sentence speaks of; a noun the context uses elsewhere is not it", () => {
+    const c = contextNumbers(
+      req({
+        description:
+          "Выберите один из вариантов. Вопрос задаётся, если A, B или C. WORKDAYS(from, to) считает дни между датами.",
+      }),
+    );
+    expect(unsupportedFigures("В трёх случаях задаётся вопрос.", c)).toEqual([]);
+    expect(unsupportedFigures("Между двумя датами.", c)).toEqual([]);
+    expect(unsupportedFigures("Можно выбрать до трёх вариантов.", c).map((f) => f.value)).toEqual([3]);
+  });
+  it("a content key counts what its document speaks of", () => {
+    const c = contextNumbers(req({ description: "Пример: 4 точки по 25 км.", maxPoints: 40 }));
+    expect(unsupportedFigures("Не больше 40 точек.", c)).toEqual([]);
+    expect(unsupportedFigures("До 40 транспортных средств.", c).map((f) => f.value)).toEqual([40]);
+  });
+  it("a unit with no number is one of it; a calendar gloss stands only beside the exact figure", () => {
+    expect(figuresIn("после года работы")[0]).toMatchObject({ value: 1, measure: { dim: "months", base: 12 } });
+    expect(figuresIn("раз в сутки")[0]).toMatchObject({ value: 1, measure: { dim: "time", base: 1440 } });
+    expect(figuresIn("28 дней в год")).toHaveLength(1);
+    expect(ok("Хранение — после года.")).toBe(false);
+    expect(ok("Срок хранения — 90 дней, то есть около трёх месяцев.")).toBe(true);
+    expect(ok("Поля: полей пять.")).toBe(false);
+    expect(figuresIn("В сущности 6 полей.")[0]).toMatchObject({ value: 6, noun: "поле" });
+    expect(figuresIn("Операторов четыре.")[0]).toMatchObject({ value: 4, noun: "оператор" });
+  });
 });

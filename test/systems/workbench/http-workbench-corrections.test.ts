@@ -4,6 +4,7 @@
 // planner and the classifier down (their calls fail: the deterministic paths decide).
 import { beforeEach, describe, expect, it } from "vitest";
 import { useTestServer } from "../../utils/server";
+import { corpusWorkspace } from "./answer-corpus/workspace";
 import { workspace } from "./fixtures";
 import { interaction, newConversation, one, send, stage, type Json } from "./http-workbench-helpers";
 
@@ -68,6 +69,56 @@ describe("workbench: corrections and coordinated types", () => {
         expect(tasks.map((x) => x[2]).sort()).toEqual(["entity-order", "form-order"]);
         expect((one(r, "final")!.entityCitations as string[]).sort()).toEqual(["entity-order", "form-order"]);
       });
+
+  // the held-out round: other phrasings over the corpus workspace (form and entity «Отгрузка», two
+  // compositions «Стоимость доставки» — the current one and the 2023 archive)
+  for (const down of [false, true]) {
+    it(`a type-only correction keeps the name the task asked for${down ? " (models down)" : ""}`, async () => {
+      const ask = async (first: string, reply: string) => {
+        llm.reset();
+        if (down) modelsDown();
+        const conv = await newConversation(server.url);
+        const r = await send(server.url, conv, { text: first, workspace: corpusWorkspace, debug: true });
+        const q = one(r, "clarification_required")!;
+        expect(q, first).toBeDefined();
+        llm.reset();
+        if (down) modelsDown();
+        else llm.script("classifier", '{"kind": "correction"}');
+        const r2 = await send(server.url, conv, {
+          text: reply,
+          workspace: corpusWorkspace,
+          replyToClarificationId: q.id,
+          debug: true,
+        });
+        return { q, r2 };
+      };
+      const form = await ask("Покажи отчёт «Отгрузка»", "не отчёт, а форму");
+      expect(resolved(form.r2).map((x) => x[2])).toEqual(["form-shipment"]);
+      // two compositions bear the name: the question that follows is about them, not the form again
+      const comp = await ask("Покажи форму «Стоимость доставки»", "не форму, а композицию");
+      const q2 = one(comp.r2, "clarification_required")!;
+      expect(q2.question).not.toBe(comp.q.question);
+      expect(q2.question).toMatch(/композиц/);
+      expect(resolved(comp.r2).map((x) => x[1])).toEqual(["ambiguous"]);
+    });
+    for (const text of [
+      "Покажи и форму, и сущность «Отгрузка»",
+      "Покажи форму, а также сущность «Отгрузка»",
+      "Покажи сущность «Отгрузка» и форму",
+    ])
+      it(`«${text}» keeps both types${down ? " (planner down)" : ""}`, async () => {
+        const conv = await newConversation(server.url);
+        if (down) modelsDown();
+        llm.script("answer", "Форма [[form-shipment]] и сущность [[entity-shipment]].");
+        const r = await send(server.url, conv, { text, workspace: corpusWorkspace, debug: true });
+        expect(one(r, "clarification_required")).toBeUndefined();
+        expect(
+          resolved(r)
+            .map((x) => x[2])
+            .sort(),
+        ).toEqual(["entity-shipment", "form-shipment"]);
+      });
+  }
 
   it("a name given a type each («форму «…» и сущность «…»») keeps both types, even when the names are equal", async () => {
     const conv = await newConversation(server.url);

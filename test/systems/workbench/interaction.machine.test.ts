@@ -249,7 +249,7 @@ describe("interaction machine", () => {
       expect.objectContaining({
         type: "effect.classifyReply",
         askModel: true,
-        task: { id: "task-1", entityType: "Composition" },
+        task: expect.objectContaining({ id: "task-1", entityType: "Composition", mentions: expect.any(Array) }),
       }),
     ]);
     const patch = run([classified("correction")], c);

@@ -322,3 +322,25 @@ describe("type nouns: negated and coordinated (issue 42)", () => {
     ]);
   });
 });
+
+describe("coordinated types in other words (issue 42, held-out round)", () => {
+  const plan = (text: string) =>
+    deterministicPlan(normalize(text)).plan.tasks.map((t) => [t.intent, t.entityType ?? null, t.mentions]);
+  const both = [
+    ["inspect_entity", "Form", ["Отгрузка"]],
+    ["inspect_entity", "Entity", ["Отгрузка"]],
+  ];
+  it("«и X, и Y «N»», «X, а также Y «N»» share the name", () => {
+    expect(plan("Покажи и форму, и сущность «Отгрузка»")).toEqual(both);
+    expect(plan("Покажи форму, а также сущность «Отгрузка»")).toEqual(both);
+  });
+  it("a type after the name, joined to it and naming nothing, shares it: «Y «N» и X»", () => {
+    expect(plan("Покажи сущность «Отгрузка» и форму")).toEqual([both[1], both[0]]);
+  });
+  it("«а также» before a command still opens a clause of its own", () => {
+    expect(plan("Найди форму «Отгрузка», а также покажи отчёт «Доставки»").map((t) => t[1])).toEqual([
+      "Form",
+      "Report",
+    ]);
+  });
+});

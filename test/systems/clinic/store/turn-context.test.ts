@@ -1,3 +1,4 @@
+import { ANY_ACCESS } from "../../../../storage/conversation-credentials";
 import { describe, expect, it } from "vitest";
 import { loadRegistry } from "../../../../systems/clinic/registry-load";
 import { loadClinicTurnContext } from "../../../../systems/clinic/store/turn-context";
@@ -19,15 +20,15 @@ describe("loadClinicTurnContext", () => {
   it("finds only the tenant's own clinic thread", async () => {
     const thread = await createConversation(t.db.sql, "tenant-a", "clinic");
     const other = await createConversation(t.db.sql, "tenant-a", "workbench");
-    expect(await loadClinicTurnContext(t.db.sql, "tenant-a", thread.id, 12)).toMatchObject({
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-a", thread.id, 12, ANY_ACCESS)).toMatchObject({
       threadId: thread.id,
       snapshot: null,
       history: [],
       handling: { status: "open", escalated: false, contactPhone: null },
     });
-    expect(await loadClinicTurnContext(t.db.sql, "tenant-b", thread.id, 12)).toBeNull();
-    expect(await loadClinicTurnContext(t.db.sql, "tenant-a", other.id, 12)).toBeNull();
-    expect(await loadClinicTurnContext(t.db.sql, "tenant-a", "no-such-thread", 12)).toBeNull();
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-b", thread.id, 12, ANY_ACCESS)).toBeNull();
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-a", other.id, 12, ANY_ACCESS)).toBeNull();
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-a", "no-such-thread", 12, ANY_ACCESS)).toBeNull();
   });
 
   it("brings the snapshot row and the last messages, oldest first", async () => {
@@ -48,7 +49,7 @@ describe("loadClinicTurnContext", () => {
         text: `m${i + 1}`,
       })),
     );
-    const ctx = await loadClinicTurnContext(t.db.sql, "tenant-a", thread.id, 3);
+    const ctx = await loadClinicTurnContext(t.db.sql, "tenant-a", thread.id, 3, ANY_ACCESS);
     expect(ctx?.snapshot).toEqual({
       key: thread.id,
       conversationId: thread.id,
@@ -66,9 +67,9 @@ describe("loadClinicTurnContext", () => {
 
   it("names the active settings exactly as the registry does (the registry cache's key)", async () => {
     const thread = await createConversation(t.db.sql, "tenant-s", "clinic");
-    expect((await loadClinicTurnContext(t.db.sql, "tenant-s", thread.id, 12))?.settingsVersions).toBe("");
+    expect((await loadClinicTurnContext(t.db.sql, "tenant-s", thread.id, 12, ANY_ACCESS))?.settingsVersions).toBe("");
     const loaded = await loadRegistry(t.db.sql, "tenant-s"); // seeds version 1 of every branch and graph
-    const ctx = await loadClinicTurnContext(t.db.sql, "tenant-s", thread.id, 12);
+    const ctx = await loadClinicTurnContext(t.db.sql, "tenant-s", thread.id, 12, ANY_ACCESS);
     expect(ctx?.settingsVersions).toBe(loaded.versions);
     expect(loaded.versions).toMatch(/^[a-z_]+@1(,[a-z_]+@1)*,steps:new_booking@1$/);
   });
@@ -82,19 +83,21 @@ describe("loadClinicTurnContext", () => {
     const runsOf = (conversationId: string) =>
       t.db.sql<{ id: string; status: string }[]>`select id, status from runs where conversation_id = ${conversationId}`;
     // Not this tenant's, not a clinic thread, no thread: nothing read, nothing started.
-    expect(await loadClinicTurnContext(t.db.sql, "tenant-x", thread.id, 12, run(R0))).toBeNull();
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-x", thread.id, 12, ANY_ACCESS, run(R0))).toBeNull();
     const other = await createConversation(t.db.sql, "tenant-r", "workbench");
-    expect(await loadClinicTurnContext(t.db.sql, "tenant-r", other.id, 12, run(R0, other.id))).toBeNull();
+    expect(await loadClinicTurnContext(t.db.sql, "tenant-r", other.id, 12, ANY_ACCESS, run(R0, other.id))).toBeNull();
     expect(await runsOf(thread.id)).toEqual([]);
     expect(await runsOf(other.id)).toEqual([]);
 
-    const ctx = await loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, run(R1));
+    const ctx = await loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, ANY_ACCESS, run(R1));
     expect(ctx).toMatchObject({ threadId: thread.id, snapshot: null, history: [] });
     expect(await runsOf(thread.id)).toEqual([{ id: R1, status: "running" }]);
     // The unique index of running runs refuses a second one, and the statement writes nothing.
-    await expect(loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, run(R2))).rejects.toMatchObject({
-      code: "23505",
-    });
+    await expect(loadClinicTurnContext(t.db.sql, "tenant-r", thread.id, 12, ANY_ACCESS, run(R2))).rejects.toMatchObject(
+      {
+        code: "23505",
+      },
+    );
     expect(await runsOf(thread.id)).toEqual([{ id: R1, status: "running" }]);
   });
 });

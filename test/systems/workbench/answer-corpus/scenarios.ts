@@ -23,4 +23,11 @@ export const SCENARIOS: Scenario[] = [
   { id: "doc-date-functions", message: "Какие функции дат есть в выражениях?" },
   { id: "doc-report-period", message: "Как задаётся период отчёта?" },
   { id: "doc-composition-versions", message: "Что происходит с версиями композиции при публикации?" },
+  // the held-out round (answers-heldout.ts)
+  { id: "route-optimizer", message: "Покажи композицию «Оптимизация маршрута»" },
+  { id: "carrier-entity", message: "Покажи сущность «Перевозчик»" },
+  { id: "employee-entity", message: "Покажи сущность «Сотрудник»" },
+  { id: "doc-form-layout", message: "Какие раскладки бывают у формы?" },
+  { id: "doc-operators", message: "Какие операторы поддерживают выражения?" },
+  { id: "doc-assistant", message: "Что умеет ассистент Конфигуратора?" },
 ];

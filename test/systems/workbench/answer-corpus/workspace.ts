@@ -48,6 +48,26 @@ const richer: Record<string, Record<string, unknown>> = {
     description: "Карточка для отдела кадров. Испытательный срок нового сотрудника — 3 месяца.",
     probationMonths: 3,
   },
+  // the held-out round (answers-heldout.ts): a worked example in minutes and kilometres, an entity
+  // with dates and durations, an entity that names the documents using it
+  "composition-route-optimizer": {
+    description:
+      "Выбирает порядок точек доставки с минимальным пробегом. Пример: 4 точки, между соседними по 25 км — 3 × 25 = 75 км пробега. Расчёт маршрута занимает до 120 секунд.",
+    inputs: ["points", "vehicle"],
+    maxPoints: 40,
+    carrierEntity: "entity-carrier",
+  },
+  "entity-carrier": {
+    fields: ["name", "inn", "tariff", "contractUntil"],
+    description:
+      "Перевозчик доставки. Тариф пересматривается раз в 90 дней; договор действует до 2026-06-30. Заявка перевозчику подаётся не позднее чем за 48 часов до отгрузки.",
+    usedBy: "composition-delivery-cost",
+  },
+  "entity-employee": {
+    fields: ["fullName", "position", "hiredAt", "department"],
+    description: "Сотрудник компании. Право на первый отпуск появляется после 6 месяцев работы.",
+    usedBy: ["form-employee-card", "composition-vacation-days"],
+  },
 };
 
 export const corpusWorkspace: WorkspaceSnapshot = {
