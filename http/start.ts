@@ -84,10 +84,11 @@ export async function startServer(
   const deps: Deps = { db, llm, config, hub, waker, instanceId, log, webhook, turns, systems: opts.systems };
   const app = createApp(deps);
   opts.extend?.(app, deps);
-  // Beats well inside the stale window, so a live run is never taken for dead by a sweep.
+  // Beats well inside the stale window, so a live run is never taken for dead by a sweep (every
+  // 5 s at the default RUN_STALE_MS; a longer window beats less often).
   const heartbeat = setInterval(
     () => void touchRuns(db.sql, hub.liveIds(), { asyncCommit: db.backend === "postgres" }).catch(() => {}),
-    Math.min(5_000, Math.max(100, Math.floor(config.runs.staleMs / 3))),
+    Math.max(100, Math.floor(config.runs.staleMs / 3)),
   );
   heartbeat.unref();
   const sweeper = startRunSweep(db, hub, config.runs, config.deadlines.sweepMs, log);

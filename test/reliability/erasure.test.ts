@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { workspace } from "../systems/workbench/fixtures";
 import { newConversation, one, send } from "../systems/workbench/http-workbench-helpers";
 
@@ -11,23 +9,13 @@ import { newConversation, one, send } from "../systems/workbench/http-workbench-
  * conversation deletes the messages before the clarifications that refer to them, and the
  * (not deferred) foreign key check failed in between. Erasure must work in every state.
  */
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
 const erase = (id: string) => fetch(`${server.url}/v1/inbox/conversations/${id}`, { method: "DELETE" });
 const left = async (id: string) =>
   (
-    await t.db.sql<{ n: number }[]>`
+    await server.db.sql<{ n: number }[]>`
       select ((select count(*) from messages where conversation_id = ${id})
             + (select count(*) from interactions where conversation_id = ${id})
             + (select count(*) from conversations where id = ${id}))::int as n`

@@ -1,10 +1,12 @@
+import { serve, type ServerType } from "@hono/node-server";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { loadConfig, type Config } from "../../http/config";
-import type { Deps } from "../../http/deps";
-import { startServer, type Started } from "../../http/start";
+import type { Deps, HttpDialogueSystem } from "../../http/deps";
+import { startServer, type StartOptions, type Started } from "../../http/start";
 import type { Database } from "../../storage/db";
-import type { HttpDialogueSystem } from "../../http/deps";
-import { scriptedLlmConfig, type ScriptedLlm } from "./scripted-llm";
 import { dialogueSystems } from "../../systems";
+import { createTestDatabase } from "./db";
+import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
 
 export interface TestServerOptions {
   db: Database;
@@ -15,11 +17,17 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Dialogue systems to serve (default: systems/index.ts). */
   systems?: readonly HttpDialogueSystem[];
-  extend?: (app: Parameters<NonNullable<Parameters<typeof startServer>[2]>["extend"] & {}>[0], deps: Deps) => void;
+  extend?: StartOptions["extend"];
+  /** The server's log (default: dropped). */
+  log?: (line: string) => void;
+  /** Edits the loaded config before the server starts (what no env variable sets, e.g. a role's model). */
+  configure?: (config: Config) => void;
 }
 
+export type StartedTestServer = Started & { config: Config };
+
 /** A real HTTP server on an ephemeral loopback port over the test file's database. */
-export async function startTestServer(o: TestServerOptions): Promise<Started & { config: Config }> {
+export async function startTestServer(o: TestServerOptions): Promise<StartedTestServer> {
   const config = loadConfig({
     PORT: "0",
     HOST: "127.0.0.1",
@@ -28,10 +36,188 @@ export async function startTestServer(o: TestServerOptions): Promise<Started & {
     ...o.env,
   });
   if (o.llm) config.llm = { ...config.llm, ...scriptedLlmConfig(o.llm) };
-  const started = await startServer(config, () => {}, {
+  o.configure?.(config);
+  const started = await startServer(config, o.log ?? (() => {}), {
     db: o.db,
     extend: o.extend,
     systems: o.systems ?? dialogueSystems,
   });
-  return { ...started, config };
+  let stopping: Promise<void> | undefined;
+  // Stopping twice (a test stops it, the file's afterAll again) is one stop.
+  return { ...started, config, stop: (...a) => (stopping ??= started.stop(...a)) };
 }
+
+/** A server option set as `useTestServer` takes it: the scripted model is asked for, not passed. */
+export interface UseTestServerOptions extends Omit<TestServerOptions, "db" | "llm" | "env"> {
+  /** Start a scripted model and point every role at it (with `over`: share that handle's model). */
+  llm?: boolean;
+  /** Env of the server; a function is read when the server starts (e.g. a receiver's URL, ready by then). */
+  env?: Record<string, string> | (() => Record<string, string>);
+  /** `false`: the database and model only; the tests start their servers with `start()`. */
+  serve?: boolean;
+  /** Serve the database of another handle of this file (a second process over one database). */
+  over?: TestServer;
+  /** Reset the scripted model before each test. */
+  resetLlm?: boolean;
+}
+
+/** Another server's options: as `useTestServer`'s, over the same database and model. */
+export type ExtraServerOptions = Omit<UseTestServerOptions, "over" | "resetLlm" | "serve">;
+
+/** What `useTestServer` hands a test file: everything is ready inside tests and hooks declared after it. */
+export interface TestServer {
+  readonly url: string;
+  readonly db: Database;
+  /** The test database's own URL on a PostgreSQL server (undefined on PGlite). */
+  readonly dbUrl: string | undefined;
+  /** The scripted model (only with `llm: true`); safe to keep in a module-level const. */
+  readonly llm: ScriptedLlm;
+  readonly deps: Deps;
+  readonly config: Config;
+  /** The started server itself (its node `server`, `stop`). */
+  readonly started: StartedTestServer;
+  /** `Authorization: Bearer <token>` with a JSON content type. */
+  headers(token: string): Record<string, string>;
+  /** A request to this server: `path` starts with `/`. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /**
+   * Another server over this file's database (with `llm: true`, this handle's scripted model),
+   * e.g. one with other settings; stopped after the file unless the test stops it first.
+   */
+  start(o?: ExtraServerOptions): Promise<StartedTestServer>;
+  /** Stops the server now (a test of shutdown); the file's afterAll does not stop it again. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** A scripted model that is started later: a module-level `const llm = s.llm` works before beforeAll. */
+function lazyLlm(get: () => ScriptedLlm): ScriptedLlm {
+  return {
+    get baseURL() {
+      return get().baseURL;
+    },
+    get calls() {
+      return get().calls;
+    },
+    script: (role, ...steps) => get().script(role, ...steps),
+    reset: () => get().reset(),
+    count: (role) => get().count(role),
+    close: () => get().close(),
+  };
+}
+
+/**
+ * Vitest hooks that own a test file's server: its database (fresh, migrated; or `over` another
+ * handle's), the scripted model when asked, the server with its tokens and env, and any other
+ * server the tests start through `start()` — all stopped and dropped after the file.
+ *
+ * `const s = useTestServer({ llm: true, tokens: "a:tok-a" }); … fetch(`${s.url}/…`); s.llm.script(…)`
+ */
+export function useTestServer(o: UseTestServerOptions = {}): TestServer {
+  const { over, resetLlm, llm: wantsLlm, serve: serves = true, env, ...serverOptions } = o;
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let model: ScriptedLlm | undefined;
+  let main: StartedTestServer | undefined;
+  const others: StartedTestServer[] = [];
+  const ready = <T>(v: T | undefined, what: string): T => {
+    if (v === undefined) throw new Error(`test server not ready: no ${what} (use inside tests and later hooks)`);
+    return v;
+  };
+  const db = () => (over ? over.db : ready(database, "database").db);
+  const llm = () => (over ? over.llm : ready(model, "scripted model (useTestServer({ llm: true }))"));
+  const server = () => ready(main, "server");
+
+  const start = ({ env: e, ...extra }: ExtraServerOptions = {}) =>
+    startTestServer({
+      ...extra,
+      env: typeof e === "function" ? e() : e,
+      db: db(),
+      llm: extra.llm ? llm() : undefined,
+    }).then((s) => (others.push(s), s));
+
+  // One hook each (each with the whole hook timeout): PGlite's boot and migrations alone take seconds.
+  if (!over)
+    beforeAll(async () => {
+      database = await createTestDatabase();
+    });
+  if (wantsLlm && !over)
+    beforeAll(async () => {
+      model = await startScriptedLlm();
+    });
+  beforeAll(async () => {
+    if (serves)
+      main = await startTestServer({
+        ...serverOptions,
+        env: typeof env === "function" ? env() : env,
+        db: db(),
+        llm: wantsLlm ? llm() : undefined,
+      });
+  });
+  afterAll(async () => {
+    for (const s of others.reverse()) await s.stop();
+    await main?.stop();
+    await model?.close();
+    await database?.drop();
+  });
+  if (resetLlm) beforeEach(() => llm().reset());
+
+  return {
+    get url() {
+      return server().url;
+    },
+    get db() {
+      return db();
+    },
+    get dbUrl() {
+      return over ? over.dbUrl : database?.url;
+    },
+    llm: lazyLlm(llm),
+    get deps() {
+      return server().deps;
+    },
+    get config() {
+      return server().config;
+    },
+    get started() {
+      return server();
+    },
+    headers: (token) => ({ authorization: `Bearer ${token}`, "content-type": "application/json" }),
+    fetch: (path, init) => fetch(`${server().url}${path}`, init),
+    start,
+    stop: (graceMs) => server().stop(graceMs),
+  };
+}
+
+/**
+ * Plain HTTP servers for fetch handlers on loopback (fake upstreams: an MCP server, a slow
+ * endpoint): `const serveFetch = useFetchServers(); … const url = await serveFetch(handler)`.
+ * Every one is closed after the file.
+ */
+export function useFetchServers(): (handler: (req: Request) => Response | Promise<Response>) => Promise<string> {
+  const started: { close(): Promise<void> }[] = [];
+  afterAll(async () => {
+    for (const s of started) await s.close();
+  });
+  return async (handler) => {
+    const s = await startFetchServer(handler);
+    started.push(s);
+    return s.url;
+  };
+}
+
+/** Listens on an ephemeral loopback port with a fetch handler; the caller closes it. */
+export function startFetchServer(
+  handler: (req: Request) => Response | Promise<Response>,
+): Promise<{ server: ServerType; url: string; close(): Promise<void> }> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch: handler, port: 0, hostname: "127.0.0.1" }, (info) =>
+      resolve({
+        server,
+        url: `http://127.0.0.1:${info.port}`,
+        // Idle keep-alive sockets would hold close() for their timeout.
+        close: () => new Promise<void>((r) => (server.close(() => r()), closeAll(server))),
+      }),
+    );
+  });
+}
+
+const closeAll = (s: ServerType) => (s as { closeAllConnections?: () => void }).closeAllConnections?.();

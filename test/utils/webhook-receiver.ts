@@ -1,5 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll } from "vitest";
 
 export interface Delivery {
   headers: Record<string, string>;
@@ -8,15 +9,17 @@ export interface Delivery {
   status: number;
 }
 
-/** A webhook receiver on loopback: records every POST and answers with the next scripted status (200 when none is queued). */
-export async function startWebhookReceiver(): Promise<{
+export interface WebhookReceiver {
   url: string;
   deliveries: Delivery[];
   failNext(...statuses: number[]): void;
   /** While down, every delivery is answered 503 (an outage of the receiver). */
   setDown(down: boolean): void;
   close(): Promise<void>;
-}> {
+}
+
+/** A webhook receiver on loopback: records every POST and answers with the next scripted status (200 when none is queued). */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const deliveries: Delivery[] = [];
   const queue: number[] = [];
   let down = false;
@@ -48,4 +51,33 @@ export const testWebhookSecret = (seed: string) => `whsec_${Buffer.from(seed.pad
  */
 export function verifyDelivery(secret: string, d: Delivery): unknown {
   return new Webhook(secret).verify(d.body, d.headers);
+}
+
+/**
+ * Vitest hooks around a receiver for the test file (declare it before `useTestServer`, whose env
+ * function then reads `hook.url`); its fields are ready inside tests.
+ */
+export function useWebhookReceiver(): WebhookReceiver {
+  let r: WebhookReceiver | undefined;
+  beforeAll(async () => {
+    r = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await r?.close();
+  });
+  const get = () => {
+    if (!r) throw new Error("webhook receiver not ready (use inside tests and later hooks)");
+    return r;
+  };
+  return {
+    get url() {
+      return get().url;
+    },
+    get deliveries() {
+      return get().deliveries;
+    },
+    failNext: (...s) => get().failNext(...s),
+    setDown: (d) => get().setDown(d),
+    close: () => get().close(),
+  };
 }

@@ -1,27 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runMigrations } from "../../../storage/migrate";
 import { DEMO_DOCUMENTS, loadDemoKnowledgeBase } from "../../../systems/clinic/demo-kb";
 import { clinicApi } from "../../utils/clinic-api";
-import { createTestDatabase, useTestDatabase } from "../../utils/db";
-import { startTestServer } from "../../utils/server";
+import { createTestDatabase } from "../../utils/db";
+import { useTestServer } from "../../utils/server";
 
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer();
 let api: ReturnType<typeof clinicApi>;
 
 beforeAll(async () => {
-  server = await startTestServer({ db: t.db });
   api = clinicApi(server.url, "");
-});
-afterAll(async () => {
-  await server.stop();
 });
 
 const ask = async (text: string) => api.final(await api.say(await api.newThread(), text)).reply;
 
 describe("the demo knowledge base of a fresh install", () => {
   it("answers the README's questions offline, from demo documents marked as such", async () => {
-    expect(await loadDemoKnowledgeBase(t.db.sql)).toBe(DEMO_DOCUMENTS.length);
+    expect(await loadDemoKnowledgeBase(server.db.sql)).toBe(DEMO_DOCUMENTS.length);
     const address = await ask("Какой у вас адрес?");
     expect(address).toContain("ул. Примерная");
     expect(address).toContain("Демонстрационные данные");

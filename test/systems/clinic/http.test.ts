@@ -2,30 +2,24 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SqlCounter } from "../../../bench/sql-count";
-import { onServer, useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { onServer } from "../../utils/db";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-let offline: Awaited<ReturnType<typeof startTestServer>>;
+// No background statement on the shared database while a test counts a turn's statements: the run
+// heartbeat, the abandoned-run sweep and the reminder sweep of both servers come every 200 s / hour.
+const QUIET = { RUN_STALE_MS: "600000", REMIND_SWEEP_MS: "3600000" };
+const server = useTestServer({
+  llm: true,
+  tokens: "a:tok-a,b:tok-b",
+  env: { RUN_DETACH_GRACE_MS: "0", ...QUIET },
+});
+const offline = useTestServer({ over: server, tokens: "a:tok-a", env: QUIET });
+const llm = server.llm;
 const A = { authorization: "Bearer tok-a", "content-type": "application/json" };
 const B = { authorization: "Bearer tok-b", "content-type": "application/json" };
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b", env: { RUN_DETACH_GRACE_MS: "0" } });
-  offline = await startTestServer({ db: t.db, tokens: "a:tok-a" });
-});
-afterAll(async () => {
-  await server?.stop();
-  await offline?.stop();
-  await llm?.close();
-});
 
 const tail = (state_after: string, slots: object = {}) =>
   `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
@@ -210,7 +204,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     expect((await say("nope", "привет")).status).toBe(404);
     expect((await say(id, "", {}, server.url, { ...B, "idempotency-key": "k-missing" })).status).toBe(404);
     expect((await say(id, "", {}, server.url, { ...A, "idempotency-key": "k-bad-body" })).status).toBe(400);
-    expect(await t.db.sql`select id from runs where conversation_id = ${id}`).toHaveLength(0);
+    expect(await server.db.sql`select id from runs where conversation_id = ${id}`).toHaveLength(0);
   });
 
   it("a turn without Idempotency-Key costs two statements: the read that starts the run, the commit", async () => {
@@ -225,12 +219,12 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     };
     await turn("Хочу записаться"); // the tenant's settings are loaded and cached by the first turn
     const counter = new SqlCounter();
-    counter.attach(t.db.sql);
+    counter.attach(server.db.sql);
     let r: SseResponse;
     try {
       r = await turn("На приём к терапевту");
     } finally {
-      counter.detach(t.db.sql);
+      counter.detach(server.db.sql);
     }
     expect(final(r).state).toMatchObject({ step: "qualify" });
     expect(counter.snapshot()).toMatchObject({
@@ -241,7 +235,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
       asyncCommits: onServer ? 1 : 0,
     });
     const runId = r.headers.get("x-run-id")!;
-    expect(await t.db.sql`select status from runs where id = ${runId}`).toEqual([{ status: "completed" }]);
+    expect(await server.db.sql`select status from runs where id = ${runId}`).toEqual([{ status: "completed" }]);
   });
 
   it("knowledge base: upload, russian full-text search, fragments in the branch prompt and in the debug stages; re-index", async () => {
@@ -367,7 +361,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     expect(lastBranchSystem()).not.toContain("(версия 2)");
     // An edit made through another server on the same database shows at this one's next turn: nothing
     // tells a server about edits; the active versions are read with every turn's context.
-    const other = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b" });
+    const other = await server.start({ llm: true, tokens: "a:tok-a,b:tok-b" });
     try {
       expect(
         (
@@ -394,7 +388,11 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
 
   it("AI_DEBUG writes every numbered stage of the run to DEBUG_DIR, skipped ones included, no credential", async () => {
     const dir = mkdtempSync(join(tmpdir(), "clinic-debug-"));
-    const dbg = await startTestServer({ db: t.db, llm, tokens: "a:tok-a", env: { AI_DEBUG: "true", DEBUG_DIR: dir } });
+    const dbg = await server.start({
+      llm: true,
+      tokens: "a:tok-a",
+      env: { AI_DEBUG: "true", DEBUG_DIR: dir },
+    });
     try {
       llm.reset();
       const id = await newThread(dbg.url);

@@ -1,29 +1,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listMessages } from "../../../storage/messages";
 import { clinicMessagesMeta } from "../../../systems/clinic/message-meta";
 import { routerSystemPrompt } from "../../../systems/clinic/prompt";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 
 /** Issue 14 item 8: the router is the system branch `_router`, versioned and edited like any branch. */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer({ llm: true, tokens: "a:tok-a", env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 const A = { authorization: "Bearer tok-a", "content-type": "application/json" };
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a", env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 
 const api = async (path: string, init: RequestInit = {}) => {
   const r = await fetch(`${server.url}${path}`, { ...init, headers: A });
@@ -106,7 +94,7 @@ describe("the _router system branch", () => {
     await routerPromptOfTurn(thread, "Во сколько открываетесь?");
     await routerPromptOfTurn(thread, "А в субботу?");
     // Stored: named on the first reply and on the first after the edit only.
-    const stored = await t.db.sql<{ settings: string | null }[]>`
+    const stored = await server.db.sql<{ settings: string | null }[]>`
       select meta ->> 'settings' as settings from messages
       where conversation_id = ${thread} and role = 'assistant' order by seq`;
     expect(stored.map((r) => r.settings)).toEqual([before, null, after, null]);
@@ -118,7 +106,7 @@ describe("the _router system branch", () => {
     expect(replies[0]!.meta).toMatchObject({ activeBranch: "general_info", events: expect.any(Array) });
     expect(replies[0]!.meta.state).toBeUndefined();
     // Empty `events` and `fragments` are not stored, and every reply still shows both.
-    const metas = await t.db.sql<{ meta: Record<string, unknown> }[]>`
+    const metas = await server.db.sql<{ meta: Record<string, unknown> }[]>`
       select meta from messages where conversation_id = ${thread} and role = 'assistant' order by seq`;
     replies.forEach((m, i) => {
       expect(m.meta.events).toEqual(metas[i]!.meta.events ?? []);
@@ -129,9 +117,9 @@ describe("the _router system branch", () => {
     const inbox = (await api(`/v1/inbox/conversations/${thread}`)).body.messages as { role: string; meta: any }[];
     expect(inbox.filter((m) => m.role === "assistant").map((m) => m.meta.settings)).toEqual(expected);
     // A page that starts after the reply that named them still shows them (read from before the page).
-    const page = await listMessages(t.db.sql, thread, 2);
+    const page = await listMessages(server.db.sql, thread, 2);
     expect(page.map((m) => m.role)).toEqual(["user", "assistant"]);
-    const shown = await clinicMessagesMeta(t.db.sql, thread, page);
+    const shown = await clinicMessagesMeta(server.db.sql, thread, page);
     expect(shown[1]!.settings).toBe(after);
     await api("/v1/clinic/branches/_router/versions/1/activate", { method: "POST" });
   });

@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EMERGENCY_REPLY } from "../../../systems/clinic/templates";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
 
 /** Issue 14 items 6–7 and the message length limit, against the real server with a scripted model. */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer({ llm: true, tokens: "a:tok-a", env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 const A = { authorization: "Bearer tok-a", "content-type": "application/json" };
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a", env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 
 type State = {
   activeBranch: string | null;

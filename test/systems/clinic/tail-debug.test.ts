@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stepSpec } from "../../../systems/clinic/registry";
 import { defaultRegistry } from "../../../systems/clinic/registry";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
 
 /** Issue 14 items 9–11 over HTTP: signals in odd forms, a tail-only reply, badges for bad tails, stored debug stages. */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer({ llm: true, tokens: "a:tok-a,b:tok-b", env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 const A = { authorization: "Bearer tok-a", "content-type": "application/json" };
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b", env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 
 type Final = { reply: string; state: Record<string, unknown>; events: string[]; notes?: string[] };
 type Thread = { messages: { role: string; text: string; meta: Record<string, unknown> }[] };

@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { onServer, useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { describe, expect, it } from "vitest";
+import { onServer } from "../../utils/db";
+import { useTestServer } from "../../utils/server";
 import { workspace } from "./fixtures";
 import { expectReplayMatches, interaction, newConversation, one, send, type Json } from "./http-workbench-helpers";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
 describe(`workbench: concurrent answers to one clarification (${onServer ? "PostgreSQL server" : "PGlite"})`, () => {
   it("20 concurrent answers: exactly one is applied, the other 19 get 409 conflict", async () => {
@@ -49,10 +38,10 @@ describe(`workbench: concurrent answers to one clarification (${onServer ? "Post
     expect(it1.clarifications).toHaveLength(1);
     expect(it1.clarifications[0].status).toBe("answered");
     // exactly one reply message was stored and linked
-    const rows = await t.db.sql<
+    const rows = await server.db.sql<
       { n: number }[]
     >`select count(*)::int as n from messages where conversation_id = ${conv} and role = 'user'`;
     expect(rows[0]!.n).toBe(2);
-    await expectReplayMatches(t.db.sql, `interaction:${q.interactionId}`);
+    await expectReplayMatches(server.db.sql, `interaction:${q.interactionId}`);
   }, 60_000);
 });

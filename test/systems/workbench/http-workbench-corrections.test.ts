@@ -2,26 +2,15 @@
 // type («не отчёт, а форму «…»») re-resolves with that type instead of offering the same candidates
 // again, and one name given two types («форму и сущность «…»») resolves both — also with the
 // planner and the classifier down (their calls fail: the deterministic paths decide).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useTestServer } from "../../utils/server";
 import { corpusWorkspace } from "./answer-corpus/workspace";
 import { workspace } from "./fixtures";
 import { interaction, newConversation, one, send, stage, type Json } from "./http-workbench-helpers";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 beforeEach(() => llm.reset());
 
 /** The planner, reranker and classifier answer 500 (twice: the client retries once). */

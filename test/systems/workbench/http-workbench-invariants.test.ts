@@ -1,25 +1,14 @@
 // Issue 14 (Workbench): the seed's invariants against a misbehaving model and odd input, through
 // the real server with a scripted model.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed } from "../../utils/sse";
 import { workspace } from "./fixtures";
 import { newConversation, one, send, stage, type Json } from "./http-workbench-helpers";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 beforeEach(() => llm.reset());
 
 const doc = (

@@ -1,27 +1,16 @@
 // The Workbench answer through the validated stream (doc/streaming.md): a rejected sentence never
 // reaches the client as `token`; `answer_replaced` precedes `final`; final, the stored message
 // and the replacement agree; a passing answer streams unchanged.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed, type SseResponse } from "../../utils/sse";
 import { workspace } from "./fixtures";
 import { WorkbenchSseEvent } from "../../../systems/workbench/contract";
 import { newConversation, one, send, stage, type Json } from "./http-workbench-helpers";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 beforeEach(() => llm.reset());
 
 async function ask(text: string): Promise<{ conv: string; r: SseResponse }> {

@@ -1,11 +1,9 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { loadSnapshot } from "../../../storage/snapshots";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed } from "../../utils/sse";
 import { workspace } from "./fixtures";
 import {
@@ -18,23 +16,10 @@ import {
   type Json,
 } from "./http-workbench-helpers";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const debugDir = mkdtempSync(join(tmpdir(), "wb-debug-"));
+const server = useTestServer({ llm: true, env: { AI_DEBUG: "true", DEBUG_DIR: debugDir, RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({
-    db: t.db,
-    llm,
-    env: { AI_DEBUG: "true", DEBUG_DIR: debugDir, RUN_DETACH_GRACE_MS: "0" },
-  });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 beforeEach(() => llm.reset());
 
 const ask = async (text: string, extra: Json = {}) => {
@@ -203,9 +188,9 @@ describe("workbench: the clarification loop", () => {
     expect(again.status).toBe(409);
     expect((again.json as Json).error.code).toBe("conflict");
 
-    expect(await expectReplayMatches(t.db.sql, `interaction:${q.interactionId}`)).toBeGreaterThan(3);
+    expect(await expectReplayMatches(server.db.sql, `interaction:${q.interactionId}`)).toBeGreaterThan(3);
     // One authority: the question lives in the Interaction's snapshot, its row is a projection.
-    expect(await loadSnapshot(t.db.sql, `clarification:${q.id}`)).toBeNull();
+    expect(await loadSnapshot(server.db.sql, `clarification:${q.id}`)).toBeNull();
   });
 
   it("a candidate id outside the snapshot is unknown_candidate (422); the question stays open", async () => {
@@ -330,8 +315,8 @@ describe("workbench: the clarification loop", () => {
       status: "superseded",
       clarifications: [{ status: "superseded" }],
     });
-    await expectReplayMatches(t.db.sql, `interaction:${q3.interactionId}`);
-    expect(await loadSnapshot(t.db.sql, `clarification:${q3.id}`)).toBeNull();
+    await expectReplayMatches(server.db.sql, `interaction:${q3.interactionId}`);
+    expect(await loadSnapshot(server.db.sql, `clarification:${q3.id}`)).toBeNull();
     // the closed question cannot be answered any more
     const late = await send(server.url, conv, { text: "первую", workspace, replyToClarificationId: q3.id });
     expect(late.status).toBe(409);

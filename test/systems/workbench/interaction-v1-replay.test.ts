@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../../utils/db";
-import { startTestServer } from "../../utils/server";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import { INTERACTION_MACHINE_VERSION } from "../../../systems/workbench/interaction.machine";
 import { workspace } from "./fixtures";
@@ -10,16 +9,8 @@ import { workspace } from "./fixtures";
  * replays through the current version to its migrated snapshot, its next turn migrates it, and it still replays.
  * The offline model provider answers, so the log holds real effect results.
  */
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer({ env: { RUN_DETACH_GRACE_MS: "0" } });
 const H = { "content-type": "application/json" };
-
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-});
 
 type Machine = {
   key: string;
@@ -53,12 +44,12 @@ describe("an Interaction stored by interaction v1", () => {
     expect(q).toBeDefined();
     const key = `interaction:${q.interactionId}`;
     // What a v1 server left behind: the snapshot without `replyInTurn`, the log labelled v1.
-    await t.db.sql`
+    await server.db.sql`
       update machine_snapshots set machine_version = 1, snapshot = snapshot::jsonb #- '{context,replyInTurn}'
       where key = ${key}`;
-    await t.db.sql`
+    await server.db.sql`
       update machine_events set machine = 'interaction@1' where conversation_id = ${conv} and snapshot_key = ${key}`;
-    const [v1] = await t.db.sql<{ snapshot: { context: Record<string, unknown> } }[]>`
+    const [v1] = await server.db.sql<{ snapshot: { context: Record<string, unknown> } }[]>`
       select snapshot from machine_snapshots where key = ${key}`;
     expect(v1!.snapshot.context).not.toHaveProperty("replyInTurn");
     expect(await replay(conv, key)).toMatchObject({ machineVersion: 1, replayed: true, matches: true });
@@ -72,7 +63,7 @@ describe("an Interaction stored by interaction v1", () => {
       selectedCandidateId: q.candidates[0]!.candidateId,
     });
     expect(eventsNamed(done, "final")[0]).toMatchObject({ status: "completed", planVersion: 2 });
-    const [v2] = await t.db.sql<{ machine_version: number; snapshot: { context: Record<string, unknown> } }[]>`
+    const [v2] = await server.db.sql<{ machine_version: number; snapshot: { context: Record<string, unknown> } }[]>`
       select machine_version, snapshot from machine_snapshots where key = ${key}`;
     expect(v2!.machine_version).toBe(INTERACTION_MACHINE_VERSION);
     expect(v2!.snapshot.context.replyInTurn).toBeNull();

@@ -3,20 +3,12 @@
 // a defect (issue 31: the README's «Покажи форму «Отгрузка»» was refused as `not_in_context`
 // because the form's content names its entity, which the check counted as outside the context).
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TYPE_LABELS } from "../../../systems/workbench/lexicon";
-import { useTestDatabase } from "../../utils/db";
-import { startTestServer } from "../../utils/server";
+import { useTestServer } from "../../utils/server";
 import { newConversation, one, send } from "./http-workbench-helpers";
 
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 const sample = JSON.parse(
   readFileSync(new URL("../../../systems/workbench/samples/workspace.json", import.meta.url), "utf8"),
