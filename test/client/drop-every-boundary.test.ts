@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createClient, type Turn, type UntypedEvent } from "../../client";
 import { listRunEvents } from "../../storage/runs";
-import { onServer, useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { onServer } from "../utils/db";
+import { useTestServer } from "../utils/server";
 import { cuttingFetch } from "./cutting-fetch";
 
 /**
@@ -12,15 +12,8 @@ import { cuttingFetch } from "./cutting-fetch";
  * Every turn is stored exactly once and the client ends with exactly the stored events, in order.
  * The offline model provider answers (deterministic, no model server needed).
  */
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
 
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db, env: { RUN_DETACH_GRACE_MS: "5000" } });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer({ env: { RUN_DETACH_GRACE_MS: "5000" } });
 
 const cutter = cuttingFetch();
 const client = () => createClient({ baseUrl: server.url, fetch: cutter.fetch, retryDelayMs: 20 });
@@ -32,7 +25,7 @@ async function cutTurn<E extends UntypedEvent>(start: () => Turn<E>, cut: number
   const got: E[] = [];
   for await (const e of turn) got.push(e);
   expect(turn.runId).toBeTruthy();
-  const stored = await listRunEvents(t.db.sql, turn.runId!, 0);
+  const stored = await listRunEvents(server.db.sql, turn.runId!, 0);
   return { turn, got: got.map((e) => [e.id, e.event, e.data]), stored: stored.map((e) => [e.seq, e.event, e.data]) };
 }
 
@@ -53,12 +46,12 @@ async function everyBoundary<E extends UntypedEvent>(conversationId: string, sta
     runIds.push(r.turn.runId!);
   }
   // Exactly once: one run per send, all completed, one user message per send.
-  const runs = await t.db.sql<
+  const runs = await server.db.sql<
     { id: string; status: string }[]
   >`select id, status from runs where conversation_id = ${conversationId} order by created_at`;
   expect(runs.map((r) => r.id)).toEqual(runIds);
   expect(runs.every((r) => r.status === "completed")).toBe(true);
-  const users = await t.db.sql<
+  const users = await server.db.sql<
     { n: number }[]
   >`select count(*)::int as n from messages where conversation_id = ${conversationId} and role = 'user'`;
   expect(users[0]!.n).toBe(n + 1);

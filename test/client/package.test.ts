@@ -6,8 +6,7 @@ import { promisify } from "node:util";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDemoKnowledgeBase } from "../../systems/clinic/demo-kb";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 
 /**
  * client/ as an installable package (issue 45): client/npm/build.mjs builds it, `npm pack` packs
@@ -17,17 +16,14 @@ import { startTestServer } from "../utils/server";
  */
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, "../..");
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const dir = mkdtempSync(join(tmpdir(), "client-package-"));
 const app = join(dir, "app");
 
+const server = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer({ db: t.db });
-  await loadDemoKnowledgeBase(t.db.sql);
+  await loadDemoKnowledgeBase(server.db.sql);
 });
 afterAll(async () => {
-  await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

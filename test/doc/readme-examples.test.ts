@@ -1,10 +1,9 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadDemoKnowledgeBase } from "../../systems/clinic/demo-kb";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 
 /**
  * The README's examples, run as written (bash + curl) against a server started as `npm start`
@@ -13,15 +12,10 @@ import { startTestServer } from "../utils/server";
  * chosen document, and a document named by its title answered with its citation and a passed check.
  */
 
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer({ db: t.db });
   // As `npm start` leaves a fresh data directory: with the demo knowledge base (main.ts).
-  await loadDemoKnowledgeBase(t.db.sql);
-});
-afterAll(async () => {
-  await server?.stop();
+  await loadDemoKnowledgeBase(server.db.sql);
 });
 
 /** The ```sh blocks of the README section whose heading starts with `heading`, in order. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SqlCounter } from "../../bench/sql-count";
 import { RunHub } from "../../driver/hub";
 import { Run } from "../../driver/run";
@@ -11,9 +11,8 @@ import { listMachineEvents } from "../../storage/machine-events";
 import { loadSnapshot } from "../../storage/snapshots";
 import { failAbandonedRuns, getRun, listRunEvents } from "../../storage/runs";
 import { counterSpec } from "../utils/counter-machine";
-import { onServer, useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { onServer } from "../utils/db";
+import { useTestServer } from "../utils/server";
 import { postSse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { fixedUuid } from "../utils/ids";
@@ -21,18 +20,8 @@ import { fixedUuid } from "../utils/ids";
 /** The process that owns the test's runs (a UUID, as a server's instance id). */
 const OWNER = fixedUuid(0xaa);
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, extend: registerTestRoutes });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, extend: registerTestRoutes });
+const llm = server.llm;
 
 const start = async (db: Database, hub = new RunHub()) => {
   const conv = await createConversation(db.sql, "tenant-a", "test");
@@ -52,7 +41,7 @@ const start = async (db: Database, hub = new RunHub()) => {
 /** One counter-machine turn of a started run, answered "ответ", with the caller's writes. */
 const counterTurn = (run: Run, conversationId: string, text: string, commit: (tx: Tx) => Promise<void>) =>
   runTurn({
-    sql: t.db.sql,
+    sql: server.db.sql,
     run,
     spec: counterSpec,
     key: conversationId,
@@ -77,11 +66,11 @@ describe("Run", () => {
     };
     llm.script("answer", "один коммит");
     const counter = new SqlCounter();
-    counter.attach(t.db.sql);
+    counter.attach(server.db.sql);
     const r = await postSse(`${server.url}/v1/test/conversations/${conv.conversationId}/messages`, {
       text: "сколько коммитов?",
     });
-    counter.detach(t.db.sql);
+    counter.detach(server.db.sql);
     expect(r.events.at(-2)!.event).toBe("final");
     const c = counter.snapshot();
     // The run row, then the turn (and, on a slow machine, a background flush of the run's
@@ -93,12 +82,12 @@ describe("Run", () => {
     expect(c.rollbacks).toBe(0);
     // …and the run row is there for a resuming client on any connection, completed by the turn.
     const runId = (r.events[0]!.data as { runId: string }).runId;
-    expect(await getRun(t.db.sql, runId)).toMatchObject({ status: "completed" });
+    expect(await getRun(server.db.sql, runId)).toMatchObject({ status: "completed" });
   });
 
   it("completing while a background flush waits for a connection does not deadlock (pool of one)", async () => {
     // A pool of one connection, as PGlite always has: the turn's transaction holds it.
-    const db = t.url ? await openDatabase({ url: t.url, max: 1, migrate: false }) : t.db;
+    const db = server.dbUrl ? await openDatabase({ url: server.dbUrl, max: 1, migrate: false }) : server.db;
     try {
       const { run } = await start(db);
       run.emit("run_started", { runId: run.id });
@@ -115,12 +104,12 @@ describe("Run", () => {
       expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(events.map((e) => e.event).slice(-2)).toEqual(["final", "done"]);
     } finally {
-      if (db !== t.db) await db.close();
+      if (db !== server.db) await db.close();
     }
   });
 
   it("a turn whose transaction rolls back leaves no gap in the event ids: error follows the last event sent", async () => {
-    const { conv, run } = await start(t.db);
+    const { conv, run } = await start(server.db);
     run.emit("run_started", { runId: run.id });
     run.emit("token", { delta: "привет" });
     await expect(
@@ -130,26 +119,26 @@ describe("Run", () => {
       }),
     ).rejects.toThrow("disk full");
     await run.fail("internal", "не сохранилось");
-    const events = await listRunEvents(t.db.sql, run.id, 0);
+    const events = await listRunEvents(server.db.sql, run.id, 0);
     expect(events.map((e) => [e.seq, e.event])).toEqual([
       [1, "run_started"],
       [2, "token"],
       [3, "error"],
       [4, "done"],
     ]);
-    expect(await getRun(t.db.sql, run.id)).toMatchObject({ status: "failed" });
-    const [n] = await t.db.sql<
+    expect(await getRun(server.db.sql, run.id)).toMatchObject({ status: "failed" });
+    const [n] = await server.db.sql<
       { n: number }[]
     >`select count(*)::int as n from messages where conversation_id = ${conv.id}`;
     expect(n!.n).toBe(0);
   });
 
   it("a run that crash recovery already failed cannot commit its turn (the process was taken for dead)", async () => {
-    const { conv, run } = await start(t.db);
+    const { conv, run } = await start(server.db);
     run.emit("run_started", { runId: run.id });
     // Another process saw no heartbeat for too long and closed the run as abandoned.
     await new Promise((r) => setTimeout(r, 20));
-    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: OWNER })).toContain(run.id);
+    expect(await failAbandonedRuns(server.db.sql, { staleAfterMs: 10, ownerIs: OWNER })).toContain(run.id);
     await expect(
       counterTurn(
         run,
@@ -159,17 +148,17 @@ describe("Run", () => {
       ),
     ).rejects.toMatchObject({ code: "conflict", details: { reason: "run_closed" } });
     // Nothing of the turn is stored: the conversation is as recovery reported it.
-    expect(await loadSnapshot(t.db.sql, conv.id)).toBeNull();
-    expect(await listMessages(t.db.sql, conv.id)).toEqual([]);
-    expect(await getRun(t.db.sql, run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
+    expect(await loadSnapshot(server.db.sql, conv.id)).toBeNull();
+    expect(await listMessages(server.db.sql, conv.id)).toEqual([]);
+    expect(await getRun(server.db.sql, run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
   });
 
   it("a turn without transactional writes commits in ONE statement; a run already failed by recovery writes nothing", async () => {
     const writes = (conversationId: string, text: string) => (_: unknown, when: Fragment) =>
-      messagesInsert(t.db.sql, conversationId, [{ role: "user", text }], null, { when });
+      messagesInsert(server.db.sql, conversationId, [{ role: "user", text }], null, { when });
     const turn = (run: Run, conversationId: string, text: string, log?: { settings?: string }) =>
       runTurn({
-        sql: t.db.sql,
+        sql: server.db.sql,
         run,
         spec: counterSpec,
         key: conversationId,
@@ -182,37 +171,41 @@ describe("Run", () => {
         closing: () => [{ event: "final", data: { answer: "ответ" } }],
         log,
       });
-    const ok = await start(t.db);
+    const ok = await start(server.db);
     ok.run.emit("run_started", { runId: ok.run.id });
     // Stored now, so no background flush has anything to send while the turn is counted.
     await ok.run.flush();
     const counter = new SqlCounter();
-    counter.attach(t.db.sql);
+    counter.attach(server.db.sql);
     try {
       await turn(ok.run, ok.conv.id, "привет", {});
     } finally {
-      counter.detach(t.db.sql);
+      counter.detach(server.db.sql);
     }
     // No BEGIN/COMMIT: the snapshot, the log, the message, the run's events and its close are one statement.
     expect(counter.snapshot()).toMatchObject({ statements: 1, transactions: 1, writingCommits: 1 });
-    expect((await loadSnapshot(t.db.sql, ok.conv.id))!.rowVersion).toBe(1);
-    expect((await listMessages(t.db.sql, ok.conv.id)).map((m) => m.text)).toEqual(["привет"]);
-    expect((await listMachineEvents(t.db.sql, ok.conv.id, ok.conv.id)).length).toBeGreaterThan(1);
-    expect((await listRunEvents(t.db.sql, ok.run.id, 0)).map((e) => e.event)).toEqual(["run_started", "final", "done"]);
-    expect(await getRun(t.db.sql, ok.run.id)).toMatchObject({ status: "completed" });
+    expect((await loadSnapshot(server.db.sql, ok.conv.id))!.rowVersion).toBe(1);
+    expect((await listMessages(server.db.sql, ok.conv.id)).map((m) => m.text)).toEqual(["привет"]);
+    expect((await listMachineEvents(server.db.sql, ok.conv.id, ok.conv.id)).length).toBeGreaterThan(1);
+    expect((await listRunEvents(server.db.sql, ok.run.id, 0)).map((e) => e.event)).toEqual([
+      "run_started",
+      "final",
+      "done",
+    ]);
+    expect(await getRun(server.db.sql, ok.run.id)).toMatchObject({ status: "completed" });
 
-    const late = await start(t.db);
+    const late = await start(server.db);
     late.run.emit("run_started", { runId: late.run.id });
     await new Promise((r) => setTimeout(r, 20));
-    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 10, ownerIs: OWNER })).toContain(late.run.id);
+    expect(await failAbandonedRuns(server.db.sql, { staleAfterMs: 10, ownerIs: OWNER })).toContain(late.run.id);
     await expect(turn(late.run, late.conv.id, "поздно", {})).rejects.toMatchObject({
       code: "conflict",
       details: { reason: "run_closed" },
     });
-    expect(await loadSnapshot(t.db.sql, late.conv.id)).toBeNull();
-    expect(await listMessages(t.db.sql, late.conv.id)).toEqual([]);
-    expect(await listMachineEvents(t.db.sql, late.conv.id, late.conv.id)).toEqual([]);
-    expect(await getRun(t.db.sql, late.run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
+    expect(await loadSnapshot(server.db.sql, late.conv.id)).toBeNull();
+    expect(await listMessages(server.db.sql, late.conv.id)).toEqual([]);
+    expect(await listMachineEvents(server.db.sql, late.conv.id, late.conv.id)).toEqual([]);
+    expect(await getRun(server.db.sql, late.run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
   });
 
   /** A turn committed in one statement (`writes`) or in a transaction with the caller's `commit`. */
@@ -222,7 +215,7 @@ describe("Run", () => {
           await appendMessages(tx, conversationId, [{ role: "user", text: "поздно" }]);
         })
       : runTurn({
-          sql: t.db.sql,
+          sql: server.db.sql,
           run,
           spec: counterSpec,
           key: conversationId,
@@ -230,7 +223,7 @@ describe("Run", () => {
           events: [{ type: "user.message", text: "поздно" }],
           effects: { "effect.model": () => ({ type: "model.replied" as const, text: "ответ" }) },
           writes: (_, when) =>
-            messagesInsert(t.db.sql, conversationId, [{ role: "user", text: "поздно" }], null, { when }),
+            messagesInsert(server.db.sql, conversationId, [{ role: "user", text: "поздно" }], null, { when }),
           closing: () => [{ event: "final", data: { answer: "ответ" } }],
         });
 
@@ -238,7 +231,7 @@ describe("Run", () => {
     it.runIf(onServer)(
       `crash recovery closing the run while the turn's commit waits for its row: nothing is written (${inTransaction ? "in a transaction" : "one statement"})`,
       async () => {
-        const { conv, run } = await start(t.db);
+        const { conv, run } = await start(server.db);
         run.emit("run_started", { runId: run.id });
         await run.flush();
         await new Promise((r) => setTimeout(r, 20));
@@ -248,7 +241,7 @@ describe("Run", () => {
         const gate = new Promise<void>((r) => (recoveryMayCommit = r));
         let closed!: (ids: string[]) => void;
         const recoveryClosed = new Promise<string[]>((r) => (closed = r));
-        const recovery = t.db.sql.begin(async (tx) => {
+        const recovery = server.db.sql.begin(async (tx) => {
           closed(await failAbandonedRuns(tx, { staleAfterMs: 10, ownerIs: OWNER }));
           await gate;
         });
@@ -257,7 +250,7 @@ describe("Run", () => {
         turn.catch(() => {});
         let waited = false;
         for (let i = 0; i < 1000 && !waited; i++) {
-          const [w] = await t.db.sql<{ n: number }[]>`
+          const [w] = await server.db.sql<{ n: number }[]>`
             select count(*)::int as n from pg_locks l join pg_stat_activity a using (pid)
             where not l.granted and a.datname = current_database()`;
           waited = w!.n > 0;
@@ -267,10 +260,10 @@ describe("Run", () => {
         recoveryMayCommit();
         await recovery;
         await expect(turn).rejects.toMatchObject({ code: "conflict", details: { reason: "run_closed" } });
-        expect(await loadSnapshot(t.db.sql, conv.id)).toBeNull();
-        expect(await listMessages(t.db.sql, conv.id)).toEqual([]);
-        expect(await getRun(t.db.sql, run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
-        expect((await listRunEvents(t.db.sql, run.id, 0)).map((e) => e.event)).toEqual([
+        expect(await loadSnapshot(server.db.sql, conv.id)).toBeNull();
+        expect(await listMessages(server.db.sql, conv.id)).toEqual([]);
+        expect(await getRun(server.db.sql, run.id)).toMatchObject({ status: "failed", errorCode: "internal" });
+        expect((await listRunEvents(server.db.sql, run.id, 0)).map((e) => e.event)).toEqual([
           "run_started",
           "error",
           "done",
@@ -279,15 +272,19 @@ describe("Run", () => {
     );
 
   it("nothing can be emitted between complete() and its commit", async () => {
-    const { run } = await start(t.db);
+    const { run } = await start(server.db);
     run.emit("run_started", { runId: run.id });
     await expect(
-      t.db.sql.begin(async (tx) => {
+      server.db.sql.begin(async (tx) => {
         await run.complete(tx, []);
         run.emit("token", { delta: "поздно" });
       }),
     ).rejects.toThrow(/being completed/);
     await run.fail("internal", "x");
-    expect((await listRunEvents(t.db.sql, run.id, 0)).map((e) => e.event)).toEqual(["run_started", "error", "done"]);
+    expect((await listRunEvents(server.db.sql, run.id, 0)).map((e) => e.event)).toEqual([
+      "run_started",
+      "error",
+      "done",
+    ]);
   });
 });

@@ -1,37 +1,27 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
-import { startWebhookReceiver, testWebhookSecret, verifyDelivery } from "../utils/webhook-receiver";
+import { useWebhookReceiver, testWebhookSecret, verifyDelivery } from "../utils/webhook-receiver";
 import { hasChromium, launchBrowser, openPage, screenshot, skipReason } from "./browser";
 
 /** «Обращения» end to end: an escalation appears first, is taken, held, released, closed; the webhook receiver gets it signed. */
 
-const t = useTestDatabase();
 const SECRET = testWebhookSecret("e2e-secret");
-let llm: ScriptedLlm;
-let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
 
+const hook = useWebhookReceiver();
+const server = useTestServer({
+  llm: true,
+  env: () => ({ WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "50", WEBHOOK_MAX_ATTEMPTS: "4" }),
+});
+const llm = server.llm;
 beforeAll(async () => {
   if (!hasChromium) return;
-  llm = await startScriptedLlm();
-  hook = await startWebhookReceiver();
-  server = await startTestServer({
-    db: t.db,
-    llm,
-    env: { WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "50", WEBHOOK_MAX_ATTEMPTS: "4" },
-  });
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  await hook?.close();
-  await llm?.close();
 });
 
 const H = { "content-type": "application/json" };

@@ -2,19 +2,11 @@
 // separators shows nothing: every message endpoint answers it as an empty message — a structured
 // `400 invalid_request` (CONTRACT §6) — and stores nothing (issue 31).
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isBlank } from "../../http/user-text";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 const INVISIBLE = [
   "\u200b",

@@ -1,34 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OFFLINE_LABEL } from "../../llm/client";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse, readSse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-let offline: Awaited<ReturnType<typeof startTestServer>>;
 const A = { authorization: "Bearer tok-a" };
 const B = { authorization: "Bearer tok-b" };
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({
-    db: t.db,
-    llm,
-    tokens: "a:tok-a,b:tok-b",
-    env: { BODY_LIMIT_BYTES: "2048", RUN_DETACH_GRACE_MS: "0" },
-    extend: registerTestRoutes,
-  });
-  offline = await startTestServer({ db: t.db, extend: registerTestRoutes });
+const server = useTestServer({
+  llm: true,
+  tokens: "a:tok-a,b:tok-b",
+  env: { BODY_LIMIT_BYTES: "2048", RUN_DETACH_GRACE_MS: "0" },
+  extend: registerTestRoutes,
 });
-afterAll(async () => {
-  await server?.stop();
-  await offline?.stop();
-  await llm?.close();
-});
+const offline = useTestServer({ over: server, extend: registerTestRoutes });
+const llm = server.llm;
 
 async function newConversation(base: string, headers: Record<string, string>) {
   const r = await fetch(`${base}/v1/test/conversations`, { method: "POST", headers });
@@ -141,7 +127,7 @@ describe("gateway", () => {
     };
     expect(conv.messages).toHaveLength(0);
     const runId = eventsNamed(r, "run_started")[0]!.runId as string;
-    const [run] = await t.db.sql`select status, error_code from runs where id = ${runId}`;
+    const [run] = await server.db.sql`select status, error_code from runs where id = ${runId}`;
     expect(run).toEqual({ status: "failed", error_code: "model_unavailable" });
   });
 
@@ -188,7 +174,7 @@ describe("gateway", () => {
     let status = "running";
     while (status === "running" && Date.now() - started < 3000) {
       await new Promise((r) => setTimeout(r, 50));
-      status = ((await t.db.sql`select status from runs where id = ${runId}`)[0] as { status: string }).status;
+      status = ((await server.db.sql`select status from runs where id = ${runId}`)[0] as { status: string }).status;
     }
     expect(status).toBe("failed");
     expect(Date.now() - started).toBeLessThan(2000);

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { jsonTooDeep } from "../../http/json-depth";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { postSse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { workspace } from "../systems/workbench/fixtures";
@@ -11,18 +10,9 @@ import { workspace } from "../systems/workbench/fixtures";
  * was a 500 from a recursive walk), Last-Event-ID must be a plain integer ("5abc" and a
  * 40-digit id are 400, not a guess or a database error), and tokens of any length are refused alike.
  */
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
-let open: Awaited<ReturnType<typeof startTestServer>>;
 
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db, tokens: "a:tok-a-secret", extend: registerTestRoutes });
-  open = await startTestServer({ db: t.db, extend: registerTestRoutes });
-});
-afterAll(async () => {
-  await server?.stop();
-  await open?.stop();
-});
+const server = useTestServer({ tokens: "a:tok-a-secret", extend: registerTestRoutes });
+const open = useTestServer({ over: server, extend: registerTestRoutes });
 
 const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 

@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
-import { startWebhookReceiver, testWebhookSecret, verifyDelivery } from "../utils/webhook-receiver";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
+import { useWebhookReceiver, testWebhookSecret, verifyDelivery } from "../utils/webhook-receiver";
 import { clinicApi, stepTail } from "../utils/clinic-api";
 
 /**
@@ -11,28 +9,18 @@ import { clinicApi, stepTail } from "../utils/clinic-api";
  * stream, and release hands the booking back to the bot at the step it had.
  */
 
-const t = useTestDatabase();
 const SECRET = testWebhookSecret("hook-secret");
-let llm: ScriptedLlm;
-let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 let c: ReturnType<typeof clinicApi>;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  hook = await startWebhookReceiver();
-  server = await startTestServer({
-    db: t.db,
-    llm,
-    tokens: "a:tok-a:*",
-    env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "40" },
-  });
-  c = clinicApi(server.url, "tok-a");
+const hook = useWebhookReceiver();
+const server = useTestServer({
+  llm: true,
+  tokens: "a:tok-a:*",
+  env: () => ({ RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, WEBHOOK_BACKOFF_MS: "40" }),
 });
-afterAll(async () => {
-  await server?.stop();
-  await hook?.close();
-  await llm?.close();
+const llm = server.llm;
+beforeAll(async () => {
+  c = clinicApi(server.url, "tok-a");
 });
 
 /** A patient in the booking at `qualify` who then asks for a human. */

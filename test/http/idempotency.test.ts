@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ConversationBusyError,
   createClient,
@@ -7,26 +7,16 @@ import {
   type EventOf,
   type SharedEvents,
 } from "../../client";
-import { onServer, useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { onServer } from "../utils/db";
+import { useTestServer } from "../utils/server";
 import { postSse, readSse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { workspace } from "../systems/workbench/fixtures";
 
 /** issue 16 (Idempotency-Key, X-Run-Id, resume at the end of a run) and issue 18 item 6 (reject before the model). */
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, extend: registerTestRoutes });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, extend: registerTestRoutes });
+const llm = server.llm;
 
 const newThread = async () =>
   ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string })
@@ -37,7 +27,7 @@ const clinicTurn = (reply = "Мы работаем с 8 до 20.", step: Record<
 };
 const userMessages = async (conv: string) =>
   (
-    await t.db.sql<
+    await server.db.sql<
       { n: number }[]
     >`select count(*)::int as n from messages where conversation_id = ${conv} and role = 'user'`
   )[0]!.n;
@@ -122,7 +112,7 @@ describe(`Idempotency-Key and one run per conversation (${onServer ? "PostgreSQL
     const ok = await send().result();
     expect(ok.final).toMatchObject({ answer: "Теперь ответ есть." });
     expect(await userMessages(conv)).toBe(1);
-    const runs = await t.db.sql<
+    const runs = await server.db.sql<
       { status: string }[]
     >`select status from runs where conversation_id = ${conv} order by created_at`;
     expect(runs.map((r) => r.status)).toEqual(["failed", "completed"]);

@@ -1,9 +1,8 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { SqlCounter } from "../../bench/sql-count";
-import type { Started } from "../../http/start";
-import { onServer, useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { onServer } from "../utils/db";
+import { useTestServer } from "../utils/server";
 
 /**
  * Issue 47: followers cost nothing while nothing happens. FOLLOWERS thread followers stay open
@@ -15,17 +14,12 @@ import { startTestServer } from "../utils/server";
  */
 const FOLLOWERS = 200;
 const WINDOW_MS = 3_000;
-const t = useTestDatabase();
-let server: Started;
+// No periodic sweep inside the window: the process's own constant work is not the followers'.
+const server = useTestServer({ env: { RUN_SWEEP_MS: "600000", RUN_STALE_MS: "15000" } });
 const streams: AbortController[] = [];
 
-beforeAll(async () => {
-  // No periodic sweep inside the window: the process's own constant work is not the followers'.
-  server = await startTestServer({ db: t.db, env: { RUN_SWEEP_MS: "600000", RUN_STALE_MS: "15000" } });
-});
-afterAll(async () => {
+afterAll(() => {
   for (const s of streams) s.abort();
-  await server?.stop();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -65,7 +59,7 @@ describe(`${FOLLOWERS} idle thread followers (${onServer ? "PostgreSQL server" :
     await sleep(500);
 
     const counter = new SqlCounter();
-    const stats = onServer ? postgres(t.url!, { max: 1, onnotice: () => {} }) : null;
+    const stats = onServer ? postgres(server.dbUrl!, { max: 1, onnotice: () => {} }) : null;
     const commits = async () => {
       await stats!`select pg_stat_clear_snapshot()`;
       const [r] = await stats!<
@@ -77,9 +71,9 @@ describe(`${FOLLOWERS} idle thread followers (${onServer ? "PostgreSQL server" :
       // Counts reach pg_stat_database up to a second after the transaction: settle before and after.
       if (stats) await sleep(1_500);
       const before = stats ? await commits() : 0;
-      counter.attach(t.db.sql);
+      counter.attach(server.db.sql);
       await sleep(WINDOW_MS);
-      counter.detach(t.db.sql);
+      counter.detach(server.db.sql);
       if (stats) await sleep(1_500);
       const after = stats ? await commits() : 0;
       const statements = counter.snapshot().statements;

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { followSse } from "../utils/sse";
-import { startWebhookReceiver } from "../utils/webhook-receiver";
+import { useWebhookReceiver } from "../utils/webhook-receiver";
 import { clinicApi } from "../utils/clinic-api";
 
 /**
@@ -14,38 +12,20 @@ import { clinicApi } from "../utils/clinic-api";
  * fraction of a minute), never measured.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
-const servers: Awaited<ReturnType<typeof startTestServer>>[] = [];
 const OFF = { REMIND_UNTAKEN_AFTER_MIN: "0", REMIND_SILENT_AFTER_MIN: "0" };
 /** 0.004 min = 240 ms: due within a few sweeps. */
 const SHORT = { REMIND_UNTAKEN_AFTER_MIN: "0.004", REMIND_SILENT_AFTER_MIN: "0.004", REMIND_SWEEP_MS: "60" };
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  hook = await startWebhookReceiver();
-});
-afterAll(async () => {
-  for (const s of servers) await s.stop();
-  await hook?.close();
-  await llm?.close();
-});
+const hook = useWebhookReceiver();
+const t = useTestServer({ llm: true, serve: false });
+const llm = t.llm;
 
-async function start(env: Record<string, string>) {
-  const s = await startTestServer({
-    db: t.db,
-    llm,
+const start = (env: Record<string, string>) =>
+  t.start({
+    llm: true,
     tokens: "a:tok-a:*",
     env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: "s", WEBHOOK_BACKOFF_MS: "40", ...env },
   });
-  servers.push(s);
-  return s;
-}
-async function stop(s: Awaited<ReturnType<typeof startTestServer>>) {
-  servers.splice(servers.indexOf(s), 1);
-  await s.stop();
-}
 
 async function escalate(c: ReturnType<typeof clinicApi>): Promise<string> {
   const id = await c.newThread();
@@ -72,7 +52,7 @@ describe("reminders", () => {
     // Reminders off: the escalation waits, nobody is reminded.
     const before = await start(OFF);
     const id = await escalate(clinicApi(before.url, "tok-a"));
-    await stop(before);
+    await before.stop();
 
     // A new server (a restart) reads the deadline from the data.
     const s = await start(SHORT);
@@ -110,7 +90,7 @@ describe("reminders", () => {
       select count(*) filter (where kind = 'untaken')::int as untaken from inbox_reminders where conversation_id = ${id}`;
     expect(rows!.untaken).toBe(1);
     desk.close();
-    await stop(s);
+    await s.stop();
   });
 
   it("with REMIND_REQUEUE a silent held thread returns to the queue: released by the machine, waiting for any operator", async () => {
@@ -131,13 +111,13 @@ describe("reminders", () => {
     expect((await c.take(id, "Ирина")).status).toBe(200);
     expect(await remindersOf(c, id)).toEqual([]);
     stream.close();
-    await stop(s);
+    await s.stop();
   });
 
   it("two processes sweeping the same database raise a reminder once", async () => {
     const one = await start(OFF);
     const id = await escalate(clinicApi(one.url, "tok-a"));
-    await stop(one);
+    await one.stop();
     const a = await start({ ...SHORT, REMIND_SWEEP_MS: "50" });
     const b = await start({ ...SHORT, REMIND_SWEEP_MS: "50" });
     const c = clinicApi(a.url, "tok-a");
@@ -150,7 +130,7 @@ describe("reminders", () => {
     >`select count(*)::int as n from inbox_reminders where conversation_id = ${id}`;
     expect(row!.n).toBe(1);
     expect(hooksOf(id, "untaken")).toHaveLength(1);
-    await stop(a);
-    await stop(b);
+    await a.stop();
+    await b.stop();
   });
 });

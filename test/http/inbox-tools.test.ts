@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { onServer, useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { onServer } from "../utils/db";
+import { useTestServer } from "../utils/server";
 import { followSse } from "../utils/sse";
 import { clinicApi } from "../utils/clinic-api";
 import { genitiveReady } from "../../http/genitive";
@@ -12,29 +11,21 @@ import { genitiveReady } from "../../http/genitive";
  * stored and expires without a heartbeat, and per-operator statistics.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 let c: ReturnType<typeof clinicApi>;
 let b: ReturnType<typeof clinicApi>;
 let patient: ReturnType<typeof clinicApi>;
 const TTL_MS = 2_000;
 
+const server = useTestServer({
+  llm: true,
+  tokens: "a:tok-a:*,b:tok-b:*,chat@a:tok-chat",
+  env: { RUN_DETACH_GRACE_MS: "0", PRESENCE_TTL_MS: String(TTL_MS) },
+});
+const llm = server.llm;
 beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({
-    db: t.db,
-    llm,
-    tokens: "a:tok-a:*,b:tok-b:*,chat@a:tok-chat",
-    env: { RUN_DETACH_GRACE_MS: "0", PRESENCE_TTL_MS: String(TTL_MS) },
-  });
   c = clinicApi(server.url, "tok-a");
   b = clinicApi(server.url, "tok-b");
   patient = clinicApi(server.url, "tok-chat");
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
 });
 
 async function escalated(): Promise<string> {
@@ -173,7 +164,7 @@ describe("presence", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(replay.events.map((e) => e.event)).not.toContain("operator.typing");
     replay.close();
-    const [stored] = await t.db.sql<{ n: number }[]>`
+    const [stored] = await server.db.sql<{ n: number }[]>`
       select count(*)::int as n from thread_events where conversation_id = ${id} and kind not in
         ('conversation.taken', 'operator.message', 'conversation.released', 'conversation.closed', 'patient.message')`;
     expect(stored!.n).toBe(0);
@@ -214,8 +205,8 @@ describe("per-operator statistics in /v1/stats/outcomes", () => {
   it("counts transfers from the event log by their kind", async () => {
     const id = await escalated();
     // The transfer action writes this event kind (TRANSFER_EVENT_KIND); written here directly.
-    await t.db.sql`insert into thread_events (conversation_id, seq, kind, data)
-      select ${id}, coalesce(max(seq), 0) + 1, 'conversation.transferred', ${t.db.sql.json({ from: "Зоя", to: "Яна" } as never)}
+    await server.db.sql`insert into thread_events (conversation_id, seq, kind, data)
+      select ${id}, coalesce(max(seq), 0) + 1, 'conversation.transferred', ${server.db.sql.json({ from: "Зоя", to: "Яна" } as never)}
         from thread_events where conversation_id = ${id}`;
     const stats = await c.json<{ byOperator: Record<string, unknown>[] }>(c.api("/v1/stats/outcomes"));
     expect(stats.byOperator.find((o) => o.operator === "Зоя")).toMatchObject({ transfersOut: 1, transfersIn: 0 });
@@ -225,9 +216,8 @@ describe("per-operator statistics in /v1/stats/outcomes", () => {
 
 describe.skipIf(!onServer)("presence across servers (PostgreSQL: LISTEN/NOTIFY)", () => {
   it("a heartbeat on one server reaches the inbox and the patient's stream followed on another, and expires there", async () => {
-    const other = await startTestServer({
-      db: t.db,
-      llm,
+    const other = await server.start({
+      llm: true,
       tokens: "a:tok-a:*,chat@a:tok-chat",
       env: { RUN_DETACH_GRACE_MS: "0", PRESENCE_TTL_MS: String(TTL_MS) },
     });

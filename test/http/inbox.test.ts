@@ -1,50 +1,36 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { asksForContact, phoneFromText } from "../../systems/clinic/contact";
 import { EMERGENCY_REPLY } from "../../systems/clinic/templates";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
-import { startWebhookReceiver, testWebhookSecret, verifyDelivery } from "../utils/webhook-receiver";
+import { useWebhookReceiver, testWebhookSecret, verifyDelivery } from "../utils/webhook-receiver";
 import { workspace } from "../systems/workbench/fixtures";
 
 /** The operators' inbox (issue 17 item 1) over the real HTTP server, a scripted model and a webhook receiver. */
 
-const t = useTestDatabase();
 const SECRET = testWebhookSecret("hook-secret");
 const debugDir = mkdtempSync(join(tmpdir(), "inbox-debug-"));
-let llm: ScriptedLlm;
-let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const A = { authorization: "Bearer tok-a", "content-type": "application/json" };
 const B = { authorization: "Bearer tok-b", "content-type": "application/json" };
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  hook = await startWebhookReceiver();
-  server = await startTestServer({
-    db: t.db,
-    llm,
-    tokens: "a:tok-a:*,b:tok-b:*",
-    env: {
-      RUN_DETACH_GRACE_MS: "0",
-      WEBHOOK_URL: hook.url,
-      WEBHOOK_SECRET: SECRET,
-      WEBHOOK_BACKOFF_MS: "40",
-      WEBHOOK_MAX_ATTEMPTS: "3",
-      AI_DEBUG: "true",
-      DEBUG_DIR: debugDir,
-    },
-  });
+const hook = useWebhookReceiver();
+const server = useTestServer({
+  llm: true,
+  tokens: "a:tok-a:*,b:tok-b:*",
+  env: () => ({
+    RUN_DETACH_GRACE_MS: "0",
+    WEBHOOK_URL: hook.url,
+    WEBHOOK_SECRET: SECRET,
+    WEBHOOK_BACKOFF_MS: "40",
+    WEBHOOK_MAX_ATTEMPTS: "3",
+    AI_DEBUG: "true",
+    DEBUG_DIR: debugDir,
+  }),
 });
-afterAll(async () => {
-  await server?.stop();
-  await hook?.close();
-  await llm?.close();
-});
+const llm = server.llm;
 
 const api = (path: string, init: RequestInit = {}, headers = A) => fetch(`${server.url}${path}`, { ...init, headers });
 const json = async <T = Record<string, unknown>>(r: Response | Promise<Response>) => (await (await r).json()) as T;
@@ -285,7 +271,7 @@ describe("operator inbox", () => {
     await say(id, "Жду");
     await new Promise((r) => setTimeout(r, 300));
     expect(hook.deliveries.filter((d) => d.json.conversationId === id)).toHaveLength(3);
-    const [row] = await t.db.sql<
+    const [row] = await server.db.sql<
       { status: string; attempts: number }[]
     >`select status, attempts from outbox where conversation_id = ${id}`;
     expect(row).toEqual({ status: "delivered", attempts: 3 });
@@ -294,9 +280,10 @@ describe("operator inbox", () => {
     hook.failNext(500, 500, 500);
     const dead = await escalate("Соедините с оператором");
     await until(
-      async () => (await t.db.sql`select 1 from webhook_dead_letters where conversation_id = ${dead}`).length === 1,
+      async () =>
+        (await server.db.sql`select 1 from webhook_dead_letters where conversation_id = ${dead}`).length === 1,
     );
-    const [dl] = await t.db.sql<
+    const [dl] = await server.db.sql<
       { attempts: number; last_error: string }[]
     >`select attempts, last_error from webhook_dead_letters where conversation_id = ${dead}`;
     expect(dl).toEqual({ attempts: 3, last_error: "HTTP 500" });
@@ -312,7 +299,7 @@ describe("operator inbox", () => {
     const r = await say(id, "Позовите администратора");
     expect(final(r).events).toEqual(["model_unavailable"]);
     await new Promise((r) => setTimeout(r, 200));
-    expect(await t.db.sql`select 1 from outbox where conversation_id = ${id}`).toHaveLength(0);
+    expect(await server.db.sql`select 1 from outbox where conversation_id = ${id}`).toHaveLength(0);
     expect(hook.deliveries).toHaveLength(0);
   });
 
@@ -321,7 +308,8 @@ describe("operator inbox", () => {
     const clinic = await escalate("Позовите администратора, мой номер 89161112233");
     await until(
       async () =>
-        (await t.db.sql`select 1 from outbox where conversation_id = ${clinic} and status = 'delivered'`).length === 1,
+        (await server.db.sql`select 1 from outbox where conversation_id = ${clinic} and status = 'delivered'`)
+          .length === 1,
     );
     const wb = (
       await json<{ conversationId: string }>(api("/v1/workbench/conversations", { method: "POST", body: "{}" }))
@@ -333,13 +321,13 @@ describe("operator inbox", () => {
       A,
     );
     expect(eventsNamed(r, "final")).toHaveLength(1);
-    const tables = await t.db.sql<{ table_name: string }[]>`
+    const tables = await server.db.sql<{ table_name: string }[]>`
       select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`;
     // Every row of every table, as text: the conversation's id or one of its runs' ids anywhere in it.
     const holding = async (ids: string[]) => {
       const found: string[] = [];
       for (const { table_name } of tables) {
-        const rows = await t.db.sql.unsafe(
+        const rows = await server.db.sql.unsafe(
           `select count(*)::int as n from "${table_name}" x where ${ids.map((_, i) => `strpos(x::text, $${i + 1}) > 0`).join(" or ")}`,
           ids,
         );
@@ -354,7 +342,7 @@ describe("operator inbox", () => {
       [wb]: ["conversations", "interactions", "machine_events", "machine_snapshots", "messages", "runs"],
     };
     for (const id of [clinic, wb]) {
-      const runIds = (await t.db.sql<{ id: string }[]>`select id from runs where conversation_id = ${id}`).map(
+      const runIds = (await server.db.sql<{ id: string }[]>`select id from runs where conversation_id = ${id}`).map(
         (x) => x.id,
       );
       expect(runIds.length).toBeGreaterThan(0);
@@ -370,10 +358,10 @@ describe("operator inbox", () => {
   });
 
   it("every table that names a conversation or a run reaches it by a cascading foreign key (a future table without one fails here)", async () => {
-    const cols = await t.db.sql<{ table_name: string; column_name: string }[]>`
+    const cols = await server.db.sql<{ table_name: string; column_name: string }[]>`
       select table_name, column_name from information_schema.columns
       where table_schema = current_schema() and column_name in ('conversation_id', 'run_id', 'thread_id') order by table_name, column_name`;
-    const fks = await t.db.sql<{ table_name: string; column_name: string; target: string; delete_rule: string }[]>`
+    const fks = await server.db.sql<{ table_name: string; column_name: string; target: string; delete_rule: string }[]>`
       select kcu.table_name, kcu.column_name, ccu.table_name as target, rc.delete_rule
       from information_schema.referential_constraints rc
       join information_schema.key_column_usage kcu on kcu.constraint_name = rc.constraint_name and kcu.constraint_schema = rc.constraint_schema

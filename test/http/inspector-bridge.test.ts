@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { afterAll, describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { postSse, readSse, type SseEvent } from "../utils/sse";
 import { listMachineEvents } from "../../storage/machine-events";
 
@@ -14,18 +12,11 @@ process.env.STATELY_INSPECT = "true";
 // No timed reads within the test: only the run waker can wake the bridge.
 process.env.STATELY_INSPECT_FALLBACK_MS = "600000";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const A = { authorization: "Bearer tok-a" };
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b" });
-});
+const server = useTestServer({ llm: true, tokens: "a:tok-a,b:tok-b" });
+const llm = server.llm;
 afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
   delete process.env.STATELY_INSPECT;
   delete process.env.STATELY_INSPECT_FALLBACK_MS;
 });
@@ -89,7 +80,7 @@ describe("Stately inspector bridge", () => {
     const moved = events.find((e) => e.type === "@xstate.snapshot" && e.sessionId === steps)!;
     expect(moved.snapshot!.value).toBe("qualify");
     // One inspection event per real machine event: the dialogue's logged events, in order, all but the init.
-    const log = (await listMachineEvents(t.db.sql, threadId, threadId)).map((l) => ({
+    const log = (await listMachineEvents(server.db.sql, threadId, threadId)).map((l) => ({
       event: l.event as { type: string },
     }));
     expect(log[0]!.event.type).toBe("xstate.init");

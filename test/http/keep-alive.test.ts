@@ -1,18 +1,9 @@
 import { connect, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../http/config";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
-
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db, env: { HTTP_KEEP_ALIVE_MS: "2000" } });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer({ env: { HTTP_KEEP_ALIVE_MS: "2000" } });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -56,7 +47,7 @@ describe("kept-alive connections (HTTP_KEEP_ALIVE_MS)", () => {
   it("defaults to 65 s, above the idle window of common proxies and clients (Node's own is 5 s)", () => {
     expect(loadConfig({}).keepAliveMs).toBe(65_000);
     expect(() => loadConfig({ HTTP_KEEP_ALIVE_MS: "10" })).toThrow(/HTTP_KEEP_ALIVE_MS/);
-    const s = server.server as unknown as { keepAliveTimeout: number; headersTimeout: number };
+    const s = server.started.server as unknown as { keepAliveTimeout: number; headersTimeout: number };
     expect(s.keepAliveTimeout).toBe(2000);
     expect(s.headersTimeout).toBeGreaterThan(s.keepAliveTimeout);
   });

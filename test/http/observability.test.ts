@@ -5,12 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActiveTurns } from "../../http/active-turns";
 import { createLogger, useLogger } from "../../http/observability/logger";
 import { registerObservabilityRoutes } from "../../http/observability/routes";
-import { useTestDatabase } from "../utils/db";
-import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { loadConfig } from "../../http/config";
-import { startServer, type Started } from "../../http/start";
+import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
-import { dialogueSystems } from "../../systems";
 
 /** Issue 17 item 3: JSON logs, /metrics, /readyz and spans, over a real server and a scripted model. */
 
@@ -48,12 +44,10 @@ function recordingProvider(): TracerProvider {
   return { getTracer: () => tracer as unknown as Tracer };
 }
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Started;
 const A = { authorization: `Bearer ${SECRET_TOKEN}`, "content-type": "application/json" };
 
-beforeAll(async () => {
+// Before the server's hooks: it logs and traces into these from its start.
+beforeAll(() => {
   useLogger(
     createLogger(
       new Writable({
@@ -67,23 +61,18 @@ beforeAll(async () => {
     ),
   );
   trace.setGlobalTracerProvider(recordingProvider());
-  llm = await startScriptedLlm();
-  // The real key reaches the model server (echoAuth repeats it in its error): the logs must not.
-  const config = loadConfig({
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATA_DIR: "memory://",
-    API_TOKENS: `acme:${SECRET_TOKEN}`,
-    RUN_DETACH_GRACE_MS: "0",
-  });
-  config.llm = { ...config.llm, ...scriptedLlmConfig(llm), apiKey: API_KEY };
-  server = await startServer(config, () => {}, { db: t.db, systems: dialogueSystems });
 });
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
+afterAll(() => {
   trace.disable();
 });
+const server = useTestServer({
+  llm: true,
+  tokens: `acme:${SECRET_TOKEN}`,
+  env: { RUN_DETACH_GRACE_MS: "0" },
+  // The real key reaches the model server (echoAuth repeats it in its error): the logs must not.
+  configure: (config) => void (config.llm.apiKey = API_KEY),
+});
+const llm = server.llm;
 
 const tail = (state_after: string) => `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: {} })}`;
 async function newThread(): Promise<string> {

@@ -10,21 +10,17 @@ import Ajv2020 from "ajv/dist/2020";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { postSse } from "../utils/sse";
 
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
 let doc: string;
 const dir = mkdtempSync(join(tmpdir(), "openapi-client-"));
 
+const server = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer({ db: t.db });
   doc = await (await fetch(`${server.url}/openapi.json`)).text();
 }, 60_000);
 afterAll(async () => {
-  await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,24 +1,18 @@
 // What the OpenAPI document declares a client must send or expect (issue 34): Idempotency-Key on
 // every run-starting POST, X-Run-Id / X-Conversation-Id on its stream, X-Request-Id on every
 // response, 403 and 503 on every /v1 operation — and that the routes do what is declared.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 
 type Op = {
   operationId?: string;
   parameters?: { name: string; in: string }[];
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
 };
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
 let doc: { paths: Record<string, Record<string, Op>> };
+const server = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer({ db: t.db });
   doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as typeof doc;
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 const ops = () =>

@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
+import { beforeAll, describe, expect, it } from "vitest";
 import { headerProblems } from "../utils/openapi-headers";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { readSse } from "../utils/sse";
 
 /**
@@ -10,20 +8,13 @@ import { readSse } from "../utils/sse";
  * server's /v1 and /readyz), Idempotent-Replayed on a replayed run, X-Request-Id on the 204 of a
  * run's events — each response's headers checked against what /openapi.json declares for it.
  */
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 let doc: Record<string, any>;
 const seen: { method: string; path: string; status: number; headers: Headers }[] = [];
 
+const server = useTestServer({ llm: true });
+const llm = server.llm;
 beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm });
   doc = await (await fetch(`${server.url}/openapi.json`)).json();
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
 });
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {

@@ -3,18 +3,13 @@
 // against the document the server serves (issue 16 item 2). Runs on PGlite and, with
 // DATABASE_URL, on the PostgreSQL server.
 import Ajv2020 from "ajv/dist/2020";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { enqueueOutbox, markFailed } from "../../storage/outbox";
-import { useTestDatabase } from "../utils/db";
 import { headerProblems } from "../utils/openapi-headers";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { readSse, type SseEvent } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const A = { authorization: "Bearer tok-a" };
 
 type Json = Record<string, any>;
@@ -81,14 +76,8 @@ function interp(o: { intent: string; counterparty?: string; date?: string }) {
 }
 const CRITIC = JSON.stringify({ covered_points: [], uncovered_points: [], extra_reasons: [], next_best_actions: [] });
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a:*", env: { RUN_DETACH_GRACE_MS: "0" } });
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, tokens: "a:tok-a:*", env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
 /** The scripted run: every route, every event type, a few errors. */
 let escalatedThread = "";
@@ -335,13 +324,13 @@ async function scriptedRun(): Promise<void> {
   await call("GET", `/v1/clinic/threads/${escalatedThread}/events?lastEventId=6`, { stopAfter: 1 });
   await call("GET", "/v1/inbox/reminders");
   // The webhook's dead letters (no receiver here: one made dead directly), listed and sent again.
-  const outboxId = await enqueueOutbox(t.db.sql, {
+  const outboxId = await enqueueOutbox(server.db.sql, {
     tenantId: "a",
     conversationId: escalatedThread,
     event: "conversation.closed",
     payload: { conversationId: escalatedThread },
   });
-  await markFailed(t.db.sql, outboxId, 1, "HTTP 500", null);
+  await markFailed(server.db.sql, outboxId, 1, "HTTP 500", null);
   const dead = await call("GET", "/v1/webhooks/dead-letters");
   const letter = (dead.json as { deadLetters: { id: string }[] }).deadLetters[0]!;
   await call("POST", `/v1/webhooks/dead-letters/${letter.id}/redeliver`);

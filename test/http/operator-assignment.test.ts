@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
-import { startWebhookReceiver } from "../utils/webhook-receiver";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
+import { useWebhookReceiver } from "../utils/webhook-receiver";
 import { clinicApi } from "../utils/clinic-api";
 
 /**
@@ -11,10 +9,6 @@ import { clinicApi } from "../utils/clinic-api";
  * the dialogue machine: logged (replayable), on the thread's stream, webhooked, counted in the stats.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const TOKENS = [
   "operator@a:tok-maria:Мария",
   "operator@a:tok-oleg:Олег",
@@ -23,21 +17,13 @@ const TOKENS = [
   "chat@a:tok-chat",
 ].join(",");
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  hook = await startWebhookReceiver();
-  server = await startTestServer({
-    db: t.db,
-    llm,
-    tokens: TOKENS,
-    env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: "s", WEBHOOK_BACKOFF_MS: "40" },
-  });
+const hook = useWebhookReceiver();
+const server = useTestServer({
+  llm: true,
+  tokens: TOKENS,
+  env: () => ({ RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: "s", WEBHOOK_BACKOFF_MS: "40" }),
 });
-afterAll(async () => {
-  await server?.stop();
-  await hook?.close();
-  await llm?.close();
-});
+const llm = server.llm;
 
 const as = (token: string) => clinicApi(server.url, token);
 const maria = () => as("tok-maria");

@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { clinicApi } from "../utils/clinic-api";
 
 /**
@@ -10,9 +8,6 @@ import { clinicApi } from "../utils/clinic-api";
  * validated like texts.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const TOKENS = [
   "operator@a:tok-maria:Мария Иванова",
   "operator@a:tok-oleg:Олег",
@@ -21,14 +16,8 @@ const TOKENS = [
   "chat@a:tok-chat",
 ].join(",");
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: TOKENS, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, tokens: TOKENS, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
 const as = (token: string) => clinicApi(server.url, token);
 const errorOf = async (r: Response) =>

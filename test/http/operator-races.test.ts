@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { clinicApi } from "../utils/clinic-api";
 
 /**
@@ -11,20 +9,13 @@ import { clinicApi } from "../utils/clinic-api";
  * takes the event, with its documented reason.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 let c: ReturnType<typeof clinicApi>;
 
+const server = useTestServer({ llm: true, tokens: "a:tok-a:*", env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 beforeAll(async () => {
-  llm = await startScriptedLlm();
   // An integration token: the body names the operator (http/operator-identity.ts).
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a:*", env: { RUN_DETACH_GRACE_MS: "0" } });
   c = clinicApi(server.url, "tok-a");
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
 });
 
 type Message = { role: string; text: string; meta: Record<string, unknown> };

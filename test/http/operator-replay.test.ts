@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { appendMachineEvents } from "../../storage/machine-events";
 import { saveSnapshot } from "../../storage/snapshots";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
 
@@ -12,17 +11,10 @@ import { workspace } from "../systems/workbench/fixtures";
  * event log through the pure machine that took the events, and equals what the driver stored.
  * The offline model provider answers (deterministic), so the logs hold real effect results.
  */
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const A = { authorization: "Bearer tok-a", "content-type": "application/json" };
 const B = { authorization: "Bearer tok-b", "content-type": "application/json" };
 
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db, tokens: "a:tok-a,b:tok-b", env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer({ tokens: "a:tok-a,b:tok-b", env: { RUN_DETACH_GRACE_MS: "0" } });
 
 type Replay = {
   conversationId: string;
@@ -76,7 +68,7 @@ describe("GET /v1/conversations/{id}/replay", () => {
     expect(dialogue.events).toBeGreaterThanOrEqual(1 + 3 * 3); // init + per turn: message, router result, branch result (+ retrieval)
 
     // A snapshot changed behind the machine's back no longer matches its log.
-    await t.db
+    await server.db
       .sql`update machine_snapshots set snapshot = jsonb_set(snapshot::jsonb, '{context,state,slots,name}', '"Не Анна"') where key = ${threadId}`;
     const tampered = (await replay(threadId, threadId)).body.machines[0]!;
     expect(tampered).toMatchObject({ replayed: true, matches: false });
@@ -158,7 +150,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
     ).json()) as { threadId: string };
     await post(`/v1/clinic/threads/${seedThread}/messages`, { text: "Здравствуйте" });
     const label = (
-      await t.db.sql<
+      await server.db.sql<
         { machine: string }[]
       >`select machine from machine_events where conversation_id = ${seedThread} and snapshot_key = '' limit 1`
     )[0]?.machine;
@@ -168,7 +160,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
     const { threadId } = (await (
       await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" })
     ).json()) as { threadId: string };
-    await saveSnapshot(t.db.sql, {
+    await saveSnapshot(server.db.sql, {
       key: threadId,
       conversationId: threadId,
       machineId: "clinic-dialogue",
@@ -176,7 +168,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
       snapshot: stored.persisted,
       expectedRowVersion: null,
     });
-    await appendMachineEvents(t.db.sql, threadId, threadId, stored.log, null, label!.replace("@4|", "@1|"));
+    await appendMachineEvents(server.db.sql, threadId, threadId, stored.log, null, label!.replace("@4|", "@1|"));
     const before = (await replay(threadId, threadId)).body.machines[0]!;
     expect(before).toMatchObject({ machineVersion: 1, replayed: true, matches: true });
     expect((before.replayedSnapshot as { value: unknown }).value).toEqual({
@@ -192,7 +184,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
     expect(state.state.suspended).toEqual(stored.persisted!.context.state.suspended);
     const r = await post(`/v1/clinic/threads/${threadId}/messages`, { text: "Сколько стоит приём терапевта?" });
     expect(eventsNamed(r, "final")).toHaveLength(1);
-    const [row] = await t.db.sql<
+    const [row] = await server.db.sql<
       {
         machine_version: number;
         snapshot: {

@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
 
 /** Operator routes over real HTTP: pages, diagrams with a conversation highlighted, KB chunks, OpenAPI. */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const A = { authorization: "Bearer tok-a" };
 const B = { authorization: "Bearer tok-b" };
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a,b:tok-b" });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, tokens: "a:tok-a,b:tok-b" });
+const llm = server.llm;
 
 const get = (path: string, headers: Record<string, string> = A) => fetch(`${server.url}${path}`, { headers });
 

@@ -1,21 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PAGES, pagesTable, startupText } from "../../http/pages";
 import { STATIC_DIR } from "../../http/routes/operator-pages";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 
 /** The one list of pages (http/pages.ts) against the README, the banner, the files and the server. */
 
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 describe("the list of pages", () => {
   it("is the README's «Which page to open» table, row for row", () => {

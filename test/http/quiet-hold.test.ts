@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { clinicApi } from "../utils/clinic-api";
 
 /**
@@ -10,19 +8,10 @@ import { clinicApi } from "../utils/clinic-api";
  * talks; an escalation out of hours promises the opening, not an answer within the hour.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const TOKENS = "admin@a:tok-admin:*,operator@a:tok-maria:Мария,chat@a:tok-chat";
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: TOKENS, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, tokens: TOKENS, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
 const patient = () => clinicApi(server.url, "tok-chat");
 const maria = () => clinicApi(server.url, "tok-maria");

@@ -1,28 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApp } from "../../http/app";
 import { parseTokens } from "../../http/config";
 import { requiredRole } from "../../http/roles";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
 
 /** Issue 17 item 2: roles on tokens, enumerated from the app's own route list. */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const TOKENS = "a:tok-full,chat@a:tok-chat,operator@a:tok-op,admin@a:tok-admin";
 const as = (token: string) => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: TOKENS, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, tokens: TOKENS, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
 /** Every (method, concrete path) the app answers under /v1, parameters filled with a dummy id. */
 function v1Routes(): { method: string; path: string; pattern: string }[] {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createConversation } from "../../storage/conversations";
 import {
   appendRunEvents,
@@ -20,9 +20,8 @@ import {
   TOKEN_SLICES,
   unpackRunEvents,
 } from "../../storage/run-events-pack";
-import { onServer, useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { onServer } from "../utils/db";
+import { useTestServer } from "../utils/server";
 import { readSse, type SseEvent } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { uuidv7 } from "../../storage/time-ordered-id";
@@ -37,22 +36,11 @@ const OWNER = fixedUuid(0xaa);
  * client still gets one id per event. Every id a client was sent must resume the stream: on the
  * serving process (memory) and on another one (the database), after the run and while it runs.
  */
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let one: Awaited<ReturnType<typeof startTestServer>>;
-let two: Awaited<ReturnType<typeof startTestServer>>;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  // Two gateways on one database, each with its own hub: `two` reads only what `one` stored.
-  one = await startTestServer({ db: t.db, llm, extend: registerTestRoutes });
-  two = await startTestServer({ db: t.db, llm, extend: registerTestRoutes });
-});
-afterAll(async () => {
-  await one?.stop();
-  await two?.stop();
-  await llm?.close();
-});
+// Two gateways on one database, each with its own hub: `two` reads only what `one` stored.
+const one = useTestServer({ llm: true, extend: registerTestRoutes });
+const two = useTestServer({ over: one, llm: true, extend: registerTestRoutes });
+const llm = one.llm;
 
 const TEXT = "раз два три четыре пять шесть семь восемь девять десять ";
 
@@ -89,7 +77,9 @@ const shape = (es: SseEvent[]) => es.map((e) => [Number(e.id), e.event, e.data])
 
 /** A run's stored rows: its run_events rows, then the one its close wrote into its run row (migration 000027). */
 async function storedRows(runId: string) {
-  return t.db.sql<{ seq: number; first_seq: number | null; event: string; data: [string, unknown][]; text: string }[]>`
+  return one.db.sql<
+    { seq: number; first_seq: number | null; event: string; data: [string, unknown][]; text: string }[]
+  >`
     select seq, first_seq, event, data, data::text as text from (
       select seq, first_seq, event, data from run_events where run_id = ${runId}
       union all
@@ -164,7 +154,7 @@ describe("coalesced run events", () => {
     const reply = (final.data as { reply: string }).reply;
     expect(reply.length).toBeGreaterThan(100);
     const runId = (seen[0]!.data as { runId: string }).runId;
-    const [msg] = await t.db.sql<
+    const [msg] = await one.db.sql<
       { text: string }[]
     >`select text from messages where run_id = ${runId} and role = 'assistant'`;
     expect(msg!.text).toBe(reply);
@@ -172,9 +162,9 @@ describe("coalesced run events", () => {
     const stored = await storedRows(runId);
     // The events the turn had not stored when it ended are in the run's own row, written by the
     // update that closed it (migration 000027): no run_events row holds its last ids.
-    const [run] = await t.db.sql<{ tail_seq: number | null }[]>`select tail_seq from runs where id = ${runId}`;
+    const [run] = await one.db.sql<{ tail_seq: number | null }[]>`select tail_seq from runs where id = ${runId}`;
     expect(run!.tail_seq).toBe(seen.length);
-    const [kept] = await t.db.sql<
+    const [kept] = await one.db.sql<
       { n: number }[]
     >`select count(*)::int as n from run_events where run_id = ${runId} and seq >= ${seen.length - 1}`;
     expect(kept!.n).toBe(0);
@@ -192,7 +182,7 @@ describe("coalesced run events", () => {
       expect(text(await follow(two.url, runId, id))).toEqual(text(seen.slice(id)));
       expect(text(await follow(one.url, runId, id))).toEqual(text(seen.slice(id)));
     }
-    expect((await listRunEvents(t.db.sql, runId, 0)).map((e) => JSON.stringify(e.data))).toEqual(
+    expect((await listRunEvents(one.db.sql, runId, 0)).map((e) => JSON.stringify(e.data))).toEqual(
       seen.map((e) => JSON.stringify(e.data)),
     );
   });
@@ -222,7 +212,7 @@ describe("coalesced run events", () => {
     for (const seen of [first, second]) {
       const state = stateOf(seen);
       const runId = (seen[0]!.data as { runId: string }).runId;
-      const [msg] = await t.db.sql<
+      const [msg] = await one.db.sql<
         { meta: string }[]
       >`select meta::text as meta from messages where run_id = ${runId} and role = 'assistant'`;
       // The message's meta holds the state without its initial values…
@@ -231,7 +221,7 @@ describe("coalesced run events", () => {
       expect(stored).not.toHaveProperty("softInsertionCount");
       // …and the run's final only names it with its template (wherever the run's events are stored:
       // its run_events rows, or its own row).
-      const events = await t.db.sql<{ text: string }[]>`
+      const events = await one.db.sql<{ text: string }[]>`
         select data::text as text from run_events where run_id = ${runId}
         union all select row_to_json(r)::text from runs r where r.id = ${runId}`;
       expect(events.some((r) => r.text.includes(`"${FINAL_OF_MESSAGE_META_TEMPLATES}"`))).toBe(true);
@@ -445,9 +435,9 @@ describe("storing batches (storage/runs.ts)", () => {
     }));
 
   async function newRun(): Promise<string> {
-    const conv = await createConversation(t.db.sql, "default", "test");
+    const conv = await createConversation(one.db.sql, "default", "test");
     const id = uuidv7();
-    await insertRun(t.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: OWNER });
+    await insertRun(one.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: OWNER });
     return id;
   }
 
@@ -512,16 +502,16 @@ describe("storing batches (storage/runs.ts)", () => {
 
   it("a flush and the commit writing from the same id overlap without a gap or a repeat, in either order", async () => {
     const a = await newRun();
-    await appendRunEvents(t.db.sql, a, ev(1, 4));
-    await appendRunEvents(t.db.sql, a, ev(5, 9)); // the background flush
-    await appendRunEvents(t.db.sql, a, ev(5, 12)); // the commit, not knowing the flush got in
-    expect((await listRunEvents(t.db.sql, a, 0)).map((e) => e.seq)).toEqual(ev(1, 12).map((e) => e.seq));
+    await appendRunEvents(one.db.sql, a, ev(1, 4));
+    await appendRunEvents(one.db.sql, a, ev(5, 9)); // the background flush
+    await appendRunEvents(one.db.sql, a, ev(5, 12)); // the commit, not knowing the flush got in
+    expect((await listRunEvents(one.db.sql, a, 0)).map((e) => e.seq)).toEqual(ev(1, 12).map((e) => e.seq));
     const b = await newRun();
-    await appendRunEvents(t.db.sql, b, ev(1, 12));
-    await appendRunEvents(t.db.sql, b, ev(1, 7)); // a late flush must not shrink what the commit stored
-    expect((await listRunEvents(t.db.sql, b, 0)).map((e) => e.seq)).toEqual(ev(1, 12).map((e) => e.seq));
-    expect((await listRunEvents(t.db.sql, b, 6)).map((e) => e.seq)).toEqual(ev(7, 12).map((e) => e.seq));
-    expect((await listRunEvents(t.db.sql, a, 7)).map((e) => [e.seq, (e.data as { delta: string }).delta])).toEqual(
+    await appendRunEvents(one.db.sql, b, ev(1, 12));
+    await appendRunEvents(one.db.sql, b, ev(1, 7)); // a late flush must not shrink what the commit stored
+    expect((await listRunEvents(one.db.sql, b, 0)).map((e) => e.seq)).toEqual(ev(1, 12).map((e) => e.seq));
+    expect((await listRunEvents(one.db.sql, b, 6)).map((e) => e.seq)).toEqual(ev(7, 12).map((e) => e.seq));
+    expect((await listRunEvents(one.db.sql, a, 7)).map((e) => [e.seq, (e.data as { delta: string }).delta])).toEqual(
       ev(8, 12).map((e) => [e.seq, `t${e.seq}`]),
     );
   });
@@ -531,13 +521,13 @@ describe("storing batches (storage/runs.ts)", () => {
     async () => {
       const a = await newRun();
       const b = await newRun();
-      await appendRunEvents(t.db.sql, b, ev(1, 4));
+      await appendRunEvents(one.db.sql, b, ev(1, 4));
       let releaseTurn!: () => void;
       const turnMayCommit = new Promise<void>((r) => (releaseTurn = r));
       let turnWrote!: () => void;
       const wrote = new Promise<void>((r) => (turnWrote = r));
       // B's turn: its commit writes the unstored events 5..12 and ends the run, then stays open.
-      const turn = t.db.sql.begin(async (tx) => {
+      const turn = one.db.sql.begin(async (tx) => {
         expect(
           await closeRun(
             tx,
@@ -552,17 +542,17 @@ describe("storing batches (storage/runs.ts)", () => {
       await wrote;
       // The flush that had B's 5..9 pending (and A's) completes while B's transaction is still open.
       await flushRunsEvents(
-        t.db.sql,
+        one.db.sql,
         [
           { runId: a, events: ev(1, 3) },
           { runId: b, events: ev(5, 9) },
         ],
         { asyncCommit: true },
       );
-      expect((await listRunEvents(t.db.sql, a, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
+      expect((await listRunEvents(one.db.sql, a, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
       releaseTurn();
       await turn;
-      expect((await listRunEvents(t.db.sql, b, 0)).map((e) => [e.seq, e.event])).toEqual([
+      expect((await listRunEvents(one.db.sql, b, 0)).map((e) => [e.seq, e.event])).toEqual([
         ...ev(1, 10).map((e) => [e.seq, "token"]),
         [11, "final"],
         [12, "done"],
@@ -572,10 +562,10 @@ describe("storing batches (storage/runs.ts)", () => {
 
   it("crash recovery numbers the ending after the last id of a stored batch", async () => {
     const id = await newRun();
-    await appendRunEvents(t.db.sql, id, ev(1, 6));
-    await t.db.sql`update runs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
-    expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 1000, ownerIs: OWNER })).toEqual([id]);
-    expect((await listRunEvents(t.db.sql, id, 5)).map((e) => [e.seq, e.event])).toEqual([
+    await appendRunEvents(one.db.sql, id, ev(1, 6));
+    await one.db.sql`update runs set heartbeat_at = now() - interval '1 hour' where id = ${id}`;
+    expect(await failAbandonedRuns(one.db.sql, { staleAfterMs: 1000, ownerIs: OWNER })).toEqual([id]);
+    expect((await listRunEvents(one.db.sql, id, 5)).map((e) => [e.seq, e.event])).toEqual([
       [6, "token"],
       // Past MAX_RUN_EVENTS: the dead process may have sent ids it never stored.
       [MAX_RUN_EVENTS + 1, "error"],

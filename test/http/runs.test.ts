@@ -1,28 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listenRunEvents } from "../../storage/runs";
-import { onServer, useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { onServer } from "../utils/db";
+import { useTestServer } from "../utils/server";
 import { readSse, type SseEvent } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let one: Awaited<ReturnType<typeof startTestServer>>;
-let two: Awaited<ReturnType<typeof startTestServer>>;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  // Two gateways on one database, each with its own in-memory hub: like two processes.
-  one = await startTestServer({ db: t.db, llm, extend: registerTestRoutes });
-  two = await startTestServer({ db: t.db, llm, extend: registerTestRoutes });
-});
-afterAll(async () => {
-  await one?.stop();
-  await two?.stop();
-  await llm?.close();
-});
+// Two gateways on one database, each with its own in-memory hub: like two processes.
+const one = useTestServer({ llm: true, extend: registerTestRoutes });
+const two = useTestServer({ over: one, llm: true, extend: registerTestRoutes });
+const llm = one.llm;
 
 async function startSlowRun(base: string, tokensBeforeStop: number) {
   const conv = (await (await fetch(`${base}/v1/test/conversations`, { method: "POST" })).json()) as {
@@ -96,7 +83,7 @@ describe("GET /v1/runs/{runId}/events", () => {
     "a follower on another process is woken by NOTIFY; a run nobody follows remotely announces nothing",
     async () => {
       const heard: string[] = [];
-      const unlisten = await listenRunEvents(t.db.sql, (id) => heard.push(id));
+      const unlisten = await listenRunEvents(one.db.sql, (id) => heard.push(id));
       try {
         // Followed from the same process (its hub): no announcements.
         const local = await startSlowRun(one.url, 2);
@@ -120,7 +107,7 @@ describe("GET /v1/runs/{runId}/events", () => {
     const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "main.ts"], {
       env: {
         ...process.env,
-        DATABASE_URL: t.url!,
+        DATABASE_URL: one.dbUrl!,
         PORT: String(port),
         HOST: "127.0.0.1",
         API_TOKENS: "",

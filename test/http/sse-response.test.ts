@@ -1,9 +1,8 @@
-import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sseResponse } from "../../http/sse-response";
 import { registry } from "../../http/observability/metrics";
+import { useFetchServers } from "../utils/server";
 
 /** A metric's value (a histogram's observation count) in this process's registry. */
 async function metric(name: string): Promise<number> {
@@ -39,24 +38,11 @@ app.get("/endless", (c) =>
   }),
 );
 
-let server: ServerType;
+const serveFetch = useFetchServers();
 let url: string;
 beforeAll(async () => {
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
-      url = `http://127.0.0.1:${info.port}`;
-      resolve();
-    });
-  });
+  url = await serveFetch(app.fetch);
 });
-afterAll(
-  () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Idle keep-alive sockets would hold close() for their timeout.
-      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-    }),
-);
 
 describe("sseResponse", () => {
   it("writes straight to Node's response: event-stream headers, every event, then the end", async () => {

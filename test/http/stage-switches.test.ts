@@ -1,8 +1,6 @@
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { afterEach, describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
 import { newConversation, one, send, stage } from "../systems/workbench/http-workbench-helpers";
 
@@ -11,22 +9,13 @@ import { newConversation, one, send, stage } from "../systems/workbench/http-wor
  * stage makes no model call and the request takes the seed's deterministic path.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const workspace = JSON.parse(
   readFileSync(new URL("../../eval/datasets/workspaces/trade.json", import.meta.url), "utf8"),
 ) as unknown;
 const SWITCHES = ["WORKBENCH_PLANNER", "WORKBENCH_RERANKER", "WORKBENCH_CLASSIFIER", "CLINIC_ROUTER_HINT"];
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm });
-});
-afterAll(async () => {
-  await server.stop();
-  await llm.close();
-});
+const server = useTestServer({ llm: true });
+const llm = server.llm;
 afterEach(() => {
   for (const k of SWITCHES) delete process.env[k];
   llm.reset();

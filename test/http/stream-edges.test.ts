@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { clinicApi } from "../utils/clinic-api";
 
 /**
@@ -9,19 +7,12 @@ import { clinicApi } from "../utils/clinic-api";
  * stream route that takes one, not a 200 stream that never delivers anything.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 let c: ReturnType<typeof clinicApi>;
 
+const server = useTestServer({ llm: true, tokens: "a:tok-a:*", env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "a:tok-a:*", env: { RUN_DETACH_GRACE_MS: "0" } });
   c = clinicApi(server.url, "tok-a");
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
 });
 
 const get = (path: string, lastEventId: number | string) =>

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../http/app";
 import { ErrorBody } from "../../http/contract";
 import { runMigrations, migrationDirs } from "../../storage/migrate";
 import { dialogueSystems } from "../../systems";
 import { echoSystem } from "../systems/echo";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 
 /**
  * Issue 15 item 1: each system's routes are a Hono sub-app the gateway mounts. What the gateway
@@ -13,9 +12,7 @@ import { startTestServer } from "../utils/server";
  * main app: the role policy, the CONTRACT §6 error body, the body limit, and route labels that
  * are templates (a raw id in a label would grow the metrics without bound).
  */
-const t = useTestDatabase();
 const systems = [...dialogueSystems, echoSystem];
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const TOKENS = "a:tok-full,chat@a:tok-chat,operator@a:tok-op,admin@a:tok-admin";
 const as = (token?: string) => ({
   ...(token ? { authorization: `Bearer ${token}` } : {}),
@@ -34,17 +31,9 @@ async function errorOf(res: Response) {
   return ErrorBody.strict().parse(await res.json()).error;
 }
 
+const server = useTestServer({ tokens: TOKENS, systems, env: { RUN_DETACH_GRACE_MS: "0", BODY_LIMIT_BYTES: "4096" } });
 beforeAll(async () => {
-  await runMigrations(t.db.sql, [...migrationDirs(), echoSystem.migrations!]);
-  server = await startTestServer({
-    db: t.db,
-    tokens: TOKENS,
-    systems,
-    env: { RUN_DETACH_GRACE_MS: "0", BODY_LIMIT_BYTES: "4096" },
-  });
-});
-afterAll(async () => {
-  await server?.stop();
+  await runMigrations(server.db.sql, [...migrationDirs(), echoSystem.migrations!]);
 });
 
 describe("systems' routes as sub-apps", () => {

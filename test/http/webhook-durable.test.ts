@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clinicApi } from "../utils/clinic-api";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
-import { startWebhookReceiver, testWebhookSecret, verifyDelivery, type Delivery } from "../utils/webhook-receiver";
+import { useTestServer } from "../utils/server";
+import { useWebhookReceiver, testWebhookSecret, verifyDelivery, type Delivery } from "../utils/webhook-receiver";
 
 /**
  * Webhooks as durable as the conversation (issue 47 item 2), with the back-off scaled down by
@@ -11,19 +9,10 @@ import { startWebhookReceiver, testWebhookSecret, verifyDelivery, type Delivery 
  * every event is delivered once per id, each conversation's in seq order, one at a time — and
  * past the retry horizon a delivery becomes a dead letter an admin lists and sends again.
  */
-const t = useTestDatabase();
 const SECRET = testWebhookSecret("durable-hooks");
-let llm: ScriptedLlm;
-let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  hook = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await hook?.close();
-  await llm?.close();
-});
+const hook = useWebhookReceiver();
+const t = useTestServer({ llm: true, serve: false });
+const llm = t.llm;
 
 const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
   const end = Date.now() + ms;
@@ -34,9 +23,8 @@ const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
 };
 
 async function withServer(env: Record<string, string>, body: (c: ReturnType<typeof clinicApi>) => Promise<void>) {
-  const server = await startTestServer({
-    db: t.db,
-    llm,
+  const server = await t.start({
+    llm: true,
     tokens: "default:tok:*",
     env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET, ...env },
   });

@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../http/app";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { readSse } from "../utils/sse";
 
 /**
@@ -10,8 +9,6 @@ import { readSse } from "../utils/sse";
  * 5xx, never a crash; a rejected request (4xx) changes no row anywhere; oversized bodies are
  * refused with payload_too_large. The model is the offline provider (no network).
  */
-const t = useTestDatabase();
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const TOKEN = "tok-fuzz";
 const LIMIT = 8_192;
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -26,14 +23,10 @@ let routes: Route[] = [];
 const ids: Record<string, string[]> = {};
 let countAll: () => Promise<string> = async () => "";
 
+const server = useTestServer({ tokens: TOKEN, env: { BODY_LIMIT_BYTES: String(LIMIT), RUN_DETACH_GRACE_MS: "0" } });
 beforeAll(async () => {
   process.on("unhandledRejection", onCrash);
   process.on("uncaughtException", onCrash);
-  server = await startTestServer({
-    db: t.db,
-    tokens: TOKEN,
-    env: { BODY_LIMIT_BYTES: String(LIMIT), RUN_DETACH_GRACE_MS: "0" },
-  });
   // The routes as registered, so a route added later is fuzzed too.
   const app = createApp(server.deps);
   routes = app.routes
@@ -58,16 +51,15 @@ beforeAll(async () => {
   ids.runId = [(turn.events[0]!.data as { runId: string }).runId];
   ids.code = ["new_booking", "general_info"];
   // Every row of every table, in one statement: a rejected request must leave this unchanged.
-  const tables = await t.db.sql<
+  const tables = await server.db.sql<
     { table_name: string }[]
   >`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`;
   const query = `select ${tables.map((x) => `(select count(*) from "${x.table_name}")::text`).join(" || ',' || ")} as counts`;
-  countAll = async () => ((await t.db.sql.unsafe(query)) as unknown as { counts: string }[])[0]!.counts;
+  countAll = async () => ((await server.db.sql.unsafe(query)) as unknown as { counts: string }[])[0]!.counts;
 }, 120_000);
 afterAll(async () => {
   process.off("unhandledRejection", onCrash);
   process.off("uncaughtException", onCrash);
-  await server?.stop();
 });
 
 const ascii = (max: number) => fc.stringMatching(new RegExp(`^[\\x20-\\x7e]{0,${max}}$`));
@@ -205,7 +197,7 @@ describe("fuzzing every endpoint (fast-check)", () => {
     ];
     const dialogue = async () =>
       (
-        (await t.db
+        (await server.db
           .sql`select (select count(*) from messages)::text || ',' || (select coalesce(sum(row_version), 0) from machine_snapshots)::text as c`) as unknown as {
           c: string;
         }[]

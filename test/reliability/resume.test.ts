@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createConversation } from "../../storage/conversations";
 import {
   appendRunEvents,
@@ -8,8 +8,7 @@ import {
   listRunEvents,
   MAX_RUN_EVENTS,
 } from "../../storage/runs";
-import { useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { readSse } from "../utils/sse";
 import { uuidv7 } from "../../storage/time-ordered-id";
 import { fixedUuid } from "../utils/ids";
@@ -23,27 +22,20 @@ const DEAD = fixedUuid(0xdd);
  * still get `error` then `done`, numbered past any id the dead process could have sent
  * (MAX_RUN_EVENTS), and never hang.
  */
-const t = useTestDatabase();
 const E = MAX_RUN_EVENTS + 1;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 /** A run that died after storing `stored` events; recovery closes it as the server would. */
 async function deadRun(stored: number): Promise<string> {
-  const conv = await createConversation(t.db.sql, "default", "test");
+  const conv = await createConversation(server.db.sql, "default", "test");
   const id = uuidv7();
-  await insertRun(t.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: DEAD });
-  await appendRunEvents(t.db.sql, id, [
+  await insertRun(server.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: DEAD });
+  await appendRunEvents(server.db.sql, id, [
     { seq: 1, event: "run_started", data: { runId: id } },
     ...Array.from({ length: stored - 1 }, (_, i) => ({ seq: i + 2, event: "token", data: { delta: `t${i}` } })),
   ]);
-  expect(await failAbandonedRuns(t.db.sql, { staleAfterMs: 0, ownerIs: DEAD })).toEqual([id]);
+  expect(await failAbandonedRuns(server.db.sql, { staleAfterMs: 0, ownerIs: DEAD })).toEqual([id]);
   return id;
 }
 
@@ -61,8 +53,12 @@ async function resume(runId: string, lastEventId: number) {
 describe("resuming a run whose process died", () => {
   it("recovery stores the ending in one statement: failed, abandoned, error then done after the stored events", async () => {
     const id = await deadRun(3);
-    expect(await getRun(t.db.sql, id)).toMatchObject({ status: "failed", errorCode: "internal", outcome: "abandoned" });
-    expect((await listRunEvents(t.db.sql, id, 0)).map((e) => [e.seq, e.event])).toEqual([
+    expect(await getRun(server.db.sql, id)).toMatchObject({
+      status: "failed",
+      errorCode: "internal",
+      outcome: "abandoned",
+    });
+    expect((await listRunEvents(server.db.sql, id, 0)).map((e) => [e.seq, e.event])).toEqual([
       [1, "run_started"],
       [2, "token"],
       [3, "token"],
@@ -106,21 +102,21 @@ describe("resuming a run whose process died", () => {
     const id = await deadRun(2);
     const all = await resume(id, 0);
     expect(all.at(-1)).toEqual([E + 1, "done"]);
-    const conv = await createConversation(t.db.sql, "default", "test");
+    const conv = await createConversation(server.db.sql, "default", "test");
     const ok = uuidv7();
-    await insertRun(t.db.sql, {
+    await insertRun(server.db.sql, {
       id: ok,
       conversationId: conv.id,
       tenantId: "default",
       kind: "test",
       owner: DEAD,
     });
-    await appendRunEvents(t.db.sql, ok, [
+    await appendRunEvents(server.db.sql, ok, [
       { seq: 1, event: "run_started", data: {} },
       { seq: 2, event: "final", data: {} },
       { seq: 3, event: "done", data: {} },
     ]);
-    await t.db.sql`update runs set status = 'completed' where id = ${ok}`;
+    await server.db.sql`update runs set status = 'completed' where id = ${ok}`;
     expect(await resume(ok, 3)).toEqual([]);
     expect((await fetch(`${server.url}/v1/runs/${ok}/events`, { headers: { "last-event-id": "3" } })).status).toBe(204);
     expect(await resume(ok, 1)).toEqual([

@@ -2,28 +2,16 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { workspace } from "../systems/workbench/fixtures";
 import { freePort } from "../reliability/processes";
 import { candidateLine } from "../../scripts/chat";
 
 /** `npm run chat` as a user runs it: a real process, lines on stdin, the streamed conversation on stdout. */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: "secret-token" });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, tokens: "secret-token" });
+const llm = server.llm;
 
 function chat(
   args: string[],

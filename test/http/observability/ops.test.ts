@@ -1,24 +1,15 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStorage, startServerProcess, type Storage } from "../../reliability/processes";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 
 /** Issue 34 part 4: readiness during the drain, request ids on streams, metric names, busy port, start-up line. */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
+const t = useTestServer({ llm: true, serve: false });
+const llm = t.llm;
 const A = { authorization: "Bearer tok", "content-type": "application/json" };
 const tail = `\nSTATE_JSON: ${JSON.stringify({ state_after: "answered", slots_updated: {} })}`;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-});
-afterAll(async () => {
-  await llm?.close();
-});
 
 async function thread(url: string): Promise<string> {
   const r = await fetch(`${url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" });
@@ -27,7 +18,7 @@ async function thread(url: string): Promise<string> {
 
 describe("server operations", () => {
   it("keeps listening while draining: /readyz 503, /healthz 200, new /v1 requests a structured 503", async () => {
-    const s = await startTestServer({ db: t.db, llm, tokens: "tok" });
+    const s = await t.start({ llm: true, tokens: "tok" });
     let stopped: Promise<void> | undefined;
     try {
       const id = await thread(s.url);
@@ -55,7 +46,7 @@ describe("server operations", () => {
   });
 
   it("echoes X-Request-Id on JSON and SSE responses, and makes one when none (or a bad one) is sent", async () => {
-    const s = await startTestServer({ db: t.db, llm, tokens: "tok" });
+    const s = await t.start({ llm: true, tokens: "tok" });
     try {
       const id = await thread(s.url);
       llm.reset();
@@ -84,7 +75,7 @@ describe("server operations", () => {
   });
 
   it("names the process metrics ds_process_* and ds_nodejs_*, never ds_process_process_*", async () => {
-    const s = await startTestServer({ db: t.db, tokens: "tok" });
+    const s = await t.start({ tokens: "tok" });
     try {
       const text = await (await fetch(`${s.url}/metrics`)).text();
       expect(text).toMatch(/^ds_process_cpu_user_seconds_total /m);

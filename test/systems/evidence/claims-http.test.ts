@@ -4,41 +4,28 @@
 // left out, the mandatory claims are shown anyway, the stream carries only the rendered answer (no
 // `answer_replaced`), and the stored package, the run's artifacts and the conversation agree. The corpus of
 // hand-written replies to the captured prompts is answer-corpus.test.ts.
-import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo, type AnswerPrompt } from "./menu-choice";
 
-const t = useTestDatabase();
 const A = { authorization: "Bearer tok-a" };
-let llm: ScriptedLlm;
-let app: Awaited<ReturnType<typeof startTestServer>>;
-let faulty: ServerType;
+const serveFetch = useFetchServers();
 let faultyUrl = "";
 
+const app = useTestServer({ llm: true, tokens: "a:tok-a" });
+const llm = app.llm;
 beforeAll(async () => {
-  llm = await startScriptedLlm();
-  app = await startTestServer({ db: t.db, llm, tokens: "a:tok-a" });
   await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: `${app.url}/v1/evidence/mcp`, headers: A } });
   // the same demo server, but the core settlements tool answers too late
-  const slow = evidenceMcpHttpHandler(t.db.sql, { get_open_supplier_settlements: { delayMs: 2_000 } });
-  faultyUrl = await new Promise<string>((resolve) => {
-    faulty = serve({ fetch: slow, port: 0, hostname: "127.0.0.1" }, (i) => resolve(`http://127.0.0.1:${i.port}/mcp`));
-  });
+  const slow = evidenceMcpHttpHandler(app.db.sql, { get_open_supplier_settlements: { delayMs: 2_000 } });
+  faultyUrl = `${await serveFetch(slow)}/mcp`;
 }, 120_000);
 afterAll(async () => {
   await closeEvidenceMcp(app.deps).catch(() => {});
-  await app?.stop();
-  await llm?.close();
-  await new Promise<void>(
-    (r) => (faulty.close(() => r()), (faulty as { closeAllConnections?: () => void }).closeAllConnections?.()),
-  );
 });
 
 type Pkg = {

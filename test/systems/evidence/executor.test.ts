@@ -1,4 +1,3 @@
-import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyConversationState } from "../../../systems/evidence/artifacts";
 import { executePlan } from "../../../systems/evidence/executor";
@@ -16,24 +15,18 @@ import { planFor } from "../../../systems/evidence/plan-rules";
 import { classifyCall } from "../../../systems/evidence/tool-outcome";
 import { TOOL_NAMES } from "../../../systems/evidence/tool-contracts";
 import { useTestDatabase } from "../../utils/db";
+import { useFetchServers } from "../../utils/server";
 
 const t = useTestDatabase();
 const conns: McpConnection[] = [];
-const servers: ServerType[] = [];
+const serveFetch = useFetchServers();
 const inProcess = (faults: Faults = {}) => {
   const c = new McpConnection({ kind: "in-process", create: () => createEvidenceMcpServer(t.db.sql, faults) });
   conns.push(c);
   return c;
 };
-async function httpServer(faults: Faults = {}): Promise<string> {
-  const handle = evidenceMcpHttpHandler(t.db.sql, faults);
-  return new Promise((resolve) => {
-    const s = serve({ fetch: handle, port: 0, hostname: "127.0.0.1" }, (info) =>
-      resolve(`http://127.0.0.1:${info.port}/mcp`),
-    );
-    servers.push(s);
-  });
-}
+const httpServer = async (faults: Faults = {}): Promise<string> =>
+  `${await serveFetch(evidenceMcpHttpHandler(t.db.sql, faults))}/mcp`;
 
 beforeAll(async () => {
   await seedDemoData(t.db.sql);
@@ -41,10 +34,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const c of conns) await c.close();
-  for (const s of servers)
-    await new Promise<void>(
-      (r) => (s.close(() => r()), (s as { closeAllConnections?: () => void }).closeAllConnections?.()),
-    );
 });
 
 function planOf(text: string) {

@@ -1,48 +1,29 @@
 // Issue 13, items 4–8, against the real server: premises only from the user's words, plan
 // coverage, the six §12.3 situations, follow-up context, honest failures and readable offline
 // answers. The model is the scripted OpenAI-compatible server; tools are the demo MCP server.
-import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 
-const t = useTestDatabase();
 const A = { authorization: "Bearer tok-a" };
-let llm: ScriptedLlm;
-let online: Awaited<ReturnType<typeof startTestServer>>;
-let offline: Awaited<ReturnType<typeof startTestServer>>;
-const extra: ServerType[] = [];
+const serveFetch = useFetchServers();
 
 async function serveMcp(faults: Parameters<typeof evidenceMcpHttpHandler>[1]): Promise<string> {
-  const handler = evidenceMcpHttpHandler(t.db.sql, faults);
-  return new Promise<string>((resolve) => {
-    extra.push(
-      serve({ fetch: handler, port: 0, hostname: "127.0.0.1" }, (i) => resolve(`http://127.0.0.1:${i.port}/mcp`)),
-    );
-  });
+  return `${await serveFetch(evidenceMcpHttpHandler(online.db.sql, faults))}/mcp`;
 }
 
+const online = useTestServer({ llm: true, tokens: "a:tok-a" });
+const offline = useTestServer({ over: online, tokens: "a:tok-a" });
+const llm = online.llm;
 beforeAll(async () => {
-  llm = await startScriptedLlm();
-  online = await startTestServer({ db: t.db, llm, tokens: "a:tok-a" });
-  offline = await startTestServer({ db: t.db, tokens: "a:tok-a" });
   await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
   await useEvidenceMcp(offline.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
 }, 120_000);
 afterAll(async () => {
   await closeEvidenceMcp(online.deps).catch(() => {});
   await closeEvidenceMcp(offline.deps).catch(() => {});
-  await online?.stop();
-  await offline?.stop();
-  await llm?.close();
-  for (const s of extra)
-    await new Promise<void>(
-      (r) => (s.close(() => r()), (s as { closeAllConnections?: () => void }).closeAllConnections?.()),
-    );
 });
 
 type Premise = { kind: string; key: string; status: string; source: string; value: string };

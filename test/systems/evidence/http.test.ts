@@ -1,4 +1,3 @@
-import { serve, type ServerType } from "@hono/node-server";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,48 +5,29 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoStdioEndpoint } from "../../../systems/evidence/mcp-config";
 import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo } from "./menu-choice";
 
-const t = useTestDatabase();
 const A = { authorization: "Bearer tok-a" };
 const B = { authorization: "Bearer tok-b" };
 const debugDir = mkdtempSync(join(tmpdir(), "evidence-debug-"));
-let llm: ScriptedLlm;
-let online: Awaited<ReturnType<typeof startTestServer>>;
-let offline: Awaited<ReturnType<typeof startTestServer>>;
-let faulty: ServerType;
+const serveFetch = useFetchServers();
 let faultyUrl = "";
 
+const online = useTestServer({ llm: true, tokens: "a:tok-a,b:tok-b", env: { AI_DEBUG: "true", DEBUG_DIR: debugDir } });
+const offline = useTestServer({ over: online });
+const llm = online.llm;
 beforeAll(async () => {
-  llm = await startScriptedLlm();
-  online = await startTestServer({
-    db: t.db,
-    llm,
-    tokens: "a:tok-a,b:tok-b",
-    env: { AI_DEBUG: "true", DEBUG_DIR: debugDir },
-  });
-  offline = await startTestServer({ db: t.db });
   // The online server reaches the demo MCP server over Streamable HTTP at its own /v1/evidence/mcp.
   await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
-  const slow = evidenceMcpHttpHandler(t.db.sql, { get_open_supplier_settlements: { delayMs: 2_000 } });
-  faultyUrl = await new Promise<string>((resolve) => {
-    faulty = serve({ fetch: slow, port: 0, hostname: "127.0.0.1" }, (i) => resolve(`http://127.0.0.1:${i.port}/mcp`));
-  });
+  const slow = evidenceMcpHttpHandler(online.db.sql, { get_open_supplier_settlements: { delayMs: 2_000 } });
+  faultyUrl = `${await serveFetch(slow)}/mcp`;
 }, 120_000);
 afterAll(async () => {
   await closeEvidenceMcp(online.deps).catch(() => {});
   await closeEvidenceMcp(offline.deps).catch(() => {});
-  await online?.stop();
-  await offline?.stop();
-  await llm?.close();
-  await new Promise<void>(
-    (r) => (faulty.close(() => r()), (faulty as { closeAllConnections?: () => void }).closeAllConnections?.()),
-  );
   rmSync(debugDir, { recursive: true, force: true });
 });
 
@@ -198,7 +178,7 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     expect(a.tool_runs.length).toBeGreaterThanOrEqual(10);
     expect(a.evidence_bundle.conflicts[0].entity).toBe("ООО «Вектор»");
     expect(a.coverage_report.outcome).toBe("PARTIALLY_ANSWERED");
-    const [run] = await t.db.sql`select kind, status, outcome, reason_codes from runs where id = ${final.runId}`;
+    const [run] = await online.db.sql`select kind, status, outcome, reason_codes from runs where id = ${final.runId}`;
     expect(run).toEqual({
       kind: "evidence",
       status: "completed",
@@ -424,7 +404,7 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
       byReasonCode: { reasonCode: string; runs: number }[];
     };
     const byOutcome = Object.fromEntries(stats.byOutcome.map((o) => [o.outcome, o.runs]));
-    const rows = await t.db.sql<
+    const rows = await online.db.sql<
       { outcome: string; n: number }[]
     >`select outcome, count(*)::int as n from runs where kind = 'evidence' and tenant_id = 'a' and status <> 'running' group by outcome`;
     expect(byOutcome).toEqual(Object.fromEntries(rows.map((r) => [r.outcome, r.n])));
@@ -465,7 +445,7 @@ describe("evidence workflow without a model", () => {
 
   it("reaches the demo MCP server spawned over stdio", async () => {
     await useEvidenceMcp(offline.deps, {
-      endpoint: demoStdioEndpoint(t.url ? { DATABASE_URL: t.url } : {}),
+      endpoint: demoStdioEndpoint(online.dbUrl ? { DATABASE_URL: online.dbUrl } : {}),
       timeoutMs: 20_000,
     });
     try {
