@@ -76,7 +76,7 @@ const COUNTING = (r: Reading) => r.pos === "NUMR" || r.tags.has("Anum");
 const FIGURE =
   /\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?:\s*(?:₽|руб\.?|%))?|\d+(?:[.,]\d+)*(?:\s*(?:₽|руб\.?|%))?/gu;
 const DATE = /\b\d{1,2}\.\d{1,2}\.\d{4}\b/g;
-const NAME = /(?:\b(?:ООО|АО|ПАО|ЗАО|ИП)\s+)?«[^«»\n]{1,80}»/g;
+const NAME = /(?:(?<!\p{L})(?:ООО|АО|ПАО|ЗАО|ИП)\s+)?«[^«»\n]{1,80}»/gu;
 const TOKEN = /\p{L}+(?:-\p{L}+)*|[—–]|\s-\s|[,.!?:;]/gu;
 const SAID = "SAIDWORDS"; // a date or name the user wrote, as one word-like token
 
