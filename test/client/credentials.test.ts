@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createClient, NotFoundError, type ThreadEvent } from "../../client";
 import { useEvidenceMcp } from "../../systems/evidence/routes";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { cuttingFetch } from "./cutting-fetch";
 
 /**
@@ -12,24 +10,13 @@ import { cuttingFetch } from "./cutting-fetch";
  * after a cut, thread events, a run's stages, an interaction. Another client with the same shared
  * `chat` token gets NotFoundError until it is given the credential.
  */
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer({ llm: true, tokens: "a:tok-admin,chat@a:tok-widget" });
+const llm = server.llm;
 
 beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({
-    db: t.db,
-    llm,
-    tokens: "a:tok-admin,chat@a:tok-widget",
-  });
   await useEvidenceMcp(server.deps, {
     endpoint: { kind: "http", url: `${server.url}/v1/evidence/mcp`, headers: { authorization: "Bearer tok-admin" } },
   });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
 });
 
 describe("client: conversation credentials", () => {

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Started } from "../../http/start";
-import { onServer, useTestDatabase } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { afterAll, describe, expect, it } from "vitest";
+import { onServer } from "../utils/db";
+import { useTestServer } from "../utils/server";
 
 /**
  * Issue 47: an idle thread follower costs at most 20 KB of the server's memory. FOLLOWERS
@@ -15,19 +14,15 @@ import { startTestServer } from "../utils/server";
  */
 const FOLLOWERS = 500;
 const LIMIT_BYTES = 20 * 1024;
-const t = useTestDatabase();
-let server: Started;
+const server = useTestServer({ env: { RUN_SWEEP_MS: "600000", RUN_STALE_MS: "15000" } });
 let clients: ChildProcess | null = null;
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
-beforeAll(async () => {
-  server = await startTestServer({ db: t.db, env: { RUN_SWEEP_MS: "600000", RUN_STALE_MS: "15000" } });
-});
-afterAll(async () => {
+// Declared after useTestServer, so it runs before the server stops (after-hooks run in reverse).
+afterAll(() => {
   clients?.kill("SIGKILL");
-  await server?.stop();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { conversationKinds, machineCatalog, modelRoles } from "../../../driver/system";
 import { loadConfig } from "../../../http/config";
 import { migrationDirs, runMigrations } from "../../../storage/migrate";
 import { dialogueSystems } from "../../../systems";
-import { useTestDatabase } from "../../utils/db";
-import { startTestServer } from "../../utils/server";
+import { useTestServer, type StartedTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import { echoSystem } from "./index";
 
@@ -13,18 +12,16 @@ import { echoSystem } from "./index";
  * the gateway mounts its routes, runs its turns through the driver, replays its log and draws
  * its machine, and the offline model answers its role — with no other file naming it.
  */
-const t = useTestDatabase();
+// The database first: the echo migration runs before the server starts.
+const t = useTestServer({ serve: false });
 const systems = [...dialogueSystems, echoSystem];
-let server: Awaited<ReturnType<typeof startTestServer>>;
+let server: StartedTestServer;
 const H = { authorization: "Bearer tok-a", "content-type": "application/json" };
 
 beforeAll(async () => {
   // The echo system's own migration, after the shared and real systems' ones.
   expect(await runMigrations(t.db.sql, [...migrationDirs(), echoSystem.migrations!])).toEqual(["900001_echo.sql"]);
-  server = await startTestServer({ db: t.db, tokens: "a:tok-a", systems, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
+  server = await t.start({ tokens: "a:tok-a", systems, env: { RUN_DETACH_GRACE_MS: "0" } });
 });
 
 describe("a fourth dialogue system from one list entry", () => {
@@ -86,7 +83,7 @@ describe("a fourth dialogue system from one list entry", () => {
   });
 
   it("the server without the entry does not serve it", async () => {
-    const plain = await startTestServer({ db: t.db, tokens: "a:tok-a" });
+    const plain = await t.start({ tokens: "a:tok-a" });
     try {
       const doc = (await (await fetch(`${plain.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
       expect(Object.keys(doc.paths).filter((p) => p.startsWith("/v1/echo"))).toEqual([]);
