@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SqlCounter } from "../../bench/sql-count";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { readSse } from "../utils/sse";
 
 /**
@@ -12,30 +10,19 @@ import { readSse } from "../utils/sse";
  * nothing — on the turn path (the clinic's one first statement reads, checks and starts the run)
  * and on every read. Counted by postgres.js's debug hook (bench/sql-count.ts), on both databases.
  */
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
+// No periodic sweep meanwhile: only the requests' own statements are counted.
+const server = useTestServer({
+  llm: true,
+  tokens: "a:tok-admin,chat@a:tok-chat",
+  env: { RUN_SWEEP_MS: "600000", RUN_DETACH_GRACE_MS: "0" },
+});
+const llm = server.llm;
 const counter = new SqlCounter();
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  // No periodic sweep meanwhile: only the requests' own statements are counted.
-  server = await startTestServer({
-    db: t.db,
-    llm,
-    tokens: "a:tok-admin,chat@a:tok-chat",
-    env: { RUN_SWEEP_MS: "600000", RUN_DETACH_GRACE_MS: "0" },
-  });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 
 /** Statements the server sends for one request (the whole response read). */
 async function cost(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<number> {
   counter.reset();
-  counter.attach(t.db.sql);
+  counter.attach(server.db.sql);
   try {
     const res = await fetch(`${server.url}${path}`, {
       method,
@@ -48,7 +35,7 @@ async function cost(method: string, path: string, headers: Record<string, string
     await new Promise((r) => setTimeout(r, 150));
     return counter.snapshot().statements;
   } finally {
-    counter.detach(t.db.sql);
+    counter.detach(server.db.sql);
   }
 }
 
@@ -77,7 +64,7 @@ describe("the credential costs no statement", () => {
     await measure("POST /v1/clinic/threads/{id}/messages (a turn)", "POST", `/v1/clinic/threads/${id}/messages`, turn);
     await measure("POST …/messages with Idempotency-Key", "POST", `/v1/clinic/threads/${id}/messages`, turn, true);
     await measure("GET /v1/clinic/threads/{id}", "GET", `/v1/clinic/threads/${id}`);
-    const [run] = await t.db.sql<{ id: string }[]>`select id from runs where conversation_id = ${id} limit 1`;
+    const [run] = await server.db.sql<{ id: string }[]>`select id from runs where conversation_id = ${id} limit 1`;
     await measure("GET /v1/runs/{runId}/stages", "GET", `/v1/runs/${run!.id}/stages`);
     await measure("GET /v1/runs/{runId}/events (replay)", "GET", `/v1/runs/${run!.id}/events`);
     console.log(

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CONVERSATION_TOKEN_HEADER } from "../../http/conversation-access";
 import { documentedOperations } from "../../http/openapi/document";
 import { useEvidenceMcp } from "../../systems/evidence/routes";
 import { dialogueSystems } from "../../systems";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { useTestServer } from "../utils/server";
 import { postSse } from "../utils/sse";
 
 /**
@@ -16,10 +14,9 @@ import { postSse } from "../utils/sse";
  * one, checked against the routes expected here, so a route that loses its declaration fails.
  */
 
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const TOKENS = "a:tok-admin,chat@a:tok-chat,operator@a:tok-op,chat@a:tok-bridge:*";
+const server = useTestServer({ llm: true, tokens: TOKENS, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 const MISSING = "00000000-0000-4000-8000-000000000000";
 
 const auth = (token: string, credential?: string): Record<string, string> => ({
@@ -48,8 +45,6 @@ const other: Record<string, Conv> = {};
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: TOKENS, env: { RUN_DETACH_GRACE_MS: "0" } });
   await useEvidenceMcp(server.deps, {
     endpoint: { kind: "http", url: `${server.url}/v1/evidence/mcp`, headers: { authorization: "Bearer tok-admin" } },
   });
@@ -86,10 +81,6 @@ beforeAll(async () => {
   expect(ev.status).toBe(200);
   ids.evidenceRun = ev.headers.get("x-run-id")!;
 }, 60_000);
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 
 /** Each documented credential route: the path for one of `mine`, the system whose credential it needs, and a body. */
 const cases: Record<string, { system: string; path: () => string; body?: unknown; missing: () => string }> = {
@@ -252,19 +243,19 @@ describe("a conversation's credential over every conversation route of the three
   });
 
   it("a turn refused for a missing credential starts no run", async () => {
-    const before = await t.db.sql`select count(*)::int as n from runs where conversation_id = ${mine.clinic!.id}`;
+    const before = await server.db.sql`select count(*)::int as n from runs where conversation_id = ${mine.clinic!.id}`;
     const r = await postSse(
       `${server.url}/v1/clinic/threads/${mine.clinic!.id}/messages`,
       { text: "Привет" },
       auth("tok-chat", other.clinic!.token),
     );
     expect(r.status).toBe(404);
-    const after = await t.db.sql`select count(*)::int as n from runs where conversation_id = ${mine.clinic!.id}`;
+    const after = await server.db.sql`select count(*)::int as n from runs where conversation_id = ${mine.clinic!.id}`;
     expect(after[0]!.n).toBe(before[0]!.n);
   });
 
   it("only a hash is stored: the credential itself is nowhere in the conversation's row", async () => {
-    const [row] = await t.db.sql`select * from conversations where id = ${mine.clinic!.id}`;
+    const [row] = await server.db.sql`select * from conversations where id = ${mine.clinic!.id}`;
     expect(JSON.stringify(row)).not.toContain(mine.clinic!.token);
     expect(row!.credential_sha256).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../utils/server";
 import { postSse } from "../utils/sse";
 
 /**
@@ -12,19 +10,9 @@ import { postSse } from "../utils/sse";
  * every attempt is the 404 (204 for an EventSource) a missing thread gets, and changes no row.
  * The thread's own client, with its credential, is served as before.
  */
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
 const WIDGET = "chat@clinic:tok-widget";
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm, tokens: WIDGET, env: { RUN_DETACH_GRACE_MS: "0" } });
-});
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const server = useTestServer({ llm: true, tokens: WIDGET, env: { RUN_DETACH_GRACE_MS: "0" } });
+const llm = server.llm;
 
 const widget = (credential?: string): Record<string, string> => ({
   authorization: "Bearer tok-widget",
@@ -50,7 +38,7 @@ describe("a conversation read without its credential (404)", () => {
     // Patient B has the same token and A's thread id (and run id), not A's credential.
     const rows = async () =>
       (
-        await t.db.sql`select (select count(*) from messages)::int + (select count(*) from runs)::int
+        await server.db.sql`select (select count(*) from messages)::int + (select count(*) from runs)::int
           + (select count(*) from thread_events)::int as n`
       )[0]!.n as number;
     const before = await rows();
