@@ -38,9 +38,6 @@ export interface ResolvedAnswer {
   issues: string[];
 }
 
-// Whether an opening or closing line is fact-free is decided by its grammar (free-text.ts).
-export { factFreeIssues } from "./free-text";
-
 /** `C3`, `{C3}`, `[C3]`, ` c3 ` → `C3`: the id a model meant, never a guess at another one. */
 const normalizeId = (raw: string) =>
   raw

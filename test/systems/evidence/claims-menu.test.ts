@@ -2,7 +2,8 @@
 // provenance, the direct question's claim in the engine's «Коротко», and the refusals — an unknown
 // id, a foreign block, a text that is not fact-free — with the mandatory claims always shown.
 import { describe, expect, it } from "vitest";
-import { factFreeIssues, packageOf, resolveChoice } from "../../../systems/evidence/answer-choice";
+import { packageOf, resolveChoice } from "../../../systems/evidence/answer-choice";
+import { factFreeIssues } from "../../../systems/evidence/free-text";
 import { composeMenu } from "../../../systems/evidence/compose";
 import type { ClaimsMenu } from "../../../systems/evidence/claims-menu";
 import { chainWorld, settlementsWorld, toolingFailedWorld } from "./worlds";
