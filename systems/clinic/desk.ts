@@ -31,15 +31,29 @@ export interface DeskNow {
 
 const DAY_RU = ["в понедельник", "во вторник", "в среду", "в четверг", "в пятницу", "в субботу", "в воскресенье"];
 
+/**
+ * One formatter per time zone: building an Intl.DateTimeFormat loads locale and zone data and
+ * cost ~5 % of a clinic turn's CPU when it was built on every turn (doc/bench.md, issue 46).
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatterFor(tz: string): Intl.DateTimeFormat {
+  let f = formatters.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-GB", {
+      timeZone: tz,
+      weekday: "short",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    });
+    formatters.set(tz, f);
+  }
+  return f;
+}
+
 /** The weekday (0 = Monday) and the minutes since midnight of `at` in `tz`. */
 function localTime(at: Date, tz: string): { day: number; minutes: number } {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    timeZone: tz,
-    weekday: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(at);
+  const parts = formatterFor(tz).formatToParts(at);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? "";
   const day = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].indexOf(get("weekday"));
   return { day, minutes: Number(get("hour")) * 60 + Number(get("minute")) };
