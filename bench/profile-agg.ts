@@ -42,6 +42,8 @@ export interface Aggregate {
   byCategory: Map<string, number>;
   /** `category :: function (file:line)` → self µs. */
   byFunction: Map<string, number>;
+  /** Node's own time (`node:*` categories) by the nearest package or project folder up the stack: who asked for it. */
+  nodeByCaller: Map<string, number>;
   /** Whether the window fell inside the profile (else every sample counted). */
   windowed: boolean;
 }
@@ -147,7 +149,21 @@ export function aggregate(p: CpuProfile, window?: { fromUs: number; toUs: number
     label.set(id, l);
     return l;
   };
+  const callerCat = new Map<number, string>();
+  const callerOf = (id: number): string => {
+    const known = callerCat.get(id);
+    if (known !== undefined) return known;
+    const up = parent.get(id);
+    let c = "(event loop)";
+    if (up !== undefined) {
+      const uc = categoryOf(up);
+      c = uc.startsWith("node:") || uc.startsWith("(") ? callerOf(up) : uc;
+    }
+    callerCat.set(id, c);
+    return c;
+  };
   const windowed = !!window && window.fromUs >= p.startTime && window.toUs <= p.endTime;
+  const nodeByCaller = new Map<string, number>();
   const byCategory = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let totalUs = 0;
@@ -169,8 +185,12 @@ export function aggregate(p: CpuProfile, window?: { fromUs: number; toUs: number
     byCategory.set(c, (byCategory.get(c) ?? 0) + d);
     const f = labelOf(id);
     byFunction.set(f, (byFunction.get(f) ?? 0) + d);
+    if (c.startsWith("node:")) {
+      const k = `${c} ← ${callerOf(id)}`;
+      nodeByCaller.set(k, (nodeByCaller.get(k) ?? 0) + d);
+    }
   }
-  return { totalUs, busyUs: totalUs - idle, byCategory, byFunction, windowed };
+  return { totalUs, busyUs: totalUs - idle, byCategory, byFunction, nodeByCaller, windowed };
 }
 
 /** The categories, largest first, as table rows: name, share of busy time, µs per turn (when `turns`). */
@@ -186,6 +206,17 @@ export function categoryTable(a: Aggregate, turns?: number, top = 30): string[] 
     ...shown.map(([c, us]) => line(c, us)),
     line("total (busy)", a.busyUs),
   ];
+}
+
+/** Node's own time by who called it: `node:net ← http/` (the engine's SSE writes), `node:net ← postgres` (statements)… */
+export function callerTable(a: Aggregate, top = 15, turns?: number): string[] {
+  return [...a.nodeByCaller]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, top)
+    .map(
+      ([k, us]) =>
+        `  ${`${((100 * us) / a.busyUs).toFixed(1)} %`.padStart(7)}${turns ? `${(us / turns).toFixed(0)} µs`.padStart(9) : ""}  ${k}`,
+    );
 }
 
 export function functionTable(a: Aggregate, top = 25, turns?: number): string[] {
@@ -206,6 +237,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const a = aggregate(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, undefined, cap);
   console.log(`busy ${(a.busyUs / 1000).toFixed(0)} ms of ${(a.totalUs / 1000).toFixed(0)} ms sampled`);
   for (const l of categoryTable(a, turns)) console.log(l);
+  console.log("Node's own time by caller:");
+  for (const l of callerTable(a, 15, turns)) console.log(l);
   console.log("top functions (self time):");
   for (const l of functionTable(a, 40, turns)) console.log(l);
 }

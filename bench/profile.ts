@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { HttpClient } from "./http";
 import type { Pacing } from "./model";
 import { cpuOf, freePort, startChild } from "./procs";
-import { aggregate, categoryTable, functionTable, type CpuProfile } from "./profile-agg";
+import { aggregate, callerTable, categoryTable, functionTable, type CpuProfile } from "./profile-agg";
 import { engineEnv, scratchPostgres, startArgs, startModel, type Scratch } from "./rig";
 import { lanes, ms, perSec, sleep } from "./stats";
 import { checkedTurn, clinicTarget } from "./targets";
@@ -119,6 +119,8 @@ export async function benchProfile(o: ProfileOptions): Promise<void> {
       `  ${counted} turns in ${windowS.toFixed(1)} s (${perSec(counted / windowS)}); server CPU per turn (/proc): ${ms(serverCpu / counted)} all threads (share ${(serverCpu / 1000 / windowS).toFixed(2)}), ${ms((m1 - m0) / counted)} main thread; sampled running (each sample ≤ ${o.intervalUs} µs) ${ms(a.busyUs / 1000 / counted)}${a.windowed ? "" : " (window outside the profile's clock: whole profile counted)"}; load average now ${loadavg()[0]!.toFixed(1)}`,
     );
     for (const l of categoryTable(a, counted)) log(l);
+    log("  Node's own time (node:*) by the package or project folder that called it:");
+    for (const l of callerTable(a, 15, counted)) log(l);
     log("  top functions (self time):");
     for (const l of functionTable(a, 30, counted)) log(l);
     log(`  profile kept in ${kept}`);

@@ -228,9 +228,13 @@ export async function benchTurnProcs(backend: "pglite" | "postgres", o: TurnProc
       for (const k of KINDS) {
         const s = sums[k];
         const l = summarize(s.lat);
+        // A window shorter than one turn at this load counts none (PGlite at 64 in flight in --quick): unknown, not 0 or ∞.
+        if (s.turns === 0) log(`  ${LABEL[k]} at ${n} in flight: no turn completed inside a window`);
         conc[k][n] = {
-          tput: s.turns / (s.ms / 1000),
-          cpu: { server: s.cpu.server / s.turns, writes: s.cpu.writes / s.turns, pg: s.cpu.pg / s.turns },
+          tput: s.turns ? s.turns / (s.ms / 1000) : Number.NaN,
+          cpu: s.turns
+            ? { server: s.cpu.server / s.turns, writes: s.cpu.writes / s.turns, pg: s.cpu.pg / s.turns }
+            : { server: Number.NaN, writes: Number.NaN, pg: Number.NaN },
           p50: l.p50,
           p99: l.p99,
         };
@@ -277,6 +281,7 @@ export async function benchTurnProcs(backend: "pglite" | "postgres", o: TurnProc
     const onServer = backend === "postgres";
     const pad = (x: string, n = 11) => x.padStart(n);
     const na = (x: number) => (onServer ? ms(x) : "—");
+    const count = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "n/a");
     log(
       `  ${"".padEnd(15)}${pad("seq p50")}${pad("seq p99")}${pad("TTFT p50")}${pad("@16")}${pad("@64")}${pad("p50 @16")}${pad("p50 @64")}`,
     );
@@ -308,7 +313,7 @@ export async function benchTurnProcs(backend: "pglite" | "postgres", o: TurnProc
     for (const k of KINDS)
       log(
         `  ${LABEL[k].padEnd(15)}${pad(ms(seq[k].cpu.server / seqTurns))}${pad(ms(conc[k][16]!.cpu.server))}${pad(ms(conc[k][64]!.cpu.server))}${pad(na(seq[k].cpu.pg / seqTurns))}${pad(na(conc[k][16]!.cpu.pg))}${pad(na(conc[k][64]!.cpu.pg))}${pad(wal[k] ? bytes(wal[k]!.bytes / seqTurns) : "n/a")}${pad(wal[k] ? (wal[k]!.commits / seqTurns).toFixed(2) : "n/a")}` +
-          `${pad((seq[k].cpu.writes / seqTurns).toFixed(1))}${pad(conc[k][16]!.cpu.writes.toFixed(1))}${pad(conc[k][64]!.cpu.writes.toFixed(1))}`,
+          `${pad(count(seq[k].cpu.writes / seqTurns))}${pad(count(conc[k][16]!.cpu.writes))}${pad(count(conc[k][64]!.cpu.writes))}`,
       );
     log(
       `  ${"ENGINE ÷ FLOOR".padEnd(15)}${pad(ratio(r.cpuSeq))}${pad(ratio(r.cpu16))}${pad(ratio(r.cpu64))}${pad(onServer ? ratio(r.pgSeq) : "—")}${pad(onServer ? ratio(r.pg16) : "—")}${pad(onServer ? ratio(r.pg64) : "—")}${pad(ratio(r.wal))}${pad("")}` +
