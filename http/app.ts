@@ -65,7 +65,7 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
   app.route("/", runRoutes(deps));
   for (const s of systems) app.route("/", s.routes(deps));
   app.route("/", operatorRoutes(deps, systems, () => app.routes).app);
-  app.route("/", inboxRoutes(deps));
+  app.route("/", inboxRoutes(deps, systems));
   app.route("/", inboxToolRoutes(deps));
   app.route("/", webhookRoutes(deps));
   app.route("/", conversationRoutes(deps));

@@ -17,7 +17,7 @@ import { listMessages } from "../../storage/messages";
 import { failAbandonedRuns } from "../../storage/runs";
 import { lastThreadEventSeq, notifyThread, threadWakeKey } from "../../storage/thread-events";
 import type { AuthEnv } from "../auth";
-import type { Deps } from "../deps";
+import type { Deps, HttpDialogueSystem } from "../deps";
 import { describeZod, readJson } from "../errors";
 import type { OperatorAction } from "../../driver/operator-action";
 import { IDEMPOTENCY_KEY } from "../turn-begin";
@@ -34,18 +34,18 @@ import { colleague, knownOperators, operatorOf, type OperatorIdentity } from "..
 /** The acting operator's name for the log, unless nobody in particular acts. */
 const named = (o: OperatorIdentity) => (o.via === "anonymous" ? undefined : o.name);
 
-export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
+export function inboxRoutes(deps: Deps, systems: readonly HttpDialogueSystem[] = deps.systems): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
   // `system` is one of the served systems' conversation kinds.
-  const FilterQuery = inboxFilter(conversationKinds(deps.systems));
+  const FilterQuery = inboxFilter(conversationKinds(systems));
   const parseFilter = (query: Record<string, string>, system?: string): Filter => {
     const parsed = FilterQuery.safeParse({ ...query, ...(system ? { system } : {}) });
     if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error), parsed.error.issues);
     return parsed.data;
   };
   /** The inbox hooks of the system a conversation belongs to (driver/system.ts). */
-  const inboxOf = (system: string) => deps.systems.find((s) => s.name === system)?.inbox;
+  const inboxOf = (system: string) => systems.find((s) => s.name === system)?.inbox;
   const list = async (c: Context<AuthEnv>, f: Filter) => {
     // «Мои»: the asking operator's — who is it, if the token names nobody?
     const me = f.assigned === "me" ? operatorOf(c) : null;
@@ -70,7 +70,7 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   };
 
   app.get("/v1/inbox/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query()))));
-  for (const s of deps.systems) {
+  for (const s of systems) {
     const own = s.contract.inboxList;
     if (own) app.get(own.path, async (c) => c.json(await list(c, parseFilter(c.req.query(), s.name))));
   }
