@@ -35,7 +35,7 @@ export async function startTestServer(o: TestServerOptions): Promise<StartedTest
     ...(o.tokens ? { API_TOKENS: o.tokens } : {}),
     ...o.env,
   });
-  if (o.llm) config.llm = { ...config.llm, ...scriptedLlmConfig(o.llm) };
+  if (o.llm) config.llm = { ...config.llm, ...scriptedLlmConfig(o.llm, o.systems ?? dialogueSystems) };
   o.configure?.(config);
   const started = await startServer(config, o.log ?? (() => {}), {
     db: o.db,
