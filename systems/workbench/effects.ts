@@ -3,7 +3,7 @@ import type { ZodType } from "zod";
 import { AppError } from "../../driver/errors";
 import type { Run } from "../../driver/run";
 import { stageEnabled } from "../../driver/stage-switches";
-import type { EffectHandlers } from "../../driver/turn";
+import type { EffectHandlers } from "../../driver/drive";
 import { ValidatedStream } from "../../driver/validated-stream";
 import type { Deps } from "../../http/deps";
 import type { Role } from "../../llm/client";
