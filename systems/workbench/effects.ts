@@ -180,7 +180,7 @@ async function prepareTurn(e: Effect<"effect.prepare">, p: EffectPorts): Promise
   const sql = deps.db.sql;
   const ctx = await conversationContext(sql, p.conversationId);
   const answered = await answeredClarifications(sql, e.interactionId);
-  const { index } = getIndex(workspace.parsed, workspace.sha);
+  const { index, cached } = getIndex(workspace.parsed, workspace.sha);
   // A changed workspace: the model's earlier choices of documents no longer there are dropped.
   const plan =
     e.plan && e.workspaceChanged ? dropModelSelections(e.plan as Plan, (id) => index.byIdentity.has(fold(id))) : e.plan;
@@ -190,6 +190,8 @@ async function prepareTurn(e: Effect<"effect.prepare">, p: EffectPorts): Promise
     ...(plan ? { plan } : {}),
     workspace: workspace.parsed,
     snapshotSha256: workspace.sha,
+    index,
+    indexCached: cached,
     docs: p.docs,
     referents: ctx.referents,
     history: ctx.history,
