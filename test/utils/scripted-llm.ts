@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { modelRoles, type DialogueSystem } from "../../driver/system";
+import { dialogueSystems } from "../../systems";
 
 /**
  * A scripted OpenAI-compatible server on loopback, used through the real `openai` client.
@@ -200,9 +202,12 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
   };
 }
 
-/** The LLM config that points every role at the scripted server (`test-<role>` models). */
-export function scriptedLlmConfig(s: ScriptedLlm) {
-  const roles = ["router", "branch", "planner", "reranker", "classifier", "answer"];
+/**
+ * The LLM config that points every role the served systems call at the scripted server
+ * (`test-<role>` models): the roles are read from the systems list, as the server reads them.
+ */
+export function scriptedLlmConfig(s: ScriptedLlm, systems: readonly DialogueSystem[] = dialogueSystems) {
+  const roles = modelRoles(systems);
   return {
     baseURL: s.baseURL,
     apiKey: "test-key",
