@@ -56,7 +56,7 @@ describe("node:http fetch", () => {
     expect(seen.body).toBe("байты");
 
     // A plain object, lower-case (the SDK's reused headers, llm/sdk-headers.ts) or not: the same request.
-    for (const h of [{ authorization: "Bearer p" }, { Authorization: "Bearer p" }]) {
+    for (const h of [{ authorization: "Bearer p" }, { Authorization: "Bearer p" }] as Record<string, string>[]) {
       seen = {};
       await f(`${base}/v1/z`, { method: "POST", headers: h, body: "z" });
       expect(seen.auth).toBe("Bearer p");
