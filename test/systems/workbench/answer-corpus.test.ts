@@ -18,12 +18,20 @@ import { DOCUMENT_ANSWERS } from "./answer-corpus/answers-documents";
 import { LIST_ANSWERS } from "./answer-corpus/answers-lists";
 import { HELDOUT_ANSWERS } from "./answer-corpus/answers-heldout";
 import { MORE_ANSWERS } from "./answer-corpus/answers-more";
+import { KEY_ANSWERS } from "./answer-corpus/answers-keys";
 import type { Labelled } from "./answer-corpus/labelled";
 import { SCENARIOS } from "./answer-corpus/scenarios";
 import { corpusWorkspace } from "./answer-corpus/workspace";
 import { newConversation, one, send, type Json } from "./http-workbench-helpers";
 
-const CORPUS: Labelled[] = [...DOCUMENT_ANSWERS, ...LIST_ANSWERS, ...DOC_ANSWERS, ...MORE_ANSWERS, ...HELDOUT_ANSWERS];
+const CORPUS: Labelled[] = [
+  ...DOCUMENT_ANSWERS,
+  ...LIST_ANSWERS,
+  ...DOC_ANSWERS,
+  ...MORE_ANSWERS,
+  ...HELDOUT_ANSWERS,
+  ...KEY_ANSWERS,
+];
 const HELDOUT = new Set<Labelled>(HELDOUT_ANSWERS);
 const server = useTestServer({ llm: true });
 const llm = server.llm;
