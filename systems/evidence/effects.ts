@@ -9,7 +9,7 @@ import type { Llm } from "../../llm/client";
 import { packageOf, resolveChoice } from "./answer-choice";
 import type { ConversationState, ExecutionPlan, ToolRun } from "./artifacts";
 import type { EvidenceEvents } from "./contract";
-import type { EvidenceEffect, EvidenceEvent, TurnWork } from "./conversation.machine";
+import type { EvidenceEffect, EvidenceEvent, TurnWork } from "./conversation-types";
 import { debugView } from "./debug-view";
 import { executePlan } from "./executor";
 import type { TurnScope } from "./frame-resolve";
