@@ -77,9 +77,10 @@ export interface KeyClaim {
 /**
  * How a run row gets in: `startRun` by default; a route that reads what its turn needs may
  * start the run in that same statement instead (systems/clinic/store/turn-context.ts) — one
- * round trip and one transaction less per turn. True when the row went in.
+ * round trip and one transaction less per turn. It resolves to what that statement read (the
+ * turn's context, handed to the route's work: http/sse.ts), or null when the row did not go in.
  */
-export type RunStart = (sql: Tx, r: RunStartRow, o: { asyncCommit: boolean }) => Promise<boolean>;
+export type RunStart<S = unknown> = (sql: Tx, r: RunStartRow, o: { asyncCommit: boolean }) => Promise<S | null>;
 
 /**
  * The run row at run start, so a resuming client and a crash recovery can find it, without

@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import { createParser } from "eventsource-parser";
+import { completion, completionChunk, readBody } from "../../test/utils/openai-wire";
 import {
   isInjected,
   renderStep,
@@ -64,22 +65,6 @@ const roleOf = (model: string): Role | null => {
 
 const estimate = (chars: number) => Math.ceil(chars / 4);
 
-function chunk(model: string, delta: object, finish: string | null = null) {
-  return {
-    id: "chatcmpl-eval",
-    object: "chat.completion.chunk",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  };
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let body = "";
-  for await (const c of req) body += c;
-  return body;
-}
-
 function candidatesOf(messages: { content: string }[]): CandidateView[] {
   try {
     const parsed = JSON.parse(messages.at(-1)?.content ?? "{}") as { candidates?: CandidateView[] };
@@ -141,30 +126,26 @@ export async function startModelServer(o: { upstream?: Upstream } = {}): Promise
     if (body.stream) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       const send = (x: object) => res.write(`data: ${JSON.stringify(x)}\n\n`);
-      send(chunk(model, { role: "assistant", content: "" }));
+      send(completionChunk(model, { role: "assistant", content: "" }));
       const cut = s?.cutAfter;
       for (const piece of (cut ? content.slice(0, cut) : content).match(/[\s\S]{1,16}/g) ?? [])
-        send(chunk(model, { content: piece }));
+        send(completionChunk(model, { content: piece }));
       // A stream broken off after its first tokens: the client has shown them and must not retry.
       if (cut) {
         await new Promise((r) => setTimeout(r, 20)); // let the partial reply reach the client first
         return res.socket?.destroy();
       }
-      send(chunk(model, {}, "stop"));
+      send(completionChunk(model, {}, "stop"));
       res.write("data: [DONE]\n\n");
       return res.end();
     }
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({
-        id: "chatcmpl-eval",
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model,
-        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-        usage: { prompt_tokens: estimate(promptChars), completion_tokens: estimate(content.length), total_tokens: 0 },
-      }),
-    );
+    const usage = {
+      prompt_tokens: estimate(promptChars),
+      completion_tokens: estimate(content.length),
+      total_tokens: 0,
+    };
+    res.end(JSON.stringify(completion(model, content, usage)));
   }
 
   async function forward(

@@ -82,67 +82,34 @@ beforeAll(async () => {
   ids.evidenceRun = ev.headers.get("x-run-id")!;
 }, 60_000);
 
-/** Each documented credential route: the path for one of `mine`, the system whose credential it needs, and a body. */
-const cases: Record<string, { system: string; path: () => string; body?: unknown; missing: () => string }> = {
-  "GET /v1/clinic/threads/{threadId}": {
-    system: "clinic",
-    path: () => `/v1/clinic/threads/${mine.clinic!.id}`,
-    missing: () => `/v1/clinic/threads/${MISSING}`,
-  },
+/** Each documented credential route: the system whose credential it needs, the id it names for `mine`, and a body. */
+const cases: Record<string, { system: string; id: () => string; body?: unknown }> = {
+  "GET /v1/clinic/threads/{threadId}": { system: "clinic", id: () => mine.clinic!.id },
   "POST /v1/clinic/threads/{threadId}/messages": {
     system: "clinic",
-    path: () => `/v1/clinic/threads/${mine.clinic!.id}/messages`,
+    id: () => mine.clinic!.id,
     body: { text: "А когда вы работаете?" },
-    missing: () => `/v1/clinic/threads/${MISSING}/messages`,
   },
-  "GET /v1/clinic/threads/{threadId}/events": {
-    system: "clinic",
-    path: () => `/v1/clinic/threads/${mine.clinic!.id}/events`,
-    missing: () => `/v1/clinic/threads/${MISSING}/events`,
-  },
-  "GET /v1/workbench/conversations/{id}": {
-    system: "workbench",
-    path: () => `/v1/workbench/conversations/${mine.workbench!.id}`,
-    missing: () => `/v1/workbench/conversations/${MISSING}`,
-  },
+  "GET /v1/clinic/threads/{threadId}/events": { system: "clinic", id: () => mine.clinic!.id },
+  "GET /v1/workbench/conversations/{id}": { system: "workbench", id: () => mine.workbench!.id },
   "POST /v1/workbench/conversations/{id}/messages": {
     system: "workbench",
-    path: () => `/v1/workbench/conversations/${mine.workbench!.id}/messages`,
+    id: () => mine.workbench!.id,
     body: { text: "Что такое поле?" },
-    missing: () => `/v1/workbench/conversations/${MISSING}/messages`,
   },
-  "GET /v1/workbench/interactions/{id}": {
-    system: "workbench",
-    path: () => `/v1/workbench/interactions/${ids.interaction}`,
-    missing: () => `/v1/workbench/interactions/${MISSING}`,
-  },
-  "GET /v1/evidence/conversations/{id}": {
-    system: "evidence",
-    path: () => `/v1/evidence/conversations/${mine.evidence!.id}`,
-    missing: () => `/v1/evidence/conversations/${MISSING}`,
-  },
+  "GET /v1/workbench/interactions/{id}": { system: "workbench", id: () => ids.interaction! },
+  "GET /v1/evidence/conversations/{id}": { system: "evidence", id: () => mine.evidence!.id },
   "POST /v1/evidence/conversations/{id}/messages": {
     system: "evidence",
-    path: () => `/v1/evidence/conversations/${mine.evidence!.id}/messages`,
+    id: () => mine.evidence!.id,
     body: { text: "А в субботу?" },
-    missing: () => `/v1/evidence/conversations/${MISSING}/messages`,
   },
-  "GET /v1/evidence/runs/{runId}": {
-    system: "evidence",
-    path: () => `/v1/evidence/runs/${ids.evidenceRun}`,
-    missing: () => `/v1/evidence/runs/${MISSING}`,
-  },
-  "GET /v1/runs/{runId}/events": {
-    system: "clinic",
-    path: () => `/v1/runs/${ids.clinicRun}/events`,
-    missing: () => `/v1/runs/${MISSING}/events`,
-  },
-  "GET /v1/runs/{runId}/stages": {
-    system: "clinic",
-    path: () => `/v1/runs/${ids.clinicRun}/stages`,
-    missing: () => `/v1/runs/${MISSING}/stages`,
-  },
+  "GET /v1/evidence/runs/{runId}": { system: "evidence", id: () => ids.evidenceRun! },
+  "GET /v1/runs/{runId}/events": { system: "clinic", id: () => ids.clinicRun! },
+  "GET /v1/runs/{runId}/stages": { system: "clinic", id: () => ids.clinicRun! },
 };
+/** The route's documented path with this id in its one parameter. */
+const pathOf = (route: string, id: string) => route.split(" ")[1]!.replace(/\{\w+\}/, id);
 
 /** A request's status and JSON error (a stream is cut after its headers: a thread's events never end). */
 async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
@@ -191,23 +158,24 @@ describe("a conversation's credential over every conversation route of the three
   for (const [name, k] of Object.entries(cases)) {
     it(`${name}: none → 404, another's → 404 (as a missing one), its own → 2xx`, async () => {
       const method = name.split(" ")[0]!;
-      const missing = await call(method, k.missing(), auth("tok-chat", mine[k.system]!.token), k.body);
+      const path = pathOf(name, k.id());
+      const missing = await call(method, pathOf(name, MISSING), auth("tok-chat", mine[k.system]!.token), k.body);
       expect(missing.status).toBe(404);
-      const none = await call(method, k.path(), auth("tok-chat"), k.body);
+      const none = await call(method, path, auth("tok-chat"), k.body);
       expect(none.status).toBe(404);
       expect(shape(none.error)).toEqual(shape(missing.error));
-      const wrong = await call(method, k.path(), auth("tok-chat", other[k.system]!.token), k.body);
+      const wrong = await call(method, path, auth("tok-chat", other[k.system]!.token), k.body);
       expect(wrong.status).toBe(404);
       expect(shape(wrong.error)).toEqual(shape(missing.error));
-      const garbage = await call(method, k.path(), auth("tok-chat", "cc_not-a-credential"), k.body);
+      const garbage = await call(method, path, auth("tok-chat", "cc_not-a-credential"), k.body);
       expect(garbage.status).toBe(404);
-      const right = await call(method, k.path(), auth("tok-chat", mine[k.system]!.token), k.body);
+      const right = await call(method, path, auth("tok-chat", mine[k.system]!.token), k.body);
       expect(right.status).toBeGreaterThanOrEqual(200);
       expect(right.status).toBeLessThan(300);
       // Operators and admins reach it without one; so does an integration (`…:TOKEN:*`).
       for (const tok of ["tok-op", "tok-admin", "tok-bridge"]) {
         if (method === "POST" && tok !== "tok-bridge") continue; // the role policy keeps operators off the patient's turn
-        const r = await call(method, k.path(), auth(tok), k.body);
+        const r = await call(method, path, auth(tok), k.body);
         expect(r.status, `${tok} ${name}`).toBeLessThan(300);
       }
     }, 30_000);

@@ -12,15 +12,14 @@ import { useTestServer } from "../utils/server";
 import { postSse, readSse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { workspace } from "../systems/workbench/fixtures";
+import { clinicApi } from "../utils/clinic-api";
 
 /** issue 16 (Idempotency-Key, X-Run-Id, resume at the end of a run) and issue 18 item 6 (reject before the model). */
 
 const server = useTestServer({ llm: true, extend: registerTestRoutes });
 const llm = server.llm;
 
-const newThread = async () =>
-  ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string })
-    .threadId;
+const newThread = () => clinicApi(server.url).newThread();
 const clinicTurn = (reply = "Мы работаем с 8 до 20.", step: Record<string, unknown> = {}) => {
   llm.script("router", "general_info");
   llm.script("branch", { content: reply, ...step });

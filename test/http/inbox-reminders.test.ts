@@ -27,13 +27,7 @@ const start = (env: Record<string, string>) =>
     env: { RUN_DETACH_GRACE_MS: "0", WEBHOOK_URL: hook.url, WEBHOOK_SECRET: "s", WEBHOOK_BACKOFF_MS: "40", ...env },
   });
 
-async function escalate(c: ReturnType<typeof clinicApi>): Promise<string> {
-  const id = await c.newThread();
-  llm.script("router", "escalate_human");
-  llm.script("branch", "Передаю администратору.");
-  expect(c.final(await c.say(id, "Позовите живого человека")).events).toContain("escalated");
-  return id;
-}
+const escalate = (c: ReturnType<typeof clinicApi>) => c.escalated(llm, "Позовите живого человека");
 
 type Rem = { conversationId: string; kind: string; since: string; requeued: boolean; operator: string | null };
 const remindersOf = async (c: ReturnType<typeof clinicApi>, id: string) =>

@@ -29,10 +29,7 @@ beforeAll(async () => {
 });
 
 async function escalated(): Promise<string> {
-  const id = await c.newThread();
-  llm.script("router", "escalate_human");
-  llm.script("branch", "Передаю администратору.");
-  expect(c.final(await c.say(id, "Позовите живого человека")).events).toContain("escalated");
+  const id = await c.escalated(llm, "Позовите живого человека");
   // The patient's client holds the thread's credential, as the widget that started it would.
   patient.remember(id, c.credential(id)!);
   return id;

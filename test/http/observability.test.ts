@@ -7,6 +7,7 @@ import { createLogger, useLogger } from "../../http/observability/logger";
 import { registerObservabilityRoutes } from "../../http/observability/routes";
 import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
+import { clinicApi, stepTail } from "../utils/clinic-api";
 
 /** Issue 17 item 3: JSON logs, /metrics, /readyz and spans, over a real server and a scripted model. */
 
@@ -74,11 +75,7 @@ const server = useTestServer({
 });
 const llm = server.llm;
 
-const tail = (state_after: string) => `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: {} })}`;
-async function newThread(): Promise<string> {
-  const r = await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" });
-  return ((await r.json()) as { threadId: string }).threadId;
-}
+const newThread = () => clinicApi(server, SECRET_TOKEN).newThread();
 const metricValue = (text: string, name: string, labels: Record<string, string> = {}) => {
   let sum = 0;
   for (const line of text.split("\n")) {
@@ -97,7 +94,7 @@ describe("logs, metrics and spans of one turn", () => {
     lines.length = 0;
     spans.length = 0;
     llm.script("router", "general_info");
-    llm.script("branch", `Мы на Лесной, 5.${tail("answered")}`);
+    llm.script("branch", `Мы на Лесной, 5.${stepTail("answered")}`);
     const r = await postSse(
       `${server.url}/v1/clinic/threads/${id}/messages`,
       { text: "Какой у вас адрес?" },

@@ -40,14 +40,7 @@ const ids = async (token: string, query: string) =>
     (i) => i.id,
   );
 
-async function escalatedThread(): Promise<string> {
-  const patient = as("tok-chat");
-  const id = await patient.newThread();
-  llm.script("router", "escalate_human");
-  llm.script("branch", "Передаю администратору.");
-  await patient.say(id, "Позовите администратора");
-  return id;
-}
+const escalatedThread = () => as("tok-chat").escalated(llm);
 
 describe("assignment", () => {
   it("an assignee on a thread nobody holds; «мои», «не назначенные», «все»; unknown people refused", async () => {

@@ -23,14 +23,7 @@ const as = (token: string) => clinicApi(server.url, token);
 const errorOf = async (r: Response) =>
   ((await r.json()) as { error: { code: string; details?: { reason?: string } } }).error;
 
-async function escalatedThread(): Promise<string> {
-  const patient = as("tok-chat");
-  const id = await patient.newThread();
-  llm.script("router", "escalate_human");
-  llm.script("branch", "Передаю администратору.");
-  await patient.say(id, "Позовите администратора");
-  return id;
-}
+const escalatedThread = () => as("tok-chat").escalated(llm);
 
 describe("the author is the token's person", () => {
   it("a take and a message by a person's token are authored by that person when the body names nobody", async () => {

@@ -30,13 +30,7 @@ async function branchCalled(n: number) {
   expect(llm.count("branch")).toBeGreaterThanOrEqual(n);
 }
 
-async function escalated(): Promise<string> {
-  const id = await c.newThread();
-  llm.script("router", "escalate_human");
-  llm.script("branch", "Передаю администратору.");
-  expect(c.final(await c.say(id, "Соедините с администратором")).events).toContain("escalated");
-  return id;
-}
+const escalated = () => c.escalated(llm, "Соедините с администратором");
 
 describe("a take while the model streams", () => {
   it("stores the patient's words every time, with the holding reply; the bot's text is kept for the operator (×10)", async () => {

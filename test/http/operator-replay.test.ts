@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { appendMachineEvents } from "../../storage/machine-events";
 import { saveSnapshot } from "../../storage/snapshots";
+import { clinicApi } from "../utils/clinic-api";
 import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
@@ -31,6 +32,7 @@ type Replay = {
     replayedSnapshot?: unknown;
   }[];
 };
+const newThread = () => clinicApi(server, "tok-a").newThread();
 const replay = async (id: string, key?: string, headers = A) => {
   const r = await fetch(`${server.url}/v1/conversations/${id}/replay${key ? `?key=${encodeURIComponent(key)}` : ""}`, {
     headers,
@@ -45,9 +47,7 @@ const post = async (path: string, body: object, headers = A) => {
 
 describe("GET /v1/conversations/{id}/replay", () => {
   it("clinic: the dialogue replays from its log, across a settings edit between turns", async () => {
-    const { threadId } = (await (
-      await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" })
-    ).json()) as { threadId: string };
+    const threadId = await newThread();
     await post(`/v1/clinic/threads/${threadId}/messages`, { text: "Здравствуйте, хочу записаться к ЛОРу" });
     await post(`/v1/clinic/threads/${threadId}/messages`, { text: "Меня зовут Анна" });
     const edit = await fetch(`${server.url}/v1/clinic/branches/general_info/versions`, {
@@ -112,9 +112,7 @@ describe("GET /v1/conversations/{id}/replay", () => {
   });
 
   it("is the tenant's own: another tenant's conversation and an unknown key are 404", async () => {
-    const { threadId } = (await (
-      await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" })
-    ).json()) as { threadId: string };
+    const threadId = await newThread();
     expect((await replay(threadId, undefined, B)).status).toBe(404);
     expect((await replay(threadId, "nope")).status).toBe(404);
     // No turn yet: nothing to replay.
@@ -145,9 +143,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
   it("replays its v1 log through v2 to its migrated snapshot, migrates on the next turn and still replays", async () => {
     expect(stored).toBeDefined();
     // The tenant's settings versions, as a turn logs them.
-    const { threadId: seedThread } = (await (
-      await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" })
-    ).json()) as { threadId: string };
+    const seedThread = await newThread();
     await post(`/v1/clinic/threads/${seedThread}/messages`, { text: "Здравствуйте" });
     const label = (
       await server.db.sql<
@@ -157,9 +153,7 @@ describe("a clinic thread stored by clinic-dialogue v1 (before the v2 statechart
     expect(label).toMatch(/^clinic-dialogue@4\|/);
 
     // What a v1 server left behind: the v1 snapshot and its v1-labelled event log.
-    const { threadId } = (await (
-      await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" })
-    ).json()) as { threadId: string };
+    const threadId = await newThread();
     await saveSnapshot(server.db.sql, {
       key: threadId,
       conversationId: threadId,

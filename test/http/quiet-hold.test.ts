@@ -25,13 +25,8 @@ const week = (day: { open: string; close: string } | null) =>
 const putDesk = (token: string, body: unknown) =>
   clinicApi(server.url, token).api("/v1/clinic/desk", { method: "POST", body: JSON.stringify(body) });
 
-async function escalated(): Promise<string> {
-  const id = await patient().newThread();
-  llm.script("router", "escalate_human");
-  llm.script("branch", "Передаю администратору, с вами свяжутся в течение ближайшего часа.");
-  await patient().say(id, "Позовите администратора");
-  return id;
-}
+const HOLDING = "Передаю администратору, с вами свяжутся в течение ближайшего часа.";
+const escalated = () => patient().escalated(llm, "Позовите администратора", HOLDING);
 
 describe("a quiet bot while a human holds", () => {
   it("the holding reply once, then an acknowledgement; once the operator writes, the bot says nothing", async () => {
@@ -69,7 +64,7 @@ describe("the front desk's hours", () => {
     try {
       const id = await patient().newThread();
       llm.script("router", "escalate_human");
-      llm.script("branch", "Передаю администратору, с вами свяжутся в течение ближайшего часа.");
+      llm.script("branch", HOLDING);
       const r = patient().final(await patient().say(id, "Позовите администратора"));
       expect(r.events).toContain("escalated");
       expect(r.reply).toContain("в рабочее время клиники");
@@ -81,7 +76,7 @@ describe("the front desk's hours", () => {
     // Within hours the promise stands.
     const id = await patient().newThread();
     llm.script("router", "escalate_human");
-    llm.script("branch", "Передаю администратору, с вами свяжутся в течение ближайшего часа.");
+    llm.script("branch", HOLDING);
     expect(patient().final(await patient().say(id, "Позовите администратора")).reply).toContain("ближайшего часа");
   });
 });

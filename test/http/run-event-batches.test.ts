@@ -28,6 +28,7 @@ import { uuidv7 } from "../../storage/time-ordered-id";
 import { fixedUuid } from "../utils/ids";
 import { registerMetaTemplate } from "../../storage/meta-defaults";
 import { CLINIC_STATE } from "../../systems/clinic/message-meta";
+import { clinicApi } from "../utils/clinic-api";
 
 const OWNER = fixedUuid(0xaa);
 
@@ -113,8 +114,7 @@ describe("coalesced run events", () => {
     }
   });
 
-  const newThread = async () =>
-    ((await (await fetch(`${one.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }).threadId;
+  const newThread = () => clinicApi(one.url).newThread();
 
   /**
    * One clinic turn (on a new thread unless `threadId`; the router says `intent`, the branch

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
 import { newConversation, one, send, stage } from "../systems/workbench/http-workbench-helpers";
+import { clinicApi } from "../utils/clinic-api";
 
 /**
  * The stage switches of driver/stage-switches.ts, read where each stage is gated: a switched-off
@@ -62,9 +63,7 @@ describe("stage switches", () => {
   });
 
   it("CLINIC_ROUTER_HINT=off: a sticky branch is called without the [ПОДСКАЗКА РОУТЕРА] block", async () => {
-    const thread = async () =>
-      ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string })
-        .threadId;
+    const thread = () => clinicApi(server.url).newThread();
     const turn = (id: string, text: string) => postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text });
     const branchPrompt = () => llm.calls.filter((c) => c.role === "branch").at(-1)!.messages[0]!.content;
     for (const hint of [true, false]) {

@@ -22,10 +22,7 @@ const errorOf = async (r: Response) =>
 
 describe("Last-Event-ID past the end", () => {
   it("a thread's event stream: 400 past its last event; at the last event the stream opens", async () => {
-    const id = await c.newThread();
-    llm.script("router", "escalate_human");
-    llm.script("branch", "Передаю администратору.");
-    await c.say(id, "Позовите администратора");
+    const id = await c.escalated(llm);
     await c.take(id, "Мария");
     await c.write(id, "Здравствуйте");
     // Two events in the log: taken (1), operator.message (2).

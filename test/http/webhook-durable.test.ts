@@ -37,10 +37,7 @@ async function withServer(env: Record<string, string>, body: (c: ReturnType<type
 
 /** An escalated thread, then an operator's take, two messages and the close: five events. */
 async function conversation(c: ReturnType<typeof clinicApi>, i: number): Promise<string> {
-  const id = await c.newThread();
-  llm.script("router", "escalate_human");
-  llm.script("branch", "Передаю ваш вопрос администратору.");
-  expect(c.final(await c.say(id, `Позовите администратора ${i}`)).events).toContain("escalated");
+  const id = await c.escalated(llm, `Позовите администратора ${i}`, "Передаю ваш вопрос администратору.");
   expect((await c.take(id, `Оператор ${i}`)).status).toBe(200);
   expect((await c.write(id, `Здравствуйте, ${i}`)).status).toBeLessThan(300);
   expect((await c.write(id, `Чем помочь, ${i}?`)).status).toBeLessThan(300);

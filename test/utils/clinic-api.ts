@@ -1,3 +1,4 @@
+import type { ScriptedLlm } from "./scripted-llm";
 import { eventsNamed, followSse, postSse, type SseResponse } from "./sse";
 
 /**
@@ -25,40 +26,65 @@ export interface ClinicFinal {
  */
 const credentials = new Map<string, string>();
 
-export function clinicApi(url: string, token: string) {
-  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+/**
+ * `at`: the server's URL, or a handle whose `url` is read at each call (a `useTestServer` made
+ * before its hooks ran); no `token`: a server without API_TOKENS.
+ */
+export function clinicApi(at: string | { readonly url: string }, token?: string) {
+  const base = () => (typeof at === "string" ? at : at.url);
+  const auth: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  const headers = { ...auth, "content-type": "application/json" };
   const credentialFor = (path: string): Record<string, string> => {
     const id = /^\/v1\/clinic\/threads\/([^/?]+)/.exec(path)?.[1];
     const credential = id ? credentials.get(id) : undefined;
     return credential ? { "x-conversation-token": credential } : {};
   };
   const api = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
-    fetch(`${url}${path}`, { ...init, headers: { ...headers, ...credentialFor(path), ...init.headers } });
+    fetch(`${base()}${path}`, { ...init, headers: { ...headers, ...credentialFor(path), ...init.headers } });
   const json = async <T = Record<string, unknown>>(r: Response | Promise<Response>) => (await (await r).json()) as T;
   const post = (path: string, body: unknown = {}, extra: Record<string, string> = {}) =>
     api(path, { method: "POST", body: JSON.stringify(body), headers: extra });
+  const newThread = async (): Promise<string> => {
+    const r = await post("/v1/clinic/threads");
+    if (r.status !== 201) throw new Error(`POST /v1/clinic/threads: HTTP ${r.status} ${await r.text()}`);
+    const { threadId, conversationToken } = await json<{ threadId: string; conversationToken: string }>(r);
+    credentials.set(threadId, conversationToken);
+    return threadId;
+  };
+  const say = (id: string, text: string): Promise<SseResponse> =>
+    postSse(
+      `${base()}/v1/clinic/threads/${id}/messages`,
+      { text },
+      { ...headers, ...credentialFor(`/v1/clinic/threads/${id}`) },
+    );
+  const final = (r: SseResponse) => eventsNamed(r, "final")[0] as unknown as ClinicFinal;
   return {
     api,
     json,
     post,
-    async newThread(): Promise<string> {
-      const { threadId, conversationToken } = await json<{ threadId: string; conversationToken: string }>(
-        post("/v1/clinic/threads"),
-      );
-      credentials.set(threadId, conversationToken);
-      return threadId;
+    newThread,
+    say,
+    final,
+    /**
+     * A new thread whose patient asks for a person: the model is scripted as the router choosing
+     * the escalation and as its branch answering `reply`; the turn must end escalated.
+     */
+    async escalated(
+      llm: ScriptedLlm,
+      text = "Позовите администратора",
+      reply = "Передаю администратору.",
+    ): Promise<string> {
+      const id = await newThread();
+      llm.script("router", "escalate_human");
+      llm.script("branch", reply);
+      const f = final(await say(id, text));
+      if (!f?.events.includes("escalated")) throw new Error(`thread ${id} not escalated: ${JSON.stringify(f)}`);
+      return id;
     },
     /** The credential `newThread` received for the thread. */
     credential: (id: string) => credentials.get(id),
     /** Sends this credential on the thread's routes (a patient's client given a thread another client created). */
     remember: (id: string, credential: string) => void credentials.set(id, credential),
-    say: (id: string, text: string): Promise<SseResponse> =>
-      postSse(
-        `${url}/v1/clinic/threads/${id}/messages`,
-        { text },
-        { ...headers, ...credentialFor(`/v1/clinic/threads/${id}`) },
-      ),
-    final: (r: SseResponse) => eventsNamed(r, "final")[0] as unknown as ClinicFinal,
     take: (id: string, operator?: string) => post(`/v1/inbox/conversations/${id}/take`, operator ? { operator } : {}),
     write: (id: string, text: string, key?: string, operator?: string) =>
       post(
@@ -69,8 +95,8 @@ export function clinicApi(url: string, token: string) {
     release: (id: string) => post(`/v1/inbox/conversations/${id}/release`),
     close: (id: string) => post(`/v1/inbox/conversations/${id}/close`),
     follow: (id: string, lastEventId?: number) =>
-      followSse(`${url}/v1/clinic/threads/${id}/events`, {
-        authorization: headers.authorization,
+      followSse(`${base()}/v1/clinic/threads/${id}/events`, {
+        ...auth,
         ...credentialFor(`/v1/clinic/threads/${id}`),
         ...(lastEventId !== undefined ? { "last-event-id": String(lastEventId) } : {}),
       }),
@@ -78,6 +104,6 @@ export function clinicApi(url: string, token: string) {
   };
 }
 
-/** A branch reply's service tail: the step after and the slots it filled. */
-export const stepTail = (state_after: string, slots: object = {}) =>
-  `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
+/** A branch reply's service tail: the step after, the slots it filled, and whether the reply was a soft insertion. */
+export const stepTail = (state_after: string, slots: object = {}, soft = false) =>
+  `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots, ...(soft ? { soft_insertion: true } : {}) })}`;

@@ -1,4 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
+import { modelRoles, type DialogueSystem } from "../../driver/system";
+import { dialogueSystems } from "../../systems";
+import { completion, completionChunk, readBody } from "./openai-wire";
 
 /**
  * A scripted OpenAI-compatible server on loopback, used through the real `openai` client.
@@ -53,22 +56,6 @@ export interface ScriptedLlm {
 
 const roleOf = (model: string) => model.replace(/^(test|eval)-/, "");
 
-function chunk(model: string, delta: object, finish: string | null = null) {
-  return {
-    id: "chatcmpl-test",
-    object: "chat.completion.chunk",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  };
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let body = "";
-  for await (const c of req) body += c;
-  return body;
-}
-
 export async function startScriptedLlm(): Promise<ScriptedLlm> {
   const queues = new Map<string, ScriptStep[]>();
   const calls: RecordedCall[] = [];
@@ -107,7 +94,7 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
     if (body.stream) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       const send = (o: object) => res.write(`data: ${JSON.stringify(o)}\n\n`);
-      send(chunk(body.model, { role: "assistant", content: "" }));
+      send(completionChunk(body.model, { role: "assistant", content: "" }));
       let sent = 0;
       let gone = false;
       res.once("close", () => (gone = true));
@@ -132,7 +119,8 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
             if (!gone) await new Promise<void>((r) => req.socket.once("close", () => r()));
             return;
           }
-          if (!res.write(`data: ${JSON.stringify(chunk(body.model, { content: piece }))}\n\n`)) await drained();
+          if (!res.write(`data: ${JSON.stringify(completionChunk(body.model, { content: piece }))}\n\n`))
+            await drained();
           if (s.rawChunk !== undefined && sent === 0) res.write(`data: ${s.rawChunk}\n\n`);
           sent += piece.length;
           if (s.chunkDelayMs) await new Promise((r) => setTimeout(r, s.chunkDelayMs));
@@ -140,19 +128,12 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
         if (s.endless) await new Promise((r) => setImmediate(r)); // an endless stream still lets the server breathe
       } while (s.endless && content && !gone);
       if (gone) return;
-      send(chunk(body.model, {}, "stop"));
+      send(completionChunk(body.model, {}, "stop"));
       res.write("data: [DONE]\n\n");
       return res.end();
     }
     res.writeHead(200, { "content-type": "application/json" });
-    const whole = JSON.stringify({
-      id: "chatcmpl-test",
-      object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
-      model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    });
+    const whole = JSON.stringify(completion(body.model, content));
     let gone = false;
     res.once("close", () => (gone = true));
     if (s.endless) {
@@ -200,9 +181,12 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
   };
 }
 
-/** The LLM config that points every role at the scripted server (`test-<role>` models). */
-export function scriptedLlmConfig(s: ScriptedLlm) {
-  const roles = ["router", "branch", "planner", "reranker", "classifier", "answer"];
+/**
+ * The LLM config that points every role the served systems call at the scripted server
+ * (`test-<role>` models): the roles are read from the systems list, as the server reads them.
+ */
+export function scriptedLlmConfig(s: ScriptedLlm, systems: readonly DialogueSystem[] = dialogueSystems) {
+  const roles = modelRoles(systems);
   return {
     baseURL: s.baseURL,
     apiKey: "test-key",
@@ -210,5 +194,21 @@ export function scriptedLlmConfig(s: ScriptedLlm) {
     roleModels: Object.fromEntries(roles.map((r) => [r, `test-${r}`])),
     timeoutMs: 5_000,
     retryDelayMs: 10,
+  };
+}
+
+/** A scripted model that is started later: a module-level `const llm = s.llm` works before beforeAll. */
+export function lazyLlm(get: () => ScriptedLlm): ScriptedLlm {
+  return {
+    get baseURL() {
+      return get().baseURL;
+    },
+    get calls() {
+      return get().calls;
+    },
+    script: (role, ...steps) => get().script(role, ...steps),
+    reset: () => get().reset(),
+    count: (role) => get().count(role),
+    close: () => get().close(),
   };
 }

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStorage, startServerProcess, type Storage } from "../../reliability/processes";
+import { clinicApi, stepTail } from "../../utils/clinic-api";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 
@@ -9,12 +10,9 @@ import { eventsNamed, postSse } from "../../utils/sse";
 const t = useTestServer({ llm: true, serve: false });
 const llm = t.llm;
 const A = { authorization: "Bearer tok", "content-type": "application/json" };
-const tail = `\nSTATE_JSON: ${JSON.stringify({ state_after: "answered", slots_updated: {} })}`;
+const tail = stepTail("answered");
 
-async function thread(url: string): Promise<string> {
-  const r = await fetch(`${url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" });
-  return ((await r.json()) as { threadId: string }).threadId;
-}
+const thread = (url: string) => clinicApi(url, "tok").newThread();
 
 describe("server operations", () => {
   it("keeps listening while draining: /readyz 503, /healthz 200, new /v1 requests a structured 503", async () => {

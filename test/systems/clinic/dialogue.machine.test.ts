@@ -7,9 +7,7 @@ import { LOOP_GUARD_REPLY } from "../../../systems/clinic/templates";
 import { HARD_RETURN_PHRASE } from "../../../systems/clinic/prompt";
 import { createRunner } from "./runner";
 import type { TurnResult } from "./runner";
-
-const tail = (state_after: string, slots: object = {}, soft?: boolean) =>
-  `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots, ...(soft === undefined ? {} : { soft_insertion: soft }) })}`;
+import { stepTail } from "../../utils/clinic-api";
 
 function ok(r: TurnResult) {
   if (!r.ok) throw new Error("turn failed");
@@ -22,7 +20,7 @@ describe("clinic dialogue machine", () => {
     const r = ok(
       run.turn("Хочу к ЛОРу", {
         router: ["new_booking"],
-        branch: [`Как вас зовут?${tail("intro", { specialist: "ЛОР" })}`],
+        branch: [`Как вас зовут?${stepTail("intro", { specialist: "ЛОР" })}`],
       }),
     );
     expect(r.state).toMatchObject({
@@ -41,7 +39,7 @@ describe("clinic dialogue machine", () => {
     const r = ok(
       run.turn("Запишите к неврологу", {
         router: ["new_booking"],
-        branch: [`Записала!${tail("book", { specialist: "невролог" })}`],
+        branch: [`Записала!${stepTail("book", { specialist: "невролог" })}`],
       }),
     );
     expect(r.state.step).toBe("intro");
@@ -54,13 +52,13 @@ describe("clinic dialogue machine", () => {
     ok(
       run.turn("Хочу к терапевту", {
         router: ["new_booking"],
-        branch: [`Как вас зовут?${tail("qualify", { specialist: "терапевт" })}`],
+        branch: [`Как вас зовут?${stepTail("qualify", { specialist: "терапевт" })}`],
       }),
     );
     const r = ok(
       run.turn("А сколько стоит приём?", {
         router: ["price_question"],
-        branch: [`2500 рублей. Так как вас зовут?${tail("qualify", {}, true)}`],
+        branch: [`2500 рублей. Так как вас зовут?${stepTail("qualify", {}, true)}`],
       }),
     );
     expect(r.state).toMatchObject({
@@ -81,10 +79,10 @@ describe("clinic dialogue machine", () => {
 
   it("three soft insertions in a row put the hard return instruction into the next prompt; a step change resets the counter", () => {
     const run = createRunner(defaultRegistry());
-    ok(run.turn("Запись к терапевту", { router: ["new_booking"], branch: [`Как вас зовут?${tail("qualify")}`] }));
+    ok(run.turn("Запись к терапевту", { router: ["new_booking"], branch: [`Как вас зовут?${stepTail("qualify")}`] }));
     for (let i = 1; i <= 3; i++) {
       const r = ok(
-        run.turn(`боковой ${i}`, { router: ["general_info"], branch: [`Ответ ${i}.${tail("qualify", {}, true)}`] }),
+        run.turn(`боковой ${i}`, { router: ["general_info"], branch: [`Ответ ${i}.${stepTail("qualify", {}, true)}`] }),
       );
       expect(r.state.softInsertionCount).toBe(i);
       expect(r.effects.find((e) => e.type === "effect.branch")!.system).not.toContain(HARD_RETURN_PHRASE);
@@ -92,7 +90,7 @@ describe("clinic dialogue machine", () => {
     const r4 = ok(
       run.turn("Меня зовут Анна, болит спина", {
         router: ["new_booking"],
-        branch: [`Понятно.${tail("present", { name: "Анна", reason: "боль в спине" })}`],
+        branch: [`Понятно.${stepTail("present", { name: "Анна", reason: "боль в спине" })}`],
       }),
     );
     expect(r4.effects.find((e) => e.type === "effect.branch")!.system).toContain(HARD_RETURN_PHRASE);
@@ -102,13 +100,13 @@ describe("clinic dialogue machine", () => {
 
   it("a soft insertion interrupted by a normal answer starts counting again", () => {
     const run = createRunner(defaultRegistry());
-    ok(run.turn("Запись", { router: ["new_booking"], branch: [`Как вас зовут?${tail("qualify")}`] }));
-    ok(run.turn("парковка?", { router: ["general_info"], branch: [`Есть.${tail("qualify", {}, true)}`] }));
-    ok(run.turn("парковка?", { router: ["general_info"], branch: [`Есть.${tail("qualify", {}, true)}`] }));
+    ok(run.turn("Запись", { router: ["new_booking"], branch: [`Как вас зовут?${stepTail("qualify")}`] }));
+    ok(run.turn("парковка?", { router: ["general_info"], branch: [`Есть.${stepTail("qualify", {}, true)}`] }));
+    ok(run.turn("парковка?", { router: ["general_info"], branch: [`Есть.${stepTail("qualify", {}, true)}`] }));
     const r = ok(
       run.turn("Анна", {
         router: ["new_booking"],
-        branch: [`Анна, что беспокоит?${tail("qualify", { name: "Анна" })}`],
+        branch: [`Анна, что беспокоит?${stepTail("qualify", { name: "Анна" })}`],
       }),
     );
     expect(r.state.softInsertionCount).toBe(0);
@@ -119,7 +117,7 @@ describe("clinic dialogue machine", () => {
     ok(
       run.turn("Запишите к кардиологу, я Ольга", {
         router: ["new_booking"],
-        branch: [`Ольга, что беспокоит?${tail("qualify", { name: "Ольга", specialist: "кардиолог" })}`],
+        branch: [`Ольга, что беспокоит?${stepTail("qualify", { name: "Ольга", specialist: "кардиолог" })}`],
       }),
     );
     const r = ok(
@@ -145,7 +143,7 @@ describe("clinic dialogue machine", () => {
     ]);
     expect(r.effects.filter((e) => e.type === "effect.branch")[1]!.system).toContain("ОАК — 600 рублей");
     const back = ok(
-      run.turn("Давайте продолжим запись", { router: ["new_booking"], branch: [`Продолжим.${tail("qualify")}`] }),
+      run.turn("Давайте продолжим запись", { router: ["new_booking"], branch: [`Продолжим.${stepTail("qualify")}`] }),
     );
     expect(back.state).toMatchObject({
       activeBranch: "new_booking",
@@ -163,7 +161,7 @@ describe("clinic dialogue machine", () => {
     ok(
       run.turn("К хирургу", {
         router: ["new_booking"],
-        branch: [`Как вас зовут?${tail("qualify", { specialist: "хирург" })}`],
+        branch: [`Как вас зовут?${stepTail("qualify", { specialist: "хирург" })}`],
       }),
     );
     const r = ok(
@@ -224,7 +222,7 @@ describe("clinic dialogue machine", () => {
     ok(
       run.turn("Запись", {
         router: ["new_booking"],
-        branch: [`Как вас зовут?${tail("qualify", { specialist: "ЛОР" })}`],
+        branch: [`Как вас зовут?${stepTail("qualify", { specialist: "ЛОР" })}`],
       }),
     );
     const r = ok(
@@ -241,7 +239,7 @@ describe("clinic dialogue machine", () => {
 
   it("a router failure or branch failure aborts the turn with the snapshot untouched", () => {
     const run = createRunner(defaultRegistry());
-    ok(run.turn("Запись", { router: ["new_booking"], branch: [`Как вас зовут?${tail("qualify")}`] }));
+    ok(run.turn("Запись", { router: ["new_booking"], branch: [`Как вас зовут?${stepTail("qualify")}`] }));
     const before = run.persisted;
     expect(run.turn("Пётр", { router: [{ fail: true }], branch: [] }).ok).toBe(false);
     expect(run.turn("Пётр", { router: ["new_booking"], branch: [{ fail: true }] }).ok).toBe(false);
@@ -250,11 +248,11 @@ describe("clinic dialogue machine", () => {
 
   it("an unintelligible router answer keeps the active branch", () => {
     const run = createRunner(defaultRegistry());
-    ok(run.turn("Запись", { router: ["new_booking"], branch: [`Как вас зовут?${tail("qualify")}`] }));
+    ok(run.turn("Запись", { router: ["new_booking"], branch: [`Как вас зовут?${stepTail("qualify")}`] }));
     const r = ok(
       run.turn("Пётр", {
         router: ["я думаю, что это запись или цены"],
-        branch: [`Пётр, что беспокоит?${tail("qualify", { name: "Пётр" })}`],
+        branch: [`Пётр, что беспокоит?${stepTail("qualify", { name: "Пётр" })}`],
       }),
     );
     expect(r.state).toMatchObject({ activeBranch: "new_booking", routerDecision: null, slots: { name: "Пётр" } });
@@ -265,13 +263,15 @@ describe("clinic dialogue machine", () => {
 describe("clinic dialogue v2 statechart: position, history, failure", () => {
   it("rests in the branch and step between turns; a resume re-enters the booking's step through its history state", () => {
     const run = createRunner(defaultRegistry());
-    ok(run.turn("Запишите к ЛОРу", { router: ["new_booking"], branch: [`Как вас зовут?${tail("intro", {})}`] }));
+    ok(run.turn("Запишите к ЛОРу", { router: ["new_booking"], branch: [`Как вас зовут?${stepTail("intro", {})}`] }));
     expect(JSON.parse(run.persisted).value).toEqual({
       patient: { new_booking: "intro" },
       turn: "idle",
       handler: "bot",
     });
-    ok(run.turn("Анна", { router: ["new_booking"], branch: [`Что беспокоит?${tail("qualify", { name: "Анна" })}`] }));
+    ok(
+      run.turn("Анна", { router: ["new_booking"], branch: [`Что беспокоит?${stepTail("qualify", { name: "Анна" })}`] }),
+    );
     expect(JSON.parse(run.persisted).value).toEqual({
       patient: { new_booking: "qualify" },
       turn: "idle",
@@ -289,7 +289,10 @@ describe("clinic dialogue v2 statechart: position, history, failure", () => {
       { id: "clinicDialogue.patient.new_booking.qualify" },
     ]);
     const back = ok(
-      run.turn("Продолжим запись", { router: ["new_booking"], branch: [`Так что беспокоит?${tail("qualify", {})}`] }),
+      run.turn("Продолжим запись", {
+        router: ["new_booking"],
+        branch: [`Так что беспокоит?${stepTail("qualify", {})}`],
+      }),
     );
     expect(back.events).toContain("resumed");
     expect(back.state).toMatchObject({ activeBranch: "new_booking", step: "qualify", slots: { name: "Анна" } });

@@ -7,6 +7,7 @@ import { SqlCounter } from "../../../bench/sql-count";
 import { onServer } from "../../utils/db";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
+import { clinicApi, stepTail } from "../../utils/clinic-api";
 
 // No background statement on the shared database while a test counts a turn's statements: the run
 // heartbeat, the abandoned-run sweep and the reminder sweep of both servers come every 200 s / hour.
@@ -21,14 +22,7 @@ const llm = server.llm;
 const A = { authorization: "Bearer tok-a", "content-type": "application/json" };
 const B = { authorization: "Bearer tok-b", "content-type": "application/json" };
 
-const tail = (state_after: string, slots: object = {}) =>
-  `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
-
-async function newThread(base = server.url, headers = A): Promise<string> {
-  const r = await fetch(`${base}/v1/clinic/threads`, { method: "POST", headers, body: "{}" });
-  expect(r.status).toBe(201);
-  return ((await r.json()) as { threadId: string }).threadId;
-}
+const newThread = (base = server.url, token = "tok-a") => clinicApi(base, token).newThread();
 type Thread = {
   threadId: string;
   state: Record<string, unknown>;
@@ -53,7 +47,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     const id = await newThread();
     expect((await getThread(id)).state).toMatchObject({ activeBranch: null, step: null, handoffCount: 0 });
     llm.script("router", "new_booking");
-    llm.script("branch", `Здравствуйте! Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`);
+    llm.script("branch", `Здравствуйте! Как к вам обращаться?${stepTail("intro", { specialist: "ЛОР" })}`);
     const r = await say(id, "Хочу записаться к ЛОРу");
     expect(r.events.map((e) => e.event)).toEqual(
       expect.arrayContaining(["run_started", "router_decision", "token", "final", "done"]),
@@ -87,7 +81,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     });
     // The branch saw the history on the next turn, never a tail.
     llm.script("router", "new_booking");
-    llm.script("branch", `Алексей, что беспокоит?${tail("qualify", { name: "Алексей" })}`);
+    llm.script("branch", `Алексей, что беспокоит?${stepTail("qualify", { name: "Алексей" })}`);
     await say(id, "Алексей");
     const branchCall = llm.calls.filter((c) => c.role === "branch").at(-1)!;
     expect(branchCall.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
@@ -98,7 +92,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     llm.reset();
     const id = await newThread();
     llm.script("router", "new_booking");
-    llm.script("branch", `Ольга, что беспокоит?${tail("qualify", { name: "Ольга", specialist: "кардиолог" })}`);
+    llm.script("branch", `Ольга, что беспокоит?${stepTail("qualify", { name: "Ольга", specialist: "кардиолог" })}`);
     await say(id, "Запишите к кардиологу, я Ольга");
     llm.script("router", "price_question");
     llm.script(
@@ -114,7 +108,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     expect(final(r).events).toEqual(expect.arrayContaining(["sticky", "handoff"]));
     expect(llm.calls.filter((c) => c.role === "branch").at(-2)!.messages[0]!.content).toContain("[ПОДСКАЗКА РОУТЕРА]");
     llm.script("router", "new_booking");
-    llm.script("branch", `Продолжим.${tail("qualify")}`);
+    llm.script("branch", `Продолжим.${stepTail("qualify")}`);
     const back = await say(id, "Давайте продолжим запись");
     expect(final(back)).toMatchObject({
       state: {
@@ -132,7 +126,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     llm.reset();
     const id = await newThread();
     llm.script("router", "new_booking");
-    llm.script("branch", `Как вас зовут?${tail("qualify")}`);
+    llm.script("branch", `Как вас зовут?${stepTail("qualify")}`);
     await say(id, "Хочу к окулисту");
     const before = await getThread(id);
     llm.reset();
@@ -154,7 +148,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     expect(await getThread(id)).toEqual(before);
     // One failure is absorbed by the retry.
     llm.script("router", { status: 500 }, "new_booking");
-    llm.script("branch", `Пётр, что беспокоит?${tail("qualify", { name: "Пётр" })}`);
+    llm.script("branch", `Пётр, что беспокоит?${stepTail("qualify", { name: "Пётр" })}`);
     const r3 = await say(id, "Пётр");
     expect(final(r3).state).toMatchObject({ slots: { name: "Пётр" } });
   });
@@ -171,7 +165,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
           llm.script(
             "branch",
             ...Array(s.branchFails).fill({ status: 502 }),
-            `Ответ ${i}.${tail(i === 0 ? "intro" : "qualify", { [`k${i}`]: i })}`,
+            `Ответ ${i}.${stepTail(i === 0 ? "intro" : "qualify", { [`k${i}`]: i })}`,
           );
           const r = await say(id, `реплика ${i}`);
           const after = await getThread(id);
@@ -212,7 +206,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     const id = await newThread();
     const turn = async (text: string) => {
       llm.script("router", "new_booking");
-      llm.script("branch", `Здравствуйте! Подскажите, что беспокоит?${tail("qualify")}`);
+      llm.script("branch", `Здравствуйте! Подскажите, что беспокоит?${stepTail("qualify")}`);
       const r = await say(id, text);
       expect(eventsNamed(r, "done")).toHaveLength(1);
       return r;
@@ -316,13 +310,13 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     expect(await v.json()).toEqual({ code: "general_info", version: 2, active: true });
 
     llm.reset();
-    const id = await newThread(server.url, B);
+    const id = await newThread(server.url, "tok-b");
     llm.script("router", "new_booking", "new_booking", "new_booking");
     llm.script(
       "branch",
-      `Как вас зовут?${tail("done", { name: "Ян" })}`,
-      `Что беспокоит?${tail("details")}`,
-      `Готово.${tail("done")}`,
+      `Как вас зовут?${stepTail("done", { name: "Ян" })}`,
+      `Что беспокоит?${stepTail("details")}`,
+      `Готово.${stepTail("done")}`,
     );
     const r1 = await say(id, "Запись", {}, server.url, B);
     expect(final(r1)).toMatchObject({
@@ -339,7 +333,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
 
     llm.script("router", "general_info");
     llm.script("branch", "Ответ.");
-    await say(await newThread(server.url, B), "Адрес?", {}, server.url, B);
+    await say(await newThread(server.url, "tok-b"), "Адрес?", {}, server.url, B);
     expect(llm.calls.filter((c) => c.role === "branch").at(-1)!.messages[0]!.content).toContain("(версия 2)");
     // Back to version 1 of the prompt.
     const act = await fetch(`${server.url}/v1/clinic/branches/general_info/versions/1/activate`, {
@@ -357,7 +351,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     const lastBranchSystem = () => llm.calls.filter((c) => c.role === "branch").at(-1)!.messages[0]!.content;
     llm.script("router", "general_info");
     llm.script("branch", "Ответ.");
-    await say(await newThread(server.url, B), "Адрес?", {}, server.url, B);
+    await say(await newThread(server.url, "tok-b"), "Адрес?", {}, server.url, B);
     expect(lastBranchSystem()).not.toContain("(версия 2)");
     // An edit made through another server on the same database shows at this one's next turn: nothing
     // tells a server about edits; the active versions are read with every turn's context.
@@ -376,7 +370,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     }
     llm.script("router", "general_info");
     llm.script("branch", "Ответ.");
-    await say(await newThread(server.url, B), "Адрес?", {}, server.url, B);
+    await say(await newThread(server.url, "tok-b"), "Адрес?", {}, server.url, B);
     expect(lastBranchSystem()).toContain("(версия 2)");
     const invalid = await fetch(`${server.url}/v1/clinic/branches/new_booking/steps`, {
       method: "POST",
@@ -397,7 +391,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
       llm.reset();
       const id = await newThread(dbg.url);
       llm.script("router", "new_booking");
-      llm.script("branch", `Как вас зовут?${tail("intro")}`);
+      llm.script("branch", `Как вас зовут?${stepTail("intro")}`);
       const r = await say(id, "Запишите меня", {}, dbg.url);
       const runId = String(eventsNamed(r, "run_started")[0]!.runId);
       const files = readdirSync(join(dir, runId)).sort();

@@ -5,20 +5,19 @@ import { migrateClinicDialogue } from "../../../systems/clinic/dialogue-restore"
 import { defaultRegistry } from "../../../systems/clinic/registry";
 import { EMERGENCY_REPLY } from "../../../systems/clinic/templates";
 import { createRunner } from "./runner";
+import { stepTail } from "../../utils/clinic-api";
 
 /** The human as a state of the clinic dialogue machine (issue 32): the `handler` region, pure. */
 
 const at = "2026-12-05T10:00:00.000Z";
-const tail = (state_after: string, slots: object = {}) =>
-  `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
 
 function bookingAtQualify() {
   const run = createRunner(defaultRegistry());
   run.turn("Хочу к ЛОРу", {
     router: ["new_booking"],
-    branch: [`Как вас зовут?${tail("intro", { specialist: "ЛОР" })}`],
+    branch: [`Как вас зовут?${stepTail("intro", { specialist: "ЛОР" })}`],
   });
-  run.turn("Анна", { router: ["new_booking"], branch: [`Что беспокоит?${tail("qualify", { name: "Анна" })}`] });
+  run.turn("Анна", { router: ["new_booking"], branch: [`Что беспокоит?${stepTail("qualify", { name: "Анна" })}`] });
   return run;
 }
 
@@ -72,7 +71,7 @@ describe("the handler region: bot | human", () => {
     let seen = "";
     const r = run.turn("Продолжим", {
       router: () => "new_booking",
-      branch: (messages) => ((seen = messages.map((m) => m.content).join("\n")), `Когда удобно?${tail("present")}`),
+      branch: (messages) => ((seen = messages.map((m) => m.content).join("\n")), `Когда удобно?${stepTail("present")}`),
     });
     if (!r.ok) throw new Error("turn failed");
     expect(r.state).toMatchObject({ activeBranch: "new_booking", step: "present" });

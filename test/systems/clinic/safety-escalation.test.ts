@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EMERGENCY_REPLY } from "../../../systems/clinic/templates";
 import { useTestServer } from "../../utils/server";
-import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
+import { clinicApi, stepTail } from "../../utils/clinic-api";
 
 /** Issue 14 items 6–7 and the message length limit, against the real server with a scripted model. */
 
@@ -16,26 +16,17 @@ type State = {
   step: string | null;
   suspended: { intent: string } | null;
 };
-const tail = (state_after: string, slots: object = {}) =>
-  `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
-
-async function newThread(): Promise<string> {
-  const r = await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" });
-  return ((await r.json()) as { threadId: string }).threadId;
-}
-const say = (id: string, text: string) => postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text }, A);
-const final = (r: SseResponse) => eventsNamed(r, "final")[0] as { reply: string; state: State; events: string[] };
-const release = (id: string) =>
-  fetch(`${server.url}/v1/clinic/threads/${id}/release`, { method: "POST", headers: A, body: "{}" });
+const c = clinicApi(server, "tok-a");
+const release = (id: string) => c.post(`/v1/clinic/threads/${id}/release`);
 
 /** Runs one turn with the given scripted models and returns its final plus the model calls it made. */
 async function turn(id: string, text: string, router?: string, ...branch: string[]) {
   llm.reset();
   if (router !== undefined) llm.script("router", router);
   if (branch.length) llm.script("branch", ...branch);
-  const r = await say(id, text);
+  const r = await c.say(id, text);
   expect(r.status).toBe(200);
-  const f = final(r);
+  const f = c.final(r);
   expect(f, JSON.stringify(r.events)).toBeDefined();
   return { ...f, calls: { router: llm.count("router"), branch: llm.count("branch") } };
 }
@@ -51,7 +42,7 @@ async function threeSwitches(id: string) {
 
 describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
   it("after three switches «сильное кровотечение, не могу дышать» gets the emergency reply and acute_pain, with no model call", async () => {
-    const id = await newThread();
+    const id = await c.newThread();
     await threeSwitches(id);
     const r = await turn(id, "сильное кровотечение, не могу дышать", "escalate_human", "Передаю оператору.");
     expect(r.reply).toBe(EMERGENCY_REPLY);
@@ -76,7 +67,7 @@ describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
     "У ребёнка опухло горло после укуса осы",
     "СИЛЬНОЕ КРОВОТЕЧЕНИЕ!!!",
   ])("a fresh thread: %s → emergency, no model call", async (text) => {
-    const id = await newThread();
+    const id = await c.newThread();
     const r = await turn(id, text, "new_booking", "Как вас зовут?");
     expect(r.reply).toBe(EMERGENCY_REPLY);
     expect(r.state.escalationReason).toBe("acute_pain");
@@ -84,12 +75,12 @@ describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
   });
 
   it("a booking in progress is suspended by the emergency, and the loop-locked thread still gets it", async () => {
-    const id = await newThread();
+    const id = await c.newThread();
     await turn(
       id,
       "Хочу записаться к ЛОРу",
       "new_booking",
-      `Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`,
+      `Как к вам обращаться?${stepTail("intro", { specialist: "ЛОР" })}`,
     );
     const r = await turn(id, "Ой, у меня сильное кровотечение из носа");
     expect(r.state).toMatchObject({
@@ -97,7 +88,7 @@ describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
       escalationReason: "acute_pain",
       suspended: { intent: "new_booking" },
     });
-    const loop = await newThread();
+    const loop = await c.newThread();
     await threeSwitches(loop);
     const locked = await turn(loop, "А во сколько вы открываетесь?", "general_info", "С восьми.");
     expect(locked.state.escalationReason).toBe("routing_loop");
@@ -113,7 +104,7 @@ describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
       "Я не задыхаюсь, просто кашель",
       "Сколько стоит приём?",
     ]) {
-      const id = await newThread();
+      const id = await c.newThread();
       const r = await turn(id, text, "general_info", "Ответ.");
       expect(r.reply, text).toBe("Ответ.");
       expect(r.state.escalationReason).toBeNull();
@@ -124,7 +115,7 @@ describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
 
 describe("an escalated thread stays with the human until an operator releases it (issue 14 item 7)", () => {
   it("after acute_pain «А сколько стоит приём?» gets a holding reply from the escalation branch, the reason stays", async () => {
-    const id = await newThread();
+    const id = await c.newThread();
     await turn(id, "сильное кровотечение, не могу дышать");
     const r = await turn(
       id,
@@ -149,12 +140,12 @@ describe("an escalated thread stays with the human until an operator releases it
   });
 
   it("any reason stays: a surgery hand-off by signal, an explicit request by the router", async () => {
-    const id = await newThread();
+    const id = await c.newThread();
     await turn(
       id,
       "Хочу записаться к хирургу",
       "new_booking",
-      `Как вас зовут?${tail("qualify", { specialist: "хирург" })}`,
+      `Как вас зовут?${stepTail("qualify", { specialist: "хирург" })}`,
     );
     const esc = await turn(
       id,
@@ -175,14 +166,14 @@ describe("an escalated thread stays with the human until an operator releases it
     const back = await turn(id, "Давайте всё-таки запишемся", "new_booking", "Администратор уже подключается.");
     expect(back.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "surgery" });
 
-    const other = await newThread();
+    const other = await c.newThread();
     await turn(other, "Дайте живого человека", "escalate_human", "Соединяю с администратором.");
     const held = await turn(other, "Какой у вас адрес?", "general_info", "Администратор скоро ответит.");
     expect(held.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "explicit_request" });
   });
 
   it("a safety escalation still fires inside an escalated thread", async () => {
-    const id = await newThread();
+    const id = await c.newThread();
     await turn(id, "Позовите оператора", "escalate_human", "Соединяю.");
     const r = await turn(id, "Пока жду — задыхаюсь, не могу вдохнуть", "general_info", "x");
     expect(r.reply).toBe(EMERGENCY_REPLY);
@@ -191,12 +182,12 @@ describe("an escalated thread stays with the human until an operator releases it
   });
 
   it("the operator's release returns the thread to the bot at the booking's step; a second release is a conflict; replay still rebuilds", async () => {
-    const id = await newThread();
+    const id = await c.newThread();
     await turn(
       id,
       "Хочу записаться к ЛОРу",
       "new_booking",
-      `Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`,
+      `Как к вам обращаться?${stepTail("intro", { specialist: "ЛОР" })}`,
     );
     await turn(id, "сильное кровотечение");
     const rel = await release(id);
@@ -221,7 +212,7 @@ describe("an escalated thread stays with the human until an operator releases it
       id,
       "А сколько стоит приём?",
       "price_question",
-      `Приём стоит 2500 рублей.${tail("intro")}`,
+      `Приём стоит 2500 рублей.${stepTail("intro")}`,
     );
     expect(price.state).toMatchObject({ activeBranch: "new_booking", step: "intro", escalationReason: null });
     expect(price.reply).toBe("Приём стоит 2500 рублей.");
@@ -246,12 +237,12 @@ describe("an escalated thread stays with the human until an operator releases it
   });
 
   it("a released booking goes on at its step with no resume needed", async () => {
-    const id = await newThread();
+    const id = await c.newThread();
     await turn(
       id,
       "Хочу записаться к ЛОРу",
       "new_booking",
-      `Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`,
+      `Как к вам обращаться?${stepTail("intro", { specialist: "ЛОР" })}`,
     );
     const esc = await turn(
       id,
@@ -262,7 +253,7 @@ describe("an escalated thread stays with the human until an operator releases it
     );
     expect(esc.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "explicit_request" });
     expect((await release(id)).status).toBe(200);
-    const r = await turn(id, "Давайте продолжим запись", "new_booking", `Как к вам обращаться?${tail("intro")}`);
+    const r = await turn(id, "Давайте продолжим запись", "new_booking", `Как к вам обращаться?${stepTail("intro")}`);
     expect(r.state).toMatchObject({ activeBranch: "new_booking", step: "intro", suspended: null });
     expect(r.events).not.toContain("handoff");
   });
@@ -270,7 +261,7 @@ describe("an escalated thread stays with the human until an operator releases it
 
 describe("message length", () => {
   it("over 4000 characters is refused with a Russian structured error; 4000 is accepted", async () => {
-    const id = await newThread();
+    const id = await c.newThread();
     for (const text of ["а".repeat(4001), "Здравствуйте! ".repeat(400)]) {
       const r = await fetch(`${server.url}/v1/clinic/threads/${id}/messages`, {
         method: "POST",

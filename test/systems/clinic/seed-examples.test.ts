@@ -3,6 +3,7 @@ import { defaultRegistry } from "../../../systems/clinic/registry";
 import type { ClinicState } from "../../../systems/clinic/types";
 import { createRunner } from "./runner";
 import type { Reply } from "./runner";
+import { stepTail } from "../../utils/clinic-api";
 
 /**
  * The four worked examples of seed 003 ("Разобранные примеры"), replayed turn by turn through the
@@ -19,9 +20,6 @@ interface ReplayTurn {
   reply?: string;
   calls?: { router: number; branch: number };
 }
-
-const tail = (state_after: string, slots: object = {}, soft = false) =>
-  `\nSTATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots, ...(soft ? { soft_insertion: true } : {}) })}`;
 
 function replay(turns: ReplayTurn[]) {
   const run = createRunner(defaultRegistry());
@@ -44,7 +42,7 @@ describe("seed 003 worked examples", () => {
       {
         patient: "Здравствуйте, хочу записаться к ЛОРу",
         router: "new_booking",
-        branch: [`Здравствуйте! Как к вам обращаться?${tail("intro", { specialist: "ЛОР" })}`],
+        branch: [`Здравствуйте! Как к вам обращаться?${stepTail("intro", { specialist: "ЛОР" })}`],
         state: {
           activeBranch: "new_booking",
           routerDecision: "new_booking",
@@ -58,25 +56,27 @@ describe("seed 003 worked examples", () => {
       {
         patient: "Алексей",
         router: "new_booking",
-        branch: [`Алексей, что вас беспокоит?${tail("qualify", { name: "Алексей" })}`],
+        branch: [`Алексей, что вас беспокоит?${stepTail("qualify", { name: "Алексей" })}`],
         state: { step: "qualify", slots: { specialist: "ЛОР", name: "Алексей" } },
       },
       {
         patient: "Болит ухо третий день",
         router: "new_booking",
-        branch: [`Вас примет оториноларинголог, приём 30 минут. Подходит?${tail("present", { reason: "боль в ухе" })}`],
+        branch: [
+          `Вас примет оториноларинголог, приём 30 минут. Подходит?${stepTail("present", { reason: "боль в ухе" })}`,
+        ],
         state: { step: "present", slots: { specialist: "ЛОР", name: "Алексей", reason: "боль в ухе" } },
       },
       {
         patient: "Да, подходит",
         router: "new_booking",
-        branch: [`Когда вам удобно прийти?${tail("offer_time")}`],
+        branch: [`Когда вам удобно прийти?${stepTail("offer_time")}`],
         state: { step: "offer_time" },
       },
       {
         patient: "Завтра после пяти",
         router: "new_booking",
-        branch: [`Есть окно завтра в 17:30. Записываю?${tail("book", { preferred_time: "завтра 17:30" })}`],
+        branch: [`Есть окно завтра в 17:30. Записываю?${stepTail("book", { preferred_time: "завтра 17:30" })}`],
         state: {
           step: "book",
           slots: { specialist: "ЛОР", name: "Алексей", reason: "боль в ухе", preferred_time: "завтра 17:30" },
@@ -85,7 +85,7 @@ describe("seed 003 worked examples", () => {
       {
         patient: "Да, записывайте",
         router: "new_booking",
-        branch: [`Готово, ждём вас завтра в 17:30.${tail("close", { confirmed: true })}`],
+        branch: [`Готово, ждём вас завтра в 17:30.${stepTail("close", { confirmed: true })}`],
         state: { step: "close", handoffCount: 0, softInsertionCount: 0, suspended: null, escalationReason: null },
         noEvents: ["handoff", "sticky", "soft_insertion", "transition_rejected"],
       },
@@ -103,13 +103,13 @@ describe("seed 003 worked examples", () => {
     {
       patient: "Хочу записаться к терапевту",
       router: "new_booking",
-      branch: [`Как к вам обращаться?${tail("intro", { specialist: "терапевт" })}`],
+      branch: [`Как к вам обращаться?${stepTail("intro", { specialist: "терапевт" })}`],
       state: { step: "intro" },
     },
     {
       patient: "Мария",
       router: "new_booking",
-      branch: [`Мария, что беспокоит?${tail("qualify", { name: "Мария" })}`],
+      branch: [`Мария, что беспокоит?${stepTail("qualify", { name: "Мария" })}`],
       state: { step: "qualify" },
     },
   ];
@@ -120,7 +120,7 @@ describe("seed 003 worked examples", () => {
       {
         patient: "А сколько стоит приём?",
         router: "price_question",
-        branch: [`Первичный приём терапевта — 2500 рублей. Так что вас беспокоит?${tail("qualify", {}, true)}`],
+        branch: [`Первичный приём терапевта — 2500 рублей. Так что вас беспокоит?${stepTail("qualify", {}, true)}`],
         state: {
           activeBranch: "new_booking",
           routerDecision: "price_question",
@@ -137,7 +137,7 @@ describe("seed 003 worked examples", () => {
       {
         patient: "Кашель неделю",
         router: "new_booking",
-        branch: [`Вас примет терапевт. Подходит?${tail("present", { reason: "кашель" })}`],
+        branch: [`Вас примет терапевт. Подходит?${stepTail("present", { reason: "кашель" })}`],
         state: {
           step: "present",
           softInsertionCount: 0,
@@ -175,7 +175,7 @@ describe("seed 003 worked examples", () => {
       {
         patient: "Ладно, продолжаем запись",
         router: "new_booking",
-        branch: [`Продолжим, Мария. Что вас беспокоит?${tail("qualify")}`],
+        branch: [`Продолжим, Мария. Что вас беспокоит?${stepTail("qualify")}`],
         state: {
           activeBranch: "new_booking",
           step: "qualify",
@@ -194,27 +194,27 @@ describe("seed 003 worked examples", () => {
       {
         patient: "Хочу записать сына к ЛОРу",
         router: "new_booking",
-        branch: [`Как зовут ребёнка и сколько ему лет?${tail("qualify", { is_child: true, specialist: "ЛОР" })}`],
+        branch: [`Как зовут ребёнка и сколько ему лет?${stepTail("qualify", { is_child: true, specialist: "ЛОР" })}`],
         state: { step: "qualify", slots: { is_child: true } },
       },
       {
         patient: "Миша, 7 лет, болит горло",
         router: "new_booking",
-        branch: [`Подберу врача.${tail("present", { name: "Миша", reason: "боль в горле" })}`],
+        branch: [`Подберу врача.${stepTail("present", { name: "Миша", reason: "боль в горле" })}`],
         state: { step: "qualify", slots: { is_child: true, specialist: "ЛОР", name: "Миша", reason: "боль в горле" } },
         events: ["guard_blocked:require_legal_rep"],
       },
       {
         patient: "Я мама, Ирина Петрова",
         router: "new_booking",
-        branch: [`Спасибо. Телефон?${tail("present", { legal_rep_name: "Ирина Петрова" })}`],
+        branch: [`Спасибо. Телефон?${stepTail("present", { legal_rep_name: "Ирина Петрова" })}`],
         state: { step: "qualify" },
         events: ["guard_blocked:require_legal_rep"],
       },
       {
         patient: "+7 900 000-00-00",
         router: "new_booking",
-        branch: [`Мишу примет детский ЛОР.${tail("present", { legal_rep_phone: "+7 900 000-00-00" })}`],
+        branch: [`Мишу примет детский ЛОР.${stepTail("present", { legal_rep_phone: "+7 900 000-00-00" })}`],
         state: { step: "present" },
         noEvents: ["guard_blocked:require_legal_rep"],
       },
@@ -227,13 +227,13 @@ describe("seed 003 worked examples", () => {
       {
         patient: "Запишите к ЛОРу",
         router: "new_booking",
-        branch: [`Что беспокоит?${tail("qualify", { specialist: "ЛОР", name: "Олег" })}`],
+        branch: [`Что беспокоит?${stepTail("qualify", { specialist: "ЛОР", name: "Олег" })}`],
         state: { step: "qualify" },
       },
       {
         patient: "Болит горло",
         router: "new_booking",
-        branch: [`Вас примет ЛОР.${tail("present", { reason: "горло" })}`],
+        branch: [`Вас примет ЛОР.${stepTail("present", { reason: "горло" })}`],
         state: { step: "present" },
         noEvents: ["guard_blocked:require_legal_rep"],
       },
@@ -272,7 +272,7 @@ describe("seed 003 worked examples", () => {
       {
         patient: "Тогда запишите меня к неврологу",
         router: "new_booking",
-        branch: [`Как к вам обращаться?${tail("intro", { specialist: "невролог" })}`],
+        branch: [`Как к вам обращаться?${stepTail("intro", { specialist: "невролог" })}`],
         state: {
           activeBranch: "new_booking",
           step: "intro",

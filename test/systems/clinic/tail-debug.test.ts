@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stepSpec } from "../../../systems/clinic/registry";
 import { defaultRegistry } from "../../../systems/clinic/registry";
+import { clinicApi } from "../../utils/clinic-api";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
 
@@ -16,10 +17,7 @@ const tail = (state_after: string, slots: object = {}) =>
   `STATE_JSON: ${JSON.stringify({ state_after, slots_updated: slots })}`;
 const question = (step: string) => stepSpec(defaultRegistry(), "new_booking", step)!.question;
 
-async function newThread(): Promise<string> {
-  const r = await fetch(`${server.url}/v1/clinic/threads`, { method: "POST", headers: A, body: "{}" });
-  return ((await r.json()) as { threadId: string }).threadId;
-}
+const newThread = () => clinicApi(server, "tok-a").newThread();
 const final = (r: SseResponse) => eventsNamed(r, "final")[0] as Final;
 const tokens = (r: SseResponse) =>
   eventsNamed(r, "token")
