@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { randomBytes } from "node:crypto";
+import { openScratchDatabase } from "./backends";
 import { percentile } from "./stats";
 
 /**
@@ -105,19 +105,9 @@ async function run(backend: string): Promise<void> {
     LOG_LEVEL: "warn",
   };
   delete env.DATABASE_URL;
-  let admin: postgres.Sql | null = null;
-  let dbName = "";
-  let dbUrl = "";
-  if (backend === "postgres") {
-    const base =
-      process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-    admin = postgres(base, { max: 1, onnotice: () => {} });
-    dbName = `bench_idle_${randomBytes(4).toString("hex")}`;
-    await admin.unsafe(`create database ${dbName}`);
-    const u = new URL(base);
-    u.pathname = `/${dbName}`;
-    env.DATABASE_URL = dbUrl = u.toString();
-  }
+  const scratch = backend === "postgres" ? await openScratchDatabase() : null;
+  const dbUrl = scratch?.url ?? "";
+  if (scratch) env.DATABASE_URL = scratch.url;
   const port = await freePort();
   const inspectPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -213,10 +203,7 @@ async function run(backend: string): Promise<void> {
     for (const s of stops) s.abort();
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
-    if (admin) {
-      await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
-      await admin.end();
-    }
+    await scratch?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

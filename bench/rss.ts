@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
-import { defaultServerUrl } from "./backends";
+import { adminConnection, benchServerUrl, createScratchDatabase } from "./backends";
 import { HttpClient } from "./http";
 import { benchRoleModels, startLoopbackModel } from "./model";
 import { spawnProc } from "./procs";
@@ -33,8 +31,8 @@ const nodeArgs: Record<string, string[]> = {
 };
 
 async function main() {
-  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const serverUrl = benchServerUrl();
+  const admin = adminConnection(serverUrl);
   const model = await startLoopbackModel(turnScript);
   const log = (l: string) => console.log(l);
   log(`start and memory: ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}`);
@@ -57,14 +55,8 @@ async function main() {
           LOG_LEVEL: "warn",
         };
         for (const [role, m] of Object.entries(benchRoleModels())) env[`LLM_MODEL_${role.toUpperCase()}`] = m;
-        let dbName: string | undefined;
-        if (backend === "postgres") {
-          dbName = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-          await admin.unsafe(`create database ${dbName}`);
-          const u = new URL(serverUrl);
-          u.pathname = `/${dbName}`;
-          env.DATABASE_URL = u.toString();
-        } else env.DATABASE_URL = "";
+        const scratch = backend === "postgres" ? await createScratchDatabase(admin, serverUrl) : null;
+        env.DATABASE_URL = scratch?.url ?? "";
         const proc = await spawnProc(nodeArgs[entry]!, env, "/readyz");
         const client = new HttpClient(proc.url);
         try {
@@ -98,7 +90,7 @@ async function main() {
         } finally {
           client.close();
           await proc.stop();
-          if (dbName) await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+          await scratch?.drop();
           rmSync(dataDir, { recursive: true, force: true });
         }
       }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
+import { openScratchDatabase } from "./backends";
 import { freePort } from "./procs";
 
 /**
@@ -47,18 +47,8 @@ const env: Record<string, string> = {
   LOG_LEVEL: "info",
 };
 delete env.DATABASE_URL;
-let admin: postgres.Sql | null = null;
-let dbName = "";
-if (BACKEND === "postgres") {
-  const base =
-    process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  admin = postgres(base, { max: 1, onnotice: () => {} });
-  dbName = `bench_webhook_${randomBytes(4).toString("hex")}`;
-  await admin.unsafe(`create database ${dbName}`);
-  const u = new URL(base);
-  u.pathname = `/${dbName}`;
-  env.DATABASE_URL = u.toString();
-}
+const scratch = BACKEND === "postgres" ? await openScratchDatabase() : null;
+if (scratch) env.DATABASE_URL = scratch.url;
 
 const hookPort = await freePort();
 const port = await freePort();
@@ -162,9 +152,6 @@ try {
   receiver?.close();
   child.kill("SIGTERM");
   await new Promise((r) => child.once("exit", r));
-  if (admin) {
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
-  }
+  await scratch?.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
