@@ -1,6 +1,7 @@
 import type { ClinicCase, ClinicExpect, Datasets } from "./dataset";
 import { first, type Client } from "./http";
-import type { CallRecord, ModelServer } from "./model-server";
+import type { ModelServer } from "./model-server";
+import { errorCodeOf, labelledTurn, scriptedTurn, type TurnResult } from "./turn-result";
 import type { ScriptFor } from "./workbench-run";
 
 /** Runs clinic dialogues over HTTP (CONTRACT §5) and records each turn's state and events. */
@@ -26,18 +27,7 @@ export interface ClinicObserved {
   error: string | null;
 }
 
-export interface ClinicTurnResult {
-  suite: "clinic";
-  caseId: string;
-  turn: number;
-  tags: string[];
-  text: string;
-  expect: ClinicExpect;
-  observed: ClinicObserved;
-  calls: CallRecord[];
-  ms: number;
-  diverged: false;
-}
+export type ClinicTurnResult = TurnResult<"clinic", ClinicExpect, ClinicObserved>;
 
 /** The eval's own knowledge base of the clinic (prices, hours, address), so informational branches have facts in live runs. */
 export async function loadClinicKb(client: Client, kb: Datasets["clinicKb"]): Promise<void> {
@@ -75,26 +65,24 @@ export async function runClinicCase(
         throw new Error(`case ${c.id} turn ${i}: operator ${op.action} answered HTTP ${r.status}, expected ${want}`);
     }
     const before = t.expect.stateUnchanged !== undefined ? await thread() : null;
-    models.beginTurn(scriptFor(c.id, i, t.models));
-    const r = await client.sse(`/v1/clinic/threads/${threadId}/messages`, { text: t.text, debug: true });
-    const calls = models.endTurn();
+    const { r, calls } = await scriptedTurn(
+      client,
+      models,
+      [scriptFor(c.id, i, t.models)],
+      `/v1/clinic/threads/${threadId}/messages`,
+      { text: t.text, debug: true },
+    );
     const after = before ? await thread() : null;
     const fin = first(r, "final") as { reply?: string; state?: ClinicState; events?: string[] } | undefined;
-    const err = first(r, "error") as { code?: string } | undefined;
     out.push({
-      suite: "clinic",
-      caseId: c.id,
-      turn: i,
-      tags: c.tags,
-      text: t.text,
-      expect: t.expect,
+      ...labelledTurn("clinic", c, i),
       observed: {
         state: fin?.state ?? null,
         events: fin?.events ?? [],
         reply: fin?.reply ?? "",
         stateUnchanged: before && after ? JSON.stringify(before.state) === JSON.stringify(after.state) : null,
         messagesDelta: before && after ? (after.messages?.length ?? 0) - (before.messages?.length ?? 0) : null,
-        error: err?.code ?? r.json?.error?.code ?? null,
+        error: errorCodeOf(r),
       },
       calls,
       ms: r.ms,

@@ -1,22 +1,16 @@
 import type { EvidenceCase } from "./dataset";
 import { first, type Client } from "./http";
-import type { CallRecord, ModelServer } from "./model-server";
+import type { ModelServer } from "./model-server";
+import { errorCodeOf, labelledTurn, scriptedTurn, type TurnResult } from "./turn-result";
 import type { ScriptFor } from "./workbench-run";
 
 /** Runs evidence-workflow questions (seed 002) over HTTP and records each turn's outcome class and reason codes. */
 
-export interface EvidenceTurnResult {
-  suite: "evidence";
-  caseId: string;
-  turn: number;
-  tags: string[];
-  text: string;
-  expect: EvidenceCase["turns"][number]["expect"];
-  observed: { outcome: string | null; reasonCodes: string[]; answer: string; error: string | null };
-  calls: CallRecord[];
-  ms: number;
-  diverged: false;
-}
+export type EvidenceTurnResult = TurnResult<
+  "evidence",
+  EvidenceCase["turns"][number]["expect"],
+  { outcome: string | null; reasonCodes: string[]; answer: string; error: string | null }
+>;
 
 export async function runEvidenceCase(
   client: Client,
@@ -29,23 +23,21 @@ export async function runEvidenceCase(
   if (!id) throw new Error(`case ${c.id}: could not create an evidence conversation (HTTP ${created.status})`);
   const out: EvidenceTurnResult[] = [];
   for (const [i, t] of c.turns.entries()) {
-    models.beginTurn(scriptFor(c.id, i, t.models));
-    const r = await client.sse(`/v1/evidence/conversations/${id}/messages`, { text: t.text, debug: true });
-    const calls = models.endTurn();
+    const { r, calls } = await scriptedTurn(
+      client,
+      models,
+      [scriptFor(c.id, i, t.models)],
+      `/v1/evidence/conversations/${id}/messages`,
+      { text: t.text, debug: true },
+    );
     const fin = first(r, "final") as { outcome?: string; reasonCodes?: string[]; answer?: string } | undefined;
-    const err = first(r, "error") as { code?: string } | undefined;
     out.push({
-      suite: "evidence",
-      caseId: c.id,
-      turn: i,
-      tags: c.tags,
-      text: t.text,
-      expect: t.expect,
+      ...labelledTurn("evidence", c, i),
       observed: {
         outcome: fin?.outcome ?? null,
         reasonCodes: fin?.reasonCodes ?? [],
         answer: fin?.answer ?? "",
-        error: err?.code ?? r.json?.error?.code ?? null,
+        error: errorCodeOf(r),
       },
       calls,
       ms: r.ms,

@@ -1,6 +1,7 @@
 import type { WorkbenchCase, WorkbenchExpect, Workspace } from "./dataset";
 import { first, named, stageOf, type Client, type SseResult } from "./http";
-import type { CallRecord, ModelServer } from "./model-server";
+import type { ModelServer } from "./model-server";
+import { labelledTurn, scriptedTurn, type TurnResult } from "./turn-result";
 import type { Script } from "./steps";
 import type { DocView } from "./steps";
 
@@ -30,19 +31,7 @@ export interface WorkbenchObserved {
   errorCode: string | null;
 }
 
-export interface WorkbenchTurnResult {
-  suite: "workbench";
-  caseId: string;
-  turn: number;
-  tags: string[];
-  text: string;
-  expect: WorkbenchExpect;
-  observed: WorkbenchObserved;
-  calls: CallRecord[];
-  ms: number;
-  /** A reply turn whose previous turn asked nothing (the run left the labelled path). */
-  diverged: boolean;
-}
+export type WorkbenchTurnResult = TurnResult<"workbench", WorkbenchExpect, WorkbenchObserved, boolean>;
 
 export type ScriptFor = (caseId: string, turn: number, dataset: Script | undefined) => Script;
 
@@ -154,12 +143,13 @@ export async function runWorkbenchCase(
         body.selectedCandidateId = answering.candidates.find((x) => x.identity === t.select)?.candidateId ?? t.select;
     }
     if (t.forgeCandidateId) body.selectedCandidateId = t.forgeCandidateId;
-    models.beginTurn(scriptFor(c.id, i, t.models), {
-      documents: docViews(workspace),
-      fallback: { answer: citingAnswer },
-    });
-    const r = await client.sse(`/v1/workbench/conversations/${conversationId}/messages`, body);
-    const calls = models.endTurn();
+    const { r, calls } = await scriptedTurn(
+      client,
+      models,
+      [scriptFor(c.id, i, t.models), { documents: docViews(workspace), fallback: { answer: citingAnswer } }],
+      `/v1/workbench/conversations/${conversationId}/messages`,
+      body,
+    );
     const observed = observe(r);
     const clar = first(r, "clarification_required") as Clar | undefined;
     lastClar = clar ?? null;
@@ -175,12 +165,7 @@ export async function runWorkbenchCase(
     if (t.expect.previousInteractionStatus) observed.previousInteractionStatus = await statusOf(prevInteraction);
     if (named(r, "done").length === 0 && r.events.length) observed.outcome = "none";
     out.push({
-      suite: "workbench",
-      caseId: c.id,
-      turn: i,
-      tags: c.tags,
-      text: t.text,
-      expect: t.expect,
+      ...labelledTurn("workbench", c, i),
       observed,
       calls,
       ms: r.ms,
