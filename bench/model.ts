@@ -5,6 +5,7 @@ import { parseStructured } from "../llm/structured";
 import { modelRoles } from "../driver/system";
 import type { ChatMessage, Llm, LlmResult, Role } from "../llm/types";
 import { dialogueSystems } from "../systems";
+import { listenLoopback } from "./loopback";
 
 /**
  * The benchmarks' scripted model, one script behind three transports: an in-process
@@ -159,17 +160,8 @@ export async function startLoopbackModel(
     res.end();
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : 0;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  const { url, close } = await listenLoopback(server);
+  return { baseURL: `${url}/v1`, close };
 }
 
 export function instantLlm(script: Script): Llm {
