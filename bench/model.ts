@@ -28,6 +28,26 @@ export const roleOf = (model: string) => model.replace(/^bench-/, "");
 export const benchRoleModels = () =>
   Object.fromEntries(modelRoles(dialogueSystems).map((r) => [r, `bench-${r}`])) as Record<Role, string>;
 
+/** A server's model settings for the loopback model: each role its own name (benchRoleModels), `other` for the rest. */
+export const loopbackModelEnv = (baseURL: string, other = "bench-answer"): Record<string, string> => ({
+  OPENAI_BASE_URL: baseURL,
+  OPENAI_API_KEY: "bench",
+  LLM_MODEL: other,
+  ...Object.fromEntries(Object.entries(benchRoleModels()).map(([r, m]) => [`LLM_MODEL_${r.toUpperCase()}`, m])),
+});
+
+/**
+ * A measured server process's environment: the loopback model, no API tokens, runs that end with
+ * their stream (no detach grace), and no debug or chatty logging to skew CPU and memory.
+ */
+export const quietServerEnv = (baseURL: string): Record<string, string> => ({
+  ...loopbackModelEnv(baseURL),
+  API_TOKENS: "",
+  RUN_DETACH_GRACE_MS: "0",
+  AI_DEBUG: "false",
+  LOG_LEVEL: "warn",
+});
+
 const enc = new TextEncoder();
 const created = Math.floor(Date.now() / 1000);
 const splitWords = (text: string) => text.match(/\S+\s*|\s+/g) ?? [];

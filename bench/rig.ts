@@ -2,10 +2,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { modelRoles } from "../driver/system";
-import { dialogueSystems } from "../systems";
-import { defaultServerUrl, walShareOf } from "./backends";
-import type { Pacing } from "./model";
+import { benchServerUrl, walShareOf } from "./backends";
+import { loopbackModelEnv, type Pacing } from "./model";
 import { freePort, processTree, startChild, type Child } from "./procs";
 
 /**
@@ -55,10 +53,7 @@ export function engineEnv(port: number, model: string, db: { url: string } | { d
     ...("url" in db ? { DATABASE_URL: db.url } : { DATA_DIR: db.dir }),
     // A fresh embedded database would get the demo knowledge base; the PostgreSQL runs have none.
     DEMO_DATA: "false",
-    OPENAI_BASE_URL: model,
-    OPENAI_API_KEY: "bench",
-    LLM_MODEL: "bench-other",
-    ...Object.fromEntries(modelRoles(dialogueSystems).map((r) => [`LLM_MODEL_${r.toUpperCase()}`, `bench-${r}`])),
+    ...loopbackModelEnv(model, "bench-other"),
   };
 }
 
@@ -124,9 +119,7 @@ export interface Scratch {
   close(): Promise<void>;
 }
 
-export async function scratchPostgres(
-  serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl,
-): Promise<Scratch> {
+export async function scratchPostgres(serverUrl = benchServerUrl()): Promise<Scratch> {
   const run = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
   const admin = postgres(serverUrl, { max: 2, onnotice: () => {} });
   await admin`select 1`;

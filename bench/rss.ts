@@ -3,7 +3,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { adminConnection, benchServerUrl, createScratchDatabase } from "./backends";
 import { HttpClient } from "./http";
-import { benchRoleModels, startLoopbackModel } from "./model";
+import { quietServerEnv, startLoopbackModel } from "./model";
 import { spawnProc } from "./procs";
 import { bytes, ms, sleep } from "./stats";
 import { checkedTurn, clinicTarget, turnScript } from "./targets";
@@ -44,17 +44,7 @@ async function main() {
     for (const backend of backends)
       for (const entry of entries) {
         const dataDir = mkdtempSync(join(tmpdir(), "bench-rss-"));
-        const env: Record<string, string> = {
-          DATA_DIR: dataDir,
-          OPENAI_BASE_URL: model.baseURL,
-          OPENAI_API_KEY: "bench",
-          LLM_MODEL: "bench-answer",
-          API_TOKENS: "",
-          RUN_DETACH_GRACE_MS: "0",
-          AI_DEBUG: "false",
-          LOG_LEVEL: "warn",
-        };
-        for (const [role, m] of Object.entries(benchRoleModels())) env[`LLM_MODEL_${role.toUpperCase()}`] = m;
+        const env: Record<string, string> = { ...quietServerEnv(model.baseURL), DATA_DIR: dataDir };
         const scratch = backend === "postgres" ? await createScratchDatabase(admin, serverUrl) : null;
         env.DATABASE_URL = scratch?.url ?? "";
         const proc = await spawnProc(nodeArgs[entry]!, env, "/readyz");

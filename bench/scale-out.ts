@@ -3,7 +3,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openScratchDatabase } from "./backends";
 import { HttpClient } from "./http";
-import { benchRoleModels, startLoopbackModel } from "./model";
+import { quietServerEnv, startLoopbackModel } from "./model";
 import { startHaproxy, type Haproxy } from "../scripts/haproxy";
 import { cpuOf, freePort, spawnProc, type Proc } from "./procs";
 import { lanes, ms, perSec, ratio, summarize } from "./stats";
@@ -55,15 +55,8 @@ async function main() {
   const env: Record<string, string> = {
     DATABASE_URL: scratch.url,
     DATA_DIR: dataDir,
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_API_KEY: "bench",
-    LLM_MODEL: "bench-answer",
-    API_TOKENS: "",
-    RUN_DETACH_GRACE_MS: "0",
-    AI_DEBUG: "false",
-    LOG_LEVEL: "warn",
+    ...quietServerEnv(model.baseURL),
   };
-  for (const [role, m] of Object.entries(benchRoleModels())) env[`LLM_MODEL_${role.toUpperCase()}`] = m;
   const servers: Proc[] = [];
   const proxies: Haproxy[] = [];
   const configs: Config[] = [];
