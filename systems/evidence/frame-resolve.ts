@@ -39,13 +39,18 @@ export interface FrameMeta {
   interpretedBy: "llm" | "deterministic";
 }
 
+/** What a frame says of where the question stands, however it was read: the turn, its words and the question pending before it. */
+const frameHead = (m: FrameMeta, state: ConversationState) => ({
+  request_id: m.requestId,
+  conversation_id: m.conversationId,
+  turn_id: m.turn,
+  original_user_question: m.text,
+  context_question: state.pending_question,
+});
+
 export function buildFrame(out: InterpreterOutput, m: FrameMeta, state: ConversationState): QueryFrame {
   return {
-    request_id: m.requestId,
-    conversation_id: m.conversationId,
-    turn_id: m.turn,
-    original_user_question: m.text,
-    context_question: state.pending_question,
+    ...frameHead(m, state),
     normalized_question: out.normalized_question,
     business_intent: out.business_intent,
     expected_answer_shape: out.expected_answer_shape,
@@ -66,11 +71,7 @@ export function buildFrame(out: InterpreterOutput, m: FrameMeta, state: Conversa
 /** The frame the rules can build when no interpreter read the question: verbatim, nothing inferred. */
 export function ruleFrame(m: FrameMeta, state: ConversationState): QueryFrame {
   return {
-    request_id: m.requestId,
-    conversation_id: m.conversationId,
-    turn_id: m.turn,
-    original_user_question: m.text,
-    context_question: state.pending_question,
+    ...frameHead(m, state),
     normalized_question: m.text,
     business_intent: "unsupported",
     expected_answer_shape: "explanation",
