@@ -67,6 +67,35 @@ export async function createScratchDatabase(admin: postgres.Sql, serverUrl: stri
   };
 }
 
+/**
+ * The environment of a server process a benchmark starts on `backend`: the parent's, without API
+ * tokens, on a data folder of its own (PGlite) or a scratch database (PostgreSQL); `close` drops
+ * both.
+ */
+export async function childServerEnv(
+  backend: string,
+  logLevel: string,
+): Promise<{ env: Record<string, string>; dbUrl: string | null; close(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-server-"));
+  const scratch = backend === "postgres" ? await openScratchDatabase() : null;
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    DATA_DIR: dataDir,
+    API_TOKENS: "",
+    LOG_LEVEL: logLevel,
+  };
+  if (scratch) env.DATABASE_URL = scratch.url;
+  else delete env.DATABASE_URL;
+  return {
+    env,
+    dbUrl: scratch?.url ?? null,
+    async close() {
+      await scratch?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** A scratch database with an admin connection of its own; `close` drops it and ends that connection. */
 export async function openScratchDatabase(
   serverUrl = benchServerUrl(),

@@ -1,10 +1,8 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import postgres from "postgres";
-import { openScratchDatabase } from "./backends";
+import { childServerEnv } from "./backends";
 import { percentile } from "./stats";
 
 /**
@@ -97,17 +95,7 @@ async function turnP50(url: string, threads: string[]): Promise<number> {
 }
 
 async function run(backend: string): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-idle-"));
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    DATA_DIR: dataDir,
-    API_TOKENS: "",
-    LOG_LEVEL: "warn",
-  };
-  delete env.DATABASE_URL;
-  const scratch = backend === "postgres" ? await openScratchDatabase() : null;
-  const dbUrl = scratch?.url ?? "";
-  if (scratch) env.DATABASE_URL = scratch.url;
+  const { env, dbUrl, close } = await childServerEnv(backend, "warn");
   const port = await freePort();
   const inspectPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -203,8 +191,7 @@ async function run(backend: string): Promise<void> {
     for (const s of stops) s.abort();
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
-    await scratch?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

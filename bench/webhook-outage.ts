@@ -1,10 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openScratchDatabase } from "./backends";
+import { childServerEnv } from "./backends";
 import { freePort } from "./procs";
 
 /**
@@ -39,16 +36,8 @@ interface Got {
   at: number;
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), "bench-webhook-"));
-const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
-  DATA_DIR: dataDir,
-  API_TOKENS: "",
-  LOG_LEVEL: "info",
-};
-delete env.DATABASE_URL;
-const scratch = BACKEND === "postgres" ? await openScratchDatabase() : null;
-if (scratch) env.DATABASE_URL = scratch.url;
+const serverEnv = await childServerEnv(BACKEND, "info");
+const env = serverEnv.env;
 
 const hookPort = await freePort();
 const port = await freePort();
@@ -152,6 +141,5 @@ try {
   receiver?.close();
   child.kill("SIGTERM");
   await new Promise((r) => child.once("exit", r));
-  await scratch?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await serverEnv.close();
 }
