@@ -26,7 +26,7 @@ import type { ClaimsMenu } from "./claims-menu";
 import { composeWithMenu } from "./compose";
 import { advanceState } from "./conversation-state";
 import { critiqueGround, mergeCritique, narrowedByInferredRole, ruleCoverage } from "./critic-rules";
-import { buildEvidence } from "./evidence-builder";
+import { buildEvidence, emptyBundle } from "./evidence-builder";
 import { buildFrame, resolveScope, ruleFrame, type TurnScope } from "./frame-resolve";
 import type { CriticOutput, InterpreterOutput } from "./model-outputs";
 import type { OutcomeClass, ReasonCode } from "./reason-codes";
@@ -149,18 +149,6 @@ export type EvidenceEffect =
     }
   | { type: "effect.showDraft"; text: string }
   | { type: "effect.record"; work: TurnWork; state: ConversationState };
-
-const emptyBundle = (requestId: string): EvidenceBundle => ({
-  request_id: requestId,
-  facts: [],
-  entity_bindings: [],
-  source_refs: [],
-  documents: [],
-  conflicts: [],
-  not_found: [],
-  execution_errors: [],
-  truncated: [],
-});
 
 /** Scope for a turn nobody could read: no model, and the deterministic interpreter gave up. */
 const unreadable = (modelIssue: "invalid_output" | "model_unavailable" | null = null): TurnScope => ({
