@@ -6,7 +6,7 @@ import { startServer, type StartOptions, type Started } from "../../http/start";
 import type { Database } from "../../storage/db";
 import { dialogueSystems } from "../../systems";
 import { createTestDatabase } from "./db";
-import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
+import { lazyLlm, scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
 
 export interface TestServerOptions {
   db: Database;
@@ -87,22 +87,6 @@ export interface TestServer {
   start(o?: ExtraServerOptions): Promise<StartedTestServer>;
   /** Stops the server now (a test of shutdown); the file's afterAll does not stop it again. */
   stop(graceMs?: number): Promise<void>;
-}
-
-/** A scripted model that is started later: a module-level `const llm = s.llm` works before beforeAll. */
-function lazyLlm(get: () => ScriptedLlm): ScriptedLlm {
-  return {
-    get baseURL() {
-      return get().baseURL;
-    },
-    get calls() {
-      return get().calls;
-    },
-    script: (role, ...steps) => get().script(role, ...steps),
-    reset: () => get().reset(),
-    count: (role) => get().count(role),
-    close: () => get().close(),
-  };
 }
 
 /**
