@@ -7,15 +7,23 @@ import { benchPrompt } from "./prompt";
 import { benchStream } from "./stream";
 import { benchTurn } from "./turn";
 import { benchTurnHttp } from "./turn-http";
+import { benchTurnProcs } from "./turn-procs";
 import { benchPaced } from "./paced";
+import { benchProfile } from "./profile";
+import type { Pacing } from "./model";
 
 /**
- * `npm run bench [-- --quick] [--only=turnhttp,paced,turn,stream,resolve,prompt] [--backend=pglite,postgres]
- *  [--token-gap 40] [--concs 200,800] [--window-s 12]`
- * (turnhttp: the clinic turn against FLOOR-HTTP on the instant model, the hot-path guards; paced: the same
- * against a model that streams a word every --token-gap ms with --concs conversations in flight;
- * turn: against the database-only floor)
+ * `npm run bench [-- --quick] [--only=turnhttp,paced,turn,stream,resolve,prompt,inproc] [--backend=pglite,postgres]
+ *  [--pacing tick|none] [--token-gap 40] [--concs 200,800] [--window-s 12]`
+ * (turnhttp: the clinic turn against FLOOR-HTTP on the instant model, every part in its own process and
+ * the engine started by `npm start` (bench/turn-procs.ts), the hot-path guards; inproc: the same turn with
+ * server, floor, model and client in this one process (bench/turn-http.ts, the measurement before issue 46),
+ * not run by default; paced: the same against a model that streams a word every --token-gap ms with
+ * --concs conversations in flight; turn: against the database-only floor)
  * Every figure is printed with its floor measured in the same run; the last lines are one per goal.
+ *
+ * `npm run bench:profile [-- --backend=postgres] [--conc 16] [--seconds 20] [--interval-us 500]`: the engine
+ * (as `npm start` runs it, with --cpu-prof) under a steady load; where a turn's CPU goes, by category.
  */
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -33,6 +41,7 @@ const paced = {
   windowS: Number(pick("window-s")?.[0] ?? (quick ? 4 : 12)),
 };
 const backends = pick("backend") ?? ["pglite", "postgres"];
+const pacing = (pick("pacing")?.[0] ?? "tick") as Pacing;
 const log = (line: string) => console.log(line);
 
 type Optional = (o: { quick: boolean; log: (l: string) => void }) => Promise<Goal[] | void>;
@@ -65,9 +74,33 @@ async function main(): Promise<void> {
   log(
     `bench${quick ? " --quick" : ""}: node ${process.version}, ${cpus().length} cores, load average ${load()}, ${new Date().toISOString()}`,
   );
+  if (args.includes("--profile")) {
+    await benchProfile({
+      backend: backends.includes("postgres") ? "postgres" : "pglite",
+      conc: Number(pick("conc")?.[0] ?? 16),
+      seconds: Number(pick("seconds")?.[0] ?? (quick ? 5 : 20)),
+      intervalUs: Number(pick("interval-us")?.[0] ?? 500),
+      pacing,
+      log,
+    });
+    return;
+  }
   let prompted = false;
   for (const name of backends) {
-    if (!["turnhttp", "paced", "turn", "stream", "prompt"].some((x) => only.has(x))) break;
+    // The turn as users run it: separate processes, the engine by `npm start`, its own database.
+    if (only.has("turnhttp")) {
+      log("");
+      try {
+        goals.push(
+          ...(await timed("turn vs FLOOR-HTTP, separate processes", () =>
+            benchTurnProcs(name as "pglite" | "postgres", { quick, log, pacing }),
+          )),
+        );
+      } catch (e) {
+        log(`${name}: turn vs FLOOR-HTTP, separate processes: not available (${(e as Error).message}); skipped`);
+      }
+    }
+    if (!["inproc", "paced", "turn", "stream", "prompt"].some((x) => only.has(x))) continue;
     let backend: Backend;
     try {
       backend = name === "pglite" ? await openPglite() : await openPostgres();
@@ -76,9 +109,11 @@ async function main(): Promise<void> {
       continue;
     }
     try {
-      if (only.has("turnhttp")) {
+      if (only.has("inproc")) {
         log("");
-        goals.push(...(await timed("turn vs FLOOR-HTTP", () => benchTurnHttp(backend, { quick, log }))));
+        goals.push(
+          ...(await timed("turn vs FLOOR-HTTP, one process", () => benchTurnHttp(backend, { quick, log, pacing }))),
+        );
       }
       if (only.has("paced")) {
         log("");

@@ -109,8 +109,34 @@ export function instantFetch(script: Script): typeof fetch {
   }) as typeof fetch;
 }
 
+/**
+ * How a loopback model delivers a whole-text reply's stream: `none` = every chunk in one socket
+ * write (the engine reads the reply in one piece), `tick` = each chunk its own write, one
+ * event-loop turn apart (tokens arrive separately, as from a real model, with no wall-clock
+ * delay; the peer harness's default). Lazily produced tokens are always written one by one.
+ */
+export type Pacing = "none" | "tick";
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+/** A whole-text reply as lazily produced tokens, one event-loop turn apart. */
+function ticked(text: string): Reply {
+  const words = splitWords(text);
+  return {
+    tokens: (async function* () {
+      for (let i = 0; i < words.length; i++) {
+        if (i > 0) await tick();
+        yield words[i]!;
+      }
+    })(),
+  };
+}
+
 /** The same script on a loopback HTTP server. */
-export async function startLoopbackModel(script: Script): Promise<{ baseURL: string; close(): Promise<void> }> {
+export async function startLoopbackModel(
+  script: Script,
+  pacing: Pacing = "none",
+): Promise<{ baseURL: string; close(): Promise<void> }> {
   const server: Server = createServer(async (req, res) => {
     let raw = "";
     for await (const c of req) raw += c;
@@ -121,7 +147,10 @@ export async function startLoopbackModel(script: Script): Promise<{ baseURL: str
       return res.end(completion(body.model, await whole(reply)));
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const reader = streamBody(body.model, reply).getReader();
+    const reader = streamBody(
+      body.model,
+      pacing === "tick" && typeof reply === "string" ? ticked(reply) : reply,
+    ).getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
 /** A free loopback port (bound and released at once). */
@@ -15,9 +15,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** User + system CPU of a process so far, ms (/proc/<pid>/stat, clock ticks of 10 ms). */
-export function cpuOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+/** User + system CPU of a process so far (or of one of its threads, `tid`), ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+export function cpuOf(pid: number, tid?: number): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) * 10; // utime, stime (fields 14, 15) in 1/100 s
 }
@@ -94,4 +94,107 @@ export async function spawnProc(nodeArgs: string[], env: Record<string, string>,
       clearTimeout(t);
     },
   };
+}
+
+/** The parent pid of a process, or null when it is gone. */
+function ppidOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** A process and all its live descendants (`npm start` → node; the build step has exited by then). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    const pp = ppidOf(Number(d));
+    if (pp === null) continue;
+    children.set(pp, [...(children.get(pp) ?? []), Number(d)]);
+  }
+  const out: number[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const p = stack.pop()!;
+    if (ppidOf(p) === null) continue;
+    out.push(p);
+    stack.push(...(children.get(p) ?? []));
+  }
+  return out;
+}
+
+/** Write system calls (write, writev…: every socket write) a process made so far (/proc/<pid>/io), 0 if unreadable. */
+export function writeCallsOf(pid: number): number {
+  try {
+    const m = /^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms of each of `pids` so far; a pid that is gone reads 0. */
+export const cpuOfAll = (pids: number[]): number =>
+  pids.reduce((a, pid) => a + (existsSync(`/proc/${pid}`) ? cpuOf(pid) : 0), 0);
+
+/** A child process started by a benchmark, stopped by its own pid (SIGTERM, SIGKILL after 10 s). */
+export interface Child {
+  child: ChildProcess;
+  /** The first capture of `ready` (a URL). */
+  url: string;
+  /** The tail of what it wrote (for error messages). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `cmd args` with exactly `env` and resolves once its output matches `ready` (first capture group = its URL).
+ * Its stdout is drained (a server's JSON log lines go nowhere, as to a log collector that keeps
+ * up), the last 8 KB kept for errors.
+ */
+export function startChild(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  timeoutMs = 180_000,
+): Promise<Child> {
+  const child = spawn(cmd, args, {
+    cwd: process.cwd(),
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let url: string | null = null;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(t);
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${cmd} ${args.join(" ")}: not ready within ${timeoutMs / 1000} s: ${out.slice(-2000)}`));
+    }, timeoutMs);
+    const seen = (d: Buffer) => {
+      out = (out + d).slice(-8192);
+      if (url !== null) return;
+      const m = ready.exec(out);
+      if (!m) return;
+      url = m[1]!;
+      clearTimeout(timer);
+      resolve({ child, url, output: () => out, stop });
+    };
+    child.stdout!.on("data", seen);
+    child.stderr!.on("data", seen);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      if (url === null) reject(new Error(`${cmd} ${args.join(" ")} exited ${code}: ${out.slice(-2000)}`));
+    });
+  });
 }

@@ -1,4 +1,4 @@
-import type { EventsOf, runEvents } from "../contract/http";
+import type { EventsOf, runEvents, SystemEvents } from "../contract/http";
 import type { ClinicEvents } from "../contract/clinic/contract";
 import type { EvidenceEvents } from "../contract/evidence/contract";
 import type { WorkbenchEvents } from "../contract/workbench/contract";
@@ -22,8 +22,13 @@ export type UntypedEvent = { event: string; id: number; data: unknown };
 export type ClinicEvent = EventOf<ClinicEvents>;
 export type WorkbenchEvent = EventOf<WorkbenchEvents>;
 export type EvidenceEvent = EventOf<EvidenceEvents>;
-/** An event of any system's run (`runs.follow`: the run's system is not known beforehand). */
-export type AnyRunEvent = ClinicEvent | WorkbenchEvent | EvidenceEvent;
+/** An event of a run of any of these systems (system name → its events). */
+export type RunEventIn<R> = { [K in keyof R]: EventOf<R[K]> }[keyof R];
+/**
+ * An event of any system's run (`runs.follow`: the run's system is not known beforehand): read
+ * from the systems' contracts, each of which registers its events (contract/http.ts `SystemEvents`).
+ */
+export type AnyRunEvent = RunEventIn<SystemEvents>;
 
 /** The payload of the events named `N` in the union `E` (`unknown` for an untyped event). */
 export type DataOf<E, N extends string> = E extends { event: infer K; data: infer D }

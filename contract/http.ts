@@ -65,6 +65,14 @@ export type EventSchemas = Record<string, z.ZodType>;
 /** Event name → payload type, the map `Run<E>` is typed by. */
 export type EventsOf<S extends EventSchemas> = { [K in keyof S]: z.infer<S[K]> };
 
+/**
+ * Each dialogue system's run events (name → payload), by system name. Empty here: each system's
+ * contract/<name>/contract.ts adds its own entry (`declare module "../http" { interface
+ * SystemEvents { <name>: <Name>Events } }`), so the union of any run's events (client/events.ts
+ * `AnyRunEvent`) is read from the systems' contracts and names none of them.
+ */
+export interface SystemEvents {}
+
 /** One SSE event as a client parses it: name, id, data. */
 const envelope = (name: string, data: z.ZodType) =>
   z.object({ event: z.literal(name), id: z.string().describe("increasing within the run (Last-Event-ID)"), data });
@@ -146,6 +154,12 @@ export interface Operation {
    * middleware reads this list: documenting an operation as `required` is what enforces it.
    */
   credential?: "issued" | "required";
+  /**
+   * `chat`: a patient's or user's client may call it (a `chat` token: http/roles.ts builds its
+   * rules from the served systems' operations, so documenting a system's operation as `chat` is
+   * what opens it). Absent: an `operator` token at least.
+   */
+  role?: "chat";
   /** Success and error responses by status; the errors every /v1 operation shares are added by the document. */
   responses: Record<number, Response>;
 }
@@ -159,22 +173,39 @@ export interface SystemContract {
   sseEvent: z.ZodType;
   /** OpenAPI tags its operations use, in the order the document lists them. */
   tags: { name: string; description: string }[];
+  /** Writes under these paths need an `admin` token (the system's settings, its knowledge base): http/roles.ts. */
+  adminPaths?: RegExp;
+  /**
+   * Its conversations as the operators' inbox lists them, at a path of its own (GET `path`, the
+   * same as /v1/inbox/conversations?system=<its name>): http/routes/inbox.ts serves it and the
+   * document describes it (contract/inbox.ts `systemListOperation`).
+   */
+  inboxList?: { operationId: string; path: string; summary: string; description: string };
 }
 
 export const ok = (json: z.ZodType, description = "OK"): Response => ({ description, json });
 export const err = (description: string): Response => ({ description, json: ErrorBody });
 
 // ---- machines (operator) ----
+/**
+ * One machine of the catalog. `conversationKind` is one of the served systems' kinds: the
+ * document narrows it to them (`machineSchemas`), since this contract names no system.
+ */
 export const MachineSummary = z.object({
   id: z.string(),
   title: z.string(),
   description: z.string(),
-  conversationKind: z.enum(["clinic", "workbench", "evidence"]),
+  conversationKind: z.string(),
   machineId: z.string(),
   states: z.number().int(),
   transitions: z.number().int(),
 });
 export const MachineList = z.object({ machines: z.array(MachineSummary) });
+/** The catalog's schemas with `conversationKind` one of `kinds` (the served systems' conversation kinds). */
+export function machineSchemas(kinds: readonly string[]) {
+  const Summary = MachineSummary.extend({ conversationKind: z.enum(kinds as [string, ...string[]]) });
+  return { MachineSummary: Summary, MachineList: z.object({ machines: z.array(Summary) }) };
+}
 export const DiagramQuery = z.object({
   conversationId: z.string().min(1).max(200).optional(),
   /** A particular snapshot of the conversation (e.g. `interaction:…`); default: its latest one. */

@@ -6,8 +6,12 @@ import { OperatorTypingEnvelope } from "./inbox-tools";
 export const InboxStatus = z.enum(["open", "taken", "closed"]);
 export type InboxStatus = z.infer<typeof InboxStatus>;
 
+/**
+ * The inbox's filter. `system` is a conversation kind of a served system: the gateway parses with
+ * `inboxFilter(kinds)`, which narrows it to the systems list's kinds (this contract names none).
+ */
 export const InboxFilter = z.object({
-  system: z.enum(["clinic", "workbench", "evidence"]).optional(),
+  system: z.string().min(1).max(64).optional(),
   status: InboxStatus.optional(),
   escalated: z
     .enum(["true", "false"])
@@ -25,6 +29,9 @@ export const InboxFilter = z.object({
   cursor: z.string().max(300).optional(),
 });
 export type InboxFilter = z.infer<typeof InboxFilter>;
+/** The filter with `system` one of `kinds` (http/routes/inbox.ts parses with it, the document shows it). */
+export const inboxFilter = (kinds: readonly string[]) =>
+  InboxFilter.extend({ system: z.enum(kinds as [string, ...string[]]).optional() });
 
 /** One conversation as the inbox lists it (storage/inbox.ts reads rows into it). */
 export const InboxItem = z.object({
@@ -160,13 +167,22 @@ export const ThreadSseEvent = z.discriminatedUnion("event", [
 ]);
 const SystemFilter = InboxFilter.omit({ system: true });
 
-export const inboxOperations: Operation[] = [
+/** A system's own list of its conversations (its contract's `inboxList`), as the document describes it. */
+export const systemListOperation = (l: {
+  operationId: string;
+  path: string;
+  summary: string;
+  description: string;
+}): Operation => ({ ...l, method: "get", tag: "inbox", query: SystemFilter, responses: { 200: ok(InboxList) } });
+
+/** The inbox's operations, its filter's `system` one of `kinds` (the served systems' conversation kinds). */
+export const inboxOperations = (kinds: readonly string[]): Operation[] => [
   {
     operationId: "listInbox",
     method: "get",
     path: "/v1/inbox/conversations",
     tag: "inbox",
-    query: InboxFilter,
+    query: inboxFilter(kinds),
     summary: "Обращения: диалоги всех систем, ждущие человека — первыми",
     description: "Курсорная пагинация: `nextCursor` → `?cursor=`.",
     responses: { 200: ok(InboxList), 400: err("Неверный фильтр или курсор") },
@@ -290,36 +306,6 @@ export const inboxOperations: Operation[] = [
     description:
       "Удаляет диалог со всеми сообщениями, запусками, событиями и доставками вебхуков (каскадом). Идущий ход — 409; повтор после удаления — 404.",
     responses: { 204: { description: "Удалён" }, 404: noConv, 409: err("Идёт ход диалога") },
-  },
-  {
-    operationId: "listClinicThreads",
-    method: "get",
-    path: "/v1/clinic/threads",
-    tag: "inbox",
-    query: SystemFilter,
-    summary: "Диалоги клиники (как /v1/inbox/conversations?system=clinic)",
-    description: "Диалоги клиники по убыванию последней активности, постранично (`cursor` из предыдущего ответа).",
-    responses: { 200: ok(InboxList) },
-  },
-  {
-    operationId: "listWorkbenchConversations",
-    method: "get",
-    path: "/v1/workbench/conversations",
-    tag: "inbox",
-    query: SystemFilter,
-    summary: "Диалоги Workbench (постранично)",
-    description: "Диалоги Workbench по убыванию активности, постранично (`cursor`).",
-    responses: { 200: ok(InboxList) },
-  },
-  {
-    operationId: "listEvidenceConversations",
-    method: "get",
-    path: "/v1/evidence/conversations",
-    tag: "inbox",
-    query: SystemFilter,
-    summary: "Диалоги Evidence (постранично)",
-    description: "Диалоги evidence workflow по убыванию активности, постранично (`cursor`).",
-    responses: { 200: ok(InboxList) },
   },
 ];
 

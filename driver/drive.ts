@@ -1,7 +1,25 @@
-import type { AnyStateMachine, EventFrom, SnapshotFrom } from "xstate";
+import type { AnyStateMachine, EmittedFrom, EventFrom, SnapshotFrom } from "xstate";
 import { AppError } from "./errors";
 import { pureInitialTransition, pureTransition } from "./pure";
 import { initEvent } from "./replay";
+
+/** What an effect handler gets besides its event (the run it reports to is in its closure, typed by its system). */
+export interface EffectContext {
+  signal: AbortSignal;
+}
+
+type Fed<M extends AnyStateMachine> = EventFrom<M> | EventFrom<M>[] | undefined | void;
+
+/** An emitted event the driver must act on; returns the machine's events to feed back (in order). */
+export type EffectHandler<M extends AnyStateMachine = AnyStateMachine, T extends EmittedFrom<M> = EmittedFrom<M>> = (
+  effect: T,
+  ctx: EffectContext,
+) => Promise<Fed<M>> | Fed<M>;
+
+/** A handler per event the machine emits, each typed by that event (`effect.router` → its fields). */
+export type EffectHandlers<M extends AnyStateMachine> = {
+  [K in EmittedFrom<M>["type"]]?: EffectHandler<M, Extract<EmittedFrom<M>, { type: K }>>;
+};
 
 /** An event the machine emitted: an `effect.*` to answer, or a report (a `final`, a stage) to take note of. */
 export type Emitted = { type: string; [k: string]: unknown };
@@ -32,7 +50,7 @@ function emitted(actions: { type: string; params?: unknown }[]): Emitted[] {
 /**
  * The one loop of a turn, pure: transition → yield each event the machine emitted → take the
  * events its answer feeds back (ahead of later input) → repeat until the machine rests. Whoever
- * pumps it answers the effects: runTurn with the system's handlers (model calls, SQL reads), a
+ * pumps it answers the effects: `settle` with the system's handlers (model calls, SQL reads), a
  * test with a script — both run this very loop.
  */
 export function* drive<M extends AnyStateMachine>(a: DriveArgs<M>): Generator<Emitted, Driven<M>, unknown[]> {
@@ -60,4 +78,46 @@ export function* drive<M extends AnyStateMachine>(a: DriveArgs<M>): Generator<Em
 }
 
 /** A handler's answer as the loop takes it: nothing, one event or several. */
-export const fedEvents = (r: unknown): unknown[] => (r === undefined ? [] : Array.isArray(r) ? r : [r]);
+const fedEvents = (r: unknown): unknown[] => (r === undefined ? [] : Array.isArray(r) ? r : [r]);
+
+export interface SettleArgs<M extends AnyStateMachine> extends DriveArgs<M> {
+  effects?: EffectHandlers<M>;
+  /** The client's: once it is gone no handler is called, and the turn does not settle. */
+  signal: AbortSignal;
+  /** A re-application: what each effect type answered the first time, reused in order (no model is called twice). */
+  replay: Map<string, unknown[][]> | null;
+  /** Where this attempt's `effect.*` answers are kept, per effect type in order, for a re-application. */
+  record: Map<string, unknown[][]>;
+}
+
+/**
+ * One attempt of a turn: `drive` pumped until the machine rests, each effect it emits answered
+ * by the system's handler — or, re-applied, by what that handler answered before.
+ */
+export async function settle<M extends AnyStateMachine>(a: SettleArgs<M>): Promise<Driven<M>> {
+  // On a re-application, how many recorded results of each effect type were used so far.
+  const used = new Map<string, number>();
+  const answer = async (effect: Emitted): Promise<unknown[]> => {
+    const handler = (a.effects as Record<string, EffectHandler | undefined> | undefined)?.[effect.type];
+    if (!handler) throw new AppError("internal", `machine ${a.id} emitted ${effect.type} and nothing handles it`);
+    if (a.signal.aborted) throw new AppError("internal", "client went away");
+    const isEffect = effect.type.startsWith("effect.");
+    const n = used.get(effect.type) ?? 0;
+    const earlier = isEffect && a.replay ? a.replay.get(effect.type)?.[n] : undefined;
+    if (earlier) {
+      used.set(effect.type, n + 1);
+      return earlier;
+    }
+    const out = fedEvents(await handler(effect as never, { signal: a.signal }));
+    if (isEffect) {
+      a.record.set(effect.type, [...(a.record.get(effect.type) ?? []), out]);
+      used.set(effect.type, a.record.get(effect.type)!.length);
+    }
+    return out;
+  };
+  const loop = drive(a);
+  let step = loop.next([]);
+  while (!step.done) step = loop.next(await answer(step.value));
+  if (a.signal.aborted) throw new AppError("internal", "client went away");
+  return step.value;
+}

@@ -20,9 +20,17 @@ export interface Flushable {
  * in one statement every 250 ms — not one statement per run: a thousand streaming runs cost
  * four statements a second, not four thousand. A failed flush is not retried: the next one,
  * or the turn's own commit, stores whatever it missed.
+ *
+ * The timer's flush skips runs that started less than one interval ago: most turns end within
+ * it, and their commit stores every event anyway, so flushing them wrote each of their events
+ * twice (a run_events row, then the commit's tail skipped over it) and heart-beat a row just
+ * inserted — at 64 turns in flight, two of three turns paid that (issue 46). An event of a
+ * longer run is stored at most two intervals after it was emitted instead of one; its run row
+ * is there from the start, so a follower on another process finds the run and waits for them.
  */
 export class RunFlusher {
-  private runs = new Set<Flushable>();
+  /** Each live run and when (performance.now()) it was added. */
+  private runs = new Map<Flushable, number>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
 
@@ -34,9 +42,9 @@ export class RunFlusher {
   ) {}
 
   add(run: Flushable): void {
-    this.runs.add(run);
+    if (!this.runs.has(run)) this.runs.set(run, performance.now());
     if (this.timer) return;
-    this.timer = setInterval(() => void this.flush(), this.intervalMs);
+    this.timer = setInterval(() => void this.flush(this.intervalMs), this.intervalMs);
     this.timer.unref();
   }
 
@@ -47,10 +55,19 @@ export class RunFlusher {
     this.timer = null;
   }
 
-  /** Flushes now (one at a time: a flush that is running is returned instead). */
-  flush(): Promise<void> {
+  /**
+   * Flushes now (one at a time: a flush that is running is returned instead) the runs added at
+   * least `minAgeMs` ago — every run by default.
+   */
+  flush(minAgeMs = 0): Promise<void> {
     if (this.flushing) return this.flushing;
-    const batch = [...this.runs].map((run) => ({ run, events: run.pending() })).filter((b) => b.events.length > 0);
+    const bornBy = performance.now() - minAgeMs;
+    const batch: { run: Flushable; events: RunEventRow[] }[] = [];
+    for (const [run, added] of this.runs) {
+      if (added > bornBy) continue;
+      const events = run.pending();
+      if (events.length > 0) batch.push({ run, events });
+    }
     if (batch.length === 0) return Promise.resolve();
     // Bounded: a flush stuck on a database that went away would hold every later one back.
     this.flushing = withinDeadline(

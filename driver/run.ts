@@ -9,6 +9,7 @@ import {
   type KeyClaim,
   type RunClose,
   type RunStart,
+  type RunStartRow,
   type RunEventRow,
 } from "../storage/runs";
 import { withinDeadline } from "../storage/deadline";
@@ -18,7 +19,7 @@ import { AppError, type ErrorCode } from "./errors";
 import type { RunHub } from "./hub";
 import { flusherFor, type Flushable, type RunFlusher } from "./run-flusher";
 
-export interface RunInit {
+export interface RunInit<S = unknown> {
   sql: Sql;
   hub: RunHub;
   conversationId: string;
@@ -50,9 +51,16 @@ export interface RunInit {
   claim?: KeyClaim;
   /**
    * Starts the run row instead of `startRun` (not with `claim`): a route that starts the run in
-   * the statement reading its turn's context. It throws to refuse (e.g. no such conversation).
+   * the statement reading its turn's context. It throws to refuse (e.g. no such conversation);
+   * what it read comes back with the run (`Claimed.started`).
    */
-  start?: RunStart;
+  start?: RunStart<S>;
+}
+
+/** A claimed run, and what the route's own start statement read (absent: `startRun` started it). */
+export interface Claimed<E extends EventMap, S = unknown> {
+  run: Run<E>;
+  started?: S;
 }
 
 export interface RunDeadlines {
@@ -84,6 +92,18 @@ export interface Outcome {
  * one statement for all live runs of the process, see run-flusher.ts) and the rest commit
  * with the turn's own transaction.
  */
+/**
+ * The run row goes in: by the route's own statement (with what it read), or by `startRun`
+ * (claiming the Idempotency-Key with it). Null when it did not go in (the key is another request's).
+ */
+async function startRow<S>(init: RunInit<S>, row: RunStartRow, asyncCommit: boolean): Promise<{ started?: S } | null> {
+  if (init.start && !init.claim) {
+    const started = await init.start(init.sql, row, { asyncCommit });
+    return started === null ? null : { started };
+  }
+  return (await startRun(init.sql, row, { asyncCommit, claim: init.claim })) ? {} : null;
+}
+
 export class Run<E extends EventMap = EventMap> implements Flushable {
   readonly id = uuidv7();
   private seq = 0;
@@ -126,16 +146,16 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
   }
 
   static async start<E extends EventMap = EventMap>(init: RunInit): Promise<Run<E>> {
-    const run = await Run.claim<E>(init);
-    if (!run)
+    const claimed = await Run.claim<E>(init);
+    if (!claimed)
       throw new AppError("conflict", "Этот Idempotency-Key уже занят другим запросом.", {
         reason: "idempotency_key_in_use",
       });
-    return run;
+    return claimed.run;
   }
 
   /** Like `start`, but null when `init.claim`'s key belongs to another request's run. */
-  static async claim<E extends EventMap = EventMap>(init: RunInit): Promise<Run<E> | null> {
+  static async claim<E extends EventMap = EventMap, S = unknown>(init: RunInit<S>): Promise<Claimed<E, S> | null> {
     const run = new Run<E>(init);
     // On a server, committed asynchronously: visible to followers at once, durable with the turn's own commit.
     const row = {
@@ -146,16 +166,13 @@ export class Run<E extends EventMap = EventMap> implements Flushable {
       owner: init.owner,
     };
     const asyncCommit = !!init.asyncCommits;
-    const claimed =
-      init.start && !init.claim
-        ? await init.start(init.sql, row, { asyncCommit })
-        : await startRun(init.sql, row, { asyncCommit, claim: init.claim });
-    if (!claimed) return null;
+    const started = await startRow(init, row, asyncCommit);
+    if (!started) return null;
     run.timing.claimed = performance.now();
     init.hub.open(run.id);
     run.flusher = flusherFor(init.sql, !!init.asyncCommits, !!init.notifyFollowers);
     run.flusher.add(run);
-    return run;
+    return { run, ...started };
   }
 
   /** The bounds of the run's writes (RunInit.deadlines); zero: unbounded. */

@@ -3,13 +3,12 @@ import type { Tx } from "../storage/db";
 import { appendMachineEvents } from "../storage/machine-events";
 import { saveSnapshot } from "../storage/snapshots";
 import type { MachineSpec } from "./machine-spec";
-import { pureInitialTransition, pureTransition } from "./pure";
-import { initEvent } from "./replay";
+import { pureTransition } from "./pure";
 import { restore } from "./turn";
 
 /**
- * The machines a turn touches besides its own (Workbench: the superseded Interaction, the
- * clarification being answered), inside the caller's transaction: the same pure transition,
+ * The machines a turn touches besides its own (Workbench: the Interaction a new request
+ * supersedes), inside the caller's transaction: the same pure transition,
  * the same optimistic lock and the same event log as `runTurn`, without its effect loop —
  * a side machine takes one event and asks for nothing.
  */
@@ -35,25 +34,4 @@ export async function transitionStored<M extends AnyStateMachine>(
   });
   await appendMachineEvents(tx, key, conversationId, [event]);
   return next as SnapshotFrom<M>;
-}
-
-/** Creates a machine's first snapshot (insert; fails if the key exists). */
-export async function createStored<M extends AnyStateMachine>(
-  tx: Tx,
-  spec: MachineSpec<M>,
-  key: string,
-  conversationId: string,
-  input: unknown,
-  runId: string | null = null,
-): Promise<void> {
-  const [snapshot] = pureInitialTransition(spec.machine, input as never);
-  await saveSnapshot(tx, {
-    key,
-    conversationId,
-    machineId: spec.id,
-    machineVersion: spec.version,
-    snapshot: spec.machine.getPersistedSnapshot(snapshot),
-    expectedRowVersion: null,
-  });
-  await appendMachineEvents(tx, key, conversationId, [initEvent(input)], runId);
 }

@@ -19,7 +19,11 @@ export interface DialogueSystem<App = unknown, Deps = unknown, Contract = unknow
   name: string;
   /** Its part of the wire contract (request bodies, success bodies, SSE events, operations): the gateway documents it. */
   contract: Contract;
-  /** `conversations.kind` values this system creates (the table's check lists them: see `migrations`). */
+  /**
+   * `conversations.kind` values this system creates: the server adds them to the kinds the
+   * database accepts at start (storage/conversation-kinds.ts), and the inbox filter and the
+   * machine catalog's schema list them. Its `name` is the kind its inbox listing shows.
+   */
   kinds: readonly string[];
   /**
    * The system's routes (patient/user API and its operator routes) as one sub-app, built from the
@@ -91,7 +95,7 @@ export async function replaySpec(
 }
 
 /** Every conversation kind the listed systems create. */
-export const conversationKinds = (systems: readonly DialogueSystem[]): string[] => [
+export const conversationKinds = (systems: readonly Pick<DialogueSystem, "kinds">[]): string[] => [
   ...new Set(systems.flatMap((s) => s.kinds)),
 ];
 

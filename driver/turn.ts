@@ -1,5 +1,5 @@
-import type { AnyStateMachine, EmittedFrom, EventFrom, SnapshotFrom } from "xstate";
-import { drive, fedEvents, type Emitted } from "./drive";
+import type { AnyStateMachine, EventFrom, SnapshotFrom } from "xstate";
+import { settle, type EffectHandlers } from "./drive";
 import { machineLabel } from "./replay";
 import type { Fragment } from "postgres";
 import type { Sql, Tx } from "../storage/db";
@@ -13,24 +13,6 @@ import { AppError } from "./errors";
 import { inSpan } from "./tracing";
 import type { MachineSpec } from "./machine-spec";
 import { runClosed, type EventMap, type Outcome, type Run, type RunEvent } from "./run";
-
-/** What an effect handler gets besides its event (the run it reports to is in its closure, typed by its system). */
-export interface EffectContext {
-  signal: AbortSignal;
-}
-
-type Fed<M extends AnyStateMachine> = EventFrom<M> | EventFrom<M>[] | undefined | void;
-
-/** An emitted event the driver must act on; returns the machine's events to feed back (in order). */
-export type EffectHandler<M extends AnyStateMachine = AnyStateMachine, T extends EmittedFrom<M> = EmittedFrom<M>> = (
-  effect: T,
-  ctx: EffectContext,
-) => Promise<Fed<M>> | Fed<M>;
-
-/** A handler per event the machine emits, each typed by that event (`effect.router` → its fields). */
-export type EffectHandlers<M extends AnyStateMachine> = {
-  [K in EmittedFrom<M>["type"]]?: EffectHandler<M, Extract<EmittedFrom<M>, { type: K }>>;
-};
 
 export interface TurnArgs<M extends AnyStateMachine, E extends EventMap = EventMap> {
   sql: Sql;
@@ -144,66 +126,32 @@ export async function runTurn<M extends AnyStateMachine, E extends EventMap = Ev
   a: TurnArgs<M, E>,
 ): Promise<TurnResult<M>> {
   let loaded = a.stored !== undefined ? restoreRow(a.spec, a.key, a.stored) : await restore(a.sql, a.spec, a.key);
+  const signal = a.run?.signal ?? new AbortController().signal;
   // The results of the `effect.*` calls, per effect type in order: a re-application reuses them.
   const recorded = new Map<string, unknown[][]>();
   for (let attempt = 0; ; attempt++) {
-    const settled = await settle(a, loaded, attempt === 0 ? null : recorded, recorded);
-    if (settled.discarded) return settled.discarded;
+    const { snapshot, fed, steps } = await settle({
+      machine: a.spec.machine,
+      id: a.spec.id,
+      snapshot: loaded?.snapshot ?? null,
+      input: a.input,
+      events: a.events,
+      maxSteps: a.maxSteps,
+      effects: a.effects,
+      signal,
+      replay: attempt === 0 ? null : recorded,
+      record: recorded,
+    });
+    if (a.discard?.(snapshot)) return { snapshot, rowVersion: loaded?.rowVersion ?? 0, steps, discarded: true };
     try {
-      return await commitSettled(a, loaded, settled.snapshot, settled.fed, settled.steps);
+      return await commitSettled(a, loaded, snapshot, fed, steps);
     } catch (e) {
       if (!(e instanceof StaleVersionError) || attempt >= (a.reapply ?? 0)) throw stale(a, e);
-      a.onReapply?.(settled.snapshot);
+      a.onReapply?.(snapshot);
       a.run?.reopen();
       loaded = await restore(a.sql, a.spec, a.key);
     }
   }
-}
-
-/** The transitions of one attempt (drive.ts), its effects answered by the handlers or, re-applied, by what they answered before. */
-async function settle<M extends AnyStateMachine, E extends EventMap>(
-  a: TurnArgs<M, E>,
-  loaded: { snapshot: SnapshotFrom<M>; rowVersion: number } | null,
-  replay: Map<string, unknown[][]> | null,
-  record: Map<string, unknown[][]>,
-) {
-  const signal = a.run?.signal ?? new AbortController().signal;
-  // On a re-application, how many recorded results of each effect type were used so far.
-  const used = new Map<string, number>();
-  const answer = async (effect: Emitted): Promise<unknown[]> => {
-    const handler = (a.effects as Record<string, EffectHandler | undefined> | undefined)?.[effect.type];
-    if (!handler) throw new AppError("internal", `machine ${a.spec.id} emitted ${effect.type} and nothing handles it`);
-    if (signal.aborted) throw new AppError("internal", "client went away");
-    const isEffect = effect.type.startsWith("effect.");
-    const n = used.get(effect.type) ?? 0;
-    const earlier = isEffect && replay ? replay.get(effect.type)?.[n] : undefined;
-    if (earlier) {
-      used.set(effect.type, n + 1);
-      return earlier;
-    }
-    const out = fedEvents(await handler(effect as never, { signal }));
-    if (isEffect) {
-      record.set(effect.type, [...(record.get(effect.type) ?? []), out]);
-      used.set(effect.type, record.get(effect.type)!.length);
-    }
-    return out;
-  };
-  const walk = drive({
-    machine: a.spec.machine,
-    id: a.spec.id,
-    snapshot: loaded?.snapshot ?? null,
-    input: a.input,
-    events: a.events,
-    maxSteps: a.maxSteps,
-  });
-  let step = walk.next([]);
-  while (!step.done) step = walk.next(await answer(step.value));
-  const { snapshot, fed, steps } = step.value;
-  if (signal.aborted) throw new AppError("internal", "client went away");
-  const discarded: TurnResult<M> | null = a.discard?.(snapshot)
-    ? { snapshot, rowVersion: loaded?.rowVersion ?? 0, steps, discarded: true }
-    : null;
-  return { snapshot, fed, steps, discarded };
 }
 
 /** One attempt's commit: throws StaleVersionError when the snapshot moved on since `loaded`. */

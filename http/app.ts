@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { AppError } from "../driver/errors";
 import { bearerAuth, type AuthEnv } from "./auth";
 import { registerObservabilityRoutes, requestLog } from "./observability/routes";
-import { requiredRole, requireRole } from "./roles";
+import { requiredRoleFor, requireRole } from "./roles";
 import type { Deps, HttpDialogueSystem } from "./deps";
 import { errorResponse } from "./errors";
 import { runRoutes } from "./routes/runs";
@@ -53,8 +53,9 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
     return next();
   });
   app.use("/v1/*", bearerAuth(deps.config.tokens));
-  // One policy for every /v1 route (http/roles.ts): chat routes listed, the rest operator or admin.
-  app.use("/v1/*", requireRole(requiredRole));
+  // One policy for every /v1 route (http/roles.ts): the operations the served systems document as
+  // `chat`, the rest operator or admin.
+  app.use("/v1/*", requireRole(requiredRoleFor(systems)));
   // A conversation belongs to whoever started it: which routes need its credential is read from
   // the documented operations of the served systems (http/conversation-access.ts).
   app.use(
@@ -64,7 +65,7 @@ export function createApp(deps: Deps, systems: readonly HttpDialogueSystem[] = d
   app.route("/", runRoutes(deps));
   for (const s of systems) app.route("/", s.routes(deps));
   app.route("/", operatorRoutes(deps, systems, () => app.routes).app);
-  app.route("/", inboxRoutes(deps));
+  app.route("/", inboxRoutes(deps, systems));
   app.route("/", inboxToolRoutes(deps));
   app.route("/", webhookRoutes(deps));
   app.route("/", conversationRoutes(deps));

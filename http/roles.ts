@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
 import type { LogEnv } from "./observability/logger";
 import type { ConversationAccess } from "../storage/conversation-credentials";
+import type { SystemContract } from "./contract";
 
 /**
  * What a token may do (issue 17 item 2). Ordered: each role has the rights of the ones before it.
@@ -37,31 +38,25 @@ interface Rule {
 const ID = "[^/]+";
 const p = (s: string) => new RegExp(`^${s.replace(/:id/g, ID)}/?$`);
 const READ = ["GET", "HEAD"] as const;
+const WRITE = ["POST", "PUT", "PATCH", "DELETE"] as const;
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** An operation's OpenAPI path as a rule's pattern: each `{param}` one segment, a trailing slash allowed. */
+const pathPattern = (path: string) =>
+  new RegExp(
+    `^${path
+      .split(/\{[^}]+\}/)
+      .map(escape)
+      .join(ID)}/?$`,
+  );
 
-/**
- * The routes a `chat` token may use: talking, reading its conversation back, following a run.
- * Everything else under /v1 needs `operator` at least (deny by default: a route added later is
- * closed to patients until it is listed here), and writes to settings need `admin`.
- */
-const RULES: Rule[] = [
-  { methods: ["POST"], path: p("/v1/clinic/threads"), role: "chat" },
-  { methods: READ, path: p("/v1/clinic/threads/:id"), role: "chat" },
-  { methods: ["POST"], path: p("/v1/clinic/threads/:id/messages"), role: "chat" },
-  { methods: READ, path: p("/v1/clinic/threads/:id/events"), role: "chat" },
-  { methods: ["POST"], path: p("/v1/workbench/conversations"), role: "chat" },
-  { methods: READ, path: p("/v1/workbench/conversations/:id"), role: "chat" },
-  { methods: ["POST"], path: p("/v1/workbench/conversations/:id/messages"), role: "chat" },
-  { methods: READ, path: p("/v1/workbench/interactions/:id"), role: "chat" },
-  { methods: READ, path: p("/v1/workbench/sample-workspace"), role: "chat" },
-  { methods: ["POST"], path: p("/v1/evidence/conversations"), role: "chat" },
-  { methods: READ, path: p("/v1/evidence/conversations/:id"), role: "chat" },
-  { methods: ["POST"], path: p("/v1/evidence/conversations/:id/messages"), role: "chat" },
-  { methods: READ, path: p("/v1/evidence/runs/:id"), role: "chat" },
+/** The gateway's own routes a `chat` token may use: following a run of its conversation. */
+const SHARED_CHAT: Rule[] = [
   { methods: READ, path: p("/v1/runs/:id/events"), role: "chat" },
   { methods: READ, path: p("/v1/runs/:id/stages"), role: "chat" },
-  // Settings and knowledge-base writes (reads of the same resources are the operator's).
-  { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/clinic\/(branches|kb|desk)(\/|$)/, role: "admin" },
-  { methods: ["POST", "PUT", "PATCH", "DELETE"], path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
+];
+
+const SHARED_ADMIN: Rule[] = [
+  { methods: WRITE, path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
   { methods: READ, path: /^\/v1\/(settings|prompts)(\/|$)/, role: "admin" },
   // A new credential for an existing conversation (issue 47: the migration path, a lost credential).
   { methods: ["POST"], path: p("/v1/conversations/:id/credential"), role: "admin" },
@@ -69,11 +64,45 @@ const RULES: Rule[] = [
   { methods: [...READ, "POST"], path: /^\/v1\/webhooks(\/|$)/, role: "admin" },
 ];
 
-/** The role a request needs: the first rule that matches, else `operator`. */
-export function requiredRole(method: string, path: string): Role {
-  const m = method.toUpperCase();
-  for (const r of RULES) if ((r.methods === "*" || r.methods.includes(m)) && r.path.test(path)) return r.role;
-  return "operator";
+/**
+ * What the served systems' contracts open and close: each operation documented `role: "chat"`
+ * (talking, reading its conversation back, following its events), and writes under a system's
+ * `adminPaths` (its settings and knowledge base; reads of them are the operator's).
+ */
+function systemRules(systems: readonly { contract: SystemContract }[]): { chat: Rule[]; admin: Rule[] } {
+  const contracts = systems.map((s) => s.contract);
+  return {
+    chat: contracts.flatMap((c) =>
+      c.operations
+        .filter((op) => op.role === "chat")
+        .map((op): Rule => ({
+          methods: op.method === "get" ? READ : [op.method.toUpperCase()],
+          path: pathPattern(op.path),
+          role: "chat",
+        })),
+    ),
+    admin: contracts.flatMap((c) =>
+      c.adminPaths ? [{ methods: WRITE, path: c.adminPaths, role: "admin" as const }] : [],
+    ),
+  };
+}
+
+/**
+ * The role a request needs, for the systems served: the first rule that matches, else
+ * `operator`. Everything under /v1 needs `operator` at least (deny by default: a route added
+ * later is closed to patients until its operation is documented `chat`), and writes to
+ * settings need `admin`.
+ */
+export function requiredRoleFor(
+  systems: readonly { contract: SystemContract }[],
+): (method: string, path: string) => Role {
+  const own = systemRules(systems);
+  const rules = [...own.chat, ...SHARED_CHAT, ...own.admin, ...SHARED_ADMIN];
+  return (method, path) => {
+    const m = method.toUpperCase();
+    for (const r of rules) if ((r.methods === "*" || r.methods.includes(m)) && r.path.test(path)) return r.role;
+    return "operator";
+  };
 }
 
 /**

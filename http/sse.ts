@@ -18,7 +18,7 @@ import { SseWriter } from "./sse-writer";
 /** The events every streamed run carries; a system's map (its contract) extends them. */
 type RunEvents = EventsOf<typeof runEvents>;
 
-export interface StreamRunOptions<E extends RunEvents = RunEvents> {
+export interface StreamRunOptions<E extends RunEvents = RunEvents, S = unknown> {
   conversationId: string;
   tenantId: string;
   kind: string;
@@ -27,13 +27,14 @@ export interface StreamRunOptions<E extends RunEvents = RunEvents> {
   /** When true, `work` emits run_started itself (e.g. with an interactionId it has to find first). */
   deferStart?: boolean;
   debug?: boolean;
-  work: (run: Run<E>, writer: SseWriter) => Promise<void>;
+  /** The turn; `started` is what `start` read with the run row (undefined when `start` did not run: a keyed request). */
+  work: (run: Run<E>, writer: SseWriter, started: S | undefined) => Promise<void>;
   /** Called when `work` finishes without completing the run through the driver. */
   outcome?: Outcome;
   /** A run the route began itself (beginRun) because it had work to do between the claim and the stream. */
   begun?: Run;
   /** How the run row starts when the request has no Idempotency-Key (http/turn-begin.ts `BeginOptions.start`). */
-  start?: RunStart;
+  start?: RunStart<S>;
 }
 
 /**
@@ -42,31 +43,28 @@ export interface StreamRunOptions<E extends RunEvents = RunEvents> {
  * Idempotency-Key is a plain HTTP 409, a retried key replays its run; the stream's headers
  * carry X-Run-Id and X-Conversation-Id. A server shutting down takes no new turn.
  */
-export async function streamRun<E extends RunEvents = RunEvents>(
+export async function streamRun<E extends RunEvents = RunEvents, S = unknown>(
   c: Context,
   deps: Deps,
-  o: StreamRunOptions<E>,
+  o: StreamRunOptions<E, S>,
 ): Promise<Response> {
   if (deps.turns.draining)
     throw new AppError(
       "unavailable",
       "Сервер останавливается и новых ходов не принимает; повторите запрос через несколько секунд.",
     );
-  let run = o.begun;
+  if (o.begun) return streamBegunRun(c, deps, o.begun as unknown as Run<E>, o, undefined);
   const entered = performance.now();
-  if (!run) {
-    const begun = await beginRun(c, deps, {
-      conversationId: o.conversationId,
-      tenantId: o.tenantId,
-      kind: o.kind,
-      debug: o.debug,
-      start: o.start,
-    });
-    if (begun.replay) return begun.replay;
-    run = begun.run;
-    metrics.turnPhaseSeconds.observe({ system: o.kind, phase: "admit" }, (run.timing.claimed - entered) / 1000);
-  }
-  return streamBegunRun(c, deps, run as unknown as Run<E>, o);
+  const begun = await beginRun(c, deps, {
+    conversationId: o.conversationId,
+    tenantId: o.tenantId,
+    kind: o.kind,
+    debug: o.debug,
+    start: o.start,
+  });
+  if (begun.replay) return begun.replay;
+  metrics.turnPhaseSeconds.observe({ system: o.kind, phase: "admit" }, (begun.run.timing.claimed - entered) / 1000);
+  return streamBegunRun(c, deps, begun.run as unknown as Run<E>, o, begun.started);
 }
 
 /** A route that began the run but then refused the request (before any stream): the run is discarded, the error goes out as JSON. */
@@ -82,7 +80,13 @@ export async function refuseBegunRun(run: Run, e: unknown): Promise<never> {
   throw e;
 }
 
-function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>, o: StreamRunOptions<E>): Response {
+function streamBegunRun<E extends RunEvents, S>(
+  c: Context,
+  deps: Deps,
+  run: Run<E>,
+  o: StreamRunOptions<E, S>,
+  startRead: S | undefined,
+): Response {
   const headers = { "x-run-id": run.id, "x-conversation-id": o.conversationId };
   return sseResponse(
     c,
@@ -107,7 +111,7 @@ function streamBegunRun<E extends RunEvents>(c: Context, deps: Deps, run: Run<E>
           try {
             if (!o.deferStart)
               run.emit("run_started", { runId: run.id, [o.idField ?? "conversationId"]: o.conversationId });
-            await o.work(run, writer);
+            await o.work(run, writer, startRead);
             if (!run.ended)
               await inSpan("commit", { "run.id": run.id }, () => run.commit([], o.outcome)).then((publish) =>
                 publish(),

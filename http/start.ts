@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { serve, type ServerType } from "@hono/node-server";
 import { RunHub } from "../driver/hub";
 import { createLlm, type Llm } from "../llm/client";
+import { conversationKinds } from "../driver/system";
+import { registerConversationKinds } from "../storage/conversation-kinds";
 import { openDatabase, type Database } from "../storage/db";
 import { withinDeadline } from "../storage/deadline";
 import { localWake } from "../storage/local-wake";
@@ -64,6 +66,8 @@ export async function startServer(
       connectTimeoutMs: config.databaseConnectTimeoutMs,
     }));
   try {
+    // The database accepts the conversation kinds of the systems served (and no others).
+    await registerConversationKinds(db.sql, conversationKinds(opts.systems));
     await opts.beforeListen?.(db);
   } catch (e) {
     if (!opts.db) await db.close();

@@ -1,27 +1,29 @@
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { AppError } from "../driver/errors";
-import { Run } from "../driver/run";
+import { Run, type Claimed } from "../driver/run";
 import { findIdempotencyKey, findRunningRun } from "../storage/idempotency";
 import { failAbandonedRuns, getRun, type KeyClaim, type RunStart } from "../storage/runs";
 import type { Deps } from "./deps";
 import { followRunResponse, lastEventId } from "./run-follow";
 import { bindLogContext, requestLogContext } from "./observability/logger";
 
-export interface BeginOptions {
+export interface BeginOptions<S = unknown> {
   conversationId: string;
   tenantId: string;
   kind: string;
   debug?: boolean;
   /**
    * Starts the run row in a statement of the route's own (it reads the turn's context too); used
-   * only without an Idempotency-Key, which is claimed with the run row by `startRun`.
+   * only without an Idempotency-Key, which is claimed with the run row by `startRun`. What it
+   * read comes back as `Begun.started`.
    */
-  start?: RunStart;
+  start?: RunStart<S>;
 }
 
 /** A POST that starts a run either gets its new run, or (a retry with a known Idempotency-Key) the old run's replay. */
-export type Begun = { run: Run; replay?: undefined } | { replay: Response; run?: undefined };
+export type Begun<S = unknown> =
+  (Claimed<Record<string, unknown>, S> & { replay?: undefined }) | { replay: Response; run?: undefined };
 
 /** What an Idempotency-Key may be (every route that takes one). */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
@@ -35,7 +37,7 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
  *   is 409 `conversation_busy` before any model call. The run row's unique index decides,
  *   so two processes on one database cannot both start.
  */
-export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise<Begun> {
+export async function beginRun<S = unknown>(c: Context, deps: Deps, o: BeginOptions<S>): Promise<Begun<S>> {
   const key = c.req.header("idempotency-key");
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
     throw new AppError("invalid_request", "Idempotency-Key: от 1 до 200 печатных символов ASCII без пробелов.");
@@ -55,9 +57,9 @@ export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise
         return { replay: await replay(c, deps, held.runId) };
       claim = { key, requestHash, replaces: held?.runId ?? null };
     }
-    let run: Run | null;
+    let claimed: Claimed<Record<string, unknown>, S> | null;
     try {
-      run = await Run.claim({
+      claimed = await Run.claim({
         sql: deps.db.sql,
         hub: deps.hub,
         conversationId: o.conversationId,
@@ -90,10 +92,10 @@ export async function beginRun(c: Context, deps: Deps, o: BeginOptions): Promise
         await failAbandonedRuns(deps.db.sql, { staleAfterMs: deps.config.runs.staleMs, ownerIs: running.owner });
       continue;
     }
-    if (run) {
+    if (claimed) {
       // Whatever the run hands its signal to (a model call) logs the request's ids.
-      bindLogContext(run.signal, requestLogContext(c) ?? {});
-      return { run };
+      bindLogContext(claimed.run.signal, requestLogContext(c) ?? {});
+      return claimed;
     }
     // Another request claimed the key between our read and our insert: replay it next round.
     if (attempt >= 2)

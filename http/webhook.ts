@@ -1,6 +1,6 @@
 import { createHmac, randomInt } from "node:crypto";
 import type { Database } from "../storage/db";
-import { claimDue, markDelivered, markFailed, type OutboxRow } from "../storage/outbox";
+import { claimDue, markDelivered, markFailed, nextDueInMs, type OutboxRow } from "../storage/outbox";
 
 /**
  * Delivers the outbox (storage/outbox.ts) to WEBHOOK_URL in the Standard Webhooks shape
@@ -11,8 +11,13 @@ import { claimDue, markDelivered, markFailed, type OutboxRow } from "../storage/
  * retried with capped exponential back-off and jitter until its retry horizon (hours) has
  * passed, then it is a dead letter, listed and re-deliverable (http/routes/webhooks.ts). One
  * conversation's events go one at a time, in `seq` order (claimDue takes only a conversation's
- * first pending row). Woken after a turn commits (`kick`) and by a timer for the retries.
+ * first pending row). Woken after a turn commits (`kick`), and otherwise asleep until the earliest
+ * pending row comes due (a retry's back-off or a lease left by a process that died), with a
+ * safety look every `IDLE_LOOK_MS` for rows another process wrote without kicking this one.
  */
+
+/** How long an idle dispatcher sleeps before it looks at the outbox anyway. */
+const IDLE_LOOK_MS = 30_000;
 
 export interface WebhookConfig {
   url?: string;
@@ -49,6 +54,7 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number, ran
 
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
+  private started = false;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -64,11 +70,16 @@ export class WebhookDispatcher {
   }
 
   start(): void {
-    if (!this.enabled || this.timer) return;
-    // Retries come due while nobody kicks: look again at the backoff's own pace.
-    this.timer = setInterval(() => this.kick(), Math.max(20, Math.min(this.config.backoffMs, 5_000)));
-    this.timer.unref();
+    if (!this.enabled || this.started) return;
+    this.started = true;
     this.kick();
+  }
+
+  /** One timer for the next look: at the earliest due row, at most IDLE_LOOK_MS away. */
+  private sleepFor(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.kick(), Math.min(IDLE_LOOK_MS, Math.max(20, ms)));
+    this.timer.unref();
   }
 
   /** Deliver what is due now (called after a commit that wrote outbox rows, and after a re-delivery). */
@@ -79,29 +90,37 @@ export class WebhookDispatcher {
       return;
     }
     this.running = this.pass()
-      .catch((e) => this.log(`webhook: outbox pass failed: ${(e as Error).message}`))
-      .finally(() => {
+      .catch((e) => {
+        this.log(`webhook: outbox pass failed: ${(e as Error).message}`);
+        // The database is away: look again at the back-off's pace, not at once and not in 30 s.
+        return this.config.backoffMs;
+      })
+      .then((nextMs) => {
         this.running = null;
-        if (this.again && !this.stopped) {
+        if (this.stopped) return;
+        if (this.again) {
           this.again = false;
           this.kick();
+          return;
         }
+        this.sleepFor(nextMs ?? IDLE_LOOK_MS);
       });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     await this.running;
   }
 
-  private async pass(): Promise<void> {
+  /** Delivers what is due; returns how long until the next pending row is due (null: none pending). */
+  private async pass(): Promise<number | null> {
     for (;;) {
       // At most one row per conversation: the rows of different conversations go in parallel.
       const due = await claimDue(this.db.sql, 10, this.config.timeoutMs * 2);
-      if (due.length === 0) return;
+      if (due.length === 0) return nextDueInMs(this.db.sql);
       await Promise.all(due.map((row) => this.deliver(row)));
-      if (this.stopped) return;
+      if (this.stopped) return null;
     }
   }
 

@@ -24,6 +24,12 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 20;
 
+/** A plain object of string values whose names are already lower case, as Headers would give them. */
+function isLowerCaseRecord(h: object): h is Record<string, string> {
+  for (const [k, v] of Object.entries(h)) if (typeof v !== "string" || k !== k.toLowerCase()) return false;
+  return true;
+}
+
 const abortReason = (signal: AbortSignal) =>
   signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 
@@ -48,10 +54,13 @@ export function createHttpFetch(o: HttpFetchOptions = {}): typeof fetch {
     if (!plainBody) return fetch(input, init);
     const url = new URL(input);
     if (url.protocol !== "http:" && url.protocol !== "https:") return fetch(input, init);
-    const headers: Record<string, string> = {};
-    // The SDK hands over a Headers already: read it as it is rather than copying it into another first.
+    let headers: Record<string, string> = {};
+    // The SDK hands over a Headers, or a plain object of lower-case names (sdk-headers.ts): read
+    // either as it is rather than copying it into another first.
     const given = init?.headers;
-    if (given) (given instanceof Headers ? given : new Headers(given)).forEach((v, k) => (headers[k] = v));
+    if (given instanceof Headers) given.forEach((v, k) => (headers[k] = v));
+    else if (given && !Array.isArray(given) && isLowerCaseRecord(given)) headers = { ...given };
+    else if (given) new Headers(given).forEach((v, k) => (headers[k] = v));
     return send(
       url,
       (init?.method ?? "GET").toUpperCase(),

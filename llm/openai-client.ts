@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import type { z } from "zod";
 import { BodyTooLarge, readBodyCapped, replyBodyBytes, watchIdle, type IdleWatch } from "./bounded-body";
 import { createHttpFetch } from "./http-fetch";
+import { reuseRequestHeaders } from "./sdk-headers";
 import { EventTooLarge, SseDataReader } from "./sse-data";
 import { parseStructured, responseFormat } from "./structured";
 import {
@@ -101,6 +102,7 @@ export function createOpenAiLlm(o: OpenAiLlmOptions): Llm {
     // node:http rather than undici's fetch: about 0.7 ms less CPU per router+branch call pair (llm/http-fetch.ts).
     fetch: o.fetch ?? createHttpFetch(),
   });
+  reuseRequestHeaders(client);
   const modelFor = (role: Role) => o.roleModels?.[role] ?? o.model ?? "gpt-4o-mini";
   const limitsFor = (role: Role): ModelLimits => {
     const pick = <K extends keyof ModelLimits>(k: K) => o.roleLimits?.[role]?.[k] ?? o.limits?.[k] ?? DEFAULT_LIMITS[k];

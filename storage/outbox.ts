@@ -80,6 +80,22 @@ export async function claimDue(sql: Tx, limit: number, leaseMs: number): Promise
   }));
 }
 
+/**
+ * Milliseconds until the earliest claimable row comes due (≤ 0: due now) — a conversation's first
+ * pending row, as `claimDue` takes them, so a row behind another process's lease does not count as
+ * due — or null when nothing is pending: the dispatcher sleeps until then instead of polling (an idle server runs no statement
+ * for its webhooks but a rare safety look). Reads the partial index `outbox_due`.
+ */
+export async function nextDueInMs(sql: Tx): Promise<number | null> {
+  const [row] = await sql<{ ms: number | null }[]>`
+    select (extract(epoch from (min(next_attempt_at) - now())) * 1000)::float8 as ms
+    from outbox p
+    where p.status = 'pending'
+      and not exists (
+        select 1 from outbox e where e.conversation_id = p.conversation_id and e.status = 'pending' and e.seq < p.seq)`;
+  return row?.ms ?? null;
+}
+
 export async function markDelivered(sql: Tx, id: string, attempts: number): Promise<void> {
   await sql`update outbox set status = 'delivered', attempts = ${attempts}, delivered_at = now(), last_error = null where id = ${id}`;
 }

@@ -77,9 +77,10 @@ export interface KeyClaim {
 /**
  * How a run row gets in: `startRun` by default; a route that reads what its turn needs may
  * start the run in that same statement instead (systems/clinic/store/turn-context.ts) — one
- * round trip and one transaction less per turn. True when the row went in.
+ * round trip and one transaction less per turn. It resolves to what that statement read (the
+ * turn's context, handed to the route's work: http/sse.ts), or null when the row did not go in.
  */
-export type RunStart = (sql: Tx, r: RunStartRow, o: { asyncCommit: boolean }) => Promise<boolean>;
+export type RunStart<S = unknown> = (sql: Tx, r: RunStartRow, o: { asyncCommit: boolean }) => Promise<S | null>;
 
 /**
  * The run row at run start, so a resuming client and a crash recovery can find it, without
@@ -136,8 +137,12 @@ const insertPacked = (
      returning 1`;
 
 /**
- * The background flush of every live run of a process in one statement: their new events,
- * and a heartbeat for each. Asynchronous commit on a server, as for one run.
+ * The background flush of every live run of a process in one statement: their new events.
+ * Asynchronous commit on a server, as for one run. It writes nothing into the runs' own rows:
+ * the process heartbeat (`touchRuns`, every RUN_STALE_MS / 3) keeps a live run from being taken
+ * for dead, so a heartbeat here — a row update and its row lock per run every 250 ms, ≈ 3 per
+ * paced turn — bought nothing (issue 46). With `notify`, the runs a follower on another process
+ * reads are announced; their `followed_at` is read, not locked.
  */
 export async function flushRunsEvents(
   sql: Tx,
@@ -152,16 +157,16 @@ export async function flushRunsEvents(
     ).map((r) => ({ run_id: b.runId, ...r })),
   );
   if (rows.length === 0) return;
+  // `_` is selected from, or its setting would never be evaluated; `ev` runs whether read or not.
   await sql`with _ as (${commitMode(sql, o.asyncCommit)}),
-                 ev as (${insertPacked(sql, rows)}),
-                 -- skip locked: a run whose row a turn's transaction holds (its commit) is ending anyway; waiting
-                 -- for it would hold up every other run's commit behind this flush (the drop at 64 in flight).
-                 -- No key update, not for update: the turn's inserts check their foreign key to this row (key share).
-                 up as (update runs set heartbeat_at = now() from _
-                        where id in (select id from runs where id = any(${batch.map((b) => b.runId)}::uuid[]) and status = 'running' for no key update skip locked)
-                          and (select count(*) from ev) >= 0
-                        returning id, followed_at)
-            ${o.notify ? notifyFollowed(sql) : sql`select count(*) from up`}`;
+                 ev as (${insertPacked(sql, rows)})
+            ${
+              o.notify
+                ? sql`, up as (select r.id, r.followed_at from runs r, _
+                               where r.id = any(${batch.map((b) => b.runId)}::uuid[]) and r.status = 'running')
+                      ${notifyFollowed(sql)}`
+                : sql`select count(*) from _`
+            }`;
 }
 
 /** Run ids are announced on this channel when events of theirs are stored (PostgreSQL server only). */

@@ -61,8 +61,9 @@ export class RunClosedError extends Error {
  * ends another process's run. Should it close this run between t_run's read and t_up's update, t_up
  * (waiting for it, then re-checking `status = 'running'`) updates nothing, and the statement fails
  * through abort_statement — nothing it wrote commits — and the turn gets RunClosedError as if t_run
- * had seen it. Locks: the snapshot's row, then the run's; the background flush and the heartbeats
- * lock run rows only (the flush with SKIP LOCKED), so nobody waits on this statement in a cycle.
+ * had seen it. Locks: the snapshot's row, then the run's; the heartbeats lock run rows only and the
+ * background flush key-shares them (its run_events rows' foreign key), so nobody waits on this
+ * statement in a cycle.
  * Every other CTE reads the last seq (messages, machine_events) in the statement's snapshot:
  * whenever the version check passed, no other turn on the key committed since — it would have
  * changed the snapshot row first.

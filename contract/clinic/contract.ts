@@ -53,6 +53,12 @@ export const RouterDecision = z.object({ intent: BranchCode.nullable() });
 
 export const clinicEvents = { ...runEvents, router_decision: RouterDecision, final: ClinicFinal };
 export type ClinicEvents = EventsOf<typeof clinicEvents>;
+// The clinic system's entry among every system's run events (contract/http.ts `SystemEvents`).
+declare module "../http" {
+  interface SystemEvents {
+    clinic: ClinicEvents;
+  }
+}
 export const ClinicSseEvent = sseUnion(clinicEvents);
 
 export const ClinicMessage = z.object({
@@ -202,6 +208,7 @@ const noThread = err("Нет диалога");
 export const clinicOperations: Operation[] = [
   {
     operationId: "createClinicThread",
+    role: "chat",
     credential: "issued",
     method: "post",
     path: "/v1/clinic/threads",
@@ -212,6 +219,7 @@ export const clinicOperations: Operation[] = [
   },
   {
     operationId: "getClinicThread",
+    role: "chat",
     credential: "required",
     method: "get",
     path: "/v1/clinic/threads/{threadId}",
@@ -222,6 +230,7 @@ export const clinicOperations: Operation[] = [
   },
   {
     operationId: "sendClinicMessage",
+    role: "chat",
     credential: "required",
     method: "post",
     path: "/v1/clinic/threads/{threadId}/messages",
@@ -249,6 +258,7 @@ export const clinicOperations: Operation[] = [
   },
   {
     operationId: "followClinicThread",
+    role: "chat",
     credential: "required",
     method: "get",
     path: "/v1/clinic/threads/{threadId}/events",
@@ -461,4 +471,12 @@ export const clinicContract: SystemContract = {
     { name: "clinic-settings", description: "Ветки, версии промптов, графы шагов" },
     { name: "clinic-kb", description: "База знаний" },
   ],
+  // Settings and knowledge-base writes (reads of the same resources are the operator's).
+  adminPaths: /^\/v1\/clinic\/(branches|kb|desk)(\/|$)/,
+  inboxList: {
+    operationId: "listClinicThreads",
+    path: "/v1/clinic/threads",
+    summary: "Диалоги клиники (как /v1/inbox/conversations?system=clinic)",
+    description: "Диалоги клиники по убыванию последней активности, постранично (`cursor` из предыдущего ответа).",
+  },
 };

@@ -158,6 +158,8 @@ export const Fact = z.object({
   type: z.enum([
     "open_balance",
     "no_open_balance",
+    /** A party's payment terms from the settlements register, read beside its balance: the oldest open part's due date. */
+    "due_date",
     "balance",
     "unclosed_document",
     "payment",

@@ -44,6 +44,12 @@ export const EvidenceFinal = z.object({
 // menu was resolved and rendered, so nothing it shows is ever replaced (doc/evidence.md).
 export const evidenceEvents = { ...runEvents, final: EvidenceFinal };
 export type EvidenceEvents = EventsOf<typeof evidenceEvents>;
+// The evidence system's entry among every system's run events (contract/http.ts `SystemEvents`).
+declare module "../http" {
+  interface SystemEvents {
+    evidence: EvidenceEvents;
+  }
+}
 export const EvidenceSseEvent = sseUnion(evidenceEvents);
 
 export const EvidenceConversation = z.object({
@@ -152,6 +158,7 @@ const noConversation = err("Нет диалога");
 export const evidenceOperations: Operation[] = [
   {
     operationId: "createEvidenceConversation",
+    role: "chat",
     credential: "issued",
     method: "post",
     path: "/v1/evidence/conversations",
@@ -162,6 +169,7 @@ export const evidenceOperations: Operation[] = [
   },
   {
     operationId: "getEvidenceConversation",
+    role: "chat",
     credential: "required",
     method: "get",
     path: "/v1/evidence/conversations/{id}",
@@ -172,6 +180,7 @@ export const evidenceOperations: Operation[] = [
   },
   {
     operationId: "sendEvidenceMessage",
+    role: "chat",
     credential: "required",
     method: "post",
     path: "/v1/evidence/conversations/{id}/messages",
@@ -190,6 +199,7 @@ export const evidenceOperations: Operation[] = [
   },
   {
     operationId: "getEvidenceRun",
+    role: "chat",
     credential: "required",
     method: "get",
     path: "/v1/evidence/runs/{runId}",
@@ -244,4 +254,10 @@ export const evidenceContract: SystemContract = {
   schemas: evidenceSchemas,
   sseEvent: EvidenceSseEvent,
   tags: [{ name: "evidence", description: "Evidence workflow" }],
+  inboxList: {
+    operationId: "listEvidenceConversations",
+    path: "/v1/evidence/conversations",
+    summary: "Диалоги Evidence (постранично)",
+    description: "Диалоги evidence workflow по убыванию активности, постранично (`cursor`).",
+  },
 };

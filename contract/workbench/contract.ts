@@ -98,6 +98,12 @@ export const workbenchEvents = {
   final: WorkbenchFinal,
 };
 export type WorkbenchEvents = EventsOf<typeof workbenchEvents>;
+// The workbench system's entry among every system's run events (contract/http.ts `SystemEvents`).
+declare module "../http" {
+  interface SystemEvents {
+    workbench: WorkbenchEvents;
+  }
+}
 export const WorkbenchSseEvent = sseUnion(workbenchEvents);
 
 const timestamp = z.string().describe("ISO 8601");
@@ -160,6 +166,7 @@ const noConversation = err("Нет диалога");
 export const workbenchOperations: Operation[] = [
   {
     operationId: "createWorkbenchConversation",
+    role: "chat",
     credential: "issued",
     method: "post",
     path: "/v1/workbench/conversations",
@@ -170,6 +177,7 @@ export const workbenchOperations: Operation[] = [
   },
   {
     operationId: "getWorkbenchConversation",
+    role: "chat",
     credential: "required",
     method: "get",
     path: "/v1/workbench/conversations/{id}",
@@ -180,6 +188,7 @@ export const workbenchOperations: Operation[] = [
   },
   {
     operationId: "sendWorkbenchMessage",
+    role: "chat",
     credential: "required",
     method: "post",
     path: "/v1/workbench/conversations/{id}/messages",
@@ -203,6 +212,7 @@ export const workbenchOperations: Operation[] = [
   },
   {
     operationId: "getWorkbenchInteraction",
+    role: "chat",
     credential: "required",
     method: "get",
     path: "/v1/workbench/interactions/{id}",
@@ -214,6 +224,7 @@ export const workbenchOperations: Operation[] = [
   },
   {
     operationId: "getSampleWorkspace",
+    role: "chat",
     method: "get",
     path: "/v1/workbench/sample-workspace",
     tag: "workbench",
@@ -230,4 +241,10 @@ export const workbenchContract: SystemContract = {
   schemas: workbenchSchemas,
   sseEvent: WorkbenchSseEvent,
   tags: [{ name: "workbench", description: "Configurator chat" }],
+  inboxList: {
+    operationId: "listWorkbenchConversations",
+    path: "/v1/workbench/conversations",
+    summary: "Диалоги Workbench (постранично)",
+    description: "Диалоги Workbench по убыванию активности, постранично (`cursor`).",
+  },
 };

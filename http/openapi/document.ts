@@ -6,8 +6,7 @@ import {
   ErrorBody,
   Health,
   Readiness,
-  MachineList,
-  MachineSummary,
+  machineSchemas,
   ReplayQuery,
   ReplayReport,
   IssuedCredential,
@@ -19,7 +18,8 @@ import {
   type Operation,
   type SystemContract,
 } from "../contract";
-import { inboxOperations, inboxSchemas } from "../inbox-contract";
+import { inboxOperations, inboxSchemas, systemListOperation } from "../inbox-contract";
+import { conversationKinds } from "../../driver/system";
 import { inboxToolOperations, inboxToolSchemas } from "../../contract/inbox-tools";
 import { webhookOperations, webhookSchemas } from "../../contract/webhooks";
 import { describeComponents, exampleOf } from "./examples";
@@ -34,8 +34,8 @@ import { CONVERSATION_TOKEN_HEADER, CONVERSATION_TOKEN_QUERY } from "../conversa
  * appears, marked undocumented, so the document never hides an endpoint.
  */
 
-/** The shared operations; `resumeRun` streams any served system's events. */
-const httpOperations = (AnyRunEvent: z.ZodType): Operation[] => [
+/** The shared operations; `resumeRun` streams any served system's events, `listMachines` lists their machines. */
+const httpOperations = (AnyRunEvent: z.ZodType, MachineList: z.ZodType): Operation[] => [
   {
     operationId: "health",
     method: "get",
@@ -181,15 +181,21 @@ interface Parts {
   tags: { name: string; description: string }[];
 }
 
-function parts(systems: readonly { contract: SystemContract }[]): Parts {
+/** What the document reads of a served system: its contract, and its conversation kinds (filters, the machine catalog). */
+export type DocumentedSystem = { contract: SystemContract; kinds: readonly string[] };
+
+function parts(systems: readonly DocumentedSystem[]): Parts {
   const contracts = systems.map((s) => s.contract);
   const events = contracts.map((c) => c.sseEvent);
   // A resumed run is one of any system's runs.
   const AnyRunEvent = events.length === 1 ? events[0]! : z.union(events as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+  const kinds = conversationKinds(systems);
+  const { MachineSummary, MachineList } = machineSchemas(kinds);
   return {
     operations: [
-      ...httpOperations(AnyRunEvent),
-      ...inboxOperations,
+      ...httpOperations(AnyRunEvent, MachineList),
+      ...inboxOperations(kinds),
+      ...contracts.flatMap((c) => (c.inboxList ? [systemListOperation(c.inboxList)] : [])),
       ...inboxToolOperations,
       ...webhookOperations,
       ...contracts.flatMap((c) => c.operations),
@@ -229,8 +235,7 @@ function parts(systems: readonly { contract: SystemContract }[]): Parts {
  * Every operation the gateway serves for these systems, as documented: the conversation-access
  * middleware (http/conversation-access.ts) reads which of them need a conversation's credential.
  */
-export const documentedOperations = (systems: readonly { contract: SystemContract }[]): Operation[] =>
-  parts(systems).operations;
+export const documentedOperations = (systems: readonly DocumentedSystem[]): Operation[] => parts(systems).operations;
 
 /** Errors any /v1 operation may answer besides its own (auth, body checks and limits, a crash). */
 const commonErrors: Record<number, string> = {
@@ -347,7 +352,7 @@ const requestMedia = (schema: Record<string, unknown>, components: Record<string
 });
 
 export function buildOpenApi(
-  systems: readonly { contract: SystemContract }[],
+  systems: readonly DocumentedSystem[],
   routes: { method: string; path: string }[] = [],
 ): Record<string, unknown> {
   const doc = parts(systems);

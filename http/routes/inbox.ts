@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { AppError } from "../../driver/errors";
+import { conversationKinds } from "../../driver/system";
 import {
   eraseConversation,
   findInboxItem,
-  InboxFilter,
   listInbox,
   setHandling,
   BadCursor,
@@ -17,34 +17,35 @@ import { listMessages } from "../../storage/messages";
 import { failAbandonedRuns } from "../../storage/runs";
 import { lastThreadEventSeq, notifyThread, threadWakeKey } from "../../storage/thread-events";
 import type { AuthEnv } from "../auth";
-import type { Deps } from "../deps";
+import type { Deps, HttpDialogueSystem } from "../deps";
 import { describeZod, readJson } from "../errors";
 import type { OperatorAction } from "../../driver/operator-action";
 import { IDEMPOTENCY_KEY } from "../turn-begin";
-import { AssignBody, OperatorMessageBody, TakeBody, TransferBody } from "../inbox-contract";
+import { AssignBody, inboxFilter, OperatorMessageBody, TakeBody, TransferBody } from "../inbox-contract";
 import { colleague, knownOperators, operatorOf, type OperatorIdentity } from "../operator-identity";
 
 /**
  * The operators' inbox (issue 17 item 1): every system's conversations in one list, one
  * conversation with its transcript, take / release / close, and erasure. Operator routes: all
- * under /v1/inbox/, plus the per-system lists (GET /v1/clinic/threads, /v1/workbench/conversations,
- * /v1/evidence/conversations), so a role rule can cover them by path.
+ * under /v1/inbox/, plus each served system's own list (its contract's `inboxList`, e.g. GET
+ * /v1/clinic/threads), so a role rule can cover them by path.
  */
 
 /** The acting operator's name for the log, unless nobody in particular acts. */
 const named = (o: OperatorIdentity) => (o.via === "anonymous" ? undefined : o.name);
 
-function parseFilter(query: Record<string, string>, system?: Filter["system"]): Filter {
-  const parsed = InboxFilter.safeParse({ ...query, ...(system ? { system } : {}) });
-  if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error), parsed.error.issues);
-  return parsed.data;
-}
-
-export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
+export function inboxRoutes(deps: Deps, systems: readonly HttpDialogueSystem[] = deps.systems): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
+  // `system` is one of the served systems' conversation kinds.
+  const FilterQuery = inboxFilter(conversationKinds(systems));
+  const parseFilter = (query: Record<string, string>, system?: string): Filter => {
+    const parsed = FilterQuery.safeParse({ ...query, ...(system ? { system } : {}) });
+    if (!parsed.success) throw new AppError("invalid_request", describeZod(parsed.error), parsed.error.issues);
+    return parsed.data;
+  };
   /** The inbox hooks of the system a conversation belongs to (driver/system.ts). */
-  const inboxOf = (system: string) => deps.systems.find((s) => s.name === system)?.inbox;
+  const inboxOf = (system: string) => systems.find((s) => s.name === system)?.inbox;
   const list = async (c: Context<AuthEnv>, f: Filter) => {
     // «Мои»: the asking operator's — who is it, if the token names nobody?
     const me = f.assigned === "me" ? operatorOf(c) : null;
@@ -69,9 +70,10 @@ export function inboxRoutes(deps: Deps): Hono<AuthEnv> {
   };
 
   app.get("/v1/inbox/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query()))));
-  app.get("/v1/clinic/threads", async (c) => c.json(await list(c, parseFilter(c.req.query(), "clinic"))));
-  app.get("/v1/workbench/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query(), "workbench"))));
-  app.get("/v1/evidence/conversations", async (c) => c.json(await list(c, parseFilter(c.req.query(), "evidence"))));
+  for (const s of systems) {
+    const own = s.contract.inboxList;
+    if (own) app.get(own.path, async (c) => c.json(await list(c, parseFilter(c.req.query(), s.name))));
+  }
 
   /** Whom a thread can be assigned or transferred to, and who asks (the inbox page's pickers and «мои»). */
   app.get("/v1/inbox/operators", (c) => {

@@ -5,7 +5,7 @@ import { followThread } from "../../http/thread-follow";
 import { lastEventId, refusePastEnd } from "../../http/run-follow";
 import { sseResponse } from "../../http/sse-response";
 import { lastThreadEventSeq, threadWakeKey } from "../../storage/thread-events";
-import { loadClinicTurnContext } from "./store/turn-context";
+import { loadClinicTurnContext, type ClinicTurnContext } from "./store/turn-context";
 import { clinicMessagesMeta } from "./message-meta";
 import { accessOf, conversationNotFound, credentialHeaders } from "../../http/conversation-access";
 import { createConversation, findConversation } from "../../storage/conversations";
@@ -79,31 +79,31 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
     // everything its turn reads (one round trip before the model is asked); a key is claimed
     // with the run row by startRun, so then the thread is read first, on its own.
     const keyed = c.req.header("idempotency-key") !== undefined;
-    let context = keyed ? await read() : null;
-    if (keyed && !context) throw notFound();
+    const early = keyed ? await read() : null;
+    if (keyed && !early) throw notFound();
     const body = await readJson(c, ClinicMessageBody).catch(async (e: unknown) => {
       // A missing thread is a 404 whatever the body (as when the thread was read first).
       if (!keyed && !(await read())) throw notFound();
       throw e;
     });
-    return streamRun<ClinicEvents>(c, deps, {
+    return streamRun<ClinicEvents, ClinicTurnContext>(c, deps, {
       conversationId: threadId,
       tenantId,
       kind: "clinic",
       idField: "threadId",
       debug: body.debug === true || deps.config.aiDebug,
       start: async (sql, run, o) => {
-        context = await loadClinicTurnContext(sql, tenantId, threadId, HISTORY_MESSAGES, access, {
+        const started = await loadClinicTurnContext(sql, tenantId, threadId, HISTORY_MESSAGES, access, {
           run,
           asyncCommit: o.asyncCommit,
         });
-        if (!context) throw notFound();
-        return true;
+        if (!started) throw notFound();
+        return started;
       },
-      work: async (run) => {
-        // Read above: with the run's start, or before it (a request with an Idempotency-Key).
+      work: async (run, _writer, started) => {
+        // Read with the run's start, or before it (a request with an Idempotency-Key: `start` does not run).
         // An operator holding the thread is the machine's `human` state: it answers with no model call.
-        const ctx = context!;
+        const ctx = (started ?? early)!;
         const handling = ctx.handling;
         const r = await runClinicTurn({
           sql: deps.db.sql,

@@ -7,7 +7,7 @@ import { splitSentences } from "../../driver/validated-stream";
 import type { Claim, FinalAnswerPackage } from "./artifacts";
 import { checkAnswer, createClaimChecker } from "./claim-check";
 import { BLOCK_TITLES } from "./compose";
-import type { AnswerOutcome, TurnWork } from "./conversation.machine";
+import type { AnswerOutcome, TurnWork } from "./conversation-types";
 
 /** A logged prose answer: shown rendered if every sentence passed the slot contract, else the draft. */
 export function legacyProse(w: TurnWork, text: string, released: string, gateIssues: string[]): AnswerOutcome {

@@ -7,6 +7,7 @@
 import type { EvidenceBundle, Fact, ToolRun } from "./artifacts";
 import { citeIds, type ClaimKind, type ClaimSubject, type MenuClaim, type menuBuilder } from "./claims-menu";
 import { money, ruDate } from "./evidence-builder";
+import { asksDueDate } from "./due-question";
 import type { OutcomeClass } from "./reason-codes";
 
 type Add = ReturnType<typeof menuBuilder>["add"];
@@ -17,27 +18,41 @@ const withCites = (text: string, fs: Fact[]) => `${text} ${citeIds(ids(fs))}`;
 const docName = (d: Fact) =>
   `${String(d.details.kind)} № ${String(d.details.number)} от ${ruDate(String(d.details.date))}`;
 
-/** Balances per counterparty: a party's net figure is over all of its balance facts. */
+/**
+ * Balances per counterparty: a party's net figure is over all of its balance facts. `dated` adds the
+ * facts that hold its payment terms (`due_date`, read for a party whose balance came from another
+ * read): the overdue part and the due date are over those too, the net never is.
+ */
 function parties(b: EvidenceBundle) {
   const by = new Map<string, Fact[]>();
+  const key = (f: Fact) => f.entity_id ?? f.entity;
   for (const f of b.facts.filter((x) => x.type === "open_balance" || x.type === "balance"))
-    by.set(f.entity_id ?? f.entity, [...(by.get(f.entity_id ?? f.entity) ?? []), f]);
-  return [...by.values()].map((fs) => ({ name: fs[0]!.entity, facts: fs, net: sum(fs) }));
+    by.set(key(f), [...(by.get(key(f)) ?? []), f]);
+  return [...by.entries()].map(([k, fs]) => ({
+    name: fs[0]!.entity,
+    facts: fs,
+    net: sum(fs),
+    dated: [...fs, ...b.facts.filter((t) => t.type === "due_date" && key(t) === k)],
+  }));
 }
+const overdueOf = (fs: Fact[]) => sum(fs, (f) => Number(f.details.overdue_amount ?? 0));
+/** The as-of date of the run: a due date before it has expired; on it or after it, it has not. */
+const asOfOf = (b: EvidenceBundle) =>
+  String(b.facts.find((f) => f.type === "as_of_date")?.value ?? b.facts.find((f) => f.as_of_date)?.as_of_date ?? "");
 
 /** One field of a fact under its own words, where the draft states it only inside a longer sentence or not at all. */
 export function factClaims(b: EvidenceBundle, runs: ToolRun[], listed: Set<string>, add: Add) {
   for (const p of parties(b)) {
-    const overdue = sum(p.facts, (f) => Number(f.details.overdue_amount ?? 0));
+    const overdue = overdueOf(p.dated);
     if (p.net > 0 && overdue > 0) {
-      const due = oldestDue(p.facts);
+      const due = oldestDue(p.dated);
       add({
         kind: "overdue_part",
         text: withCites(
           `${p.name}: просроченная часть долга — ${money(overdue)} из ${money(p.net)}${due ? `, срок оплаты истёк ${ruDate(due)}` : ""}`,
-          p.facts,
+          p.dated,
         ),
-        facts: ids(p.facts),
+        facts: ids(p.dated),
       });
       if (overdue < p.net)
         add({
@@ -45,9 +60,9 @@ export function factClaims(b: EvidenceBundle, runs: ToolRun[], listed: Set<strin
           subject: "overdue",
           text: withCites(
             `${p.name}: не просрочено ${money(p.net - overdue)} (остаток ${money(p.net)} минус просроченные ${money(overdue)})`,
-            p.facts,
+            p.dated,
           ),
-          facts: ids(p.facts),
+          facts: ids(p.dated),
         });
     }
   }
@@ -146,36 +161,60 @@ export function derivedClaims(b: EvidenceBundle, runs: ToolRun[], add: Add) {
       factsOf([...debt, ...adv]),
     );
   }
-  const late = debt.filter((p) => sum(p.facts, (f) => Number(f.details.overdue_amount ?? 0)) > 0);
+  const late = debt.filter((p) => overdueOf(p.dated) > 0);
   if (late.length) {
-    const overdueOf = (p: (typeof ps)[number]) => sum(p.facts, (f) => Number(f.details.overdue_amount ?? 0));
+    const partOf = (p: (typeof ps)[number]) => overdueOf(p.dated);
     derived(
       "total",
       "overdue",
-      `Всего просрочено: ${money(late.reduce((s, p) => s + overdueOf(p), 0))} (${late.length}: ${named(late, overdueOf)})`,
-      factsOf(late),
+      `Всего просрочено: ${money(late.reduce((s, p) => s + partOf(p), 0))} (${late.length}: ${named(late, partOf)})`,
+      late.flatMap((p) => p.dated),
     );
-    derived("count", "overdue", `Поставщиков с просроченным долгом: ${late.length}`, factsOf(late));
+    derived(
+      "count",
+      "overdue",
+      `Поставщиков с просроченным долгом: ${late.length}`,
+      late.flatMap((p) => p.dated),
+    );
   }
+  // A due date is the payment term of the oldest open part of a party's debt: it has expired only
+  // when it lies before the as-of date (on the day itself the debt is still payable), and the
+  // sentence says which — never «истёк» of a term still running.
+  const asOf = asOfOf(b);
   const dated = debt
-    .map((p) => ({ p, due: oldestDue(p.facts) }))
+    .map((p) => ({ p, due: oldestDue(p.dated) }))
     .filter((x): x is { p: (typeof ps)[number]; due: string } => !!x.due)
     .sort((a, z) => a.due.localeCompare(z.due));
-  if (dated.length) {
+  const expired = (due: string) => !!asOf && due < asOf;
+  if (dated.length === 1) {
+    const { p, due } = dated[0]!;
+    derived(
+      "earliest_due",
+      expired(due) ? "overdue" : "suppliers",
+      expired(due)
+        ? `Срок оплаты долга перед ${p.name} истёк ${ruDate(due)}`
+        : `Срок оплаты долга перед ${p.name} — до ${ruDate(due)} включительно, ещё не истёк`,
+      p.dated,
+    );
+  } else if (dated.length) {
     const first = dated[0]!;
     const last = dated.at(-1)!;
     derived(
       "earliest_due",
-      "overdue",
-      `Самый ранний срок оплаты по просроченному долгу — ${ruDate(first.due)} (${first.p.name})`,
-      first.p.facts,
+      expired(first.due) ? "overdue" : "suppliers",
+      expired(first.due)
+        ? `Самый ранний срок оплаты по просроченному долгу — ${ruDate(first.due)} (${first.p.name})`
+        : `Ближайший срок оплаты долга — ${ruDate(first.due)} (${first.p.name}), ещё не истёк`,
+      first.p.dated,
     );
     if (last.due !== first.due)
       derived(
         "latest_due",
-        "overdue",
-        `Самый поздний из истёкших сроков оплаты — ${ruDate(last.due)} (${last.p.name})`,
-        last.p.facts,
+        expired(last.due) ? "overdue" : "suppliers",
+        expired(last.due)
+          ? `Самый поздний из истёкших сроков оплаты — ${ruDate(last.due)} (${last.p.name})`
+          : `Самый поздний срок оплаты долга — ${ruDate(last.due)} (${last.p.name}), ещё не истёк`,
+        last.p.dated,
       );
   }
   const docs = b.facts.filter((f) => f.type === "unclosed_document");
@@ -244,11 +283,7 @@ function asked(question: string): { kind: ClaimKind; subject: ClaimSubject | nul
     )
   )
     out.push({ kind: "count", subject });
-  if (
-    /до\s+какого\s+(?:числа|срока|дня)|какого\s+числа|к\s+какому\s+(?:числу|сроку)|когда\s+(?:нужно|надо|следует|истек|наступ|был)|срок\p{L}*\s+оплат|крайн\p{L}+\s+срок|самый\s+(?:ранний|старый)|самая\s+старая/u.test(
-      q,
-    )
-  )
+  if (asksDueDate(q) || /самый\s+(?:ранний|старый)|самая\s+старая/u.test(q))
     // A due date («до какого числа», «срок оплаты») is a contract's term, never a document's own date:
     // only the oldest unpaid document («самый ранний документ») is answered by a document's date.
     out.push({
@@ -268,7 +303,9 @@ export function askedClaims(question: string, claims: MenuClaim[], outcome: Outc
     // The subject the question names; else the first subject the run has (suppliers' debt before documents).
     const pick =
       of.find((c) => c.subject === a.subject) ??
-      (a.kind.endsWith("_due") ? of.find((c) => c.subject === "overdue") : undefined) ??
+      (a.kind.endsWith("_due")
+        ? (of.find((c) => c.subject === "overdue") ?? of.find((c) => c.subject === "suppliers"))
+        : undefined) ??
       (a.subject ? undefined : of[0]);
     if (pick && !out.includes(pick.id)) out.push(pick.id);
   }

@@ -27,6 +27,7 @@ const OKS = new Set(["success", "empty"]);
 const PARTY_FACTS = new Set<Fact["type"]>([
   "open_balance",
   "balance",
+  "due_date",
   "unclosed_document",
   "payment",
   "entity_binding",

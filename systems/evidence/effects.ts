@@ -9,14 +9,14 @@ import type { Llm } from "../../llm/client";
 import { packageOf, resolveChoice } from "./answer-choice";
 import type { ConversationState, ExecutionPlan, ToolRun } from "./artifacts";
 import type { EvidenceEvents } from "./contract";
-import type { EvidenceEffect, EvidenceEvent, TurnWork } from "./conversation.machine";
+import type { EvidenceEffect, EvidenceEvent, TurnWork } from "./conversation-types";
 import { debugView } from "./debug-view";
 import { executePlan } from "./executor";
 import type { TurnScope } from "./frame-resolve";
 import { interpretDeterministic } from "./interpret-rules";
 import type { EvidenceTools } from "./mcp-config";
 import type { PlannerOutput } from "./model-outputs";
-import { extendToFloor, missingCoverage, normalizePlan, planFor, validatePlan } from "./plan-rules";
+import { extendToFloor, missingCoverage, normalizePlan, planFor, validatePlan, withNameCheck } from "./plan-rules";
 import {
   answerInput,
   chooseAnswer,
@@ -150,7 +150,8 @@ async function plan(t: TurnSide, e: Fx<"effect.plan">): Promise<EvidenceEvent> {
     if (r.issues.length) t.rejected.push({ stage: "plan", issues: r.issues });
     return { type: "model.failed", role: "planner", codes: r.failures, issues: r.issues };
   }
-  const chosen = floorPlan(r.value, e.scope, builtIn, t.run.id);
+  const floored = floorPlan(r.value, e.scope, builtIn, t.run.id);
+  const chosen = { ...floored, plan: withNameCheck(floored.plan) };
   if (chosen.rejected) t.rejected.push(chosen.rejected);
   const data = { plannedBy: chosen.plan.planned_by, plan: chosen.plan, model, coverage: chosen.coverage };
   t.trace.record("04", "ok", data, since(started));
@@ -159,7 +160,7 @@ async function plan(t: TurnSide, e: Fx<"effect.plan">): Promise<EvidenceEvent> {
 
 function planByRules(t: TurnSide, e: Fx<"effect.planByRules">): EvidenceEvent {
   stageContext(t, e);
-  const built = planFor(e.scope, t.run.id);
+  const built = withNameCheck(planFor(e.scope, t.run.id));
   t.trace.record(
     "04",
     "ok",

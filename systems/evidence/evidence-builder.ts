@@ -3,7 +3,14 @@
 import type { EvidenceBundle, ExecutionPlan, Fact, ToolRun } from "./artifacts";
 import type { ReasonCode } from "./reason-codes";
 import type { ToolName, ToolOutput } from "./tool-contracts";
-import { displayCode, displayName, displayTitle, type FlaggedString } from "./tool-strings";
+import {
+  displayCode,
+  displayName,
+  displayTitle,
+  NAME_CHECK,
+  namePlaceholder,
+  type FlaggedString,
+} from "./tool-strings";
 
 export const money = (n: number) =>
   `${n.toLocaleString("ru-RU", { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace(/\u00a0/g, " ")} ₽`;
@@ -63,10 +70,21 @@ export function buildEvidence(
     if (r.tool_name === "resolve_counterparty" && r.output)
       for (const c of (r.output as Out<"resolve_counterparty">).candidates ?? [])
         directory.set(c.counterparty_id, c.name);
+  // The engine's own name check (plan-rules.ts withNameCheck): codes looked up in the directory. A
+  // code the directory answered for without an entry has no name to show but a placeholder.
+  const checking = new Set(plan.steps.filter((s) => s.type === NAME_CHECK).map((s) => s.step_id));
+  const looked = new Set(
+    runs
+      .filter((r) => checking.has(r.step_id) && (r.status === "success" || r.status === "no_match"))
+      .map((r) => String(r.input.query ?? "")),
+  );
   const flagged: FlaggedString[] = [];
   // Strings from tool data are data: a name is shown only as a name, a number only as a number (tool-strings.ts).
   const nameOf = (r: ToolRun, field: string, value: string, id: string | null) => {
-    const d = displayName(value, id, r.tool_name === "resolve_counterparty" ? undefined : directory);
+    const unknown = !!id && r.tool_name !== "resolve_counterparty" && looked.has(id) && !directory.has(id);
+    const d = unknown
+      ? { text: namePlaceholder(id), flag: "directory_mismatch" as const }
+      : displayName(value, id, r.tool_name === "resolve_counterparty" ? undefined : directory);
     if (d.flag && !flagged.some((f) => f.field === field && f.id === id && f.tool === r.tool_name))
       flagged.push({ tool: r.tool_name, step_id: r.step_id, field, id, reason: d.flag });
     return d.text;
@@ -76,6 +94,15 @@ export function buildEvidence(
     if (d.flag) flagged.push({ tool: r.tool_name, step_id: r.step_id, field, id, reason: d.flag });
     return d.text;
   };
+  // Whether the run read this party's balance on this date (get_balance_as_of).
+  const balanceRead = (cp: string, date: string) =>
+    runs.some(
+      (x) =>
+        x.tool_name === "get_balance_as_of" &&
+        x.input.counterparty_id === cp &&
+        x.input.as_of_date === date &&
+        (x.status === "success" || x.status === "empty"),
+    );
   // A tool's free-text note is never passed on as data: the gap is described by the engine.
   const noNote = (r: ToolRun) => `нет данных по запросу ${r.tool_name}`;
 
@@ -96,6 +123,8 @@ export function buildEvidence(
     if (!r.output) continue;
     switch (r.tool_name) {
       case "resolve_counterparty": {
+        // A name check reads the directory for the engine; it binds nothing the user said.
+        if (checking.has(r.step_id)) break;
         const o = r.output as Out<"resolve_counterparty">;
         const query = String(r.input.query ?? "");
         const top = o.candidates.find((c) => c.counterparty_id === o.counterparty_id);
@@ -169,6 +198,28 @@ export function buildEvidence(
         for (const row of o.rows) {
           const name = nameOf(r, "rows.counterparty_name", row.counterparty_name, row.counterparty_id);
           names.set(row.counterparty_id, name);
+          // The same register read beside the party's balance (a due-date question on the balance
+          // route): its rows are that balance by contract, so they hold the payment terms, not a
+          // second balance to add up.
+          if (balanceRead(row.counterparty_id, o.as_of_date)) {
+            fact({
+              type: "due_date",
+              entity: name,
+              entity_id: row.counterparty_id,
+              value: row.oldest_due_date,
+              currency: null,
+              as_of_date: o.as_of_date,
+              source_ref: src(row.source_ref, r, "1C_register_extract"),
+              details: {
+                contract: codeOf(r, "rows.contract_number", row.contract_number, row.contract_id),
+                contract_id: row.contract_id,
+                balance: row.balance,
+                overdue_amount: row.overdue_amount,
+                oldest_due_date: row.oldest_due_date,
+              },
+            });
+            continue;
+          }
           fact({
             type: "open_balance",
             entity: name,
@@ -186,7 +237,10 @@ export function buildEvidence(
             },
           });
         }
-        if (o.status === "empty")
+        if (
+          o.status === "empty" &&
+          !(r.input.counterparty_id && balanceRead(String(r.input.counterparty_id), o.as_of_date))
+        )
           fact({
             type: "no_open_balance",
             entity: "поставщики",

@@ -3,6 +3,7 @@
 // inherited or assumed, and whether the turn may proceed. The model only suggests; the rules
 // here decide (an assumption is never promoted to a fact without the user saying so).
 import type { ConversationState, Intent, Premise, PremiseStatus, QueryFrame, TermReading } from "./artifacts";
+import { asksDueDate } from "./due-question";
 import { DEFAULT_READING, detectReading, INTENT_INFO, READINGS } from "./glossary";
 import type { InterpreterOutput } from "./model-outputs";
 import type { ReasonCode } from "./reason-codes";
@@ -26,6 +27,8 @@ export interface TurnScope {
   clarifying_question: string | null;
   /** What the interpreter model proposed that the user's words do not carry (kept as assumptions; for the trace). */
   not_from_user?: string[];
+  /** The user's words ask for a due date («До какого числа нужно оплатить …?»): the plan reads the payment terms. */
+  asks_due_date?: boolean;
 }
 
 export interface FrameMeta {
@@ -319,5 +322,6 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     reasons: [...new Set(reasons)],
     clarifying_question,
     ...(dropped.length ? { not_from_user: dropped } : {}),
+    ...(asksDueDate(userTexts.filter(Boolean).join(" ")) ? { asks_due_date: true } : {}),
   };
 }

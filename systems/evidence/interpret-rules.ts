@@ -3,6 +3,7 @@
 // shape a model would, or null when it cannot read the question — then a model is needed.
 import type { ConversationState, Intent } from "./artifacts";
 import { detectReading, INFORMAL_TERM, INTENT_INFO } from "./glossary";
+import { asksDueDate } from "./due-question";
 import { findDateSurface } from "./mcp-server/dates";
 import type { InterpreterOutput } from "./model-outputs";
 
@@ -39,6 +40,9 @@ function intentFor(t: string, named: boolean): Intent | null {
   if (/поставщик/.test(t) && (SETTLEMENT.test(t) || /просроч/.test(t)) && !named)
     return "detect_open_supplier_settlements";
   if (named) {
+    // «До какого числа нужно оплатить X?» asks when our debt to X falls due: its balance and payment
+    // terms, not the payments made.
+    if (asksDueDate(t)) return "counterparty_balance";
     if (
       /неоплачен|незакрыт\S*\s+документ|документ\S*\s+не\s+(?:закрыт|оплач)|какие документы|незакрытые документы/.test(
         t,

@@ -7,6 +7,7 @@ import { READINGS } from "./glossary";
 import type { PlannerOutput } from "./model-outputs";
 import { TOOL_RU } from "./critic-kinds";
 import { TOOL_NAMES, toolInputs, type ToolName } from "./tool-contracts";
+import { NAME_CHECK } from "./tool-strings";
 
 const step = (
   step_id: string,
@@ -171,6 +172,22 @@ export function planFor(scope: TurnScope, requestId: string): ExecutionPlan {
           "Оплаты и их проведение",
           ["S1", "S2"],
         ),
+        // A due date is a contract's payment term: the register's balance holds none, so a question
+        // that asks for one («До какого числа нужно оплатить …?») reads the party's settlements by
+        // contract, which carry the overdue part and the oldest open part's due date.
+        ...(scope.asks_due_date
+          ? [
+              step(
+                "S6",
+                "query_payment_terms",
+                "get_open_supplier_settlements",
+                { as_of_date: asOf, counterparty_id: "$S1.counterparty_id" },
+                false,
+                "Сроки оплаты по договорам: просроченная часть и срок оплаты",
+                ["S1", "S2"],
+              ),
+            ]
+          : []),
       ];
       fallbacks.push("Если контрагент не привязан однозначно — показать кандидатов и спросить пользователя");
       break;
@@ -239,6 +256,35 @@ export function planFor(scope: TurnScope, requestId: string): ExecutionPlan {
     steps,
     fallbacks,
     stop_conditions: STOP_CONDITIONS,
+  };
+}
+
+/**
+ * Names in the settlements register's rows are data from a tool: the directory is the reference for
+ * a party's name (tool-strings.ts). A run that binds no party reads no directory entry, so the engine
+ * appends one directory read per row's counterparty id (resolve_counterparty by code) to whatever
+ * plan runs — the built-in one or a model's. It is the engine's check, not a criterion of the
+ * question: it is not part of the built-in floor a model plan is measured against.
+ */
+export function withNameCheck(p: ExecutionPlan): ExecutionPlan {
+  const rows = p.steps.find((s) => s.tool === "get_open_supplier_settlements" && !s.for_each);
+  if (!rows || p.steps.some((s) => s.tool === "resolve_counterparty")) return p;
+  const id = `S${Math.max(0, ...p.steps.map((x) => Number(x.step_id.slice(1)) || 0)) + 1}`;
+  return {
+    ...p,
+    steps: [
+      ...p.steps,
+      step(
+        id,
+        NAME_CHECK,
+        "resolve_counterparty",
+        { query: "$each.counterparty_id" },
+        false,
+        "Сверить названия контрагентов со справочником",
+        [rows.step_id],
+        `${rows.step_id}.rows`,
+      ),
+    ],
   };
 }
 

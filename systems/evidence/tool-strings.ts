@@ -8,6 +8,9 @@
 // A flagged value is rendered as a neutral placeholder with the id; the raw value stays in the
 // tool run (the engineering trace), with a reason code.
 
+/** The step type of the engine's own name check (plan-rules.ts withNameCheck): a directory read, not a binding of the user's words. */
+export const NAME_CHECK = "verify_counterparty_names";
+
 /** Why a string from tool data was not shown. */
 export const TOOL_STRING_FLAGS = [
   "markup", // brackets, braces, angle brackets, Markdown or code characters, line breaks, control characters

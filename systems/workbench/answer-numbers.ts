@@ -11,6 +11,7 @@ import type { ModelRequest } from "./model-request";
 import { TYPE_LABELS } from "./lexicon";
 import { lemmaOf } from "./morph";
 import { contextText } from "./answer-documents";
+import { keyGlosses, keyWords, singular } from "./key-gloss";
 import { stem } from "./stem";
 import { fold, words } from "./text";
 
@@ -59,16 +60,23 @@ const typeNoun = (type: string | null | undefined): string | undefined => {
 
 /**
  * Content keys that name their unit: weightKg, approvalDays, timeoutHours, discountPercent. A key
- * without a unit still says what the figure counts («retries: 3» is not three months); its English
- * noun is bound to the document it stands in: «40 точек» for `maxPoints: 40` where the document
- * speaks of points («4 точки»), never «40 транспортных средств».
+ * without a unit still says what the figure counts («retries: 3» is not three months): a noun of the
+ * key's meaning (`keyGlosses`: «3 попытки», «три повтора»), or one its document speaks of — «40
+ * точек» for `maxPoints: 40` where the document counts «4 точки» — never «40 транспортных средств».
+ * `documentation`: the passed texts, where a key's gloss may be written out.
  */
-function keyFigure(key: string, value: number, scope: string): Figure {
+function keyFigure(key: string, value: number, scope: string, documentation: string): Figure {
   const unit = key.match(/(?:^|[a-z])([A-Z][a-z]+|[a-z]+)$/)?.[1]?.toLowerCase();
   const fromKey = unit ? figuresIn(`${value} ${unit}`)[0] : undefined;
-  return fromKey?.measure
-    ? { ...fromKey, text: `${key}: ${value}` }
-    : { value, noun: key.toLowerCase(), text: `${key}: ${value}`, scope: { text: scope, strict: true } };
+  if (fromKey?.measure) return { ...fromKey, text: `${key}: ${value}` };
+  const glosses = keyGlosses(key, documentation);
+  return {
+    value,
+    noun: key.toLowerCase(),
+    text: `${key}: ${value}`,
+    scope: { text: scope, strict: true },
+    key: { words: keyWords(key), glosses },
+  };
 }
 
 /** Folded word stems of a text, space-padded: whether a text speaks of a noun is a substring test. */
@@ -171,6 +179,7 @@ function textFigures(text: string): Figure[] {
 /** The figures the model was given: list sizes and totals, figures in passed content, passages, the request. */
 export function contextNumbers(req: ModelRequest): ContextFigures {
   const out: Figure[] = [...textFigures(req.request)];
+  const documentation = contextText(req);
   const perType = new Map<string | undefined, number>();
   for (const b of req.context) {
     if (b.kind === "list") {
@@ -193,7 +202,7 @@ export function contextNumbers(req: ModelRequest): ContextFigures {
       const scope = stringsOf(b.content);
       const walk = (v: unknown, key: string): void => {
         if (typeof v === "string") out.push(...textFigures(v));
-        else if (typeof v === "number") out.push(keyFigure(key, v, scope));
+        else if (typeof v === "number") out.push(keyFigure(key, v, scope, documentation));
         else if (Array.isArray(v)) {
           // a document's own lists may be counted: «Поля: a, b, c» — three fields
           out.push({ value: v.length, noun: key.toLowerCase(), text: `${key}: ${v.length}` });
@@ -230,7 +239,13 @@ function dateSupported(d: DateParts, c: Figure): boolean {
   return d.m === undefined && d.d === undefined && !c.measure && !c.noun && c.value === d.y;
 }
 
+/** An English noun as figures.ts keeps it (a final «s» cut: «retries» → «retrie») in its singular: retry. */
+const english = (noun: string) => singular(/s$/.test(noun) ? noun : `${noun}s`);
+
 function nounsAgree(a: string, c: Figure, context: string): boolean {
+  // a content key's figure about the key's own meaning: its gloss («retries» — «попытка»), or in
+  // English the key's own word («3 retries»)
+  if (c.key && (c.key.glosses.includes(a) || (/^[a-z]/.test(a) && c.key.words.includes(english(a))))) return true;
   if (c.scope && !/^[a-z]/.test(a)) {
     const scope = stemsOf(c.scope.text);
     // a key counts only what its document speaks of; an enumeration, what its sentence does — or a

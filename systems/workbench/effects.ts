@@ -3,7 +3,7 @@ import type { ZodType } from "zod";
 import { AppError } from "../../driver/errors";
 import type { Run } from "../../driver/run";
 import { stageEnabled } from "../../driver/stage-switches";
-import type { EffectHandlers } from "../../driver/turn";
+import type { EffectHandlers } from "../../driver/drive";
 import { ValidatedStream } from "../../driver/validated-stream";
 import type { Deps } from "../../http/deps";
 import type { Role } from "../../llm/client";
@@ -19,8 +19,7 @@ import { dropModelSelections } from "./patch";
 import { PlannerOutputSchema } from "./plan-validate";
 import { prepare, type ModelPort, type PrepareResult } from "./prepare";
 import { CLASSIFIER_PROMPT } from "./prompts";
-import { ClassifierOutputSchema, type ReplyKind } from "./reply";
-import { fallbackKind, replyUpdates } from "./reply-updates";
+import { ClassifierOutputSchema, fallbackKind, replyUpdates, type ReplyKind } from "./reply";
 import { RerankerOutputSchema } from "./rerank";
 import { getIndex } from "./resolve-index";
 import type { Referent } from "./resolve-tasks";
@@ -181,7 +180,7 @@ async function prepareTurn(e: Effect<"effect.prepare">, p: EffectPorts): Promise
   const sql = deps.db.sql;
   const ctx = await conversationContext(sql, p.conversationId);
   const answered = await answeredClarifications(sql, e.interactionId);
-  const { index } = getIndex(workspace.parsed, workspace.sha);
+  const { index, cached } = getIndex(workspace.parsed, workspace.sha);
   // A changed workspace: the model's earlier choices of documents no longer there are dropped.
   const plan =
     e.plan && e.workspaceChanged ? dropModelSelections(e.plan as Plan, (id) => index.byIdentity.has(fold(id))) : e.plan;
@@ -191,6 +190,8 @@ async function prepareTurn(e: Effect<"effect.prepare">, p: EffectPorts): Promise
     ...(plan ? { plan } : {}),
     workspace: workspace.parsed,
     snapshotSha256: workspace.sha,
+    index,
+    indexCached: cached,
     docs: p.docs,
     referents: ctx.referents,
     history: ctx.history,

@@ -26,6 +26,8 @@ export interface Figure {
    * value («maxPoints: 40») — the text it counts in: an answer's noun must be one that text speaks of.
    */
   scope?: { text: string; strict: boolean };
+  /** A content key's figure: the key's words and the Russian nouns they mean (key-gloss.ts). */
+  key?: { words: string[]; glosses: string[] };
 }
 
 /** Units by dictionary form or abbreviation: dimension and factor to its base. */

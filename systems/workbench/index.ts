@@ -1,7 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { workbenchContract } from "./contract";
 import type { HttpDialogueSystem } from "../../http/deps";
-import { interactionMachine, interactionSpec, stateLabel } from "./interaction.machine";
+import { interactionMachine, interactionSpec } from "./interaction.machine";
+import { stateLabel } from "./interaction-setup.machine";
 import { offlineAnswerResponder } from "./offline-answer";
 import { WORKBENCH_ROLES } from "./prompts";
 import { workbenchRoutes } from "./routes";

@@ -1,4 +1,5 @@
-import { MODEL_FAILURE, stateLabel, statusOf, type InteractionContext } from "./interaction.machine";
+import { stateLabel, statusOf } from "./interaction-setup.machine";
+import { MODEL_FAILURE, type InteractionContext } from "./interaction-types";
 
 /**
  * What an Interaction's final snapshot means for its turn (pure, beside the machine whose states

@@ -18,7 +18,7 @@ import { resolveMention, SCORES } from "./resolve";
 import { validatePlan } from "./plan-validate";
 import { acceptPlannerOutput, plannerGate } from "./planner-gate";
 import { applyRerank, rerankGate, validateRerankerOutput, type RerankDecision } from "./rerank";
-import { getIndex, type ResolverIndex } from "./resolve-index";
+import type { ResolverIndex } from "./resolve-index";
 import { resolveTasks, type Referent, type ResolveTasksResult } from "./resolve-tasks";
 import { documentationQuery, routeSources, type Routing } from "./route";
 import { fold } from "./text";
@@ -41,6 +41,10 @@ export interface PrepareInput {
   plan?: Plan;
   workspace: WorkspaceSnapshot;
   snapshotSha256: string;
+  /** The resolver's index of that snapshot (resolve-index.ts getIndex), looked up once by the caller. */
+  index: ResolverIndex;
+  /** Whether the index came from the cache rather than being built for this turn (stage 06 says so). */
+  indexCached: boolean;
   docs: DocsIndex | null;
   referents: readonly Referent[];
   history: readonly ConversationMessage[];
@@ -95,7 +99,7 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
     }),
   );
 
-  const { index, cached } = getIndex(input.workspace, input.snapshotSha256);
+  const { index } = input;
   const knownTypes = index.types;
 
   // ---- 03 plan ----
@@ -241,7 +245,7 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
         reranker: rerank,
         index: {
           snapshotSha256: input.snapshotSha256,
-          cached,
+          cached: input.indexCached,
           documents: index.docs.length,
           buildMs: Math.round(index.buildMs * 100) / 100,
         },

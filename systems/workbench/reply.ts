@@ -1,11 +1,16 @@
 // Reply classification (seed 000): explicit commands and candidate clicks are decided by code;
 // only ambiguous free text goes to the CLASSIFIER role. Beyond v0.6.0: an ordinal and descriptive
-// resolver ("первую", "последний вариант", "ту, что в папке Архив", "форму, не сущность").
+// resolver ("первую", "последний вариант", "ту, что в папке Архив", "форму, не сущность"), and
+// what a free-text reply then changes in the plan.
 import { z } from "zod";
 import { CANCEL_WORDS, commandOf, typeOf } from "./lexicon";
 import { stem } from "./stem";
 import { tokenizeClause } from "./clause";
+import type { PlanUpdate } from "./patch";
 import { parseClause } from "./plan";
+import { resolveMention } from "./resolve";
+import type { ResolverIndex } from "./resolve-index";
+import { isReference } from "./resolve-tasks";
 import { fold, IDENTITY_RE, words } from "./text";
 import type { Candidate } from "./types";
 import { listsType, readsDocumentation } from "./intents";
@@ -218,4 +223,64 @@ export function obviousNewRequest(text: string, candidates: readonly Candidate[]
   const offered = new Set(candidates.flatMap((c) => [fold(c.displayName), fold(c.identity)]));
   if (named.length) return named.every((n) => !offered.has(n));
   return listsType(p.intent) && !!p.entityType;
+}
+
+// What a free-text clarification answer amounts to once its kind is known (pure; the
+// classification effect calls it over the request's workspace index): the kind when the
+// classifier gave none, and the plan updates an answer or a correction asks for.
+
+/**
+ * With no classifier verdict (it failed or is switched off), a reply that is plainly a request of
+ * its own starts anew; anything else is an answer, resolved again (seed 000).
+ */
+export function fallbackKind(
+  text: string,
+  candidates: readonly Candidate[],
+  why: "classifier_off" | "classifier_fallback",
+) {
+  const fresh = obviousNewRequest(text, candidates);
+  return { kind: (fresh ? "new_request" : "answer") as ReplyKind, decidedBy: fresh ? `${why}+new_request` : why };
+}
+
+/**
+ * A free-text answer or correction becomes a new mention (and type) for the task — only when it
+ * names something in the current workspace; otherwise it is unclear and the question is asked again.
+ */
+function mentionUpdates(text: string, task: ReplyTask, index: ResolverIndex) {
+  const p = parseClause(text);
+  const name = p.mentions[0] ?? p.names[0];
+  const given = name && !isReference(name) ? name.trim() : "";
+  const newType = p.entityType ?? p.nameType;
+  const retype = !!newType && newType !== task.entityType;
+  // a correction of the type alone («не отчёт, а форму») keeps the name the task asked for
+  const kept = !given && retype ? (task.mentions?.find((m) => !isReference(m)) ?? "") : "";
+  const mention = given || kept;
+  const type = newType ?? task.entityType;
+  const found =
+    mention && resolveMention(index, { mention, ...(type ? { entityType: type } : {}) }).status !== "not_found";
+  if (!found) return [];
+  return [
+    ...(given ? [{ taskId: task.id, field: "mention", value: mention }] : []),
+    ...(retype ? [{ taskId: task.id, field: "entityType", value: newType }] : []),
+  ] as PlanUpdate[];
+}
+
+type ReplyTask = { id: string; entityType: string | undefined; mentions?: readonly string[] };
+
+/**
+ * The updates of a classified reply: an answer is resolved against the closed list first
+ * ("актуальную" → the non-archived candidate), then against the workspace as a new mention; a
+ * correction only against the workspace (which needs the task as planned). Other kinds: none.
+ */
+export function replyUpdates(
+  r: { kind: ReplyKind; text: string; candidates: readonly Candidate[]; taskId: string },
+  task: ReplyTask | null,
+  index: ResolverIndex,
+): { candidateId: string | null; updates: PlanUpdate[] } {
+  const chosen =
+    r.kind === "answer" ? (descriptiveChoice(r.text, r.candidates) ?? currentOrArchived(r.text, r.candidates)) : null;
+  if (chosen)
+    return { candidateId: chosen, updates: [{ taskId: r.taskId, field: "resolvedEntity", candidateId: chosen }] };
+  const answers = (r.kind === "answer" || r.kind === "correction") && task !== null;
+  return { candidateId: null, updates: answers ? mentionUpdates(r.text, task, index) : [] };
 }

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
 import { createConversation, findConversation } from "../../storage/conversations";
-import { getInteraction, listClarifications } from "./store/interactions";
+import { getInteraction, listClarifications, listInteractions } from "./store/interactions";
 import { listMessages } from "../../storage/messages";
 import { snapshotSha256 } from "./canonical";
 import { WorkspaceSnapshotSchema } from "./types";
@@ -64,11 +64,11 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
   app.get("/v1/workbench/conversations/:id", async (c) => {
     const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench", accessOf(c));
     if (!conv) throw conversationNotFound();
-    const interactions = await sql<{ id: string; status: string; plan_version: number; created_at: Date }[]>`
-      select id, status, plan_version, created_at from interactions where conversation_id = ${conv.id} order by created_at`;
+    const messages = await listMessages(sql, conv.id);
+    const interactions = await listInteractions(sql, conv.id);
     return c.json({
       conversationId: conv.id,
-      messages: (await listMessages(sql, conv.id)).map((m) => ({
+      messages: messages.map((m) => ({
         seq: m.seq,
         role: m.role,
         text: m.text,
@@ -77,8 +77,8 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
       interactions: interactions.map((i) => ({
         id: i.id,
         status: i.status,
-        planVersion: i.plan_version,
-        createdAt: i.created_at,
+        planVersion: i.planVersion,
+        createdAt: i.createdAt,
       })),
     });
   });

@@ -2,9 +2,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
-import { startTestServer } from "../utils/server";
+import type { ScriptedLlm } from "../utils/scripted-llm";
+import { useTestServer, type StartedTestServer } from "../utils/server";
 
 /**
  * Headless Debian Chromium for the page tests (playwright-core drives the system browser; no
@@ -78,42 +77,36 @@ export async function openAt(
 
 export interface BrowserStack {
   readonly llm: ScriptedLlm;
-  readonly server: Awaited<ReturnType<typeof startTestServer>>;
+  readonly server: StartedTestServer;
   readonly browser: Browser;
   /** The test database's URL on a PostgreSQL server (undefined on PGlite): a second server process can share it. */
   readonly dbUrl: string | undefined;
 }
 
 /**
- * One file's stack: its database, a scripted model, the real server (checking `tokens` as
- * API_TOKENS when given) and Chromium — started only when Chromium exists.
+ * One file's stack: the test server (its database, a scripted model, `tokens` as API_TOKENS when
+ * given) and Chromium — started only when Chromium exists.
  */
 export function useBrowserStack(o: { tokens?: string } = {}): BrowserStack {
-  const t = useTestDatabase();
-  const s: { llm?: ScriptedLlm; server?: Awaited<ReturnType<typeof startTestServer>>; browser?: Browser } = {};
+  const s = useTestServer({ llm: true, tokens: o.tokens, skip: !hasChromium });
+  let browser: Browser | undefined;
   beforeAll(async () => {
-    if (!hasChromium) return;
-    s.llm = await startScriptedLlm();
-    s.server = await startTestServer({ db: t.db, llm: s.llm, tokens: o.tokens });
-    s.browser = await launchBrowser();
+    if (hasChromium) browser = await launchBrowser();
   });
+  // Declared after the server's hooks: the browser closes before the server stops.
   afterAll(async () => {
-    await s.browser?.close();
-    await s.server?.stop();
-    await s.llm?.close();
+    await browser?.close();
   });
   return {
-    get llm() {
-      return s.llm!;
-    },
+    llm: s.llm,
     get server() {
-      return s.server!;
+      return s.started;
     },
     get browser() {
-      return s.browser!;
+      return browser!;
     },
     get dbUrl() {
-      return t.url;
+      return s.dbUrl;
     },
   };
 }

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../http/config";
 import { CONVERSATION_TOKEN_HEADER } from "../../http/conversation-access";
 import { runMigrations } from "../../storage/migrate";
-import { createTestDatabase, migrateBefore } from "../utils/db";
-import { startTestServer } from "../utils/server";
+import { migrateBefore } from "../utils/db";
+import { useTestServer, type StartedTestServer } from "../utils/server";
 
 /**
  * Issue 47 item 6, the migration path: a conversation created before credentials existed
@@ -12,27 +12,22 @@ import { startTestServer } from "../utils/server";
  * which then works, and a second one replaces the first. With the setting on, such a conversation
  * stays open to the tenant's `chat` tokens until it gets a credential — never one that has one.
  */
-let handle: Awaited<ReturnType<typeof createTestDatabase>>;
 const TOKENS = "a:tok-admin,chat@a:tok-chat,operator@a:tok-op,chat@b:tok-chat-b";
 const OLD = "01a24146-7fbd-7fe0-9e1e-d04585ee1f01";
 const OLD_WB = "01a24146-7fbd-7fe0-9e1e-d04585ee1f02";
-let strict: Awaited<ReturnType<typeof startTestServer>>;
-let legacy: Awaited<ReturnType<typeof startTestServer>>;
+// Unmigrated: the rows are stored the way they were before migration 000044, then the servers start.
+const s = useTestServer({ migrate: false, serve: false });
+let strict: StartedTestServer;
+let legacy: StartedTestServer;
 
 beforeAll(async () => {
-  handle = await createTestDatabase({ migrate: false });
-  const sql = handle.db.sql;
+  const sql = s.db.sql;
   await migrateBefore(sql, 44);
   await sql`insert into conversations (id, tenant_id, kind) values (${OLD}, 'a', 'clinic'), (${OLD_WB}, 'a', 'workbench')`;
   expect(await runMigrations(sql)).toEqual(expect.arrayContaining(["000044_conversation_credentials.sql"]));
-  strict = await startTestServer({ db: handle.db, tokens: TOKENS });
-  legacy = await startTestServer({ db: handle.db, tokens: TOKENS, env: { CONVERSATION_LEGACY_ACCESS: "true" } });
+  strict = await s.start({ tokens: TOKENS });
+  legacy = await s.start({ tokens: TOKENS, env: { CONVERSATION_LEGACY_ACCESS: "true" } });
 }, 120_000);
-afterAll(async () => {
-  await strict?.stop();
-  await legacy?.stop();
-  await handle?.drop();
-});
 
 const get = (url: string, path: string, token: string, credential?: string) =>
   fetch(`${url}${path}`, {
@@ -43,7 +38,7 @@ const issue = (url: string, id: string, token = "tok-admin") =>
 
 describe("conversations created before credentials", () => {
   it("the migration leaves them without one", async () => {
-    const rows = await handle.db.sql`select credential_sha256 from conversations where id in (${OLD}, ${OLD_WB})`;
+    const rows = await s.db.sql`select credential_sha256 from conversations where id in (${OLD}, ${OLD_WB})`;
     expect(rows.map((r) => r.credential_sha256)).toEqual([null, null]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../http/app";
 import { parseTokens } from "../../http/config";
-import { requiredRole } from "../../http/roles";
+import { requiredRoleFor } from "../../http/roles";
 import { useTestServer } from "../utils/server";
 import { eventsNamed, postSse } from "../utils/sse";
 
@@ -12,6 +12,8 @@ const as = (token: string) => ({ authorization: `Bearer ${token}`, "content-type
 
 const server = useTestServer({ llm: true, tokens: TOKENS, env: { RUN_DETACH_GRACE_MS: "0" } });
 const llm = server.llm;
+/** The role policy of the served systems (the chat operations their contracts document, their admin paths). */
+const requiredRole = (method: string, path: string) => requiredRoleFor(server.deps.systems)(method, path);
 
 /** Every (method, concrete path) the app answers under /v1, parameters filled with a dummy id. */
 function v1Routes(): { method: string; path: string; pattern: string }[] {

@@ -1,7 +1,6 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApp } from "../../http/app";
 import { ErrorBody } from "../../http/contract";
-import { runMigrations, migrationDirs } from "../../storage/migrate";
 import { dialogueSystems } from "../../systems";
 import { echoSystem } from "../systems/echo";
 import { useTestServer } from "../utils/server";
@@ -31,10 +30,8 @@ async function errorOf(res: Response) {
   return ErrorBody.strict().parse(await res.json()).error;
 }
 
+// The database accepts the echo system's conversations once this server, which serves it, starts.
 const server = useTestServer({ tokens: TOKENS, systems, env: { RUN_DETACH_GRACE_MS: "0", BODY_LIMIT_BYTES: "4096" } });
-beforeAll(async () => {
-  await runMigrations(server.db.sql, [...migrationDirs(), echoSystem.migrations!]);
-});
 
 describe("systems' routes as sub-apps", () => {
   it("the gateway mounts each system's sub-app whole, in list order, and nothing of a system not listed", () => {
@@ -55,10 +52,12 @@ describe("systems' routes as sub-apps", () => {
     expect(gateway.filter((r) => r.includes("/v1/echo/"))).toEqual([
       "POST /v1/echo/conversations",
       "POST /v1/echo/conversations/:id/messages",
+      // Its inbox list (its contract's `inboxList`), served by the gateway's inbox routes.
+      "GET /v1/echo/conversations",
     ]);
   });
 
-  it("the role policy gates sub-app routes: chat, operator and admin, and a new system's routes closed to chat", async () => {
+  it("the role policy gates sub-app routes: chat, operator and admin; a new system's routes open to chat only as its contract documents", async () => {
     // No token: 401 on a system route and on a shared one.
     for (const [m, p] of [
       ["POST", "/v1/clinic/threads"],
@@ -81,7 +80,7 @@ describe("systems' routes as sub-apps", () => {
       ["GET", "/v1/inbox/conversations"],
       ["GET", "/v1/machines"],
       ["GET", "/v1/evidence/tools"],
-      ["POST", "/v1/echo/conversations"],
+      ["GET", "/v1/echo/conversations"],
     ] as const) {
       const e = await errorOf(await call(m, p, "tok-chat"));
       expect(e.code, `chat ${m} ${p}`).toBe("forbidden");
@@ -96,8 +95,10 @@ describe("systems' routes as sub-apps", () => {
     const reindexed = await call("POST", "/v1/clinic/kb/reindex", "tok-admin");
     expect(reindexed.status).toBe(200);
     expect(await reindexed.json()).toMatchObject({ documents: expect.any(Number), chunks: expect.any(Number) });
-    // The test-only system's sub-app knows nothing of roles; the gateway's policy still holds.
+    // The test-only system's sub-app knows nothing of roles; the gateway's policy, read from its
+    // contract (its operations documented `role: "chat"`), still holds.
     expect((await call("POST", "/v1/echo/conversations", "tok-op")).status).toBe(201);
+    expect((await call("POST", "/v1/echo/conversations", "tok-chat")).status).toBe(201);
   });
 
   it("errors thrown inside a sub-app keep the §6 body; body checks and the body limit apply to its routes", async () => {

@@ -54,6 +54,13 @@ describe("node:http fetch", () => {
 
     await f(`${base}/v1/y`, { method: "POST", headers: { "x-k": "v" }, body: new TextEncoder().encode("байты") });
     expect(seen.body).toBe("байты");
+
+    // A plain object, lower-case (the SDK's reused headers, llm/sdk-headers.ts) or not: the same request.
+    for (const h of [{ authorization: "Bearer p" }, { Authorization: "Bearer p" }] as Record<string, string>[]) {
+      seen = {};
+      await f(`${base}/v1/z`, { method: "POST", headers: h, body: "z" });
+      expect(seen.auth).toBe("Bearer p");
+    }
   });
 
   it("a status without a body gives a null body", async () => {

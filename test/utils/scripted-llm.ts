@@ -1,4 +1,6 @@
 import { createServer, type Server } from "node:http";
+import { modelRoles, type DialogueSystem } from "../../driver/system";
+import { dialogueSystems } from "../../systems";
 import { completion, completionChunk, readBody } from "./openai-wire";
 
 /**
@@ -179,9 +181,12 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
   };
 }
 
-/** The LLM config that points every role at the scripted server (`test-<role>` models). */
-export function scriptedLlmConfig(s: ScriptedLlm) {
-  const roles = ["router", "branch", "planner", "reranker", "classifier", "answer"];
+/**
+ * The LLM config that points every role the served systems call at the scripted server
+ * (`test-<role>` models): the roles are read from the systems list, as the server reads them.
+ */
+export function scriptedLlmConfig(s: ScriptedLlm, systems: readonly DialogueSystem[] = dialogueSystems) {
+  const roles = modelRoles(systems);
   return {
     baseURL: s.baseURL,
     apiKey: "test-key",

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 import { loadConfig, type Config } from "../../http/config";
 import type { Deps, HttpDialogueSystem } from "../../http/deps";
 import { startServer, type StartOptions, type Started } from "../../http/start";
-import type { Database } from "../../storage/db";
+import { openDatabase, type Database } from "../../storage/db";
 import { dialogueSystems } from "../../systems";
 import { createTestDatabase } from "./db";
 import { lazyLlm, scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
@@ -35,7 +35,7 @@ export async function startTestServer(o: TestServerOptions): Promise<StartedTest
     ...(o.tokens ? { API_TOKENS: o.tokens } : {}),
     ...o.env,
   });
-  if (o.llm) config.llm = { ...config.llm, ...scriptedLlmConfig(o.llm) };
+  if (o.llm) config.llm = { ...config.llm, ...scriptedLlmConfig(o.llm, o.systems ?? dialogueSystems) };
   o.configure?.(config);
   const started = await startServer(config, o.log ?? (() => {}), {
     db: o.db,
@@ -59,10 +59,23 @@ export interface UseTestServerOptions extends Omit<TestServerOptions, "db" | "ll
   over?: TestServer;
   /** Reset the scripted model before each test. */
   resetLlm?: boolean;
+  /**
+   * `false`: the database is created unmigrated (a test of a migration brings it to the old
+   * schema and stores rows the old way in its own beforeAll); use with `serve: false`.
+   */
+  migrate?: boolean;
+  /** `true`: no hooks at all, nothing starts (the file's tests are skipped, e.g. no browser). */
+  skip?: boolean;
 }
 
 /** Another server's options: as `useTestServer`'s, over the same database and model. */
-export type ExtraServerOptions = Omit<UseTestServerOptions, "over" | "resetLlm" | "serve">;
+export type ExtraServerOptions = Omit<UseTestServerOptions, "over" | "resetLlm" | "serve" | "migrate" | "skip"> & {
+  /**
+   * Serve the database through a connection pool of its own, as a second process would (PostgreSQL
+   * only: PGlite has one connection); the pool closes when the server stops.
+   */
+  ownPool?: boolean;
+};
 
 /** What `useTestServer` hands a test file: everything is ready inside tests and hooks declared after it. */
 export interface TestServer {
@@ -90,14 +103,14 @@ export interface TestServer {
 }
 
 /**
- * Vitest hooks that own a test file's server: its database (fresh, migrated; or `over` another
- * handle's), the scripted model when asked, the server with its tokens and env, and any other
+ * Vitest hooks that own a test file's server: its database (fresh, migrated unless `migrate:
+ * false`; or `over` another handle's), the scripted model when asked, the server with its tokens and env, and any other
  * server the tests start through `start()` — all stopped and dropped after the file.
  *
  * `const s = useTestServer({ llm: true, tokens: "a:tok-a" }); … fetch(`${s.url}/…`); s.llm.script(…)`
  */
 export function useTestServer(o: UseTestServerOptions = {}): TestServer {
-  const { over, resetLlm, llm: wantsLlm, serve: serves = true, env, ...serverOptions } = o;
+  const { over, resetLlm, llm: wantsLlm, serve: serves = true, env, migrate, skip, ...serverOptions } = o;
   let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let model: ScriptedLlm | undefined;
   let main: StartedTestServer | undefined;
@@ -108,41 +121,57 @@ export function useTestServer(o: UseTestServerOptions = {}): TestServer {
   };
   const db = () => (over ? over.db : ready(database, "database").db);
   const llm = () => (over ? over.llm : ready(model, "scripted model (useTestServer({ llm: true }))"));
+  const dbUrl = () => (over ? over.dbUrl : database?.url);
   const server = () => ready(main, "server");
 
-  const start = ({ env: e, ...extra }: ExtraServerOptions = {}) =>
-    startTestServer({
+  const start = async ({ env: e, ownPool, ...extra }: ExtraServerOptions = {}) => {
+    const url = dbUrl();
+    if (ownPool && !url) throw new Error("ownPool: a pool of its own needs the PostgreSQL server (DATABASE_URL)");
+    const pool = ownPool ? await openDatabase({ url, max: 8, migrate: false }) : undefined;
+    const s = await startTestServer({
       ...extra,
       env: typeof e === "function" ? e() : e,
-      db: db(),
+      db: pool ?? db(),
       llm: extra.llm ? llm() : undefined,
-    }).then((s) => (others.push(s), s));
+    }).catch(async (err: unknown) => {
+      await pool?.close();
+      throw err;
+    });
+    let stopping: Promise<void> | undefined;
+    // The pool closes after the server, once however often it is stopped.
+    const started: StartedTestServer = pool
+      ? { ...s, stop: (...a) => (stopping ??= s.stop(...a).then(() => pool.close())) }
+      : s;
+    others.push(started);
+    return started;
+  };
 
   // One hook each (each with the whole hook timeout): PGlite's boot and migrations alone take seconds.
-  if (!over)
+  if (!over && !skip)
     beforeAll(async () => {
-      database = await createTestDatabase();
+      database = await createTestDatabase({ migrate });
     });
-  if (wantsLlm && !over)
+  if (wantsLlm && !over && !skip)
     beforeAll(async () => {
       model = await startScriptedLlm();
     });
-  beforeAll(async () => {
-    if (serves)
+  if (serves && !skip)
+    beforeAll(async () => {
       main = await startTestServer({
         ...serverOptions,
         env: typeof env === "function" ? env() : env,
         db: db(),
         llm: wantsLlm ? llm() : undefined,
       });
-  });
-  afterAll(async () => {
-    for (const s of others.reverse()) await s.stop();
-    await main?.stop();
-    await model?.close();
-    await database?.drop();
-  });
-  if (resetLlm) beforeEach(() => llm().reset());
+    });
+  if (!skip)
+    afterAll(async () => {
+      for (const s of others.reverse()) await s.stop();
+      await main?.stop();
+      await model?.close();
+      await database?.drop();
+    });
+  if (resetLlm && !skip) beforeEach(() => llm().reset());
 
   return {
     get url() {
@@ -152,7 +181,7 @@ export function useTestServer(o: UseTestServerOptions = {}): TestServer {
       return db();
     },
     get dbUrl() {
-      return over ? over.dbUrl : database?.url;
+      return dbUrl();
     },
     llm: lazyLlm(llm),
     get deps() {

@@ -212,8 +212,14 @@ async function handOver(id, kind, to) {
   await loadList();
 }
 
+/**
+ * Whether an operator can take the conversation and write in it: its system's machine takes
+ * operator actions, and then the server sends the machine's `state` with it (driver/system.ts `inbox`).
+ */
+const operable = (c) => "state" in c;
+
 function handOverControl(c) {
-  if (c.system !== "clinic" || c.status === "closed") return null;
+  if (!operable(c) || c.status === "closed") return null;
   const kind = c.status === "taken" ? "transfer" : "assign";
   const names = colleagues.filter((n) => n !== c.takenBy);
   if (kind === "transfer" && names.length === 0) return null;
@@ -302,7 +308,7 @@ async function select(id) {
   try {
     const c = await api(`/v1/inbox/conversations/${id}`);
     const buttons = [
-      c.system === "clinic" && c.status !== "taken"
+      operable(c) && c.status !== "taken"
         ? el("button", { id: "take", type: "button", onclick: () => act(id, "take") }, "Взять")
         : null,
       c.status === "taken" || c.escalated
@@ -353,7 +359,7 @@ async function select(id) {
       ),
       c.status === "taken"
         ? composer(id)
-        : c.system === "clinic"
+        : operable(c)
           ? el("div", { class: "muted small", id: "composer-hint" }, "Чтобы ответить пациенту, возьмите диалог.")
           : null,
       notesPanel(id, operatorName),

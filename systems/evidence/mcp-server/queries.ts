@@ -53,7 +53,8 @@ export async function resolveCounterparty(
     .map((r) => {
       const names = [norm(r.name), ...r.aliases.map(norm)];
       let score = 0;
-      if (r.inn === a.query.trim() || names.includes(q)) score = 1;
+      // A code (the directory's id) or an INN names one entry exactly.
+      if (r.id === a.query.trim() || r.inn === a.query.trim() || names.includes(q)) score = 1;
       else if (names.some((n) => n.includes(q) || (q.includes(n) && n.length >= 4))) score = 0.8;
       else if (words.length) {
         const hit = words.filter((w) =>

@@ -109,10 +109,11 @@ export async function getInteraction(sql: Tx, id: string): Promise<InteractionRo
   return rows[0] ? toInteraction(rows[0]) : null;
 }
 
-/** Row lock for the scoped patch: concurrent answers to one Interaction serialize here. */
-export async function lockInteraction(tx: Tx, id: string): Promise<InteractionRow | null> {
-  const rows = await tx<RawInteraction[]>`select * from interactions where id = ${id} for update`;
-  return rows[0] ? toInteraction(rows[0]) : null;
+/** The conversation's Interactions, oldest first (the conversation as the API shows it). */
+export async function listInteractions(sql: Tx, conversationId: string): Promise<InteractionRow[]> {
+  const rows = await sql<RawInteraction[]>`
+    select * from interactions where conversation_id = ${conversationId} order by created_at`;
+  return rows.map(toInteraction);
 }
 
 export async function activeInteraction(sql: Tx, conversationId: string): Promise<InteractionRow | null> {
@@ -120,10 +121,6 @@ export async function activeInteraction(sql: Tx, conversationId: string): Promis
     select * from interactions where conversation_id = ${conversationId}
       and status in ('preparing', 'awaiting_clarification', 'answering')`;
   return rows[0] ? toInteraction(rows[0]) : null;
-}
-
-export async function setInteractionStatus(tx: Tx, id: string, status: string): Promise<void> {
-  await tx`update interactions set status = ${status}, updated_at = now() where id = ${id}`;
 }
 
 export async function insertClarification(

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "../../../storage/db";
-import { onServer, useTestDatabase } from "../../utils/db";
-import { startTestServer } from "../../utils/server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { onServer } from "../../utils/db";
+import { useTestServer, type StartedTestServer } from "../../utils/server";
 
 /**
  * Concurrent admin edits never 500 (issue 18 item 7). On the PostgreSQL server two HTTP servers,
@@ -10,20 +9,12 @@ import { startTestServer } from "../../utils/server";
  * concurrent uploads, re-indexes and a delete of one KB document each succeed or 404.
  * On PGlite (one connection) the same requests run against one server.
  */
-const t = useTestDatabase();
-let second: Database | null = null;
-let servers: Awaited<ReturnType<typeof startTestServer>>[] = [];
+const s = useTestServer();
+let servers: StartedTestServer[] = [];
 
 beforeAll(async () => {
-  servers = [await startTestServer({ db: t.db })];
-  if (onServer) {
-    second = await openDatabase({ url: t.url!, max: 8, migrate: false });
-    servers.push(await startTestServer({ db: second }));
-  }
-});
-afterAll(async () => {
-  for (const s of servers) await s.stop();
-  await second?.close();
+  servers = [s.started];
+  if (onServer) servers.push(await s.start({ ownPool: true }));
 });
 
 const url = (i: number) => servers[i % servers.length]!.url;

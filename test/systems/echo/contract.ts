@@ -12,6 +12,7 @@ export const echoContract: SystemContract = {
   operations: [
     {
       operationId: "createEchoConversation",
+      role: "chat",
       method: "post",
       path: "/v1/echo/conversations",
       tag: "echo",
@@ -20,6 +21,7 @@ export const echoContract: SystemContract = {
     },
     {
       operationId: "sendEchoMessage",
+      role: "chat",
       method: "post",
       path: "/v1/echo/conversations/{id}/messages",
       tag: "echo",
@@ -34,4 +36,10 @@ export const echoContract: SystemContract = {
   schemas: { EchoSseEvent },
   sseEvent: EchoSseEvent,
   tags: [{ name: "echo", description: "Тестовая система" }],
+  inboxList: {
+    operationId: "listEchoConversations",
+    path: "/v1/echo/conversations",
+    summary: "Диалоги эха (постранично)",
+    description: "Диалоги тестовой системы по убыванию активности, постранично (`cursor`).",
+  },
 };

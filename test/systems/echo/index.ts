@@ -1,10 +1,13 @@
-import { fileURLToPath } from "node:url";
 import type { HttpDialogueSystem } from "../../../http/deps";
 import { echoContract } from "./contract";
 import { echoMachine, echoSpec } from "./echo.machine";
 import { echoRoutes } from "./routes";
 
-/** A test-only fourth dialogue system: what adding a system takes (this folder + one list entry + its migration). */
+/**
+ * A test-only fourth dialogue system: what adding a system takes (this folder + one list entry).
+ * It has no tables of its own, so no migrations: the database accepts its kind once a server
+ * serving it starts (storage/conversation-kinds.ts).
+ */
 export const echoSystem: HttpDialogueSystem = {
   name: "echo",
   contract: echoContract,
@@ -27,5 +30,5 @@ export const echoSystem: HttpDialogueSystem = {
   ],
   offline: [{ role: "echo", respond: (messages) => `эхо: ${messages.at(-1)?.content ?? ""}` }],
   modelRoles: ["echo"],
-  migrations: fileURLToPath(new URL("./migrations", import.meta.url)),
+  migrations: null,
 };

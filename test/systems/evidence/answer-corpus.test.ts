@@ -9,13 +9,11 @@
 // which must stream exactly that rendering and nothing it later replaces.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { serve, type ServerType } from "@hono/node-server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm, type ScriptStep } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import type { ScriptStep } from "../../utils/scripted-llm";
+import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ClaimsMenu } from "../../../systems/evidence/claims-menu";
 import { CORPUS_SCENARIOS, type CorpusScenario } from "./corpus-scenarios";
@@ -27,35 +25,16 @@ const RECAPTURE = process.env.EVIDENCE_RECAPTURE === "1";
 const HTTP_SAMPLE = 2;
 const DIR = join(import.meta.dirname, "../../fixtures/evidence-replies");
 
-const t = useTestDatabase();
 const A = { authorization: "Bearer tok-a" };
-let llm: ScriptedLlm;
-let app: Awaited<ReturnType<typeof startTestServer>>;
-const servers: ServerType[] = [];
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  app = await startTestServer({ db: t.db, llm, tokens: "a:tok-a" });
-}, 120_000);
-afterAll(async () => {
-  await closeEvidenceMcp(app.deps).catch(() => {});
-  await app?.stop();
-  await llm?.close();
-  for (const s of servers)
-    await new Promise<void>(
-      (r) => (s.close(() => r()), (s as { closeAllConnections?: () => void }).closeAllConnections?.()),
-    );
-});
+const app = useTestServer({ llm: true, tokens: "a:tok-a" });
+const llm = app.llm;
+const serveFetch = useFetchServers();
+// Declared after the server's hooks, so it runs before the server stops: the MCP client closes first.
+afterAll(() => closeEvidenceMcp(app.deps).catch(() => {}));
 
 /** The demo MCP server with the scenario's faults, on a port of its own. */
-async function faultyServer(s: CorpusScenario): Promise<string> {
-  const handler = evidenceMcpHttpHandler(t.db.sql, s.faults);
-  return new Promise<string>((resolve) => {
-    servers.push(
-      serve({ fetch: handler, port: 0, hostname: "127.0.0.1" }, (i) => resolve(`http://127.0.0.1:${i.port}/mcp`)),
-    );
-  });
-}
+const faultyServer = async (s: CorpusScenario): Promise<string> =>
+  `${await serveFetch(evidenceMcpHttpHandler(app.db.sql, s.faults))}/mcp`;
 
 type Final = { outcome: string; runId: string; answer: string; validation: { ok: boolean; issues: string[] } };
 export interface StoredPrompt {

@@ -114,7 +114,8 @@ describe("strings from tool data are data", () => {
       const criticPrompt = JSON.stringify(sentTo("planner").input);
       for (const text of [final.answer, tokens, answerPrompt, criticPrompt, JSON.stringify(final.package)])
         expect(text).not.toMatch(/Игнорируй|инструкции|долгов нет/);
-      expect(final.answer).toMatch(/контрагент с кодом cp-vektor \(название в данных учёта не прошло проверку\)/);
+      // the party is named as the directory has it (the engine's name check reads its entry by code)
+      expect(final.answer).toMatch(/ООО «Вектор»: остаток 60 000,00 ₽/);
       expect(final.reasonCodes).toContain("UNTRUSTED_TOOL_STRING");
       expect(final.outcome).not.toBe("FULLY_ANSWERED");
       const a = await api.artifacts(final.runId);

@@ -2,12 +2,8 @@ import { describe, expect, it } from "vitest";
 import { getInitialSnapshot, transition } from "xstate";
 import type { ConversationState, ToolRun } from "../../../systems/evidence/artifacts";
 import { interpretDeterministic } from "../../../systems/evidence/interpret-rules";
-import {
-  evidenceMachine,
-  type EvidenceEffect,
-  type EvidenceEvent,
-  type ModelStep,
-} from "../../../systems/evidence/conversation.machine";
+import { evidenceMachine } from "../../../systems/evidence/conversation.machine";
+import type { EvidenceEffect, EvidenceEvent, ModelStep } from "../../../systems/evidence/conversation-types";
 import { dateOut, settlementRow, registerRun, toolRun } from "./fixtures";
 
 type Snap = ReturnType<typeof getInitialSnapshot<typeof evidenceMachine>>;

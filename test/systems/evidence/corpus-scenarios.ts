@@ -25,6 +25,8 @@ export const CORPUS_SCENARIOS: CorpusScenario[] = [
     turns: ["До какого числа надо было оплатить просроченные долги поставщикам на 10.04.2026?"],
   },
   { name: "overdue", turns: ["Какая просроченная задолженность перед поставщиками на 10.04.2026?"] },
+  // one party's due date on the balance route: the plan reads its payment terms (issue 42's gap)
+  { name: "due-date-party", turns: ["До какого числа нужно оплатить ООО «Альфа-Снаб»?"] },
   { name: "balance-alfa-snab", turns: ["Сколько мы должны ООО «Альфа-Снаб» на 31.03.2026?"] },
   { name: "balance-vektor-unposted", turns: ["Какое сальдо по ООО «Вектор» на 10.04.2026?"] },
   { name: "advance-smirnov", turns: ["Какое сальдо по ИП Смирнов на 31.03.2026?"] },

@@ -119,6 +119,92 @@ describe("the asked figure is in «Коротко» whatever the model chose", (
   });
 });
 
+// A party's due date on the balance route: the plan reads its payment terms (the settlements
+// register by contract, for that party) when the user's words ask for a due date, so the run's facts
+// hold it and «Коротко» states it — expired before the as-of date, or still running on it. Worked out
+// by hand: Альфа-Снаб's receipt № 137 of 15.03.2026 falls due in 14 days (29.03), Вектор's № 310 of
+// 05.03.2026 in 20 (25.03; its payment is not posted), ТехноПоставка's open part of № 55 of 01.03.2026
+// in 30 (31.03: on that day still payable).
+const partyDues: [question: string, counterparty: string, expected: RegExp][] = [
+  ["До какого числа надо было заплатить Альфа-Снабу на 31.03.2026?", "Альфа-Снаб", /истёк 29\.03\.2026/],
+  ["Какого числа истёк срок оплаты по ООО «Вектор» на 31.03.2026?", "ООО «Вектор»", /истёк 25\.03\.2026/],
+  [
+    "До какого числа нужно оплатить АО «ТехноПоставка»? Смотрим на 31.03.2026",
+    "АО «ТехноПоставка»",
+    /до 31\.03\.2026 включительно, ещё не истёк/,
+  ],
+  ["Какой срок оплаты долга перед ООО «Альфа-Снаб» на 10.04.2026?", "ООО «Альфа-Снаб»", /истёк 29\.03\.2026/],
+  ["Когда нужно было рассчитаться с Вектором? Дата — 10.04.2026", "Вектор", /истёк 25\.03\.2026/],
+];
+
+describe("a party's due date on the balance route is read from its payment terms and stated", () => {
+  for (const [question, counterparty, expected] of partyDues)
+    it(question, async () => {
+      const a = await probe(h.api, question, { intent: BALANCE, counterparty });
+      expect(["FULLY_ANSWERED", "PARTIALLY_ANSWERED"]).toContain(a.final.outcome);
+      const short = shortOf(a);
+      expect(short).toMatch(expected);
+      const menu = await menuOf(h.api, a);
+      const carrier = menu.find((c) => c.kind === "earliest_due" && short.includes(c.text));
+      expect(carrier, "the due-date claim stands in «Коротко»").toBeDefined();
+      for (const f of carrier!.facts) expect(short).toContain(`[${f}]`);
+      // the payment terms were read for that party only, beside its balance
+      const art = await h.api.artifacts(a.final.runId);
+      const terms = art.tool_runs.filter((r: { tool_name: string }) => r.tool_name === "get_open_supplier_settlements");
+      expect(terms).toHaveLength(1);
+      expect(terms[0].input.counterparty_id).toBeTruthy();
+      // a balance is counted once: the terms are a fact of their own, not a second balance
+      const types = (art.evidence_bundle.facts as { type: string }[]).map((f) => f.type);
+      expect(types.filter((t) => t === "balance" || t === "open_balance")).toEqual(["balance"]);
+      expect(types.filter((t) => t === "due_date")).toHaveLength(1);
+    });
+
+  const ALFA = "До какого числа надо было заплатить Альфа-Снабу на 31.03.2026?";
+  const alfa = { intent: BALANCE, counterparty: "Альфа-Снаб" };
+
+  it("a model that answers with the document's own date: the document claim stays out of «Коротко»", async () => {
+    const a = await probe(h.api, ALFA, {
+      ...alfa,
+      answer: [
+        modelChoice((p) => ({
+          short: [...idsOf(p, "conclusion"), ...idsOf(p, "document_unpaid")],
+        })),
+      ],
+    });
+    const short = shortOf(a);
+    expect(short).toMatch(/истёк 29\.03\.2026/);
+    expect(short).not.toMatch(/15\.03\.2026/);
+  });
+
+  it("a model that moves the date into its own words, to another day or another party: dropped", async () => {
+    for (const opening of [
+      "Оплатить нужно было до 15.03.2026.",
+      "Срок оплаты по ООО «Вектор» — 29.03.2026.",
+      "Срок оплаты истёк 25.03.2026.",
+    ]) {
+      const a = await probe(h.api, ALFA, { ...alfa, answer: [modelChoice(() => ({ opening }))] });
+      expect(a.final.answer).not.toContain(opening);
+      expect(shortOf(a)).toMatch(/ООО «Альфа-Снаб» истёк 29\.03\.2026/);
+      expect(a.final.answer).not.toMatch(/Вектор/);
+    }
+  });
+
+  it("a model that leaves the due date out of «Коротко»: it is added", async () => {
+    const a = await probe(h.api, ALFA, { ...alfa, answer: [modelChoice((p) => ({ short: idsOf(p, "conclusion") }))] });
+    expect(shortOf(a)).toMatch(/истёк 29\.03\.2026/);
+  });
+
+  it("a model that answers a running term as expired by choosing an overdue claim: none is offered", async () => {
+    const a = await probe(h.api, "До какого числа нужно оплатить АО «ТехноПоставка»? Смотрим на 31.03.2026", {
+      intent: BALANCE,
+      counterparty: "АО «ТехноПоставка»",
+    });
+    const menu = await menuOf(h.api, a);
+    expect(menu.filter((c) => c.kind === "overdue_part")).toEqual([]);
+    expect(menu.map((c) => c.text).join("\n")).not.toMatch(/истёк 31\.03\.2026/);
+  });
+});
+
 describe("no figure where the run's facts do not allow one", () => {
   it("a date after the base's working date is asked about, not totalled", async () => {
     const a = await probe(h.api, "Сколько всего мы должны поставщикам на 31.12.2026?");
@@ -126,19 +212,15 @@ describe("no figure where the run's facts do not allow one", () => {
     expect(shortOf(a)).not.toMatch(/Всего наш долг/);
   });
 
-  // The balance route reads the register's balance and the party's documents, not the contract's
-  // payment terms: its facts hold no due date, so none may be stated (left for a plan rule: a
-  // due-date question about one party could read the settlements register for it).
-  for (const [question, counterparty] of [
-    ["До какого числа надо было заплатить Альфа-Снабу на 31.03.2026?", "Альфа-Снаб"],
-    ["Какого числа истёк срок оплаты по ООО «Вектор» на 31.03.2026?", "ООО «Вектор»"],
-  ] as const)
-    it(`one party's due date on the balance route is not invented: ${question}`, async () => {
-      const a = await probe(h.api, question, { intent: BALANCE, counterparty });
-      const dates = [...shortOf(a).matchAll(/\d\d\.\d\d\.\d{4}/g)].map((m) => m[0]);
-      expect(dates.every((d) => d === "31.03.2026")).toBe(true);
+  // The balance route holds no due date of its own (the register's balance has no payment terms); a
+  // question about one party that does not ask for a due date states none.
+  it("one party's balance question states no due date it was not asked for", async () => {
+    const a = await probe(h.api, "Сколько мы должны ООО «Альфа-Снаб» на 31.03.2026?", {
+      intent: BALANCE,
+      counterparty: "ООО «Альфа-Снаб»",
     });
-
+    expect(shortOf(a)).not.toMatch(/срок оплаты/i);
+  });
   it("a count of documents without invoice on a date when every receipt had its invoice is not invented", async () => {
     const a = await probe(h.api, "Сколько документов без счёта-фактуры на 15.02.2026?");
     expect(block(a.final.answer, "Коротко")).not.toMatch(/без сч[её]т\p{L}*-фактур\p{L}*[^:]*: [1-9]/u);

@@ -125,9 +125,98 @@ describe("names are checked against the directory entry for their id", () => {
     );
   });
 
-  // Not probed: a plausible rename in the register's rows of a supplier-wide run. That route reads no
-  // directory entry (resolve_counterparty runs only for a named party), so there is nothing to
-  // check the row's name against — left open (see the report of issue 42's held-out round).
+  // A supplier-wide run binds no party, so the engine reads the directory entry of each register
+  // row's code (plan-rules.ts withNameCheck): a plausible rename is shown as the directory has it.
+  const renames: [name: string, faults: Faults, hidden: RegExp, shownAs: RegExp, id: string][] = [
+    [
+      "a plausible new name for a row's party",
+      vektorName("ООО «Вектор Плюс»"),
+      /Вектор Плюс/,
+      /ООО «Вектор»: остаток 60 000,00 ₽/,
+      "cp-vektor",
+    ],
+    [
+      "another party's name on a row",
+      vektorName("ООО «Альфа-Снаб»"),
+      /ООО «Альфа-Снаб»: остаток 60 000/,
+      /ООО «Вектор»: остаток 60 000,00 ₽/,
+      "cp-vektor",
+    ],
+    [
+      "a sole trader's first name changed",
+      rows(
+        "get_open_supplier_settlements",
+        "counterparty_id",
+        "cp-smirnov",
+        "counterparty_name",
+        "ИП Смирнов Алексей Викторович",
+      ),
+      /Алексей/,
+      /ИП Смирнов Андрей Викторович: выдан аванс 30 000,00 ₽/,
+      "cp-smirnov",
+    ],
+    [
+      "a legal form changed",
+      rows("get_open_supplier_settlements", "counterparty_id", "cp-alfa-snab", "counterparty_name", "АО «Альфа-Снаб»"),
+      /АО «Альфа-Снаб»/,
+      /ООО «Альфа-Снаб»: остаток 95 000,00 ₽/,
+      "cp-alfa-snab",
+    ],
+  ];
+  for (const [name, faults, hidden, shownAs, id] of renames)
+    it(`a supplier-wide run: ${name} is shown as the directory has it`, async () => {
+      const { a, artifacts } = await withData(faults);
+      expect(shown(a)).not.toMatch(hidden);
+      expect(a.final.answer).toMatch(shownAs);
+      expect(a.final.reasonCodes).toContain("UNTRUSTED_TOOL_STRING");
+      expect(artifacts.evidence_bundle.flagged_strings).toContainEqual(
+        expect.objectContaining({ reason: "directory_mismatch", id }),
+      );
+      // the directory was read by code, and no binding of the user's words was made of it
+      expect(artifacts.evidence_bundle.entity_bindings).toEqual([]);
+    });
+
+  it("a supplier-wide run: a row whose code the directory lacks shows no name of its own", async () => {
+    const { a } = await withData({
+      get_open_supplier_settlements: {
+        rewrite: (out: Row) => ({
+          ...out,
+          rows: (out.rows as Row[]).map((r) =>
+            r.counterparty_id === "cp-vektor"
+              ? { ...r, counterparty_id: "cp-vektor-invest", counterparty_name: "ООО «Вектор-Инвест»" }
+              : r,
+          ),
+        }),
+      },
+    });
+    expect(shown(a)).not.toMatch(/Вектор-Инвест/);
+    expect(a.final.answer).toMatch(/контрагент с кодом cp-vektor-invest/);
+  });
+
+  // The answer model's own words: a party it renames in the opening or closing is not the run's.
+  for (const [where, text] of [
+    ["opening", "Больше всего мы должны ООО «Вектор Плюс»."],
+    ["opening", "Ниже — остатки по Альфа-Снабжению и Вектор-Инвесту."],
+    ["closing", "По ТехноПоставке Групп вопросов нет."],
+    ["closing", "Если нужно, проверю ИП Смирнова Алексея."],
+  ] as const)
+    it(`a supplier-wide run: a party renamed in the model's ${where} is dropped («${text}»)`, async () => {
+      const a = await probe(h.api, SUPPLIERS, {
+        answer: [
+          {
+            reply: (call) =>
+              JSON.stringify({
+                opening: null,
+                closing: null,
+                ...JSON.parse(call.messages.at(-1)!.content).engine_choice,
+                [where]: text,
+              }),
+          },
+        ],
+      });
+      expect(a.final.answer).not.toContain(text);
+      expect(a.final.answer).not.toMatch(/Вектор Плюс|Альфа-Снабжени|Вектор-Инвест|Групп|Алексе/);
+    });
 
   it("the base's own names, quotes, hyphens and a sole trader's full name are not flagged", async () => {
     const { a, artifacts } = await withData({});

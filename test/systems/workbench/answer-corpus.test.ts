@@ -5,31 +5,36 @@
 // is streamed through the real gate (workbenchAnswerChecker + ValidatedStream + gatedValidation,
 // with the options turn.ts builds) and a sample goes through the HTTP turn itself. The per-kind
 // table goes to doc/workbench.md#answer-check.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ValidatedStream } from "../../../driver/validated-stream";
 import { contextNumbers } from "../../../systems/workbench/answer-numbers";
 import { gatedValidation, workbenchAnswerChecker } from "../../../systems/workbench/answer-checker";
 import { passedIdentities, referencedIdentities, type ModelRequest } from "../../../systems/workbench/model-request";
 import { fold } from "../../../systems/workbench/text";
-import { useTestDatabase } from "../../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../../utils/scripted-llm";
-import { startTestServer } from "../../utils/server";
+import { useTestServer } from "../../utils/server";
 import { eventsNamed } from "../../utils/sse";
 import { DOC_ANSWERS } from "./answer-corpus/answers-docs";
 import { DOCUMENT_ANSWERS } from "./answer-corpus/answers-documents";
 import { LIST_ANSWERS } from "./answer-corpus/answers-lists";
 import { HELDOUT_ANSWERS } from "./answer-corpus/answers-heldout";
 import { MORE_ANSWERS } from "./answer-corpus/answers-more";
+import { KEY_ANSWERS } from "./answer-corpus/answers-keys";
 import type { Labelled } from "./answer-corpus/labelled";
 import { SCENARIOS } from "./answer-corpus/scenarios";
 import { corpusWorkspace } from "./answer-corpus/workspace";
 import { newConversation, one, send, type Json } from "./http-workbench-helpers";
 
-const CORPUS: Labelled[] = [...DOCUMENT_ANSWERS, ...LIST_ANSWERS, ...DOC_ANSWERS, ...MORE_ANSWERS, ...HELDOUT_ANSWERS];
+const CORPUS: Labelled[] = [
+  ...DOCUMENT_ANSWERS,
+  ...LIST_ANSWERS,
+  ...DOC_ANSWERS,
+  ...MORE_ANSWERS,
+  ...HELDOUT_ANSWERS,
+  ...KEY_ANSWERS,
+];
 const HELDOUT = new Set<Labelled>(HELDOUT_ANSWERS);
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Awaited<ReturnType<typeof startTestServer>>;
+const server = useTestServer({ llm: true });
+const llm = server.llm;
 const prompts = new Map<string, ModelRequest>();
 const identities = new Set(corpusWorkspace.documents.map((d) => fold(d.identity)));
 
@@ -45,8 +50,6 @@ async function turn(scenario: string, answer?: string) {
 }
 
 beforeAll(async () => {
-  llm = await startScriptedLlm();
-  server = await startTestServer({ db: t.db, llm });
   for (const s of SCENARIOS) {
     await turn(s.id);
     const call = llm.calls.find((c) => c.role === "answer");
@@ -54,10 +57,6 @@ beforeAll(async () => {
     prompts.set(s.id, JSON.parse(call!.messages.at(-1)!.content) as ModelRequest);
   }
 }, 180_000);
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
 
 /** What turn.ts does with a streamed answer: shown whole, or refused (replaced). */
 function verdict(a: Labelled): { shown: boolean; issues: string[] } {

@@ -97,6 +97,40 @@ describe("figures bound to the context", () => {
     expect(unsupportedFigures("Не больше 40 точек.", c)).toEqual([]);
     expect(unsupportedFigures("До 40 транспортных средств.", c).map((f) => f.value)).toEqual([40]);
   });
+  it("a unit-less content key counts the noun it means (the key's word or its gloss), never another", () => {
+    const c = contextNumbers(
+      req({ description: "Шаг, завершившийся ошибкой, запускается повторно.", retries: 3, maxParallelTasks: 2 }),
+    );
+    for (const t of [
+      "До 3 попыток.",
+      "Три повтора.",
+      "Повторяется до 3 раз.",
+      "Up to 3 retries.",
+      "Не больше двух задач.",
+      "Повторные попытки: 3.",
+    ])
+      expect(unsupportedFigures(t, c), t).toEqual([]);
+    for (const t of ["Участвуют 3 пользователя.", "До 3 задач.", "До 2 раз.", "В течение 3 дней.", "До 4 попыток."])
+      expect(unsupportedFigures(t, c).length, t).toBeGreaterThan(0);
+  });
+  it("a key's gloss written out in a passed passage counts too, though its document never says it", () => {
+    const r = req({ description: "Совет утверждает решения.", quorum: 5 });
+    const c = contextNumbers({
+      ...r,
+      context: [
+        ...r.context,
+        {
+          kind: "doc",
+          docId: "council",
+          heading: "Параметры совета",
+          text: "Параметр quorum — минимальное число голосов для решения.",
+          tokens: 10,
+        } as never,
+      ],
+    });
+    expect(unsupportedFigures("Нужно 5 голосов.", c)).toEqual([]);
+    expect(unsupportedFigures("Нужно 5 участников.", c).map((f) => f.value)).toEqual([5]);
+  });
   it("a unit with no number is one of it; a calendar gloss stands only beside the exact figure", () => {
     expect(figuresIn("после года работы")[0]).toMatchObject({ value: 1, measure: { dim: "months", base: 12 } });
     expect(figuresIn("раз в сутки")[0]).toMatchObject({ value: 1, measure: { dim: "time", base: 1440 } });

@@ -5,13 +5,13 @@ import {
   interactionMachine,
   interactionSpec,
   MODEL_FAILURE,
-  replyRefusal,
-  stateLabel,
   UNCLEAR_PREFIX,
   type AnswerRequest,
   type InteractionEvent,
   type ReplyReceived,
 } from "../../../systems/workbench/interaction.machine";
+import { replyRefusal } from "../../../systems/workbench/interaction-clarification.machine";
+import { stateLabel } from "../../../systems/workbench/interaction-setup.machine";
 import { discardedTurn } from "../../../systems/workbench/interaction-report";
 import type { Candidate, Plan } from "../../../systems/workbench/types";
 import { transitionCoverage } from "../../utils/machine-coverage";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildDocsIndex } from "../../../systems/workbench/docs";
 import { prepare, type ModelPort } from "../../../systems/workbench/prepare";
+import { getIndex } from "../../../systems/workbench/resolve-index";
 import { StageTrace, type StageRecord } from "../../../systems/workbench/trace";
 import type { Plan } from "../../../systems/workbench/types";
 import { pastTaskCap, sha, stageIds, workspace } from "./fixtures";
@@ -35,12 +36,15 @@ async function run(
   const planner = port(o.planner ?? []);
   const reranker = port(o.reranker ?? []);
   const stages: StageRecord[] = [];
+  const { index, cached } = getIndex(workspace, sha);
   const r = await prepare({
     text,
     planVersion: o.plan?.planVersion ?? 1,
     ...(o.plan ? { plan: o.plan } : {}),
     workspace,
     snapshotSha256: sha,
+    index,
+    indexCached: cached,
     docs,
     referents: o.referents ?? [],
     history: [],

@@ -30,4 +30,6 @@ export const SCENARIOS: Scenario[] = [
   { id: "doc-form-layout", message: "Какие раскладки бывают у формы?" },
   { id: "doc-operators", message: "Какие операторы поддерживают выражения?" },
   { id: "doc-assistant", message: "Что умеет ассистент Конфигуратора?" },
+  // unit-less content keys restated with the noun of their meaning (answers-keys.ts)
+  { id: "period-close", message: "Покажи композицию «Закрытие периода»" },
 ];

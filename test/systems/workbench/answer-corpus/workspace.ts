@@ -68,9 +68,32 @@ const richer: Record<string, Record<string, unknown>> = {
     description: "Сотрудник компании. Право на первый отпуск появляется после 6 месяцев работы.",
     usedBy: ["form-employee-card", "composition-vacation-days"],
   },
+  // issue 42's gap of unit-less content keys (answers-keys.ts): `retries` and `maxParallelTasks` name
+  // what they count in English only; the description never says «попытка» or «задача»
+  "composition-period-close": {
+    description:
+      "Закрытие периода: сверка остатков с контрагентами, затем формирование отчётности. Шаг, завершившийся ошибкой, запускается повторно.",
+    steps: ["reconcileBalances", "buildReports"],
+    retries: 3,
+    maxParallelTasks: 2,
+    reminderDays: 5,
+  },
 };
+
+/** Documents the sample workspace lacks: a composition in the archive folder, whose keys carry no unit. */
+const added: WorkspaceSnapshot["documents"] = [
+  {
+    documentType: "Composition",
+    identity: "composition-period-close",
+    displayName: "Закрытие периода",
+    folderIdentity: "folder-archive",
+    content: {},
+  } as WorkspaceSnapshot["documents"][number],
+];
 
 export const corpusWorkspace: WorkspaceSnapshot = {
   generation: "42-corpus",
-  documents: sample.documents.map((d) => (richer[d.identity] ? { ...d, content: richer[d.identity]! } : d)),
+  documents: [...sample.documents, ...added].map((d) =>
+    richer[d.identity] ? { ...d, content: richer[d.identity]! } : d,
+  ),
 };
