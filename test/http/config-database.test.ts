@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import postgres from "postgres";
 import { loadConfig } from "../../http/config";
-import { startServer } from "../../http/start";
-import { dialogueSystems } from "../../systems";
 import { createTestDatabase, onServer, serverUrl } from "../utils/db";
+import { startTestServer } from "../utils/server";
 
 describe("DATABASE_POOL_MAX", () => {
   it("defaults to 10 connections, takes 1–500, refuses anything else", () => {
@@ -18,14 +17,7 @@ describe("DATABASE_POOL_MAX", () => {
     const scratch = await createTestDatabase();
     await scratch.db.close();
     const name = new URL(scratch.url!).pathname.slice(1);
-    const config = loadConfig({
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATABASE_URL: scratch.url!,
-      DATABASE_POOL_MAX: "2",
-      DATA_DIR: "memory://",
-    });
-    const started = await startServer(config, () => {}, { systems: dialogueSystems });
+    const started = await startTestServer({ env: { DATABASE_URL: scratch.url!, DATABASE_POOL_MAX: "2" } });
     const admin = postgres(serverUrl!, { max: 1, onnotice: () => {} });
     try {
       const created = await Promise.all(

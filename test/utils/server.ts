@@ -9,7 +9,8 @@ import { createTestDatabase } from "./db";
 import { lazyLlm, scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
 
 export interface TestServerOptions {
-  db: Database;
+  /** The test file's database; omitted: the server opens its own from the config (DATABASE_URL in `env`). */
+  db?: Database;
   /** Point every role at this scripted server; omitted → the offline provider. */
   llm?: ScriptedLlm;
   /** API_TOKENS spec, e.g. "a:tok-a,b:tok-b". */
