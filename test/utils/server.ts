@@ -76,6 +76,11 @@ export type ExtraServerOptions = Omit<UseTestServerOptions, "over" | "resetLlm" 
    * only: PGlite has one connection); the pool closes when the server stops.
    */
   ownPool?: boolean;
+  /**
+   * The server opens its pool itself from its config (DATABASE_URL set to this file's database,
+   * with the env's DATABASE_POOL_MAX etc.), as `npm start` does (PostgreSQL only).
+   */
+  poolFromConfig?: boolean;
 };
 
 /** What `useTestServer` hands a test file: everything is ready inside tests and hooks declared after it. */
@@ -125,14 +130,16 @@ export function useTestServer(o: UseTestServerOptions = {}): TestServer {
   const dbUrl = () => (over ? over.dbUrl : database?.url);
   const server = () => ready(main, "server");
 
-  const start = async ({ env: e, ownPool, ...extra }: ExtraServerOptions = {}) => {
+  const start = async ({ env: e, ownPool, poolFromConfig, ...extra }: ExtraServerOptions = {}) => {
     const url = dbUrl();
-    if (ownPool && !url) throw new Error("ownPool: a pool of its own needs the PostgreSQL server (DATABASE_URL)");
+    if ((ownPool || poolFromConfig) && !url)
+      throw new Error("ownPool / poolFromConfig: a pool of its own needs the PostgreSQL server (DATABASE_URL)");
     const pool = ownPool ? await openDatabase({ url, max: 8, migrate: false }) : undefined;
+    const env = typeof e === "function" ? e() : e;
     const s = await startTestServer({
       ...extra,
-      env: typeof e === "function" ? e() : e,
-      db: pool ?? db(),
+      env: poolFromConfig ? { ...env, DATABASE_URL: url! } : env,
+      db: poolFromConfig ? undefined : (pool ?? db()),
       llm: extra.llm ? llm() : undefined,
     }).catch(async (err: unknown) => {
       await pool?.close();
