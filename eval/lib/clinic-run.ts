@@ -1,7 +1,7 @@
 import type { ClinicCase, ClinicExpect, Datasets } from "./dataset";
 import { first, type Client } from "./http";
+import { createConversation, turnResult, type TurnResultOf } from "./case-run";
 import type { ModelServer } from "./model-server";
-import { errorCodeOf, labelledTurn, scriptedTurn, type TurnResult } from "./turn-result";
 import type { ScriptFor } from "./workbench-run";
 
 /** Runs clinic dialogues over HTTP (CONTRACT §5) and records each turn's state and events. */
@@ -27,7 +27,7 @@ export interface ClinicObserved {
   error: string | null;
 }
 
-export type ClinicTurnResult = TurnResult<"clinic", ClinicExpect, ClinicObserved>;
+export type ClinicTurnResult = TurnResultOf<"clinic", ClinicExpect, ClinicObserved>;
 
 /** The eval's own knowledge base of the clinic (prices, hours, address), so informational branches have facts in live runs. */
 export async function loadClinicKb(client: Client, kb: Datasets["clinicKb"]): Promise<void> {
@@ -44,9 +44,7 @@ export async function runClinicCase(
   c: ClinicCase,
   scriptFor: ScriptFor,
 ): Promise<ClinicTurnResult[]> {
-  const created = await client.json<{ threadId?: string }>("POST", "/v1/clinic/threads", {});
-  const threadId = created.body.threadId;
-  if (!threadId) throw new Error(`case ${c.id}: could not create a thread (HTTP ${created.status})`);
+  const threadId = await createConversation(client, "/v1/clinic/threads", c.id);
   const thread = async () =>
     (await client.json<{ state?: ClinicState; messages?: unknown[] }>("GET", `/v1/clinic/threads/${threadId}`)).body;
   const out: ClinicTurnResult[] = [];
@@ -65,29 +63,21 @@ export async function runClinicCase(
         throw new Error(`case ${c.id} turn ${i}: operator ${op.action} answered HTTP ${r.status}, expected ${want}`);
     }
     const before = t.expect.stateUnchanged !== undefined ? await thread() : null;
-    const { r, calls } = await scriptedTurn(
-      client,
-      models,
-      [scriptFor(c.id, i, t.models)],
-      `/v1/clinic/threads/${threadId}/messages`,
-      { text: t.text, debug: true },
-    );
+    models.beginTurn(scriptFor(c.id, i, t.models));
+    const r = await client.sse(`/v1/clinic/threads/${threadId}/messages`, { text: t.text, debug: true });
+    const calls = models.endTurn();
     const after = before ? await thread() : null;
     const fin = first(r, "final") as { reply?: string; state?: ClinicState; events?: string[] } | undefined;
-    out.push({
-      ...labelledTurn("clinic", c, i),
-      observed: {
-        state: fin?.state ?? null,
-        events: fin?.events ?? [],
-        reply: fin?.reply ?? "",
-        stateUnchanged: before && after ? JSON.stringify(before.state) === JSON.stringify(after.state) : null,
-        messagesDelta: before && after ? (after.messages?.length ?? 0) - (before.messages?.length ?? 0) : null,
-        error: errorCodeOf(r),
-      },
-      calls,
-      ms: r.ms,
-      diverged: false,
-    });
+    const err = first(r, "error") as { code?: string } | undefined;
+    const observed: ClinicObserved = {
+      state: fin?.state ?? null,
+      events: fin?.events ?? [],
+      reply: fin?.reply ?? "",
+      stateUnchanged: before && after ? JSON.stringify(before.state) === JSON.stringify(after.state) : null,
+      messagesDelta: before && after ? (after.messages?.length ?? 0) - (before.messages?.length ?? 0) : null,
+      error: err?.code ?? r.json?.error?.code ?? null,
+    };
+    out.push(turnResult("clinic", c, i, t, observed, calls, r.ms));
   }
   return out;
 }

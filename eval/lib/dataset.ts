@@ -89,42 +89,46 @@ const Patch = z
   })
   .strict();
 
-/**
- * A labelled case of any suite: its id, tags and note (and what the suite adds, `fields`), and one
- * or more turns — each a message, the model replies scripted for it and its labels, with what the
- * suite's turns add (`turn`). Strict throughout: a misspelt label is an error, not a skipped check.
- */
-const labelledCase = <Expect extends z.ZodType, Turn extends z.ZodRawShape, Fields extends z.ZodRawShape>(
-  expect: Expect,
-  turn: Turn,
-  fields: Fields,
-) =>
+export const WorkbenchCase = z
+  .object({
+    id: z.string(),
+    workspace: z.string(),
+    tags: z.array(z.string()).min(1),
+    note: z.string().optional(),
+    turns: z
+      .array(
+        z
+          .object({
+            text: z.string(),
+            /** Answer the clarification the previous turn asked (interactionId + replyToClarificationId). */
+            reply: z.boolean().optional(),
+            /** With `reply`: answer the clarification asked at this (earlier) turn index instead. */
+            replyToTurn: z.number().int().min(0).optional(),
+            /** Click: the candidate of the previous clarification whose identity this is. */
+            select: z.string().optional(),
+            /** A candidate id the previous clarification never offered (must be refused). */
+            forgeCandidateId: z.string().optional(),
+            workspacePatch: Patch.optional(),
+            models: ScriptSchema.optional(),
+            expect: WorkbenchExpect,
+          })
+          .strict(),
+      )
+      .min(1),
+  })
+  .strict();
+export type WorkbenchCase = z.infer<typeof WorkbenchCase>;
+
+/** A clinic or Evidence case: an id, its tags, a note, and one or more turns of this shape. */
+const caseOf = <T extends z.ZodRawShape>(turn: T) =>
   z
     .object({
       id: z.string(),
-      ...fields,
       tags: z.array(z.string()).min(1),
       note: z.string().optional(),
-      turns: z.array(z.object({ ...turn, text: z.string(), models: ScriptSchema.optional(), expect }).strict()).min(1),
+      turns: z.array(z.object(turn).strict()).min(1),
     })
     .strict();
-
-export const WorkbenchCase = labelledCase(
-  WorkbenchExpect,
-  {
-    /** Answer the clarification the previous turn asked (interactionId + replyToClarificationId). */
-    reply: z.boolean().optional(),
-    /** With `reply`: answer the clarification asked at this (earlier) turn index instead. */
-    replyToTurn: z.number().int().min(0).optional(),
-    /** Click: the candidate of the previous clarification whose identity this is. */
-    select: z.string().optional(),
-    /** A candidate id the previous clarification never offered (must be refused). */
-    forgeCandidateId: z.string().optional(),
-    workspacePatch: Patch.optional(),
-  },
-  { workspace: z.string() },
-);
-export type WorkbenchCase = z.infer<typeof WorkbenchCase>;
 
 /** A label names a branch the clinic has (its one list of codes). */
 const Branch = BranchCode;
@@ -170,18 +174,19 @@ export const OperatorStep = z
   .strict();
 export type OperatorStep = z.infer<typeof OperatorStep>;
 
-export const ClinicCase = labelledCase(
-  ClinicExpect,
-  {
-    /** What operators do before the patient's message (issue 32): inbox actions, in order. */
-    operator: z.array(OperatorStep).optional(),
-  },
-  {},
-);
+export const ClinicCase = caseOf({
+  /** What operators do before the patient's message (issue 32): inbox actions, in order. */
+  operator: z.array(OperatorStep).optional(),
+  text: z.string(),
+  models: ScriptSchema.optional(),
+  expect: ClinicExpect,
+});
 export type ClinicCase = z.infer<typeof ClinicCase>;
 
-export const EvidenceCase = labelledCase(
-  z
+export const EvidenceCase = caseOf({
+  text: z.string(),
+  models: ScriptSchema.optional(),
+  expect: z
     .object({
       outcome: z.string(),
       reasonCodes: z.array(z.string()).optional(),
@@ -191,9 +196,7 @@ export const EvidenceCase = labelledCase(
       answerExcludes: z.array(z.string()).optional(),
     })
     .strict(),
-  {},
-  {},
-);
+});
 export type EvidenceCase = z.infer<typeof EvidenceCase>;
 
 function readJsonFiles(dir: string): { file: string; data: unknown }[] {

@@ -1,5 +1,5 @@
 import type { ConfigReport } from "./evaluate";
-import type { CommonMetrics, Ratio } from "./metrics";
+import type { Ratio } from "./metrics";
 
 /**
  * The report's headline numbers as a flat list: one place that names them, their direction and
@@ -34,25 +34,22 @@ const num = (
   kind: Kind = "number",
 ): Headline => ({ key, label, value, kind, better });
 
-/**
- * What a system's turns cost, named alike in every system: prompt tokens per turn (marked when
- * estimated from characters) and the latency percentiles it reports.
- */
+/** A suite's cost rows: prompt tokens per `per` (its turn), then latency at these percentiles. */
 const costs = (
-  key: string,
+  suite: string,
   label: string,
   per: string,
-  m: Pick<CommonMetrics, "tokens" | "latency">,
+  m: { tokens: { estimated: boolean; promptPerTurn: number }; latency: { p50: number; p95: number } },
   percentiles: ("p50" | "p95")[] = ["p50", "p95"],
 ): Headline[] => [
   num(
-    `${key}.promptTokens`,
+    `${suite}.promptTokens`,
     `${label}: prompt tokens per ${per}${m.tokens.estimated ? " (≈chars/4)" : ""}`,
     m.tokens.promptPerTurn,
     "none",
   ),
   ...percentiles.map((p) =>
-    num(`${key}.latency${p.toUpperCase()}`, `${label}: latency ${p}`, m.latency[p], "none", "ms"),
+    num(`${suite}.latency${p.toUpperCase()}`, `${label}: latency ${p}`, m.latency[p], "none", "ms"),
   ),
 ];
 

@@ -1,7 +1,7 @@
 import type { WorkbenchCase, WorkbenchExpect, Workspace } from "./dataset";
 import { first, named, stageOf, type Client, type SseResult } from "./http";
+import { createConversation, turnResult, type TurnResultOf } from "./case-run";
 import type { ModelServer } from "./model-server";
-import { labelledTurn, scriptedTurn, type TurnResult } from "./turn-result";
 import type { Script } from "./steps";
 import type { DocView } from "./steps";
 
@@ -31,7 +31,7 @@ export interface WorkbenchObserved {
   errorCode: string | null;
 }
 
-export type WorkbenchTurnResult = TurnResult<"workbench", WorkbenchExpect, WorkbenchObserved, boolean>;
+export type WorkbenchTurnResult = TurnResultOf<"workbench", WorkbenchExpect, WorkbenchObserved, boolean>;
 
 export type ScriptFor = (caseId: string, turn: number, dataset: Script | undefined) => Script;
 
@@ -122,9 +122,7 @@ export async function runWorkbenchCase(
   ws: Workspace,
   scriptFor: ScriptFor,
 ): Promise<WorkbenchTurnResult[]> {
-  const created = await client.json<{ conversationId?: string }>("POST", "/v1/workbench/conversations", {});
-  const conversationId = created.body.conversationId;
-  if (!conversationId) throw new Error(`case ${c.id}: could not create a conversation (HTTP ${created.status})`);
+  const conversationId = await createConversation(client, "/v1/workbench/conversations", c.id);
   let workspace = ws;
   type Clar = { id: string; interactionId: string; candidates: Array<{ candidateId: string; identity: string }> };
   let lastClar: Clar | null = null;
@@ -143,13 +141,12 @@ export async function runWorkbenchCase(
         body.selectedCandidateId = answering.candidates.find((x) => x.identity === t.select)?.candidateId ?? t.select;
     }
     if (t.forgeCandidateId) body.selectedCandidateId = t.forgeCandidateId;
-    const { r, calls } = await scriptedTurn(
-      client,
-      models,
-      [scriptFor(c.id, i, t.models), { documents: docViews(workspace), fallback: { answer: citingAnswer } }],
-      `/v1/workbench/conversations/${conversationId}/messages`,
-      body,
-    );
+    models.beginTurn(scriptFor(c.id, i, t.models), {
+      documents: docViews(workspace),
+      fallback: { answer: citingAnswer },
+    });
+    const r = await client.sse(`/v1/workbench/conversations/${conversationId}/messages`, body);
+    const calls = models.endTurn();
     const observed = observe(r);
     const clar = first(r, "clarification_required") as Clar | undefined;
     lastClar = clar ?? null;
@@ -164,13 +161,7 @@ export async function runWorkbenchCase(
     if (t.expect.interactionStatus) observed.interactionStatus = await statusOf(interactionId);
     if (t.expect.previousInteractionStatus) observed.previousInteractionStatus = await statusOf(prevInteraction);
     if (named(r, "done").length === 0 && r.events.length) observed.outcome = "none";
-    out.push({
-      ...labelledTurn("workbench", c, i),
-      observed,
-      calls,
-      ms: r.ms,
-      diverged,
-    });
+    out.push({ ...turnResult("workbench", c, i, t, observed, calls, r.ms), diverged });
   }
   return out;
 }

@@ -207,7 +207,8 @@ export const safetyEscalation = (reg: Registry, state: ClinicState, message: { t
  */
 export function releaseEscalation(state: ClinicState): ClinicState {
   if (state.activeBranch !== "escalate_human") return state;
-  return { ...state, ...initialClinicState(), suspended: state.suspended };
+  // A fresh thread's state, but for the booking the escalation suspended.
+  return { ...initialClinicState(), suspended: state.suspended };
 }
 
 /** A branch handed off by its own signal: its words so far stay in the reply; the next branch gets no hint or fragments. */

@@ -18,8 +18,8 @@ export const ruDate = (iso: string) => iso.split("-").reverse().join(".");
 
 type Out<N extends ToolName> = ToolOutput<N>;
 
-/** A bundle with nothing in it yet: what a turn holds before its tools ran, and what buildEvidence fills. */
-export const emptyBundle = (requestId: string, truncated: EvidenceBundle["truncated"] = []): EvidenceBundle => ({
+/** A bundle with nothing in it: where a turn gathered no evidence, and what `buildEvidence` fills. */
+export const emptyBundle = (requestId: string): EvidenceBundle => ({
   request_id: requestId,
   facts: [],
   entity_bindings: [],
@@ -28,7 +28,7 @@ export const emptyBundle = (requestId: string, truncated: EvidenceBundle["trunca
   conflicts: [],
   not_found: [],
   execution_errors: [],
-  truncated,
+  truncated: [],
 });
 
 export function buildEvidence(
@@ -37,7 +37,7 @@ export function buildEvidence(
   runs: ToolRun[],
   truncated: EvidenceBundle["truncated"],
 ): EvidenceBundle {
-  const b = emptyBundle(requestId, truncated);
+  const b: EvidenceBundle = { ...emptyBundle(requestId), truncated };
   const refIds = new Map<string, string>();
   const seen = new Set<string>();
   const src = (raw: string, run: ToolRun, kind: string) => {
