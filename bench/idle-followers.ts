@@ -1,8 +1,7 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import postgres from "postgres";
 import { childServerEnv } from "./backends";
+import { cpuOf, freePort, untilHealthy } from "./procs";
 import { percentile } from "./stats";
 
 /**
@@ -25,20 +24,6 @@ const TURNS = Number(opt("turns", "40"));
 const IDLE_S = Number(opt("idle-s", "5"));
 const backends = opt("backend", "pglite,postgres").split(",");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-}
-
-const cpuMs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-};
 
 /** The DevTools protocol of the server process: a full collection, then its process.memoryUsage(). */
 async function inspector(port: number): Promise<{ collect(): Promise<NodeJS.MemoryUsage>; close(): void }> {
@@ -105,13 +90,7 @@ async function run(backend: string): Promise<void> {
   });
   const stops: AbortController[] = [];
   try {
-    while (
-      !(await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    )
-      await sleep(200);
+    await untilHealthy(url);
     const threads: string[] = [];
     for (let i = 0; i < 50; i++) {
       const r = await fetch(`${url}/v1/clinic/threads`, { method: "POST" });
@@ -125,9 +104,9 @@ async function run(backend: string): Promise<void> {
     await turnP50(url, threads); // warm-up
     // The server's CPU per turn beside the wall-clock p50: on a machine busy with other work the
     // p50 swings with the neighbours' load, the CPU a turn costs the server much less.
-    let cpu = cpuMs(child.pid!);
+    let cpu = cpuOf(child.pid!);
     const p50None = await turnP50(url, threads);
-    const cpuNone = (cpuMs(child.pid!) - cpu) / TURNS;
+    const cpuNone = (cpuOf(child.pid!) - cpu) / TURNS;
     await sleep(2_000);
     const devtools = await inspector(inspectPort);
     const memBefore = await devtools.collect();
@@ -164,15 +143,15 @@ async function run(backend: string): Promise<void> {
     // first reads must land before the window opens, the window's own before it is read.
     if (stats) await sleep(11_000);
     const c0 = stats ? await commits() : 0;
-    const cpu0 = cpuMs(child.pid!);
+    const cpu0 = cpuOf(child.pid!);
     await sleep(IDLE_S * 1000);
-    const cpu1 = cpuMs(child.pid!);
+    const cpu1 = cpuOf(child.pid!);
     if (stats) await sleep(11_000);
     const c1 = stats ? await commits() : 0;
     await stats?.end();
-    cpu = cpuMs(child.pid!);
+    cpu = cpuOf(child.pid!);
     const p50With = await turnP50(url, threads);
-    const cpuWith = (cpuMs(child.pid!) - cpu) / TURNS;
+    const cpuWith = (cpuOf(child.pid!) - cpu) / TURNS;
     console.log(
       [
         `${backend}: ${FOLLOWERS} idle thread followers`,

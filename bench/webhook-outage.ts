@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { childServerEnv } from "./backends";
-import { freePort } from "./procs";
+import { freePort, untilHealthy } from "./procs";
 
 /**
  * Issue 47 item 2, in real time: a webhook receiver down for 10 minutes (its port closed: every
@@ -70,13 +70,7 @@ for (const s of [child.stdout!, child.stderr!])
 let receiver: Server | null = null;
 const got: Got[] = [];
 try {
-  while (
-    !(await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  )
-    await sleep(200);
+  await untilHealthy(url);
   const post = (path: string, body: unknown = {}) =>
     fetch(`${url}${path}`, {
       method: "POST",
