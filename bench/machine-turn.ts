@@ -5,6 +5,7 @@ import { defaultRegistry } from "../systems/clinic/registry";
 import type { DialogueEmitted, DialogueEvent } from "../systems/clinic/dialogue.machine";
 import type { SnapshotRow } from "../storage/snapshots";
 import { createTailFilter } from "../systems/clinic/service-tail";
+import { branchResult } from "../systems/clinic/turn-guards";
 
 /**
  * machine-turn: the statechart work of one clinic booking turn, in process (issue 46) — the
@@ -90,11 +91,12 @@ function turn(row: SnapshotRow | null, text: string, t: Phases): SnapshotRow {
     else if (e.type === "effect.branch") {
       const s = SCRIPT[/Шаг: (\w+)/.exec(e.system)?.[1] ?? "intro"]!;
       const text = `${s.reply}\nSTATE_JSON: ${JSON.stringify(s.update)}`;
-      // As the effect handler streams it (turn-effects.ts): through the tail filter, 16 characters a delta.
+      // As the effect handler streams it (turn-effects.ts): through the tail filter, 16 characters a delta,
+      // its reading handed to the machine with the event.
       const filter = createTailFilter();
       for (let i = 0; i < text.length; i += 16) filter.push(text.slice(i, i + 16));
       filter.end();
-      fed = [{ type: "branch.result", text }];
+      fed = [branchResult(text, filter.result())];
     } else if (e.type === "effect.retrieve") fed = [{ type: "retrieve.result", fragments: [] }];
     else if (e.type === "clinic.final") final = true;
     step = walk.next(fed);
