@@ -35,6 +35,105 @@ export interface WalShare {
 
 export const defaultServerUrl = "postgres://postgres@127.0.0.1:5432/test";
 
+/** The PostgreSQL server the benchmarks make their scratch databases on. */
+export const benchServerUrl = (): string =>
+  process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl;
+
+export const adminConnection = (serverUrl: string): postgres.Sql => postgres(serverUrl, { max: 1, onnotice: () => {} });
+
+export interface ScratchDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A database made for one run on the server `admin` is connected to. Named `bench_<ms, base 36>_…`
+ * in every benchmark, so that `openPostgres` sweeps away those of runs that died before dropping them.
+ */
+export async function createScratchDatabase(admin: postgres.Sql, serverUrl: string): Promise<ScratchDatabase> {
+  const name = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: () =>
+      admin.unsafe(`drop database if exists ${name} with (force)`).then(
+        () => {},
+        () => {},
+      ),
+  };
+}
+
+/**
+ * The environment of a server process a benchmark starts on `backend`: the parent's, without API
+ * tokens, on a data folder of its own (PGlite) or a scratch database (PostgreSQL); `close` drops
+ * both.
+ */
+export async function childServerEnv(
+  backend: string,
+  logLevel: string,
+): Promise<{ env: Record<string, string>; dbUrl: string | null; close(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-server-"));
+  const scratch = backend === "postgres" ? await openScratchDatabase() : null;
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    DATA_DIR: dataDir,
+    API_TOKENS: "",
+    LOG_LEVEL: logLevel,
+  };
+  if (scratch) env.DATABASE_URL = scratch.url;
+  else delete env.DATABASE_URL;
+  return {
+    env,
+    dbUrl: scratch?.url ?? null,
+    async close() {
+      await scratch?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A scratch database with an admin connection of its own; `close` drops it and ends that connection. */
+export async function openScratchDatabase(
+  serverUrl = benchServerUrl(),
+): Promise<Omit<ScratchDatabase, "drop"> & { close(): Promise<void> }> {
+  const admin = adminConnection(serverUrl);
+  const { name, url, drop } = await createScratchDatabase(admin, serverUrl);
+  return {
+    name,
+    url,
+    async close() {
+      await drop();
+      await admin.end({ timeout: 2 });
+    },
+  };
+}
+
+/**
+ * The WAL one database wrote between two LSNs (pg_walinspect, through `sql`, a connection where the
+ * extension exists): the bytes of records touching its files (oid) or of transactions that did, and
+ * those transactions' commit records. A busy server (other databases' traffic) may recycle the
+ * window's segments before they are read (58P01): the figure is then unknown (null, "n/a" in a
+ * report), not a failed benchmark.
+ */
+export async function walShareOf(sql: postgres.Sql, oid: number, from: string, to: string): Promise<WalShare | null> {
+  const pattern = `%/${oid}/%`;
+  const rows = await sql<{ bytes: string | null; commits: string }[]>`
+    with r as (select xid, resource_manager, record_type, record_length, block_ref from pg_get_wal_records_info(${from}::pg_lsn, ${to}::pg_lsn)),
+         mine as (select distinct xid from r where xid::text <> '0' and block_ref like ${pattern})
+    select sum(record_length) filter (where block_ref like ${pattern} or xid in (select xid from mine))::text as bytes,
+           count(*) filter (where resource_manager = 'Transaction' and record_type like 'COMMIT%' and xid in (select xid from mine))::text as commits
+    from r`.catch((e: { code?: string }) => {
+    if (e.code === "58P01") return null;
+    throw e;
+  });
+  if (!rows) return null;
+  return { bytes: Number(rows[0]?.bytes ?? 0), commitRecords: Number(rows[0]?.commits ?? 0) };
+}
+
 export async function openPglite(): Promise<Backend> {
   const dir = mkdtempSync(join(tmpdir(), "bench-pglite-"));
   const db = await openDatabase({ dataDir: dir });
@@ -50,12 +149,8 @@ export async function openPglite(): Promise<Backend> {
   };
 }
 
-export async function openPostgres(
-  serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl,
-  max = 10,
-): Promise<Backend> {
-  const name = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+export async function openPostgres(serverUrl = benchServerUrl(), max = 10): Promise<Backend> {
+  const admin = adminConnection(serverUrl);
   // Scratch databases of runs that died without cleaning up (their name starts with the time).
   for (const { datname } of await admin<
     { datname: string }[]
@@ -64,12 +159,10 @@ export async function openPostgres(
     if (Number.isFinite(born) && Date.now() - born > 3_600_000)
       await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
   }
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString(), max });
+  const { name, url, drop } = await createScratchDatabase(admin, serverUrl);
+  const db = await openDatabase({ url, max });
   // A side connection into the scratch database for pg_walinspect, used only outside measured windows.
-  const side = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  const side = adminConnection(url);
   const walinspect = await side`create extension if not exists pg_walinspect`.then(
     () => true,
     () => false,
@@ -108,27 +201,12 @@ export async function openPostgres(
       return { xactCommit: prev, overhead, lsn: l!.lsn };
     },
     async wal(from, to) {
-      if (!walinspect) return null;
-      const pattern = `%/${oid}/%`;
-      // A busy server (other databases' traffic) may recycle the segments of the window before they
-      // are read (58P01): the figure is then unknown ("n/a" in the report), not a failed benchmark.
-      const rows = await side<{ bytes: string | null; commits: string }[]>`
-        with r as (select xid, resource_manager, record_type, record_length, block_ref from pg_get_wal_records_info(${from}::pg_lsn, ${to}::pg_lsn)),
-             mine as (select distinct xid from r where xid::text <> '0' and block_ref like ${pattern})
-        select sum(record_length) filter (where block_ref like ${pattern} or xid in (select xid from mine))::text as bytes,
-               count(*) filter (where resource_manager = 'Transaction' and record_type like 'COMMIT%' and xid in (select xid from mine))::text as commits
-        from r`.catch((e: { code?: string }) => {
-        if (e.code === "58P01") return null;
-        throw e;
-      });
-      if (!rows) return null;
-      const [r] = rows;
-      return { bytes: Number(r?.bytes ?? 0), commitRecords: Number(r?.commits ?? 0) };
+      return walinspect ? walShareOf(side, oid, from, to) : null;
     },
     async close() {
       await side.end({ timeout: 2 }).catch(() => {});
       await db.close();
-      await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
+      await drop();
       await admin.end({ timeout: 2 });
     },
   };

@@ -1,10 +1,9 @@
-import postgres from "postgres";
 import { loadavg } from "node:os";
-import { openPostgres } from "./backends";
-import { loopbackLlm, startLoopbackModel } from "./model";
+import { adminConnection, benchServerUrl } from "./backends";
+import { runOnLoopbackEngine, type LoopbackEngine } from "./loopback-engine";
 import { SqlCounter, perTurn } from "./sql-count";
 import { lanes, ms, perSec, summarize } from "./stats";
-import { checkedTurn, startBenchServer, turnScript } from "./targets";
+import { checkedTurn } from "./targets";
 
 /**
  * `npx tsx bench/contention.ts [seconds] [concs]` — what changes in the engine's clinic turn between
@@ -16,14 +15,8 @@ import { checkedTurn, startBenchServer, turnScript } from "./targets";
 const seconds = Number(process.argv[2] ?? 4);
 const concs = (process.argv[3] ?? "16,64").split(",").map(Number);
 
-async function main(): Promise<void> {
-  const backend = await openPostgres();
-  const model = await startLoopbackModel(turnScript);
-  const engine = await startBenchServer(backend.db, loopbackLlm(model.baseURL));
-  const side = postgres(
-    process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
-    { max: 1, onnotice: () => {} },
-  );
+async function main({ backend, engine }: LoopbackEngine): Promise<void> {
+  const side = adminConnection(benchServerUrl());
   const [{ db }] = (await backend.db.sql<{ db: string }[]>`select current_database() as db`) as unknown as [
     { db: string },
   ];
@@ -98,16 +91,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await side.end({ timeout: 2 });
-    await engine.close();
-    await model.close();
-    await backend.close();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runOnLoopbackEngine(main);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Sql } from "../storage/db";
 import { floorState } from "./floor";
+import { listenLoopback } from "./loopback";
 
 /**
  * FLOOR-HTTP: the least work one clinic turn needs over HTTP + SSE, hand-written on node:http +
@@ -172,14 +173,5 @@ export async function startFloorHttp(sql: Sql, modelBaseURL: string): Promise<{ 
     json(res, 404, { error: { code: "not_found", message: "no route" } });
   });
   server.keepAliveTimeout = 120_000;
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const addr = server.address();
-  return {
-    url: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return listenLoopback(server);
 }

@@ -1,10 +1,7 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import postgres from "postgres";
-import { randomBytes } from "node:crypto";
+import { childServerEnv } from "./backends";
+import { cpuOf, freePort, untilHealthy } from "./procs";
 import { percentile } from "./stats";
 
 /**
@@ -27,20 +24,6 @@ const TURNS = Number(opt("turns", "40"));
 const IDLE_S = Number(opt("idle-s", "5"));
 const backends = opt("backend", "pglite,postgres").split(",");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-}
-
-const cpuMs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-};
 
 /** The DevTools protocol of the server process: a full collection, then its process.memoryUsage(). */
 async function inspector(port: number): Promise<{ collect(): Promise<NodeJS.MemoryUsage>; close(): void }> {
@@ -97,27 +80,7 @@ async function turnP50(url: string, threads: string[]): Promise<number> {
 }
 
 async function run(backend: string): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-idle-"));
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    DATA_DIR: dataDir,
-    API_TOKENS: "",
-    LOG_LEVEL: "warn",
-  };
-  delete env.DATABASE_URL;
-  let admin: postgres.Sql | null = null;
-  let dbName = "";
-  let dbUrl = "";
-  if (backend === "postgres") {
-    const base =
-      process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-    admin = postgres(base, { max: 1, onnotice: () => {} });
-    dbName = `bench_idle_${randomBytes(4).toString("hex")}`;
-    await admin.unsafe(`create database ${dbName}`);
-    const u = new URL(base);
-    u.pathname = `/${dbName}`;
-    env.DATABASE_URL = dbUrl = u.toString();
-  }
+  const { env, dbUrl, close } = await childServerEnv(backend, "warn");
   const port = await freePort();
   const inspectPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -127,13 +90,7 @@ async function run(backend: string): Promise<void> {
   });
   const stops: AbortController[] = [];
   try {
-    while (
-      !(await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    )
-      await sleep(200);
+    await untilHealthy(url);
     const threads: string[] = [];
     for (let i = 0; i < 50; i++) {
       const r = await fetch(`${url}/v1/clinic/threads`, { method: "POST" });
@@ -147,9 +104,9 @@ async function run(backend: string): Promise<void> {
     await turnP50(url, threads); // warm-up
     // The server's CPU per turn beside the wall-clock p50: on a machine busy with other work the
     // p50 swings with the neighbours' load, the CPU a turn costs the server much less.
-    let cpu = cpuMs(child.pid!);
+    let cpu = cpuOf(child.pid!);
     const p50None = await turnP50(url, threads);
-    const cpuNone = (cpuMs(child.pid!) - cpu) / TURNS;
+    const cpuNone = (cpuOf(child.pid!) - cpu) / TURNS;
     await sleep(2_000);
     const devtools = await inspector(inspectPort);
     const memBefore = await devtools.collect();
@@ -186,15 +143,15 @@ async function run(backend: string): Promise<void> {
     // first reads must land before the window opens, the window's own before it is read.
     if (stats) await sleep(11_000);
     const c0 = stats ? await commits() : 0;
-    const cpu0 = cpuMs(child.pid!);
+    const cpu0 = cpuOf(child.pid!);
     await sleep(IDLE_S * 1000);
-    const cpu1 = cpuMs(child.pid!);
+    const cpu1 = cpuOf(child.pid!);
     if (stats) await sleep(11_000);
     const c1 = stats ? await commits() : 0;
     await stats?.end();
-    cpu = cpuMs(child.pid!);
+    cpu = cpuOf(child.pid!);
     const p50With = await turnP50(url, threads);
-    const cpuWith = (cpuMs(child.pid!) - cpu) / TURNS;
+    const cpuWith = (cpuOf(child.pid!) - cpu) / TURNS;
     console.log(
       [
         `${backend}: ${FOLLOWERS} idle thread followers`,
@@ -213,11 +170,7 @@ async function run(backend: string): Promise<void> {
     for (const s of stops) s.abort();
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
-    if (admin) {
-      await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
-      await admin.end();
-    }
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -5,6 +5,7 @@ import { parseStructured } from "../llm/structured";
 import { modelRoles } from "../driver/system";
 import type { ChatMessage, Llm, LlmResult, Role } from "../llm/types";
 import { dialogueSystems } from "../systems";
+import { listenLoopback } from "./loopback";
 
 /**
  * The benchmarks' scripted model, one script behind three transports: an in-process
@@ -26,6 +27,26 @@ export type Script = (role: string, req: ChatRequest) => Reply;
 export const roleOf = (model: string) => model.replace(/^bench-/, "");
 export const benchRoleModels = () =>
   Object.fromEntries(modelRoles(dialogueSystems).map((r) => [r, `bench-${r}`])) as Record<Role, string>;
+
+/** A server's model settings for the loopback model: each role its own name (benchRoleModels), `other` for the rest. */
+export const loopbackModelEnv = (baseURL: string, other = "bench-answer"): Record<string, string> => ({
+  OPENAI_BASE_URL: baseURL,
+  OPENAI_API_KEY: "bench",
+  LLM_MODEL: other,
+  ...Object.fromEntries(Object.entries(benchRoleModels()).map(([r, m]) => [`LLM_MODEL_${r.toUpperCase()}`, m])),
+});
+
+/**
+ * A measured server process's environment: the loopback model, no API tokens, runs that end with
+ * their stream (no detach grace), and no debug or chatty logging to skew CPU and memory.
+ */
+export const quietServerEnv = (baseURL: string): Record<string, string> => ({
+  ...loopbackModelEnv(baseURL),
+  API_TOKENS: "",
+  RUN_DETACH_GRACE_MS: "0",
+  AI_DEBUG: "false",
+  LOG_LEVEL: "warn",
+});
 
 const enc = new TextEncoder();
 const created = Math.floor(Date.now() / 1000);
@@ -159,17 +180,8 @@ export async function startLoopbackModel(
     res.end();
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : 0;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  const { url, close } = await listenLoopback(server);
+  return { baseURL: `${url}/v1`, close };
 }
 
 export function instantLlm(script: Script): Llm {

@@ -49,6 +49,17 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
+/** Waits until the server at `url` answers its liveness probe (a child started without spawnProc). */
+export async function untilHealthy(url: string): Promise<void> {
+  while (
+    !(await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  )
+    await new Promise((r) => setTimeout(r, 200));
+}
+
 /**
  * Spawns `node <nodeArgs>` with PORT/HOST set and waits until `health` answers below 500.
  * `nodeArgs` e.g. ["--import", "tsx", "main.ts"] (what `npm run start:ts` runs) or

@@ -2,10 +2,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { modelRoles } from "../driver/system";
-import { dialogueSystems } from "../systems";
-import { defaultServerUrl } from "./backends";
-import type { Pacing } from "./model";
+import { benchServerUrl, walShareOf } from "./backends";
+import { loopbackModelEnv, type Pacing } from "./model";
 import { freePort, processTree, startChild, type Child } from "./procs";
 
 /**
@@ -55,10 +53,7 @@ export function engineEnv(port: number, model: string, db: { url: string } | { d
     ...("url" in db ? { DATABASE_URL: db.url } : { DATA_DIR: db.dir }),
     // A fresh embedded database would get the demo knowledge base; the PostgreSQL runs have none.
     DEMO_DATA: "false",
-    OPENAI_BASE_URL: model,
-    OPENAI_API_KEY: "bench",
-    LLM_MODEL: "bench-other",
-    ...Object.fromEntries(modelRoles(dialogueSystems).map((r) => [`LLM_MODEL_${r.toUpperCase()}`, `bench-${r}`])),
+    ...loopbackModelEnv(model, "bench-other"),
   };
 }
 
@@ -124,9 +119,7 @@ export interface Scratch {
   close(): Promise<void>;
 }
 
-export async function scratchPostgres(
-  serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl,
-): Promise<Scratch> {
+export async function scratchPostgres(serverUrl = benchServerUrl()): Promise<Scratch> {
   const run = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
   const admin = postgres(serverUrl, { max: 2, onnotice: () => {} });
   await admin`select 1`;
@@ -161,21 +154,10 @@ export async function scratchPostgres(
       const [{ oid } = { oid: 0 }] = await admin<
         { oid: number }[]
       >`select oid::int as oid from pg_database where datname = ${db}`;
-      const pattern = `%/${oid}/%`;
       // Records are readable once flushed: the WAL writer does that within its delay (200 ms).
       await new Promise((r) => setTimeout(r, 400));
-      const rows = await ctl<{ bytes: string | null; commits: string }[]>`
-        with r as (select xid, resource_manager, record_type, record_length, block_ref from pg_get_wal_records_info(${from}::pg_lsn, ${to}::pg_lsn)),
-             mine as (select distinct xid from r where xid::text <> '0' and block_ref like ${pattern})
-        select sum(record_length) filter (where block_ref like ${pattern} or xid in (select xid from mine))::text as bytes,
-               count(*) filter (where resource_manager = 'Transaction' and record_type like 'COMMIT%' and xid in (select xid from mine))::text as commits
-        from r`.catch((e: { code?: string }) => {
-        // A busy server may recycle the window's segments before they are read: unknown, not a failure.
-        if (e.code === "58P01") return null;
-        throw e;
-      });
-      if (!rows) return null;
-      return { bytes: Number(rows[0]?.bytes ?? 0), commits: Number(rows[0]?.commits ?? 0) };
+      const share = await walShareOf(ctl, oid, from, to);
+      return share && { bytes: share.bytes, commits: share.commitRecords };
     },
     async close() {
       await ctl.end({ timeout: 2 }).catch(() => {});

@@ -1,11 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
-import { defaultServerUrl } from "./backends";
+import { adminConnection, benchServerUrl, createScratchDatabase } from "./backends";
 import { HttpClient } from "./http";
-import { benchRoleModels, startLoopbackModel } from "./model";
+import { quietServerEnv, startLoopbackModel } from "./model";
 import { spawnProc } from "./procs";
 import { bytes, ms, sleep } from "./stats";
 import { checkedTurn, clinicTarget, turnScript } from "./targets";
@@ -33,8 +31,8 @@ const nodeArgs: Record<string, string[]> = {
 };
 
 async function main() {
-  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const serverUrl = benchServerUrl();
+  const admin = adminConnection(serverUrl);
   const model = await startLoopbackModel(turnScript);
   const log = (l: string) => console.log(l);
   log(`start and memory: ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}`);
@@ -46,25 +44,9 @@ async function main() {
     for (const backend of backends)
       for (const entry of entries) {
         const dataDir = mkdtempSync(join(tmpdir(), "bench-rss-"));
-        const env: Record<string, string> = {
-          DATA_DIR: dataDir,
-          OPENAI_BASE_URL: model.baseURL,
-          OPENAI_API_KEY: "bench",
-          LLM_MODEL: "bench-answer",
-          API_TOKENS: "",
-          RUN_DETACH_GRACE_MS: "0",
-          AI_DEBUG: "false",
-          LOG_LEVEL: "warn",
-        };
-        for (const [role, m] of Object.entries(benchRoleModels())) env[`LLM_MODEL_${role.toUpperCase()}`] = m;
-        let dbName: string | undefined;
-        if (backend === "postgres") {
-          dbName = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-          await admin.unsafe(`create database ${dbName}`);
-          const u = new URL(serverUrl);
-          u.pathname = `/${dbName}`;
-          env.DATABASE_URL = u.toString();
-        } else env.DATABASE_URL = "";
+        const env: Record<string, string> = { ...quietServerEnv(model.baseURL), DATA_DIR: dataDir };
+        const scratch = backend === "postgres" ? await createScratchDatabase(admin, serverUrl) : null;
+        env.DATABASE_URL = scratch?.url ?? "";
         const proc = await spawnProc(nodeArgs[entry]!, env, "/readyz");
         const client = new HttpClient(proc.url);
         try {
@@ -98,7 +80,7 @@ async function main() {
         } finally {
           client.close();
           await proc.stop();
-          if (dbName) await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+          await scratch?.drop();
           rmSync(dataDir, { recursive: true, force: true });
         }
       }

@@ -1,11 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
-import { defaultServerUrl } from "./backends";
+import { openScratchDatabase } from "./backends";
 import { HttpClient } from "./http";
-import { benchRoleModels, startLoopbackModel } from "./model";
+import { quietServerEnv, startLoopbackModel } from "./model";
 import { startHaproxy, type Haproxy } from "../scripts/haproxy";
 import { cpuOf, freePort, spawnProc, type Proc } from "./procs";
 import { lanes, ms, perSec, ratio, summarize } from "./stats";
@@ -51,26 +49,14 @@ interface Config {
 }
 
 async function main() {
-  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? defaultServerUrl;
-  const name = `bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const dbUrl = new URL(serverUrl);
-  dbUrl.pathname = `/${name}`;
+  const scratch = await openScratchDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), "bench-scale-out-"));
   const model = await startLoopbackModel(turnScript);
   const env: Record<string, string> = {
-    DATABASE_URL: dbUrl.toString(),
+    DATABASE_URL: scratch.url,
     DATA_DIR: dataDir,
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_API_KEY: "bench",
-    LLM_MODEL: "bench-answer",
-    API_TOKENS: "",
-    RUN_DETACH_GRACE_MS: "0",
-    AI_DEBUG: "false",
-    LOG_LEVEL: "warn",
+    ...quietServerEnv(model.baseURL),
   };
-  for (const [role, m] of Object.entries(benchRoleModels())) env[`LLM_MODEL_${role.toUpperCase()}`] = m;
   const servers: Proc[] = [];
   const proxies: Haproxy[] = [];
   const configs: Config[] = [];
@@ -171,8 +157,7 @@ async function main() {
     for (const c of configs) c.client.close();
     await Promise.all([...proxies.map((p) => p.close()), ...servers.map((p) => p.stop())]);
     await model.close();
-    await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
-    await admin.end({ timeout: 2 });
+    await scratch.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

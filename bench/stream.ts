@@ -8,6 +8,7 @@ import { HttpClient, type SseEventLite } from "./http";
 import { directLlm, instantFetch, instantLlm, type Script } from "./model";
 import { bytes, ms, perSec, ratio, sleep, summarize } from "./stats";
 import { startBenchServer, testTarget } from "./targets";
+import { listenLoopback } from "./loopback";
 
 /**
  * stream: N concurrent SSE runs, each relaying T tokens from the scripted model, through the
@@ -193,16 +194,7 @@ async function startBareRelay(script: Script): Promise<{ url: string; close(): P
     send("done", {});
     res.end();
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const addr = server.address();
-  return {
-    url: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return listenLoopback(server);
 }
 
 export async function benchStream(backend: Backend, o: StreamBenchOptions): Promise<Goal[]> {

@@ -1,11 +1,8 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import postgres from "postgres";
-import { freePort } from "./procs";
+import { childServerEnv } from "./backends";
+import { freePort, untilHealthy } from "./procs";
 
 /**
  * Issue 47 item 2, in real time: a webhook receiver down for 10 minutes (its port closed: every
@@ -39,26 +36,8 @@ interface Got {
   at: number;
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), "bench-webhook-"));
-const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
-  DATA_DIR: dataDir,
-  API_TOKENS: "",
-  LOG_LEVEL: "info",
-};
-delete env.DATABASE_URL;
-let admin: postgres.Sql | null = null;
-let dbName = "";
-if (BACKEND === "postgres") {
-  const base =
-    process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  admin = postgres(base, { max: 1, onnotice: () => {} });
-  dbName = `bench_webhook_${randomBytes(4).toString("hex")}`;
-  await admin.unsafe(`create database ${dbName}`);
-  const u = new URL(base);
-  u.pathname = `/${dbName}`;
-  env.DATABASE_URL = u.toString();
-}
+const serverEnv = await childServerEnv(BACKEND, "info");
+const env = serverEnv.env;
 
 const hookPort = await freePort();
 const port = await freePort();
@@ -91,13 +70,7 @@ for (const s of [child.stdout!, child.stderr!])
 let receiver: Server | null = null;
 const got: Got[] = [];
 try {
-  while (
-    !(await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  )
-    await sleep(200);
+  await untilHealthy(url);
   const post = (path: string, body: unknown = {}) =>
     fetch(`${url}${path}`, {
       method: "POST",
@@ -162,9 +135,5 @@ try {
   receiver?.close();
   child.kill("SIGTERM");
   await new Promise((r) => child.once("exit", r));
-  if (admin) {
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
-  }
-  rmSync(dataDir, { recursive: true, force: true });
+  await serverEnv.close();
 }

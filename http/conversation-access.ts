@@ -2,6 +2,13 @@ import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "../driver/errors";
 import type { Operation } from "../contract/http";
 import { ANY_ACCESS, credentialSha256, type ConversationAccess } from "../storage/conversation-credentials";
+import {
+  createConversation,
+  findConversation,
+  type Conversation,
+  type ConversationKind,
+} from "../storage/conversations";
+import type { Tx } from "../storage/db";
 import type { AuthEnv } from "./roles";
 
 /**
@@ -98,4 +105,21 @@ export function accessOf(c: Context<AuthEnv>): ConversationAccess {
 /** The creation's answer: the credential in the body and in a header (a proxy or SDK may read either). */
 export function credentialHeaders(credential: string): Record<string, string> {
   return { [CONVERSATION_TOKEN_HEADER]: credential };
+}
+
+/** Creates a conversation of `kind` for the request's tenant and answers 201 with its id and credential. */
+export async function answerNewConversation(c: Context<AuthEnv>, sql: Tx, kind: ConversationKind): Promise<Response> {
+  const conv = await createConversation(sql, c.get("tenantId"), kind);
+  return c.json(
+    { conversationId: conv.id, conversationToken: conv.credential },
+    201,
+    credentialHeaders(conv.credential),
+  );
+}
+
+/** The request's conversation of `kind` (path `:id`): missing, another tenant's and (a `chat` token) not its own are one 404. */
+export async function requestConversation(c: Context<AuthEnv>, sql: Tx, kind: ConversationKind): Promise<Conversation> {
+  const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id") ?? "", kind, accessOf(c));
+  if (!conv) throw conversationNotFound();
+  return conv;
 }

@@ -1,4 +1,5 @@
 import type { Tx } from "./db";
+import { roundedMs, scopedThreadEvents, type ThreadEventScope } from "./thread-events";
 
 /**
  * The human hand-off in numbers (issue 32), from the threads' event logs (storage/thread-events.ts):
@@ -24,10 +25,7 @@ export interface HandoffStats {
   transferred: number;
 }
 
-export async function handoffStats(
-  sql: Tx,
-  f: { tenantId: string; kind?: string; since?: Date },
-): Promise<HandoffStats[]> {
+export async function handoffStats(sql: Tx, f: ThreadEventScope): Promise<HandoffStats[]> {
   const rows = await sql<
     {
       reason: string;
@@ -48,9 +46,7 @@ export async function handoffStats(
       select e.kind, coalesce(e.data->>'reason', 'not_escalated') as reason,
              (e.data->>'waitMs')::float8 as wait_ms, (e.data->>'sinceTakenMs')::float8 as reply_ms,
              (e.data->>'first')::boolean as first
-        from thread_events e join conversations c on c.id = e.conversation_id
-       where c.tenant_id = ${f.tenantId} ${f.kind ? sql`and c.kind = ${f.kind}` : sql``}
-         ${f.since ? sql`and e.created_at >= ${f.since}` : sql``}
+        ${scopedThreadEvents(sql, f)}
          and e.kind <> 'patient.message')
     select reason,
            count(*) filter (where kind = 'conversation.taken')::int as taken,
@@ -65,15 +61,14 @@ export async function handoffStats(
            count(*) filter (where kind = 'conversation.assigned')::int as assigned,
            count(*) filter (where kind = 'conversation.transferred')::int as transferred
       from e group by reason order by reason`;
-  const ms = (v: number | null) => (v === null ? null : Math.round(Number(v)));
   return rows.map((r) => ({
     reason: r.reason,
     taken: r.taken,
-    avgTimeToTakeMs: ms(r.avg_take),
-    medianTimeToTakeMs: ms(r.median_take),
+    avgTimeToTakeMs: roundedMs(r.avg_take),
+    medianTimeToTakeMs: roundedMs(r.median_take),
     firstReplies: r.first_replies,
-    avgTimeToFirstReplyMs: ms(r.avg_reply),
-    medianTimeToFirstReplyMs: ms(r.median_reply),
+    avgTimeToFirstReplyMs: roundedMs(r.avg_reply),
+    medianTimeToFirstReplyMs: roundedMs(r.median_reply),
     operatorMessages: r.operator_messages,
     released: r.released,
     closed: r.closed,

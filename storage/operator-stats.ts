@@ -1,4 +1,5 @@
 import type { Tx } from "./db";
+import { roundedMs, scopedThreadEvents, type ThreadEventScope } from "./thread-events";
 
 /**
  * The hand-off per operator (issue 43 item 4), from the threads' event logs
@@ -25,10 +26,7 @@ export interface OperatorStats {
   transfersIn: number;
 }
 
-export async function operatorStats(
-  sql: Tx,
-  f: { tenantId: string; kind?: string; since?: Date },
-): Promise<OperatorStats[]> {
+export async function operatorStats(sql: Tx, f: ThreadEventScope): Promise<OperatorStats[]> {
   const rows = await sql<
     {
       operator: string;
@@ -43,9 +41,7 @@ export async function operatorStats(
   >`
     with e as (
       select e.kind, e.data, (e.data->>'sinceTakenMs')::float8 as reply_ms, (e.data->>'first')::boolean as first
-        from thread_events e join conversations c on c.id = e.conversation_id
-       where c.tenant_id = ${f.tenantId} ${f.kind ? sql`and c.kind = ${f.kind}` : sql``}
-         ${f.since ? sql`and e.created_at >= ${f.since}` : sql``}
+        ${scopedThreadEvents(sql, f)}
          and e.kind in ('conversation.taken', 'operator.message', ${TRANSFER_EVENT_KIND})),
     who as (
       select kind, data->>'operator' as operator, reply_ms, first, 'act' as side from e
@@ -64,13 +60,12 @@ export async function operatorStats(
            count(*) filter (where side = 'out')::int as transfers_out,
            count(*) filter (where side = 'in')::int as transfers_in
       from who group by operator order by operator`;
-  const ms = (v: number | null) => (v === null ? null : Math.round(Number(v)));
   return rows.map((r) => ({
     operator: r.operator,
     taken: r.taken,
     firstReplies: r.first_replies,
-    avgTimeToFirstReplyMs: ms(r.avg_reply),
-    medianTimeToFirstReplyMs: ms(r.median_reply),
+    avgTimeToFirstReplyMs: roundedMs(r.avg_reply),
+    medianTimeToFirstReplyMs: roundedMs(r.median_reply),
     messages: r.messages,
     transfersOut: r.transfers_out,
     transfersIn: r.transfers_in,

@@ -101,3 +101,22 @@ export async function lastThreadEvent(sql: Tx, conversationId: string): Promise<
      order by seq desc limit 1`;
   return r ? toEvent(r) : null;
 }
+
+/** Which threads' events a hand-off figure counts: a tenant's, of one conversation kind, since a moment. */
+export interface ThreadEventScope {
+  tenantId: string;
+  kind?: string;
+  since?: Date;
+}
+
+/**
+ * `from … where …` of the events of the threads in `f` (`e` the event, `c` its conversation): the
+ * scope every hand-off figure (handoff-stats.ts, operator-stats.ts) counts over, for the caller to narrow.
+ */
+export const scopedThreadEvents = (sql: Tx, f: ThreadEventScope) =>
+  sql`from thread_events e join conversations c on c.id = e.conversation_id
+       where c.tenant_id = ${f.tenantId} ${f.kind ? sql`and c.kind = ${f.kind}` : sql``}
+         ${f.since ? sql`and e.created_at >= ${f.since}` : sql``}`;
+
+/** A figure's milliseconds, rounded (SQL's averages and percentiles come back as floats, or text). */
+export const roundedMs = (v: number | null) => (v === null ? null : Math.round(Number(v)));

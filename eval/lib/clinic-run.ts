@@ -1,6 +1,7 @@
 import type { ClinicCase, ClinicExpect, Datasets } from "./dataset";
 import { first, type Client } from "./http";
-import type { CallRecord, ModelServer } from "./model-server";
+import { createConversation, turnResult, type TurnResultOf } from "./case-run";
+import type { ModelServer } from "./model-server";
 import type { ScriptFor } from "./workbench-run";
 
 /** Runs clinic dialogues over HTTP (CONTRACT §5) and records each turn's state and events. */
@@ -26,18 +27,7 @@ export interface ClinicObserved {
   error: string | null;
 }
 
-export interface ClinicTurnResult {
-  suite: "clinic";
-  caseId: string;
-  turn: number;
-  tags: string[];
-  text: string;
-  expect: ClinicExpect;
-  observed: ClinicObserved;
-  calls: CallRecord[];
-  ms: number;
-  diverged: false;
-}
+export type ClinicTurnResult = TurnResultOf<"clinic", ClinicExpect, ClinicObserved>;
 
 /** The eval's own knowledge base of the clinic (prices, hours, address), so informational branches have facts in live runs. */
 export async function loadClinicKb(client: Client, kb: Datasets["clinicKb"]): Promise<void> {
@@ -54,9 +44,7 @@ export async function runClinicCase(
   c: ClinicCase,
   scriptFor: ScriptFor,
 ): Promise<ClinicTurnResult[]> {
-  const created = await client.json<{ threadId?: string }>("POST", "/v1/clinic/threads", {});
-  const threadId = created.body.threadId;
-  if (!threadId) throw new Error(`case ${c.id}: could not create a thread (HTTP ${created.status})`);
+  const threadId = await createConversation(client, "/v1/clinic/threads", c.id);
   const thread = async () =>
     (await client.json<{ state?: ClinicState; messages?: unknown[] }>("GET", `/v1/clinic/threads/${threadId}`)).body;
   const out: ClinicTurnResult[] = [];
@@ -81,25 +69,15 @@ export async function runClinicCase(
     const after = before ? await thread() : null;
     const fin = first(r, "final") as { reply?: string; state?: ClinicState; events?: string[] } | undefined;
     const err = first(r, "error") as { code?: string } | undefined;
-    out.push({
-      suite: "clinic",
-      caseId: c.id,
-      turn: i,
-      tags: c.tags,
-      text: t.text,
-      expect: t.expect,
-      observed: {
-        state: fin?.state ?? null,
-        events: fin?.events ?? [],
-        reply: fin?.reply ?? "",
-        stateUnchanged: before && after ? JSON.stringify(before.state) === JSON.stringify(after.state) : null,
-        messagesDelta: before && after ? (after.messages?.length ?? 0) - (before.messages?.length ?? 0) : null,
-        error: err?.code ?? r.json?.error?.code ?? null,
-      },
-      calls,
-      ms: r.ms,
-      diverged: false,
-    });
+    const observed: ClinicObserved = {
+      state: fin?.state ?? null,
+      events: fin?.events ?? [],
+      reply: fin?.reply ?? "",
+      stateUnchanged: before && after ? JSON.stringify(before.state) === JSON.stringify(after.state) : null,
+      messagesDelta: before && after ? (after.messages?.length ?? 0) - (before.messages?.length ?? 0) : null,
+      error: err?.code ?? r.json?.error?.code ?? null,
+    };
+    out.push(turnResult("clinic", c, i, t, observed, calls, r.ms));
   }
   return out;
 }

@@ -119,6 +119,17 @@ export const WorkbenchCase = z
   .strict();
 export type WorkbenchCase = z.infer<typeof WorkbenchCase>;
 
+/** A clinic or Evidence case: an id, its tags, a note, and one or more turns of this shape. */
+const caseOf = <T extends z.ZodRawShape>(turn: T) =>
+  z
+    .object({
+      id: z.string(),
+      tags: z.array(z.string()).min(1),
+      note: z.string().optional(),
+      turns: z.array(z.object(turn).strict()).min(1),
+    })
+    .strict();
+
 /** A label names a branch the clinic has (its one list of codes). */
 const Branch = BranchCode;
 
@@ -163,55 +174,29 @@ export const OperatorStep = z
   .strict();
 export type OperatorStep = z.infer<typeof OperatorStep>;
 
-export const ClinicCase = z
-  .object({
-    id: z.string(),
-    tags: z.array(z.string()).min(1),
-    note: z.string().optional(),
-    turns: z
-      .array(
-        z
-          .object({
-            /** What operators do before the patient's message (issue 32): inbox actions, in order. */
-            operator: z.array(OperatorStep).optional(),
-            text: z.string(),
-            models: ScriptSchema.optional(),
-            expect: ClinicExpect,
-          })
-          .strict(),
-      )
-      .min(1),
-  })
-  .strict();
+export const ClinicCase = caseOf({
+  /** What operators do before the patient's message (issue 32): inbox actions, in order. */
+  operator: z.array(OperatorStep).optional(),
+  text: z.string(),
+  models: ScriptSchema.optional(),
+  expect: ClinicExpect,
+});
 export type ClinicCase = z.infer<typeof ClinicCase>;
 
-export const EvidenceCase = z
-  .object({
-    id: z.string(),
-    tags: z.array(z.string()).min(1),
-    note: z.string().optional(),
-    turns: z
-      .array(
-        z
-          .object({
-            text: z.string(),
-            models: ScriptSchema.optional(),
-            expect: z
-              .object({
-                outcome: z.string(),
-                reasonCodes: z.array(z.string()).optional(),
-                reasonCodesExclude: z.array(z.string()).optional(),
-                answerIncludes: z.array(z.string()).optional(),
-                /** What a lying answer model wrote: it must not reach the shown answer. */
-                answerExcludes: z.array(z.string()).optional(),
-              })
-              .strict(),
-          })
-          .strict(),
-      )
-      .min(1),
-  })
-  .strict();
+export const EvidenceCase = caseOf({
+  text: z.string(),
+  models: ScriptSchema.optional(),
+  expect: z
+    .object({
+      outcome: z.string(),
+      reasonCodes: z.array(z.string()).optional(),
+      reasonCodesExclude: z.array(z.string()).optional(),
+      answerIncludes: z.array(z.string()).optional(),
+      /** What a lying answer model wrote: it must not reach the shown answer. */
+      answerExcludes: z.array(z.string()).optional(),
+    })
+    .strict(),
+});
 export type EvidenceCase = z.infer<typeof EvidenceCase>;
 
 function readJsonFiles(dir: string): { file: string; data: unknown }[] {

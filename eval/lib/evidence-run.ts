@@ -1,22 +1,16 @@
 import type { EvidenceCase } from "./dataset";
 import { first, type Client } from "./http";
-import type { CallRecord, ModelServer } from "./model-server";
+import { createConversation, turnResult, type TurnResultOf } from "./case-run";
+import type { ModelServer } from "./model-server";
 import type { ScriptFor } from "./workbench-run";
 
 /** Runs evidence-workflow questions (seed 002) over HTTP and records each turn's outcome class and reason codes. */
 
-export interface EvidenceTurnResult {
-  suite: "evidence";
-  caseId: string;
-  turn: number;
-  tags: string[];
-  text: string;
-  expect: EvidenceCase["turns"][number]["expect"];
-  observed: { outcome: string | null; reasonCodes: string[]; answer: string; error: string | null };
-  calls: CallRecord[];
-  ms: number;
-  diverged: false;
-}
+export type EvidenceTurnResult = TurnResultOf<
+  "evidence",
+  EvidenceCase["turns"][number]["expect"],
+  { outcome: string | null; reasonCodes: string[]; answer: string; error: string | null }
+>;
 
 export async function runEvidenceCase(
   client: Client,
@@ -24,9 +18,7 @@ export async function runEvidenceCase(
   c: EvidenceCase,
   scriptFor: ScriptFor,
 ): Promise<EvidenceTurnResult[]> {
-  const created = await client.json<{ conversationId?: string }>("POST", "/v1/evidence/conversations", {});
-  const id = created.body.conversationId;
-  if (!id) throw new Error(`case ${c.id}: could not create an evidence conversation (HTTP ${created.status})`);
+  const id = await createConversation(client, "/v1/evidence/conversations", c.id);
   const out: EvidenceTurnResult[] = [];
   for (const [i, t] of c.turns.entries()) {
     models.beginTurn(scriptFor(c.id, i, t.models));
@@ -34,23 +26,13 @@ export async function runEvidenceCase(
     const calls = models.endTurn();
     const fin = first(r, "final") as { outcome?: string; reasonCodes?: string[]; answer?: string } | undefined;
     const err = first(r, "error") as { code?: string } | undefined;
-    out.push({
-      suite: "evidence",
-      caseId: c.id,
-      turn: i,
-      tags: c.tags,
-      text: t.text,
-      expect: t.expect,
-      observed: {
-        outcome: fin?.outcome ?? null,
-        reasonCodes: fin?.reasonCodes ?? [],
-        answer: fin?.answer ?? "",
-        error: err?.code ?? r.json?.error?.code ?? null,
-      },
-      calls,
-      ms: r.ms,
-      diverged: false,
-    });
+    const observed = {
+      outcome: fin?.outcome ?? null,
+      reasonCodes: fin?.reasonCodes ?? [],
+      answer: fin?.answer ?? "",
+      error: err?.code ?? r.json?.error?.code ?? null,
+    };
+    out.push(turnResult("evidence", c, i, t, observed, calls, r.ms));
   }
   return out;
 }

@@ -34,6 +34,25 @@ const num = (
   kind: Kind = "number",
 ): Headline => ({ key, label, value, kind, better });
 
+/** A suite's cost rows: prompt tokens per `per` (its turn), then latency at these percentiles. */
+const costs = (
+  suite: string,
+  label: string,
+  per: string,
+  m: { tokens: { estimated: boolean; promptPerTurn: number }; latency: { p50: number; p95: number } },
+  percentiles: ("p50" | "p95")[] = ["p50", "p95"],
+): Headline[] => [
+  num(
+    `${suite}.promptTokens`,
+    `${label}: prompt tokens per ${per}${m.tokens.estimated ? " (≈chars/4)" : ""}`,
+    m.tokens.promptPerTurn,
+    "none",
+  ),
+  ...percentiles.map((p) =>
+    num(`${suite}.latency${p.toUpperCase()}`, `${label}: latency ${p}`, m.latency[p], "none", "ms"),
+  ),
+];
+
 export function headlines(rep: ConfigReport): Headline[] {
   const out: Headline[] = [];
   const w = rep.workbench;
@@ -86,14 +105,7 @@ export function headlines(rep: ConfigReport): Headline[] {
       ),
       num("workbench.prepCalls", "Workbench: preparatory calls per request", prep, "lower"),
       num("workbench.finalCalls", "Workbench: final calls per request", w.callsPerRequest.answer ?? 0, "none"),
-      num(
-        "workbench.promptTokens",
-        `Workbench: prompt tokens per request${w.tokens.estimated ? " (≈chars/4)" : ""}`,
-        w.tokens.promptPerTurn,
-        "none",
-      ),
-      num("workbench.latencyP50", "Workbench: latency p50", w.latency.p50, "none", "ms"),
-      num("workbench.latencyP95", "Workbench: latency p95", w.latency.p95, "none", "ms"),
+      ...costs("workbench", "Workbench", "request", w),
     );
   }
   const c = rep.clinic;
@@ -109,14 +121,7 @@ export function headlines(rep: ConfigReport): Headline[] {
       r("clinic.escalation", "Clinic: escalation reason", c.escalation),
       r("clinic.callsExact", "Clinic: model calls as labelled", c.callsExact),
       num("clinic.branchCalls", "Clinic: branch calls per turn", c.callsPerTurn.branch ?? 0, "none"),
-      num(
-        "clinic.promptTokens",
-        `Clinic: prompt tokens per turn${c.tokens.estimated ? " (≈chars/4)" : ""}`,
-        c.tokens.promptPerTurn,
-        "none",
-      ),
-      num("clinic.latencyP50", "Clinic: latency p50", c.latency.p50, "none", "ms"),
-      num("clinic.latencyP95", "Clinic: latency p95", c.latency.p95, "none", "ms"),
+      ...costs("clinic", "Clinic", "turn", c),
     );
   }
   const e = rep.evidence;
@@ -125,13 +130,7 @@ export function headlines(rep: ConfigReport): Headline[] {
       r("evidence.turnPass", "Evidence: questions fully as labelled", e.turnPass),
       r("evidence.outcome", "Evidence: outcome class", e.outcome),
       r("evidence.reasonCodes", "Evidence: reason codes", e.reasonCodes),
-      num(
-        "evidence.promptTokens",
-        `Evidence: prompt tokens per question${e.tokens.estimated ? " (≈chars/4)" : ""}`,
-        e.tokens.promptPerTurn,
-        "none",
-      ),
-      num("evidence.latencyP50", "Evidence: latency p50", e.latency.p50, "none", "ms"),
+      ...costs("evidence", "Evidence", "question", e, ["p50"]),
     );
   }
   for (const m of rep.coverage)

@@ -50,18 +50,19 @@ function stagesTable(rep: ConfigReport): string {
   ];
   // Workbench and clinic use different roles; the evidence workflow shares PLANNER/ANSWER, so it gets its own rows.
   const roles = { ...(rep.workbench?.roles ?? {}), ...(rep.clinic?.roles ?? {}) };
-  const add = (role: string, s: { turns: number; accuracy: { value: number | null }; measure: string } | undefined) => {
-    if (!s) return;
-    const u = roles[role];
-    rows.push([
-      role,
-      String(s.turns),
-      fmt({ value: s.accuracy.value, kind: "ratio" }),
-      s.measure,
-      String(u?.calls ?? 0),
-      u ? u.meanPromptTokens.toFixed(0) : "—",
-      u ? `${u.meanLatencyMs.toFixed(0)} ms` : "—",
-    ]);
+  type Stage = { turns: number; accuracy: { value: number | null }; measure: string };
+  /** A stage's row: how it did where it was called, and what its role's calls cost. */
+  const row = (label: string, s: Stage, u: (typeof roles)[string] | undefined) => [
+    label,
+    String(s.turns),
+    fmt({ value: s.accuracy.value, kind: "ratio" }),
+    s.measure,
+    String(u?.calls ?? 0),
+    u ? u.meanPromptTokens.toFixed(0) : "—",
+    u ? `${u.meanLatencyMs.toFixed(0)} ms` : "—",
+  ];
+  const add = (role: string, s: Stage | undefined) => {
+    if (s) rows.push(row(role, s, roles[role]));
   };
   if (rep.clinic) (["router", "branch"] as const).forEach((r) => add(r, rep.clinic!.stages[r]));
   if (rep.workbench)
@@ -69,17 +70,8 @@ function stagesTable(rep: ConfigReport): string {
   if (rep.evidence) {
     const ev = rep.evidence.roles;
     for (const r of ["planner", "answer"] as const) {
-      const s = rep.evidence.stages[r];
-      const u = ev[r];
-      rows.push([
-        `evidence ${r === "planner" ? "interpreter/planner/critic" : "answer"}`,
-        String(s.turns),
-        fmt({ value: s.accuracy.value, kind: "ratio" }),
-        s.measure,
-        String(u?.calls ?? 0),
-        u ? u.meanPromptTokens.toFixed(0) : "—",
-        u ? `${u.meanLatencyMs.toFixed(0)} ms` : "—",
-      ]);
+      const label = `evidence ${r === "planner" ? "interpreter/planner/critic" : "answer"}`;
+      rows.push(row(label, rep.evidence.stages[r], ev[r]));
     }
   }
   return table(rows, ["l", "r", "r", "l", "r", "r", "r"]);

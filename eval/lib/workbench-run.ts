@@ -1,6 +1,7 @@
 import type { WorkbenchCase, WorkbenchExpect, Workspace } from "./dataset";
 import { first, named, stageOf, type Client, type SseResult } from "./http";
-import type { CallRecord, ModelServer } from "./model-server";
+import { createConversation, turnResult, type TurnResultOf } from "./case-run";
+import type { ModelServer } from "./model-server";
 import type { Script } from "./steps";
 import type { DocView } from "./steps";
 
@@ -30,19 +31,7 @@ export interface WorkbenchObserved {
   errorCode: string | null;
 }
 
-export interface WorkbenchTurnResult {
-  suite: "workbench";
-  caseId: string;
-  turn: number;
-  tags: string[];
-  text: string;
-  expect: WorkbenchExpect;
-  observed: WorkbenchObserved;
-  calls: CallRecord[];
-  ms: number;
-  /** A reply turn whose previous turn asked nothing (the run left the labelled path). */
-  diverged: boolean;
-}
+export type WorkbenchTurnResult = TurnResultOf<"workbench", WorkbenchExpect, WorkbenchObserved, boolean>;
 
 export type ScriptFor = (caseId: string, turn: number, dataset: Script | undefined) => Script;
 
@@ -133,9 +122,7 @@ export async function runWorkbenchCase(
   ws: Workspace,
   scriptFor: ScriptFor,
 ): Promise<WorkbenchTurnResult[]> {
-  const created = await client.json<{ conversationId?: string }>("POST", "/v1/workbench/conversations", {});
-  const conversationId = created.body.conversationId;
-  if (!conversationId) throw new Error(`case ${c.id}: could not create a conversation (HTTP ${created.status})`);
+  const conversationId = await createConversation(client, "/v1/workbench/conversations", c.id);
   let workspace = ws;
   type Clar = { id: string; interactionId: string; candidates: Array<{ candidateId: string; identity: string }> };
   let lastClar: Clar | null = null;
@@ -174,18 +161,7 @@ export async function runWorkbenchCase(
     if (t.expect.interactionStatus) observed.interactionStatus = await statusOf(interactionId);
     if (t.expect.previousInteractionStatus) observed.previousInteractionStatus = await statusOf(prevInteraction);
     if (named(r, "done").length === 0 && r.events.length) observed.outcome = "none";
-    out.push({
-      suite: "workbench",
-      caseId: c.id,
-      turn: i,
-      tags: c.tags,
-      text: t.text,
-      expect: t.expect,
-      observed,
-      calls,
-      ms: r.ms,
-      diverged,
-    });
+    out.push({ ...turnResult("workbench", c, i, t, observed, calls, r.ms), diverged });
   }
   return out;
 }

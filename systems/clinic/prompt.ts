@@ -1,6 +1,6 @@
 import { isStepped, stepSpec } from "./registry";
 import { routerSystemPrompt } from "./seed-router";
-import type { BranchCode, ClinicState, Registry } from "./types";
+import type { BranchCode, ClinicState, Registry, StepSpec } from "./types";
 import { branchCodes, escalationReasons, SOFT_INSERTION_LIMIT } from "./types";
 
 /** Prompt template identities; bump the version whenever the wording below changes. */
@@ -67,12 +67,13 @@ export function stateBlock(state: ClinicState): string {
   return lines.join("\n");
 }
 
-function tailInstructions(reg: Registry, state: ClinicState, branch: BranchCode): string {
+/** The answer format: fixed by the branch, the step and whether an escalation's reason is known yet. */
+function tailInstructions(reg: Registry, step: string | null, branch: BranchCode, reasonKnown: boolean): string {
   const signals =
     `Если сработало условие выхода — вместо ответа выдай только сигнал [INTENT_CHANGE: <код_ветки>] ` +
     `или [INTENT_CHANGE: escalate_human|<причина>]; причины: ${escalationReasons.filter((r) => r !== "routing_loop").join(", ")}. ` +
     `Коды веток: ${branchCodes.join(", ")}.`;
-  const spec = stepSpec(reg, branch, state.step);
+  const spec = stepSpec(reg, branch, step);
   if (isStepped(reg, branch) && spec) {
     return [
       "[ФОРМАТ ОТВЕТА]",
@@ -84,7 +85,7 @@ function tailInstructions(reg: Registry, state: ClinicState, branch: BranchCode)
       signals,
     ].join("\n");
   }
-  if (branch === "escalate_human" && state.escalationReason === null) {
+  if (branch === "escalate_human" && !reasonKnown) {
     return [
       "[ФОРМАТ ОТВЕТА]",
       `Ответь пациенту, затем последней строкой: STATE_JSON: {"escalation_reason": "<причина>"}; причины: ${escalationReasons.filter((r) => r !== "routing_loop").join(", ")}.`,
@@ -102,20 +103,36 @@ export interface BranchPromptInput {
 }
 
 /** Base prompt + rules + exit conditions + step prompt + state block + hint + hard return + knowledge (seed 003, step 5). */
-export function buildBranchSystemPrompt({ registry, state, hint, fragments }: BranchPromptInput): string {
-  const branch = state.activeBranch;
-  if (branch === null) throw new Error("buildBranchSystemPrompt: no active branch");
+/**
+ * The parts of a branch's prompt the settings and the step fix — the branch's text, rules and
+ * exit conditions, the step's block, the answer format — the same text on every turn at that
+ * step (and, in escalate_human, as long as the reason stays unknown or known): built once per registry (a registry is built from one set of settings versions and never
+ * changes; an edit builds a new one).
+ */
+interface FixedParts {
+  head: string[];
+  spec: StepSpec | undefined;
+  tail: string;
+}
+const fixedParts = new WeakMap<Registry, Map<string, FixedParts>>();
+
+function fixedFor(registry: Registry, branch: BranchCode, step: string | null, reasonKnown: boolean): FixedParts {
+  let byStep = fixedParts.get(registry);
+  if (!byStep) fixedParts.set(registry, (byStep = new Map()));
+  const key = `${branch}\u0000${step ?? ""}\u0000${reasonKnown}`;
+  let fixed = byStep.get(key);
+  if (fixed) return fixed;
   const cfg = registry.branches[branch];
-  const parts = [cfg.system_prompt];
-  if (cfg.rules.length) parts.push(["[ПРАВИЛА]", ...cfg.rules.map((r) => `- ${r}`)].join("\n"));
+  const head = [cfg.system_prompt];
+  if (cfg.rules.length) head.push(["[ПРАВИЛА]", ...cfg.rules.map((r) => `- ${r}`)].join("\n"));
   if (cfg.exit_conditions.length)
-    parts.push(["[УСЛОВИЯ ВЫХОДА]", ...cfg.exit_conditions.map((r) => `- ${r}`)].join("\n"));
-  const spec = stepSpec(registry, branch, state.step);
+    head.push(["[УСЛОВИЯ ВЫХОДА]", ...cfg.exit_conditions.map((r) => `- ${r}`)].join("\n"));
+  const spec = stepSpec(registry, branch, step);
   if (spec) {
     const guards = Object.entries(spec.guards).map(
       ([name, g]) => `- ${name}: ${g.description} (нужны: ${g.required_slots.join(", ")})`,
     );
-    parts.push(
+    head.push(
       [
         `[ШАГ: ${spec.code}${spec.title ? ` — ${spec.title}` : ""}]`,
         spec.prompt,
@@ -124,6 +141,16 @@ export function buildBranchSystemPrompt({ registry, state, hint, fragments }: Br
       ].join("\n"),
     );
   }
+  fixed = { head, spec, tail: tailInstructions(registry, step, branch, reasonKnown) };
+  byStep.set(key, fixed);
+  return fixed;
+}
+
+export function buildBranchSystemPrompt({ registry, state, hint, fragments }: BranchPromptInput): string {
+  const branch = state.activeBranch;
+  if (branch === null) throw new Error("buildBranchSystemPrompt: no active branch");
+  const { head, spec, tail } = fixedFor(registry, branch, state.step, state.escalationReason !== null);
+  const parts = [...head];
   parts.push(stateBlock(state));
   if (hint !== null && hint !== branch) parts.push(routerHintBlock(hint, branch));
   if (spec && state.softInsertionCount >= SOFT_INSERTION_LIMIT)
@@ -136,7 +163,7 @@ export function buildBranchSystemPrompt({ registry, state, hint, fragments }: Br
         ...fragments.map((f, i) => `(${i + 1}) ${f.title}: ${f.text}`),
       ].join("\n"),
     );
-  parts.push(tailInstructions(registry, state, branch));
+  parts.push(tail);
   return parts.join("\n\n");
 }
 

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { buildBranchMessages, buildRouterMessages, BRANCH_PROMPT, ROUTER_PROMPT } from "./prompt";
 import type { HistoryMessage, KnowledgeFragment } from "./prompt";
 import { createTailFilter } from "./service-tail";
+import { branchResult } from "./turn-guards";
 import { OFFLINE_LABEL, type Llm } from "../../llm/client";
 import type { DialogueEmitted } from "./dialogue.machine";
 import { searchChunks } from "./store/kb";
@@ -161,9 +162,14 @@ export function clinicEffects(a: EffectsArgs) {
         rec.streamedCall = e.call;
         a.run.emit("token", { delta });
       };
+      // What the filter read, to hand its reading to the machine when it is the whole reply.
+      let streamed = "";
       const r = await a.llm.stream("branch", messages, {
         signal: ctx.signal,
-        onDelta: (d) => forward(filter.push(d)),
+        onDelta: (d) => {
+          streamed += d;
+          forward(filter.push(d));
+        },
       });
       if (!r.ok) return failure("branch", r.error);
       forward(filter.end());
@@ -182,7 +188,8 @@ export function clinicEffects(a: EffectsArgs) {
         }),
         t0,
       );
-      return { type: "branch.result" as const, text };
+      // The filter's reading is the machine's when it read exactly this text (no retry's leftovers, no relabel).
+      return branchResult(text, streamed === text ? filter.result() : null);
     },
     "clinic.failed": (e: ClinicFailedEmitted) => {
       rec.failed = e;

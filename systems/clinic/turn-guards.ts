@@ -33,6 +33,19 @@ export const decisionOf = (event: { text: string }): BranchCode | null =>
 export const tailOf = (event: { text: string }): ParsedBranchOutput =>
   once(tails, event, () => parseBranchOutput(event.text));
 
+/**
+ * A `branch.result` for a text the effect handler already read through the tail filter while it
+ * streamed (turn-effects.ts): the guards take that reading instead of parsing the text again —
+ * the incremental filter's result equals the whole-text parse over any chunking (property test in
+ * service-tail.test.ts). The event itself is the text alone: the log stores that, and a replay
+ * parses it anew. `parsed` null: nothing read yet, the guards parse it.
+ */
+export function branchResult(text: string, parsed: ParsedBranchOutput | null): { type: "branch.result"; text: string } {
+  const event = { type: "branch.result" as const, text };
+  if (parsed) tails.set(event, parsed);
+  return event;
+}
+
 // ── Predicates the machine's guards read ───────────────────────────────────────────────────
 
 const flagged = new WeakMap<object, string[]>();

@@ -6,7 +6,15 @@ import { plainClone } from "./plain-clone";
 import { EMERGENCY_REPLY, EMPTY_REPLY_FALLBACK, LOOP_GUARD_REPLY } from "./templates";
 import type { KnowledgeFragment } from "./prompt";
 import type { BlockedGuard } from "./guards";
-import type { BranchCode, ClinicState, EscalationReason, Registry, Slots, TurnEvent } from "./types";
+import {
+  initialClinicState,
+  type BranchCode,
+  type ClinicState,
+  type EscalationReason,
+  type Registry,
+  type Slots,
+  type TurnEvent,
+} from "./types";
 
 /**
  * What each decision of a clinic turn (seed 003, "Что происходит на каждой реплике") does to the
@@ -199,16 +207,8 @@ export const safetyEscalation = (reg: Registry, state: ClinicState, message: { t
  */
 export function releaseEscalation(state: ClinicState): ClinicState {
   if (state.activeBranch !== "escalate_human") return state;
-  return {
-    ...state,
-    activeBranch: null,
-    routerDecision: null,
-    step: null,
-    slots: {},
-    handoffCount: 0,
-    softInsertionCount: 0,
-    escalationReason: null,
-  };
+  // A fresh thread's state, but for the booking the escalation suspended.
+  return { ...initialClinicState(), suspended: state.suspended };
 }
 
 /** A branch handed off by its own signal: its words so far stay in the reply; the next branch gets no hint or fragments. */

@@ -6,7 +6,7 @@ import { composeWithMenu } from "./compose";
 import { advanceState } from "./conversation-state";
 import type { AnswerOutcome, AnswerReplacement, EvidenceContext, EvidenceEvent, TurnWork } from "./conversation-types";
 import { critiqueGround, mergeCritique, narrowedByInferredRole, ruleCoverage } from "./critic-rules";
-import { buildEvidence } from "./evidence-builder";
+import { buildEvidence, emptyBundle } from "./evidence-builder";
 import { buildFrame, resolveScope, ruleFrame, type TurnScope } from "./frame-resolve";
 import type { CriticOutput } from "./model-outputs";
 
@@ -15,18 +15,6 @@ import type { CriticOutput } from "./model-outputs";
  * pure functions of the context and the event, each a step of seed 002 §8 — the question read,
  * the evidence taken, the rules' coverage, the critic's verdict and the draft, the answer.
  */
-
-const emptyBundle = (requestId: string): EvidenceBundle => ({
-  request_id: requestId,
-  facts: [],
-  entity_bindings: [],
-  source_refs: [],
-  documents: [],
-  conflicts: [],
-  not_found: [],
-  execution_errors: [],
-  truncated: [],
-});
 
 /** Scope for a turn nobody could read: no model, and the deterministic interpreter gave up. */
 const unreadable = (modelIssue: "invalid_output" | "model_unavailable" | null = null): TurnScope => ({

@@ -18,23 +18,26 @@ export const ruDate = (iso: string) => iso.split("-").reverse().join(".");
 
 type Out<N extends ToolName> = ToolOutput<N>;
 
+/** A bundle with nothing in it: where a turn gathered no evidence, and what `buildEvidence` fills. */
+export const emptyBundle = (requestId: string): EvidenceBundle => ({
+  request_id: requestId,
+  facts: [],
+  entity_bindings: [],
+  source_refs: [],
+  documents: [],
+  conflicts: [],
+  not_found: [],
+  execution_errors: [],
+  truncated: [],
+});
+
 export function buildEvidence(
   requestId: string,
   plan: ExecutionPlan,
   runs: ToolRun[],
   truncated: EvidenceBundle["truncated"],
 ): EvidenceBundle {
-  const b: EvidenceBundle = {
-    request_id: requestId,
-    facts: [],
-    entity_bindings: [],
-    source_refs: [],
-    documents: [],
-    conflicts: [],
-    not_found: [],
-    execution_errors: [],
-    truncated,
-  };
+  const b: EvidenceBundle = { ...emptyBundle(requestId), truncated };
   const refIds = new Map<string, string>();
   const seen = new Set<string>();
   const src = (raw: string, run: ToolRun, kind: string) => {

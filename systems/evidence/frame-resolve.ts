@@ -39,13 +39,18 @@ export interface FrameMeta {
   interpretedBy: "llm" | "deterministic";
 }
 
+/** What a frame says of where the question stands, however it was read: the turn, its words and the question pending before it. */
+const frameHead = (m: FrameMeta, state: ConversationState) => ({
+  request_id: m.requestId,
+  conversation_id: m.conversationId,
+  turn_id: m.turn,
+  original_user_question: m.text,
+  context_question: state.pending_question,
+});
+
 export function buildFrame(out: InterpreterOutput, m: FrameMeta, state: ConversationState): QueryFrame {
   return {
-    request_id: m.requestId,
-    conversation_id: m.conversationId,
-    turn_id: m.turn,
-    original_user_question: m.text,
-    context_question: state.pending_question,
+    ...frameHead(m, state),
     normalized_question: out.normalized_question,
     business_intent: out.business_intent,
     expected_answer_shape: out.expected_answer_shape,
@@ -66,11 +71,7 @@ export function buildFrame(out: InterpreterOutput, m: FrameMeta, state: Conversa
 /** The frame the rules can build when no interpreter read the question: verbatim, nothing inferred. */
 export function ruleFrame(m: FrameMeta, state: ConversationState): QueryFrame {
   return {
-    request_id: m.requestId,
-    conversation_id: m.conversationId,
-    turn_id: m.turn,
-    original_user_question: m.text,
-    context_question: state.pending_question,
+    ...frameHead(m, state),
     normalized_question: m.text,
     business_intent: "unsupported",
     expected_answer_shape: "explanation",
@@ -246,42 +247,34 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
     const termBlocking = frame.ambiguities.some((a) => a.kind === "term" && a.blocking);
     const said = detectReading(userTexts.filter(Boolean).join(" "));
     const key = term?.surface ?? known?.surface ?? "хвосты";
+    /** The premise that names which reading of the business term the answer uses. */
+    const readingPremise = (
+      surface: string,
+      value: keyof typeof READINGS,
+      status: Premise["status"],
+      source: Premise["source"],
+      since_turn = turn,
+    ): Premise => ({
+      kind: "business_term",
+      key: surface,
+      value,
+      label: `Трактовка: ${READINGS[value].short}`,
+      status,
+      source,
+      since_turn,
+    });
     if (said) {
       reading = said;
-      premises.push({
-        kind: "business_term",
-        key,
-        value: reading,
-        label: `Трактовка: ${READINGS[reading].short}`,
-        status: "confirmed",
-        source: "user",
-        since_turn: turn,
-      });
+      premises.push(readingPremise(key, reading, "confirmed", "user"));
     } else if (known) {
       reading = known.resolved_to;
       const status = carried(known.premise);
-      premises.push({
-        kind: "business_term",
-        key: known.surface,
-        value: reading,
-        label: `Трактовка: ${READINGS[reading].short}`,
-        status,
-        source: "previous_turn",
-        since_turn: known.since_turn,
-      });
+      premises.push(readingPremise(known.surface, reading, status, "previous_turn", known.since_turn));
       if (status === "assumed") reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
     } else if (term?.reading && !termBlocking) {
       // The model picked a reading the user never gave: used, but as a marked assumption.
       reading = term.reading;
-      premises.push({
-        kind: "business_term",
-        key,
-        value: reading,
-        label: `Трактовка: ${READINGS[reading].short}`,
-        status: "assumed",
-        source: "interpreter",
-        since_turn: turn,
-      });
+      premises.push(readingPremise(key, reading, "assumed", "interpreter"));
       reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
       dropped.push(`трактовка «${READINGS[reading].short}» предложена моделью, пользователь её не называл`);
     } else if (termBlocking) {
@@ -290,15 +283,7 @@ export function resolveScope(frame: QueryFrame, state: ConversationState): TurnS
       clarifying_question = `Что считать «${term?.surface ?? "хвостами"}»: ${READINGS.open_settlement_balance.ru}, ${READINGS.overdue_settlements.ru} или ${READINGS.unclosed_documents.ru}?`;
     } else {
       reading = DEFAULT_READING;
-      premises.push({
-        kind: "business_term",
-        key: term?.surface ?? "хвосты",
-        value: reading,
-        label: `Трактовка: ${READINGS[reading].short}`,
-        status: "assumed",
-        source: "default",
-        since_turn: turn,
-      });
+      premises.push(readingPremise(term?.surface ?? "хвосты", reading, "assumed", "default"));
       reasons.push("AMBIGUOUS_BUSINESS_TERM", "ASSUMPTION_APPLIED_EXPLICITLY");
     }
   } else if (!counterparty) {

@@ -10,14 +10,13 @@ import { EvidenceTools, settingsFromEnv, type EvidenceMcpSettings } from "./mcp-
 import { seedDemoData } from "./mcp-server/demo-data";
 import { evidenceMcpHttpHandler } from "./mcp-server/server";
 import { evidenceSpec } from "./conversation.machine";
-import { createConversation, findConversation } from "../../storage/conversations";
 import { getEvidenceRun } from "./store/evidence-runs";
 import { listMessages } from "../../storage/messages";
 import { ESCALATION_PREFIX, outcomeStats } from "../../storage/outcome-stats";
 import { handoffStats } from "../../storage/handoff-stats";
 import { operatorStats } from "../../storage/operator-stats";
 import type { AuthEnv } from "../../http/auth";
-import { accessOf, conversationNotFound, credentialHeaders } from "../../http/conversation-access";
+import { accessOf, answerNewConversation, requestConversation } from "../../http/conversation-access";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
@@ -65,21 +64,9 @@ export async function closeEvidenceMcp(deps: Deps): Promise<void> {
 export function evidenceRoutes(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
-  /** The request's conversation: missing, another tenant's and (a `chat` token) not its own are one 404. */
-  const find = async (c: Context<AuthEnv>) => {
-    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id")!, "evidence", accessOf(c));
-    if (!conv) throw conversationNotFound();
-    return conv;
-  };
+  const find = (c: Context<AuthEnv>) => requestConversation(c, sql, "evidence");
 
-  app.post("/v1/evidence/conversations", async (c) => {
-    const conv = await createConversation(sql, c.get("tenantId"), "evidence");
-    return c.json(
-      { conversationId: conv.id, conversationToken: conv.credential },
-      201,
-      credentialHeaders(conv.credential),
-    );
-  });
+  app.post("/v1/evidence/conversations", (c) => answerNewConversation(c, sql, "evidence"));
 
   app.get("/v1/evidence/conversations/:id", async (c) => {
     const conv = await find(c);

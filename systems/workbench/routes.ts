@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { AppError } from "../../driver/errors";
-import { createConversation, findConversation } from "../../storage/conversations";
+import { findConversation } from "../../storage/conversations";
 import { getInteraction, listClarifications, listInteractions } from "./store/interactions";
 import { listMessages } from "../../storage/messages";
 import { snapshotSha256 } from "./canonical";
@@ -8,7 +8,7 @@ import { WorkspaceSnapshotSchema } from "./types";
 import { duplicateIdentities, duplicateIdentitiesMessage } from "./workspace-check";
 import { WORKBENCH_ROLES } from "./prompts";
 import type { AuthEnv } from "../../http/auth";
-import { accessOf, conversationNotFound, credentialHeaders } from "../../http/conversation-access";
+import { accessOf, answerNewConversation, requestConversation } from "../../http/conversation-access";
 import type { Deps } from "../../http/deps";
 import { describeZod, readJson } from "../../http/errors";
 import { refuseBegunRun, streamRun } from "../../http/sse";
@@ -52,18 +52,10 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
 
-  app.post("/v1/workbench/conversations", async (c) => {
-    const conv = await createConversation(sql, c.get("tenantId"), "workbench");
-    return c.json(
-      { conversationId: conv.id, conversationToken: conv.credential },
-      201,
-      credentialHeaders(conv.credential),
-    );
-  });
+  app.post("/v1/workbench/conversations", (c) => answerNewConversation(c, sql, "workbench"));
 
   app.get("/v1/workbench/conversations/:id", async (c) => {
-    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench", accessOf(c));
-    if (!conv) throw conversationNotFound();
+    const conv = await requestConversation(c, sql, "workbench");
     const messages = await listMessages(sql, conv.id);
     const interactions = await listInteractions(sql, conv.id);
     return c.json({
@@ -120,8 +112,7 @@ export function workbenchRoutes(deps: Deps): Hono<AuthEnv> {
 
   app.post("/v1/workbench/conversations/:id/messages", async (c) => {
     const body = await readJson(c, WorkbenchMessageBody);
-    const conv = await findConversation(sql, c.get("tenantId"), c.req.param("id"), "workbench", accessOf(c));
-    if (!conv) throw conversationNotFound();
+    const conv = await requestConversation(c, sql, "workbench");
     const workspace = readWorkspace(body.workspace);
     const wsRef = { generation: workspace.parsed.generation, snapshotSha256: workspace.sha };
     // The run is claimed first (Idempotency-Key replay, one running run per conversation), so a

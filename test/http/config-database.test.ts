@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import postgres from "postgres";
 import { loadConfig } from "../../http/config";
-import { startServer } from "../../http/start";
-import { dialogueSystems } from "../../systems";
-import { createTestDatabase, onServer, serverUrl } from "../utils/db";
+import { onServer, serverUrl } from "../utils/db";
+import { useTestServer } from "../utils/server";
+
+const t = useTestServer({ serve: false });
 
 describe("DATABASE_POOL_MAX", () => {
   it("defaults to 10 connections, takes 1–500, refuses anything else", () => {
@@ -14,18 +15,10 @@ describe("DATABASE_POOL_MAX", () => {
   });
 
   it.runIf(onServer)("a server process opens at most that many connections, however many requests wait", async () => {
-    // A scratch database of its own, its test connections closed: every connection to it is the server's.
-    const scratch = await createTestDatabase();
-    await scratch.db.close();
-    const name = new URL(scratch.url!).pathname.slice(1);
-    const config = loadConfig({
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATABASE_URL: scratch.url!,
-      DATABASE_POOL_MAX: "2",
-      DATA_DIR: "memory://",
-    });
-    const started = await startServer(config, () => {}, { systems: dialogueSystems });
+    // The file's own pool closed: every connection to its database is then the server's.
+    await t.db.close();
+    const name = new URL(t.dbUrl!).pathname.slice(1);
+    const started = await t.start({ poolFromConfig: true, env: { DATABASE_POOL_MAX: "2" } });
     const admin = postgres(serverUrl!, { max: 1, onnotice: () => {} });
     try {
       const created = await Promise.all(
@@ -43,7 +36,6 @@ describe("DATABASE_POOL_MAX", () => {
     } finally {
       await admin.end();
       await started.stop();
-      await scratch.drop();
     }
   });
 });

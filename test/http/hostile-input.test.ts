@@ -4,6 +4,7 @@ import { useTestServer } from "../utils/server";
 import { postSse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { workspace } from "../systems/workbench/fixtures";
+import { newConversation } from "../systems/workbench/http-workbench-helpers";
 
 /**
  * Cheap hostile-input hardening (issue 18 item 8): a deeply nested body is a structured 400 (it
@@ -25,11 +26,7 @@ describe("hostile input", () => {
   });
 
   it("a 20,000-deep Workbench workspace is a 400 invalid_request, not a 500", async () => {
-    const conv = (
-      (await (await fetch(`${open.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
-        conversationId: string;
-      }
-    ).conversationId;
+    const conv = await newConversation(open.url);
     // A valid workspace with one deeply nested extra field: the schema lets it through, the canonical hash recursed into it.
     const ws = JSON.stringify({ ...workspace, extra: "DEEP" }).replace('"DEEP"', nested(20_000));
     const body = `{"text":"Покажи композицию «Расчёт скидки»","workspace":${ws}}`;

@@ -9,6 +9,7 @@ import { headerProblems } from "../utils/openapi-headers";
 import { useTestServer } from "../utils/server";
 import { readSse, type SseEvent } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
+import { interpreterReply, NO_CRITIC_POINTS } from "../utils/evidence-api";
 
 const A = { authorization: "Bearer tok-a" };
 
@@ -61,20 +62,8 @@ async function call(
 }
 const ev = (x: Exchange, name: string) => (x.events ?? []).filter((e) => e.event === name).map((e) => e.data as Json);
 
-function interp(o: { intent: string; counterparty?: string; date?: string }) {
-  return JSON.stringify({
-    normalized_question: "Сальдо по контрагенту на дату",
-    business_intent: o.intent,
-    expected_answer_shape: "single_value",
-    domain_candidates: ["supplier_settlements"],
-    time_scope: { explicit_period: null, as_of_date: null, surface: o.date ?? null, needs_resolution: true },
-    entity_candidates: o.counterparty ? [{ surface: o.counterparty, type: "counterparty", confidence: 0.9 }] : [],
-    business_terms: [],
-    ambiguities: [],
-    success_criteria: [],
-  });
-}
-const CRITIC = JSON.stringify({ covered_points: [], uncovered_points: [], extra_reasons: [], next_best_actions: [] });
+const interp = (o: { intent: string; counterparty?: string; date?: string }) =>
+  interpreterReply({ question: "Сальдо по контрагенту на дату", shape: "single_value", ...o });
 
 const server = useTestServer({ llm: true, tokens: "a:tok-a:*", env: { RUN_DETACH_GRACE_MS: "0" } });
 const llm = server.llm;
@@ -201,7 +190,7 @@ async function scriptedRun(): Promise<void> {
     interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }),
     "{}",
     "{}",
-    CRITIC,
+    NO_CRITIC_POINTS,
   );
   // The answer model chooses claims; the figure it writes in its opening is dropped, nothing streamed is replaced.
   llm.script(

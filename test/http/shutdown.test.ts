@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStorage, freePort, modelEnv, startServerProcess, type Storage } from "../reliability/processes";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import { afterAll, describe, expect, it } from "vitest";
+import { useProcesses, freePort, modelEnv, startServerProcess } from "../reliability/processes";
 import { eventsNamed, postSse } from "../utils/sse";
 
 /**
@@ -10,19 +9,11 @@ import { eventsNamed, postSse } from "../utils/sse";
  * and leaves nothing stored; new requests are refused; the process exits 0.
  */
 
-let llm: ScriptedLlm;
-let storage: Storage;
 const A = { authorization: "Bearer tok", "content-type": "application/json" };
 const tail = `\nSTATE_JSON: ${JSON.stringify({ state_after: "answered", slots_updated: {} })}`;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-});
-afterAll(async () => {
-  await llm?.close();
-  await storage?.drop();
-});
+const fx = useProcesses();
+const llm = fx.llm;
 
 describe("graceful shutdown of `npm start`", () => {
   it(
@@ -33,7 +24,7 @@ describe("graceful shutdown of `npm start`", () => {
       const url = `http://127.0.0.1:${port}`;
       const env: Record<string, string> = {
         ...(process.env as Record<string, string>),
-        ...storage.env,
+        ...fx.storage.env,
         ...modelEnv(llm, { LLM_TIMEOUT_MS: "60000" }),
         PORT: String(port),
         HOST: "127.0.0.1",
@@ -41,7 +32,7 @@ describe("graceful shutdown of `npm start`", () => {
         SHUTDOWN_GRACE_MS: "2500",
         RUN_DETACH_GRACE_MS: "0",
       };
-      if (!storage.env.DATABASE_URL) delete env.DATABASE_URL;
+      if (!fx.storage.env.DATABASE_URL) delete env.DATABASE_URL;
       const npm = spawn("npm", ["start", "--silent"], { cwd: process.cwd(), env, stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       npm.stdout!.on("data", (d) => (out += d));
@@ -128,7 +119,7 @@ describe("graceful shutdown of `npm start`", () => {
       const short = shortId!;
       const long = longId!;
       // Restarted on the same data: the short turn is stored, the long one left nothing.
-      const again = await startServerProcess(storage, { ...modelEnv(llm), API_TOKENS: "tok" });
+      const again = await startServerProcess(fx.storage, { ...modelEnv(llm), API_TOKENS: "tok" });
       try {
         const get = async (id: string) =>
           (await (await fetch(`${again.url}/v1/clinic/threads/${id}`, { headers: A })).json()) as {

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm, type ScriptStep } from "../utils/scripted-llm";
+import type { ScriptStep } from "../utils/scripted-llm";
 import { postSse, type SseResponse } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { useServerProcesses } from "./processes";
 import { openSse, tokens } from "./sse-live";
+import { newConversation } from "../systems/workbench/http-workbench-helpers";
 
 /**
  * A Workbench clarification answer and its continuation are one turn (issue 18 item 3), against
@@ -13,21 +14,10 @@ import { openSse, tokens } from "./sse-live";
  * version is unchanged, no answer message is stored, and the same answer sent again succeeds,
  * leaving exactly one stored answer and one reply.
  */
-let llm: ScriptedLlm;
-let storage: Storage;
-let server: ServerProcess;
 const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-  server = await startServerProcess(storage, modelEnv(llm, { LLM_TIMEOUT_MS: "1500" }));
-}, 120_000);
-afterAll(async () => {
-  await server?.kill();
-  await llm?.close();
-  await storage?.drop();
-});
+const fx = useServerProcesses({ LLM_TIMEOUT_MS: "1500" });
+const llm = fx.llm;
 
 const ev = (r: { events: SseResponse["events"] }, name: string) =>
   r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, any>);
@@ -41,13 +31,9 @@ type Conversation = { messages: { role: string; text: string; meta: Record<strin
 
 async function askedQuestion(): Promise<{ conv: string; q: Question }> {
   llm.reset();
-  const conv = (
-    (await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
-      conversationId: string;
-    }
-  ).conversationId;
+  const conv = await newConversation(fx.server.url);
   llm.script("reranker", '{"choice": "clarify"}');
-  const r = await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, {
+  const r = await postSse(`${fx.server.url}/v1/workbench/conversations/${conv}/messages`, {
     text: "Покажи композицию «Расчёт скидки»",
     workspace,
   });
@@ -64,11 +50,11 @@ const answerBody = (q: Question) => ({
   selectedCandidateId: q.candidates[0]!.candidateId,
 });
 const answer = (conv: string, q: Question) =>
-  postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, answerBody(q));
+  postSse(`${fx.server.url}/v1/workbench/conversations/${conv}/messages`, answerBody(q));
 const interaction = async (q: Question) =>
-  (await (await fetch(`${server.url}/v1/workbench/interactions/${q.interactionId}`)).json()) as Interaction;
+  (await (await fetch(`${fx.server.url}/v1/workbench/interactions/${q.interactionId}`)).json()) as Interaction;
 const conversation = async (conv: string) =>
-  (await (await fetch(`${server.url}/v1/workbench/conversations/${conv}`)).json()) as Conversation;
+  (await (await fetch(`${fx.server.url}/v1/workbench/conversations/${conv}`)).json()) as Conversation;
 
 /** Nothing of the answer is stored: the question is still open at the same plan version. */
 async function expectUnanswered(conv: string, q: Question) {
@@ -127,7 +113,7 @@ describe(`clarification answer + continuation are one turn (${backend}, server p
   it("a concurrent second answer while the first continuation runs: 409 before any model call", async () => {
     const { conv, q } = await askedQuestion();
     llm.script("answer", { content: "Медленный ответ про композицию. ".repeat(20), chunkDelayMs: 30 });
-    const first = await openSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, answerBody(q));
+    const first = await openSse(`${fx.server.url}/v1/workbench/conversations/${conv}/messages`, answerBody(q));
     await first.waitFor((all) => tokens(all) >= 2);
     const second = await answer(conv, q);
     expect(second.status).toBe(409);
@@ -140,7 +126,7 @@ describe(`clarification answer + continuation are one turn (${backend}, server p
     const { conv, q } = await askedQuestion();
     llm.script("answer", { content: "Ответ, который клиент не дождётся. ".repeat(40), chunkDelayMs: 30 });
     const ac = new AbortController();
-    const res = await fetch(`${server.url}/v1/workbench/conversations/${conv}/messages`, {
+    const res = await fetch(`${fx.server.url}/v1/workbench/conversations/${conv}/messages`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
       body: JSON.stringify(answerBody(q)),
@@ -162,11 +148,11 @@ describe(`clarification answer + continuation are one turn (${backend}, server p
     const { conv, q } = await askedQuestion();
     // No figure in it: a figure the context lacks is refused before a token is shown (the answer check).
     llm.script("answer", { content: "Ответ, который оборвёт остановка процесса. ".repeat(40), chunkDelayMs: 30 });
-    const live = await openSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, answerBody(q));
+    const live = await openSse(`${fx.server.url}/v1/workbench/conversations/${conv}/messages`, answerBody(q));
     await live.waitFor((all) => tokens(all) >= 3);
-    await server.kill();
+    await fx.server.kill();
     await live.ended;
-    server = await startServerProcess(storage, modelEnv(llm, { LLM_TIMEOUT_MS: "1500" }));
+    await fx.start();
     await expectUnanswered(conv, q);
     llm.reset();
     await expectResendApplies(conv, q);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { postSse } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { useProcesses, modelEnv, startServerProcess, type ServerProcess } from "./processes";
 import { openSse } from "./sse-live";
+import { newConversation } from "../systems/workbench/http-workbench-helpers";
 
 /**
  * kill -9 at random points while a Workbench clarification answer is being applied (issue 18
@@ -16,19 +16,13 @@ import { openSse } from "./sse-live";
  * KILL9_TRIALS=30 for the full run.
  */
 const TRIALS = Number(process.env.KILL9_TRIALS ?? 8);
-let llm: ScriptedLlm;
-let storage: Storage;
 let server: ServerProcess | null = null;
 const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-}, 60_000);
+const fx = useProcesses();
+const llm = fx.llm;
 afterAll(async () => {
   await server?.kill();
-  await llm?.close();
-  await storage?.drop();
 });
 
 type Question = { id: string; interactionId: string; candidates: { candidateId: string }[]; planVersion: number };
@@ -48,18 +42,14 @@ describe(`kill -9 while a clarification answer is applied (${backend}, ${TRIALS}
     const trials: { conv: string; q: Question; delayMs: number }[] = [];
     const restartMs: number[] = [];
     const env = modelEnv(llm, { RUN_STALE_MS: "3000" });
-    server = await startServerProcess(storage, env);
+    server = await startServerProcess(fx.storage, env);
     const reply = {
       content: "Композиция «Расчёт скидки» считает скидку по условиям договора. ".repeat(5),
       chunkDelayMs: 15,
     };
     const ask = async () => {
       llm.reset();
-      const conv = (
-        (await (await fetch(`${server!.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
-          conversationId: string;
-        }
-      ).conversationId;
+      const conv = await newConversation(server!.url);
       llm.script("reranker", '{"choice": "clarify"}');
       const asked = await postSse(`${server!.url}/v1/workbench/conversations/${conv}/messages`, {
         text: "Покажи композицию «Расчёт скидки»",
@@ -94,7 +84,7 @@ describe(`kill -9 while a clarification answer is applied (${backend}, ${TRIALS}
       await live?.ended;
       trials.push({ conv, q, delayMs });
       const t0 = Date.now();
-      server = await startServerProcess(storage, env);
+      server = await startServerProcess(fx.storage, env);
       restartMs.push(Date.now() - t0);
     }
 

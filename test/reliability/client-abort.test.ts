@@ -1,9 +1,10 @@
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { eventsNamed, postSse } from "../utils/sse";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { useServerProcesses } from "./processes";
+import { newConversation } from "../systems/workbench/http-workbench-helpers";
+import { clinicApi } from "../utils/clinic-api";
 
 /**
  * A client that closes its connection halfway through a request body (a large POST cut
@@ -11,24 +12,13 @@ import { createStorage, modelEnv, startServerProcess, type ServerProcess, type S
  * 499), not as an internal error (500), counts no error, and goes on serving.
  */
 const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
-let llm: ScriptedLlm;
-let storage: Storage;
-let server: ServerProcess;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-  server = await startServerProcess(storage, modelEnv(llm));
-}, 120_000);
-afterAll(async () => {
-  await server?.kill();
-  await llm?.close();
-  await storage?.drop();
-});
+const fx = useServerProcesses();
+const llm = fx.llm;
 
 /** Sends the headers and `sent` bytes of a `declared`-byte JSON body, then closes the socket. */
 function halfBody(path: string, declared: number, sent: number): Promise<void> {
-  const { port } = new URL(server.url);
+  const { port } = new URL(fx.server.url);
   return new Promise((resolve, reject) => {
     const s = connect(Number(port), "127.0.0.1", () => {
       const body = `{"text":"${"а".repeat(declared)}"}`;
@@ -45,7 +35,7 @@ function halfBody(path: string, declared: number, sent: number): Promise<void> {
 }
 
 const logLines = () =>
-  server
+  fx.server
     .output()
     .split("\n")
     .filter((l) => l.startsWith("{"))
@@ -58,16 +48,8 @@ async function until(pred: () => boolean, ms = 10_000) {
 
 describe(`a request body cut by the client (real server process, ${backend})`, () => {
   it("is logged client_aborted (status 499), not an internal error; the server keeps serving", async () => {
-    const thread = (
-      (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as {
-        threadId: string;
-      }
-    ).threadId;
-    const conv = (
-      (await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
-        conversationId: string;
-      }
-    ).conversationId;
+    const thread = await clinicApi(fx.server.url).newThread();
+    const conv = await newConversation(fx.server.url);
     // Small and large (1 MB declared, well under BODY_LIMIT_BYTES), on the clinic and the Workbench.
     const cuts: [string, number, number][] = [
       [`/v1/clinic/threads/${thread}/messages`, 20_000, 5_000],
@@ -86,7 +68,7 @@ describe(`a request body cut by the client (real server process, ${backend})`, (
     }
     expect(lines.filter((l) => l.msg === "internal error" || l.level === "error" || l.status === 500)).toEqual([]);
 
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metrics = await (await fetch(`${fx.server.url}/metrics`)).text();
     expect(metrics).not.toMatch(/ds_errors_total\{[^}]*code="internal"/);
     const aborted = [...metrics.matchAll(/^ds_http_requests_total\{[^}]*status="499"\} (\d+)$/gm)];
     expect(aborted.reduce((n, m) => n + Number(m[1]), 0)).toBe(3);
@@ -94,7 +76,7 @@ describe(`a request body cut by the client (real server process, ${backend})`, (
     // Still serving: the same thread takes a whole message and answers it.
     llm.script("router", "general_info");
     llm.script("branch", "Здравствуйте! Приём стоит 2000 рублей.");
-    const r = await postSse(`${server.url}/v1/clinic/threads/${thread}/messages`, { text: "Сколько стоит приём?" });
+    const r = await postSse(`${fx.server.url}/v1/clinic/threads/${thread}/messages`, { text: "Сколько стоит приём?" });
     expect(r.status).toBe(200);
     expect(eventsNamed(r, "final")[0]).toMatchObject({ reply: "Здравствуйте! Приём стоит 2000 рублей." });
   });

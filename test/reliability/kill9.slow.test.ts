@@ -1,14 +1,13 @@
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../storage/db";
+import type { Sql } from "../../storage/db";
+import { afterAll, describe, expect, it } from "vitest";
 import { listRunEvents } from "../../storage/runs";
 // What the server loads: a clinic run's stored `final` names the clinic's meta template (storage/meta-defaults.ts).
 import "../../systems";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { readSse } from "../utils/sse";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { useProcesses, modelEnv, startServerProcess, type ServerProcess, readStorage } from "./processes";
 import { openSse, tokens } from "./sse-live";
+import { clinicApi } from "../utils/clinic-api";
 
 /**
  * kill -9 of the server process during a streamed clinic turn, then a restart over the same
@@ -16,26 +15,14 @@ import { openSse, tokens } from "./sse-live";
  * exactly as before the turn or exactly as after it, the run is marked failed, and a client
  * resuming with Last-Event-ID gets `error` then `done`.
  */
-let llm: ScriptedLlm;
-let storage: Storage;
 const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-}, 60_000);
-afterAll(async () => {
-  await llm?.close();
-  await storage?.drop();
-});
+const fx = useProcesses();
+const llm = fx.llm;
 
 type Thread = { threadId: string; state: unknown; messages: { role: string; text: string; meta: unknown }[] };
 
-async function newThread(base: string): Promise<string> {
-  const r = await fetch(`${base}/v1/clinic/threads`, { method: "POST" });
-  expect(r.status).toBe(201);
-  return ((await r.json()) as { threadId: string }).threadId;
-}
+const newThread = (base: string) => clinicApi(base).newThread();
 
 async function thread(base: string, id: string): Promise<Thread> {
   const r = await fetch(`${base}/v1/clinic/threads/${id}`);
@@ -47,27 +34,14 @@ const post = (base: string, id: string, text: string) => openSse(`${base}/v1/cli
 
 /** The run's row, read after the fact: directly on the server; for PGlite once no process holds the folder. */
 async function runRow(runId: string): Promise<{ status: string; error_code: string | null; events: string[] }> {
-  const read = async (sql: postgres.Sql) => {
+  const read = async (sql: Sql) => {
     const [run] = await sql<
       { status: string; error_code: string | null }[]
     >`select status, error_code from runs where id = ${runId}`;
     const events = await listRunEvents(sql, runId, 0);
     return { status: run!.status, error_code: run!.error_code, events: events.map((e) => e.event) };
   };
-  if (storage.url) {
-    const sql = postgres(storage.url, { max: 1, onnotice: () => {} });
-    try {
-      return await read(sql);
-    } finally {
-      await sql.end({ timeout: 2 });
-    }
-  }
-  const db = await openDatabase({ dataDir: storage.dataDir });
-  try {
-    return await read(db.sql);
-  } finally {
-    await db.close();
-  }
+  return readStorage(fx.storage, read);
 }
 
 async function resume(base: string, runId: string, lastEventId: number) {
@@ -99,7 +73,7 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
   });
 
   it("mid-stream: thread exactly as before, run failed, resuming client gets error then done", async () => {
-    server = await startServerProcess(storage, modelEnv(llm));
+    server = await startServerProcess(fx.storage, modelEnv(llm));
     const { id, first, before } = await threadWithOneTurn(
       server.url,
       "Сколько стоит приём?",
@@ -117,7 +91,7 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
     await turn.ended;
     expect(turn.events.some((e) => e.event === "final" || e.event === "done")).toBe(false);
 
-    server = await startServerProcess(storage, modelEnv(llm));
+    server = await startServerProcess(fx.storage, modelEnv(llm));
     // On the server the new process cannot know the old one is dead until its heartbeat is
     // stale (15 s); the follower closes the run then. PGlite closes it at start-up.
     const rest = await resume(server.url, runId, lastSeen);
@@ -152,7 +126,7 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
   }, 180_000);
 
   it("right after `final`: the turn is stored (final is sent only after the commit)", async () => {
-    server = await startServerProcess(storage, modelEnv(llm));
+    server = await startServerProcess(fx.storage, modelEnv(llm));
     const { id, before } = await threadWithOneTurn(server.url, "Добрый день", "Здравствуйте!");
 
     scriptTurn("Запись открыта на завтра.");
@@ -161,7 +135,7 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
     const runId = (turn.events[0]!.data as { runId: string }).runId;
     await server.kill();
 
-    server = await startServerProcess(storage, modelEnv(llm));
+    server = await startServerProcess(fx.storage, modelEnv(llm));
     const after = await thread(server.url, id);
     expect(after.messages.slice(0, before.messages.length)).toEqual(before.messages);
     expect(after.messages.slice(before.messages.length).map((m) => m.text)).toEqual([
@@ -182,7 +156,7 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
     const outcomes: string[] = [];
     for (const delayMs of [10, 150, 600]) {
       llm.reset(); // a request the killed process never sent leaves its scripted reply queued
-      server = await startServerProcess(storage, modelEnv(llm));
+      server = await startServerProcess(fx.storage, modelEnv(llm));
       const { id, before } = await threadWithOneTurn(server.url, "Здравствуйте", "Добрый день.");
 
       scriptTurn({ content: "Короткий ответ из нескольких частей.", chunkDelayMs: 15 });
@@ -191,7 +165,7 @@ describe(`kill -9 during a streamed turn (${backend})`, () => {
       await server.kill();
       await turn.ended;
 
-      server = await startServerProcess(storage, modelEnv(llm));
+      server = await startServerProcess(fx.storage, modelEnv(llm));
       const now = await thread(server.url, id);
       const committed = now.messages.length === before.messages.length + 2;
       if (committed) {

@@ -1,40 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MODEL_UNAVAILABLE_REPLY } from "../../systems/clinic/templates";
-import { createLlm } from "../../llm/client";
-import { loadConfig } from "../../http/config";
-import { startServer, type Started } from "../../http/start";
-import { useTestDatabase } from "../utils/db";
-import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm, type ScriptStep } from "../utils/scripted-llm";
+import { useTestServer } from "../utils/server";
+import type { ScriptStep } from "../utils/scripted-llm";
 import { eventsNamed, postSse, type SseResponse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { workspace } from "../systems/workbench/fixtures";
-import { dialogueSystems } from "../../systems";
+import { newConversation } from "../systems/workbench/http-workbench-helpers";
+import { clinicApi } from "../utils/clinic-api";
 
 /**
  * Model faults from the scripted OpenAI-compatible server — 5xx, timeouts, a dropped
  * connection, a stream cut short, a stream that stalls, broken JSON — through real HTTP turns:
  * each turn fails cleanly (error then done) or falls back, and never leaves half a turn stored.
  */
-const t = useTestDatabase();
-let llm: ScriptedLlm;
-let server: Started;
 const TIMEOUT_MS = 1_000;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: "memory://", RUN_DETACH_GRACE_MS: "0" });
-  const model = createLlm({ ...scriptedLlmConfig(llm), timeoutMs: TIMEOUT_MS, retryDelayMs: 10 });
-  server = await startServer(config, () => {}, {
-    db: t.db,
-    llm: model,
-    extend: registerTestRoutes,
-    systems: dialogueSystems,
-  });
+const t = useTestServer({
+  llm: true,
+  env: { RUN_DETACH_GRACE_MS: "0" },
+  extend: registerTestRoutes,
+  configure: (config) => void (config.llm.timeoutMs = TIMEOUT_MS),
 });
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-});
+const llm = t.llm;
 
 interface Stored {
   messages: number;
@@ -69,11 +55,11 @@ function wellFormed(r: SseResponse) {
 describe("model faults: the generic streamed turn (test dialogue)", () => {
   const conversation = async () =>
     (
-      (await (await fetch(`${server.url}/v1/test/conversations`, { method: "POST" })).json()) as {
+      (await (await fetch(`${t.url}/v1/test/conversations`, { method: "POST" })).json()) as {
         conversationId: string;
       }
     ).conversationId;
-  const turn = (id: string, text = "вопрос") => postSse(`${server.url}/v1/test/conversations/${id}/messages`, { text });
+  const turn = (id: string, text = "вопрос") => postSse(`${t.url}/v1/test/conversations/${id}/messages`, { text });
 
   /** One good turn first, so "unchanged" means something: then the fault, then the check. */
   async function faulty(steps: ScriptStep[], expectCalls: number) {
@@ -167,10 +153,8 @@ describe("model faults: the generic streamed turn (test dialogue)", () => {
 });
 
 describe("model faults: clinic turns fall back to a fixed reply and store nothing", () => {
-  const thread = async () =>
-    ((await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string })
-      .threadId;
-  const turn = (id: string, text: string) => postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text });
+  const thread = async () => await clinicApi(t.url).newThread();
+  const turn = (id: string, text: string) => postSse(`${t.url}/v1/clinic/threads/${id}/messages`, { text });
 
   async function faulty(router: ScriptStep[], branch: ScriptStep[]) {
     const id = await thread();
@@ -232,16 +216,12 @@ describe("model faults: clinic turns fall back to a fixed reply and store nothin
 
 describe("model faults: Workbench preparatory roles answering garbage fall back, never fail the run", () => {
   it("reranker and planner with broken JSON: the run still ends with a clarification or an answer", async () => {
-    const conv = (
-      (await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
-        conversationId: string;
-      }
-    ).conversationId;
+    const conv = await newConversation(t.url);
     llm.reset();
     llm.script("planner", "{not json", "{not json");
     llm.script("reranker", '{"choice": "c99"}', '```json\n{"choice":', '{"choice": "c99"}');
     llm.script("answer", "Ответ.");
-    const r = await postSse(`${server.url}/v1/workbench/conversations/${conv}/messages`, {
+    const r = await postSse(`${t.url}/v1/workbench/conversations/${conv}/messages`, {
       text: "Покажи композицию «Расчёт скидки»",
       workspace,
     });

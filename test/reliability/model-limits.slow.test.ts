@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MODEL_UNAVAILABLE_REPLY } from "../../systems/clinic/templates";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm, type ScriptStep } from "../utils/scripted-llm";
+import type { ScriptStep } from "../utils/scripted-llm";
 import { eventsNamed, postSse } from "../utils/sse";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { useServerProcesses } from "./processes";
+import { clinicApi } from "../utils/clinic-api";
 
 /**
  * A model that never stops talking, against a real server process (issue 18 items 1 and 4):
@@ -12,9 +13,6 @@ import { createStorage, modelEnv, startServerProcess, type ServerProcess, type S
  * turn cleanly within seconds (the fixed model_unavailable reply, then done; nothing stored),
  * the process's peak RSS stays bounded, and the same process goes on serving turns.
  */
-let llm: ScriptedLlm;
-let storage: Storage;
-let server: ServerProcess;
 const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
 const CAP = 64 * 1024;
 const DEADLINE_MS = 1_500;
@@ -26,34 +24,24 @@ function memory(pid: number): { peakMb: number; rssMb: number } {
   return { peakMb: kb("VmHWM") / 1024, rssMb: kb("VmRSS") / 1024 };
 }
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-  // The cap is the default (64k); the branch alone gets a short total deadline.
-  server = await startServerProcess(storage, modelEnv(llm, { LLM_TOTAL_TIMEOUT_MS_BRANCH: String(DEADLINE_MS) }));
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-  await storage?.drop();
-});
+// The cap is the default (64k); the branch alone gets a short total deadline.
+const fx = useServerProcesses({ LLM_TOTAL_TIMEOUT_MS_BRANCH: String(DEADLINE_MS) });
+const llm = fx.llm;
 
 type Thread = { messages: { role: string; text: string }[] };
-const thread = async (id: string) => (await (await fetch(`${server.url}/v1/clinic/threads/${id}`)).json()) as Thread;
+const thread = async (id: string) => (await (await fetch(`${fx.server.url}/v1/clinic/threads/${id}`)).json()) as Thread;
 
 async function turn(id: string, text: string, branch: ScriptStep) {
   llm.script("router", "general_info");
   llm.script("branch", branch);
   const started = Date.now();
-  const r = await postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text });
+  const r = await postSse(`${fx.server.url}/v1/clinic/threads/${id}/messages`, { text });
   return { r, ms: Date.now() - started };
 }
 
 /** A thread with one good turn, so "nothing stored" has something to compare with. */
 async function threadWithOneTurn() {
-  const id = (
-    (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }
-  ).threadId;
+  const id = await clinicApi(fx.server.url).newThread();
   const first = await turn(id, "Добрый день", "Здравствуйте!");
   expect(eventsNamed(first.r, "final")[0]).toMatchObject({ reply: "Здравствуйте!" });
   return { id, before: await thread(id) };
@@ -80,7 +68,7 @@ async function stillServing() {
 describe(`model replies past the limits (${backend}, server process)`, () => {
   it("10 MB in 4 KB chunks: cut at the cap in seconds, nothing stored, RSS bounded", async () => {
     const { id, before } = await threadWithOneTurn();
-    const base = memory(server.child.pid!);
+    const base = memory(fx.server.child.pid!);
     llm.reset();
     const x = await turn(id, "Расскажите всё", {
       content: "Очень длинный ответ. ".repeat(500_000).slice(0, 10_000_000),
@@ -88,14 +76,14 @@ describe(`model replies past the limits (${backend}, server process)`, () => {
     });
     await expectCleanEnd(x, id, before);
     expect(x.ms).toBeLessThan(10_000);
-    const after = memory(server.child.pid!);
+    const after = memory(fx.server.child.pid!);
     expect(after.peakMb - base.peakMb).toBeLessThan(150);
     await stillServing();
   });
 
   it("1 MB in token-sized chunks: cut at the cap in seconds (no quadratic work), nothing stored", async () => {
     const { id, before } = await threadWithOneTurn();
-    const base = memory(server.child.pid!);
+    const base = memory(fx.server.child.pid!);
     llm.reset();
     const x = await turn(id, "Расскажите всё", {
       content: "слово ".repeat(200_000).slice(0, 1_000_000),
@@ -103,7 +91,7 @@ describe(`model replies past the limits (${backend}, server process)`, () => {
     });
     await expectCleanEnd(x, id, before);
     expect(x.ms).toBeLessThan(15_000);
-    expect(memory(server.child.pid!).peakMb - base.peakMb).toBeLessThan(150);
+    expect(memory(fx.server.child.pid!).peakMb - base.peakMb).toBeLessThan(150);
     await stillServing();
   });
 
@@ -116,7 +104,7 @@ describe(`model replies past the limits (${backend}, server process)`, () => {
     expect(eventsNamed(x.r, "token").length).toBeGreaterThan(10);
     expect(x.ms).toBeGreaterThanOrEqual(DEADLINE_MS - 100);
     expect(x.ms).toBeLessThan(DEADLINE_MS + 3_000);
-    expect(server.output()).not.toMatch(/heap out of memory/);
+    expect(fx.server.output()).not.toMatch(/heap out of memory/);
     await stillServing();
   });
 });

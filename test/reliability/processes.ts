@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import postgres from "postgres";
+import { openDatabase, type Sql } from "../../storage/db";
 import { createTestDatabase, onServer } from "../utils/db";
 import { afterAll, beforeAll } from "vitest";
-import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import { lazyLlm, scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 
 /**
  * Real server processes (`node --import tsx main.ts`) for the reliability suite: the
@@ -29,6 +31,27 @@ export interface Storage {
   url?: string;
   dataDir: string;
   drop(): Promise<void>;
+}
+
+/**
+ * Reads the processes' storage after the fact: directly on the server; on PGlite once no process
+ * holds the folder (a stopped or killed one).
+ */
+export async function readStorage<T>(storage: Storage, read: (sql: Sql) => Promise<T>): Promise<T> {
+  if (storage.url) {
+    const sql = postgres(storage.url, { max: 1, onnotice: () => {} });
+    try {
+      return await read(sql);
+    } finally {
+      await sql.end({ timeout: 2 });
+    }
+  }
+  const db = await openDatabase({ dataDir: storage.dataDir });
+  try {
+    return await read(db.sql);
+  } finally {
+    await db.close();
+  }
 }
 
 /** Where the processes keep their data: a scratch server database, else a PGlite folder. */
@@ -144,6 +167,7 @@ export async function startServerProcess(
 /**
  * The hooks of a file of real server processes: one scripted model and one storage for the file;
  * every process pushed to `servers` is killed at its end, then `also` runs (a proxy's close).
+ * `llm` may be kept in a module-level const: it is the file's model once the hooks ran.
  */
 export function useProcesses(also?: () => Promise<void> | undefined): {
   readonly llm: ScriptedLlm;
@@ -164,14 +188,52 @@ export function useProcesses(also?: () => Promise<void> | undefined): {
     await storage?.drop();
   });
   return {
-    get llm() {
+    llm: lazyLlm(() => {
       if (!llm) throw new Error("scripted model not started (use inside tests)");
       return llm;
-    },
+    }),
     get storage() {
       if (!storage) throw new Error("storage not created (use inside tests)");
       return storage;
     },
     servers,
+  };
+}
+
+/**
+ * `useProcesses` with `count` server processes started before the file's tests, every model role on
+ * the file's scripted model and `env` on top. `server` is the latest one; `start()` starts another
+ * with the same env (a restart after a kill, a second process).
+ */
+export function useServerProcesses(
+  env: Record<string, string> = {},
+  count = 1,
+): ReturnType<typeof useProcesses> & { readonly server: ServerProcess; start(): Promise<ServerProcess> } {
+  const fx = useProcesses();
+  const start = async () => {
+    const s = await startServerProcess(fx.storage, modelEnv(fx.llm, env));
+    fx.servers.push(s);
+    return s;
+  };
+  beforeAll(
+    async () => {
+      // One first: it applies the migrations (the others would wait on its advisory lock).
+      await start();
+      await Promise.all(Array.from({ length: count - 1 }, start));
+    },
+    120_000 + 60_000 * (count - 1),
+  );
+  return {
+    llm: fx.llm,
+    get storage() {
+      return fx.storage;
+    },
+    servers: fx.servers,
+    get server() {
+      const s = fx.servers.at(-1);
+      if (!s) throw new Error("no server process started (use inside tests)");
+      return s;
+    },
+    start,
   };
 }

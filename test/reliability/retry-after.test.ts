@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MODEL_UNAVAILABLE_REPLY } from "../../systems/clinic/templates";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { eventsNamed, postSse } from "../utils/sse";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { useServerProcesses } from "./processes";
+import { clinicApi } from "../utils/clinic-api";
 
 /**
  * A rate-limited provider (429 with Retry-After) under a real server process: the one retry
@@ -11,28 +11,15 @@ import { createStorage, modelEnv, startServerProcess, type ServerProcess, type S
  * once (the clinic's fixed model_unavailable reply) instead of sleeping past the deadline.
  */
 const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
-let llm: ScriptedLlm;
-let storage: Storage;
-let server: ServerProcess;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-  // The branch role may take 5 s in all, retry pause included.
-  server = await startServerProcess(storage, modelEnv(llm, { LLM_TOTAL_TIMEOUT_MS_BRANCH: "5000" }));
-}, 120_000);
-afterAll(async () => {
-  await server?.kill();
-  await llm?.close();
-  await storage?.drop();
-});
+// The branch role may take 5 s in all, retry pause included.
+const fx = useServerProcesses({ LLM_TOTAL_TIMEOUT_MS_BRANCH: "5000" });
+const llm = fx.llm;
 
 async function clinicTurn(text: string) {
-  const id = (
-    (await (await fetch(`${server.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }
-  ).threadId;
+  const id = await clinicApi(fx.server.url).newThread();
   const started = Date.now();
-  const r = await postSse(`${server.url}/v1/clinic/threads/${id}/messages`, { text });
+  const r = await postSse(`${fx.server.url}/v1/clinic/threads/${id}/messages`, { text });
   return { r, ms: Date.now() - started };
 }
 

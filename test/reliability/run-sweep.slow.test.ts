@@ -5,6 +5,7 @@ import { onServer } from "../utils/db";
 import { type ScriptedLlm } from "../utils/scripted-llm";
 import { modelEnv, startServerProcess, useProcesses } from "./processes";
 import { openSse, tokens } from "./sse-live";
+import { clinicApi } from "../utils/clinic-api";
 
 /**
  * The periodic sweep of abandoned runs (http/start.ts startRunSweep). Two processes on one
@@ -20,11 +21,7 @@ const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
 const fx = useProcesses();
 const servers = fx.servers;
 
-async function newThread(base: string): Promise<string> {
-  const r = await fetch(`${base}/v1/clinic/threads`, { method: "POST" });
-  expect(r.status).toBe(201);
-  return ((await r.json()) as { threadId: string }).threadId;
-}
+const newThread = (base: string) => clinicApi(base).newThread();
 
 describe.runIf(onServer)("sweep of abandoned runs: two processes on one PostgreSQL database", () => {
   it("kill -9 of one mid-turn: the other marks the run failed with error + done, nobody resuming", async () => {

@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHaproxy, type Haproxy } from "../../scripts/haproxy";
 import { onServer } from "../utils/db";
 import { ensureHaproxy } from "../utils/haproxy";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import type { ScriptedLlm } from "../utils/scripted-llm";
 import { postSse, readSse, type SseEvent } from "../utils/sse";
-import { createStorage, freePort, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { freePort, useServerProcesses, type ServerProcess } from "./processes";
 import { openSse, tokens } from "./sse-live";
+import { clinicApi } from "../utils/clinic-api";
 
 /**
  * Scale-out (doc/scale-out.md): three server processes (`node --import tsx main.ts`) on one
@@ -26,7 +27,6 @@ if (missing) {
   console.warn(`scale-out.slow.test.ts skipped: ${missing}`);
 }
 let llm: ScriptedLlm;
-let storage: Storage;
 let servers: ServerProcess[] = [];
 let proxy: Haproxy;
 let sql: postgres.Sql;
@@ -36,11 +36,7 @@ type Thread = { threadId: string; messages: { role: string; text: string }[] };
 /** The process (index into `servers`) HAProxy sent a request to: `X-Served-By: app<i+1>`. */
 const servedBy = (r: { headers: Headers }) => Number(r.headers.get("x-served-by")?.replace(/^app/, "")) - 1;
 
-async function newThread(): Promise<string> {
-  const r = await fetch(`${proxy.url}/v1/clinic/threads`, { method: "POST" });
-  expect(r.status).toBe(201);
-  return ((await r.json()) as { threadId: string }).threadId;
-}
+const newThread = () => clinicApi(proxy.url).newThread();
 
 async function thread(id: string): Promise<Thread & { servedBy: number }> {
   const r = await fetch(`${proxy.url}/v1/clinic/threads/${id}`);
@@ -70,24 +66,18 @@ async function runStatus(runId: string): Promise<string> {
 }
 
 describe.runIf(onServer && !missing)(`scale-out: ${N} server processes behind HAProxy`, () => {
+  // A killed run is closed 6 s after its last heartbeat (15 s by default), to keep the test short.
+  const fx = useServerProcesses({ RUN_STALE_MS: "6000" }, N);
+  llm = fx.llm;
+  servers = fx.servers;
   beforeAll(async () => {
-    llm = await startScriptedLlm();
-    storage = await createStorage();
-    // A killed run is closed 6 s after its last heartbeat (15 s by default), to keep the test short.
-    const env = modelEnv(llm, { RUN_STALE_MS: "6000" });
-    // One first (it applies the migrations; the others would wait on its advisory lock), then the rest.
-    servers = [await startServerProcess(storage, env)];
-    servers.push(...(await Promise.all(Array.from({ length: N - 1 }, () => startServerProcess(storage, env)))));
     const upstreams = servers.map((s) => s.url);
     proxy = await startHaproxy({ upstreams, port: await freePort(), checkIntervalMs: 250, servedByHeader: true });
-    sql = postgres(storage.url!, { max: 2, onnotice: () => {} });
-  }, 240_000);
+    sql = postgres(fx.storage.url!, { max: 2, onnotice: () => {} });
+  });
   afterAll(async () => {
-    await Promise.all(servers.map((s) => s.kill()));
     await proxy?.close();
     await sql?.end({ timeout: 2 });
-    await llm?.close();
-    await storage?.drop();
   });
 
   it("conversations spread over every process; each one's requests land on one", async () => {

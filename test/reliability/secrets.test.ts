@@ -4,33 +4,27 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../http/config";
-import { startServer, type Started } from "../../http/start";
-import { useTestDatabase } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
+import { useTestServer } from "../utils/server";
 import { postSse, type SseResponse } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { workspace } from "../systems/workbench/fixtures";
-import { dialogueSystems } from "../../systems";
+import { newConversation } from "../systems/workbench/http-workbench-helpers";
 
 /**
  * No debug stage, log line, error body, stream event or stored row carries the model API key
  * or a bearer token — also when the model provider echoes the key back in its error message.
  */
-const t = useTestDatabase();
 const API_KEY = "sk-test-SECRET-a1b2c3d4e5f6";
 const TOKEN = "tok-SECRET-789xyz";
 const WRONG = "tok-WRONG-456qrs";
 const secrets = [API_KEY, TOKEN, WRONG];
-let llm: ScriptedLlm;
-let server: Started;
 const debugDir = mkdtempSync(join(tmpdir(), "secrets-debug-"));
 const logs: string[] = [];
 const seen: string[] = [];
 const original = { log: console.log, error: console.error, warn: console.warn };
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
+// Before the server starts, so that its start-up lines are read too.
+beforeAll(() => {
   // The JSON log too, at its most verbose.
   useLogger(createLogger(new Writable({ write: (chunk, _e, cb) => (logs.push(String(chunk)), cb()) }), "trace"));
   for (const k of ["log", "error", "warn"] as const)
@@ -40,33 +34,21 @@ beforeAll(async () => {
           .map((x) => (x instanceof Error ? `${x.message} ${x.stack}` : typeof x === "string" ? x : JSON.stringify(x)))
           .join(" "),
       );
-  const env: Record<string, string> = {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATA_DIR: "memory://",
-    RUN_DETACH_GRACE_MS: "0",
-    AI_DEBUG: "true",
-    DEBUG_DIR: debugDir,
-    API_TOKENS: `acme:${TOKEN}`,
-    OPENAI_BASE_URL: llm.baseURL,
-    OPENAI_API_KEY: API_KEY,
-    LLM_MODEL: "test-answer",
-    LLM_TIMEOUT_MS: "2000",
-  };
-  for (const r of ["router", "branch", "planner", "reranker", "classifier", "answer"])
-    env[`LLM_MODEL_${r.toUpperCase()}`] = `test-${r}`;
-  server = await startServer(loadConfig(env), (l) => logs.push(l), {
-    db: t.db,
-    extend: registerTestRoutes,
-    systems: dialogueSystems,
-  });
 });
-afterAll(async () => {
+afterAll(() => {
   Object.assign(console, original);
-  await server?.stop();
-  await llm?.close();
   rmSync(debugDir, { recursive: true, force: true });
 });
+const server = useTestServer({
+  llm: true,
+  tokens: `acme:${TOKEN}`,
+  env: { RUN_DETACH_GRACE_MS: "0", AI_DEBUG: "true", DEBUG_DIR: debugDir },
+  extend: registerTestRoutes,
+  log: (l) => logs.push(l),
+  // The provider's key is the one the test looks for in everything it reads.
+  configure: (config) => void Object.assign(config.llm, { apiKey: API_KEY, timeoutMs: 2_000 }),
+});
+const llm = server.llm;
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 const keep = (r: SseResponse) => (seen.push(JSON.stringify(r.events), JSON.stringify(r.json ?? null)), r);
@@ -110,11 +92,7 @@ describe("credentials never leak", () => {
       { status: 401, echoAuth: true },
       "Ответ [[composition-discount]].",
     );
-    const conv = (
-      (await (await fetch(`${server.url}/v1/workbench/conversations`, { method: "POST", headers: auth })).json()) as {
-        conversationId: string;
-      }
-    ).conversationId;
+    const conv = await newConversation(server.url, auth);
     keep(
       await postSse(
         `${server.url}/v1/workbench/conversations/${conv}/messages`,
@@ -150,7 +128,7 @@ describe("credentials never leak", () => {
   }, 60_000);
 
   it("…in what was sent to clients, logged, written as debug stages, or stored", async () => {
-    const stored = await t.db.sql<{ text: string }[]>`
+    const stored = await server.db.sql<{ text: string }[]>`
       select data::text as text from run_events union all select tail_data::text from runs where tail_data is not null union all select meta::text || text from messages union all select snapshot::text from machine_snapshots`;
     const debugFiles = files(debugDir);
     expect(debugFiles.length).toBeGreaterThan(0);

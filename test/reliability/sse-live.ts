@@ -1,5 +1,4 @@
-import { createParser } from "eventsource-parser";
-import type { SseEvent } from "../utils/sse";
+import { liveEvents, type SseEvent } from "../utils/sse";
 
 /**
  * An SSE response read in the background, connection kept open: a test can wait for some
@@ -22,57 +21,14 @@ export async function openSse(url: string, body: unknown, headers: Record<string
     headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
     body: JSON.stringify(body),
   });
-  const events: SseEvent[] = [];
-  const waiters = new Set<() => void>();
-  const parser = createParser({
-    onEvent(m) {
-      events.push({ event: m.event ?? "message", id: m.id, data: m.data ? JSON.parse(m.data) : null });
-      for (const w of waiters) w();
-    },
-  });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let finished = false;
-  const ended = (async (): Promise<"end" | "broken"> => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return "end";
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      return "broken";
-    } finally {
-      finished = true;
-      for (const w of waiters) w();
-    }
-  })();
+  const live = liveEvents(res);
   return {
     status: res.status,
     headers: res.headers,
-    events,
-    ended,
-    waitFor(pred, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (pred(events)) {
-            waiters.delete(check);
-            clearTimeout(timer);
-            resolve();
-          } else if (finished) {
-            waiters.delete(check);
-            clearTimeout(timer);
-            reject(new Error(`stream ended before the awaited event; got ${events.map((e) => e.event).join(",")}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting; got ${events.map((e) => e.event).join(",")}`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
+    events: live.events,
+    ended: live.ended,
+    waitFor: (pred, timeoutMs = 30_000) =>
+      live.until(() => (pred(live.events) ? true : undefined), timeoutMs, true).then(() => {}),
   };
 }
 

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { clinicApi, stepTail } from "../utils/clinic-api";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { useServerProcesses, type ServerProcess } from "./processes";
 
 /**
  * Issue 32 across two server processes on one PostgreSQL database: the patient follows the
@@ -10,25 +9,15 @@ import { createStorage, modelEnv, startServerProcess, type ServerProcess, type S
  * process B; A delivers each event (woken by LISTEN/NOTIFY), and the bot on A goes on with the
  * booking where the machine left it.
  */
-let llm: ScriptedLlm;
-let storage: Storage;
 let a: ServerProcess;
 let b: ServerProcess;
 
 describe.runIf(onServer)("human takeover across two processes on one PostgreSQL", () => {
+  const fx = useServerProcesses({}, 2);
+  const llm = fx.llm;
   beforeAll(async () => {
-    llm = await startScriptedLlm();
-    storage = await createStorage();
-    [a, b] = await Promise.all([
-      startServerProcess(storage, modelEnv(llm)),
-      startServerProcess(storage, modelEnv(llm)),
-    ]);
+    [a, b] = fx.servers as [ServerProcess, ServerProcess];
   }, 180_000);
-  afterAll(async () => {
-    await Promise.all([a?.kill(), b?.kill()]);
-    await llm?.close();
-    await storage?.drop();
-  });
 
   it("the patient on A sees what the operator on B does, live; release on B, the booking goes on on A", async () => {
     const patient = clinicApi(a.url, "");

@@ -1,10 +1,11 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { postSse, type SseResponse } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { useServerProcesses, type ServerProcess } from "./processes";
+import { newConversation } from "../systems/workbench/http-workbench-helpers";
+import { clinicApi } from "../utils/clinic-api";
 
 /**
  * Two server processes (`node --import tsx main.ts`) on one PostgreSQL database, 50
@@ -13,36 +14,26 @@ import { createStorage, modelEnv, startServerProcess, type ServerProcess, type S
  * answers to one clarification exactly one applies.
  */
 const N = 50;
-let llm: ScriptedLlm;
-let storage: Storage;
 let a: ServerProcess;
 let b: ServerProcess;
 let sql: postgres.Sql;
 
 describe.runIf(onServer)("two server processes on one PostgreSQL database", () => {
+  const fx = useServerProcesses({}, 2);
+  const llm = fx.llm;
   beforeAll(async () => {
-    llm = await startScriptedLlm();
-    storage = await createStorage();
-    [a, b] = await Promise.all([
-      startServerProcess(storage, modelEnv(llm)),
-      startServerProcess(storage, modelEnv(llm)),
-    ]);
-    sql = postgres(storage.url!, { max: 2, onnotice: () => {} });
+    [a, b] = fx.servers as [ServerProcess, ServerProcess];
+    sql = postgres(fx.storage.url!, { max: 2, onnotice: () => {} });
   }, 180_000);
   afterAll(async () => {
-    await Promise.all([a?.kill(), b?.kill()]);
     await sql?.end({ timeout: 2 });
-    await llm?.close();
-    await storage?.drop();
   });
 
   const ev = (r: SseResponse, name: string) =>
     r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, any>);
 
   it(`${N} concurrent messages to one clinic thread over two processes: policy reject — one turn, one model call, ${N - 1} HTTP 409 before any stream`, async () => {
-    const thread = (
-      (await (await fetch(`${a.url}/v1/clinic/threads`, { method: "POST" })).json()) as { threadId: string }
-    ).threadId;
+    const thread = await clinicApi(a.url).newThread();
     llm.script("router", "general_info");
     llm.script("branch", "Здравствуйте! Чем помочь?");
     const first = await postSse(`${a.url}/v1/clinic/threads/${thread}/messages`, { text: "Добрый день" });
@@ -94,11 +85,7 @@ describe.runIf(onServer)("two server processes on one PostgreSQL database", () =
 
   it(`${N} concurrent answers to one Workbench clarification: exactly one applies, the rest get 409 conflict`, async () => {
     llm.reset();
-    const conv = (
-      (await (await fetch(`${a.url}/v1/workbench/conversations`, { method: "POST" })).json()) as {
-        conversationId: string;
-      }
-    ).conversationId;
+    const conv = await newConversation(a.url);
     llm.script("reranker", '{"choice": "clarify"}');
     const r = await postSse(`${a.url}/v1/workbench/conversations/${conv}/messages`, {
       text: "Покажи композицию «Расчёт скидки»",

@@ -1,11 +1,10 @@
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../storage/db";
+import type { Sql } from "../../storage/db";
+import { describe, expect, it } from "vitest";
 import { onServer } from "../utils/db";
-import { startScriptedLlm, type ScriptedLlm } from "../utils/scripted-llm";
 import { eventsNamed, postSse, readSse } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
-import { createStorage, modelEnv, startServerProcess, type ServerProcess, type Storage } from "./processes";
+import { useServerProcesses, readStorage } from "./processes";
+import { newConversation } from "../systems/workbench/http-workbench-helpers";
 
 /**
  * A Workbench run whose answer model stays unavailable (500 twice) under a real server process:
@@ -14,20 +13,9 @@ import { createStorage, modelEnv, startServerProcess, type ServerProcess, type S
  * model_unavailable — not `completed` — so /v1/stats/outcomes counts it among the failed.
  */
 const backend = onServer ? "PostgreSQL server" : "file-backed PGlite";
-let llm: ScriptedLlm;
-let storage: Storage;
-let server: ServerProcess | null = null;
 
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  storage = await createStorage();
-  server = await startServerProcess(storage, modelEnv(llm));
-}, 120_000);
-afterAll(async () => {
-  await server?.kill();
-  await llm?.close();
-  await storage?.drop();
-});
+const fx = useServerProcesses();
+const llm = fx.llm;
 
 type Stats = {
   byKind: { kind: string; runs: number; completed: number; failed: number }[];
@@ -36,33 +24,16 @@ type Stats = {
 };
 
 async function runRow(runId: string) {
-  const read = (sql: postgres.Sql) =>
+  const read = (sql: Sql) =>
     sql<{ status: string; error_code: string | null; outcome: string | null }[]>`
       select status, error_code, outcome from runs where id = ${runId}`.then((r) => r[0]);
-  if (storage.url) {
-    const sql = postgres(storage.url, { max: 1, onnotice: () => {} });
-    try {
-      return await read(sql);
-    } finally {
-      await sql.end({ timeout: 2 });
-    }
-  }
-  const db = await openDatabase({ dataDir: storage.dataDir });
-  try {
-    return await read(db.sql as unknown as postgres.Sql);
-  } finally {
-    await db.close();
-  }
+  return readStorage(fx.storage, read);
 }
 
 describe(`Workbench run ending model_unavailable (real server process, ${backend})`, () => {
   it("is stored failed with error_code model_unavailable; the client sees error then done; stats count it failed", async () => {
-    const base = server!.url;
-    const conv = (
-      (await (await fetch(`${base}/v1/workbench/conversations`, { method: "POST" })).json()) as {
-        conversationId: string;
-      }
-    ).conversationId;
+    const base = fx.server.url;
+    const conv = await newConversation(base);
     // One answered turn first: a completed run to tell apart from the failed one in the stats.
     llm.script("answer", "Композиция [[composition-alpha]] лежит в папке [[folder-sales]].");
     const ok = await postSse(`${base}/v1/workbench/conversations/${conv}/messages`, {
@@ -100,10 +71,7 @@ describe(`Workbench run ending model_unavailable (real server process, ${backend
     expect(stats.byReasonCode).toContainEqual({ kind: "workbench", reasonCode: "model_unavailable", runs: 1 });
 
     // The run's row, read in the database (PGlite: once the process has let go of the folder).
-    if (!storage.url) {
-      await server!.stop();
-      server = null;
-    }
+    if (!fx.storage.url) await fx.server.stop();
     expect(await runRow(started.runId)).toEqual({
       status: "failed",
       error_code: "model_unavailable",

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runMigrations } from "../../storage/migrate";
-import { createTestDatabase, migrateBefore } from "../utils/db";
+import { migrateBefore, useTestDatabase } from "../utils/db";
 
 /**
  * Migration 000023 turns conversation, run and process ids from text into uuid on a database that
  * already holds turns: every id keeps its value, every foreign key comes back (whichever system's
  * table holds it) and still cascades, and a later turn's rows go in as before.
  */
-let handle: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => {
-  handle = await createTestDatabase({ migrate: false });
-});
-afterAll(async () => {
-  await handle?.drop();
-});
+const handle = useTestDatabase({ migrate: false });
 
 const conv = "01a24146-7fbd-7fe0-9e1e-d04585ee1efb";
 const run = "01a24146-7fbe-7000-8000-000000000001";

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { appendMachineEvents, listMachineEvents, listMachineEventsAfter } from "../../storage/machine-events";
 import { runMigrations } from "../../storage/migrate";
 import { JSON_OID } from "../../storage/runs";
 import { fixedUuid } from "../utils/ids";
-import { createTestDatabase, migrateBefore } from "../utils/db";
+import { migrateBefore, useTestDatabase } from "../utils/db";
 
 /**
  * Migration 000026 stores the conversation's own snapshot key as '' and keys machine_events by
  * (conversation_id, snapshot_key, seq), on a database that already holds logs: every log lists
  * back as it was, a later turn continues its seqs and its label, and the Workbench's keys stay.
  */
-let handle: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => {
-  handle = await createTestDatabase({ migrate: false });
-});
-afterAll(async () => {
-  await handle?.drop();
-});
+const handle = useTestDatabase({ migrate: false });
 
 const conv = "01a24146-7fbd-7fe0-9e1e-d04585ee1efb";
 const other = "01a24146-7fbd-7fe0-9e1e-d04585ee1efc";

@@ -49,11 +49,14 @@ export async function migrateBefore(sql: Sql, id: number): Promise<void> {
   await runMigrations(sql, dir);
 }
 
-/** Vitest hook pair: `const t = useTestDatabase(); … t.db.sql`. */
-export function useTestDatabase(): { readonly db: Database; readonly url: string | undefined } {
+/** Vitest hook pair: `const t = useTestDatabase(); … t.db.sql` (`migrate: false`: an empty database, for a migration's test). */
+export function useTestDatabase(o: { migrate?: boolean } = {}): {
+  readonly db: Database;
+  readonly url: string | undefined;
+} {
   let handle: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   beforeAll(async () => {
-    handle = await createTestDatabase();
+    handle = await createTestDatabase(o);
   });
   afterAll(async () => {
     await handle?.drop();

@@ -102,6 +102,9 @@ export async function startEvidenceApi(db: Database): Promise<EvidenceApi> {
   return api;
 }
 
+/** The seed question as an interpreter model restates it. */
+export const SUPPLIERS_QUESTION = "Определить поставщиков с незакрытыми расчётами на дату отсечения";
+
 /** An interpreter reply shaped like a real model's QueryFrame. */
 export function interpreterReply(o: {
   intent: string;
@@ -109,23 +112,56 @@ export function interpreterReply(o: {
   date?: string;
   reading?: string;
   question?: string;
+  /** The answer shape the model proposes (default: a list for the detect intent, else one value). */
+  shape?: string;
+  /** Suppliers named as a group (always so with the detect intent). */
+  group?: boolean;
+  /** The model finds «хвосты» undefined, blocking. */
+  blocking?: boolean;
 }): string {
   const detect = o.intent === "detect_open_supplier_settlements";
   return JSON.stringify({
     normalized_question: o.question ?? "Вопрос о расчётах",
     business_intent: o.intent,
-    expected_answer_shape: detect ? "list_with_explanation" : "single_value",
+    expected_answer_shape: o.shape ?? (detect ? "list_with_explanation" : "single_value"),
     domain_candidates: ["supplier_settlements"],
     time_scope: { explicit_period: null, as_of_date: null, surface: o.date ?? null, needs_resolution: true },
     entity_candidates: [
-      ...(detect ? [{ surface: "поставщики", type: "counterparty_group", confidence: 0.95 }] : []),
+      ...(detect || o.group ? [{ surface: "поставщики", type: "counterparty_group", confidence: 0.95 }] : []),
       ...(o.counterparty ? [{ surface: o.counterparty, type: "counterparty", confidence: 0.9 }] : []),
     ],
     business_terms: detect ? [{ surface: "хвосты", reading: o.reading ?? null, explicit: !!o.reading }] : [],
-    ambiguities: [],
+    ambiguities: o.blocking ? [{ kind: "term", text: "Не определено, что считать «хвостами»", blocking: true }] : [],
     success_criteria: [],
   });
 }
 
+/** A critic reply in the point-list form with nothing to add. */
+export const NO_CRITIC_POINTS = JSON.stringify({
+  covered_points: [],
+  uncovered_points: [],
+  extra_reasons: [],
+  next_best_actions: [],
+});
+
 /** A critic reply in the closed set (prompt version 3) with nothing to add. */
 export const EMPTY_CRITIQUE = JSON.stringify({ gaps: [], actions: [] });
+
+/** A step of a model-written plan (the planner role's reply): required, no dependencies, its tool as its purpose unless `extra` says otherwise. */
+export const planStep = (
+  id: string,
+  tool: string,
+  input: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) => ({
+  step_id: id,
+  type: tool,
+  tool,
+  input,
+  required: true,
+  depends_on: [],
+  for_each: null,
+  filter: null,
+  purpose: tool,
+  ...extra,
+});

@@ -6,10 +6,11 @@ import { startServer, type StartOptions, type Started } from "../../http/start";
 import { openDatabase, type Database } from "../../storage/db";
 import { dialogueSystems } from "../../systems";
 import { createTestDatabase } from "./db";
-import { scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
+import { lazyLlm, scriptedLlmConfig, startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
 
 export interface TestServerOptions {
-  db: Database;
+  /** The test file's database; omitted: the server opens its own from the config (DATABASE_URL in `env`). */
+  db?: Database;
   /** Point every role at this scripted server; omitted → the offline provider. */
   llm?: ScriptedLlm;
   /** API_TOKENS spec, e.g. "a:tok-a,b:tok-b". */
@@ -75,6 +76,11 @@ export type ExtraServerOptions = Omit<UseTestServerOptions, "over" | "resetLlm" 
    * only: PGlite has one connection); the pool closes when the server stops.
    */
   ownPool?: boolean;
+  /**
+   * The server opens its pool itself from its config (DATABASE_URL set to this file's database,
+   * with the env's DATABASE_POOL_MAX etc.), as `npm start` does (PostgreSQL only).
+   */
+  poolFromConfig?: boolean;
 };
 
 /** What `useTestServer` hands a test file: everything is ready inside tests and hooks declared after it. */
@@ -102,22 +108,6 @@ export interface TestServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** A scripted model that is started later: a module-level `const llm = s.llm` works before beforeAll. */
-function lazyLlm(get: () => ScriptedLlm): ScriptedLlm {
-  return {
-    get baseURL() {
-      return get().baseURL;
-    },
-    get calls() {
-      return get().calls;
-    },
-    script: (role, ...steps) => get().script(role, ...steps),
-    reset: () => get().reset(),
-    count: (role) => get().count(role),
-    close: () => get().close(),
-  };
-}
-
 /**
  * Vitest hooks that own a test file's server: its database (fresh, migrated unless `migrate:
  * false`; or `over` another handle's), the scripted model when asked, the server with its tokens and env, and any other
@@ -140,14 +130,16 @@ export function useTestServer(o: UseTestServerOptions = {}): TestServer {
   const dbUrl = () => (over ? over.dbUrl : database?.url);
   const server = () => ready(main, "server");
 
-  const start = async ({ env: e, ownPool, ...extra }: ExtraServerOptions = {}) => {
+  const start = async ({ env: e, ownPool, poolFromConfig, ...extra }: ExtraServerOptions = {}) => {
     const url = dbUrl();
-    if (ownPool && !url) throw new Error("ownPool: a pool of its own needs the PostgreSQL server (DATABASE_URL)");
+    if ((ownPool || poolFromConfig) && !url)
+      throw new Error("ownPool / poolFromConfig: a pool of its own needs the PostgreSQL server (DATABASE_URL)");
     const pool = ownPool ? await openDatabase({ url, max: 8, migrate: false }) : undefined;
+    const env = typeof e === "function" ? e() : e;
     const s = await startTestServer({
       ...extra,
-      env: typeof e === "function" ? e() : e,
-      db: pool ?? db(),
+      env: poolFromConfig ? { ...env, DATABASE_URL: url! } : env,
+      db: poolFromConfig ? undefined : (pool ?? db()),
       llm: extra.llm ? llm() : undefined,
     }).catch(async (err: unknown) => {
       await pool?.close();

@@ -63,6 +63,70 @@ export async function postSse(
 export const eventsNamed = (r: SseResponse, name: string) =>
   r.events.filter((e) => e.event === name).map((e) => e.data as Record<string, unknown>);
 
+/** A response's events, read in the background as they come (the connection stays open until it ends or is aborted). */
+export interface LiveEvents {
+  events: SseEvent[];
+  /** Settles when the stream ends or breaks (an abort is a break). */
+  ended: Promise<"end" | "broken">;
+  /**
+   * Resolves with what `found` returns once it returns something (checked now and at each event);
+   * rejects after `ms`, or, with `failAtEnd`, when the stream ends first.
+   */
+  until<T>(found: () => T | undefined, ms: number, failAtEnd?: boolean): Promise<T>;
+}
+
+export function liveEvents(res: Response): LiveEvents {
+  const events: SseEvent[] = [];
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const w of [...waiters]) w();
+  };
+  let finished = false;
+  const parser = createParser({
+    onEvent(m: EventSourceMessage) {
+      events.push({ event: m.event ?? "message", id: m.id, data: m.data ? JSON.parse(m.data) : null });
+      wake();
+    },
+  });
+  const ended = (async (): Promise<"end" | "broken"> => {
+    const decoder = new TextDecoder();
+    try {
+      const reader = res.body!.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return "end";
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+    } catch {
+      return "broken";
+    } finally {
+      finished = true;
+      wake();
+    }
+  })();
+  const got = () => events.map((e) => e.event).join(", ");
+  return {
+    events,
+    ended,
+    until: (found, ms, failAtEnd = false) =>
+      new Promise((resolve, reject) => {
+        const stop = () => (waiters.delete(check), clearTimeout(timer));
+        const check = () => {
+          const v = found();
+          if (v !== undefined) (stop(), resolve(v));
+          else if (failAtEnd && finished)
+            (stop(), reject(new Error(`stream ended before the awaited event; got ${got()}`)));
+        };
+        const timer = setTimeout(
+          () => (waiters.delete(check), reject(new Error(`nothing awaited within ${ms} ms; got ${got()}`))),
+          ms,
+        );
+        waiters.add(check);
+        check();
+      }),
+  };
+}
+
 /** A live SSE connection that keeps reading in the background (a thread's event stream, say). */
 export interface Following {
   events: SseEvent[];
@@ -75,46 +139,10 @@ export async function followSse(url: string, headers: Record<string, string> = {
   const ac = new AbortController();
   const res = await fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal: ac.signal });
   if (!res.ok) throw new Error(`follow ${url}: HTTP ${res.status} ${await res.text()}`);
-  const events: SseEvent[] = [];
-  const waiters = new Set<() => void>();
-  const parser = createParser({
-    onEvent(m: EventSourceMessage) {
-      events.push({ event: m.event ?? "message", id: m.id, data: m.data ? JSON.parse(m.data) : null });
-      for (const w of [...waiters]) w();
-    },
-  });
-  void (async () => {
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      // aborted by close()
-    }
-  })();
+  const live = liveEvents(res);
   return {
-    events,
-    next(pred, ms = 5_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = events.find(pred);
-          if (!found) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(found);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`no matching event within ${ms} ms; got ${events.map((e) => e.event).join(", ")}`));
-        }, ms);
-        waiters.add(check);
-        check();
-      });
-    },
+    events: live.events,
+    next: (pred, ms = 5_000) => live.until(() => live.events.find(pred), ms),
     close: () => ac.abort(),
   };
 }

@@ -125,16 +125,8 @@ export async function activeInteraction(sql: Tx, conversationId: string): Promis
 
 export async function insertClarification(
   tx: Tx,
-  c: {
-    id: string;
-    interactionId: string;
-    taskId: string;
-    slot: string;
-    question: string;
-    questionMessageId: string | null;
-    candidates: unknown[];
-    planVersion: number;
-  },
+  /** A new clarification is open and unanswered: the row's fields but its status, answer and times. */
+  c: Omit<ClarificationRow, "answerMessageId" | "status" | "createdAt" | "resolvedAt">,
 ): Promise<void> {
   await tx`
     insert into clarifications (id, interaction_id, task_id, slot, question, question_message_id, candidate_snapshot_json, status, plan_version)

@@ -31,6 +31,18 @@ async function turn(id: string, text: string, router?: string, ...branch: string
   return { ...f, calls: { router: llm.count("router"), branch: llm.count("branch") } };
 }
 
+/** A new thread whose patient has started a booking with the ENT: at its first step. */
+async function bookingStarted(): Promise<string> {
+  const id = await c.newThread();
+  await turn(
+    id,
+    "Хочу записаться к ЛОРу",
+    "new_booking",
+    `Как к вам обращаться?${stepTail("intro", { specialist: "ЛОР" })}`,
+  );
+  return id;
+}
+
 /** Three counted switches: the next one would trip the loop guard. */
 async function threeSwitches(id: string) {
   await turn(id, "Какой у вас адрес?", "general_info", "Мы на Лесной, 5.");
@@ -75,13 +87,7 @@ describe("acute red flags come before the loop guard (issue 14 item 6)", () => {
   });
 
   it("a booking in progress is suspended by the emergency, and the loop-locked thread still gets it", async () => {
-    const id = await c.newThread();
-    await turn(
-      id,
-      "Хочу записаться к ЛОРу",
-      "new_booking",
-      `Как к вам обращаться?${stepTail("intro", { specialist: "ЛОР" })}`,
-    );
+    const id = await bookingStarted();
     const r = await turn(id, "Ой, у меня сильное кровотечение из носа");
     expect(r.state).toMatchObject({
       activeBranch: "escalate_human",
@@ -182,13 +188,7 @@ describe("an escalated thread stays with the human until an operator releases it
   });
 
   it("the operator's release returns the thread to the bot at the booking's step; a second release is a conflict; replay still rebuilds", async () => {
-    const id = await c.newThread();
-    await turn(
-      id,
-      "Хочу записаться к ЛОРу",
-      "new_booking",
-      `Как к вам обращаться?${stepTail("intro", { specialist: "ЛОР" })}`,
-    );
+    const id = await bookingStarted();
     await turn(id, "сильное кровотечение");
     const rel = await release(id);
     expect(rel.status).toBe(200);
@@ -237,13 +237,7 @@ describe("an escalated thread stays with the human until an operator releases it
   });
 
   it("a released booking goes on at its step with no resume needed", async () => {
-    const id = await c.newThread();
-    await turn(
-      id,
-      "Хочу записаться к ЛОРу",
-      "new_booking",
-      `Как к вам обращаться?${stepTail("intro", { specialist: "ЛОР" })}`,
-    );
+    const id = await bookingStarted();
     const esc = await turn(
       id,
       "Позовите администратора",

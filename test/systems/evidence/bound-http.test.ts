@@ -9,6 +9,7 @@ import { useTestDatabase } from "../../utils/db";
 import {
   EMPTY_CRITIQUE,
   interpreterReply as interp,
+  planStep,
   startEvidenceApi,
   type EvidenceApi,
 } from "../../utils/evidence-api";
@@ -291,50 +292,37 @@ describe("regressions from older held-out sets", () => {
     }
   });
 
-  const step = (id: string, tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-    step_id: id,
-    type: tool,
-    tool,
-    input,
-    required: true,
-    depends_on: [],
-    for_each: null,
-    filter: null,
-    purpose: tool,
-    ...extra,
-  });
-
   it("a shallow model plan ends with EVIDENCE_DEPTH_LIMIT: register only, or the register narrowed", async () => {
     const registerOnly = {
       goal: "Остатки по поставщикам",
       steps: [
-        step("S1", "resolve_period_or_asof", {}),
-        step("S2", "get_open_supplier_settlements", { as_of_date: "$S1.as_of_date" }, { depends_on: ["S1"] }),
+        planStep("S1", "resolve_period_or_asof", {}),
+        planStep("S2", "get_open_supplier_settlements", { as_of_date: "$S1.as_of_date" }, { depends_on: ["S1"] }),
       ],
     };
     const narrowed = {
       ...registerOnly,
       steps: [
         registerOnly.steps[0],
-        step(
+        planStep(
           "S2",
           "get_open_supplier_settlements",
           { as_of_date: "$S1.as_of_date", overdue_only: true },
           { depends_on: ["S1"] },
         ),
-        step(
+        planStep(
           "S3",
           "get_unclosed_documents_for_counterparty",
           { counterparty_id: "$each.counterparty_id", as_of_date: "$S1.as_of_date" },
           { depends_on: ["S2"], for_each: "S2.rows", filter: "balance > 0", required: false },
         ),
-        step(
+        planStep(
           "S4",
           "get_payment_chain",
           { counterparty_id: "$each.counterparty_id", as_of_date: "$S1.as_of_date" },
           { depends_on: ["S2"], for_each: "S2.rows", required: false },
         ),
-        step(
+        planStep(
           "S5",
           "get_related_closing_documents",
           { document_id: "$each.document_id" },

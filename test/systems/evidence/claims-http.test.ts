@@ -11,6 +11,7 @@ import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo, type AnswerPrompt } from "./menu-choice";
+import { interpreterReply, NO_CRITIC_POINTS, SUPPLIERS_QUESTION } from "../../utils/evidence-api";
 
 const A = { authorization: "Bearer tok-a" };
 const serveFetch = useFetchServers();
@@ -45,27 +46,15 @@ type Final = {
 };
 
 const DETECT = "detect_open_supplier_settlements";
-function interp(o: { date?: string; reading?: string }) {
-  return JSON.stringify({
-    normalized_question: "Определить поставщиков с незакрытыми расчётами на дату отсечения",
-    business_intent: DETECT,
-    expected_answer_shape: "list_with_explanation",
-    domain_candidates: ["supplier_settlements"],
-    time_scope: { explicit_period: null, as_of_date: null, surface: o.date ?? null, needs_resolution: true },
-    entity_candidates: [{ surface: "поставщики", type: "counterparty_group", confidence: 0.95 }],
-    business_terms: [{ surface: "хвосты", reading: o.reading ?? null, explicit: !!o.reading }],
-    ambiguities: [],
-    success_criteria: [],
-  });
-}
-const CRITIC = JSON.stringify({ covered_points: [], uncovered_points: [], extra_reasons: [], next_best_actions: [] });
+const interp = (o: { date?: string; reading?: string }) =>
+  interpreterReply({ intent: DETECT, question: SUPPLIERS_QUESTION, ...o });
 
 /** The seed's question on the working date: partially answered (assumed reading and date, a conflict). */
-const PARTIAL = { text: "По каким поставщикам висят хвосты?", planner: [interp({}), "{}", "{}", CRITIC] };
+const PARTIAL = { text: "По каким поставщикам висят хвосты?", planner: [interp({}), "{}", "{}", NO_CRITIC_POINTS] };
 /** Any open balance on 15.02.2026: fully answered, one supplier (ООО «Альфа-Снаб», 120 000,00 ₽). */
 const FULL = {
   text: "Любые незакрытые остатки по поставщикам на 15.02.2026",
-  planner: [interp({ reading: "open_settlement_balance", date: "15.02.2026" }), "{}", "{}", CRITIC],
+  planner: [interp({ reading: "open_settlement_balance", date: "15.02.2026" }), "{}", "{}", NO_CRITIC_POINTS],
 };
 /** The settlements tool times out: blocked by tooling. */
 const TIMEOUT = { text: "По каким поставщикам висят хвосты на 31.03.2026?", planner: [] as string[], faulty: true };

@@ -4,7 +4,7 @@ import type { ConversationState, ToolRun } from "../../../systems/evidence/artif
 import { interpretDeterministic } from "../../../systems/evidence/interpret-rules";
 import { evidenceMachine } from "../../../systems/evidence/conversation.machine";
 import type { EvidenceEffect, EvidenceEvent, ModelStep } from "../../../systems/evidence/conversation-types";
-import { dateOut, settlementRow, toolRun } from "./fixtures";
+import { dateOut, settlementRow, registerRun, toolRun } from "./fixtures";
 
 type Snap = ReturnType<typeof getInitialSnapshot<typeof evidenceMachine>>;
 
@@ -91,13 +91,7 @@ function turn(
 
 const settlements = (date: string) => () => [
   toolRun("S2", "resolve_period_or_asof", "success", dateOut(date)),
-  toolRun("S4", "get_open_supplier_settlements", "success", {
-    status: "ok",
-    note: "",
-    as_of_date: date,
-    movements_scanned: 2,
-    rows: [settlementRow("cp-a", "ООО «А»", 1000)],
-  }),
+  registerRun([settlementRow("cp-a", "ООО «А»", 1000)], { movements: 2, date }),
 ];
 
 describe("evidence conversation machine", () => {

@@ -7,7 +7,7 @@ import { critiqueGround, mergeCritique, ruleCoverage } from "../../../systems/ev
 import { buildEvidence } from "../../../systems/evidence/evidence-builder";
 import { planFor } from "../../../systems/evidence/plan-rules";
 import type { CriticRef } from "../../../systems/evidence/model-outputs";
-import { dateOut, plan, scope, settlementRow, toolRun } from "./fixtures";
+import { dateOut, plan, scope, settlementRow, partyRun, registerRun, toolRun } from "./fixtures";
 
 const P = plan([
   ["S2", "resolve_period_or_asof", true],
@@ -27,13 +27,7 @@ describe("coverage critic rules", () => {
   it("a confirmed question with consistent evidence is fully answered, with a report all the same", () => {
     const { coverage, bundle } = assess([
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", {
-        status: "ok",
-        note: "",
-        as_of_date: "2026-03-31",
-        movements_scanned: 3,
-        rows: [settlementRow("cp-a", "ООО «А»", 1000)],
-      }),
+      registerRun([settlementRow("cp-a", "ООО «А»", 1000)]),
     ]);
     expect(CoverageReport.parse(coverage)).toBeTruthy();
     expect(coverage).toMatchObject({ outcome: "FULLY_ANSWERED", answerability: "full", reason_codes: [] });
@@ -80,13 +74,7 @@ describe("coverage critic rules", () => {
     expect(req.bundle.execution_errors).toHaveLength(1);
     const opt = assess([
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", {
-        status: "ok",
-        note: "",
-        as_of_date: "2026-03-31",
-        movements_scanned: 3,
-        rows: [settlementRow("cp-a", "ООО «А»", 1000)],
-      }),
+      registerRun([settlementRow("cp-a", "ООО «А»", 1000)]),
       toolRun("S6", "get_payment_chain", "tool_error", null, {
         error_code: "TOOL_EXECUTION_ERROR",
         error_message: "сбой",
@@ -99,13 +87,7 @@ describe("coverage critic rules", () => {
   it("finds a conflict between the register and documents with payments, and names an unposted payment", () => {
     const { coverage, bundle } = assess([
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", {
-        status: "ok",
-        note: "",
-        as_of_date: "2026-03-31",
-        movements_scanned: 3,
-        rows: [settlementRow("cp-v", "ООО «Вектор»", 60000)],
-      }),
+      registerRun([settlementRow("cp-v", "ООО «Вектор»", 60000)]),
       toolRun(
         "S5",
         "get_unclosed_documents_for_counterparty",
@@ -166,13 +148,7 @@ describe("coverage critic rules", () => {
     const { coverage } = assess(
       [
         toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-        toolRun("S4", "get_open_supplier_settlements", "success", {
-          status: "ok",
-          note: "",
-          as_of_date: "2026-03-31",
-          movements_scanned: 3,
-          rows: [settlementRow("cp-a", "ООО «А»", 1000)],
-        }),
+        registerRun([settlementRow("cp-a", "ООО «А»", 1000)]),
       ],
       s,
     );
@@ -250,13 +226,7 @@ describe("coverage critic rules", () => {
   it("the model critic can only add depth gaps: it lowers full to partial, never raises, and cannot invent a conflict", () => {
     const runs = [
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", {
-        status: "ok",
-        note: "",
-        as_of_date: "2026-03-31",
-        movements_scanned: 3,
-        rows: [settlementRow("cp-a", "ООО «А»", 1000)],
-      }),
+      registerRun([settlementRow("cp-a", "ООО «А»", 1000)]),
     ];
     const { coverage, bundle } = assess(runs);
     const merged = mergeCritique(
@@ -298,13 +268,7 @@ const ref = (r: Partial<CriticRef>): CriticRef => ({ fact_id: null, step_id: nul
 describe("the model critic proposes from a closed set, bound to this run (§6.2.7)", () => {
   const clean = [
     toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-    toolRun("S4", "get_open_supplier_settlements", "success", {
-      status: "ok",
-      note: "",
-      as_of_date: "2026-03-31",
-      movements_scanned: 3,
-      rows: [settlementRow("cp-a", "ООО «А»", 1000)],
-    }),
+    registerRun([settlementRow("cp-a", "ООО «А»", 1000)]),
   ];
 
   it("drops points bound to nothing of this run, and says so by kind — never in the model's words", () => {
@@ -341,21 +305,7 @@ describe("the model critic proposes from a closed set, bound to this run (§6.2.
   });
 
   it("a document to request for the run's scope is a depth gap: the party and the period bind it", () => {
-    const runs = [
-      toolRun(
-        "S1",
-        "resolve_counterparty",
-        "success",
-        {
-          status: "ok",
-          note: "",
-          counterparty_id: "cp-a",
-          candidates: [{ counterparty_id: "cp-a", name: "ООО «А»", inn: "7700000000", roles: ["supplier"], score: 1 }],
-        },
-        { input: { query: "А" } },
-      ),
-      ...clean,
-    ];
+    const runs = [partyRun("cp-a", "ООО «А»", "7700000000", "А"), ...clean];
     const { coverage, bundle } = assess(runs);
     expect(coverage.outcome).toBe("FULLY_ANSWERED");
     const g = critiqueGround(bundle, P, runs);
@@ -416,13 +366,7 @@ describe("the model critic proposes from a closed set, bound to this run (§6.2.
 describe("answer composition and validation", () => {
   const runs = [
     toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-    toolRun("S4", "get_open_supplier_settlements", "success", {
-      status: "ok",
-      note: "",
-      as_of_date: "2026-03-31",
-      movements_scanned: 3,
-      rows: [settlementRow("cp-a", "ООО «А»", 95000), settlementRow("cp-s", "ИП Смирнов", -30000)],
-    }),
+    registerRun([settlementRow("cp-a", "ООО «А»", 95000), settlementRow("cp-s", "ИП Смирнов", -30000)]),
   ];
   const bundle = buildEvidence("r1", P, runs, []);
   const { coverage } = ruleCoverage({ requestId: "r1", frame: null, scope: scope(), plan: P, toolRuns: runs, bundle });
@@ -469,13 +413,7 @@ describe("answer composition and validation", () => {
 describe("a model plan shallower than the built-in plan (§7.5, §8.6)", () => {
   const floor = planFor(scope(), "r1");
   const llmPlan = { ...floor, planned_by: "llm" as const };
-  const settlements = toolRun("S4", "get_open_supplier_settlements", "success", {
-    status: "ok",
-    note: "",
-    as_of_date: "2026-03-31",
-    movements_scanned: 3,
-    rows: [settlementRow("cp-a", "ООО «А»", 1000), settlementRow("cp-b", "ООО «Б»", 2000)],
-  });
+  const settlements = registerRun([settlementRow("cp-a", "ООО «А»", 1000), settlementRow("cp-b", "ООО «Б»", 2000)]);
   const docs = (cp: string) =>
     toolRun(
       "S5",
@@ -516,13 +454,7 @@ describe("an advance is an open balance in our favour", () => {
   it("with advances only, the short answer says there is no debt of ours, never «не найдено»", () => {
     const runs = [
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", {
-        status: "ok",
-        note: "",
-        as_of_date: "2026-03-31",
-        movements_scanned: 3,
-        rows: [settlementRow("cp-s", "ИП Смирнов", -30000)],
-      }),
+      registerRun([settlementRow("cp-s", "ИП Смирнов", -30000)]),
     ];
     const bundle = buildEvidence("r1", P, runs, []);
     const { coverage } = ruleCoverage({

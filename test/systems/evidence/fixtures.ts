@@ -87,6 +87,31 @@ export const settlementRow = (cp: string, name: string, balance: number) => ({
   source_ref: `РегистрНакопления.РасчетыСПоставщиками:ct-${cp}@2026-03-31`,
 });
 
+/** The party step's (S1) run that resolved the user's `query` to this one supplier. */
+export const partyRun = (id: string, name: string, inn: string, query: string) =>
+  toolRun(
+    "S1",
+    "resolve_counterparty",
+    "success",
+    {
+      status: "ok",
+      note: "",
+      counterparty_id: id,
+      candidates: [{ counterparty_id: id, name, inn, roles: ["supplier"], score: 1 }],
+    },
+    { input: { query } },
+  );
+
+/** The register step's (S4) successful run with these rows, `movements` movements scanned up to `date`. */
+export const registerRun = (rows: unknown[], o: { movements?: number; date?: string } = {}) =>
+  toolRun("S4", "get_open_supplier_settlements", "success", {
+    status: "ok",
+    note: "",
+    as_of_date: o.date ?? "2026-03-31",
+    movements_scanned: o.movements ?? 3,
+    rows,
+  });
+
 export function plan(steps: [string, string | null, boolean][]): ExecutionPlan {
   return {
     request_id: "r1",

@@ -6,6 +6,7 @@ import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/ser
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
 import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
+import { interpreterReply, NO_CRITIC_POINTS, planStep } from "../../utils/evidence-api";
 
 const A = { authorization: "Bearer tok-a" };
 const serveFetch = useFetchServers();
@@ -37,26 +38,8 @@ type Final = {
 };
 
 const DETECT = "detect_open_supplier_settlements";
-function interp(o: { intent: string; counterparty?: string; date?: string; reading?: string; group?: boolean }) {
-  return JSON.stringify({
-    normalized_question: "вопрос",
-    business_intent: o.intent,
-    expected_answer_shape: "list_with_explanation",
-    domain_candidates: ["supplier_settlements"],
-    time_scope: { explicit_period: null, as_of_date: null, surface: o.date ?? null, needs_resolution: true },
-    entity_candidates: [
-      ...(o.intent === DETECT || o.group
-        ? [{ surface: "поставщики", type: "counterparty_group", confidence: 0.95 }]
-        : []),
-      ...(o.counterparty ? [{ surface: o.counterparty, type: "counterparty", confidence: 0.9 }] : []),
-    ],
-    business_terms:
-      o.intent === DETECT ? [{ surface: "хвосты", reading: o.reading ?? null, explicit: !!o.reading }] : [],
-    ambiguities: [],
-    success_criteria: [],
-  });
-}
-const CRITIC = JSON.stringify({ covered_points: [], uncovered_points: [], extra_reasons: [], next_best_actions: [] });
+const interp = (o: { intent: string; counterparty?: string; date?: string; reading?: string; group?: boolean }) =>
+  interpreterReply({ question: "вопрос", shape: "list_with_explanation", ...o });
 
 async function conversation(base: string): Promise<string> {
   const r = await fetch(`${base}/v1/evidence/conversations`, { method: "POST", headers: A });
@@ -86,7 +69,12 @@ describe("premises come from the user's words only (§11.3)", () => {
   it("a reading of «хвосты» the user never gave stays assumed and AMBIGUOUS_BUSINESS_TERM stays", async () => {
     const id = await conversation(online.url);
     const f = await ask(online.url, id, "По каким поставщикам висят хвосты на 31.03.2026?", {
-      planner: [interp({ intent: DETECT, date: "31.03.2026", reading: "overdue_settlements" }), "{}", "{}", CRITIC],
+      planner: [
+        interp({ intent: DETECT, date: "31.03.2026", reading: "overdue_settlements" }),
+        "{}",
+        "{}",
+        NO_CRITIC_POINTS,
+      ],
     });
     expect(premise(f, "business_term")).toMatchObject({
       status: "assumed",
@@ -102,7 +90,7 @@ describe("premises come from the user's words only (§11.3)", () => {
   it("a reading the user did give is confirmed, whatever the model says about it", async () => {
     const id = await conversation(online.url);
     const f = await ask(online.url, id, "Какие просроченные хвосты по поставщикам на 31.03.2026?", {
-      planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", CRITIC],
+      planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", NO_CRITIC_POINTS],
     });
     expect(premise(f, "business_term")).toMatchObject({
       status: "confirmed",
@@ -118,7 +106,7 @@ describe("premises come from the user's words only (§11.3)", () => {
         interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб", date: "31.03.2026" }),
         "{}",
         "{}",
-        CRITIC,
+        NO_CRITIC_POINTS,
       ],
     });
     expect(premise(f, "counterparty")).toMatchObject({ status: "confirmed" }); // «Альфа-Снабу» carries «Альфа-Снаб» by stem
@@ -132,7 +120,7 @@ describe("premises come from the user's words only (§11.3)", () => {
         interp({ intent: "counterparty_balance", counterparty: "ООО «Вектор»", date: "2026-03-31" }),
         "{}",
         "{}",
-        CRITIC,
+        NO_CRITIC_POINTS,
       ],
     });
     expect(premise(g, "counterparty")).toMatchObject({ status: "assumed", source: "interpreter" });
@@ -145,7 +133,7 @@ describe("premises come from the user's words only (§11.3)", () => {
   it("the system's own assumption echoed back next turn is not a confirmation", async () => {
     const id = await conversation(online.url);
     const t1 = await ask(online.url, id, "Какое сальдо по ООО «Альфа-Снаб»?", {
-      planner: [interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб" }), "{}", "{}", CRITIC],
+      planner: [interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб" }), "{}", "{}", NO_CRITIC_POINTS],
     });
     expect(premise(t1, "time_scope")).toMatchObject({ status: "assumed" });
     const t2 = await ask(online.url, id, "А какие документы по нему не закрыты?", {
@@ -153,7 +141,7 @@ describe("premises come from the user's words only (§11.3)", () => {
         interp({ intent: "unclosed_documents", counterparty: "ООО «Альфа-Снаб»", date: "2026-04-10" }),
         "{}",
         "{}",
-        CRITIC,
+        NO_CRITIC_POINTS,
       ],
     });
     expect(premise(t2, "time_scope")!.status).toBe("assumed");
@@ -169,32 +157,17 @@ describe("a model plan covers the built-in plan's checks", () => {
     const registerOnly = JSON.stringify({
       goal: "остатки",
       steps: [
-        {
-          step_id: "S1",
-          type: "date",
-          tool: "resolve_period_or_asof",
-          input: {},
-          required: true,
-          depends_on: [],
-          for_each: null,
-          filter: null,
-          purpose: "дата",
-        },
-        {
-          step_id: "S2",
-          type: "register",
-          tool: "get_open_supplier_settlements",
-          input: { as_of_date: "$S1.as_of_date" },
-          required: true,
-          depends_on: ["S1"],
-          for_each: null,
-          filter: null,
-          purpose: "остатки",
-        },
+        planStep("S1", "resolve_period_or_asof", {}, { type: "date", purpose: "дата" }),
+        planStep(
+          "S2",
+          "get_open_supplier_settlements",
+          { as_of_date: "$S1.as_of_date" },
+          { type: "register", depends_on: ["S1"], purpose: "остатки" },
+        ),
       ],
     });
     const f = await ask(online.url, id, "По каким поставщикам незакрытые остатки на 31.03.2026?", {
-      planner: [interp({ intent: DETECT, date: "31.03.2026" }), registerOnly, CRITIC],
+      planner: [interp({ intent: DETECT, date: "31.03.2026" }), registerOnly, NO_CRITIC_POINTS],
     });
     expect(f.outcome).toBe("PARTIALLY_ANSWERED");
     expect(f.reasonCodes).toContain("CONFLICTING_EVIDENCE");
@@ -281,7 +254,7 @@ describe("the six situations of §12.3 stay distinct (offline interpreter)", () 
 
   it("the role is read from the user's words even when the model picks the supplier intent", async () => {
     const a = await ask(online.url, await conversation(online.url), "Сколько нам должна Ромашка на 31.03.2026?", {
-      planner: [interp({ intent: DETECT, counterparty: "Ромашка", date: "31.03.2026" }), CRITIC],
+      planner: [interp({ intent: DETECT, counterparty: "Ромашка", date: "31.03.2026" }), NO_CRITIC_POINTS],
     });
     expect(a.outcome).toBe("BLOCKED_BY_MISSING_DATA");
     expect(a.reasonCodes).toContain("ROUTE_DOES_NOT_COVER_ROLE");
@@ -291,7 +264,7 @@ describe("the six situations of §12.3 stay distinct (offline interpreter)", () 
       online.url,
       await conversation(online.url),
       "Какие поставщики нам должны на 31.03.2026? Любые незакрытые остатки",
-      { planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", CRITIC] },
+      { planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", NO_CRITIC_POINTS] },
     );
     expect(b.reasonCodes).not.toContain("ROUTE_DOES_NOT_COVER_ROLE");
     expect(b.answer).toMatch(/Смирнов/);
@@ -366,7 +339,7 @@ describe("honest failures", () => {
       online.url,
       await conversation(online.url),
       "По каким поставщикам незакрытые остатки на 31.03.2026?",
-      { planner: ["не JSON", "опять не JSON", "{}", "{}", CRITIC] },
+      { planner: ["не JSON", "опять не JSON", "{}", "{}", NO_CRITIC_POINTS] },
     );
     expect(f.outcome).toBe("PARTIALLY_ANSWERED");
     expect(f.answer).toMatch(/разобран правилами: языковая модель подключена, но не дала ответа по схеме/);
@@ -381,7 +354,7 @@ describe("honest failures", () => {
   it("the debug view and the stage timings are stored with the run; the answer stage is timed", async () => {
     const id = await conversation(online.url);
     const f = await ask(online.url, id, "По каким поставщикам незакрытые остатки на 31.03.2026?", {
-      planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", CRITIC],
+      planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", NO_CRITIC_POINTS],
       answer: "Коротко: проверка выполнена.",
     });
     const a = await artifacts(f.runId);
@@ -449,7 +422,7 @@ describe("offline answers read as a person would write them", () => {
 
   it("MISROUTED has no empty evidence blocks", async () => {
     const f = await ask(online.url, await conversation(online.url), "Какая завтра погода в Москве?", {
-      planner: [interp({ intent: "unsupported" }), CRITIC],
+      planner: [interp({ intent: "unsupported" }), NO_CRITIC_POINTS],
     });
     expect(f.outcome).toBe("MISROUTED");
     expect(f.answer).not.toMatch(/Что найдено|Что проверено|Фактов по вопросу не получено|Пробелов не обнаружено/);

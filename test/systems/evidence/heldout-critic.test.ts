@@ -5,6 +5,7 @@
 // in its old free-text fields, in fields of its own, inside a reference, in a model planner's step
 // purpose it points at — never reach the user, and a point that binds to nothing is dropped.
 import { describe, expect, it } from "vitest";
+import { planStep } from "../../utils/evidence-api";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { BALANCE, block, probe, shown, useHeldout, type Probe } from "./heldout-setup";
 
@@ -241,18 +242,8 @@ describe("the critic's free text never reaches the user", () => {
     });
 
   it("a step purpose written by the model planner, pointed at by the critic, is not shown", async () => {
-    const step = (id: string, tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-      step_id: id,
-      type: tool,
-      tool,
-      input,
-      required: true,
-      depends_on: [],
-      for_each: null,
-      filter: null,
-      purpose: "Оплатить повторно 95 000,00 ₽ — поставщик оспорил сумму",
-      ...extra,
-    });
+    const step = (id: string, tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      planStep(id, tool, input, { purpose: "Оплатить повторно 95 000,00 ₽ — поставщик оспорил сумму", ...extra });
     const plan = {
       goal: "Остатки по поставщикам",
       steps: [

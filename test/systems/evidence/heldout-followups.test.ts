@@ -6,7 +6,7 @@
 // named in the report.
 import { describe, expect, it } from "vitest";
 import type { Faults } from "../../../systems/evidence/mcp-server/server";
-import type { EvidenceFinal } from "../../utils/evidence-api";
+import { planStep, type EvidenceFinal } from "../../utils/evidence-api";
 import { BALANCE, block, modelChoice, probe, useHeldout } from "./heldout-setup";
 import { idsOf } from "./menu-choice";
 
@@ -146,22 +146,10 @@ describe("regressions from older held-out sets", () => {
       expect(a.final.outcome).not.toBe("FULLY_ANSWERED");
     });
 
-  const step = (id: string, tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-    step_id: id,
-    type: tool,
-    tool,
-    input,
-    required: true,
-    depends_on: [],
-    for_each: null,
-    filter: null,
-    purpose: tool,
-    ...extra,
-  });
-  const date = step("S1", "resolve_period_or_asof", {});
+  const date = planStep("S1", "resolve_period_or_asof", {});
   const register = (input: Record<string, unknown> = {}) =>
-    step("S2", "get_open_supplier_settlements", { as_of_date: "$S1.as_of_date", ...input }, { depends_on: ["S1"] });
-  const docs = step(
+    planStep("S2", "get_open_supplier_settlements", { as_of_date: "$S1.as_of_date", ...input }, { depends_on: ["S1"] });
+  const docs = planStep(
     "S3",
     "get_unclosed_documents_for_counterparty",
     { counterparty_id: "$each.counterparty_id", as_of_date: "$S1.as_of_date" },

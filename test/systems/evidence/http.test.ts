@@ -9,6 +9,7 @@ import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo } from "./menu-choice";
+import { interpreterReply, NO_CRITIC_POINTS, planStep, SUPPLIERS_QUESTION } from "../../utils/evidence-api";
 
 const A = { authorization: "Bearer tok-a" };
 const B = { authorization: "Bearer tok-b" };
@@ -49,24 +50,8 @@ type Final = {
 
 const DETECT = "detect_open_supplier_settlements";
 /** An interpreter reply the way a model would write it. */
-function interp(o: { intent: string; counterparty?: string; date?: string; reading?: string; blocking?: boolean }) {
-  return JSON.stringify({
-    normalized_question: "Определить поставщиков с незакрытыми расчётами на дату отсечения",
-    business_intent: o.intent,
-    expected_answer_shape: "list_with_explanation",
-    domain_candidates: ["supplier_settlements"],
-    time_scope: { explicit_period: null, as_of_date: null, surface: o.date ?? null, needs_resolution: true },
-    entity_candidates: [
-      ...(o.intent === DETECT ? [{ surface: "поставщики", type: "counterparty_group", confidence: 0.95 }] : []),
-      ...(o.counterparty ? [{ surface: o.counterparty, type: "counterparty", confidence: 0.9 }] : []),
-    ],
-    business_terms:
-      o.intent === DETECT ? [{ surface: "хвосты", reading: o.reading ?? null, explicit: !!o.reading }] : [],
-    ambiguities: o.blocking ? [{ kind: "term", text: "Не определено, что считать «хвостами»", blocking: true }] : [],
-    success_criteria: [],
-  });
-}
-const CRITIC = JSON.stringify({ covered_points: [], uncovered_points: [], extra_reasons: [], next_best_actions: [] });
+const interp = (o: { intent: string; counterparty?: string; date?: string; reading?: string; blocking?: boolean }) =>
+  interpreterReply({ question: SUPPLIERS_QUESTION, shape: "list_with_explanation", ...o });
 
 async function conversation(base: string, headers: Record<string, string> = A): Promise<string> {
   const r = await fetch(`${base}/v1/evidence/conversations`, { method: "POST", headers });
@@ -119,7 +104,7 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
       closing: null,
     }));
     const { r, final, tokens } = await ask(id, text, {
-      planner: [interp({ intent: DETECT }), "{}", "{}", CRITIC],
+      planner: [interp({ intent: DETECT }), "{}", "{}", NO_CRITIC_POINTS],
       answer: modelAnswer,
     });
     expect(final.outcome).toBe("PARTIALLY_ANSWERED");
@@ -190,7 +175,7 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
   it("an ambiguous business term: asks first, answers after the user picks a reading, and the next turn inherits it", async () => {
     const id = await conversation(online.url);
     const q = "По каким поставщикам висят хвосты?";
-    const t1 = await ask(id, q, { planner: [interp({ intent: DETECT, blocking: true }), CRITIC] });
+    const t1 = await ask(id, q, { planner: [interp({ intent: DETECT, blocking: true }), NO_CRITIC_POINTS] });
     expect(t1.final).toMatchObject({
       outcome: "BLOCKED_BY_AMBIGUITY",
       reasonCodes: [
@@ -205,7 +190,12 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     expect((await artifacts(t1.final.runId)).artifacts.tool_runs).toEqual([]);
 
     const t2 = await ask(id, "Любые незакрытые остатки, на 15.02.2026", {
-      planner: [interp({ intent: DETECT, reading: "open_settlement_balance", date: "15.02.2026" }), "{}", "{}", CRITIC],
+      planner: [
+        interp({ intent: DETECT, reading: "open_settlement_balance", date: "15.02.2026" }),
+        "{}",
+        "{}",
+        NO_CRITIC_POINTS,
+      ],
     });
     expect(t2.final).toMatchObject({ outcome: "FULLY_ANSWERED", reasonCodes: [] });
     expect(t2.final.premises.map((p) => p.status)).toEqual(["confirmed", "confirmed", "confirmed"]);
@@ -234,44 +224,24 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     const badPlan = JSON.stringify({
       goal: "сальдо",
       steps: [
-        {
-          step_id: "S1",
-          type: "resolve",
-          tool: "resolve_counterparty",
-          input: { query: "Альфа-Снаб" },
-          required: true,
-          depends_on: [],
-          for_each: null,
-          filter: null,
-          purpose: "кто",
-        },
-        {
-          step_id: "S2",
-          type: "date",
-          tool: "resolve_period_or_asof",
-          input: {},
-          required: true,
-          depends_on: [],
-          for_each: null,
-          filter: null,
-          purpose: "дата",
-        },
-        {
-          step_id: "S3",
-          type: "balance",
-          tool: "get_balance_as_of",
-          input: { counterparty_id: "cp-alfa-snab", as_of_date: "$S2.as_of_date" },
-          required: true,
-          depends_on: ["S1", "S2"],
-          for_each: null,
-          filter: null,
-          purpose: "сальдо",
-        },
+        planStep("S1", "resolve_counterparty", { query: "Альфа-Снаб" }, { type: "resolve", purpose: "кто" }),
+        planStep("S2", "resolve_period_or_asof", {}, { type: "date", purpose: "дата" }),
+        planStep(
+          "S3",
+          "get_balance_as_of",
+          { counterparty_id: "cp-alfa-snab", as_of_date: "$S2.as_of_date" },
+          { type: "balance", depends_on: ["S1", "S2"], purpose: "сальдо" },
+        ),
       ],
     });
     const goodPlan = badPlan.replace('"counterparty_id":"cp-alfa-snab"', '"counterparty_id":"$S1.counterparty_id"');
     const t1 = await ask(id, "Какое сальдо по ООО «Альфа-Снаб»?", {
-      planner: [interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб" }), badPlan, goodPlan, CRITIC],
+      planner: [
+        interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб" }),
+        badPlan,
+        goodPlan,
+        NO_CRITIC_POINTS,
+      ],
     });
     // the model's plan left out the built-in plan's checks: the engine added them, and says the model's route was shallow
     expect(t1.final).toMatchObject({
@@ -293,7 +263,7 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     expect(repair.messages.at(-1)!.content).toMatch(/counterparty_id должен ссылаться/);
 
     const t2 = await ask(id, "А на 31 марта?", {
-      planner: [interp({ intent: "counterparty_balance", date: "31 марта" }), "{}", "{}", CRITIC],
+      planner: [interp({ intent: "counterparty_balance", date: "31 марта" }), "{}", "{}", NO_CRITIC_POINTS],
     });
     expect(t2.final).toMatchObject({ outcome: "FULLY_ANSWERED", reasonCodes: [] });
     expect(t2.final.premises.find((p) => p.key === "counterparty")).toMatchObject({ status: "inherited" });
@@ -360,7 +330,7 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
         interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }),
         "{}",
         "{}",
-        CRITIC,
+        NO_CRITIC_POINTS,
       ],
       answer: invented,
     });
@@ -381,7 +351,9 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
 
   it("a question outside the domain is misrouted, with no tool call", async () => {
     const id = await conversation(online.url);
-    const { final } = await ask(id, "Какая погода в Москве?", { planner: [interp({ intent: "unsupported" }), CRITIC] });
+    const { final } = await ask(id, "Какая погода в Москве?", {
+      planner: [interp({ intent: "unsupported" }), NO_CRITIC_POINTS],
+    });
     expect(final).toMatchObject({ outcome: "MISROUTED", reasonCodes: [] });
     expect((await artifacts(final.runId)).artifacts.tool_runs).toEqual([]);
   });

@@ -12,7 +12,7 @@ import {
   namePlaceholder,
   quotedName,
 } from "../../../systems/evidence/tool-strings";
-import { dateOut, plan, settlementRow, toolRun } from "./fixtures";
+import { dateOut, plan, settlementRow, registerRun, toolRun } from "./fixtures";
 
 const NAMES = [
   "ООО «Альфа-Снаб»",
@@ -79,13 +79,7 @@ describe("names from tool data", () => {
   it("the bundle carries the placeholder and the flag; the tool run keeps the raw value", () => {
     const runs = [
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", {
-        status: "ok",
-        note: "",
-        as_of_date: "2026-03-31",
-        movements_scanned: 3,
-        rows: [settlementRow("cp-a", PLANTED[1]!, 1000), settlementRow("cp-b", "ООО «Б»", 500)],
-      }),
+      registerRun([settlementRow("cp-a", PLANTED[1]!, 1000), settlementRow("cp-b", "ООО «Б»", 500)]),
     ];
     const b = buildEvidence(
       "r1",

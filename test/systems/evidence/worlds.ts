@@ -6,7 +6,7 @@ import { composeAnswer, type ComposeInput } from "../../../systems/evidence/comp
 import { ruleCoverage } from "../../../systems/evidence/critic-rules";
 import { buildEvidence } from "../../../systems/evidence/evidence-builder";
 import type { CoverageReport, EvidenceBundle, FinalAnswerPackage } from "../../../systems/evidence/artifacts";
-import { dateOut, plan, scope, settlementRow, toolRun } from "./fixtures";
+import { dateOut, plan, scope, settlementRow, partyRun, registerRun, toolRun } from "./fixtures";
 
 export interface World {
   name: string;
@@ -58,16 +58,7 @@ export function settlementsWorld(): World {
   ];
   return world(
     "остатки с авансом",
-    [
-      toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-      toolRun("S4", "get_open_supplier_settlements", "success", {
-        status: "ok",
-        note: "",
-        as_of_date: "2026-03-31",
-        movements_scanned: 9,
-        rows,
-      }),
-    ],
+    [toolRun("S2", "resolve_period_or_asof", "success", dateOut()), registerRun(rows, { movements: 9 })],
     SETTLEMENT_STEPS,
   );
 }
@@ -77,18 +68,7 @@ export function chainWorld(): World {
   return world(
     "документы и оплаты",
     [
-      toolRun(
-        "S1",
-        "resolve_counterparty",
-        "success",
-        {
-          status: "ok",
-          note: "",
-          counterparty_id: cp,
-          candidates: [{ counterparty_id: cp, name: PARTIES[1][1], inn: "7701000002", roles: ["supplier"], score: 1 }],
-        },
-        { input: { query: "ТехноПоставка" } },
-      ),
+      partyRun(cp, PARTIES[1][1], "7701000002", "ТехноПоставка"),
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
       toolRun("S4", "get_unclosed_documents_for_counterparty", "success", {
         status: "ok",

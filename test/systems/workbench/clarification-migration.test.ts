@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { appendMachineEvents, listMachineEvents } from "../../../storage/machine-events";
 import { runMigrations } from "../../../storage/migrate";
 import { loadSnapshot, saveSnapshot } from "../../../storage/snapshots";
 import { listClarifications, upsertInteraction } from "../../../systems/workbench/store/interactions";
-import { createTestDatabase, migrateBefore } from "../../utils/db";
+import { migrateBefore, useTestDatabase } from "../../utils/db";
 
 /**
  * Migration 000043 on a database a server before issue 44 left behind: the clarification
  * machine's snapshots and logs go (the Interaction's snapshot is the one authority), its rows
  * stay with every fact they held, the claim columns go; the Interaction's snapshot and log stay.
  */
-let handle: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => {
-  handle = await createTestDatabase({ migrate: false });
-});
-afterAll(async () => {
-  await handle?.drop();
-});
+const handle = useTestDatabase({ migrate: false });
 
 const conv = "01a24146-7fbd-7fe0-9e1e-d04585ee1efb";
 const it1 = "interaction-01a24146-7fbe-7000-8000-0000000000aa";

@@ -46,3 +46,20 @@ export const workspace: WorkspaceSnapshot = {
 };
 
 export const sha = snapshotSha256(workspace);
+
+/** The stage ids "00" up to `last`, in the order a run records them (doc/workbench.md). */
+export const stageIds = (last: number): string[] =>
+  Array.from({ length: last + 1 }, (_, i) => String(i).padStart(2, "0"));
+
+/** Nine quoted targets, one more than a plan's task cap (8): the ninth on is named as left out. */
+export const pastTaskCap = [
+  "Учёт остатков",
+  "Калина",
+  "Малина",
+  "Договор",
+  "Объект Альфа",
+  "Итоги квартала",
+  "Согласование заказа",
+  "Расчёт скидок",
+  "Продажи за квартал",
+];

@@ -3,7 +3,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed } from "../../utils/sse";
-import { workspace } from "./fixtures";
+import { pastTaskCap, workspace } from "./fixtures";
 import { newConversation, one, send, stage, type Json } from "./http-workbench-helpers";
 
 const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
@@ -134,18 +134,7 @@ describe("issue 14 (Workbench): resolution", () => {
 
   it("more names than the task cap: at most 8 tasks, the rest named before the answer", async () => {
     llm.script("answer", "Вот документы.");
-    const names = [
-      "Учёт остатков",
-      "Калина",
-      "Малина",
-      "Договор",
-      "Объект Альфа",
-      "Итоги квартала",
-      "Согласование заказа",
-      "Расчёт скидок",
-      "Продажи за квартал",
-      "Книга продаж",
-    ];
+    const names = [...pastTaskCap, "Книга продаж"];
     const { r } = await ask(`Покажи ${names.map((n) => `«${n}»`).join(", ")}`);
     expect(tasksOf(r)).toHaveLength(8);
     const fin = one(r, "final")!;

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { loadSnapshot } from "../../../storage/snapshots";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed } from "../../utils/sse";
-import { workspace } from "./fixtures";
+import { stageIds, workspace } from "./fixtures";
 import {
   expectReplayMatches,
   interaction,
@@ -22,6 +22,16 @@ const llm = server.llm;
 
 beforeEach(() => llm.reset());
 
+/** The answer to clarification `q`, with its interaction, as the client sends it. */
+const answer = (conv: string, q: Json, text: string, extra: Json = {}) =>
+  send(server.url, conv, {
+    text,
+    workspace,
+    interactionId: q.interactionId,
+    replyToClarificationId: q.id,
+    debug: true,
+    ...extra,
+  });
 const ask = async (text: string, extra: Json = {}) => {
   const conv = extra.conversationId ?? (await newConversation(server.url));
   const r = await send(server.url, conv, { text, workspace, debug: true, ...extra, conversationId: undefined });
@@ -35,21 +45,7 @@ describe("workbench: single turns", () => {
     const started = one(r, "run_started")!;
     expect(started.interactionId).toMatch(/^interaction-/);
     expect(started.planVersion).toBe(1);
-    expect(eventsNamed(r, "stage").map((s) => (s as Json).stageId)).toEqual([
-      "00",
-      "01",
-      "02",
-      "03",
-      "04",
-      "05",
-      "06",
-      "07",
-      "08",
-      "09",
-      "10",
-      "11",
-      "12",
-    ]);
+    expect(eventsNamed(r, "stage").map((s) => (s as Json).stageId)).toEqual(stageIds(12));
     // Streamed validated, sentence by sentence (doc/streaming.md): a one-sentence answer is one token.
     expect((eventsNamed(r, "token") as Json[]).map((e) => e.delta).join("")).toBe(
       "Композиция [[composition-alpha]] лежит в папке [[folder-sales]].",
@@ -146,14 +142,7 @@ describe("workbench: the clarification loop", () => {
     const pick = q.candidates.find((c: Json) => c.identity === "composition-discount-v1");
 
     llm.script("answer", "Архивная версия [[composition-discount-v1]].");
-    const r2 = await send(server.url, conv, {
-      text: "архивную",
-      workspace,
-      interactionId: q.interactionId,
-      replyToClarificationId: q.id,
-      selectedCandidateId: pick.candidateId,
-      debug: true,
-    });
+    const r2 = await answer(conv, q, "архивную", { selectedCandidateId: pick.candidateId });
     expect(one(r2, "run_started")).toMatchObject({ interactionId: q.interactionId, planVersion: 2 });
     expect(stage(r2, "07")!.data.reply).toMatchObject({ kind: "answer", decidedBy: "click" });
     expect(stage(r2, "06")!.data.tasks[0]).toMatchObject({
@@ -214,13 +203,7 @@ describe("workbench: the clarification loop", () => {
     const q = one(r, "clarification_required")!;
     llm.reset();
     llm.script("answer", "Ок.");
-    const r2 = await send(server.url, conv, {
-      text: "вторую",
-      workspace,
-      interactionId: q.interactionId,
-      replyToClarificationId: q.id,
-      debug: true,
-    });
+    const r2 = await answer(conv, q, "вторую");
     expect(stage(r2, "06")!.data.tasks[0].resolvedIdentity).toBe(q.candidates[1].identity);
     expect(llm.count("classifier")).toBe(0);
   });
@@ -231,13 +214,7 @@ describe("workbench: the clarification loop", () => {
     const q = one(r, "clarification_required")!;
     llm.reset();
     llm.script("classifier", "not json at all");
-    const r2 = await send(server.url, conv, {
-      text: "та самая, про которую говорили вчера",
-      workspace,
-      interactionId: q.interactionId,
-      replyToClarificationId: q.id,
-      debug: true,
-    });
+    const r2 = await answer(conv, q, "та самая, про которую говорили вчера");
     expect(llm.count("classifier")).toBe(1);
     const q2 = one(r2, "clarification_required")!;
     expect(q2.id).not.toBe(q.id);

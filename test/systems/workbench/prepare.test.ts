@@ -4,7 +4,7 @@ import { prepare, type ModelPort } from "../../../systems/workbench/prepare";
 import { getIndex } from "../../../systems/workbench/resolve-index";
 import { StageTrace, type StageRecord } from "../../../systems/workbench/trace";
 import type { Plan } from "../../../systems/workbench/types";
-import { sha, workspace } from "./fixtures";
+import { pastTaskCap, sha, stageIds, workspace } from "./fixtures";
 
 const docs = buildDocsIndex([
   {
@@ -159,20 +159,7 @@ describe("prepare outcomes", () => {
   });
   it("stages 02–11 are recorded in order, with the contract's payload shapes", async () => {
     const x = await run("Покажи composition-alpha");
-    expect(x.stages.map((s) => s.stageId)).toEqual([
-      "00",
-      "01",
-      "02",
-      "03",
-      "04",
-      "05",
-      "06",
-      "07",
-      "08",
-      "09",
-      "10",
-      "11",
-    ]);
+    expect(x.stages.map((s) => s.stageId)).toEqual(stageIds(11));
     const plan = x.stages[3]!.data as { planVersion: number; plannedBy: string; tasks: unknown[] };
     expect(plan).toMatchObject({ planVersion: 1, plannedBy: "deterministic" });
     const res = x.stages[6]!.data as {
@@ -254,18 +241,7 @@ describe("issue 14: preparation keeps what it can do", () => {
     expect(y.r.plainAnswer).not.toMatch(/«\?»/);
   });
   it("targets beyond the task cap are named in the notice", async () => {
-    const names = [
-      "Учёт остатков",
-      "Калина",
-      "Малина",
-      "Договор",
-      "Объект Альфа",
-      "Итоги квартала",
-      "Согласование заказа",
-      "Расчёт скидок",
-      "Продажи за квартал",
-      "Склад",
-    ];
+    const names = [...pastTaskCap, "Склад"];
     const x = await run(`Покажи ${names.map((n) => `«${n}»`).join(", ")}`);
     expect(x.r.plan.omittedMentions).toEqual(["Продажи за квартал", "Склад"]);
     expect(x.r.notice).toMatch(/не рассмотрены: «Продажи за квартал», «Склад»/);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { scrub, StageTrace, type StageRecord } from "../../../systems/workbench/trace";
+import { stageIds } from "./fixtures";
 
 describe("stage trace", () => {
   it("reports 00–12 in order, filling stages that did not run as skipped", () => {
@@ -9,21 +10,7 @@ describe("stage trace", () => {
     t.record("03", "ok", { tasks: [] });
     t.record("03", "ok", { again: true });
     t.finish("clarification_required");
-    expect(seen.map((s) => s.stageId)).toEqual([
-      "00",
-      "01",
-      "02",
-      "03",
-      "04",
-      "05",
-      "06",
-      "07",
-      "08",
-      "09",
-      "10",
-      "11",
-      "12",
-    ]);
+    expect(seen.map((s) => s.stageId)).toEqual(stageIds(12));
     expect(seen[1]).toMatchObject({ name: "original-request", status: "skipped" });
     expect(seen[3]!.data).toEqual({ tasks: [] });
     expect(seen.at(-1)).toMatchObject({

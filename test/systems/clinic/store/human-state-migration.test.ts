@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runMigrations } from "../../../../storage/migrate";
-import { createTestDatabase, migrateBefore } from "../../../utils/db";
+import { migrateBefore, useTestDatabase } from "../../../utils/db";
 import { readClinicHuman } from "../../../../systems/clinic/turn";
 
 /**
  * Migration 000029: a clinic thread an operator had taken before the human was a machine state
  * (the inbox status `taken`) is held by that operator after the upgrade; other threads are not.
  */
-let handle: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => {
-  handle = await createTestDatabase({ migrate: false });
-});
-afterAll(async () => {
-  await handle?.drop();
-});
+const handle = useTestDatabase({ migrate: false });
 
 const taken = "01a24146-7fbd-7fe0-9e1e-d04585ee1e01";
 const open = "01a24146-7fbd-7fe0-9e1e-d04585ee1e02";
