@@ -38,8 +38,21 @@ const start = async (db: Database, hub = new RunHub()) => {
   return { conv, run };
 };
 
-/** One counter-machine turn of a started run, answered "ответ", with the caller's writes. */
-const counterTurn = (run: Run, conversationId: string, text: string, commit: (tx: Tx) => Promise<void>) =>
+/**
+ * One counter-machine turn of a started run, answered "ответ", with the caller's writes: a
+ * transactional `commit`, or statement `writes` (with `stored` and `log` as a turn takes them).
+ */
+const counterTurn = (
+  run: Run,
+  conversationId: string,
+  text: string,
+  how: {
+    commit?: (tx: Tx) => Promise<void>;
+    writes?: (snapshot: unknown, when: Fragment) => (Fragment | null)[];
+    stored?: null;
+    log?: { settings?: string };
+  },
+) =>
   runTurn({
     sql: server.db.sql,
     run,
@@ -48,8 +61,8 @@ const counterTurn = (run: Run, conversationId: string, text: string, commit: (tx
     conversationId,
     events: [{ type: "user.message", text }],
     effects: { "effect.model": () => ({ type: "model.replied" as const, text: "ответ" }) },
-    commit,
     closing: () => [{ event: "final", data: { answer: "ответ" } }],
+    ...how,
   });
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -113,9 +126,11 @@ describe("Run", () => {
     run.emit("run_started", { runId: run.id });
     run.emit("token", { delta: "привет" });
     await expect(
-      counterTurn(run, conv.id, "привет", async (tx) => {
-        await appendMessages(tx, conv.id, [{ role: "user", text: "привет" }]);
-        throw new Error("disk full");
+      counterTurn(run, conv.id, "привет", {
+        commit: async (tx) => {
+          await appendMessages(tx, conv.id, [{ role: "user", text: "привет" }]);
+          throw new Error("disk full");
+        },
       }),
     ).rejects.toThrow("disk full");
     await run.fail("internal", "не сохранилось");
@@ -140,12 +155,9 @@ describe("Run", () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(await failAbandonedRuns(server.db.sql, { staleAfterMs: 10, ownerIs: OWNER })).toContain(run.id);
     await expect(
-      counterTurn(
-        run,
-        conv.id,
-        "поздно",
-        async (tx) => void (await appendMessages(tx, conv.id, [{ role: "user", text: "поздно" }])),
-      ),
+      counterTurn(run, conv.id, "поздно", {
+        commit: async (tx) => void (await appendMessages(tx, conv.id, [{ role: "user", text: "поздно" }])),
+      }),
     ).rejects.toMatchObject({ code: "conflict", details: { reason: "run_closed" } });
     // Nothing of the turn is stored: the conversation is as recovery reported it.
     expect(await loadSnapshot(server.db.sql, conv.id)).toBeNull();
@@ -157,20 +169,8 @@ describe("Run", () => {
     const writes = (conversationId: string, text: string) => (_: unknown, when: Fragment) =>
       messagesInsert(server.db.sql, conversationId, [{ role: "user", text }], null, { when });
     const turn = (run: Run, conversationId: string, text: string, log?: { settings?: string }) =>
-      runTurn({
-        sql: server.db.sql,
-        run,
-        spec: counterSpec,
-        key: conversationId,
-        conversationId,
-        // A first turn, known to have no snapshot yet: the turn reads nothing.
-        stored: null,
-        events: [{ type: "user.message", text }],
-        effects: { "effect.model": () => ({ type: "model.replied" as const, text: "ответ" }) },
-        writes: writes(conversationId, text),
-        closing: () => [{ event: "final", data: { answer: "ответ" } }],
-        log,
-      });
+      // A first turn, known to have no snapshot yet: the turn reads nothing.
+      counterTurn(run, conversationId, text, { stored: null, writes: writes(conversationId, text), log });
     const ok = await start(server.db);
     ok.run.emit("run_started", { runId: ok.run.id });
     // Stored now, so no background flush has anything to send while the turn is counted.
@@ -211,20 +211,14 @@ describe("Run", () => {
   /** A turn committed in one statement (`writes`) or in a transaction with the caller's `commit`. */
   const lateTurn = (run: Run, conversationId: string, inTransaction: boolean) =>
     inTransaction
-      ? counterTurn(run, conversationId, "поздно", async (tx) => {
-          await appendMessages(tx, conversationId, [{ role: "user", text: "поздно" }]);
+      ? counterTurn(run, conversationId, "поздно", {
+          commit: async (tx) => {
+            await appendMessages(tx, conversationId, [{ role: "user", text: "поздно" }]);
+          },
         })
-      : runTurn({
-          sql: server.db.sql,
-          run,
-          spec: counterSpec,
-          key: conversationId,
-          conversationId,
-          events: [{ type: "user.message", text: "поздно" }],
-          effects: { "effect.model": () => ({ type: "model.replied" as const, text: "ответ" }) },
+      : counterTurn(run, conversationId, "поздно", {
           writes: (_, when) =>
             messagesInsert(server.db.sql, conversationId, [{ role: "user", text: "поздно" }], null, { when }),
-          closing: () => [{ event: "final", data: { answer: "ответ" } }],
         });
 
   for (const inTransaction of [false, true])

@@ -38,6 +38,17 @@ function turn(
   } as Parameters<typeof runTurn>[0]);
 }
 
+/** A model reply held back until two turns wait for it, so both have read the same row version. */
+function racingReply(): () => Promise<string> {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let waiting = 0;
+  return () => {
+    waiting++;
+    if (waiting === 2) release();
+    return gate.then(() => "reply");
+  };
+}
 describe("runTurn", () => {
   it("runs effects, feeds results back and commits snapshot and messages together", async () => {
     const id = await conversation();
@@ -82,14 +93,7 @@ describe("runTurn", () => {
     const id = await conversation();
     await turn(id, "start", () => "ok");
     // Both read the same row version, then race to write.
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let waiting = 0;
-    const slow = () => {
-      waiting++;
-      if (waiting === 2) release();
-      return gate.then(() => "reply");
-    };
+    const slow = racingReply();
     const results = await Promise.allSettled([turn(id, "a", slow), turn(id, "b", slow)]);
     const ok = results.filter((r) => r.status === "fulfilled");
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -120,14 +124,7 @@ describe("runTurn", () => {
       log: {},
     });
     await turn(id, "start", () => "ok", oneStatement("start"));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let waiting = 0;
-    const slow = () => {
-      waiting++;
-      if (waiting === 2) release();
-      return gate.then(() => "reply");
-    };
+    const slow = racingReply();
     const results = await Promise.allSettled([
       turn(id, "a", slow, oneStatement("a")),
       turn(id, "b", slow, oneStatement("b")),

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { ScriptedLlm } from "../utils/scripted-llm";
 import { useTestServer, type StartedTestServer } from "../utils/server";
 
@@ -109,4 +109,26 @@ export function useBrowserStack(o: { tokens?: string } = {}): BrowserStack {
       return s.dbUrl;
     },
   };
+}
+
+/**
+ * A new clinic thread the patient escalated to a human («Позовите живого человека»), made through
+ * the API with `authorization` when the server's API_TOKENS asks for one: the desk's tests start
+ * from it.
+ */
+export async function escalatedThread(stack: BrowserStack, authorization?: string): Promise<string> {
+  const H = { "content-type": "application/json", ...(authorization ? { authorization } : {}) };
+  const created = await fetch(`${stack.server.url}/v1/clinic/threads`, { method: "POST", headers: H });
+  expect(created.status).toBe(201);
+  const { threadId } = (await created.json()) as { threadId: string };
+  stack.llm.script("router", "escalate_human");
+  stack.llm.script("branch", "Передаю администратору.");
+  const res = await fetch(`${stack.server.url}/v1/clinic/threads/${threadId}/messages`, {
+    method: "POST",
+    headers: H,
+    body: JSON.stringify({ text: "Позовите живого человека" }),
+  });
+  await res.text();
+  expect(res.status).toBe(200);
+  return threadId;
 }

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { hasChromium, openAt, screenshot, skipReason, useBrowserStack } from "./browser";
+import { escalatedThread, hasChromium, openAt, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /**
  * The operator's desk in a real browser (issue 43) at a phone's 390 px and a desktop's 1280 px:
@@ -15,22 +15,6 @@ const TEMPLATE = "Мы находимся по адресу: ул. Ленина,
 
 const open = (browser: Browser, url: string, width: number, operator: string | null, errors: string[]) =>
   openAt(browser, url, width, { operator }, errors);
-
-async function escalatedThread(url: string, llm: ReturnType<typeof useBrowserStack>["llm"]): Promise<string> {
-  const H = { "content-type": "application/json" };
-  const { threadId } = (await (await fetch(`${url}/v1/clinic/threads`, { method: "POST", headers: H })).json()) as {
-    threadId: string;
-  };
-  llm.script("router", "escalate_human");
-  llm.script("branch", "Передаю администратору.");
-  const res = await fetch(`${url}/v1/clinic/threads/${threadId}/messages`, {
-    method: "POST",
-    headers: H,
-    body: JSON.stringify({ text: "Позовите живого человека" }),
-  });
-  await res.text();
-  return threadId;
-}
 
 const text = (page: Page, sel: string) => page.locator(sel).textContent();
 
@@ -49,7 +33,7 @@ describe.skipIf(!hasChromium)(
         await fresh.locator('[data-action="add"]').click();
         await settings.waitForSelector(`.quick-reply-edit[data-quick="адрес-${width}"]`);
         await settings.context().close();
-        const id = await escalatedThread(server.url, llm);
+        const id = await escalatedThread(stack);
         const patient = await open(browser, `${server.url}/sandbox.html#thread=${id}`, width, null, errors);
         const ivan = await open(browser, `${server.url}/inbox.html#id=${id}`, width, "Иван", errors);
         await ivan.waitForSelector("#take");

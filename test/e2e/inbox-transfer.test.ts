@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { hasChromium, openAt, screenshot, skipReason, useBrowserStack } from "./browser";
+import { escalatedThread, hasChromium, openAt, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /**
  * Transfer on the operator's desk in a real browser (issue 43) at 390 and 1280 px, each operator
@@ -18,23 +18,6 @@ const stack = useBrowserStack({
   tokens: `operator@clinic:${IVAN}:Иван,operator@clinic:${MARIA}:Мария,clinic:${ADMIN}`,
 });
 
-async function escalatedThread(url: string, llm: ReturnType<typeof useBrowserStack>["llm"]): Promise<string> {
-  const H = { "content-type": "application/json", authorization: `Bearer ${ADMIN}` };
-  const created = await fetch(`${url}/v1/clinic/threads`, { method: "POST", headers: H });
-  expect(created.status).toBe(201);
-  const { threadId } = (await created.json()) as { threadId: string };
-  llm.script("router", "escalate_human");
-  llm.script("branch", "Передаю администратору.");
-  const res = await fetch(`${url}/v1/clinic/threads/${threadId}/messages`, {
-    method: "POST",
-    headers: H,
-    body: JSON.stringify({ text: "Позовите живого человека" }),
-  });
-  await res.text();
-  expect(res.status).toBe(200);
-  return threadId;
-}
-
 /** The ids the page's list shows now. */
 const listed = (page: Page) =>
   page.locator("#items .inbox-item").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.id));
@@ -51,7 +34,7 @@ describe.skipIf(!hasChromium)(
       it(`Иван transfers a thread to Мария at ${width} px; the bot stays out`, async () => {
         const { llm, server, browser } = stack;
         const errors: string[] = [];
-        const id = await escalatedThread(server.url, llm);
+        const id = await escalatedThread(stack, `Bearer ${ADMIN}`);
         const patient = await openAt(
           browser,
           `${server.url}/sandbox.html#thread=${id}`,
