@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import postgres from "postgres";
 import { childServerEnv } from "./backends";
 import { cpuOf, freePort, untilHealthy } from "./procs";
+import { committedTransactions } from "./sql-count";
 import { percentile } from "./stats";
 
 /**
@@ -132,13 +133,7 @@ async function run(backend: string): Promise<void> {
       FOLLOWERS /
       1024;
     const stats = dbUrl ? postgres(dbUrl, { max: 1, onnotice: () => {} }) : null;
-    const commits = async () => {
-      await stats!`select pg_stat_clear_snapshot()`;
-      const [r] = await stats!<
-        [{ n: bigint | number }]
-      >`select xact_commit as n from pg_stat_database where datname = current_database()`;
-      return Number(r.n);
-    };
+    const commits = () => committedTransactions(stats!);
     // An idle backend reports its counts up to 10 s late (PGSTAT_IDLE_INTERVAL): the followers'
     // first reads must land before the window opens, the window's own before it is read.
     if (stats) await sleep(11_000);

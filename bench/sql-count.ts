@@ -93,3 +93,15 @@ export class SqlCounter {
 export function perTurn(c: SqlCounts, turns: number): Record<keyof SqlCounts, number> {
   return Object.fromEntries(Object.entries(c).map(([k, v]) => [k, v / turns])) as Record<keyof SqlCounts, number>;
 }
+
+/**
+ * The database's committed transactions so far (pg_stat_database.xact_commit, PostgreSQL only),
+ * read afresh: the session's cached statistics snapshot is cleared first, or two reads would agree.
+ */
+export async function committedTransactions(stats: Sql): Promise<number> {
+  await stats`select pg_stat_clear_snapshot()`;
+  const [r] = await stats<
+    [{ n: bigint | number }]
+  >`select xact_commit as n from pg_stat_database where datname = current_database()`;
+  return Number(r.n);
+}

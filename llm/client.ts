@@ -1,19 +1,12 @@
 import { createOfflineLlm } from "./offline";
-import { createOpenAiLlm } from "./openai-client";
-import type { Llm, ModelLimits, Role } from "./types";
+import { createOpenAiLlm, type OpenAiLlmOptions } from "./openai-client";
+import type { Llm } from "./types";
 
 export * from "./types";
 export { OFFLINE_LABEL, registerOfflineResponder } from "./offline";
 
-export interface LlmConfig {
-  baseURL?: string;
-  apiKey?: string;
-  model?: string;
-  roleModels?: Partial<Record<Role, string | undefined>>;
-  timeoutMs?: number;
-  retryDelayMs?: number;
-  limits?: Partial<ModelLimits>;
-  roleLimits?: Partial<Record<Role, Partial<ModelLimits>>>;
+/** The OpenAI client's options, each optional (unset → offline or the defaults), with the transport by name. */
+export interface LlmConfig extends Partial<Omit<OpenAiLlmOptions, "fetch">> {
   /** LLM_FETCH: `http` (default, llm/http-fetch.ts on node:http) or `platform` (Node's undici fetch). */
   transport?: "http" | "platform";
 }

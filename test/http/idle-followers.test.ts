@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import { SqlCounter } from "../../bench/sql-count";
+import { committedTransactions, SqlCounter } from "../../bench/sql-count";
 import { onServer } from "../utils/db";
 import { useTestServer } from "../utils/server";
 
@@ -60,13 +60,7 @@ describe(`${FOLLOWERS} idle thread followers (${onServer ? "PostgreSQL server" :
 
     const counter = new SqlCounter();
     const stats = onServer ? postgres(server.dbUrl!, { max: 1, onnotice: () => {} }) : null;
-    const commits = async () => {
-      await stats!`select pg_stat_clear_snapshot()`;
-      const [r] = await stats!<
-        [{ n: bigint | number }]
-      >`select xact_commit as n from pg_stat_database where datname = current_database()`;
-      return Number(r.n);
-    };
+    const commits = () => committedTransactions(stats!);
     try {
       // Counts reach pg_stat_database up to a second after the transaction: settle before and after.
       if (stats) await sleep(1_500);

@@ -187,8 +187,7 @@ export async function getOpenSupplierSettlements(
 ): Promise<ToolOutput<"get_open_supplier_settlements">> {
   if (a.counterparty_id && !(await counterpartyName(sql, a.counterparty_id))) {
     return {
-      status: "unbound_entity",
-      note: `Контрагента ${a.counterparty_id} нет в базе.`,
+      ...unbound("Контрагента", a.counterparty_id),
       as_of_date: a.as_of_date,
       movements_scanned: 0,
       rows: [],
@@ -259,8 +258,7 @@ export async function getUnclosedDocuments(
   const base = { counterparty_id: a.counterparty_id, as_of_date: a.as_of_date };
   if (!(await counterpartyName(sql, a.counterparty_id)))
     return {
-      status: "unbound_entity",
-      note: `Контрагента ${a.counterparty_id} нет в базе.`,
+      ...unbound("Контрагента", a.counterparty_id),
       ...base,
       documents_scanned: 0,
       rows: [],
@@ -311,6 +309,12 @@ export async function getUnclosedDocuments(
   };
 }
 
+/** The head of an answer about an object the base does not hold: the tool names it, nothing is bound. */
+const unbound = (what: "Контрагента" | "Документа", id: string) => ({
+  status: "unbound_entity" as const,
+  note: `${what} ${id} нет в базе.`,
+});
+
 async function findObject(sql: Tx, id: string): Promise<{ kind: string; posted: boolean } | null> {
   const [d] = await sql<{ kind: string; posted: boolean }[]>`select kind, posted from acc_documents where id = ${id}`;
   if (d) return d;
@@ -325,8 +329,7 @@ export async function getDocumentMovements(
   const obj = await findObject(sql, a.document_id);
   if (!obj)
     return {
-      status: "unbound_entity",
-      note: `Документа ${a.document_id} нет в базе.`,
+      ...unbound("Документа", a.document_id),
       document_id: a.document_id,
       posted: null,
       rows: [],
@@ -363,8 +366,7 @@ export async function getPaymentChain(
 ): Promise<ToolOutput<"get_payment_chain">> {
   if (!(await counterpartyName(sql, a.counterparty_id)))
     return {
-      status: "unbound_entity",
-      note: `Контрагента ${a.counterparty_id} нет в базе.`,
+      ...unbound("Контрагента", a.counterparty_id),
       counterparty_id: a.counterparty_id,
       rows: [],
     };
@@ -416,8 +418,7 @@ export async function getBalanceAsOf(
   const base = { counterparty_id: a.counterparty_id, counterparty_name: name, as_of_date: a.as_of_date };
   if (!name)
     return {
-      status: "unbound_entity",
-      note: `Контрагента ${a.counterparty_id} нет в базе.`,
+      ...unbound("Контрагента", a.counterparty_id),
       ...base,
       balance: null,
       movements_count: 0,
@@ -463,8 +464,7 @@ export async function getRelatedClosingDocuments(
   const obj = await findObject(sql, a.document_id);
   if (!obj)
     return {
-      status: "unbound_entity",
-      note: `Документа ${a.document_id} нет в базе.`,
+      ...unbound("Документа", a.document_id),
       document_id: a.document_id,
       expected_kinds: [],
       missing_kinds: [],
