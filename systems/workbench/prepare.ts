@@ -84,6 +84,16 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
   const calls = { planner: 0, reranker: 0 };
   let budget = input.preparatoryBudget;
   const manifest: PromptManifestEntry[] = [];
+  /** One preparatory model call: it spends the budget, is counted, names its prompt, sends the request as JSON. */
+  const ask = (role: "planner" | "reranker", prompt: typeof PLANNER_PROMPT, port: ModelPort, request: object) => {
+    budget--;
+    calls[role]++;
+    manifest.push(manifestOf(prompt));
+    return port([
+      { role: "system", content: prompt.text },
+      { role: "user", content: JSON.stringify(request) },
+    ]);
+  };
 
   const normalized = trace.time(
     "02",
@@ -116,20 +126,11 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
     const gate = plannerGate(parsed);
     planInfo = { confidence: parsed.confidence, gate, planner: { called: false } };
     if (gate.call && input.ports.planner && budget > 0) {
-      budget--;
-      calls.planner++;
-      manifest.push(manifestOf(PLANNER_PROMPT));
-      const raw = await input.ports.planner([
-        { role: "system", content: PLANNER_PROMPT.text },
-        {
-          role: "user",
-          content: JSON.stringify({
-            request: normalized.canonical,
-            deterministicPlan: parsed.plan.tasks,
-            documentTypes: [...knownTypes],
-          }),
-        },
-      ]);
+      const raw = await ask("planner", PLANNER_PROMPT, input.ports.planner, {
+        request: normalized.canonical,
+        deterministicPlan: parsed.plan.tasks,
+        documentTypes: [...knownTypes],
+      });
       const accepted =
         raw === null
           ? ({ ok: false, issues: [{ code: "no_answer" }] } as const)
@@ -193,20 +194,11 @@ export async function prepare(input: PrepareInput): Promise<PrepareResult> {
         rerank = { called: false, taskId: r.taskId, reason: "budget" };
         break;
       }
-      budget--;
-      calls.reranker++;
-      manifest.push(manifestOf(RERANKER_PROMPT));
-      const raw = await input.ports.reranker([
-        { role: "system", content: RERANKER_PROMPT.text },
-        {
-          role: "user",
-          content: JSON.stringify({
-            request: normalized.canonical,
-            mention: r.mention,
-            candidates: r.candidates.map((c) => describeCandidate(index, c)),
-          }),
-        },
-      ]);
+      const raw = await ask("reranker", RERANKER_PROMPT, input.ports.reranker, {
+        request: normalized.canonical,
+        mention: r.mention,
+        candidates: r.candidates.map((c) => describeCandidate(index, c)),
+      });
       const decision: RerankDecision =
         raw === null ? { kind: "invalid", reason: "no_answer" } : validateRerankerOutput(raw, r);
       rerank = { called: true, taskId: r.taskId, decision };
