@@ -3,7 +3,8 @@ import { el, json } from "./common.js";
 
 export const HANDOFF_CAP = 3;
 
-const reasonRu = {
+/** The escalation reasons as a patient's operator reads them (the Sandbox's badges, the inbox's list). */
+export const reasonRu = {
   acute_pain: "острое состояние",
   surgery: "операция",
   angry: "раздражённый тон",

@@ -14,17 +14,11 @@ import {
   watchThread,
 } from "./inbox-desk.js";
 import { renderDeadLetters } from "./inbox-dead-letters.js";
+import { reasonRu } from "./clinic-ui.js";
 
 renderHeader("/inbox.html");
 void renderDeadLetters();
 
-const reasonRu = {
-  acute_pain: "острое состояние",
-  surgery: "операция",
-  angry: "раздражённый тон",
-  explicit_request: "просьба пациента",
-  routing_loop: "защита от петли",
-};
 const statusRu = { open: "у бота", taken: "у оператора", closed: "закрыт" };
 const systemRu = { clinic: "клиника", workbench: "Workbench", evidence: "Evidence" };
 
