@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { freePort } from "../../bench/procs";
 import { openDatabase, type Sql } from "../../storage/db";
 import { createTestDatabase, onServer } from "../utils/db";
 import { afterAll, beforeAll } from "vitest";
@@ -73,17 +73,8 @@ export async function createStorage(): Promise<Storage> {
   return { env: { DATA_DIR: dataDir }, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** The bench's free loopback port: one way to pick a port for a spawned server. */
+export { freePort };
 
 export function modelEnv(llm: ScriptedLlm, extra: Record<string, string> = {}): Record<string, string> {
   const cfg = scriptedLlmConfig(llm);
