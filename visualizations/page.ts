@@ -27,9 +27,15 @@ export function galleryPage(
   title: string,
   items: { id: string; title: string; description: string; svg: string }[],
 ): string {
+  // An inline SVG's <style> applies to the whole HTML document: the first diagram's sheet serves
+  // every one, so a later diagram carrying the same sheet leaves its copy out.
+  const sheetOf = (svg: string) => /<style>[\s\S]*?<\/style>/.exec(svg)?.[0];
+  const sheet = items[0] && sheetOf(items[0].svg);
   const body = items.map(
-    (i) =>
-      `<h2 id="${escapeXml(i.id)}">${escapeXml(i.title)}</h2><p>${escapeXml(i.description)}</p><figure>${i.svg}</figure>`,
+    (i, n) =>
+      `<h2 id="${escapeXml(i.id)}">${escapeXml(i.title)}</h2><p>${escapeXml(i.description)}</p><figure>${
+        n > 0 && sheet && sheetOf(i.svg) === sheet ? i.svg.replace(sheet, "") : i.svg
+      }</figure>`,
   );
   return shell(
     title,

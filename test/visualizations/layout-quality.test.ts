@@ -99,6 +99,17 @@ describe("statechart layout quality (elkjs)", () => {
       },
     });
     const edge = (id: string) => ({ id, source: "a", targets: ["b"], event: "E", guard: null, actions: [], order: 0 });
+    /** A straight a→b route from one point to another, its 10×5 label at `at`. */
+    const route = (id: string, [x0, y0]: number[], [x1, y1]: number[], [lx, ly]: number[]) => ({
+      edge: edge(id),
+      target: "b",
+      path: [
+        { x: x0!, y: y0! },
+        { x: x1!, y: y1! },
+      ],
+      label: { x: lx!, y: ly!, w: 10, h: 5, lines: ["E"] },
+      selfLoop: false,
+    });
     const l: Layout = {
       width: 100,
       height: 100,
@@ -106,28 +117,7 @@ describe("statechart layout quality (elkjs)", () => {
         ["a", b("a", 0, 0)],
         ["b", b("b", 50, 50)],
       ]),
-      routes: [
-        {
-          edge: edge("e0"),
-          target: "b",
-          path: [
-            { x: 0, y: 20 },
-            { x: 40, y: 20 },
-          ],
-          label: { x: 2, y: 2, w: 10, h: 5, lines: ["E"] },
-          selfLoop: false,
-        },
-        {
-          edge: edge("e1"),
-          target: "b",
-          path: [
-            { x: 20, y: 0 },
-            { x: 20, y: 40 },
-          ],
-          label: { x: 8, y: 4, w: 10, h: 5, lines: ["E"] },
-          selfLoop: false,
-        },
-      ],
+      routes: [route("e0", [0, 20], [40, 20], [2, 2]), route("e1", [20, 0], [20, 40], [8, 4])],
       initials: [],
       anys: [],
     };

@@ -120,6 +120,8 @@ describe("diagrams of every machine in the catalog", () => {
     expect(written).toHaveLength(ids.length + 1);
     const index = readFileSync(join(dir, "index.html"), "utf8");
     for (const id of ids) expect(index).toContain(`id="${id}"`);
+    // The page's own sheet and the diagrams' one, held once for all of them.
+    expect(index.match(/<style>/g)).toHaveLength(2);
     expect(readFileSync(join(dir, "interaction.svg"), "utf8")).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
   });
 });
