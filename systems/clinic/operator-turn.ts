@@ -57,16 +57,13 @@ const REFUSED: Record<OperatorAction["kind"], string> = {
 };
 
 function machineEvent(action: OperatorAction, at: string, holder: HumanHold | null): HumanEvent {
+  // Who speaks or hands over: the one named, else the thread's holder.
+  const who = (named: string | undefined) => named ?? holder?.operator ?? "оператор";
   switch (action.kind) {
     case "take":
       return { type: "operator.take", operator: action.operator, at };
     case "message":
-      return {
-        type: "operator.message",
-        operator: action.operator ?? holder?.operator ?? "оператор",
-        text: action.text,
-        at,
-      };
+      return { type: "operator.message", operator: who(action.operator), text: action.text, at };
     case "release":
       return { type: "operator.release", at };
     case "close":
@@ -74,12 +71,7 @@ function machineEvent(action: OperatorAction, at: string, holder: HumanHold | nu
     case "assign":
       return { type: "operator.assign", operator: action.operator ?? "оператор", assignee: action.assignee, at };
     case "transfer":
-      return {
-        type: "operator.transfer",
-        operator: action.operator ?? holder?.operator ?? "оператор",
-        to: action.to,
-        at,
-      };
+      return { type: "operator.transfer", operator: who(action.operator), to: action.to, at };
   }
 }
 
