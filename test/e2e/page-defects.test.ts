@@ -16,6 +16,26 @@ const failedBubble = (page: Page) => page.locator(".msg.assistant[data-failed]")
 /** No bubble is left blinking. */
 const streaming = (page: Page) => page.locator(".msg.assistant.streaming").count();
 
+/**
+ * Sends `text`, presses «Стоп» once the reply streams, and checks the page took the turn back:
+ * the failed bubble says so, nothing streams, the text is back in the field, the button is gone.
+ */
+async function stopMidReply(page: Page, text: string) {
+  await sendText(page, text);
+  await page.waitForFunction(
+    () => (document.querySelector(".msg.assistant.streaming .text")?.textContent ?? "").length > 0,
+  );
+  expect(await page.isVisible("#stop")).toBe(true);
+  await page.click("#stop");
+  await page.waitForSelector(".msg.assistant[data-failed]");
+  expect(await failedBubble(page).locator('[data-error="turn"] [data-message]').textContent()).toBe(
+    "Остановлено. Текст сообщения возвращён в поле ввода.",
+  );
+  expect(await streaming(page)).toBe(0);
+  expect(await page.inputValue("#text")).toBe(text);
+  expect(await page.isHidden("#stop")).toBe(true);
+}
+
 describe.skipIf(!hasChromium)(
   hasChromium ? "e2e: page defects of issue 17" : `e2e: page defects (${skipReason})`,
   () => {
@@ -57,19 +77,7 @@ describe.skipIf(!hasChromium)(
       const errors: string[] = [];
       const page = await openPage(stack.browser, `${stack.server.url}/sandbox.html`, errors);
       expect(await page.isHidden("#stop")).toBe(true);
-      await sendText(page, "Когда вы работаете?");
-      await page.waitForFunction(
-        () => (document.querySelector(".msg.assistant.streaming .text")?.textContent ?? "").length > 0,
-      );
-      expect(await page.isVisible("#stop")).toBe(true);
-      await page.click("#stop");
-      await page.waitForSelector(".msg.assistant[data-failed]");
-      expect(await failedBubble(page).locator('[data-error="turn"] [data-message]').textContent()).toBe(
-        "Остановлено. Текст сообщения возвращён в поле ввода.",
-      );
-      expect(await streaming(page)).toBe(0);
-      expect(await page.inputValue("#text")).toBe("Когда вы работаете?");
-      expect(await page.isHidden("#stop")).toBe(true);
+      await stopMidReply(page, "Когда вы работаете?");
       expect(await page.isEnabled("#send")).toBe(true);
       expect(errors).toEqual([]);
     });
@@ -140,18 +148,7 @@ describe.skipIf(!hasChromium)(
           "Композиция [[composition-alpha]] лежит в папке «Продажи». Она считает скидку по сумме заказа. Других с этим именем нет.",
         chunkDelayMs: 200,
       });
-      await sendText(page, "Покажи composition-alpha");
-      await page.waitForFunction(
-        () => (document.querySelector(".msg.assistant.streaming .text")?.textContent ?? "").length > 0,
-      );
-      await page.click("#stop");
-      await page.waitForSelector(".msg.assistant[data-failed]");
-      expect(await failedBubble(page).locator('[data-error="turn"] [data-message]').textContent()).toBe(
-        "Остановлено. Текст сообщения возвращён в поле ввода.",
-      );
-      expect(await streaming(page)).toBe(0);
-      expect(await page.inputValue("#text")).toBe("Покажи composition-alpha");
-      expect(await page.isHidden("#stop")).toBe(true);
+      await stopMidReply(page, "Покажи composition-alpha");
       expect(errors).toEqual([]);
     });
 
