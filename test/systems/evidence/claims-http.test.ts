@@ -12,6 +12,7 @@ import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo, type AnswerPrompt } from "./menu-choice";
 import { interpreterReply, NO_CRITIC_POINTS, SUPPLIERS_QUESTION } from "../../utils/evidence-api";
+import { plannedBy } from "../../utils/systems-evidence";
 
 const A = { authorization: "Bearer tok-a" };
 const serveFetch = useFetchServers();
@@ -50,11 +51,11 @@ const interp = (o: { date?: string; reading?: string }) =>
   interpreterReply({ intent: DETECT, question: SUPPLIERS_QUESTION, ...o });
 
 /** The seed's question on the working date: partially answered (assumed reading and date, a conflict). */
-const PARTIAL = { text: "По каким поставщикам висят хвосты?", planner: [interp({}), "{}", "{}", NO_CRITIC_POINTS] };
+const PARTIAL = { text: "По каким поставщикам висят хвосты?", planner: plannedBy(interp({}), NO_CRITIC_POINTS) };
 /** Any open balance on 15.02.2026: fully answered, one supplier (ООО «Альфа-Снаб», 120 000,00 ₽). */
 const FULL = {
   text: "Любые незакрытые остатки по поставщикам на 15.02.2026",
-  planner: [interp({ reading: "open_settlement_balance", date: "15.02.2026" }), "{}", "{}", NO_CRITIC_POINTS],
+  planner: plannedBy(interp({ reading: "open_settlement_balance", date: "15.02.2026" }), NO_CRITIC_POINTS),
 };
 /** The settlements tool times out: blocked by tooling. */
 const TIMEOUT = { text: "По каким поставщикам висят хвосты на 31.03.2026?", planner: [] as string[], faulty: true };
