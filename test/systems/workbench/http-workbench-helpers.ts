@@ -52,3 +52,7 @@ export async function expectReplayMatches(sql: Tx, key: string): Promise<number>
   expect(JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s)))).toEqual(stored!.snapshot);
   return events.length;
 }
+
+/** A reply to the open clarification `q`: `text` over `workspace`, plus the fields the case adds (`extra`). */
+export const replyTo = (base: string, conv: string, q: Json, text: string, workspace: unknown, extra: Json = {}) =>
+  send(base, conv, { text, workspace, replyToClarificationId: q.id, ...extra });
