@@ -4,6 +4,7 @@ import { defaultRegistry } from "../../../systems/clinic/registry";
 import { clinicApi } from "../../utils/clinic-api";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
+import { uploadKb } from "../../utils/systems-clinic";
 
 /** Issue 14 items 9–11 over HTTP: signals in odd forms, a tail-only reply, badges for bad tails, stored debug stages. */
 
@@ -131,13 +132,9 @@ describe("tail-only replies and badges for unusable tails (issue 14 item 10)", (
 
 describe("past turns' debug data from their stored runs (issue 14 item 11)", () => {
   it("the thread's messages name their run; the run's stages hold the RAG fragments and the assembled prompt", async () => {
-    const up = await fetch(`${server.url}/v1/clinic/kb/documents`, {
-      method: "POST",
-      headers: A,
-      body: JSON.stringify({
-        title: "Адрес",
-        text: "# Адрес клиники\n\nКлиника находится по адресу: Москва, Лесная улица, 5.",
-      }),
+    const up = await uploadKb(server.url, A, {
+      title: "Адрес",
+      text: "# Адрес клиники\n\nКлиника находится по адресу: Москва, Лесная улица, 5.",
     });
     expect(up.status).toBe(201);
     const id = await newThread();
