@@ -5,14 +5,14 @@
 // `answer_replaced`), and the stored package, the run's artifacts and the conversation agree. The corpus of
 // hand-written replies to the captured prompts is answer-corpus.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
 import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo, type AnswerPrompt } from "./menu-choice";
 import { interpreterReply, NO_CRITIC_POINTS, SUPPLIERS_QUESTION } from "../../utils/evidence-api";
-import { plannedBy } from "../../utils/systems-evidence";
+import { ownMcp, plannedBy, slowSettlementsMcp } from "../../utils/systems-evidence";
+import { openConversation } from "../../utils/systems-conversations";
 
 const A = { authorization: "Bearer tok-a" };
 const serveFetch = useFetchServers();
@@ -21,10 +21,9 @@ let faultyUrl = "";
 const app = useTestServer({ llm: true, tokens: "a:tok-a" });
 const llm = app.llm;
 beforeAll(async () => {
-  await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: `${app.url}/v1/evidence/mcp`, headers: A } });
+  await useEvidenceMcp(app.deps, ownMcp(app.url, A));
   // the same demo server, but the core settlements tool answers too late
-  const slow = evidenceMcpHttpHandler(app.db.sql, { get_open_supplier_settlements: { delayMs: 2_000 } });
-  faultyUrl = `${await serveFetch(slow)}/mcp`;
+  faultyUrl = await slowSettlementsMcp(serveFetch, app.db.sql);
 }, 120_000);
 afterAll(async () => {
   await closeEvidenceMcp(app.deps).catch(() => {});
@@ -60,10 +59,7 @@ const FULL = {
 /** The settlements tool times out: blocked by tooling. */
 const TIMEOUT = { text: "По каким поставщикам висят хвосты на 31.03.2026?", planner: [] as string[], faulty: true };
 
-async function conversation(): Promise<string> {
-  const r = await fetch(`${app.url}/v1/evidence/conversations`, { method: "POST", headers: A });
-  return ((await r.json()) as { conversationId: string }).conversationId;
-}
+const conversation = () => openConversation(app.url, "evidence", A);
 
 async function ask(q: { text: string; planner: string[]; faulty?: boolean }, ...answer: ScriptStep[]) {
   if (q.faulty) await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: faultyUrl }, timeoutMs: 300 });
@@ -91,8 +87,7 @@ async function ask(q: { text: string; planner: string[]; faulty?: boolean }, ...
       messages: conv.messages,
     };
   } finally {
-    if (q.faulty)
-      await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: `${app.url}/v1/evidence/mcp`, headers: A } });
+    if (q.faulty) await useEvidenceMcp(app.deps, ownMcp(app.url, A));
   }
 }
 

@@ -7,7 +7,8 @@ import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/rout
 import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import { interpreterReply, NO_CRITIC_POINTS, planStep } from "../../utils/evidence-api";
-import { plannedBy } from "../../utils/systems-evidence";
+import { ownMcp, plannedBy } from "../../utils/systems-evidence";
+import { openConversation } from "../../utils/systems-conversations";
 
 const A = { authorization: "Bearer tok-a" };
 const serveFetch = useFetchServers();
@@ -20,8 +21,8 @@ const online = useTestServer({ llm: true, tokens: "a:tok-a" });
 const offline = useTestServer({ over: online, tokens: "a:tok-a" });
 const llm = online.llm;
 beforeAll(async () => {
-  await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
-  await useEvidenceMcp(offline.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
+  await useEvidenceMcp(online.deps, ownMcp(online.url, A));
+  await useEvidenceMcp(offline.deps, ownMcp(online.url, A));
 }, 120_000);
 afterAll(async () => {
   await closeEvidenceMcp(online.deps).catch(() => {});
@@ -42,11 +43,7 @@ const DETECT = "detect_open_supplier_settlements";
 const interp = (o: { intent: string; counterparty?: string; date?: string; reading?: string; group?: boolean }) =>
   interpreterReply({ question: "вопрос", shape: "list_with_explanation", ...o });
 
-async function conversation(base: string): Promise<string> {
-  const r = await fetch(`${base}/v1/evidence/conversations`, { method: "POST", headers: A });
-  expect(r.status).toBe(201);
-  return ((await r.json()) as { conversationId: string }).conversationId;
-}
+const conversation = (base: string) => openConversation(base, "evidence", A);
 
 async function ask(base: string, id: string, text: string, script: { planner?: string[]; answer?: string } = {}) {
   if (base === online.url) {

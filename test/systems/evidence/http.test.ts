@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoStdioEndpoint } from "../../../systems/evidence/mcp-config";
-import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
 import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo } from "./menu-choice";
 import { interpreterReply, NO_CRITIC_POINTS, planStep, SUPPLIERS_QUESTION } from "../../utils/evidence-api";
-import { plannedBy } from "../../utils/systems-evidence";
+import { ownMcp, plannedBy, slowSettlementsMcp } from "../../utils/systems-evidence";
+import { openConversation } from "../../utils/systems-conversations";
 
 const A = { authorization: "Bearer tok-a" };
 const B = { authorization: "Bearer tok-b" };
@@ -23,9 +23,8 @@ const offline = useTestServer({ over: online });
 const llm = online.llm;
 beforeAll(async () => {
   // The online server reaches the demo MCP server over Streamable HTTP at its own /v1/evidence/mcp.
-  await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
-  const slow = evidenceMcpHttpHandler(online.db.sql, { get_open_supplier_settlements: { delayMs: 2_000 } });
-  faultyUrl = `${await serveFetch(slow)}/mcp`;
+  await useEvidenceMcp(online.deps, ownMcp(online.url, A));
+  faultyUrl = await slowSettlementsMcp(serveFetch, online.db.sql);
 }, 120_000);
 afterAll(async () => {
   await closeEvidenceMcp(online.deps).catch(() => {});
@@ -65,11 +64,7 @@ const SEED_PARTIAL = {
 const interp = (o: { intent: string; counterparty?: string; date?: string; reading?: string; blocking?: boolean }) =>
   interpreterReply({ question: SUPPLIERS_QUESTION, shape: "list_with_explanation", ...o });
 
-async function conversation(base: string, headers: Record<string, string> = A): Promise<string> {
-  const r = await fetch(`${base}/v1/evidence/conversations`, { method: "POST", headers });
-  expect(r.status).toBe(201);
-  return ((await r.json()) as { conversationId: string }).conversationId;
-}
+const conversation = (base: string, headers: Record<string, string> = A) => openConversation(base, "evidence", headers);
 
 async function ask(
   id: string,
