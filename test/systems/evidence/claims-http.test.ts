@@ -4,30 +4,23 @@
 // left out, the mandatory claims are shown anyway, the stream carries only the rendered answer (no
 // `answer_replaced`), and the stored package, the run's artifacts and the conversation agree. The corpus of
 // hand-written replies to the captured prompts is answer-corpus.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
+import { describe, expect, it } from "vitest";
+import { useEvidenceMcp } from "../../../systems/evidence/routes";
 import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo, type AnswerPrompt } from "./menu-choice";
 import { interpreterReply, NO_CRITIC_POINTS, SUPPLIERS_QUESTION } from "../../utils/evidence-api";
-import { ownMcp, plannedBy, slowSettlementsMcp } from "../../utils/systems-evidence";
+import { ownMcp, plannedBy, useOwnMcpAndSlowCopy } from "../../utils/systems-evidence";
 import { openConversation } from "../../utils/systems-conversations";
 
 const A = { authorization: "Bearer tok-a" };
 const serveFetch = useFetchServers();
-let faultyUrl = "";
 
 const app = useTestServer({ llm: true, tokens: "a:tok-a" });
 const llm = app.llm;
-beforeAll(async () => {
-  await useEvidenceMcp(app.deps, ownMcp(app.url, A));
-  // the same demo server, but the core settlements tool answers too late
-  faultyUrl = await slowSettlementsMcp(serveFetch, app.db.sql);
-}, 120_000);
-afterAll(async () => {
-  await closeEvidenceMcp(app.deps).catch(() => {});
-});
+// the same demo server, but the core settlements tool answers too late
+const faultyUrl = useOwnMcpAndSlowCopy(app, A, serveFetch);
 
 type Pkg = {
   short_answer: string;
@@ -62,7 +55,7 @@ const TIMEOUT = { text: "По каким поставщикам висят хв�
 const conversation = () => openConversation(app.url, "evidence", A);
 
 async function ask(q: { text: string; planner: string[]; faulty?: boolean }, ...answer: ScriptStep[]) {
-  if (q.faulty) await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: faultyUrl }, timeoutMs: 300 });
+  if (q.faulty) await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: faultyUrl() }, timeoutMs: 300 });
   try {
     llm.reset();
     if (q.planner.length) llm.script("planner", ...q.planner);

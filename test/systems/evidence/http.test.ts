@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { demoStdioEndpoint } from "../../../systems/evidence/mcp-config";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
 import { useFetchServers, useTestServer } from "../../utils/server";
@@ -9,28 +9,20 @@ import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo } from "./menu-choice";
 import { interpreterReply, NO_CRITIC_POINTS, planStep, SUPPLIERS_QUESTION } from "../../utils/evidence-api";
-import { ownMcp, plannedBy, slowSettlementsMcp } from "../../utils/systems-evidence";
+import { plannedBy, useOwnMcpAndSlowCopy } from "../../utils/systems-evidence";
 import { openConversation } from "../../utils/systems-conversations";
 
 const A = { authorization: "Bearer tok-a" };
 const B = { authorization: "Bearer tok-b" };
 const debugDir = mkdtempSync(join(tmpdir(), "evidence-debug-"));
 const serveFetch = useFetchServers();
-let faultyUrl = "";
 
 const online = useTestServer({ llm: true, tokens: "a:tok-a,b:tok-b", env: { AI_DEBUG: "true", DEBUG_DIR: debugDir } });
 const offline = useTestServer({ over: online });
 const llm = online.llm;
-beforeAll(async () => {
-  // The online server reaches the demo MCP server over Streamable HTTP at its own /v1/evidence/mcp.
-  await useEvidenceMcp(online.deps, ownMcp(online.url, A));
-  faultyUrl = await slowSettlementsMcp(serveFetch, online.db.sql);
-}, 120_000);
-afterAll(async () => {
-  await closeEvidenceMcp(online.deps).catch(() => {});
-  await closeEvidenceMcp(offline.deps).catch(() => {});
-  rmSync(debugDir, { recursive: true, force: true });
-});
+// The online server reaches the demo MCP server over Streamable HTTP at its own /v1/evidence/mcp.
+const faultyUrl = useOwnMcpAndSlowCopy(online, A, serveFetch, [offline]);
+afterAll(() => rmSync(debugDir, { recursive: true, force: true }));
 
 type Final = {
   outcome: string;
@@ -269,7 +261,7 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
   });
 
   it("a tool timeout blocks by tooling, and the answer claims no figures", async () => {
-    await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: faultyUrl }, timeoutMs: 300 });
+    await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: faultyUrl() }, timeoutMs: 300 });
     try {
       const id = await conversation(online.url);
       const { final } = await ask(id, "По каким поставщикам висят хвосты на 31.03.2026?");
