@@ -14,6 +14,19 @@ function ok(r: TurnResult) {
   return r;
 }
 
+type Runner = ReturnType<typeof createRunner>;
+
+/** One new_booking turn that must succeed: the router keeps the booking branch, which answers `branch` in order. */
+const booking = (run: Runner, text: string, ...branch: string[]) =>
+  ok(run.turn(text, { router: ["new_booking"], branch }));
+
+/** A fresh dialogue whose first booking turn reached the qualify step with the specialist already known. */
+function atQualify(text: string, specialist: string): Runner {
+  const run = createRunner(defaultRegistry());
+  booking(run, text, `Как вас зовут?${stepTail("qualify", { specialist })}`);
+  return run;
+}
+
 describe("clinic dialogue machine", () => {
   it("enters the router's branch on the first turn without counting a handoff", () => {
     const run = createRunner(defaultRegistry());
@@ -48,13 +61,7 @@ describe("clinic dialogue machine", () => {
   });
 
   it("sticky: a differing router decision inside the booking adds the hint block, not a handoff", () => {
-    const run = createRunner(defaultRegistry());
-    ok(
-      run.turn("Хочу к терапевту", {
-        router: ["new_booking"],
-        branch: [`Как вас зовут?${stepTail("qualify", { specialist: "терапевт" })}`],
-      }),
-    );
+    const run = atQualify("Хочу к терапевту", "терапевт");
     const r = ok(
       run.turn("А сколько стоит приём?", {
         router: ["price_question"],
@@ -157,18 +164,12 @@ describe("clinic dialogue machine", () => {
   });
 
   it("escalation with a reason from the branch signal", () => {
-    const run = createRunner(defaultRegistry());
-    ok(
-      run.turn("К хирургу", {
-        router: ["new_booking"],
-        branch: [`Как вас зовут?${stepTail("qualify", { specialist: "хирург" })}`],
-      }),
-    );
-    const r = ok(
-      run.turn("Нужна операция под наркозом", {
-        router: ["new_booking"],
-        branch: ["[INTENT_CHANGE: escalate_human|surgery]", "Передаю администратору."],
-      }),
+    const run = atQualify("К хирургу", "хирург");
+    const r = booking(
+      run,
+      "Нужна операция под наркозом",
+      "[INTENT_CHANGE: escalate_human|surgery]",
+      "Передаю администратору.",
     );
     expect(r.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "surgery", handoffCount: 1 });
     expect(r.events).toEqual(expect.arrayContaining(["handoff", "escalated"]));
@@ -218,18 +219,11 @@ describe("clinic dialogue machine", () => {
   });
 
   it("a malformed tail leaves step and slots as they were", () => {
-    const run = createRunner(defaultRegistry());
-    ok(
-      run.turn("Запись", {
-        router: ["new_booking"],
-        branch: [`Как вас зовут?${stepTail("qualify", { specialist: "ЛОР" })}`],
-      }),
-    );
-    const r = ok(
-      run.turn("Пётр", {
-        router: ["new_booking"],
-        branch: ['Пётр, что беспокоит?\nSTATE_JSON: {"state_after": "present", "slots_updated": {"name": '],
-      }),
+    const run = atQualify("Запись", "ЛОР");
+    const r = booking(
+      run,
+      "Пётр",
+      'Пётр, что беспокоит?\nSTATE_JSON: {"state_after": "present", "slots_updated": {"name": ',
     );
     expect(r.state.step).toBe("qualify");
     expect(r.state.slots).toEqual({ specialist: "ЛОР" });

@@ -8,6 +8,7 @@ import { onServer } from "../../utils/db";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
 import { clinicApi, stepTail } from "../../utils/clinic-api";
+import { uploadKb } from "../../utils/systems-clinic";
 
 // No background statement on the shared database while a test counts a turn's statements: the run
 // heartbeat, the abandoned-run sweep and the reminder sweep of both servers come every 200 s / hour.
@@ -233,14 +234,10 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
   });
 
   it("knowledge base: upload, russian full-text search, fragments in the branch prompt and in the debug stages; re-index", async () => {
-    const up = await fetch(`${server.url}/v1/clinic/kb/documents`, {
-      method: "POST",
-      headers: A,
-      body: JSON.stringify({
-        id: "info",
-        title: "Справка о клинике",
-        text: "## Часы работы\nКлиника работает ежедневно с 8:00 до 21:00.\n\n## Адрес\nМосква, Лесная улица, 5. Бесплатная парковка во дворе.\n\n## Услуги\nМРТ и КТ в клинике не проводятся.",
-      }),
+    const up = await uploadKb(server.url, A, {
+      id: "info",
+      title: "Справка о клинике",
+      text: "## Часы работы\nКлиника работает ежедневно с 8:00 до 21:00.\n\n## Адрес\nМосква, Лесная улица, 5. Бесплатная парковка во дворе.\n\n## Услуги\nМРТ и КТ в клинике не проводятся.",
     });
     expect(up.status).toBe(201);
     expect(await up.json()).toEqual({ documentId: "info", version: 1, chunks: 3 });
@@ -267,11 +264,7 @@ describe("clinic HTTP API (scripted OpenAI-compatible server)", () => {
     expect(stages.map((s) => s.stageId)).toEqual(expect.arrayContaining(["04", "05", "10", "11", "12"]));
     expect(llm.calls.find((c) => c.role === "branch")!.messages[0]!.content).toContain("Бесплатная парковка во дворе");
 
-    const again = await fetch(`${server.url}/v1/clinic/kb/documents`, {
-      method: "POST",
-      headers: A,
-      body: JSON.stringify({ id: "info", title: "Справка", text: "Только часы: с 9 до 18." }),
-    });
+    const again = await uploadKb(server.url, A, { id: "info", title: "Справка", text: "Только часы: с 9 до 18." });
     expect(((await again.json()) as { version: number }).version).toBe(2);
     const re = await fetch(`${server.url}/v1/clinic/kb/documents/info/reindex`, { method: "POST", headers: A });
     expect(await re.json()).toMatchObject({ documentId: "info", version: 2, chunks: 1 });

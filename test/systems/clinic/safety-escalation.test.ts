@@ -31,6 +31,13 @@ async function turn(id: string, text: string, router?: string, ...branch: string
   return { ...f, calls: { router: llm.count("router"), branch: llm.count("branch") } };
 }
 
+/** A turn on an escalated thread: whatever the router and branch say, it stays with the human for `reason`. */
+async function heldFor(reason: string, id: string, text: string, router: string, ...branch: string[]) {
+  const r = await turn(id, text, router, ...branch);
+  expect(r.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: reason });
+  return r;
+}
+
 /** A new thread whose patient has started a booking with the ENT: at its first step. */
 async function bookingStarted(): Promise<string> {
   const id = await c.newThread();
@@ -135,13 +142,13 @@ describe("an escalated thread stays with the human until an operator releases it
     // The branch called was the escalation branch.
     expect(llm.calls.find((c) => c.role === "branch")!.messages[0]!.content).not.toMatch(/стоимост/i);
     // A signal from the escalation branch does not get out either.
-    const again = await turn(
+    const again = await heldFor(
+      "acute_pain",
       id,
       "Запишите меня к терапевту",
       "new_booking",
       "Администратор на связи. [INTENT_CHANGE: new_booking]",
     );
-    expect(again.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "acute_pain" });
     expect(again.reply).toBe("Администратор на связи.");
   });
 
@@ -153,29 +160,27 @@ describe("an escalated thread stays with the human until an operator releases it
       "new_booking",
       `Как вас зовут?${stepTail("qualify", { specialist: "хирург" })}`,
     );
-    const esc = await turn(
+    await heldFor(
+      "surgery",
       id,
       "Мне нужна операция под наркозом",
       "new_booking",
       "[INTENT_CHANGE: escalate_human:surgery]",
       "Передаю ваш вопрос администратору.",
     );
-    expect(esc.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "surgery" });
-    const next = await turn(
+    await heldFor(
+      "surgery",
       id,
       "А сколько стоит приём?",
       "price_question",
       "Администратор ответит вам в ближайшее время.",
     );
-    expect(next.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "surgery" });
     // Even the suspended booking does not resume on its own.
-    const back = await turn(id, "Давайте всё-таки запишемся", "new_booking", "Администратор уже подключается.");
-    expect(back.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "surgery" });
+    await heldFor("surgery", id, "Давайте всё-таки запишемся", "new_booking", "Администратор уже подключается.");
 
     const other = await c.newThread();
     await turn(other, "Дайте живого человека", "escalate_human", "Соединяю с администратором.");
-    const held = await turn(other, "Какой у вас адрес?", "general_info", "Администратор скоро ответит.");
-    expect(held.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "explicit_request" });
+    await heldFor("explicit_request", other, "Какой у вас адрес?", "general_info", "Администратор скоро ответит.");
   });
 
   it("a safety escalation still fires inside an escalated thread", async () => {
@@ -238,14 +243,14 @@ describe("an escalated thread stays with the human until an operator releases it
 
   it("a released booking goes on at its step with no resume needed", async () => {
     const id = await bookingStarted();
-    const esc = await turn(
+    await heldFor(
+      "explicit_request",
       id,
       "Позовите администратора",
       "escalate_human",
       "[INTENT_CHANGE: escalate_human|explicit_request]",
       "Соединяю.",
     );
-    expect(esc.state).toMatchObject({ activeBranch: "escalate_human", escalationReason: "explicit_request" });
     expect((await release(id)).status).toBe(200);
     const r = await turn(id, "Давайте продолжим запись", "new_booking", `Как к вам обращаться?${stepTail("intro")}`);
     expect(r.state).toMatchObject({ activeBranch: "new_booking", step: "intro", suspended: null });

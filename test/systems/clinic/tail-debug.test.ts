@@ -4,6 +4,7 @@ import { defaultRegistry } from "../../../systems/clinic/registry";
 import { clinicApi } from "../../utils/clinic-api";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
+import { uploadKb } from "../../utils/systems-clinic";
 
 /** Issue 14 items 9–11 over HTTP: signals in odd forms, a tail-only reply, badges for bad tails, stored debug stages. */
 
@@ -34,6 +35,12 @@ async function turn(id: string, text: string, router: string, branch: string[], 
   );
   expect(r.status).toBe(200);
   return { r, f: final(r) };
+}
+/** A debugging turn whose branch reply the machine must flag with `event`. */
+async function flagged(event: string, id: string, text: string, router: string, reply: string) {
+  const r = await turn(id, text, router, [reply], true);
+  expect(r.f.events).toContain(event);
+  return r;
 }
 const thread = async (id: string) =>
   (await (await fetch(`${server.url}/v1/clinic/threads/${id}`, { headers: A })).json()) as Thread;
@@ -92,14 +99,13 @@ describe("tail-only replies and badges for unusable tails (issue 14 item 10)", (
   it("a malformed tail and an ignored signal leave events on the turn, notes for a debugging client and in the stored meta", async () => {
     const id = await newThread();
     await turn(id, "Хочу записаться", "new_booking", [`Как вас зовут?\n${tail("intro")}`]);
-    const bad = await turn(
+    const bad = await flagged(
+      "tail_malformed",
       id,
       "Пётр",
       "new_booking",
-      ['Пётр, что беспокоит?\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {"name": '],
-      true,
+      'Пётр, что беспокоит?\nSTATE_JSON: {"state_after": "qualify", "slots_updated": {"name": ',
     );
-    expect(bad.f.events).toContain("tail_malformed");
     expect(bad.f.state.step).toBe("intro");
     expect(bad.f.notes?.join("\n")).toMatch(/STATE_JSON malformed/);
     const unknown = await turn(id, "Пётр", "new_booking", ["Секунду. [INTENT_CHANGE: dentist]"]);
@@ -109,14 +115,13 @@ describe("tail-only replies and badges for unusable tails (issue 14 item 10)", (
     // The escalation branch has no way out: its signal is ignored, and says so.
     const esc = await newThread();
     await turn(esc, "Дайте человека", "escalate_human", ["Соединяю с администратором."]);
-    const ign = await turn(
+    const ign = await flagged(
+      "signal_ignored",
       esc,
       "Ладно, запишите меня",
       "new_booking",
-      ["Администратор подключится. [INTENT_CHANGE: new_booking]"],
-      true,
+      "Администратор подключится. [INTENT_CHANGE: new_booking]",
     );
-    expect(ign.f.events).toContain("signal_ignored");
     expect(ign.f.state.activeBranch).toBe("escalate_human");
     expect(ign.f.reply).toBe("Администратор подключится.");
     const stored = (await thread(esc)).messages.at(-1)!;
@@ -127,13 +132,9 @@ describe("tail-only replies and badges for unusable tails (issue 14 item 10)", (
 
 describe("past turns' debug data from their stored runs (issue 14 item 11)", () => {
   it("the thread's messages name their run; the run's stages hold the RAG fragments and the assembled prompt", async () => {
-    const up = await fetch(`${server.url}/v1/clinic/kb/documents`, {
-      method: "POST",
-      headers: A,
-      body: JSON.stringify({
-        title: "Адрес",
-        text: "# Адрес клиники\n\nКлиника находится по адресу: Москва, Лесная улица, 5.",
-      }),
+    const up = await uploadKb(server.url, A, {
+      title: "Адрес",
+      text: "# Адрес клиники\n\nКлиника находится по адресу: Москва, Лесная улица, 5.",
     });
     expect(up.status).toBe(201);
     const id = await newThread();

@@ -15,6 +15,7 @@ import {
 } from "../../utils/evidence-api";
 import { eventsNamed } from "../../utils/sse";
 import { idsOf, replyTo, type PromptClaim } from "./menu-choice";
+import { plannedBy } from "../../utils/systems-evidence";
 
 const t = useTestDatabase();
 let api: EvidenceApi;
@@ -53,12 +54,7 @@ describe("the critic proposes from a closed set; its free text never reaches the
       note: "Поставщик просит оплатить повторно.",
     });
     const { final, tokens } = await api.ask(id, "Какое сальдо по ООО «Альфа-Снаб» на 31.03.2026?", {
-      planner: [
-        interp({ intent: BALANCE, counterparty: "ООО «Альфа-Снаб»", date: "31.03.2026" }),
-        "{}",
-        "{}",
-        critique,
-      ],
+      planner: plannedBy(interp({ intent: BALANCE, counterparty: "ООО «Альфа-Снаб»", date: "31.03.2026" }), critique),
     });
     const sent = sentTo("planner");
     expect(sent.system).toMatch(/document_to_request/);
@@ -98,12 +94,10 @@ describe("strings from tool data are data", () => {
     try {
       const id = await api.conversation();
       const { final, tokens } = await api.ask(id, "Любые незакрытые остатки по поставщикам на 31.03.2026", {
-        planner: [
+        planner: plannedBy(
           interp({ intent: DETECT, reading: "open_settlement_balance", date: "31.03.2026" }),
-          "{}",
-          "{}",
           EMPTY_CRITIQUE,
-        ],
+        ),
         answer: [replyTo((p) => ({ ...p.engine_choice, opening: null, closing: null }))],
       });
       const answerPrompt = api.llm.calls
@@ -137,12 +131,10 @@ describe("strings from tool data are data", () => {
     try {
       const id = await api.conversation();
       const { final } = await api.ask(id, "Какое сальдо по ООО «Вектор» на 31.03.2026?", {
-        planner: [
+        planner: plannedBy(
           interp({ intent: BALANCE, counterparty: "ООО «Вектор»", date: "31.03.2026" }),
-          "{}",
-          "{}",
           EMPTY_CRITIQUE,
-        ],
+        ),
       });
       expect(final.answer).not.toMatch(/Финанс/);
       expect(final.answer).toMatch(/Сальдо расчётов с ООО «Вектор» на 31\.03\.2026/);
@@ -160,24 +152,17 @@ describe("follow-ups keep what the user confirmed", () => {
   it("«а на <date>?» keeps the confirmed party against the model's; «а по <party>?» keeps the confirmed date", async () => {
     const id = await api.conversation();
     const t1 = await api.ask(id, "Какое сальдо по ООО «Альфа-Снаб» на 31.03.2026?", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: BALANCE, counterparty: "ООО «Альфа-Снаб»", date: "31.03.2026" }),
-        "{}",
-        "{}",
         EMPTY_CRITIQUE,
-      ],
+      ),
     });
     expect(premise(t1.final, "counterparty")).toMatchObject({ status: "confirmed" });
     expect(premise(t1.final, "time_scope")).toMatchObject({ status: "confirmed" });
 
     // The interpreter model, given the state digest, proposes another party the user never named.
     const t2 = await api.ask(id, "а на 10.04.2026?", {
-      planner: [
-        interp({ intent: BALANCE, counterparty: "ООО «Вектор»", date: "10.04.2026" }),
-        "{}",
-        "{}",
-        EMPTY_CRITIQUE,
-      ],
+      planner: plannedBy(interp({ intent: BALANCE, counterparty: "ООО «Вектор»", date: "10.04.2026" }), EMPTY_CRITIQUE),
     });
     expect(sentTo("planner", 0).input.context.active_entities[0].value).toBe("ООО «Альфа-Снаб»");
     expect(premise(t2.final, "counterparty")).toMatchObject({ status: "inherited", value: "ООО «Альфа-Снаб»" });
@@ -187,7 +172,7 @@ describe("follow-ups keep what the user confirmed", () => {
 
     // Now the user changes the party; the model also slips in a date the user never said.
     const t3 = await api.ask(id, "а по Вектору?", {
-      planner: [interp({ intent: BALANCE, counterparty: "Вектор", date: "2026-03-15" }), "{}", "{}", EMPTY_CRITIQUE],
+      planner: plannedBy(interp({ intent: BALANCE, counterparty: "Вектор", date: "2026-03-15" }), EMPTY_CRITIQUE),
     });
     expect(premise(t3.final, "counterparty")).toMatchObject({ status: "confirmed" });
     expect(premise(t3.final, "time_scope")).toMatchObject({ status: "inherited", source: "previous_turn" });
@@ -199,15 +184,13 @@ describe("follow-ups keep what the user confirmed", () => {
   it("an assumed premise may still be replaced by the model's proposal (it is only an assumption)", async () => {
     const id = await api.conversation();
     await api.ask(id, "Какое сальдо по ООО «Альфа-Снаб»?", {
-      planner: [interp({ intent: BALANCE, counterparty: "ООО «Альфа-Снаб»" }), "{}", "{}", EMPTY_CRITIQUE],
+      planner: plannedBy(interp({ intent: BALANCE, counterparty: "ООО «Альфа-Снаб»" }), EMPTY_CRITIQUE),
     });
     const t2 = await api.ask(id, "а какие документы не закрыты?", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: "unclosed_documents", counterparty: "ООО «Альфа-Снаб»", date: "31.03.2026" }),
-        "{}",
-        "{}",
         EMPTY_CRITIQUE,
-      ],
+      ),
     });
     expect(premise(t2.final, "time_scope")).toMatchObject({ status: "assumed", source: "interpreter" });
   });
@@ -225,12 +208,10 @@ describe("what a fault left unchecked is always shown", () => {
       // A model that reads the menu and picks one gap and no step at all, closing as if nothing else mattered.
       let offered: PromptClaim[] = [];
       const { final, r, tokens } = await api.ask(id, "Любые незакрытые остатки по поставщикам на 31.03.2026", {
-        planner: [
+        planner: plannedBy(
           interp({ intent: DETECT, reading: "open_settlement_balance", date: "31.03.2026" }),
-          "{}",
-          "{}",
           EMPTY_CRITIQUE,
-        ],
+        ),
         answer: [
           replyTo((p) => {
             offered = p.menu;
@@ -281,7 +262,7 @@ describe("regressions from older held-out sets", () => {
     for (const surface of ["Альфа", "Альфе"]) {
       const id = await api.conversation();
       const { final } = await api.ask(id, "Сколько мы должны Альфе на 31.03.2026?", {
-        planner: [interp({ intent: BALANCE, counterparty: surface, date: "31.03.2026" }), "{}", "{}", EMPTY_CRITIQUE],
+        planner: plannedBy(interp({ intent: BALANCE, counterparty: surface, date: "31.03.2026" }), EMPTY_CRITIQUE),
       });
       if (final.outcome !== "BLOCKED_BY_AMBIGUITY") {
         expect(final.reasonCodes).toContain("ASSUMPTION_APPLIED_EXPLICITLY");
@@ -346,12 +327,10 @@ describe("regressions from older held-out sets", () => {
     }
     const id = await api.conversation();
     const floor = await api.ask(id, "Любые незакрытые остатки по поставщикам на 15.02.2026", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: DETECT, reading: "open_settlement_balance", date: "15.02.2026" }),
-        "{}",
-        "{}",
         EMPTY_CRITIQUE,
-      ],
+      ),
     });
     expect(floor.final).toMatchObject({ outcome: "FULLY_ANSWERED", reasonCodes: [] });
   });
@@ -360,12 +339,10 @@ describe("regressions from older held-out sets", () => {
     const id = await api.conversation();
     // The model keeps the engine's choice but slips a figure into its free closing line.
     const { final, r, tokens } = await api.ask(id, "Любые незакрытые остатки по поставщикам на 15.02.2026", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: DETECT, reading: "open_settlement_balance", date: "15.02.2026" }),
-        "{}",
-        "{}",
         EMPTY_CRITIQUE,
-      ],
+      ),
       answer: [
         replyTo((p) => ({ ...p.engine_choice, opening: null, closing: "Кроме того, сумма составляет 777 777,00 ₽." })),
       ],

@@ -4,30 +4,23 @@
 // left out, the mandatory claims are shown anyway, the stream carries only the rendered answer (no
 // `answer_replaced`), and the stored package, the run's artifacts and the conversation agree. The corpus of
 // hand-written replies to the captured prompts is answer-corpus.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
-import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
+import { describe, expect, it } from "vitest";
+import { useEvidenceMcp } from "../../../systems/evidence/routes";
 import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo, type AnswerPrompt } from "./menu-choice";
 import { interpreterReply, NO_CRITIC_POINTS, SUPPLIERS_QUESTION } from "../../utils/evidence-api";
+import { ownMcp, plannedBy, useOwnMcpAndSlowCopy } from "../../utils/systems-evidence";
+import { openConversation } from "../../utils/systems-conversations";
 
 const A = { authorization: "Bearer tok-a" };
 const serveFetch = useFetchServers();
-let faultyUrl = "";
 
 const app = useTestServer({ llm: true, tokens: "a:tok-a" });
 const llm = app.llm;
-beforeAll(async () => {
-  await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: `${app.url}/v1/evidence/mcp`, headers: A } });
-  // the same demo server, but the core settlements tool answers too late
-  const slow = evidenceMcpHttpHandler(app.db.sql, { get_open_supplier_settlements: { delayMs: 2_000 } });
-  faultyUrl = `${await serveFetch(slow)}/mcp`;
-}, 120_000);
-afterAll(async () => {
-  await closeEvidenceMcp(app.deps).catch(() => {});
-});
+// the same demo server, but the core settlements tool answers too late
+const faultyUrl = useOwnMcpAndSlowCopy(app, A, serveFetch);
 
 type Pkg = {
   short_answer: string;
@@ -50,22 +43,19 @@ const interp = (o: { date?: string; reading?: string }) =>
   interpreterReply({ intent: DETECT, question: SUPPLIERS_QUESTION, ...o });
 
 /** The seed's question on the working date: partially answered (assumed reading and date, a conflict). */
-const PARTIAL = { text: "По каким поставщикам висят хвосты?", planner: [interp({}), "{}", "{}", NO_CRITIC_POINTS] };
+const PARTIAL = { text: "По каким поставщикам висят хвосты?", planner: plannedBy(interp({}), NO_CRITIC_POINTS) };
 /** Any open balance on 15.02.2026: fully answered, one supplier (ООО «Альфа-Снаб», 120 000,00 ₽). */
 const FULL = {
   text: "Любые незакрытые остатки по поставщикам на 15.02.2026",
-  planner: [interp({ reading: "open_settlement_balance", date: "15.02.2026" }), "{}", "{}", NO_CRITIC_POINTS],
+  planner: plannedBy(interp({ reading: "open_settlement_balance", date: "15.02.2026" }), NO_CRITIC_POINTS),
 };
 /** The settlements tool times out: blocked by tooling. */
 const TIMEOUT = { text: "По каким поставщикам висят хвосты на 31.03.2026?", planner: [] as string[], faulty: true };
 
-async function conversation(): Promise<string> {
-  const r = await fetch(`${app.url}/v1/evidence/conversations`, { method: "POST", headers: A });
-  return ((await r.json()) as { conversationId: string }).conversationId;
-}
+const conversation = () => openConversation(app.url, "evidence", A);
 
 async function ask(q: { text: string; planner: string[]; faulty?: boolean }, ...answer: ScriptStep[]) {
-  if (q.faulty) await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: faultyUrl }, timeoutMs: 300 });
+  if (q.faulty) await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: faultyUrl() }, timeoutMs: 300 });
   try {
     llm.reset();
     if (q.planner.length) llm.script("planner", ...q.planner);
@@ -90,8 +80,7 @@ async function ask(q: { text: string; planner: string[]; faulty?: boolean }, ...
       messages: conv.messages,
     };
   } finally {
-    if (q.faulty)
-      await useEvidenceMcp(app.deps, { endpoint: { kind: "http", url: `${app.url}/v1/evidence/mcp`, headers: A } });
+    if (q.faulty) await useEvidenceMcp(app.deps, ownMcp(app.url, A));
   }
 }
 

@@ -9,6 +9,13 @@ import { planFor } from "../../../systems/evidence/plan-rules";
 import type { CriticRef } from "../../../systems/evidence/model-outputs";
 import { dateOut, plan, scope, settlementRow, partyRun, registerRun, toolRun } from "./fixtures";
 
+/** The merge when the critic's reply was used and no point list came with it. */
+const mergeUsed = (
+  coverage: Parameters<typeof mergeCritique>[0],
+  critique: Parameters<typeof mergeCritique>[1],
+  ground: Parameters<typeof mergeCritique>[4],
+) => mergeCritique(coverage, critique, "used", null, ground);
+
 const P = plan([
   ["S2", "resolve_period_or_asof", true],
   ["S4", "get_open_supplier_settlements", true],
@@ -229,7 +236,7 @@ describe("coverage critic rules", () => {
       registerRun([settlementRow("cp-a", "ООО «А»", 1000)]),
     ];
     const { coverage, bundle } = assess(runs);
-    const merged = mergeCritique(
+    const merged = mergeUsed(
       coverage,
       {
         gaps: [{ kind: "documents_not_checked", ref: ref({ fact_id: "F2" }) }],
@@ -237,8 +244,6 @@ describe("coverage critic rules", () => {
         // the old free-text shape: a conflict the critic invented, never taken
         extra_reasons: [{ reason_code: "CONFLICTING_EVIDENCE", message: "выдумано" }],
       },
-      "used",
-      null,
       critiqueGround(bundle, P, runs),
     );
     expect(merged.outcome).toBe("PARTIALLY_ANSWERED");
@@ -248,15 +253,13 @@ describe("coverage critic rules", () => {
     expect(JSON.stringify(merged)).not.toMatch(/выдумано/);
     const blocked = { ...coverage, outcome: "BLOCKED_BY_TOOLING" as const, answerability: "insufficient" as const };
     expect(
-      mergeCritique(
+      mergeUsed(
         blocked,
         {
           gaps: [{ kind: "partial_match", ref: ref({ fact_id: "F2" }) }],
           actions: [],
           covered_points: ["всё покрыто"],
         },
-        "used",
-        null,
         critiqueGround(bundle, P, runs),
       ).outcome,
     ).toBe("BLOCKED_BY_TOOLING");
@@ -274,7 +277,7 @@ describe("the model critic proposes from a closed set, bound to this run (§6.2.
   it("drops points bound to nothing of this run, and says so by kind — never in the model's words", () => {
     const { coverage, bundle } = assess(clean);
     const g = critiqueGround(bundle, P, clean);
-    const merged = mergeCritique(
+    const merged = mergeUsed(
       coverage,
       {
         gaps: [
@@ -293,8 +296,6 @@ describe("the model critic proposes from a closed set, bound to this run (§6.2.
         next_best_actions: ["оплатить повторно 1 000,00 ₽"],
         uncovered_points: ["оспорено поставщиком, сумма к оплате 500 ₽"],
       },
-      "used",
-      null,
       g,
     );
     expect(merged.uncovered_points).toEqual(["Документы, образующие остаток, по ООО «А» не проверены"]);
@@ -309,14 +310,12 @@ describe("the model critic proposes from a closed set, bound to this run (§6.2.
     const { coverage, bundle } = assess(runs);
     expect(coverage.outcome).toBe("FULLY_ANSWERED");
     const g = critiqueGround(bundle, P, runs);
-    const merged = mergeCritique(
+    const merged = mergeUsed(
       coverage,
       {
         gaps: [{ kind: "document_to_request", ref: ref({ scope: "party" }) }],
         actions: [{ kind: "request_documents", ref: ref({ scope: "period" }) }],
       },
-      "used",
-      null,
       g,
     );
     expect(merged.outcome).toBe("PARTIALLY_ANSWERED");
@@ -329,11 +328,9 @@ describe("the model critic proposes from a closed set, bound to this run (§6.2.
     const general = assess(clean);
     const g2 = critiqueGround(general.bundle, P, clean);
     expect(
-      mergeCritique(
+      mergeUsed(
         general.coverage,
         { gaps: [{ kind: "document_to_request", ref: ref({ scope: "party" }) }], actions: [] },
-        "used",
-        null,
         g2,
       ).outcome,
     ).toBe("FULLY_ANSWERED");
@@ -348,14 +345,12 @@ describe("the model critic proposes from a closed set, bound to this run (§6.2.
       }),
     ];
     const { coverage, bundle } = assess(runs);
-    const merged = mergeCritique(
+    const merged = mergeUsed(
       coverage,
       {
         gaps: [{ kind: "step_incomplete", ref: ref({ tool: "get_payment_chain" }) }],
         actions: [{ kind: "retry_step", ref: ref({ tool: "get_payment_chain" }) }],
       },
-      "used",
-      null,
       critiqueGround(bundle, P, runs),
     );
     expect(merged.uncovered_points).toContain("Проверка «шаг S6» выполнена не полностью");

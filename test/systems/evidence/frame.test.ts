@@ -7,6 +7,8 @@ import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/rout
 import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import { interpreterReply, NO_CRITIC_POINTS, planStep } from "../../utils/evidence-api";
+import { ownMcp, plannedBy } from "../../utils/systems-evidence";
+import { openConversation } from "../../utils/systems-conversations";
 
 const A = { authorization: "Bearer tok-a" };
 const serveFetch = useFetchServers();
@@ -19,8 +21,8 @@ const online = useTestServer({ llm: true, tokens: "a:tok-a" });
 const offline = useTestServer({ over: online, tokens: "a:tok-a" });
 const llm = online.llm;
 beforeAll(async () => {
-  await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
-  await useEvidenceMcp(offline.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
+  await useEvidenceMcp(online.deps, ownMcp(online.url, A));
+  await useEvidenceMcp(offline.deps, ownMcp(online.url, A));
 }, 120_000);
 afterAll(async () => {
   await closeEvidenceMcp(online.deps).catch(() => {});
@@ -41,11 +43,7 @@ const DETECT = "detect_open_supplier_settlements";
 const interp = (o: { intent: string; counterparty?: string; date?: string; reading?: string; group?: boolean }) =>
   interpreterReply({ question: "вопрос", shape: "list_with_explanation", ...o });
 
-async function conversation(base: string): Promise<string> {
-  const r = await fetch(`${base}/v1/evidence/conversations`, { method: "POST", headers: A });
-  expect(r.status).toBe(201);
-  return ((await r.json()) as { conversationId: string }).conversationId;
-}
+const conversation = (base: string) => openConversation(base, "evidence", A);
 
 async function ask(base: string, id: string, text: string, script: { planner?: string[]; answer?: string } = {}) {
   if (base === online.url) {
@@ -69,12 +67,10 @@ describe("premises come from the user's words only (§11.3)", () => {
   it("a reading of «хвосты» the user never gave stays assumed and AMBIGUOUS_BUSINESS_TERM stays", async () => {
     const id = await conversation(online.url);
     const f = await ask(online.url, id, "По каким поставщикам висят хвосты на 31.03.2026?", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: DETECT, date: "31.03.2026", reading: "overdue_settlements" }),
-        "{}",
-        "{}",
         NO_CRITIC_POINTS,
-      ],
+      ),
     });
     expect(premise(f, "business_term")).toMatchObject({
       status: "assumed",
@@ -90,7 +86,7 @@ describe("premises come from the user's words only (§11.3)", () => {
   it("a reading the user did give is confirmed, whatever the model says about it", async () => {
     const id = await conversation(online.url);
     const f = await ask(online.url, id, "Какие просроченные хвосты по поставщикам на 31.03.2026?", {
-      planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", NO_CRITIC_POINTS],
+      planner: plannedBy(interp({ intent: DETECT, date: "31.03.2026" }), NO_CRITIC_POINTS),
     });
     expect(premise(f, "business_term")).toMatchObject({
       status: "confirmed",
@@ -102,12 +98,10 @@ describe("premises come from the user's words only (§11.3)", () => {
   it("an invented date and an invented counterparty are assumptions, never confirmed", async () => {
     const id = await conversation(online.url);
     const f = await ask(online.url, id, "Какое сальдо по Альфа-Снабу?", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб", date: "31.03.2026" }),
-        "{}",
-        "{}",
         NO_CRITIC_POINTS,
-      ],
+      ),
     });
     expect(premise(f, "counterparty")).toMatchObject({ status: "confirmed" }); // «Альфа-Снабу» carries «Альфа-Снаб» by stem
     expect(premise(f, "time_scope")).toMatchObject({ status: "assumed", source: "interpreter" });
@@ -116,12 +110,10 @@ describe("premises come from the user's words only (§11.3)", () => {
 
     const id2 = await conversation(online.url);
     const g = await ask(online.url, id2, "Какое сальдо на 31 марта?", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: "counterparty_balance", counterparty: "ООО «Вектор»", date: "2026-03-31" }),
-        "{}",
-        "{}",
         NO_CRITIC_POINTS,
-      ],
+      ),
     });
     expect(premise(g, "counterparty")).toMatchObject({ status: "assumed", source: "interpreter" });
     // the user's own date words are what is resolved, and they confirm the date
@@ -133,16 +125,14 @@ describe("premises come from the user's words only (§11.3)", () => {
   it("the system's own assumption echoed back next turn is not a confirmation", async () => {
     const id = await conversation(online.url);
     const t1 = await ask(online.url, id, "Какое сальдо по ООО «Альфа-Снаб»?", {
-      planner: [interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб" }), "{}", "{}", NO_CRITIC_POINTS],
+      planner: plannedBy(interp({ intent: "counterparty_balance", counterparty: "Альфа-Снаб" }), NO_CRITIC_POINTS),
     });
     expect(premise(t1, "time_scope")).toMatchObject({ status: "assumed" });
     const t2 = await ask(online.url, id, "А какие документы по нему не закрыты?", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: "unclosed_documents", counterparty: "ООО «Альфа-Снаб»", date: "2026-04-10" }),
-        "{}",
-        "{}",
         NO_CRITIC_POINTS,
-      ],
+      ),
     });
     expect(premise(t2, "time_scope")!.status).toBe("assumed");
     expect(premise(t2, "counterparty")).toMatchObject({ status: "inherited", source: "previous_turn" });
@@ -264,7 +254,7 @@ describe("the six situations of §12.3 stay distinct (offline interpreter)", () 
       online.url,
       await conversation(online.url),
       "Какие поставщики нам должны на 31.03.2026? Любые незакрытые остатки",
-      { planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", NO_CRITIC_POINTS] },
+      { planner: plannedBy(interp({ intent: DETECT, date: "31.03.2026" }), NO_CRITIC_POINTS) },
     );
     expect(b.reasonCodes).not.toContain("ROUTE_DOES_NOT_COVER_ROLE");
     expect(b.answer).toMatch(/Смирнов/);
@@ -354,7 +344,7 @@ describe("honest failures", () => {
   it("the debug view and the stage timings are stored with the run; the answer stage is timed", async () => {
     const id = await conversation(online.url);
     const f = await ask(online.url, id, "По каким поставщикам незакрытые остатки на 31.03.2026?", {
-      planner: [interp({ intent: DETECT, date: "31.03.2026" }), "{}", "{}", NO_CRITIC_POINTS],
+      planner: plannedBy(interp({ intent: DETECT, date: "31.03.2026" }), NO_CRITIC_POINTS),
       answer: "Коротко: проверка выполнена.",
     });
     const a = await artifacts(f.runId);

@@ -21,6 +21,18 @@ const rows = (tool: keyof Faults, key: string, id: string, field: string, value:
     }),
   },
 });
+/** An answer model that takes the engine's choice as offered, with no own text unless `own` sets some. */
+const engineChoiceWith = (own: Record<string, string> = {}): NonNullable<Probe["answer"]> => [
+  {
+    reply: (call) =>
+      JSON.stringify({
+        opening: null,
+        closing: null,
+        ...JSON.parse(call.messages.at(-1)!.content).engine_choice,
+        ...own,
+      }),
+  },
+];
 const vektorName = (value: string) =>
   rows("get_open_supplier_settlements", "counterparty_id", "cp-vektor", "counterparty_name", value);
 
@@ -31,16 +43,7 @@ async function withData(faults: Faults, text = SUPPLIERS, o: Probe = {}) {
   try {
     const a = await probe(h.api, text, {
       ...o,
-      answer: [
-        {
-          reply: (call) =>
-            JSON.stringify({
-              opening: null,
-              closing: null,
-              ...JSON.parse(call.messages.at(-1)!.content).engine_choice,
-            }),
-        },
-      ],
+      answer: engineChoiceWith(),
     });
     const prompts = h.api.llm.calls.map((c) => c.messages.map((m) => m.content).join("\n")).join("\n");
     return { a, prompts, artifacts: await h.api.artifacts(a.final.runId) };
@@ -202,17 +205,7 @@ describe("names are checked against the directory entry for their id", () => {
   ] as const)
     it(`a supplier-wide run: a party renamed in the model's ${where} is dropped («${text}»)`, async () => {
       const a = await probe(h.api, SUPPLIERS, {
-        answer: [
-          {
-            reply: (call) =>
-              JSON.stringify({
-                opening: null,
-                closing: null,
-                ...JSON.parse(call.messages.at(-1)!.content).engine_choice,
-                [where]: text,
-              }),
-          },
-        ],
+        answer: engineChoiceWith({ [where]: text }),
       });
       expect(a.final.answer).not.toContain(text);
       expect(a.final.answer).not.toMatch(/Вектор Плюс|Альфа-Снабжени|Вектор-Инвест|Групп|Алексе/);

@@ -1,36 +1,28 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { demoStdioEndpoint } from "../../../systems/evidence/mcp-config";
-import { evidenceMcpHttpHandler } from "../../../systems/evidence/mcp-server/server";
 import { closeEvidenceMcp, useEvidenceMcp } from "../../../systems/evidence/routes";
 import { useFetchServers, useTestServer } from "../../utils/server";
 import { eventsNamed, postSse } from "../../utils/sse";
 import type { ScriptStep } from "../../utils/scripted-llm";
 import { idsOf, replyTo } from "./menu-choice";
 import { interpreterReply, NO_CRITIC_POINTS, planStep, SUPPLIERS_QUESTION } from "../../utils/evidence-api";
+import { plannedBy, useOwnMcpAndSlowCopy } from "../../utils/systems-evidence";
+import { openConversation } from "../../utils/systems-conversations";
 
 const A = { authorization: "Bearer tok-a" };
 const B = { authorization: "Bearer tok-b" };
 const debugDir = mkdtempSync(join(tmpdir(), "evidence-debug-"));
 const serveFetch = useFetchServers();
-let faultyUrl = "";
 
 const online = useTestServer({ llm: true, tokens: "a:tok-a,b:tok-b", env: { AI_DEBUG: "true", DEBUG_DIR: debugDir } });
 const offline = useTestServer({ over: online });
 const llm = online.llm;
-beforeAll(async () => {
-  // The online server reaches the demo MCP server over Streamable HTTP at its own /v1/evidence/mcp.
-  await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: `${online.url}/v1/evidence/mcp`, headers: A } });
-  const slow = evidenceMcpHttpHandler(online.db.sql, { get_open_supplier_settlements: { delayMs: 2_000 } });
-  faultyUrl = `${await serveFetch(slow)}/mcp`;
-}, 120_000);
-afterAll(async () => {
-  await closeEvidenceMcp(online.deps).catch(() => {});
-  await closeEvidenceMcp(offline.deps).catch(() => {});
-  rmSync(debugDir, { recursive: true, force: true });
-});
+// The online server reaches the demo MCP server over Streamable HTTP at its own /v1/evidence/mcp.
+const faultyUrl = useOwnMcpAndSlowCopy(online, A, serveFetch, [offline]);
+afterAll(() => rmSync(debugDir, { recursive: true, force: true }));
 
 type Final = {
   outcome: string;
@@ -49,15 +41,22 @@ type Final = {
 };
 
 const DETECT = "detect_open_supplier_settlements";
+/** The seed question on the working date: partially answered with an assumed reading and date, a conflict and a missing document. */
+const SEED_PARTIAL = {
+  outcome: "PARTIALLY_ANSWERED",
+  reasonCodes: [
+    "AMBIGUOUS_BUSINESS_TERM",
+    "MISSING_AS_OF_DATE",
+    "CONFLICTING_EVIDENCE",
+    "MISSING_SUPPORTING_DOCUMENT",
+    "ASSUMPTION_APPLIED_EXPLICITLY",
+  ],
+};
 /** An interpreter reply the way a model would write it. */
 const interp = (o: { intent: string; counterparty?: string; date?: string; reading?: string; blocking?: boolean }) =>
   interpreterReply({ question: SUPPLIERS_QUESTION, shape: "list_with_explanation", ...o });
 
-async function conversation(base: string, headers: Record<string, string> = A): Promise<string> {
-  const r = await fetch(`${base}/v1/evidence/conversations`, { method: "POST", headers });
-  expect(r.status).toBe(201);
-  return ((await r.json()) as { conversationId: string }).conversationId;
-}
+const conversation = (base: string, headers: Record<string, string> = A) => openConversation(base, "evidence", headers);
 
 async function ask(
   id: string,
@@ -104,17 +103,10 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
       closing: null,
     }));
     const { r, final, tokens } = await ask(id, text, {
-      planner: [interp({ intent: DETECT }), "{}", "{}", NO_CRITIC_POINTS],
+      planner: plannedBy(interp({ intent: DETECT }), NO_CRITIC_POINTS),
       answer: modelAnswer,
     });
-    expect(final.outcome).toBe("PARTIALLY_ANSWERED");
-    expect(final.reasonCodes).toEqual([
-      "AMBIGUOUS_BUSINESS_TERM",
-      "MISSING_AS_OF_DATE",
-      "CONFLICTING_EVIDENCE",
-      "MISSING_SUPPORTING_DOCUMENT",
-      "ASSUMPTION_APPLIED_EXPLICITLY",
-    ]);
+    expect(final).toMatchObject(SEED_PARTIAL);
     // the model's choice was valid whole and is the answer that was streamed, rendered by the engine
     expect(final.validation).toMatchObject({ ok: true, issues: [] });
     expect(final.package.composed_by).toBe("model");
@@ -190,12 +182,10 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     expect((await artifacts(t1.final.runId)).artifacts.tool_runs).toEqual([]);
 
     const t2 = await ask(id, "Любые незакрытые остатки, на 15.02.2026", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: DETECT, reading: "open_settlement_balance", date: "15.02.2026" }),
-        "{}",
-        "{}",
         NO_CRITIC_POINTS,
-      ],
+      ),
     });
     expect(t2.final).toMatchObject({ outcome: "FULLY_ANSWERED", reasonCodes: [] });
     expect(t2.final.premises.map((p) => p.status)).toEqual(["confirmed", "confirmed", "confirmed"]);
@@ -263,7 +253,7 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
     expect(repair.messages.at(-1)!.content).toMatch(/counterparty_id должен ссылаться/);
 
     const t2 = await ask(id, "А на 31 марта?", {
-      planner: [interp({ intent: "counterparty_balance", date: "31 марта" }), "{}", "{}", NO_CRITIC_POINTS],
+      planner: plannedBy(interp({ intent: "counterparty_balance", date: "31 марта" }), NO_CRITIC_POINTS),
     });
     expect(t2.final).toMatchObject({ outcome: "FULLY_ANSWERED", reasonCodes: [] });
     expect(t2.final.premises.find((p) => p.key === "counterparty")).toMatchObject({ status: "inherited" });
@@ -271,7 +261,7 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
   });
 
   it("a tool timeout blocks by tooling, and the answer claims no figures", async () => {
-    await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: faultyUrl }, timeoutMs: 300 });
+    await useEvidenceMcp(online.deps, { endpoint: { kind: "http", url: faultyUrl() }, timeoutMs: 300 });
     try {
       const id = await conversation(online.url);
       const { final } = await ask(id, "По каким поставщикам висят хвосты на 31.03.2026?");
@@ -326,12 +316,10 @@ describe("evidence workflow over HTTP (scripted model, demo MCP server over Stre
       closing: "Ничего уточнять не нужно.",
     }));
     const { r, final, tokens } = await ask(id, "Какое сальдо по ООО «Вектор» на 10.04.2026?", {
-      planner: [
+      planner: plannedBy(
         interp({ intent: "counterparty_balance", counterparty: "Вектор", date: "10.04.2026" }),
-        "{}",
-        "{}",
         NO_CRITIC_POINTS,
-      ],
+      ),
       answer: invented,
     });
     expect(final).toMatchObject({ outcome: "PARTIALLY_ANSWERED", reasonCodes: ["CONFLICTING_EVIDENCE"] });
@@ -395,14 +383,7 @@ describe("evidence workflow without a model", () => {
   it("answers the seed's question from the demo data alone, and says when it needs a model", async () => {
     const id = await conversation(offline.url, {});
     const { final, tokens } = await ask(id, "По каким поставщикам висят хвосты?", {}, offline.url, {});
-    expect(final.outcome).toBe("PARTIALLY_ANSWERED");
-    expect(final.reasonCodes).toEqual([
-      "AMBIGUOUS_BUSINESS_TERM",
-      "MISSING_AS_OF_DATE",
-      "CONFLICTING_EVIDENCE",
-      "MISSING_SUPPORTING_DOCUMENT",
-      "ASSUMPTION_APPLIED_EXPLICITLY",
-    ]);
+    expect(final).toMatchObject(SEED_PARTIAL);
     expect(final.answer).toMatch(/офлайн-режим/);
     expect(tokens).toBe(final.answer);
     expect(final.modelCalls).toEqual({ preparatory: 0, final: 0 });

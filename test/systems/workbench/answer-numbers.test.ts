@@ -32,6 +32,10 @@ const ctx = contextNumbers(
   }),
 );
 const ok = (t: string) => unsupportedFigures(t, ctx).length === 0;
+/** Each text is (`expected` true) or is not (false) borne out by the context; a failure names the text. */
+const expectOk = (expected: boolean, texts: string[]) => {
+  for (const t of texts) expect(ok(t), t).toBe(expected);
+};
 
 describe("figures in text", () => {
   it("reads units, words, dates and the counted noun", () => {
@@ -46,29 +50,26 @@ describe("figures in text", () => {
 
 describe("figures bound to the context", () => {
   it("a figure restated in other units or in words is the context's", () => {
-    for (const t of [
+    expectOk(true, [
       "Срок хранения — 90 суток.",
       "Отчёт строится за 120 минут.",
       "Отчёт строится за два часа.",
       "Скидка 15 процентов.",
       "Таймаут — 45 минут.",
-    ])
-      expect(ok(t), t).toBe(true);
+    ]);
   });
   it("a date in words, dots or as its year is the context's; another date is not", () => {
-    for (const t of ["Запуск — в апреле 2025 года.", "Запуск 01.04.2025.", "Запуск 1 апреля."])
-      expect(ok(t), t).toBe(true);
-    for (const t of ["Запуск 2 апреля.", "Запуск в 2024 году."]) expect(ok(t), t).toBe(false);
+    expectOk(true, ["Запуск — в апреле 2025 года.", "Запуск 01.04.2025.", "Запуск 1 апреля."]);
+    expectOk(false, ["Запуск 2 апреля.", "Запуск в 2024 году."]);
   });
   it("a figure about another noun or unit is a lie", () => {
-    for (const t of [
+    expectOk(false, [
       "Хранение 12 недель.",
       "Таймаут — 45 секунд.",
       "90 отчётов.",
       "Срок хранения — около трёх месяцев.",
       "Скидка 20 %.",
-    ])
-      expect(ok(t), t).toBe(false);
+    ]);
   });
   it("counts what the context enumerates; carries out the arithmetic its example states, nothing else", () => {
     expect(ok("Три этапа: сбор, проверка и публикация.")).toBe(true);

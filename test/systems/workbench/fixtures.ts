@@ -1,4 +1,4 @@
-import type { WorkspaceSnapshot } from "../../../systems/workbench/types";
+import type { Plan, WorkspaceSnapshot } from "../../../systems/workbench/types";
 import { snapshotSha256 } from "../../../systems/workbench/canonical";
 
 const d = (
@@ -63,3 +63,14 @@ export const pastTaskCap = [
   "Расчёт скидок",
   "Продажи за квартал",
 ];
+
+/** The domain task many workbench cases plan: «Расчёт скидки» as a Composition; `over` sets what a case varies. */
+export const discountTask = (over: Partial<Plan["tasks"][number]> = {}): Plan["tasks"][number] => ({
+  id: "task-1",
+  intent: "inspect_entity",
+  sourceMode: "domain",
+  entityType: "Composition",
+  mentions: ["Расчёт скидки"],
+  dependsOn: [],
+  ...over,
+});

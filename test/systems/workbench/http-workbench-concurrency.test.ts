@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { onServer } from "../../utils/db";
 import { useTestServer } from "../../utils/server";
 import { workspace } from "./fixtures";
-import { expectReplayMatches, interaction, newConversation, one, send, type Json } from "./http-workbench-helpers";
+import {
+  expectReplayMatches,
+  interaction,
+  newConversation,
+  one,
+  replyTo,
+  send,
+  type Json,
+} from "./http-workbench-helpers";
 
 const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
 const llm = server.llm;
@@ -16,11 +24,8 @@ describe(`workbench: concurrent answers to one clarification (${onServer ? "Post
     for (let i = 0; i < 20; i++) llm.script("answer", "Ответ.");
     const answers = await Promise.all(
       Array.from({ length: Number(process.env.WB_N ?? 20) }, (_, i) =>
-        send(server.url, conv, {
-          text: `вариант ${i}`,
-          workspace,
+        replyTo(server.url, conv, q, `вариант ${i}`, workspace, {
           interactionId: q.interactionId,
-          replyToClarificationId: q.id,
           selectedCandidateId: q.candidates[i % 2].candidateId,
         }),
       ),

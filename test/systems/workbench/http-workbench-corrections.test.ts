@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { useTestServer } from "../../utils/server";
 import { corpusWorkspace } from "./answer-corpus/workspace";
 import { workspace } from "./fixtures";
-import { interaction, newConversation, one, send, stage, type Json } from "./http-workbench-helpers";
+import { interaction, newConversation, one, replyTo, send, stage, type Json } from "./http-workbench-helpers";
 
 const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
 const llm = server.llm;
@@ -33,12 +33,7 @@ describe("workbench: corrections and coordinated types", () => {
       if (down) modelsDown();
       else llm.script("classifier", '{"kind": "correction"}');
       llm.script("answer", "Форма «Заказ клиента» [[form-order]].");
-      const r2 = await send(server.url, conv, {
-        text: "не отчёт, а форму «Заказ клиента»",
-        workspace,
-        replyToClarificationId: q.id,
-        debug: true,
-      });
+      const r2 = await replyTo(server.url, conv, q, "не отчёт, а форму «Заказ клиента»", workspace, { debug: true });
       expect(one(r2, "clarification_required"), "not the same question again").toBeUndefined();
       // taken from the offered list by its type, or the task re-resolved as a form: never the same question
       const updates = stage(r2, "07")!.data.reply.updates as Json[];
@@ -84,12 +79,7 @@ describe("workbench: corrections and coordinated types", () => {
         llm.reset();
         if (down) modelsDown();
         else llm.script("classifier", '{"kind": "correction"}');
-        const r2 = await send(server.url, conv, {
-          text: reply,
-          workspace: corpusWorkspace,
-          replyToClarificationId: q.id,
-          debug: true,
-        });
+        const r2 = await replyTo(server.url, conv, q, reply, corpusWorkspace, { debug: true });
         return { q, r2 };
       };
       const form = await ask("Покажи отчёт «Отгрузка»", "не отчёт, а форму");

@@ -5,14 +5,12 @@ import type { Tx } from "../../../storage/db";
 import { listMachineEvents } from "../../../storage/machine-events";
 import { loadSnapshot } from "../../../storage/snapshots";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
+import { openConversation } from "../../utils/systems-conversations";
 
 export type Json = Record<string, any>;
 
-export async function newConversation(base: string, headers: Record<string, string> = {}): Promise<string> {
-  const r = await fetch(`${base}/v1/workbench/conversations`, { method: "POST", headers });
-  expect(r.status).toBe(201);
-  return ((await r.json()) as { conversationId: string }).conversationId;
-}
+export const newConversation = (base: string, headers: Record<string, string> = {}): Promise<string> =>
+  openConversation(base, "workbench", headers);
 
 export function send(
   base: string,
@@ -52,3 +50,7 @@ export async function expectReplayMatches(sql: Tx, key: string): Promise<number>
   expect(JSON.parse(JSON.stringify(machine.getPersistedSnapshot(s)))).toEqual(stored!.snapshot);
   return events.length;
 }
+
+/** A reply to the open clarification `q`: `text` over `workspace`, plus the fields the case adds (`extra`). */
+export const replyTo = (base: string, conv: string, q: Json, text: string, workspace: unknown, extra: Json = {}) =>
+  send(base, conv, { text, workspace, replyToClarificationId: q.id, ...extra });

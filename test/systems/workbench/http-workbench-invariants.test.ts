@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed } from "../../utils/sse";
 import { pastTaskCap, workspace } from "./fixtures";
-import { newConversation, one, send, stage, type Json } from "./http-workbench-helpers";
+import { newConversation, one, replyTo, send, stage, type Json } from "./http-workbench-helpers";
 
 const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
 const llm = server.llm;
@@ -181,13 +181,7 @@ describe("issue 14 (Workbench): a model's choice that disappears", () => {
     // the reranker's document is deleted in the next snapshot; the user answers the other question
     llm.reset();
     const next = { generation: "10", documents: ws.documents.filter((d) => d.identity !== chosen.resolvedIdentity) };
-    const r2 = await send(server.url, conv, {
-      text: "Договор",
-      workspace: next,
-      interactionId: q.interactionId,
-      replyToClarificationId: q.id,
-      debug: true,
-    });
+    const r2 = await replyTo(server.url, conv, q, "Договор", next, { interactionId: q.interactionId, debug: true });
     const q2 = one(r2, "clarification_required")!;
     expect(q2).toMatchObject({ taskId: "task-1", reasons: expect.arrayContaining(["selection_disappeared"]) });
     expect(q2.question).toContain(chosen.resolvedIdentity);
@@ -204,11 +198,8 @@ describe("issue 14 (Workbench): the classifier fails on an obvious new request",
     llm.reset();
     llm.script("classifier", "not json at all");
     llm.script("answer", "[[report-sales-book]].");
-    const r2 = await send(server.url, conv, {
-      text: "Покажи отчёт «Книга продаж»",
-      workspace: ws,
+    const r2 = await replyTo(server.url, conv, q, "Покажи отчёт «Книга продаж»", ws, {
       interactionId: q.interactionId,
-      replyToClarificationId: q.id,
       debug: true,
     });
     expect(llm.count("classifier")).toBe(1);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, onServer } from "../../utils/db";
 import { startScriptedLlm, scriptedLlmConfig, type ScriptedLlm } from "../../utils/scripted-llm";
 import { workspace } from "./fixtures";
-import { expectReplayMatches, interaction, newConversation, one, send } from "./http-workbench-helpers";
+import { expectReplayMatches, interaction, newConversation, one, replyTo, send } from "./http-workbench-helpers";
 
 // A real process restart between a clarification and its answer: the first server process is
 // stopped, a second one starts over the same database and takes the answer.
@@ -100,11 +100,8 @@ describe(`workbench: a restart between a clarification and its answer (${onServe
       });
       llm.script("answer", "Выбрана архивная [[composition-discount-v1]].");
       const pick = q.candidates.find((c: { identity: string }) => c.identity === "composition-discount-v1");
-      const r2 = await send(base, conv, {
-        text: "архивную",
-        workspace,
+      const r2 = await replyTo(base, conv, q, "архивную", workspace, {
         interactionId: q.interactionId,
-        replyToClarificationId: q.id,
         selectedCandidateId: pick.candidateId,
       });
       expect(one(r2, "final")).toMatchObject({

@@ -11,6 +11,7 @@ import {
   interaction,
   newConversation,
   one,
+  replyTo,
   send,
   stage,
   type Json,
@@ -24,14 +25,7 @@ beforeEach(() => llm.reset());
 
 /** The answer to clarification `q`, with its interaction, as the client sends it. */
 const answer = (conv: string, q: Json, text: string, extra: Json = {}) =>
-  send(server.url, conv, {
-    text,
-    workspace,
-    interactionId: q.interactionId,
-    replyToClarificationId: q.id,
-    debug: true,
-    ...extra,
-  });
+  replyTo(server.url, conv, q, text, workspace, { interactionId: q.interactionId, debug: true, ...extra });
 const ask = async (text: string, extra: Json = {}) => {
   const conv = extra.conversationId ?? (await newConversation(server.url));
   const r = await send(server.url, conv, { text, workspace, debug: true, ...extra, conversationId: undefined });
@@ -168,12 +162,7 @@ describe("workbench: the clarification loop", () => {
       ["assistant", "Архивная версия [[composition-discount-v1]]."],
     ]);
 
-    const again = await send(server.url, conv, {
-      text: "первую",
-      workspace,
-      replyToClarificationId: q.id,
-      selectedCandidateId: "c1",
-    });
+    const again = await replyTo(server.url, conv, q, "первую", workspace, { selectedCandidateId: "c1" });
     expect(again.status).toBe(409);
     expect((again.json as Json).error.code).toBe("conflict");
 
@@ -186,12 +175,7 @@ describe("workbench: the clarification loop", () => {
     llm.script("reranker", '{"choice": "clarify"}');
     const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
     const q = one(r, "clarification_required")!;
-    const forged = await send(server.url, conv, {
-      text: "эту",
-      workspace,
-      replyToClarificationId: q.id,
-      selectedCandidateId: "composition-alpha",
-    });
+    const forged = await replyTo(server.url, conv, q, "эту", workspace, { selectedCandidateId: "composition-alpha" });
     expect(forged.status).toBe(422);
     expect((forged.json as Json).error.code).toBe("unknown_candidate");
     expect((await interaction(server.url, q.interactionId)).clarifications[0].status).toBe("open");
@@ -230,12 +214,7 @@ describe("workbench: the clarification loop", () => {
     const q = one(r, "clarification_required")!;
     expect(q.candidates).toEqual([]);
     llm.script("answer", "Ок [[composition-approval]].");
-    const r2 = await send(server.url, conv, {
-      text: "Согласование заказа",
-      workspace,
-      replyToClarificationId: q.id,
-      debug: true,
-    });
+    const r2 = await replyTo(server.url, conv, q, "Согласование заказа", workspace, { debug: true });
     expect(stage(r2, "07")!.data.reply).toMatchObject({
       kind: "answer",
       decidedBy: "free_text_for_open_slot",
@@ -254,12 +233,7 @@ describe("workbench: the clarification loop", () => {
     llm.reset();
     llm.script("classifier", '{"kind": "correction"}');
     llm.script("answer", "Ок [[composition-stock]].");
-    const r4 = await send(server.url, conv, {
-      text: "Нет, найди композицию «Учёт остатков»",
-      workspace,
-      replyToClarificationId: q3.id,
-      debug: true,
-    });
+    const r4 = await replyTo(server.url, conv, q3, "Нет, найди композицию «Учёт остатков»", workspace, { debug: true });
     expect(stage(r4, "07")!.data.reply).toMatchObject({ kind: "correction", decidedBy: "classifier" });
     expect(one(r4, "run_started")!.interactionId).toBe(q3.interactionId);
     expect(stage(r4, "06")!.data.tasks[0]).toMatchObject({ resolvedIdentity: "composition-stock" });
@@ -273,12 +247,7 @@ describe("workbench: the clarification loop", () => {
     llm.script("reranker", '{"choice": "clarify"}');
     const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
     const q = one(r, "clarification_required")!;
-    const c = await send(server.url, conv, {
-      text: "Отмена",
-      workspace,
-      interactionId: q.interactionId,
-      replyToClarificationId: q.id,
-    });
+    const c = await replyTo(server.url, conv, q, "Отмена", workspace, { interactionId: q.interactionId });
     expect(one(c, "final")).toMatchObject({ status: "cancelled", modelCalls: { final: 0 } });
     expect((await interaction(server.url, q.interactionId)).status).toBe("cancelled");
 
@@ -295,7 +264,7 @@ describe("workbench: the clarification loop", () => {
     await expectReplayMatches(server.db.sql, `interaction:${q3.interactionId}`);
     expect(await loadSnapshot(server.db.sql, `clarification:${q3.id}`)).toBeNull();
     // the closed question cannot be answered any more
-    const late = await send(server.url, conv, { text: "первую", workspace, replyToClarificationId: q3.id });
+    const late = await replyTo(server.url, conv, q3, "первую", workspace);
     expect(late.status).toBe(409);
   });
 
@@ -309,10 +278,7 @@ describe("workbench: the clarification loop", () => {
       documents: workspace.documents.filter((d) => d.identity !== "composition-discount-v1"),
     };
     const pick = q.candidates.find((c: Json) => c.identity === "composition-discount-v1");
-    const r2 = await send(server.url, conv, {
-      text: "архивную",
-      workspace: gone,
-      replyToClarificationId: q.id,
+    const r2 = await replyTo(server.url, conv, q, "архивную", gone, {
       selectedCandidateId: pick.candidateId,
       debug: true,
     });

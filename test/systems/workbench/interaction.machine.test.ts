@@ -15,6 +15,7 @@ import { stateLabel } from "../../../systems/workbench/interaction-setup.machine
 import { discardedTurn } from "../../../systems/workbench/interaction-report";
 import type { Candidate, Plan } from "../../../systems/workbench/types";
 import { transitionCoverage } from "../../utils/machine-coverage";
+import { discountTask } from "./fixtures";
 
 const input = {
   interactionId: "interaction-1",
@@ -26,16 +27,7 @@ const ws2 = { generation: "2", snapshotSha256: "def" };
 const plan = (v: number): Plan => ({
   planVersion: v,
   plannedBy: "deterministic",
-  tasks: [
-    {
-      id: "task-1",
-      intent: "inspect_entity",
-      sourceMode: "domain",
-      entityType: "Composition",
-      mentions: ["Расчёт скидки"],
-      dependsOn: [],
-    },
-  ],
+  tasks: [discountTask()],
 });
 const candidates: Candidate[] = [
   { candidateId: "c1", identity: "composition-discount", displayName: "Расчёт скидки", documentType: "Composition" },

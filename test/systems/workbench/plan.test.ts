@@ -294,29 +294,28 @@ describe("issue 14: an unquoted name beside a mutation", () => {
   });
 });
 
+/** The planned tasks as [intent, entity type, mentions] rows. */
+const tasks = (text: string) =>
+  deterministicPlan(normalize(text)).plan.tasks.map((t) => [t.intent, t.entityType ?? null, t.mentions]);
+
+/** One name «Отгрузка» meant as both a form and an entity, in that order. */
+const formAndEntity = (intent: string) => [
+  [intent, "Form", ["Отгрузка"]],
+  [intent, "Entity", ["Отгрузка"]],
+];
+
 describe("type nouns: negated and coordinated (issue 42)", () => {
-  const plan = (text: string) =>
-    deterministicPlan(normalize(text)).plan.tasks.map((t) => [t.intent, t.entityType ?? null, t.mentions]);
   it("a negated type is not the one meant: «не отчёт, а форму «X»» is a form", () => {
     expect(parseClause("не отчёт, а форму «Отгрузка»").nameType).toBe("Form");
     expect(parseClause("форму, а не отчёт «Отгрузка»").nameType).toBe("Form");
   });
   it("one name for coordinated types is one target per type, quoted or not", () => {
-    expect(plan("Покажи форму и сущность «Отгрузка»")).toEqual([
-      ["inspect_entity", "Form", ["Отгрузка"]],
-      ["inspect_entity", "Entity", ["Отгрузка"]],
-    ]);
-    expect(plan("Найди форму или сущность Отгрузка")).toEqual([
-      ["find_entity", "Form", ["Отгрузка"]],
-      ["find_entity", "Entity", ["Отгрузка"]],
-    ]);
+    expect(tasks("Покажи форму и сущность «Отгрузка»")).toEqual(formAndEntity("inspect_entity"));
+    expect(tasks("Найди форму или сущность Отгрузка")).toEqual(formAndEntity("find_entity"));
   });
   it("equal names with a type each keep their own types; distinct names keep theirs", () => {
-    expect(plan("Покажи форму «Отгрузка» и сущность «Отгрузка»")).toEqual([
-      ["inspect_entity", "Form", ["Отгрузка"]],
-      ["inspect_entity", "Entity", ["Отгрузка"]],
-    ]);
-    expect(plan("Покажи отчёт «А» и композицию «Б»")).toEqual([
+    expect(tasks("Покажи форму «Отгрузка» и сущность «Отгрузка»")).toEqual(formAndEntity("inspect_entity"));
+    expect(tasks("Покажи отчёт «А» и композицию «Б»")).toEqual([
       ["inspect_entity", "Report", ["А"]],
       ["inspect_entity", "Composition", ["Б"]],
     ]);
@@ -324,21 +323,16 @@ describe("type nouns: negated and coordinated (issue 42)", () => {
 });
 
 describe("coordinated types in other words (issue 42, held-out round)", () => {
-  const plan = (text: string) =>
-    deterministicPlan(normalize(text)).plan.tasks.map((t) => [t.intent, t.entityType ?? null, t.mentions]);
-  const both = [
-    ["inspect_entity", "Form", ["Отгрузка"]],
-    ["inspect_entity", "Entity", ["Отгрузка"]],
-  ];
+  const both = formAndEntity("inspect_entity");
   it("«и X, и Y «N»», «X, а также Y «N»» share the name", () => {
-    expect(plan("Покажи и форму, и сущность «Отгрузка»")).toEqual(both);
-    expect(plan("Покажи форму, а также сущность «Отгрузка»")).toEqual(both);
+    expect(tasks("Покажи и форму, и сущность «Отгрузка»")).toEqual(both);
+    expect(tasks("Покажи форму, а также сущность «Отгрузка»")).toEqual(both);
   });
   it("a type after the name, joined to it and naming nothing, shares it: «Y «N» и X»", () => {
-    expect(plan("Покажи сущность «Отгрузка» и форму")).toEqual([both[1], both[0]]);
+    expect(tasks("Покажи сущность «Отгрузка» и форму")).toEqual([both[1], both[0]]);
   });
   it("«а также» before a command still opens a clause of its own", () => {
-    expect(plan("Найди форму «Отгрузка», а также покажи отчёт «Доставки»").map((t) => t[1])).toEqual([
+    expect(tasks("Найди форму «Отгрузка», а также покажи отчёт «Доставки»").map((t) => t[1])).toEqual([
       "Form",
       "Report",
     ]);

@@ -4,7 +4,7 @@ import { prepare, type ModelPort } from "../../../systems/workbench/prepare";
 import { getIndex } from "../../../systems/workbench/resolve-index";
 import { StageTrace, type StageRecord } from "../../../systems/workbench/trace";
 import type { Plan } from "../../../systems/workbench/types";
-import { pastTaskCap, sha, stageIds, workspace } from "./fixtures";
+import { discountTask, pastTaskCap, sha, stageIds, workspace } from "./fixtures";
 
 const docs = buildDocsIndex([
   {
@@ -182,13 +182,7 @@ describe("prepare outcomes", () => {
       planVersion: 2,
       plannedBy: "deterministic",
       tasks: [
-        {
-          id: "task-1",
-          intent: "inspect_entity",
-          sourceMode: "domain",
-          entityType: "Composition",
-          mentions: ["Расчёт скидки"],
-          dependsOn: [],
+        discountTask({
           selection: {
             identity: "composition-discount-v1",
             candidateId: "c2",
@@ -196,7 +190,7 @@ describe("prepare outcomes", () => {
             planVersion: 2,
             source: "user",
           },
-        },
+        }),
       ],
     };
     const x = await run("Покажи композицию «Расчёт скидки»", { plan });

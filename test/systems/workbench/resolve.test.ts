@@ -5,6 +5,14 @@ import { snapshotSha256 } from "../../../systems/workbench/canonical";
 import { sha, workspace } from "./fixtures";
 
 const idx = buildIndex(workspace, sha);
+/** A workspace document at the root with no content: only its type, identity and name matter here. */
+const doc = (documentType: string, identity: string, displayName: string) => ({
+  documentType,
+  identity,
+  displayName,
+  folderIdentity: null,
+  content: {},
+});
 const r = (mention: string, entityType?: string) =>
   resolveMention(idx, { mention, ...(entityType ? { entityType } : {}) });
 
@@ -41,20 +49,8 @@ describe("domain resolver (stage 06): signals in falling reliability", () => {
     const ws = {
       generation: "1",
       documents: [
-        {
-          documentType: "Composition",
-          identity: "cash-pooling",
-          displayName: "Пулинг денежных средств",
-          folderIdentity: null,
-          content: {},
-        },
-        {
-          documentType: "Report",
-          identity: "report-cp",
-          displayName: "Cash pooling",
-          folderIdentity: null,
-          content: {},
-        },
+        doc("Composition", "cash-pooling", "Пулинг денежных средств"),
+        doc("Report", "report-cp", "Cash pooling"),
       ],
     };
     const i2 = buildIndex(ws, snapshotSha256(ws));
@@ -79,21 +75,9 @@ describe("domain resolver (stage 06): signals in falling reliability", () => {
     const ws = {
       generation: "1",
       documents: [
-        { documentType: "Entity", identity: "entity-swift", displayName: "SWIFT", folderIdentity: null, content: {} },
-        {
-          documentType: "Report",
-          identity: "report-cashflow",
-          displayName: "Cash Flow",
-          folderIdentity: null,
-          content: {},
-        },
-        {
-          documentType: "Composition",
-          identity: "composition-smeta",
-          displayName: "Смета",
-          folderIdentity: null,
-          content: {},
-        },
+        doc("Entity", "entity-swift", "SWIFT"),
+        doc("Report", "report-cashflow", "Cash Flow"),
+        doc("Composition", "composition-smeta", "Смета"),
       ],
     };
     const i2 = buildIndex(ws, snapshotSha256(ws));
