@@ -132,3 +132,13 @@ export async function escalatedThread(stack: BrowserStack, authorization?: strin
   expect(res.status).toBe(200);
   return threadId;
 }
+
+/** A document in the clinic's knowledge base, uploaded through the API: a turn can retrieve from it. */
+export async function kbDocument(stack: BrowserStack, title: string, text: string): Promise<void> {
+  const up = await fetch(`${stack.server.url}/v1/clinic/kb/documents`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ title, text }),
+  });
+  expect(up.status).toBe(201);
+}

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { hasChromium, openPage, screenshot, skipReason, useBrowserStack } from "./browser";
+import { hasChromium, kbDocument, openPage, screenshot, skipReason, useBrowserStack } from "./browser";
 
 /** Песочница, end to end: a whole booking dialogue typed into the page, answered by a scripted model. */
 
@@ -50,15 +50,11 @@ describe.skipIf(!hasChromium)(
         stack.llm.script("branch", branch);
       }
       // A price list in the knowledge base: the side question's turn retrieves from it.
-      const up = await fetch(`${stack.server.url}/v1/clinic/kb/documents`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          title: "Цены",
-          text: "# Приём ЛОРа\n\nПервичный приём ЛОРа стоит 2500 рублей, повторный — 2000 рублей.",
-        }),
-      });
-      expect(up.status).toBe(201);
+      await kbDocument(
+        stack,
+        "Цены",
+        "# Приём ЛОРа\n\nПервичный приём ЛОРа стоит 2500 рублей, повторный — 2000 рублей.",
+      );
       const errors: string[] = [];
       const page = await openPage(stack.browser, `${stack.server.url}/sandbox.html`, errors);
       for (const [i, [text]] of turns.entries()) await say(page, text, i + 1);

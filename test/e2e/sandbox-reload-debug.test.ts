@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { EMERGENCY_REPLY } from "../../systems/clinic/templates";
-import { hasChromium, openPage, skipReason, useBrowserStack } from "./browser";
+import { hasChromium, kbDocument, openPage, skipReason, useBrowserStack } from "./browser";
 
 /** Песочница after a page reload: past turns keep their badges and their debug data (issue 14 items 10, 11, 6). */
 
@@ -17,15 +17,7 @@ describe.skipIf(!hasChromium)(
   hasChromium ? "e2e: Песочница — debug data after reload" : `e2e: Песочница reload (${skipReason})`,
   () => {
     it("RAG fragments, the assembled prompt, a malformed-tail badge and the emergency badge survive a reload", async () => {
-      const up = await fetch(`${stack.server.url}/v1/clinic/kb/documents`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          title: "Адрес",
-          text: "# Адрес клиники\n\nКлиника находится по адресу: Москва, Лесная улица, 5.",
-        }),
-      });
-      expect(up.status).toBe(201);
+      await kbDocument(stack, "Адрес", "# Адрес клиники\n\nКлиника находится по адресу: Москва, Лесная улица, 5.");
       stack.llm.script("router", "general_info", "new_booking");
       stack.llm.script(
         "branch",
