@@ -89,7 +89,7 @@ function turn(row: SnapshotRow | null, text: string, t: Phases): SnapshotRow {
     let fed: DialogueEvent[] = [];
     if (e.type === "effect.router") fed = [{ type: "router.result", text: "new_booking" }];
     else if (e.type === "effect.branch") {
-      const s = SCRIPT[/Шаг: (\w+)/.exec(e.system)?.[1] ?? "intro"]!;
+      const s = SCRIPT[/Шаг: ([a-z_]+)/.exec(e.system)?.[1] ?? "intro"]!;
       const text = `${s.reply}\nSTATE_JSON: ${JSON.stringify(s.update)}`;
       // As the effect handler streams it (turn-effects.ts): through the tail filter, 16 characters a delta,
       // its reading handed to the machine with the event.
