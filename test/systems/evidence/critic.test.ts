@@ -358,11 +358,8 @@ describe("the model critic proposes from a closed set, bound to this run (§6.2.
   });
 });
 
-describe("answer composition and validation", () => {
-  const runs = [
-    toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
-    registerRun([settlementRow("cp-a", "ООО «А»", 95000), settlementRow("cp-s", "ИП Смирнов", -30000)]),
-  ];
+/** The engine's own answer (no model) to plan P over these tool runs, with the bundle and coverage it rests on. */
+function offlineAnswer(runs: Parameters<typeof buildEvidence>[2]) {
   const bundle = buildEvidence("r1", P, runs, []);
   const { coverage } = ruleCoverage({ requestId: "r1", frame: null, scope: scope(), plan: P, toolRuns: runs, bundle });
   const pkg = composeAnswer({
@@ -373,6 +370,15 @@ describe("answer composition and validation", () => {
     clarifying_question: null,
     offline: true,
   });
+  return { bundle, coverage, pkg };
+}
+
+describe("answer composition and validation", () => {
+  const runs = [
+    toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
+    registerRun([settlementRow("cp-a", "ООО «А»", 95000), settlementRow("cp-s", "ИП Смирнов", -30000)]),
+  ];
+  const { bundle, coverage, pkg } = offlineAnswer(runs);
   const validateAnswer = (text: string) =>
     checkAnswer(text, createClaimChecker({ bundle, coverage, outcome: coverage.outcome, frame: null, draft: pkg }));
 
@@ -451,23 +457,7 @@ describe("an advance is an open balance in our favour", () => {
       toolRun("S2", "resolve_period_or_asof", "success", dateOut()),
       registerRun([settlementRow("cp-s", "ИП Смирнов", -30000)]),
     ];
-    const bundle = buildEvidence("r1", P, runs, []);
-    const { coverage } = ruleCoverage({
-      requestId: "r1",
-      frame: null,
-      scope: scope(),
-      plan: P,
-      toolRuns: runs,
-      bundle,
-    });
-    const pkg = composeAnswer({
-      scope: scope(),
-      coverage,
-      bundle,
-      toolRuns: runs,
-      clarifying_question: null,
-      offline: true,
-    });
+    const { pkg } = offlineAnswer(runs);
     expect(pkg.short_answer).not.toMatch(/не найдено/);
     expect(pkg.short_answer).toMatch(
       /нашего долга перед поставщиками нет; открыты выданные авансы: ИП Смирнов — 30 000,00 ₽/,

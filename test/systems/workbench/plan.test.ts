@@ -192,79 +192,24 @@ describe("plan validation", () => {
     expect(validatePlan(p)).toEqual([]);
     expect(topoOrder(p.tasks)!.map((t) => t.id)).toEqual(["task-1", "task-2"]);
   });
+  type Task = Plan["tasks"][number];
+  /** A one-task plan's task: find an entity by a mention, no dependencies; `over` changes what a case tests. */
+  const task = (over: Partial<Task> = {}): Task =>
+    ({ id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["a"], dependsOn: [], ...over }) as Task;
+  const codes = (tasks: Task[], types?: Set<string>) => validatePlan(base(tasks), types).map((i) => i.code);
   it("rejects cycles, unknown dependencies, unknown intents/types and mismatched source modes", () => {
-    const cyc = base([
-      { id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["a"], dependsOn: ["task-2"] },
-      { id: "task-2", intent: "find_entity", sourceMode: "domain", mentions: ["b"], dependsOn: ["task-1"] },
-    ]);
-    expect(validatePlan(cyc).map((i) => i.code)).toContain("cycle");
+    const cycle = [task({ dependsOn: ["task-2"] }), task({ id: "task-2", mentions: ["b"], dependsOn: ["task-1"] })];
+    expect(codes(cycle)).toContain("cycle");
+    expect(codes([task({ dependsOn: ["task-9"] })])).toContain("unknown_dependency");
+    expect(codes([task({ intent: "delete_entity" as never })])).toContain("unknown_intent");
+    expect(codes([task({ entityType: "Dashboard" })])).toContain("unknown_type");
+    expect(codes([task({ entityType: "Process" })], new Set(["Process"]))).toEqual([]);
+    expect(codes([task({ intent: "explain_documentation", mentions: [] })])).toContain("source_mode_mismatch");
     expect(
-      validatePlan(
-        base([{ id: "task-1", intent: "find_entity", sourceMode: "domain", mentions: ["a"], dependsOn: ["task-9"] }]),
-      ).map((i) => i.code),
-    ).toContain("unknown_dependency");
-    expect(
-      validatePlan(
-        base([
-          { id: "task-1", intent: "delete_entity" as never, sourceMode: "domain", mentions: ["a"], dependsOn: [] },
-        ]),
-      ).map((i) => i.code),
-    ).toContain("unknown_intent");
-    expect(
-      validatePlan(
-        base([
-          {
-            id: "task-1",
-            intent: "find_entity",
-            sourceMode: "domain",
-            entityType: "Dashboard",
-            mentions: ["a"],
-            dependsOn: [],
-          },
-        ]),
-      ).map((i) => i.code),
-    ).toContain("unknown_type");
-    expect(
-      validatePlan(
-        base([
-          {
-            id: "task-1",
-            intent: "find_entity",
-            sourceMode: "domain",
-            entityType: "Process",
-            mentions: ["a"],
-            dependsOn: [],
-          },
-        ]),
-        new Set(["Process"]),
-      ),
-    ).toEqual([]);
-    expect(
-      validatePlan(
-        base([{ id: "task-1", intent: "explain_documentation", sourceMode: "domain", mentions: [], dependsOn: [] }]),
-      ).map((i) => i.code),
-    ).toContain("source_mode_mismatch");
-    expect(
-      validatePlan(
-        base([
-          {
-            id: "task-1",
-            intent: "find_entity",
-            sourceMode: "domain",
-            entityType: "Composition",
-            mentions: ["a"],
-            dependsOn: [],
-          },
-          {
-            id: "task-2",
-            intent: "list_entities",
-            sourceMode: "domain",
-            mentions: [],
-            dependsOn: ["task-1"],
-            folderScope: "task-1",
-          },
-        ]),
-      ).map((i) => i.code),
+      codes([
+        task({ entityType: "Composition" }),
+        task({ id: "task-2", intent: "list_entities", mentions: [], dependsOn: ["task-1"], folderScope: "task-1" }),
+      ]),
     ).toContain("folder_scope_not_folder");
   });
   it("finds transitive dependants", () => {
