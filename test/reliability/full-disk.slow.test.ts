@@ -59,7 +59,7 @@ describe.skipIf(onServer)("a full disk under the embedded database (tmpfs in a n
       if (s.status !== 200)
         return {
           status: s.status,
-          code: ((await s.ended, s.events) as never, undefined) as string | undefined,
+          code: s.errorCode,
           retryAfter: s.headers.get("retry-after"),
         };
       await s.waitFor((all) => all.some((e) => e.event === "done"), 30_000);

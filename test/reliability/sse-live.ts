@@ -13,6 +13,8 @@ export interface LiveSse {
   waitFor(pred: (all: SseEvent[]) => boolean, timeoutMs?: number): Promise<void>;
   /** Settles when the stream ends or breaks. */
   ended: Promise<"end" | "broken">;
+  /** A refusal before any stream (status not 2xx): the error body's `error.code` (CONTRACT section 6). */
+  errorCode?: string;
 }
 
 export async function openSse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<LiveSse> {
@@ -21,6 +23,26 @@ export async function openSse(url: string, body: unknown, headers: Record<string
     headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
     body: JSON.stringify(body),
   });
+  if (!res.ok) {
+    const text = await res.text();
+    let errorCode: string | undefined;
+    try {
+      errorCode = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+    } catch {
+      errorCode = undefined;
+    }
+    const none = async () => {
+      throw new Error(`no stream: HTTP ${res.status} ${text.slice(0, 200)}`);
+    };
+    return {
+      status: res.status,
+      headers: res.headers,
+      events: [],
+      ended: Promise.resolve("end"),
+      waitFor: none,
+      errorCode,
+    };
+  }
   const live = liveEvents(res);
   return {
     status: res.status,
