@@ -231,9 +231,12 @@ export function createTailFilter() {
   };
 
   let ended = false;
+  // Every delta pushed, so `readingOf` can tell whether the filter read exactly a given text.
+  let read = "";
   return {
     push(d: string): string {
       if (ended || !d) return "";
+      read += d;
       pending += d;
       while (step());
       return drain();
@@ -276,6 +279,13 @@ export function createTailFilter() {
     },
     result(): ParsedBranchOutput {
       return { visible: emitted, state, intentChange: signal };
+    },
+    /**
+     * The reading of `text` when the filter read exactly it (null after a retry's leftovers or a
+     * relabelled reply): what the guards would get by parsing it again (parseBranchOutput).
+     */
+    readingOf(text: string): ParsedBranchOutput | null {
+      return read === text ? this.result() : null;
     },
     get emitted() {
       return emitted;

@@ -162,14 +162,9 @@ export function clinicEffects(a: EffectsArgs) {
         rec.streamedCall = e.call;
         a.run.emit("token", { delta });
       };
-      // What the filter read, to hand its reading to the machine when it is the whole reply.
-      let streamed = "";
       const r = await a.llm.stream("branch", messages, {
         signal: ctx.signal,
-        onDelta: (d) => {
-          streamed += d;
-          forward(filter.push(d));
-        },
+        onDelta: (d) => forward(filter.push(d)),
       });
       if (!r.ok) return failure("branch", r.error);
       forward(filter.end());
@@ -189,7 +184,7 @@ export function clinicEffects(a: EffectsArgs) {
         t0,
       );
       // The filter's reading is the machine's when it read exactly this text (no retry's leftovers, no relabel).
-      return branchResult(text, streamed === text ? filter.result() : null);
+      return branchResult(text, filter.readingOf(text));
     },
     "clinic.failed": (e: ClinicFailedEmitted) => {
       rec.failed = e;

@@ -102,6 +102,17 @@ describe("tail filter for the token stream", () => {
     expect(streamed(text, [3, 10, 31, 35, 40])).toBe("Здравствуйте! Как вас зовут?");
   });
 
+  it("hands over its reading only for the exact text it read", () => {
+    const text = 'Как вас зовут?\nSTATE_JSON: {"state_after": "intro", "slots_updated": {}}';
+    const f = createTailFilter();
+    for (const piece of [text.slice(0, 9), text.slice(9)]) f.push(piece);
+    f.end();
+    expect(f.readingOf(text)).toEqual(parseBranchOutput(text));
+    // A retry streamed leftovers before the answer, or the reply was relabelled: the guards parse it themselves.
+    expect(f.readingOf(`Здравствуйте! ${text}`)).toBeNull();
+    expect(f.readingOf(text.slice(0, 9))).toBeNull();
+  });
+
   it("property: however the model's output is cut into deltas, no tail reaches the stream and the stream equals the reply", () => {
     const visible = fc
       .array(
