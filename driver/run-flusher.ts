@@ -21,16 +21,21 @@ export interface Flushable {
  * four statements a second, not four thousand. A failed flush is not retried: the next one,
  * or the turn's own commit, stores whatever it missed.
  *
- * The timer's flush skips runs that started less than one interval ago: most turns end within
- * it, and their commit stores every event anyway, so flushing them wrote each of their events
+ * The timer's flush skips runs added since its previous tick: most turns end within one interval
+ * and their commit stores every event anyway, so flushing them wrote each of their events
  * twice (a run_events row, then the commit's tail skipped over it) and heart-beat a row just
  * inserted — at 64 turns in flight, two of three turns paid that (issue 46). An event of a
  * longer run is stored at most two intervals after it was emitted instead of one; its run row
  * is there from the start, so a follower on another process finds the run and waits for them.
  */
 export class RunFlusher {
-  /** Each live run and when (performance.now()) it was added. */
+  /**
+   * Each live run and the timer tick it was added after. Counted in ticks, not read off a clock:
+   * a tick may fire a fraction of a millisecond before a full interval has passed by
+   * performance.now(), and a run skipped on that count waited a third interval (seen in CI).
+   */
   private runs = new Map<Flushable, number>();
+  private ticks = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
 
@@ -42,9 +47,9 @@ export class RunFlusher {
   ) {}
 
   add(run: Flushable): void {
-    if (!this.runs.has(run)) this.runs.set(run, performance.now());
+    if (!this.runs.has(run)) this.runs.set(run, this.ticks);
     if (this.timer) return;
-    this.timer = setInterval(() => void this.flush(this.intervalMs), this.intervalMs);
+    this.timer = setInterval(() => void this.flush(++this.ticks), this.intervalMs);
     this.timer.unref();
   }
 
@@ -56,15 +61,14 @@ export class RunFlusher {
   }
 
   /**
-   * Flushes now (one at a time: a flush that is running is returned instead) the runs added at
-   * least `minAgeMs` ago — every run by default.
+   * Flushes now (one at a time: a flush that is running is returned instead) every run, or on
+   * the timer's tick `tick` the runs added before the previous tick.
    */
-  flush(minAgeMs = 0): Promise<void> {
+  flush(tick = Infinity): Promise<void> {
     if (this.flushing) return this.flushing;
-    const bornBy = performance.now() - minAgeMs;
     const batch: { run: Flushable; events: RunEventRow[] }[] = [];
-    for (const [run, added] of this.runs) {
-      if (added > bornBy) continue;
+    for (const [run, addedAfter] of this.runs) {
+      if (addedAfter >= tick - 1) continue;
       const events = run.pending();
       if (events.length > 0) batch.push({ run, events });
     }
