@@ -3,12 +3,12 @@ import { onServer } from "../../utils/db";
 import { useTestServer } from "../../utils/server";
 import { workspace } from "./fixtures";
 import {
+  askWhichDiscount,
   expectReplayMatches,
   interaction,
   newConversation,
   one,
   replyTo,
-  send,
   type Json,
 } from "./http-workbench-helpers";
 
@@ -17,10 +17,8 @@ const llm = server.llm;
 
 describe(`workbench: concurrent answers to one clarification (${onServer ? "PostgreSQL server" : "PGlite"})`, () => {
   it("20 concurrent answers: exactly one is applied, the other 19 get 409 conflict", async () => {
-    llm.script("reranker", '{"choice": "clarify"}');
     const conv = await newConversation(server.url);
-    const r = await send(server.url, conv, { text: "Покажи композицию «Расчёт скидки»", workspace });
-    const q = one(r, "clarification_required")!;
+    const { q } = await askWhichDiscount(llm, server.url, conv, { workspace });
     for (let i = 0; i < 20; i++) llm.script("answer", "Ответ.");
     const answers = await Promise.all(
       Array.from({ length: Number(process.env.WB_N ?? 20) }, (_, i) =>

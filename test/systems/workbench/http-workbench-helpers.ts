@@ -5,6 +5,7 @@ import type { Tx } from "../../../storage/db";
 import { listMachineEvents } from "../../../storage/machine-events";
 import { loadSnapshot } from "../../../storage/snapshots";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
+import type { ScriptedLlm } from "../../utils/scripted-llm";
 import { openConversation } from "../../utils/systems-conversations";
 
 export type Json = Record<string, any>;
@@ -54,3 +55,21 @@ export async function expectReplayMatches(sql: Tx, key: string): Promise<number>
 /** A reply to the open clarification `q`: `text` over `workspace`, plus the fields the case adds (`extra`). */
 export const replyTo = (base: string, conv: string, q: Json, text: string, workspace: unknown, extra: Json = {}) =>
   send(base, conv, { text, workspace, replyToClarificationId: q.id, ...extra });
+
+/** The ambiguous request the clarification cases start from: «Расчёт скидки» names two compositions (fixtures). */
+export const discountRequest = "Покажи композицию «Расчёт скидки»";
+
+/**
+ * Sends `discountRequest` in `conv` with the reranker scripted to clarify; `body` carries the
+ * workspace and what the case adds. Returns the response and the question it must end on (`q`).
+ */
+export async function askWhichDiscount(
+  llm: ScriptedLlm,
+  base: string,
+  conv: string,
+  body: Json,
+): Promise<{ r: SseResponse; q: Json }> {
+  llm.script("reranker", '{"choice": "clarify"}');
+  const r = await send(base, conv, { text: discountRequest, ...body });
+  return { r, q: one(r, "clarification_required")! };
+}

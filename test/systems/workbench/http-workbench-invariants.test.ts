@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { useTestServer } from "../../utils/server";
 import { eventsNamed } from "../../utils/sse";
 import { pastTaskCap, workspace } from "./fixtures";
-import { newConversation, one, replyTo, send, stage, type Json } from "./http-workbench-helpers";
+import { askWhichDiscount, newConversation, one, replyTo, send, stage, type Json } from "./http-workbench-helpers";
 
 const server = useTestServer({ llm: true, env: { RUN_DETACH_GRACE_MS: "0" } });
 const llm = server.llm;
@@ -192,9 +192,8 @@ describe("issue 14 (Workbench): a model's choice that disappears", () => {
 
 describe("issue 14 (Workbench): the classifier fails on an obvious new request", () => {
   it("the new request supersedes the old Interaction instead of being folded into it", async () => {
-    llm.script("reranker", '{"choice": "clarify"}');
-    const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
-    const q = one(r, "clarification_required")!;
+    const conv = await newConversation(server.url);
+    const { q } = await askWhichDiscount(llm, server.url, conv, { workspace: ws, debug: true });
     llm.reset();
     llm.script("classifier", "not json at all");
     llm.script("answer", "[[report-sales-book]].");

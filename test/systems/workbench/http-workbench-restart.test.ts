@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, onServer } from "../../utils/db";
 import { startScriptedLlm, scriptedLlmConfig, type ScriptedLlm } from "../../utils/scripted-llm";
 import { workspace } from "./fixtures";
-import { expectReplayMatches, interaction, newConversation, one, replyTo, send } from "./http-workbench-helpers";
+import {
+  askWhichDiscount,
+  expectReplayMatches,
+  interaction,
+  newConversation,
+  one,
+  replyTo,
+} from "./http-workbench-helpers";
 
 // A real process restart between a clarification and its answer: the first server process is
 // stopped, a second one starts over the same database and takes the answer.
@@ -83,9 +90,7 @@ describe(`workbench: a restart between a clarification and its answer (${onServe
   it("loses nothing: the answer continues the same Interaction after the restart", async () => {
     let child = await startProcess();
     const conv = await newConversation(base);
-    llm.script("reranker", '{"choice": "clarify"}');
-    const r = await send(base, conv, { text: "Покажи композицию «Расчёт скидки»", workspace });
-    const q = one(r, "clarification_required")!;
+    const { q } = await askWhichDiscount(llm, base, conv, { workspace });
     expect(q.candidates).toHaveLength(2);
     // The embedded PGlite issues no fsync (see DESIGN), so it is stopped cleanly; the server is killed outright.
     await stopProcess(child, onServer ? "SIGKILL" : "SIGTERM");

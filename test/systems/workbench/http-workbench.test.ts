@@ -7,6 +7,8 @@ import { useTestServer } from "../../utils/server";
 import { eventsNamed } from "../../utils/sse";
 import { stageIds, workspace } from "./fixtures";
 import {
+  askWhichDiscount,
+  discountRequest,
   expectReplayMatches,
   interaction,
   newConversation,
@@ -30,6 +32,11 @@ const ask = async (text: string, extra: Json = {}) => {
   const conv = extra.conversationId ?? (await newConversation(server.url));
   const r = await send(server.url, conv, { text, workspace, debug: true, ...extra, conversationId: undefined });
   return { conv, r };
+};
+/** A new conversation stopped on the question which «Расчёт скидки» is meant. */
+const askWhich = async () => {
+  const conv = await newConversation(server.url);
+  return { conv, ...(await askWhichDiscount(llm, server.url, conv, { workspace, debug: true })) };
 };
 
 describe("workbench: single turns", () => {
@@ -124,9 +131,7 @@ describe("workbench: single turns", () => {
 
 describe("workbench: the clarification loop", () => {
   it("clarify → pick → answer; the root stays, the plan version grows, a second answer is 409", async () => {
-    llm.script("reranker", '{"choice": "clarify"}');
-    const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
-    const q = one(r, "clarification_required")!;
+    const { conv, r, q } = await askWhich();
     expect(q).toMatchObject({ slot: "entity", question: "Какую композицию вы имеете в виду?" });
     expect(q.candidates.map((c: Json) => c.identity).sort()).toEqual([
       "composition-discount",
@@ -156,7 +161,7 @@ describe("workbench: the clarification loop", () => {
     expect(it1.clarifications[0].answerMessageId).toBeTruthy();
     const conversation = (await (await fetch(`${server.url}/v1/workbench/conversations/${conv}`)).json()) as Json;
     expect(conversation.messages.map((m: Json) => [m.role, m.text])).toEqual([
-      ["user", "Покажи композицию «Расчёт скидки»"],
+      ["user", discountRequest],
       ["assistant", q.question],
       ["user", "архивную"],
       ["assistant", "Архивная версия [[composition-discount-v1]]."],
@@ -172,9 +177,7 @@ describe("workbench: the clarification loop", () => {
   });
 
   it("a candidate id outside the snapshot is unknown_candidate (422); the question stays open", async () => {
-    llm.script("reranker", '{"choice": "clarify"}');
-    const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
-    const q = one(r, "clarification_required")!;
+    const { conv, q } = await askWhich();
     const forged = await replyTo(server.url, conv, q, "эту", workspace, { selectedCandidateId: "composition-alpha" });
     expect(forged.status).toBe(422);
     expect((forged.json as Json).error.code).toBe("unknown_candidate");
@@ -182,9 +185,7 @@ describe("workbench: the clarification loop", () => {
   });
 
   it("ordinal text is resolved by code, without the classifier", async () => {
-    llm.script("reranker", '{"choice": "clarify"}');
-    const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
-    const q = one(r, "clarification_required")!;
+    const { conv, q } = await askWhich();
     llm.reset();
     llm.script("answer", "Ок.");
     const r2 = await answer(conv, q, "вторую");
@@ -193,9 +194,7 @@ describe("workbench: the clarification loop", () => {
   });
 
   it("ambiguous free text goes to the classifier; an unusable answer re-asks", async () => {
-    llm.script("reranker", '{"choice": "clarify"}');
-    const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
-    const q = one(r, "clarification_required")!;
+    const { conv, q } = await askWhich();
     llm.reset();
     llm.script("classifier", "not json at all");
     const r2 = await answer(conv, q, "та самая, про которую говорили вчера");
@@ -227,9 +226,7 @@ describe("workbench: the clarification loop", () => {
     expect(llm.count("classifier")).toBe(0);
 
     llm.reset();
-    llm.script("reranker", '{"choice": "clarify"}');
-    const r3 = await send(server.url, conv, { text: "Покажи композицию «Расчёт скидки»", workspace });
-    const q3 = one(r3, "clarification_required")!;
+    const { q: q3 } = await askWhichDiscount(llm, server.url, conv, { workspace });
     llm.reset();
     llm.script("classifier", '{"kind": "correction"}');
     llm.script("answer", "Ок [[composition-stock]].");
@@ -244,16 +241,12 @@ describe("workbench: the clarification loop", () => {
   });
 
   it("cancel by code; a new independent request supersedes", async () => {
-    llm.script("reranker", '{"choice": "clarify"}');
-    const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
-    const q = one(r, "clarification_required")!;
+    const { conv, q } = await askWhich();
     const c = await replyTo(server.url, conv, q, "Отмена", workspace, { interactionId: q.interactionId });
     expect(one(c, "final")).toMatchObject({ status: "cancelled", modelCalls: { final: 0 } });
     expect((await interaction(server.url, q.interactionId)).status).toBe("cancelled");
 
-    llm.script("reranker", '{"choice": "clarify"}');
-    const r3 = await send(server.url, conv, { text: "Покажи композицию «Расчёт скидки»", workspace });
-    const q3 = one(r3, "clarification_required")!;
+    const { q: q3 } = await askWhichDiscount(llm, server.url, conv, { workspace });
     llm.script("answer", "Договор [[entity-contract]].");
     const r4 = await send(server.url, conv, { text: "Покажи сущность «Договор»", workspace });
     expect(one(r4, "run_started")!.interactionId).not.toBe(q3.interactionId);
@@ -269,9 +262,7 @@ describe("workbench: the clarification loop", () => {
   });
 
   it("workspace change: the chosen document disappeared → asked again; a changed snapshot re-resolves", async () => {
-    llm.script("reranker", '{"choice": "clarify"}');
-    const { conv, r } = await ask("Покажи композицию «Расчёт скидки»");
-    const q = one(r, "clarification_required")!;
+    const { conv, q } = await askWhich();
     const gone = {
       ...workspace,
       generation: "8",
