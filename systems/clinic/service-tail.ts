@@ -104,6 +104,26 @@ export function createTailFilter() {
     return -1;
   };
 
+  /**
+   * A bracket or bare signal's body runs up to `end`: until it arrives the body is kept; then the
+   * signal is read, and the text resumes after `consumed` (the part of `end` that belongs to it).
+   */
+  const signalUntil = (end: string, consumed: "]" | ""): boolean => {
+    const at = pending.indexOf(end);
+    if (at < 0) {
+      keep(pending);
+      pending = "";
+      return false;
+    }
+    keep(pending.slice(0, at));
+    setSignal(signalFromBody(body));
+    visible.cut("signal");
+    pending = pending.slice(at + consumed.length);
+    prev = consumed;
+    enter("text");
+    return true;
+  };
+
   const step = (): boolean => {
     if (!pending) return false;
     switch (mode) {
@@ -142,36 +162,12 @@ export function createTailFilter() {
         }
         return false;
       }
-      case "bracket": {
-        const close = pending.indexOf("]");
-        if (close < 0) {
-          keep(pending);
-          pending = "";
-          return false;
-        }
-        keep(pending.slice(0, close));
-        setSignal(signalFromBody(body));
-        visible.cut("signal");
-        pending = pending.slice(close + 1);
-        prev = "]";
-        enter("text");
-        return true;
-      }
-      case "bare": {
-        const nl = pending.indexOf("\n");
-        if (nl < 0) {
-          keep(pending);
-          pending = "";
-          return false;
-        }
-        keep(pending.slice(0, nl));
-        setSignal(signalFromBody(body));
-        visible.cut("signal");
-        pending = pending.slice(nl);
-        prev = "";
-        enter("text");
-        return true;
-      }
+      case "bracket":
+        // The closing bracket is the signal's; it is the context character of the text after it.
+        return signalUntil("]", "]");
+      case "bare":
+        // The line break is not the signal's: it stays in the text.
+        return signalUntil("\n", "");
       case "state_pre": {
         let i = 0;
         while (i < pending.length && /[\s:`json]/i.test(pending[i]!)) i++;
