@@ -123,65 +123,61 @@ async function serializeVersions(
   await tx`select pg_advisory_xact_lock(hashtextextended(${`${table}/${tenantId}/${code}`}, 0))`;
 }
 
-/** Adds the next version; with `activate` it replaces the active one in the same transaction. */
-export async function insertBranchVersion(
+/** The two versioned tables: the column naming what is versioned and the column holding a version. */
+const VERSIONED = {
+  clinic_branches: { key: "code", content: "config" },
+  clinic_step_graphs: { key: "branch", content: "graph" },
+} as const;
+
+/** Adds the next version of `key` in `table`; with `activate` it replaces the active one in the same transaction. */
+async function insertVersion(
   tx: Tx,
+  table: keyof typeof VERSIONED,
   tenantId: string,
-  code: string,
-  config: object,
+  key: string,
+  content: object,
   activate: boolean,
 ): Promise<number> {
-  await serializeVersions(tx, "clinic_branches", tenantId, code);
-  if (activate)
-    await tx`update clinic_branches set active = false where tenant_id = ${tenantId} and code = ${code} and active`;
+  const [t, k, c] = [tx(table), tx(VERSIONED[table].key), tx(VERSIONED[table].content)];
+  await serializeVersions(tx, table, tenantId, key);
+  if (activate) await tx`update ${t} set active = false where tenant_id = ${tenantId} and ${k} = ${key} and active`;
   const [row] = await tx<{ version: number }[]>`
-    insert into clinic_branches (tenant_id, code, version, active, config)
-    select ${tenantId}, ${code}, coalesce(max(version), 0) + 1, ${activate}, ${tx.json(config as never)}
-    from clinic_branches where tenant_id = ${tenantId} and code = ${code}
+    insert into ${t} (tenant_id, ${k}, version, active, ${c})
+    select ${tenantId}, ${key}, coalesce(max(version), 0) + 1, ${activate}, ${tx.json(content as never)}
+    from ${t} where tenant_id = ${tenantId} and ${k} = ${key}
     returning version`;
   return row!.version;
 }
 
-export async function insertStepGraphVersion(
+/** Makes an existing version of `key` in `table` the active one; false when that version does not exist. */
+async function activateVersion(
   tx: Tx,
+  table: keyof typeof VERSIONED,
   tenantId: string,
-  branch: string,
-  graph: object,
-  activate: boolean,
-): Promise<number> {
-  await serializeVersions(tx, "clinic_step_graphs", tenantId, branch);
-  if (activate)
-    await tx`update clinic_step_graphs set active = false where tenant_id = ${tenantId} and branch = ${branch} and active`;
-  const [row] = await tx<{ version: number }[]>`
-    insert into clinic_step_graphs (tenant_id, branch, version, active, graph)
-    select ${tenantId}, ${branch}, coalesce(max(version), 0) + 1, ${activate}, ${tx.json(graph as never)}
-    from clinic_step_graphs where tenant_id = ${tenantId} and branch = ${branch}
-    returning version`;
-  return row!.version;
-}
-
-/** Makes an existing version the active one; false when that version does not exist. */
-export async function activateBranchVersion(tx: Tx, tenantId: string, code: string, version: number): Promise<boolean> {
-  await serializeVersions(tx, "clinic_branches", tenantId, code);
-  const exists =
-    await tx`select 1 from clinic_branches where tenant_id = ${tenantId} and code = ${code} and version = ${version}`;
-  if (exists.length === 0) return false;
-  await tx`update clinic_branches set active = false where tenant_id = ${tenantId} and code = ${code} and active`;
-  await tx`update clinic_branches set active = true where tenant_id = ${tenantId} and code = ${code} and version = ${version}`;
-  return true;
-}
-
-export async function activateStepGraphVersion(
-  tx: Tx,
-  tenantId: string,
-  branch: string,
+  key: string,
   version: number,
 ): Promise<boolean> {
-  await serializeVersions(tx, "clinic_step_graphs", tenantId, branch);
-  const exists =
-    await tx`select 1 from clinic_step_graphs where tenant_id = ${tenantId} and branch = ${branch} and version = ${version}`;
+  const [t, k] = [tx(table), tx(VERSIONED[table].key)];
+  await serializeVersions(tx, table, tenantId, key);
+  const exists = await tx`select 1 from ${t} where tenant_id = ${tenantId} and ${k} = ${key} and version = ${version}`;
   if (exists.length === 0) return false;
-  await tx`update clinic_step_graphs set active = false where tenant_id = ${tenantId} and branch = ${branch} and active`;
-  await tx`update clinic_step_graphs set active = true where tenant_id = ${tenantId} and branch = ${branch} and version = ${version}`;
+  await tx`update ${t} set active = false where tenant_id = ${tenantId} and ${k} = ${key} and active`;
+  await tx`update ${t} set active = true where tenant_id = ${tenantId} and ${k} = ${key} and version = ${version}`;
   return true;
 }
+
+/** Adds the next branch config version; with `activate` it replaces the active one in the same transaction. */
+export const insertBranchVersion = (tx: Tx, tenantId: string, code: string, config: object, activate: boolean) =>
+  insertVersion(tx, "clinic_branches", tenantId, code, config, activate);
+
+/** Adds the next step graph version; with `activate` it replaces the active one in the same transaction. */
+export const insertStepGraphVersion = (tx: Tx, tenantId: string, branch: string, graph: object, activate: boolean) =>
+  insertVersion(tx, "clinic_step_graphs", tenantId, branch, graph, activate);
+
+/** Makes an existing branch config version the active one; false when that version does not exist. */
+export const activateBranchVersion = (tx: Tx, tenantId: string, code: string, version: number) =>
+  activateVersion(tx, "clinic_branches", tenantId, code, version);
+
+/** Makes an existing step graph version the active one; false when that version does not exist. */
+export const activateStepGraphVersion = (tx: Tx, tenantId: string, branch: string, version: number) =>
+  activateVersion(tx, "clinic_step_graphs", tenantId, branch, version);
