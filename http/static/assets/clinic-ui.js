@@ -12,6 +12,24 @@ export const reasonRu = {
   routing_loop: "защита от петли",
 };
 
+/**
+ * The events whose badge says the same every time: [tone, data-badge, text, and for some the
+ * pattern of the debug notes that say what exactly was wrong, shown as the badge's tooltip].
+ */
+const eventBadges = {
+  sticky: ["", "sticky", "удержались в ветке (sticky)"],
+  soft_insertion: ["warn", "soft_insertion", "тип ответа: боковой вопрос"],
+  handoff: ["warn", "handoff", "переключение ветки"],
+  resumed: ["ok", "resumed", "возврат к отложенному сценарию"],
+  transition_rejected: ["err", "rejected", "переход отклонён валидатором"],
+  loop_guard: ["err", "loop_guard", "защита от петли"],
+  held_by_operator: ["warn", "held", "диалог ведёт администратор: бот молчит, ответ придёт сюда"],
+  model_unavailable: ["err", "model_unavailable", "модель недоступна"],
+  red_flag: ["err", "red_flag", "экстренный ответ: признаки опасного состояния (103 / 112)"],
+  tail_malformed: ["warn", "tail_malformed", "служебный хвост не разобран", /malformed|not understood/],
+  signal_ignored: ["warn", "signal_ignored", "сигнал смены ветки проигнорирован", /ignored/],
+};
+
 /** Badges under an assistant reply, from its `final` (or a stored message's meta). */
 export function replyBadges({ state, events, notes }) {
   const out = [];
@@ -30,15 +48,12 @@ export function replyBadges({ state, events, notes }) {
   if (state?.step) out.push(el("span", { class: "badge gray", dataset: { badge: "step" } }, `Шаг: ${state.step}`));
   for (const e of ev) {
     if (e === "sticky" && left) continue;
-    if (e === "sticky")
-      out.push(el("span", { class: "badge", dataset: { badge: "sticky" } }, "удержались в ветке (sticky)"));
-    else if (e === "soft_insertion")
-      out.push(el("span", { class: "badge warn", dataset: { badge: "soft_insertion" } }, "тип ответа: боковой вопрос"));
-    else if (e === "handoff")
-      out.push(el("span", { class: "badge warn", dataset: { badge: "handoff" } }, "переключение ветки"));
-    else if (e === "resumed")
-      out.push(el("span", { class: "badge ok", dataset: { badge: "resumed" } }, "возврат к отложенному сценарию"));
-    else if (e === "escalated") {
+    const fixed = Object.hasOwn(eventBadges, e) ? eventBadges[e] : undefined;
+    if (fixed) {
+      const [tone, badge, text, note] = fixed;
+      const cls = tone ? `badge ${tone}` : "badge";
+      out.push(el("span", { class: cls, dataset: { badge }, title: note && noteFor(notes, note) }, text));
+    } else if (e === "escalated") {
       const r = state?.escalationReason;
       out.push(
         el(
@@ -49,49 +64,6 @@ export function replyBadges({ state, events, notes }) {
       );
     } else if (e.startsWith("guard_blocked:"))
       out.push(el("span", { class: "badge err lock", dataset: { badge: "guard" } }, `защитное условие ${e.slice(14)}`));
-    else if (e === "transition_rejected")
-      out.push(el("span", { class: "badge err", dataset: { badge: "rejected" } }, "переход отклонён валидатором"));
-    else if (e === "loop_guard")
-      out.push(el("span", { class: "badge err", dataset: { badge: "loop_guard" } }, "защита от петли"));
-    else if (e === "held_by_operator")
-      out.push(
-        el(
-          "span",
-          { class: "badge warn", dataset: { badge: "held" } },
-          "диалог ведёт администратор: бот молчит, ответ придёт сюда",
-        ),
-      );
-    else if (e === "model_unavailable")
-      out.push(el("span", { class: "badge err", dataset: { badge: "model_unavailable" } }, "модель недоступна"));
-    else if (e === "red_flag")
-      out.push(
-        el(
-          "span",
-          { class: "badge err", dataset: { badge: "red_flag" } },
-          "экстренный ответ: признаки опасного состояния (103 / 112)",
-        ),
-      );
-    // The debug notes say what exactly was wrong; shown as the badge's tooltip.
-    else if (e === "tail_malformed")
-      out.push(
-        el(
-          "span",
-          {
-            class: "badge warn",
-            dataset: { badge: "tail_malformed" },
-            title: noteFor(notes, /malformed|not understood/),
-          },
-          "служебный хвост не разобран",
-        ),
-      );
-    else if (e === "signal_ignored")
-      out.push(
-        el(
-          "span",
-          { class: "badge warn", dataset: { badge: "signal_ignored" }, title: noteFor(notes, /ignored/) },
-          "сигнал смены ветки проигнорирован",
-        ),
-      );
     else out.push(el("span", { class: "badge gray" }, e));
   }
   return el("div", { class: "badges" }, out);
