@@ -1,8 +1,6 @@
 import type { ClinicCase, ClinicExpect, Datasets } from "./dataset";
 import { first, type Client } from "./http";
-import { createConversation, turnResult, type TurnResultOf } from "./case-run";
-import type { ModelServer } from "./model-server";
-import type { ScriptFor } from "./workbench-run";
+import { playTurns, turnResult, type CaseRun, type TurnResultOf } from "./case-run";
 
 /** Runs clinic dialogues over HTTP (CONTRACT §5) and records each turn's state and events. */
 
@@ -38,17 +36,10 @@ export async function loadClinicKb(client: Client, kb: Datasets["clinicKb"]): Pr
   }
 }
 
-export async function runClinicCase(
-  client: Client,
-  models: ModelServer,
-  c: ClinicCase,
-  scriptFor: ScriptFor,
-): Promise<ClinicTurnResult[]> {
-  const threadId = await createConversation(client, "/v1/clinic/threads", c.id);
-  const thread = async () =>
-    (await client.json<{ state?: ClinicState; messages?: unknown[] }>("GET", `/v1/clinic/threads/${threadId}`)).body;
-  const out: ClinicTurnResult[] = [];
-  for (const [i, t] of c.turns.entries()) {
+export function runClinicCase({ client, models, scriptFor }: CaseRun, c: ClinicCase): Promise<ClinicTurnResult[]> {
+  return playTurns(client, "/v1/clinic/threads", c, async (threadId, t, i) => {
+    const thread = async () =>
+      (await client.json<{ state?: ClinicState; messages?: unknown[] }>("GET", `/v1/clinic/threads/${threadId}`)).body;
     for (const op of t.operator ?? []) {
       const path = `/v1/inbox/conversations/${threadId}/${op.action === "message" ? "messages" : op.action}`;
       const body = {
@@ -77,7 +68,6 @@ export async function runClinicCase(
       messagesDelta: before && after ? (after.messages?.length ?? 0) - (before.messages?.length ?? 0) : null,
       error: err?.code ?? r.json?.error?.code ?? null,
     };
-    out.push(turnResult("clinic", c, i, t, observed, calls, r.ms));
-  }
-  return out;
+    return turnResult("clinic", c, i, t, observed, calls, r.ms);
+  });
 }

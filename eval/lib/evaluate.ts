@@ -7,6 +7,7 @@ import { interactionMachine } from "../../systems/workbench/interaction.machine"
 import { outcomeStats, type OutcomeStats } from "../../storage/outcome-stats";
 import { loadClinicKb, runClinicCase, type ClinicTurnResult } from "./clinic-run";
 import { coverageOf, installCoverage, type CoverageRecorder, type MachineCoverage } from "./coverage";
+import type { CaseRun } from "./case-run";
 import type { Datasets } from "./dataset";
 import { runEvidenceCase, type EvidenceTurnResult } from "./evidence-run";
 import { clinicMetrics, workbenchMetrics, type ClinicMetrics, type WorkbenchMetrics } from "./metrics";
@@ -94,6 +95,7 @@ export async function evaluate(o: RunOptions): Promise<ConfigReport> {
       if (o.mode === "replay") return o.replay?.turns[turnKey(suite, caseId, turn)] ?? {};
       return dataset ?? {};
     };
+  const run = (suite: Suite): CaseRun => ({ client: target.client, models, scriptFor: scriptFor(suite) });
   const skipped: Record<string, string> = {};
   const wb: WorkbenchTurnResult[] = [];
   const cl: ClinicTurnResult[] = [];
@@ -102,13 +104,7 @@ export async function evaluate(o: RunOptions): Promise<ConfigReport> {
   try {
     if (o.suites.includes("workbench")) {
       for (const c of o.datasets.workbench.filter((x) => keep(x.id))) {
-        const turns = await runWorkbenchCase(
-          target.client,
-          models,
-          c,
-          o.datasets.workspaces.get(c.workspace)!,
-          scriptFor("workbench"),
-        );
+        const turns = await runWorkbenchCase(run("workbench"), c, o.datasets.workspaces.get(c.workspace)!);
         turns.forEach((t) => recordTurn(recording, turnKey("workbench", t.caseId, t.turn), t.calls));
         wb.push(...turns);
       }
@@ -117,7 +113,7 @@ export async function evaluate(o: RunOptions): Promise<ConfigReport> {
     if (o.suites.includes("clinic")) {
       await loadClinicKb(target.client, o.datasets.clinicKb);
       for (const c of o.datasets.clinic.filter((x) => keep(x.id))) {
-        const turns = await runClinicCase(target.client, models, c, scriptFor("clinic"));
+        const turns = await runClinicCase(run("clinic"), c);
         turns.forEach((t) => recordTurn(recording, turnKey("clinic", t.caseId, t.turn), t.calls));
         cl.push(...turns);
       }
@@ -129,7 +125,7 @@ export async function evaluate(o: RunOptions): Promise<ConfigReport> {
       else if (!o.datasets.evidence.length) skipped.evidence = "no evidence dataset";
       else {
         for (const c of o.datasets.evidence.filter((x) => keep(x.id))) {
-          const turns = await runEvidenceCase(target.client, models, c, scriptFor("evidence"));
+          const turns = await runEvidenceCase(run("evidence"), c);
           turns.forEach((t) => recordTurn(recording, turnKey("evidence", t.caseId, t.turn), t.calls));
           ev.push(...turns);
         }

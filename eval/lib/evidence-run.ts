@@ -1,8 +1,6 @@
 import type { EvidenceCase } from "./dataset";
-import { first, type Client } from "./http";
-import { createConversation, turnResult, type TurnResultOf } from "./case-run";
-import type { ModelServer } from "./model-server";
-import type { ScriptFor } from "./workbench-run";
+import { first } from "./http";
+import { playTurns, turnResult, type CaseRun, type TurnResultOf } from "./case-run";
 
 /** Runs evidence-workflow questions (seed 002) over HTTP and records each turn's outcome class and reason codes. */
 
@@ -12,15 +10,11 @@ export type EvidenceTurnResult = TurnResultOf<
   { outcome: string | null; reasonCodes: string[]; answer: string; error: string | null }
 >;
 
-export async function runEvidenceCase(
-  client: Client,
-  models: ModelServer,
+export function runEvidenceCase(
+  { client, models, scriptFor }: CaseRun,
   c: EvidenceCase,
-  scriptFor: ScriptFor,
 ): Promise<EvidenceTurnResult[]> {
-  const id = await createConversation(client, "/v1/evidence/conversations", c.id);
-  const out: EvidenceTurnResult[] = [];
-  for (const [i, t] of c.turns.entries()) {
+  return playTurns(client, "/v1/evidence/conversations", c, async (id, t, i) => {
     models.beginTurn(scriptFor(c.id, i, t.models));
     const r = await client.sse(`/v1/evidence/conversations/${id}/messages`, { text: t.text, debug: true });
     const calls = models.endTurn();
@@ -32,7 +26,6 @@ export async function runEvidenceCase(
       answer: fin?.answer ?? "",
       error: err?.code ?? r.json?.error?.code ?? null,
     };
-    out.push(turnResult("evidence", c, i, t, observed, calls, r.ms));
-  }
-  return out;
+    return turnResult("evidence", c, i, t, observed, calls, r.ms);
+  });
 }

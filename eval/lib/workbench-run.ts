@@ -1,8 +1,6 @@
 import type { WorkbenchCase, WorkbenchExpect, Workspace } from "./dataset";
-import { first, named, stageOf, type Client, type SseResult } from "./http";
-import { createConversation, turnResult, type TurnResultOf } from "./case-run";
-import type { ModelServer } from "./model-server";
-import type { Script } from "./steps";
+import { first, named, stageOf, type SseResult } from "./http";
+import { playTurns, turnResult, type CaseRun, type TurnResultOf } from "./case-run";
 import type { DocView } from "./steps";
 
 /** Runs Workbench cases over HTTP and records what each turn did, as a client and the stages show it. */
@@ -32,8 +30,6 @@ export interface WorkbenchObserved {
 }
 
 export type WorkbenchTurnResult = TurnResultOf<"workbench", WorkbenchExpect, WorkbenchObserved, boolean>;
-
-export type ScriptFor = (caseId: string, turn: number, dataset: Script | undefined) => Script;
 
 function applyPatch(ws: Workspace, p: WorkbenchCase["turns"][number]["workspacePatch"]): Workspace {
   if (!p) return ws;
@@ -115,21 +111,17 @@ function observe(r: SseResult): WorkbenchObserved {
   };
 }
 
-export async function runWorkbenchCase(
-  client: Client,
-  models: ModelServer,
+export function runWorkbenchCase(
+  { client, models, scriptFor }: CaseRun,
   c: WorkbenchCase,
   ws: Workspace,
-  scriptFor: ScriptFor,
 ): Promise<WorkbenchTurnResult[]> {
-  const conversationId = await createConversation(client, "/v1/workbench/conversations", c.id);
   let workspace = ws;
   type Clar = { id: string; interactionId: string; candidates: Array<{ candidateId: string; identity: string }> };
   let lastClar: Clar | null = null;
   const asked = new Map<number, Clar>();
   let interactionId: string | null = null;
-  const out: WorkbenchTurnResult[] = [];
-  for (const [i, t] of c.turns.entries()) {
+  return playTurns(client, "/v1/workbench/conversations", c, async (conversationId, t, i) => {
     workspace = applyPatch(workspace, t.workspacePatch);
     const body: Record<string, unknown> = { text: t.text, workspace, debug: true };
     const answering = t.replyToTurn !== undefined ? (asked.get(t.replyToTurn) ?? null) : lastClar;
@@ -161,7 +153,6 @@ export async function runWorkbenchCase(
     if (t.expect.interactionStatus) observed.interactionStatus = await statusOf(interactionId);
     if (t.expect.previousInteractionStatus) observed.previousInteractionStatus = await statusOf(prevInteraction);
     if (named(r, "done").length === 0 && r.events.length) observed.outcome = "none";
-    out.push({ ...turnResult("workbench", c, i, t, observed, calls, r.ms), diverged });
-  }
-  return out;
+    return { ...turnResult("workbench", c, i, t, observed, calls, r.ms), diverged };
+  });
 }
