@@ -4,7 +4,7 @@ import { postSse } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
 import { useProcesses, modelEnv, startServerProcess, type ServerProcess } from "./processes";
 import { openSse } from "./sse-live";
-import { newConversation } from "../systems/workbench/http-workbench-helpers";
+import { askWhichDiscount, newConversation } from "../systems/workbench/http-workbench-helpers";
 
 /**
  * kill -9 at random points while a Workbench clarification answer is being applied (issue 18
@@ -29,6 +29,10 @@ type Question = { id: string; interactionId: string; candidates: { candidateId: 
 type Interaction = { status: string; planVersion: number; clarifications: { status: string }[] };
 type Conversation = { messages: { role: string; text: string; meta: Record<string, unknown> }[] };
 
+/** A conversation's roles with the question asked, and with the answer and its reply after it. */
+const ASKED = ["user", "assistant"];
+const FULL = [...ASKED, "user", "assistant"];
+
 /** A small seeded generator: a failing run can be repeated with the seed it printed. */
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -50,21 +54,21 @@ describe(`kill -9 while a clarification answer is applied (${backend}, ${TRIALS}
     const ask = async () => {
       llm.reset();
       const conv = await newConversation(server!.url);
-      llm.script("reranker", '{"choice": "clarify"}');
-      const asked = await postSse(`${server!.url}/v1/workbench/conversations/${conv}/messages`, {
-        text: "Покажи композицию «Расчёт скидки»",
-        workspace,
-      });
-      return { conv, q: asked.events.find((e) => e.event === "clarification_required")!.data as Question };
+      const { q } = await askWhichDiscount(llm, server!.url, conv, { workspace });
+      return { conv, q: q as Question };
     };
-    const send = (conv: string, q: Question) =>
-      openSse(`${server!.url}/v1/workbench/conversations/${conv}/messages`, {
-        text: "первый вариант",
-        workspace,
-        interactionId: q.interactionId,
-        replyToClarificationId: q.id,
-        selectedCandidateId: q.candidates[0]!.candidateId,
-      });
+    /** The one answer every trial sends: the first candidate. */
+    const answerBody = (q: Question) => ({
+      text: "первый вариант",
+      workspace,
+      interactionId: q.interactionId,
+      replyToClarificationId: q.id,
+      selectedCandidateId: q.candidates[0]!.candidateId,
+    });
+    const messagesUrl = (conv: string) => `${server!.url}/v1/workbench/conversations/${conv}/messages`;
+    const send = (conv: string, q: Question) => openSse(messagesUrl(conv), answerBody(q));
+    const messages = async (conv: string) =>
+      ((await (await fetch(`${server!.url}/v1/workbench/conversations/${conv}`)).json()) as Conversation).messages;
     // One answer to its end first: the kills are spread over 1.3 times its duration (the machine's load varies), so
     // they land anywhere from before the claim to after the commit.
     const ref = await ask();
@@ -94,55 +98,43 @@ describe(`kill -9 while a clarification answer is applied (${backend}, ${TRIALS}
       const it1 = (await (
         await fetch(`${server.url}/v1/workbench/interactions/${t.q.interactionId}`)
       ).json()) as Interaction;
-      const msgs = ((await (await fetch(`${server.url}/v1/workbench/conversations/${t.conv}`)).json()) as Conversation)
-        .messages;
-      if (it1.status === "completed") {
+      const msgs = await messages(t.conv);
+      const done = it1.status === "completed";
+      // Applied: the next plan version, the question answered, the answer and its reply stored. Not
+      // applied: nothing of the answer anywhere.
+      expect(
+        {
+          status: it1.status,
+          planVersion: it1.planVersion,
+          clarifications: it1.clarifications.map((c) => c.status),
+          roles: msgs.map((m) => m.role),
+        },
+        where,
+      ).toEqual(
+        done
+          ? { status: "completed", planVersion: t.q.planVersion + 1, clarifications: ["answered"], roles: FULL }
+          : { status: "awaiting_clarification", planVersion: t.q.planVersion, clarifications: ["open"], roles: ASKED },
+      );
+      if (done) {
         applied++;
-        expect(it1.planVersion, where).toBe(t.q.planVersion + 1);
-        expect(
-          it1.clarifications.map((c) => c.status),
-          where,
-        ).toEqual(["answered"]);
-        expect(
-          msgs.map((m) => m.role),
-          where,
-        ).toEqual(["user", "assistant", "user", "assistant"]);
         expect(msgs[3]!.meta, where).toMatchObject({ kind: "answer" });
         continue;
       }
-      expect(it1.status, where).toBe("awaiting_clarification");
-      expect(it1.planVersion, where).toBe(t.q.planVersion);
-      expect(
-        it1.clarifications.map((c) => c.status),
-        where,
-      ).toEqual(["open"]);
-      expect(
-        msgs.map((m) => m.role),
-        where,
-      ).toEqual(["user", "assistant"]);
       // The same answer again: 409 only while a dead run's claim has not lapsed yet.
       let r = null;
       for (let i = 0; i < 40; i++) {
         llm.reset();
         llm.script("answer", "Композиция «Расчёт скидки» считает скидку.");
-        r = await postSse(`${server.url}/v1/workbench/conversations/${t.conv}/messages`, {
-          text: "первый вариант",
-          workspace,
-          interactionId: t.q.interactionId,
-          replyToClarificationId: t.q.id,
-          selectedCandidateId: t.q.candidates[0]!.candidateId,
-        });
+        r = await postSse(messagesUrl(t.conv), answerBody(t.q));
         if (r.status !== 409) break;
         await new Promise((res) => setTimeout(res, 1_000));
       }
       expect(r!.status, where).toBe(200);
       expect(r!.events.find((e) => e.event === "final")?.data, where).toMatchObject({ status: "completed" });
-      const after = ((await (await fetch(`${server.url}/v1/workbench/conversations/${t.conv}`)).json()) as Conversation)
-        .messages;
       expect(
-        after.map((m) => m.role),
+        (await messages(t.conv)).map((m) => m.role),
         where,
-      ).toEqual(["user", "assistant", "user", "assistant"]);
+      ).toEqual(FULL);
     }
     console.log(
       `kill -9 trials (${backend}, seed ${seed}, answer turn ${turnMs} ms): ${applied} applied before the kill, ${TRIALS - applied} not applied and re-sent; restarts ${restartMs.join(",")} ms`,

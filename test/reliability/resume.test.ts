@@ -7,6 +7,7 @@ import {
   insertRun,
   listRunEvents,
   MAX_RUN_EVENTS,
+  type RunEventRow,
 } from "../../storage/runs";
 import { useTestServer } from "../utils/server";
 import { readSse } from "../utils/sse";
@@ -24,14 +25,26 @@ const DEAD = fixedUuid(0xdd);
  */
 const E = MAX_RUN_EVENTS + 1;
 
+/** What recovery appends after the stored events, whatever they were: error, then done. */
+const ENDING = [
+  [E, "error"],
+  [E + 1, "done"],
+];
+
 const server = useTestServer();
 
-/** A run that died after storing `stored` events; recovery closes it as the server would. */
-async function deadRun(stored: number): Promise<string> {
+/** A run of the dead process in a new conversation, with the events `events(id)` stored. */
+async function storedRun(events: (id: string) => RunEventRow[]): Promise<string> {
   const conv = await createConversation(server.db.sql, "default", "test");
   const id = uuidv7();
   await insertRun(server.db.sql, { id, conversationId: conv.id, tenantId: "default", kind: "test", owner: DEAD });
-  await appendRunEvents(server.db.sql, id, [
+  await appendRunEvents(server.db.sql, id, events(id));
+  return id;
+}
+
+/** A run that died after storing `stored` events; recovery closes it as the server would. */
+async function deadRun(stored: number): Promise<string> {
+  const id = await storedRun((id) => [
     { seq: 1, event: "run_started", data: { runId: id } },
     ...Array.from({ length: stored - 1 }, (_, i) => ({ seq: i + 2, event: "token", data: { delta: `t${i}` } })),
   ]);
@@ -62,37 +75,25 @@ describe("resuming a run whose process died", () => {
       [1, "run_started"],
       [2, "token"],
       [3, "token"],
-      [E, "error"],
-      [E + 1, "done"],
+      ...ENDING,
     ]);
   });
 
   it("a client behind the stored events gets the rest, then error and done", async () => {
     const id = await deadRun(3);
-    expect(await resume(id, 1)).toEqual([
-      [2, "token"],
-      [3, "token"],
-      [E, "error"],
-      [E + 1, "done"],
-    ]);
+    expect(await resume(id, 1)).toEqual([[2, "token"], [3, "token"], ...ENDING]);
   });
 
   it("a client that saw more than was stored gets error and done", async () => {
     const id = await deadRun(3);
-    expect(await resume(id, 9)).toEqual([
-      [E, "error"],
-      [E + 1, "done"],
-    ]);
+    expect(await resume(id, 9)).toEqual(ENDING);
   });
 
   it("a client that saw exactly one or two events more than were stored (the ids a naive ending would take) gets error and done", async () => {
     for (const seen of [2, 3]) {
       const id = await deadRun(1);
       // The client saw run_started (1) and tokens live; the database has run_started only.
-      expect(await resume(id, seen)).toEqual([
-        [E, "error"],
-        [E + 1, "done"],
-      ]);
+      expect(await resume(id, seen)).toEqual(ENDING);
       // Having the ending, it gets nothing more (204), by id alone.
       expect(await resume(id, E + 1)).toEqual([]);
     }
@@ -102,16 +103,7 @@ describe("resuming a run whose process died", () => {
     const id = await deadRun(2);
     const all = await resume(id, 0);
     expect(all.at(-1)).toEqual([E + 1, "done"]);
-    const conv = await createConversation(server.db.sql, "default", "test");
-    const ok = uuidv7();
-    await insertRun(server.db.sql, {
-      id: ok,
-      conversationId: conv.id,
-      tenantId: "default",
-      kind: "test",
-      owner: DEAD,
-    });
-    await appendRunEvents(server.db.sql, ok, [
+    const ok = await storedRun(() => [
       { seq: 1, event: "run_started", data: {} },
       { seq: 2, event: "final", data: {} },
       { seq: 3, event: "done", data: {} },
