@@ -62,8 +62,8 @@ export function redactLine(line: Record<string, unknown>): Record<string, unknow
 /**
  * How long a line may wait for the lines after it before the gathered text goes to stdout. Every
  * write is a hand-off to the thread pool (a futex, an eventfd wake-up, a callback on the loop):
- * one per line cost a turn ≈ 0.2 ms of CPU on a quiet machine (bench/log-line.ts, doc/bench.md);
- * one per LOG_FLUSH_MS is shared by every line of those milliseconds.
+ * one per line cost ≈ 0.15 ms of CPU a line, all threads (bench/log-line.ts, doc/bench.md); one per
+ * LOG_FLUSH_MS is shared by every line of those milliseconds.
  */
 export const LOG_FLUSH_MS = 100;
 /** Gathered text past this goes at once (sonic-boom's own largest write, 16 KiB). */
