@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from "node:child_process";
+import { findSourceMap } from "node:module";
 import { Session } from "node:inspector/promises";
 import { PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -23,7 +24,7 @@ import { checkedTurn, clinicTarget, startBenchServer } from "./targets";
  * logger is silent here (`npm start` writes one JSON line per turn); with PGlite the embedded
  * database's JS glue is inside the figures.
  *
- *   node --import tsx bench/alloc-turn.ts [--backend postgres|pglite] [--rounds 5] [--turns 400]
+ *   node --enable-source-maps --import tsx bench/alloc-turn.ts [--backend postgres|pglite] [--rounds 5] [--turns 400]
  *     [--conc 8] [--warm 1000] [--pacing tick|none] [--interval 4096 (bytes)] [--top 40]
  */
 const HERE = fileURLToPath(import.meta.url);
@@ -101,6 +102,17 @@ function byProjectCaller(head: HeapNode): Map<string, number> {
   return out;
 }
 
+/**
+ * A project TypeScript file's frame at its source line: tsx compiles each file to one long line,
+ * whose source map Node keeps when source maps are on (`--enable-source-maps`).
+ */
+function sourceLine(cf: HeapNode["callFrame"]): HeapNode["callFrame"] {
+  if (!cf.url.startsWith("file://") || !cf.url.endsWith(".ts")) return cf;
+  const map = findSourceMap(cf.url);
+  const e = (map?.findEntry(cf.lineNumber, cf.columnNumber) ?? {}) as { originalLine?: number };
+  return e.originalLine === undefined ? cf : { ...cf, lineNumber: e.originalLine };
+}
+
 /** A sampling heap profile as a CPU profile whose one "sample" per node lasts its bytes: profile-agg groups it. */
 function asCpuProfile(head: HeapNode): { p: CpuProfile; bytes: number } {
   const nodes: CpuProfile["nodes"] = [];
@@ -108,7 +120,7 @@ function asCpuProfile(head: HeapNode): { p: CpuProfile; bytes: number } {
   const timeDeltas: number[] = [];
   let bytes = 0;
   const walk = (n: HeapNode) => {
-    nodes.push({ id: n.id, callFrame: n.callFrame, children: n.children.map((c) => c.id) });
+    nodes.push({ id: n.id, callFrame: sourceLine(n.callFrame), children: n.children.map((c) => c.id) });
     if (n.selfSize > 0) {
       samples.push(n.id);
       timeDeltas.push(n.selfSize);
