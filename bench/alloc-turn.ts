@@ -25,7 +25,7 @@ import { checkedTurn, clinicTarget, startBenchServer } from "./targets";
  * database's JS glue is inside the figures.
  *
  *   node --enable-source-maps --import tsx bench/alloc-turn.ts [--backend postgres|pglite] [--rounds 5] [--turns 400]
- *     [--conc 8] [--warm 1000] [--pacing tick|none] [--interval 4096 (bytes)] [--top 40]
+ *     [--conc 8] [--warm 1000] [--pacing tick|none] [--interval 4096 (bytes)] [--top 40] [--live]
  */
 const HERE = fileURLToPath(import.meta.url);
 const argv = process.argv.slice(2);
@@ -141,6 +141,8 @@ async function main(): Promise<void> {
   const interval = Number(arg("interval", "4096"));
   const top = Number(arg("top", "40"));
   const warm = Number(arg("warm", "1000"));
+  // Only what is still reachable when the round ends: who holds memory across turns (promoted, and so paid for by major GCs).
+  const live = argv.includes("--live");
   const model = await startModel(arg("pacing", "tick") as Pacing);
   const backend: Backend = backendName === "pglite" ? await openPglite() : await openPostgres();
   const engine = await startBenchServer(backend.db, loopbackLlm(model.url));
@@ -169,8 +171,8 @@ async function main(): Promise<void> {
       const gcUs = (gcMs * 1000) / turns;
       await session.post("HeapProfiler.startSampling", {
         samplingInterval: interval,
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMajorGC: !live,
+        includeObjectsCollectedByMinorGC: !live,
       });
       await ask(c, { kind: "turns", n: turns });
       const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as {
