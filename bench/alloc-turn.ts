@@ -20,9 +20,10 @@ import { checkedTurn, clinicTarget, startBenchServer } from "./targets";
  * heap profiler runs with the objects later collected by GC kept in the profile (so the sum is
  * bytes allocated, not bytes live); the samples are grouped by category and function as the CPU
  * profile is (bench/profile-agg.ts, a sample's bytes standing for its µs). Per round also the
- * process's CPU (user + system) and the time GC took (PerformanceObserver 'gc'), per turn. The
- * logger is silent here (`npm start` writes one JSON line per turn); with PGlite the embedded
- * database's JS glue is inside the figures.
+ * process's CPU (user + system) and the time GC took (PerformanceObserver 'gc'), per turn, measured
+ * first, on rounds without the profiler (and how much of GC was major). The logger is silent here
+ * (`npm start` writes one JSON line per turn); with PGlite the embedded database's JS glue is
+ * inside the figures.
  *
  *   node --enable-source-maps --import tsx bench/alloc-turn.ts [--backend postgres|pglite] [--rounds 5] [--turns 400]
  *     [--conc 8] [--warm 1000] [--pacing tick|none] [--interval 4096 (bytes)] [--top 40] [--live]
@@ -167,15 +168,24 @@ async function main(): Promise<void> {
     let all: ReturnType<typeof aggregate> | null = null;
     let allBytes = 0;
     const callers = new Map<string, number>();
+    // CPU and GC first, on rounds of their own: the profiler's sampling costs CPU, and what it
+    // leaves behind (its samples, the profile it returns) would fill the old generation and bring
+    // major GCs into the rounds after it.
+    const bare: { cpuUs: number; gcUs: number; majorUs: number }[] = [];
     for (let r = 0; r < rounds; r++) {
-      // CPU and GC on a round of their own: the profiler's sampling costs CPU and allocates.
       gcMs = 0;
       majorMs = 0;
       const c0 = process.cpuUsage();
       await ask(c, { kind: "turns", n: turns });
       const cu = process.cpuUsage(c0);
-      const gcUs = (gcMs * 1000) / turns;
-      const majorUs = (majorMs * 1000) / turns;
+      bare.push({
+        cpuUs: (cu.user + cu.system) / turns,
+        gcUs: (gcMs * 1000) / turns,
+        majorUs: (majorMs * 1000) / turns,
+      });
+    }
+    for (let r = 0; r < rounds; r++) {
+      const { cpuUs, gcUs, majorUs } = bare[r]!;
       await session.post("HeapProfiler.startSampling", {
         samplingInterval: interval,
         includeObjectsCollectedByMajorGC: !live,
@@ -188,9 +198,9 @@ async function main(): Promise<void> {
       const { p, bytes } = asCpuProfile(profile.head);
       for (const [k, v] of byProjectCaller(profile.head)) callers.set(k, (callers.get(k) ?? 0) + v);
       const a = aggregate(p);
-      perRound.push({ bytes: bytes / turns, cpuUs: (cu.user + cu.system) / turns, gcUs });
+      perRound.push({ bytes: bytes / turns, cpuUs, gcUs });
       console.log(
-        `round ${r + 1}: ${(bytes / turns / 1024).toFixed(1)} KB allocated per turn, CPU ${((cu.user + cu.system) / turns).toFixed(0)} µs per turn, GC ${gcUs.toFixed(0)} µs per turn (${majorUs.toFixed(0)} µs of it major)`,
+        `round ${r + 1}: ${(bytes / turns / 1024).toFixed(1)} KB allocated per turn, CPU ${cpuUs.toFixed(0)} µs per turn, GC ${gcUs.toFixed(0)} µs per turn (${majorUs.toFixed(0)} µs of it major)`,
       );
       if (!all) all = a;
       else
