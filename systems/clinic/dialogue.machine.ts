@@ -1,4 +1,5 @@
-import { assign, emit, raise, setup } from "xstate";
+import { emit, raise, setup } from "xstate";
+import { assign } from "../../driver/assign";
 import { stepGuards } from "./booking-steps.machine";
 import type { StepEvent, StepHost, StepOutcome } from "./booking-steps.machine";
 import { buildBranchSystemPrompt } from "./prompt";
