@@ -60,22 +60,58 @@ export function redactLine(line: Record<string, unknown>): Record<string, unknow
 }
 
 /**
- * Stdout for the server's own lines, gathered per turn of the event loop: a line handed to the
- * stream alone is one `fs.write` on the thread pool (a hand-off, an eventfd wake-up and a futex
- * each), about a tenth of a turn's CPU for its four lines. Lines written in one turn of the loop
- * go to the stream as one piece at its end (setImmediate), so none waits longer than that; the
- * stream writes it at once, or after the write in flight. A line still gathered when the process
- * exits (a fatal line before process.exit) is written synchronously.
+ * How long a line may wait for the lines after it before the gathered text goes to stdout. Every
+ * write is a hand-off to the thread pool (a futex, an eventfd wake-up, a callback on the loop):
+ * one per line cost ≈ 0.15 ms of CPU a line, all threads (bench/log-line.ts, doc/bench.md); one per
+ * LOG_FLUSH_MS is shared by every line of those milliseconds.
  */
-function stdoutPerLoopTurn(): DestinationStream {
-  // A full stdout pipe is waited out asynchronously (the lines are kept). A synchronous flush —
-  // pino's on a fatal line and in its exit hook, ours at exit — gets EXIT_FLUSH_MS: sonic-boom's
+export const LOG_FLUSH_MS = 100;
+/** Gathered text past this goes at once (sonic-boom's own largest write, 16 KiB). */
+const HAND_OVER_CHARS = 16 * 1024;
+
+/** A destination and how to empty it before a planned exit. */
+export interface BufferedDestination {
+  stream: DestinationStream;
+  /** Writes what is gathered and waits for it, at most `ms` (asynchronously); true when written. */
+  flushWithin(ms: number): Promise<boolean>;
+}
+
+/**
+ * Lines for a file descriptor, gathered and written asynchronously: a line costs no system call of
+ * its own. The first line into an empty buffer starts an unref'd timer of `flushMs`; when it fires
+ * (or the gathered text passes 16 KiB) the text goes to sonic-boom as one piece, which writes it
+ * on the thread pool at once or after the write in flight. Lines are whole strings appended in
+ * order, so none is interleaved or cut; a partial write is continued by sonic-boom.
+ * What is gathered is written: on a planned exit (flushWithin, main.ts's shutdown), when the loop
+ * runs out of work ('beforeExit'), and synchronously on 'exit' (process.exit, an uncaught
+ * exception) and on a fatal line (pino calls flushSync).
+ * The trade-off: a process killed outright (SIGKILL, OOM killer, power) loses the lines of its last
+ * `flushMs` as well as the write in flight — per-loop-turn writes lost only the last turn of the
+ * event loop. A log is for diagnosis, not the record: the turn itself is committed before its
+ * line is written, and a crash's own story is on the supervisor's side.
+ */
+export function bufferedDestination(fd: number, flushMs = LOG_FLUSH_MS): BufferedDestination {
+  let gathered = "";
+  let timer: NodeJS.Timeout | null = null;
+  const handOver = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const text = gathered;
+    gathered = "";
+    if (text) out.write(text);
+  };
+  // Before pino's own hook (registered by pino.destination below), which flushes and ends the
+  // stream when the loop runs dry: the unref'd timer does not keep the loop running, so the
+  // gathered lines must reach the stream first.
+  process.on("beforeExit", handOver);
+  // A full pipe is waited out asynchronously (the lines are kept). A synchronous flush — pino's on
+  // a fatal line and in its exit hook, ours at exit — gets EXIT_FLUSH_MS: sonic-boom's
   // flushSync retries EAGAIN forever, sleeping on the main thread, so a server whose log reader
   // stopped reading (a supervisor, a test runner done with it) never exited on SIGTERM, nor on a
   // second one (issue 47: 50 minutes). And while a write is still in flight (the pipe is full) it
   // is skipped: on a blocking pipe a synchronous write would wait in the kernel for good.
   let syncBy = Infinity;
-  const out = pino.destination({ dest: 1, sync: false, retryEAGAIN: () => Date.now() < syncBy });
+  const out = pino.destination({ dest: fd, sync: false, retryEAGAIN: () => Date.now() < syncBy });
   const flushSyncUnbounded = out.flushSync.bind(out);
   out.flushSync = () => {
     if ((out as unknown as { _writing?: boolean })._writing) return;
@@ -83,37 +119,72 @@ function stdoutPerLoopTurn(): DestinationStream {
     try {
       flushSyncUnbounded();
     } catch {
-      // Nobody reads stdout: the lines are lost rather than the process.
+      // Nobody reads the descriptor: the lines are lost rather than the process.
     } finally {
       syncBy = Infinity;
     }
   };
-  let gathered = "";
-  const handOver = () => {
+  // The gathered text of a synchronous flush goes into sonic-boom's buffer without starting an
+  // asynchronous write (a write in flight makes out.flushSync skip, and the process would exit or
+  // be killed with the lines on the thread pool), then out synchronously.
+  const handOverSync = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
     const text = gathered;
     gathered = "";
-    if (text) out.write(text);
+    if (!text) return;
+    const s = out as unknown as { minLength: number };
+    const min = s.minLength;
+    s.minLength = Infinity;
+    try {
+      out.write(text);
+    } finally {
+      s.minLength = min;
+    }
   };
   process.on("exit", () => {
-    handOver();
+    handOverSync();
     out.flushSync();
   });
-  const stream = out;
-  flushBeforeExit = (ms) =>
-    new Promise<boolean>((resolve) => {
-      const t = setTimeout(() => resolve(false), ms);
-      t.unref();
-      handOver();
-      stream.flush((err) => (clearTimeout(t), resolve(!err)));
-    });
-  return {
+  // sonic-boom's flush(cb) answers at once with no minLength, write in flight or not; its 'drain'
+  // comes when everything handed to it is written.
+  const idle = (cb: (err?: Error) => void) => {
+    const s = out as unknown as { _writing?: boolean; _len?: number };
+    if (!s._writing && !s._len) return cb();
+    const onError = (e: Error) => (out.off("drain", onDrain), cb(e));
+    const onDrain = () => (out.off("error", onError), cb());
+    out.once("drain", onDrain);
+    out.once("error", onError);
+  };
+  const stream = {
     write(line: string) {
-      if (!gathered) setImmediate(handOver);
       gathered += line;
+      if (gathered.length >= HAND_OVER_CHARS) handOver();
+      else if (!timer) {
+        timer = setTimeout(handOver, flushMs);
+        timer.unref();
+      }
     },
-    flush: (cb?: (err?: Error) => void) => (handOver(), stream.flush(cb)),
-    flushSync: () => (handOver(), stream.flushSync()),
+    flush: (cb?: (err?: Error) => void) => (handOver(), idle(cb ?? (() => {}))),
+    flushSync: () => (handOverSync(), out.flushSync()),
   } as DestinationStream;
+  return {
+    stream,
+    flushWithin: (ms) =>
+      new Promise<boolean>((resolve) => {
+        const t = setTimeout(() => resolve(false), ms);
+        t.unref();
+        handOver();
+        idle((err) => (clearTimeout(t), resolve(!err)));
+      }),
+  };
+}
+
+/** The server's stdout, and the flush a planned exit waits for (flushLog). */
+function stdoutBuffered(): DestinationStream {
+  const d = bufferedDestination(1);
+  flushBeforeExit = d.flushWithin;
+  return d.stream;
 }
 
 /** How long an exiting process may wait for a full stdout pipe to take its last log lines. */
@@ -167,7 +238,7 @@ export function createLogger(
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }), log: redactLine },
     },
-    destination ?? (level === "silent" ? undefined : format === "pretty" ? prettyStdout() : stdoutPerLoopTurn()),
+    destination ?? (level === "silent" ? undefined : format === "pretty" ? prettyStdout() : stdoutBuffered()),
   );
 }
 

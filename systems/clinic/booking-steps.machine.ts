@@ -1,4 +1,5 @@
-import { and, assign, setup } from "xstate";
+import { and, setup } from "xstate";
+import { assign } from "../../driver/assign";
 import { pureTransition } from "../../driver/pure";
 import { blockedGuards, guardActive, isFilled, mergeSlots } from "./guards";
 import type { BlockedGuard } from "./guards";

@@ -1,4 +1,6 @@
-import { assign, emit, raise, setup } from "xstate";
+import { emit, raise, setup } from "xstate";
+import { assign } from "../../driver/assign";
+import { memoizeResolve } from "../../driver/resolve-memo";
 import { stepGuards } from "./booking-steps.machine";
 import type { StepEvent, StepHost, StepOutcome } from "./booking-steps.machine";
 import { buildBranchSystemPrompt } from "./prompt";
@@ -309,6 +311,8 @@ export function createClinicDialogueMachine(registry: Registry, options: Dialogu
       handler: handlerRegion as { states: {} },
     },
   });
+  // The stored value's state nodes worked out once per value (issue 46); the clinic's checks wrap that.
+  memoizeResolve(created);
   guardRestore(created, registry);
   return created;
 }

@@ -1,4 +1,5 @@
-import { assign, emit, setup } from "xstate";
+import { emit, setup } from "xstate";
+import { assign } from "../../driver/assign";
 import type { EvidenceContext, EvidenceEffect, EvidenceEvent } from "./conversation-types";
 import {
   assess,

@@ -1,4 +1,5 @@
-import { assign, emit } from "xstate";
+import { emit } from "xstate";
+import { assign } from "../../driver/assign";
 import { applyPatch, type PlanUpdate } from "./patch";
 import { classifyReplyByCode } from "./reply";
 import { interactionSetup, REPLAY_ONLY, statusOf } from "./interaction-setup.machine";

@@ -1,4 +1,5 @@
-import { assign, emit, setup } from "xstate";
+import { emit, setup } from "xstate";
+import { assign } from "../../driver/assign";
 import {
   emptyTurn,
   type CallCounter,

@@ -26,7 +26,7 @@ import { readSse, type SseEvent } from "../utils/sse";
 import { registerTestRoutes } from "../utils/test-routes";
 import { uuidv7 } from "../../storage/time-ordered-id";
 import { fixedUuid } from "../utils/ids";
-import { registerMetaTemplate } from "../../storage/meta-defaults";
+import { compactMeta, compactedFrom, registerMetaTemplate } from "../../storage/meta-defaults";
 import { CLINIC_STATE } from "../../systems/clinic/message-meta";
 import { clinicApi } from "../utils/clinic-api";
 
@@ -288,6 +288,48 @@ describe("coalesced run events", () => {
     expect(JSON.stringify(unpackRunEvents([{ ...kept!, reply: "Привет", reply_meta: meta }]))).toBe(
       JSON.stringify(literal),
     );
+  });
+
+  it("packRunEvents: a meta compacted from the final's very state this turn refers to it without serialising it again, and reads back the same", () => {
+    const state = {
+      activeBranch: "general_info",
+      routerDecision: "general_info",
+      step: null,
+      slots: {},
+      handoffCount: 0,
+      softInsertionCount: 0,
+      suspended: null,
+      escalationReason: null,
+    };
+    const stored = compactMeta({ state }, { state: CLINIC_STATE });
+    // compact's own check is kept by the compact value: the whole state it came from and its JSON text.
+    expect(compactedFrom(stored.meta.state)).toEqual({
+      template: CLINIC_STATE.name,
+      whole: state,
+      json: JSON.stringify(state),
+    });
+    expect(compactedFrom({ ...(stored.meta.state as object) })).toBeUndefined();
+    const events: RunEventRow[] = [
+      { seq: 1, event: "final", data: { reply: "Привет", state, events: [] } },
+      { seq: 2, event: "done", data: {} },
+    ];
+    const [row] = packRunEvents(events, { text: "Привет", ...stored });
+    expect(row!.data).toEqual([
+      [FINAL_OF_MESSAGE_META_TEMPLATES, { reply: 0, state: `@meta:${CLINIC_STATE.name}`, events: [] }],
+      ["done", {}],
+    ]);
+    expect(JSON.stringify(unpackRunEvents([{ ...row!, reply: "Привет", reply_meta: stored.meta }]))).toBe(
+      JSON.stringify(events),
+    );
+    // Another object with the same fields is not the value compact checked: it is checked again, and refers the same.
+    const [again] = packRunEvents(
+      [{ ...events[0]!, data: { reply: "Привет", state: { ...state }, events: [] } }, events[1]!],
+      {
+        text: "Привет",
+        ...stored,
+      },
+    );
+    expect(again!.data).toEqual(row!.data);
   });
 
   it("packRunEvents: a final's field that the meta holds compact refers to it by its template, and unpacks to the same JSON", () => {
