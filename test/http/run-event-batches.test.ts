@@ -28,6 +28,7 @@ import { uuidv7 } from "../../storage/time-ordered-id";
 import { fixedUuid } from "../utils/ids";
 import { compactMeta, compactedFrom, registerMetaTemplate } from "../../storage/meta-defaults";
 import { CLINIC_STATE } from "../../systems/clinic/message-meta";
+import { initialClinicState } from "../../contract/clinic/types";
 import { clinicApi } from "../utils/clinic-api";
 
 const OWNER = fixedUuid(0xaa);
@@ -291,16 +292,7 @@ describe("coalesced run events", () => {
   });
 
   it("packRunEvents: a meta compacted from the final's very state this turn refers to it without serialising it again, and reads back the same", () => {
-    const state = {
-      activeBranch: "general_info",
-      routerDecision: "general_info",
-      step: null,
-      slots: {},
-      handoffCount: 0,
-      softInsertionCount: 0,
-      suspended: null,
-      escalationReason: null,
-    };
+    const state = { ...initialClinicState(), activeBranch: "general_info", routerDecision: "general_info" };
     const stored = compactMeta({ state }, { state: CLINIC_STATE });
     // compact's own check is kept by the compact value: the whole state it came from and its JSON text.
     expect(compactedFrom(stored.meta.state)).toEqual({

@@ -5,7 +5,7 @@ import { postSse, type SseResponse } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
 import { useServerProcesses } from "./processes";
 import { openSse, tokens } from "./sse-live";
-import { newConversation } from "../systems/workbench/http-workbench-helpers";
+import { firstCandidateAnswer, newConversation } from "../systems/workbench/http-workbench-helpers";
 
 /**
  * A Workbench clarification answer and its continuation are one turn (issue 18 item 3), against
@@ -42,13 +42,8 @@ async function askedQuestion(): Promise<{ conv: string; q: Question }> {
   return { conv, q: q! };
 }
 
-const answerBody = (q: Question) => ({
-  text: "первый вариант",
-  workspace,
-  interactionId: q.interactionId,
-  replyToClarificationId: q.id,
-  selectedCandidateId: q.candidates[0]!.candidateId,
-});
+/** The one answer every case sends: the first candidate. */
+const answerBody = firstCandidateAnswer;
 const answer = (conv: string, q: Question) =>
   postSse(`${fx.server.url}/v1/workbench/conversations/${conv}/messages`, answerBody(q));
 const interaction = async (q: Question) =>

@@ -4,7 +4,7 @@ import { postSse } from "../utils/sse";
 import { workspace } from "../systems/workbench/fixtures";
 import { useProcesses, modelEnv, startServerProcess, type ServerProcess } from "./processes";
 import { openSse } from "./sse-live";
-import { askWhichDiscount, newConversation } from "../systems/workbench/http-workbench-helpers";
+import { askWhichDiscount, firstCandidateAnswer, newConversation } from "../systems/workbench/http-workbench-helpers";
 
 /**
  * kill -9 at random points while a Workbench clarification answer is being applied (issue 18
@@ -58,13 +58,7 @@ describe(`kill -9 while a clarification answer is applied (${backend}, ${TRIALS}
       return { conv, q: q as Question };
     };
     /** The one answer every trial sends: the first candidate. */
-    const answerBody = (q: Question) => ({
-      text: "первый вариант",
-      workspace,
-      interactionId: q.interactionId,
-      replyToClarificationId: q.id,
-      selectedCandidateId: q.candidates[0]!.candidateId,
-    });
+    const answerBody = firstCandidateAnswer;
     const messagesUrl = (conv: string) => `${server!.url}/v1/workbench/conversations/${conv}/messages`;
     const send = (conv: string, q: Question) => openSse(messagesUrl(conv), answerBody(q));
     const messages = async (conv: string) =>

@@ -7,6 +7,7 @@ import { loadSnapshot } from "../../../storage/snapshots";
 import { eventsNamed, postSse, type SseResponse } from "../../utils/sse";
 import type { ScriptedLlm } from "../../utils/scripted-llm";
 import { openConversation } from "../../utils/systems-conversations";
+import { workspace } from "./fixtures";
 
 export type Json = Record<string, any>;
 
@@ -73,3 +74,16 @@ export async function askWhichDiscount(
   const r = await send(base, conv, { text: discountRequest, ...body });
   return { r, q: one(r, "clarification_required")! };
 }
+
+/** The answer the reliability cases send to a question: the first candidate, picked by click, over `workspace`. */
+export const firstCandidateAnswer = (q: {
+  id: string;
+  interactionId: string;
+  candidates: { candidateId: string }[];
+}) => ({
+  text: "первый вариант",
+  workspace,
+  interactionId: q.interactionId,
+  replyToClarificationId: q.id,
+  selectedCandidateId: q.candidates[0]!.candidateId,
+});
