@@ -3,6 +3,7 @@ import { assign as stockAssign, raise, setup, type AnyMachineSnapshot } from "xs
 import { describe, expect, it } from "vitest";
 import { assign as engineAssign } from "../../driver/assign";
 import { pureInitialTransition, pureTransition } from "../../driver/pure";
+import { snapshotFields } from "../utils/snapshot-fields";
 
 type Ev =
   { type: "inc"; by: number } | { type: "note"; text: string } | { type: "go" } | { type: "back" } | { type: "bump" };
@@ -60,19 +61,7 @@ function build(assign: typeof stockAssign) {
 const stock = build(stockAssign);
 const engine = build(engineAssign);
 
-/** Every field of a snapshot, as data. */
-const fields = (s: AnyMachineSnapshot) => ({
-  status: s.status,
-  value: s.value,
-  context: s.context,
-  tags: [...s.tags].sort(),
-  nodes: s._nodes.map((n) => n.id),
-  history: Object.fromEntries(Object.entries(s.historyValue).map(([k, v]) => [k, v.map((n) => n.id)])),
-  children: s.children,
-  output: s.output,
-  error: s.error,
-  keys: Object.keys(s).sort(),
-});
+const fields = (s: AnyMachineSnapshot) => snapshotFields(s);
 
 const event: fc.Arbitrary<Ev> = fc.oneof(
   fc.integer({ min: -3, max: 4 }).map((by) => ({ type: "inc" as const, by })),

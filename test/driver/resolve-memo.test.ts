@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { setup, type AnyMachineSnapshot } from "xstate";
 import { describe, expect, it } from "vitest";
 import { pureInitialTransition, pureTransition } from "../../driver/pure";
+import { snapshotFields } from "../utils/snapshot-fields";
 import { memoizeResolve } from "../../driver/resolve-memo";
 
 type Ev = { type: "go" } | { type: "back" } | { type: "flip" } | { type: "end" } | { type: "n"; by: number };
@@ -38,18 +39,7 @@ const stock = build();
 const memo = build();
 memoizeResolve(memo);
 
-const fields = (s: AnyMachineSnapshot) => ({
-  status: s.status,
-  value: JSON.stringify(s.value),
-  context: s.context,
-  tags: [...s.tags].sort(),
-  nodes: s._nodes.map((n) => n.id),
-  history: Object.fromEntries(Object.entries(s.historyValue).map(([k, v]) => [k, v.map((n) => n.id)])),
-  children: s.children,
-  output: s.output,
-  error: s.error,
-  keys: Object.keys(s).sort(),
-});
+const fields = (s: AnyMachineSnapshot) => snapshotFields(s, { valueOrder: true });
 
 const event: fc.Arbitrary<Ev> = fc.oneof(
   fc.constantFrom<Ev>({ type: "go" }, { type: "back" }, { type: "flip" }, { type: "end" }),
