@@ -74,28 +74,7 @@ export function compact(t: MetaTemplate, value: unknown): Record<string, unknown
   if (kept.length === entries.length) return null;
   // Object.fromEntries defines own properties: a "__proto__" key stays a key.
   const out = Object.fromEntries(kept);
-  const json = JSON.stringify(value);
-  if (JSON.stringify(expand(t, out)) !== json) return null;
-  compacted.set(out, { template: t.name, whole: value, json });
-  return out;
-}
-
-/**
- * What `compact` verified, by the compact value it returned: the whole value and the JSON text
- * that expanding gives back. A writer that refers to the stored meta (storage/run-events-pack.ts)
- * reads it instead of expanding and serialising the same value again in the same turn.
- */
-const compacted = new WeakMap<object, Compacted>();
-
-interface Compacted {
-  template: string;
-  whole: unknown;
-  json: string;
-}
-
-/** `compact`'s own check of `compactValue`: its template, whole value and JSON text, or undefined when `compact` did not make it. */
-export function compactedFrom(compactValue: unknown): Compacted | undefined {
-  return typeof compactValue === "object" && compactValue !== null ? compacted.get(compactValue) : undefined;
+  return JSON.stringify(expand(t, out)) === JSON.stringify(value) ? out : null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { RunEventRow } from "./runs";
-import { compactedFrom, expand, metaTemplate, type CompactFields } from "./meta-defaults";
+import { expand, metaTemplate, type CompactFields } from "./meta-defaults";
 
 /**
  * How a run's events are stored compactly in run_events (migrations 000012, 000013): consecutive
@@ -160,18 +160,12 @@ function finalOfMessage(items: [string, unknown][], message: ReplyMessage | unde
     Object.entries(data).map(([k, v]) => {
       if (k === "reply") return [k, 0];
       if (!refs || !Object.hasOwn(meta, k)) return [k, v];
+      const json = JSON.stringify(v);
       const template = message.compact && Object.hasOwn(message.compact, k) ? message.compact[k] : undefined;
       const ref = template ? `${META_REF}:${template}` : META_REF;
-      // What the reader will make of the reference: it must be the very text sent live. The usual
-      // case, the very value the meta was compacted from this turn, was checked by `compact` then.
-      const known = template ? compactedFrom(meta[k]) : undefined;
-      if (known && known.template === template && known.whole === v) {
-        if (known.json.length <= ref.length + 2) return [k, v];
-      } else {
-        const json = JSON.stringify(v);
-        const whole = template ? expand(metaTemplate(template), meta[k]) : meta[k];
-        if (json.length <= ref.length + 2 || JSON.stringify(whole) !== json) return [k, v];
-      }
+      // What the reader will make of the reference: it must be the very text sent live.
+      const whole = template ? expand(metaTemplate(template), meta[k]) : meta[k];
+      if (json.length <= ref.length + 2 || JSON.stringify(whole) !== json) return [k, v];
       referred = true;
       templated ||= !!template;
       return [k, ref];
