@@ -8,6 +8,9 @@ export default defineConfig({
     // Each file shares one database; PGlite takes seconds to boot, so give hooks room.
     hookTimeout: 60_000,
     testTimeout: 30_000,
+    // expect.poll waits for a page or a background worker; 1 s (vitest's default) is too short
+    // when CI runs the suite on two loaded cores. The test's own timeout still bounds it.
+    expect: { poll: { timeout: 10_000 } },
     pool: "forks",
     // Two cores: more workers only contend for them and for the one PostgreSQL server.
     maxWorkers: 2,

@@ -294,13 +294,18 @@ function followSelected(c) {
 /** Who handles the conversation, as the detail shows it. */
 const handlingOf = (c) => `${c.status}|${c.escalated}|${c.takenBy ?? ""}|${c.assignedTo ?? ""}`;
 let shownHandling = null;
+// Selects overlap (a button's own re-render and the event stream's): only the latest one draws,
+// so a slow answer read before a close can never paint the closed thread open again.
+let selectRequest = 0;
 
 async function select(id) {
+  const mine = ++selectRequest;
   selected = id;
   location.hash = `id=${id}`;
   for (const n of document.querySelectorAll(".inbox-item")) n.classList.toggle("on", n.dataset.id === id);
   try {
     const c = await api(`/v1/inbox/conversations/${id}`);
+    if (mine !== selectRequest) return;
     const buttons = [
       operable(c) && c.status !== "taken"
         ? el("button", { id: "take", type: "button", onclick: () => act(id, "take") }, "Взять")
@@ -366,6 +371,7 @@ async function select(id) {
     shownHandling = handlingOf(c);
     followSelected(c);
   } catch (e) {
+    if (mine !== selectRequest) return;
     $("#detail").replaceChildren(el("div", { class: "error-box" }, `Не удалось открыть диалог: ${errorText(e)}`));
   }
 }
