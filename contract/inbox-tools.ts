@@ -72,11 +72,15 @@ const ephemeral = (name: string, data: z.ZodType) =>
       data,
     })
     .describe("ephemeral: no id, not stored, not replayed");
+/** Who handles a thread changed: an operator took, released, closed, assigned or transferred it. */
+export const HandlingKind = z.enum(["take", "release", "close", "assign", "transfer"]);
+export type HandlingKind = z.infer<typeof HandlingKind>;
 export const PresenceSseEvent = z.discriminatedUnion("event", [
   ephemeral("presence.snapshot", z.object({ items: z.array(ThreadPresence) })),
   ephemeral("presence", ThreadPresence),
   ephemeral("reminder", z.object({ conversationId: z.string(), kind: z.string() })),
   ephemeral("note", z.object({ conversationId: z.string(), id: z.string(), author: z.string() })),
+  ephemeral("handling", z.object({ conversationId: z.string(), kind: HandlingKind })),
 ]);
 /** The thread stream's ephemeral member (contract/inbox.ts adds it to ThreadSseEvent). */
 export const OperatorTypingEnvelope = ephemeral("operator.typing", OperatorTyping);
@@ -181,7 +185,7 @@ export const inboxToolOperations: Operation[] = [
     tag: "inbox",
     summary: "Поток присутствия операторов, напоминаний и заметок (SSE)",
     description:
-      "Сначала `presence.snapshot`, затем `presence` при каждом изменении, `reminder` при новом напоминании, `note` при новой заметке. События без id: ничего не хранится.",
+      "Сначала `presence.snapshot`, затем `presence` при каждом изменении, `reminder` при новом напоминании, `note` при новой заметке, `handling` когда диалог взяли, вернули боту, закрыли, назначили или передали. События без id: ничего не хранится.",
     responses: { 200: { description: "События присутствия", sse: PresenceSseEvent } },
   },
   {

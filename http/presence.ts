@@ -1,3 +1,4 @@
+import type { HandlingKind } from "../contract/inbox-tools";
 import type { Database } from "../storage/db";
 import { publishOnChannel } from "../storage/desk-notify";
 import { genitive } from "./genitive";
@@ -20,9 +21,10 @@ export interface ThreadPresence {
   /** Each viewer's name in the genitive («открыто у Ивана»). */
   genitive: Record<string, string>;
 }
-/** What the desk's followers get: a presence change, or news of a reminder or a note (ids only). */
+/** What the desk's followers get: a presence change, or news of a reminder, a note or a change of hands (ids only). */
 export type DeskNews =
   | { tenantId: string; event: "presence"; data: ThreadPresence }
+  | { tenantId: string; event: "handling"; data: { conversationId: string; kind: HandlingKind } }
   | { tenantId: string; event: "reminder"; data: { conversationId: string; kind: string } }
   | { tenantId: string; event: "note"; data: { conversationId: string; id: string; author: string } };
 

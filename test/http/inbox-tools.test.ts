@@ -199,6 +199,33 @@ describe("per-operator statistics in /v1/stats/outcomes", () => {
     expect(other.byOperator).toEqual([]);
   });
 
+  it("every desk of the tenant hears at once that a thread changed hands — take, release, close — and no other tenant", async () => {
+    const id = await escalated();
+    const desk = await followSse(`${server.url}/v1/inbox/presence`, { authorization: "Bearer tok-a" });
+    const otherTenant = await followSse(`${server.url}/v1/inbox/presence`, { authorization: "Bearer tok-b" });
+    await desk.next((e) => e.event === "presence.snapshot");
+    await otherTenant.next((e) => e.event === "presence.snapshot");
+    const heard = (kind: string) =>
+      desk.next((e) => e.event === "handling" && (e.data as { kind: string }).kind === kind, 5_000);
+    for (const kind of ["take", "release", "close"] as const) {
+      const news = heard(kind);
+      const body = kind === "take" ? { operator: "Иван" } : {};
+      expect((await c.post(`/v1/inbox/conversations/${id}/${kind}`, body)).status).toBe(200);
+      expect((await news).data).toEqual({ conversationId: id, kind });
+    }
+    // A refused action (409: nothing to release) changes no hands and tells nobody.
+    expect((await c.post(`/v1/inbox/conversations/${id}/release`, {})).status).toBe(409);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(desk.events.filter((e) => e.event === "handling").map((e) => (e.data as { kind: string }).kind)).toEqual([
+      "take",
+      "release",
+      "close",
+    ]);
+    expect(otherTenant.events.filter((e) => e.event === "handling")).toEqual([]);
+    desk.close();
+    otherTenant.close();
+  });
+
   it("counts transfers from the event log by their kind", async () => {
     const id = await escalated();
     // The transfer action writes this event kind (TRANSFER_EVENT_KIND); written here directly.

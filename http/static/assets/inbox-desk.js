@@ -61,8 +61,11 @@ export async function loadReminders(me) {
   decorate(me);
 }
 
-/** Follows GET /v1/inbox/presence (fetch, so the token goes in a header); reconnects with a pause. */
-export function followDesk(me) {
+/**
+ * Follows GET /v1/inbox/presence (fetch, so the token goes in a header); reconnects with a pause.
+ * `onHandling` hears that a thread changed hands (taken, released, closed, assigned, transferred).
+ */
+export function followDesk(me, { onHandling } = {}) {
   (async () => {
     for (let failures = 0; ; failures++) {
       try {
@@ -78,6 +81,7 @@ export function followDesk(me) {
           } else if (e.event === "presence") presence.set(e.data.conversationId, e.data);
           else if (e.event === "reminder") return void loadReminders(me());
           else if (e.event === "note") return void onNoteFor?.(e.data);
+          else if (e.event === "handling") return void onHandling?.(e.data);
           decorate(me());
         });
       } catch {

@@ -406,7 +406,15 @@ $("#operator-name").addEventListener("change", (ev) => localStorage.setItem("ope
   // A token bound to a person: the server names the author; «мои» needs one.
   if (me) $(".operator-name").replaceChildren(el("span", {}, `Вы: ${me}`));
   else $("#assigned").querySelector('option[value="me"]').disabled = true;
-  followDesk(() => me ?? operatorName());
+  // A thread that changed hands anywhere (a colleague's transfer to me, a take elsewhere): the list
+  // is drawn again at once, not at the next 10 s poll; a burst of changes costs one reload.
+  let relist = null;
+  followDesk(() => me ?? operatorName(), {
+    onHandling: () => {
+      clearTimeout(relist);
+      relist = setTimeout(() => extraPages === 0 && loadList(), 150);
+    },
+  });
   await loadList();
   if (selected) await select(selected);
   document.body.dataset.ready = "true";
