@@ -51,8 +51,24 @@ function formatterFor(tz: string): Intl.DateTimeFormat {
   return f;
 }
 
+/**
+ * The last minute read per time zone: every turn asks, and formatToParts cost ≈ 20 µs of a turn
+ * (doc/bench.md, issue 46). A zone's offset changes only on a whole minute, so the weekday and
+ * the minutes since midnight are the same for every instant of one UTC minute.
+ */
+const lastMinute = new Map<string, { minute: number; local: { day: number; minutes: number } }>();
+
 /** The weekday (0 = Monday) and the minutes since midnight of `at` in `tz`. */
-function localTime(at: Date, tz: string): { day: number; minutes: number } {
+export function localTime(at: Date, tz: string): { day: number; minutes: number } {
+  const minute = Math.floor(at.getTime() / 60_000);
+  const seen = lastMinute.get(tz);
+  if (seen?.minute === minute) return seen.local;
+  const local = readLocalTime(at, tz);
+  lastMinute.set(tz, { minute, local });
+  return local;
+}
+
+export function readLocalTime(at: Date, tz: string): { day: number; minutes: number } {
   const parts = formatterFor(tz).formatToParts(at);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? "";
   const day = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].indexOf(get("weekday"));

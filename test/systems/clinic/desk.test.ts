@@ -1,5 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_DESK, deskAt, DeskSettings, keepPromise } from "../../../systems/clinic/desk";
+import {
+  DEFAULT_DESK,
+  deskAt,
+  DeskSettings,
+  keepPromise,
+  localTime,
+  readLocalTime,
+} from "../../../systems/clinic/desk";
 import { heldAnswer, HOLD_ACK, holdingReply } from "../../../systems/clinic/human";
 
 const weekday = { open: "09:00", close: "20:00" };
@@ -100,5 +108,30 @@ describe("a quiet bot while a human holds", () => {
 
   it("a message logged before issue 43 (no time) replays to the holding reply every time", () => {
     expect(heldAnswer({ ...h, heldReplyAt: at(1) }, {}).reply).toBe(holdingReply(h));
+  });
+});
+
+describe("local time, read once a minute per zone", () => {
+  it("is what the zone's clock says for any instant, in any order, across DST changes and odd offsets", () => {
+    const zones = ["Europe/Moscow", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "UTC"];
+    // Around the 2026 DST changes (29 March, 25 October in Europe; 8 March, 1 November in the US), and any time.
+    const near = (iso: string) =>
+      fc.integer({ min: -3 * 3_600_000, max: 3 * 3_600_000 }).map((d) => Date.parse(iso) + d);
+    const instant = fc.oneof(
+      near("2026-03-29T01:00:00Z"),
+      near("2026-10-25T01:00:00Z"),
+      near("2026-03-08T07:00:00Z"),
+      near("2026-11-01T06:00:00Z"),
+      fc.integer({ min: Date.parse("2020-01-01"), max: Date.parse("2035-01-01") }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(...zones), instant), { maxLength: 40 }), (reads) => {
+        for (const [tz, t] of reads) {
+          // The same minute asked again, a second later, must agree as well.
+          for (const at of [new Date(t), new Date(t + 1_000)]) expect(localTime(at, tz)).toEqual(readLocalTime(at, tz));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
