@@ -156,8 +156,8 @@ describe("fuzzing every endpoint (fast-check)", () => {
             return;
           }
           if (res.headers.get("content-type")?.includes("text/event-stream")) {
-            // A stream may be endless (the live inspector): read what comes for a moment.
-            const r = await readSse(res, { stopAfter: (e) => e.event === "done" }).catch(() => null);
+            // A stream may be endless (the live inspector, a thread's followers): read what comes for a moment.
+            const r = await readSse(res, { stopAfter: (e) => e.event === "done", forMs: 2_000 }).catch(() => null);
             for (const e of r?.events ?? [])
               if (e.event === "error")
                 expect((e.data as { code: string }).code, `${route.method} ${path}`).not.toBe("internal");

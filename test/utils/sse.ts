@@ -14,10 +14,13 @@ export interface SseResponse {
   json?: unknown;
 }
 
-/** Reads a whole SSE response; `stopAfter` lets a test drop the connection mid-run. */
+/**
+ * Reads a whole SSE response; `stopAfter` lets a test drop the connection mid-run, `forMs` after
+ * that long (an endless stream: what came by then).
+ */
 export async function readSse(
   res: Response,
-  opts: { stopAfter?: (e: SseEvent, all: SseEvent[]) => boolean } = {},
+  opts: { stopAfter?: (e: SseEvent, all: SseEvent[]) => boolean; forMs?: number } = {},
 ): Promise<SseResponse> {
   const events: SseEvent[] = [];
   if (!res.headers.get("content-type")?.includes("text/event-stream")) {
@@ -34,6 +37,13 @@ export async function readSse(
   });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
+  const enough =
+    opts.forMs === undefined
+      ? null
+      : setTimeout(() => {
+          stop = true;
+          void reader.cancel().catch(() => {});
+        }, opts.forMs);
   try {
     while (!stop) {
       const { done, value } = await reader.read();
@@ -41,6 +51,7 @@ export async function readSse(
       parser.feed(decoder.decode(value, { stream: true }));
     }
   } finally {
+    if (enough) clearTimeout(enough);
     if (stop) await reader.cancel().catch(() => {});
   }
   return { status: res.status, headers: res.headers, events };
