@@ -101,3 +101,31 @@ describe("loadClinicTurnContext", () => {
     expect(await runsOf(thread.id)).toEqual([{ id: R1, status: "running" }]);
   });
 });
+
+describe("the settings the thread last named", () => {
+  it("are found by one probe of the partial index, however long the thread (migration 000047)", async () => {
+    const thread = await createConversation(t.db.sql, "tenant-a", "clinic");
+    const meta = (i: number) =>
+      i === 1 ? { settings: "a@1" } : i === 150 ? { settings: "b@2" } : { state: { step: "intro" }, n: i };
+    await appendMessages(
+      t.db.sql,
+      thread.id,
+      Array.from({ length: 300 }, (_, i) => ({
+        role: i % 2 ? ("assistant" as const) : ("user" as const),
+        text: `m${i}`,
+        meta: meta(i),
+      })),
+    );
+    await t.db.sql`analyze messages`;
+    expect((await loadClinicTurnContext(t.db.sql, "tenant-a", thread.id, 12, ANY_ACCESS))?.namedSettings).toBe("b@2");
+    // The read's own predicate: an index scan of messages_named_settings, not a walk over 300 rows.
+    const plan = (
+      await t.db.sql<{ "QUERY PLAN": string }[]>`explain
+        select m.meta ->> 'settings' from messages m
+        where m.conversation_id = ${thread.id} and (m.meta ->> 'settings') is not null order by m.seq desc limit 1`
+    )
+      .map((r) => r["QUERY PLAN"])
+      .join("\n");
+    expect(plan).toContain("messages_named_settings");
+  });
+});
