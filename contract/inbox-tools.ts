@@ -72,8 +72,11 @@ const ephemeral = (name: string, data: z.ZodType) =>
       data,
     })
     .describe("ephemeral: no id, not stored, not replayed");
-/** Who handles a thread changed: an operator took, released, closed, assigned or transferred it. */
-export const HandlingKind = z.enum(["take", "release", "close", "assign", "transfer"]);
+/**
+ * Who handles a thread changed: an operator took, released, closed, assigned or transferred it,
+ * or a patient's turn escalated it to a human.
+ */
+export const HandlingKind = z.enum(["take", "release", "close", "assign", "transfer", "escalate"]);
 export type HandlingKind = z.infer<typeof HandlingKind>;
 export const PresenceSseEvent = z.discriminatedUnion("event", [
   ephemeral("presence.snapshot", z.object({ items: z.array(ThreadPresence) })),
@@ -185,7 +188,7 @@ export const inboxToolOperations: Operation[] = [
     tag: "inbox",
     summary: "Поток присутствия операторов, напоминаний и заметок (SSE)",
     description:
-      "Сначала `presence.snapshot`, затем `presence` при каждом изменении, `reminder` при новом напоминании, `note` при новой заметке, `handling` когда диалог взяли, вернули боту, закрыли, назначили или передали. События без id: ничего не хранится.",
+      "Сначала `presence.snapshot`, затем `presence` при каждом изменении, `reminder` при новом напоминании, `note` при новой заметке, `handling` когда диалог взяли, вернули боту, закрыли, назначили, передали или он стал ждать человека. События без id: ничего не хранится.",
     responses: { 200: { description: "События присутствия", sse: PresenceSseEvent } },
   },
   {

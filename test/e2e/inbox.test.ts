@@ -150,6 +150,23 @@ describe.skipIf(!hasChromium)(hasChromium ? "e2e: «Обращения»" : `e2e
     expect(errors).toEqual([]);
   });
 
+  it("a new escalation appears on an open page at once, not at the list's 10 s poll", async () => {
+    const errors: string[] = [];
+    const page = await openPage(browser, `${server.url}/inbox.html`, errors);
+    await page.waitForFunction(() => document.body.dataset.ready === "true");
+    const id = await thread();
+    llm.script("router", "escalate_human");
+    llm.script("branch", "Передаю ваш вопрос администратору.");
+    await say(id, "Позовите администратора");
+    // Well inside the poll's 10 s: the desk stream's `handling` news drew the list again.
+    // Read without waiting (getAttribute would wait for a row to appear, past the poll's timeout).
+    const first = () =>
+      page.locator(".inbox-item").evaluateAll((ns) => (ns[0] as HTMLElement | undefined)?.dataset.id ?? null);
+    await expect.poll(first, { timeout: 4_000 }).toBe(id);
+    expect(await item(page, id).getAttribute("data-escalated")).toBe("true");
+    expect(errors).toEqual([]);
+  });
+
   it("erasing from the page removes the conversation", async () => {
     const id = await thread();
     llm.script("router", "general_info");

@@ -199,12 +199,18 @@ describe("per-operator statistics in /v1/stats/outcomes", () => {
     expect(other.byOperator).toEqual([]);
   });
 
-  it("every desk of the tenant hears at once that a thread changed hands — take, release, close — and no other tenant", async () => {
-    const id = await escalated();
+  it("every desk of the tenant hears at once that a thread changed hands — escalated, taken, released, closed — and no other tenant", async () => {
     const desk = await followSse(`${server.url}/v1/inbox/presence`, { authorization: "Bearer tok-a" });
     const otherTenant = await followSse(`${server.url}/v1/inbox/presence`, { authorization: "Bearer tok-b" });
     await desk.next((e) => e.event === "presence.snapshot");
     await otherTenant.next((e) => e.event === "presence.snapshot");
+    // A patient's turn that escalates: the desk hears it when the turn has committed.
+    const escalatedNews = desk.next(
+      (e) => e.event === "handling" && (e.data as { kind: string }).kind === "escalate",
+      5_000,
+    );
+    const id = await escalated();
+    expect((await escalatedNews).data).toEqual({ conversationId: id, kind: "escalate" });
     const heard = (kind: string) =>
       desk.next((e) => e.event === "handling" && (e.data as { kind: string }).kind === kind, 5_000);
     for (const kind of ["take", "release", "close"] as const) {
@@ -217,6 +223,7 @@ describe("per-operator statistics in /v1/stats/outcomes", () => {
     expect((await c.post(`/v1/inbox/conversations/${id}/release`, {})).status).toBe(409);
     await new Promise((r) => setTimeout(r, 300));
     expect(desk.events.filter((e) => e.event === "handling").map((e) => (e.data as { kind: string }).kind)).toEqual([
+      "escalate",
       "take",
       "release",
       "close",

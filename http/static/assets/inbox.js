@@ -389,7 +389,7 @@ $("#q").addEventListener("input", () => {
 $("#refresh").addEventListener("click", () => loadList().then(() => selected && select(selected)));
 $("#more").addEventListener("click", () => loadList(true));
 
-// New escalations show up without a reload.
+// The desk stream (below) brings changes at once; this poll is the fallback while it reconnects.
 setInterval(() => {
   if (!document.hidden && extraPages === 0) loadList();
 }, 10_000);
@@ -406,8 +406,8 @@ $("#operator-name").addEventListener("change", (ev) => localStorage.setItem("ope
   // A token bound to a person: the server names the author; «мои» needs one.
   if (me) $(".operator-name").replaceChildren(el("span", {}, `Вы: ${me}`));
   else $("#assigned").querySelector('option[value="me"]').disabled = true;
-  // A thread that changed hands anywhere (a colleague's transfer to me, a take elsewhere): the list
-  // is drawn again at once, not at the next 10 s poll; a burst of changes costs one reload.
+  // A thread that changed hands anywhere (a new escalation, a colleague's transfer to me, a take
+  // elsewhere): the list is drawn again at once, not at the next 10 s poll; a burst costs one reload.
   let relist = null;
   followDesk(() => me ?? operatorName(), {
     onHandling: () => {
