@@ -2,7 +2,7 @@ import { readEscalation } from "../storage/inbox";
 import { raiseDueReminders, requeueSilent, silentToRequeue } from "../storage/reminders";
 import { threadWakeKey } from "../storage/thread-events";
 import type { Deps } from "./deps";
-import { presenceOf } from "./presence";
+import { announceHandling, presenceOf } from "./presence";
 
 /**
  * The desk's reminders (issue 43 item 4): every `sweepMs` each process reads what is due from
@@ -38,6 +38,7 @@ export function startDeskTimers(deps: Deps): { stop(): Promise<void>; sweep(): P
       // Back in the queue: waiting for a human, on top of the inbox, with the reason it had.
       await requeueSilent(deps.db.sql, r.conversationId, esc?.reason ?? "operator_silent");
       deps.waker.poke(threadWakeKey(r.conversationId));
+      announceHandling(deps, r.tenantId, r.conversationId, "escalate");
     }
   };
 

@@ -198,6 +198,20 @@ const samePresence = (a: ThreadPresence, b: ThreadPresence) =>
 const boards = new WeakMap<object, PresenceBoard>();
 
 /**
+ * Every desk of the tenant hears that a thread changed hands (after the change committed): an
+ * operator's action, a patient's turn that escalated, the sweep putting a silent thread back in
+ * the queue. The inbox draws its list again at once instead of at its next poll.
+ */
+export function announceHandling(
+  deps: Parameters<typeof presenceOf>[0],
+  tenantId: string,
+  conversationId: string,
+  kind: HandlingKind,
+): void {
+  presenceOf(deps).announce({ tenantId, event: "handling", data: { conversationId, kind } });
+}
+
+/**
  * The process's board for these deps (one per server: the routes, the patient's thread stream and
  * the reminder sweep share it), listening to other processes on a PostgreSQL server.
  */

@@ -20,8 +20,7 @@ import type { AuthEnv } from "../auth";
 import type { Deps, HttpDialogueSystem } from "../deps";
 import { describeZod, readJson } from "../errors";
 import type { OperatorAction } from "../../driver/operator-action";
-import type { HandlingKind } from "../../contract/inbox-tools";
-import { presenceOf } from "../presence";
+import { announceHandling } from "../presence";
 import { IDEMPOTENCY_KEY } from "../turn-begin";
 import { AssignBody, inboxFilter, OperatorMessageBody, TakeBody, TransferBody } from "../inbox-contract";
 import { colleague, knownOperators, operatorOf, type OperatorIdentity } from "../operator-identity";
@@ -39,7 +38,6 @@ const named = (o: OperatorIdentity) => (o.via === "anonymous" ? undefined : o.na
 export function inboxRoutes(deps: Deps, systems: readonly HttpDialogueSystem[] = deps.systems): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   const sql = deps.db.sql;
-  const board = presenceOf(deps);
   // `system` is one of the served systems' conversation kinds.
   const FilterQuery = inboxFilter(conversationKinds(systems));
   const parseFilter = (query: Record<string, string>, system?: string): Filter => {
@@ -121,13 +119,10 @@ export function inboxRoutes(deps: Deps, systems: readonly HttpDialogueSystem[] =
     if (!r.replayed) {
       deps.waker.poke(threadWakeKey(conv.id));
       deps.webhook.kick();
-      if (action.kind !== "message") handled(tenantId, conv.id, action.kind);
+      if (action.kind !== "message") announceHandling(deps, tenantId, conv.id, action.kind);
     }
     return r;
   };
-  /** Every desk hears at once that a thread changed hands (a transfer lands in the colleague's «мои» now, not at the next list poll). */
-  const handled = (tenantId: string, conversationId: string, kind: HandlingKind) =>
-    board.announce({ tenantId, event: "handling", data: { conversationId, kind } });
 
   /** The operator has the thread: the bot is silent (the machine's `human` state) until release. */
   app.post("/v1/inbox/conversations/:id/take", async (c) => {
@@ -210,7 +205,7 @@ export function inboxRoutes(deps: Deps, systems: readonly HttpDialogueSystem[] =
       if (conv.status !== "taken" && !conv.escalated)
         throw new AppError("conflict", "Диалог не у оператора: освобождать нечего.");
       await setHandling(sql, tenantId, conv.id, { status: "open", clearEscalation: true });
-      handled(tenantId, conv.id, "release");
+      announceHandling(deps, tenantId, conv.id, "release");
     }
     return c.json(await item(tenantId, conv.id));
   });
@@ -222,7 +217,7 @@ export function inboxRoutes(deps: Deps, systems: readonly HttpDialogueSystem[] =
     const r = await operate(tenantId, conv.id, { kind: "close", operator: named(operatorOf(c)) });
     if (!r) {
       await setHandling(sql, tenantId, conv.id, { status: "closed", clearEscalation: true });
-      handled(tenantId, conv.id, "close");
+      announceHandling(deps, tenantId, conv.id, "close");
     }
     return c.json(await item(tenantId, conv.id));
   });

@@ -12,7 +12,7 @@ import { createConversation, findConversation } from "../../storage/conversation
 import { listMessages } from "../../storage/messages";
 import type { AuthEnv } from "../../http/auth";
 import { configuredSecrets } from "../../http/secrets";
-import { presenceOf } from "../../http/presence";
+import { announceHandling } from "../../http/presence";
 import type { Deps } from "../../http/deps";
 import { readJson } from "../../http/errors";
 import { streamRun } from "../../http/sse";
@@ -121,12 +121,7 @@ export function clinicRoutes(deps: Deps): Hono<AuthEnv> {
         // After the commit: an escalation's outbox row is due now, and every operator's desk hears
         // of it at once (the inbox lists it first without waiting for its poll); a held thread's operator is told.
         deps.webhook.kick();
-        if (r.events.includes("escalated"))
-          presenceOf(deps).announce({
-            tenantId,
-            event: "handling",
-            data: { conversationId: ctx.threadId, kind: "escalate" },
-          });
+        if (r.events.includes("escalated")) announceHandling(deps, tenantId, ctx.threadId, "escalate");
         if (r.events.includes("held_by_operator") || r.events.includes("red_flag"))
           deps.waker.poke(threadWakeKey(ctx.threadId));
       },

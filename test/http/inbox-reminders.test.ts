@@ -92,8 +92,18 @@ describe("reminders", () => {
     const c = clinicApi(s.url, "tok-a");
     const id = await escalate(c);
     const stream = await c.follow(id);
+    const desk = await followSse(`${s.url}/v1/inbox/presence`, { authorization: "Bearer tok-a" });
+    await desk.next((e) => e.event === "presence.snapshot");
     expect((await c.take(id, "Олег")).status).toBe(200);
     await stream.next((e) => e.event === "conversation.released", 10_000);
+    // Every desk hears the thread is back in the queue (the inbox lists it again without its poll).
+    await desk.next(
+      (e) =>
+        e.event === "handling" &&
+        (e.data as { kind: string; conversationId: string }).kind === "escalate" &&
+        (e.data as { conversationId: string }).conversationId === id,
+      10_000,
+    );
     // Then back in the queue (the release's transaction, then the escalation again): waited for.
     await expect
       .poll(() => c.json(c.api(`/v1/inbox/conversations/${id}`)), { timeout: 10_000 })
@@ -104,6 +114,7 @@ describe("reminders", () => {
     // The machine let go too: another operator can take it now.
     expect((await c.take(id, "Ирина")).status).toBe(200);
     expect(await remindersOf(c, id)).toEqual([]);
+    desk.close();
     stream.close();
     await s.stop();
   });
